@@ -1,0 +1,292 @@
+package loop
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/glassbox-dev/glassbox/history"
+)
+
+// Verdict is the security layer's answer for one tool call.
+type Verdict string
+
+const (
+	Allow          Verdict = "ALLOW"
+	DenyVerdict    Verdict = "DENY"
+	RequireConfirm Verdict = "REQUIRE_USER_CONFIRMATION"
+)
+
+// Decision is a verdict with the rule that produced it.
+type Decision struct {
+	Verdict Verdict `json:"verdict"`
+	Rule    string  `json:"rule"`
+	Reason  string  `json:"reason"`
+}
+
+// Rule is one line of the policy. A rule matches a call when every condition
+// it sets holds; the first matching rule decides.
+type Rule struct {
+	Name    string
+	Verdict Verdict
+	Reason  string
+	// Tools limits the rule to these tool names; empty means any tool.
+	Tools []string
+	// PathOutsideWorkspace matches when any path argument resolves (after
+	// symlinks) outside the workspace.
+	PathOutsideWorkspace bool
+	// CommandMatches matches when the "command" argument matches any of
+	// these regular expressions.
+	CommandMatches []*regexp.Regexp
+}
+
+// PathChecker tells whether a path argument stays inside the workspace.
+// tools.Workspace implements it.
+type PathChecker interface {
+	Inside(path string) bool
+}
+
+// Policy is the ordered rule list plus the person's session grants.
+type Policy struct {
+	Rules []Rule
+	// Default decides calls no rule matches.
+	Default Decision
+	grants  map[string]bool
+}
+
+// sessionGrantRule names the decision for a call the person allowed for the
+// rest of the session.
+const sessionGrantRule = "session-grant"
+
+// DefaultPolicy returns the built-in rules of DESIGN §4.
+func DefaultPolicy() *Policy {
+	p, err := ParsePolicy([]byte(DefaultPolicyTOML))
+	if err != nil {
+		panic("built-in policy is invalid: " + err.Error()) // a test keeps this unreachable
+	}
+	return p
+}
+
+// DefaultPolicyTOML is the built-in policy, in the same format as --policy
+// files (docs/policy.md).
+const DefaultPolicyTOML = `# glassbox built-in security policy. First matching rule wins.
+
+[[rule]]
+name = "path-outside-workspace"
+verdict = "DENY"
+reason = "a path argument resolves outside the workspace"
+path_outside_workspace = true
+
+[[rule]]
+name = "dangerous-shell"
+verdict = "DENY"
+reason = "the command matches a dangerous shell pattern"
+tools = ["execute_command"]
+command_matches = [
+  '(^|[;&|(\s])sudo\b',
+  '\brm\s+(-[a-zA-Z]*[rf][a-zA-Z]*\s+)+(/|~|\$HOME)(\s|$|\*)',
+  '\b(curl|wget)\b[^|]*\|\s*(ba|z|da)?sh\b',
+  '\bmkfs(\.\w+)?\b',
+  ':\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:',
+  '\bdd\b.*\bof=/dev/',
+  '>\s*/dev/(sd|nvme|hd)',
+  '\bchmod\s+(-R\s+)?777\s+/',
+  '\b(shutdown|reboot|halt|poweroff)\b',
+]
+
+[[rule]]
+name = "read-only-tools"
+verdict = "ALLOW"
+reason = "reading and listing files and asking the person change nothing"
+tools = ["read_file", "list_files", "ask_user"]
+
+[[rule]]
+name = "changes-need-approval"
+verdict = "REQUIRE_USER_CONFIRMATION"
+reason = "writing files and running commands change the workspace"
+tools = ["write_file", "execute_command"]
+
+[default]
+verdict = "REQUIRE_USER_CONFIRMATION"
+reason = "no rule names this tool, so a person decides"
+`
+
+type policyFile struct {
+	Rule []struct {
+		Name                 string   `toml:"name"`
+		Verdict              string   `toml:"verdict"`
+		Reason               string   `toml:"reason"`
+		Tools                []string `toml:"tools"`
+		PathOutsideWorkspace bool     `toml:"path_outside_workspace"`
+		CommandMatches       []string `toml:"command_matches"`
+	} `toml:"rule"`
+	Default *struct {
+		Verdict string `toml:"verdict"`
+		Reason  string `toml:"reason"`
+	} `toml:"default"`
+}
+
+// LoadPolicy reads a TOML policy file; its rules replace the built-in ones.
+func LoadPolicy(path string) (*Policy, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("policy file: %w", err)
+	}
+	p, err := ParsePolicy(b)
+	if err != nil {
+		return nil, fmt.Errorf("policy file %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParsePolicy parses the TOML policy format. Every problem is reported with
+// the rule it belongs to; nothing is silently ignored.
+func ParsePolicy(b []byte) (*Policy, error) {
+	var f policyFile
+	md, err := toml.Decode(string(b), &f)
+	if err != nil {
+		return nil, err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return nil, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
+	}
+	p := &Policy{Default: Decision{Verdict: RequireConfirm, Rule: "default", Reason: "no rule matched"}}
+	seen := map[string]bool{}
+	for i, r := range f.Rule {
+		where := fmt.Sprintf("rule %d", i+1)
+		if r.Name == "" {
+			return nil, fmt.Errorf("%s: name is required", where)
+		}
+		where = fmt.Sprintf("rule %d (%q)", i+1, r.Name)
+		if seen[r.Name] {
+			return nil, fmt.Errorf("%s: the name is used twice", where)
+		}
+		seen[r.Name] = true
+		v, err := parseVerdict(r.Verdict)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		rule := Rule{Name: r.Name, Verdict: v, Reason: r.Reason, Tools: r.Tools, PathOutsideWorkspace: r.PathOutsideWorkspace}
+		for _, pat := range r.CommandMatches {
+			re, err := regexp.Compile(pat)
+			if err != nil {
+				return nil, fmt.Errorf("%s: command_matches %q: %w", where, pat, err)
+			}
+			rule.CommandMatches = append(rule.CommandMatches, re)
+		}
+		if rule.Reason == "" {
+			rule.Reason = "matched rule " + r.Name
+		}
+		p.Rules = append(p.Rules, rule)
+	}
+	if f.Default != nil {
+		v, err := parseVerdict(f.Default.Verdict)
+		if err != nil {
+			return nil, fmt.Errorf("default: %w", err)
+		}
+		p.Default = Decision{Verdict: v, Rule: "default", Reason: f.Default.Reason}
+		if p.Default.Reason == "" {
+			p.Default.Reason = "no rule matched"
+		}
+	}
+	return p, nil
+}
+
+func parseVerdict(s string) (Verdict, error) {
+	switch v := Verdict(strings.ToUpper(strings.TrimSpace(s))); v {
+	case Allow, DenyVerdict, RequireConfirm:
+		return v, nil
+	}
+	return "", fmt.Errorf("verdict %q: want ALLOW, DENY or REQUIRE_USER_CONFIRMATION", s)
+}
+
+// errNotObject is returned when a call's arguments are not a JSON object.
+var errNotObject = errors.New("arguments are not a JSON object")
+
+// Check decides one call. spec is the tool's definition (nil for an unknown
+// tool); ws resolves path arguments.
+func (p *Policy) Check(call history.ToolCall, spec *history.ToolSpec, ws PathChecker) Decision {
+	args := map[string]any{}
+	if err := json.Unmarshal(call.Args, &args); err != nil && len(call.Args) > 0 {
+		// Rules cannot be checked against arguments that are not an object;
+		// the tool itself will reject them with the exact error.
+		_ = errNotObject
+	}
+	for _, r := range p.Rules {
+		if r.matches(call.Name, args, spec, ws) {
+			d := Decision{Verdict: r.Verdict, Rule: r.Name, Reason: r.Reason}
+			return p.applyGrant(call, d)
+		}
+	}
+	return p.applyGrant(call, p.Default)
+}
+
+func (p *Policy) applyGrant(call history.ToolCall, d Decision) Decision {
+	if d.Verdict == RequireConfirm && p.grants[grantKey(call)] {
+		return Decision{Verdict: Allow, Rule: sessionGrantRule, Reason: "the person allowed this exact call for the session (rule " + d.Rule + " asked)"}
+	}
+	return d
+}
+
+// Grant allows this exact call (tool + canonical arguments) for the rest of
+// the session. Only a person's answer calls it.
+func (p *Policy) Grant(call history.ToolCall) {
+	if p.grants == nil {
+		p.grants = map[string]bool{}
+	}
+	p.grants[grantKey(call)] = true
+}
+
+func grantKey(call history.ToolCall) string { return call.Name + "\x00" + call.CanonicalArgs() }
+
+func (r Rule) matches(tool string, args map[string]any, spec *history.ToolSpec, ws PathChecker) bool {
+	if len(r.Tools) > 0 && !slices.Contains(r.Tools, tool) {
+		return false
+	}
+	if r.PathOutsideWorkspace && !pathOutside(args, spec, ws) {
+		return false
+	}
+	if len(r.CommandMatches) > 0 {
+		cmd, _ := args["command"].(string)
+		if !slices.ContainsFunc(r.CommandMatches, func(re *regexp.Regexp) bool { return re.MatchString(cmd) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathOutside reports whether any path argument leaves the workspace. For an
+// unknown tool every string argument named like a path is checked.
+func pathOutside(args map[string]any, spec *history.ToolSpec, ws PathChecker) bool {
+	if ws == nil {
+		return false
+	}
+	isPath := func(name string) bool {
+		if spec == nil {
+			return name == "path" || name == "file" || name == "dir" || strings.HasSuffix(name, "_path")
+		}
+		for _, p := range spec.Params {
+			if p.Name == name {
+				return p.Path
+			}
+		}
+		return false
+	}
+	for name, v := range args {
+		s, ok := v.(string)
+		if ok && isPath(name) && !ws.Inside(s) {
+			return true
+		}
+	}
+	return false
+}

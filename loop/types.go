@@ -1,0 +1,169 @@
+package loop
+
+import (
+	"context"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// Provider is what the loop needs from a model: one call per iteration.
+// Implementations live under providers/. Call returns a non-nil Response
+// whenever anything reached the wire, even together with an error; errors
+// should be *providers.Error so the loop can tell transient from final.
+type Provider interface {
+	Name() string  // "gemini" or "llama"
+	Model() string // the model id
+	Call(ctx context.Context, req providers.Request) (*providers.Response, error)
+}
+
+// Event is something for the agent to act on: {source, type, data}.
+type Event struct {
+	Source string `json:"source"` // "ui", "cli", ...
+	Type   string `json:"type"`   // "user_input"
+	Data   string `json:"data"`
+}
+
+// Output is what the loop sends back to an event's source: the final answer,
+// or the reason it halted.
+type Output struct {
+	Target string `json:"target"`
+	Text   string `json:"text"`
+	// Halted is true when Text reports a failure rather than an answer.
+	Halted bool `json:"halted,omitempty"`
+}
+
+// OutputFunc receives the outputs for one event source.
+type OutputFunc func(Output)
+
+// Approval is a person's answer to a confirmation request.
+type Approval int
+
+const (
+	Deny         Approval = iota // do not run the call
+	AllowOnce                    // run it this time
+	AllowSession                 // run it, and this exact call (tool + arguments) for the rest of the session
+)
+
+func (a Approval) String() string {
+	switch a {
+	case AllowOnce:
+		return "allow once"
+	case AllowSession:
+		return "allow this exact call for the session"
+	}
+	return "deny"
+}
+
+// ConfirmRequest is what the security layer puts to the person.
+type ConfirmRequest struct {
+	Call     history.ToolCall
+	Decision Decision
+	// Preview shows what the call would do: a diff for write_file, the
+	// command and folder for execute_command.
+	Preview string
+}
+
+// Person is whoever answers confirmations and questions: the headless CLI on
+// stdin, the TUI's modals, or a test. Both calls block until answered or ctx
+// ends. Approval only ever comes from here, never from model text.
+type Person interface {
+	Confirm(ctx context.Context, req ConfirmRequest) (Approval, error)
+	tools.Asker
+}
+
+// Transition is the record of one Step: the trace line, the session entry and
+// what the UI draws. Fields other than the first six are set where they apply.
+type Transition struct {
+	Seq       int       `json:"seq"`
+	Time      time.Time `json:"time"`
+	From      State     `json:"from"`
+	To        State     `json:"to"`
+	Edge      Edge      `json:"edge"`
+	Iteration int       `json:"iteration"`
+
+	Event    *Event            `json:"event,omitempty"`
+	LLM      *LLMRecord        `json:"llm,omitempty"`
+	Tool     *history.ToolCall `json:"tool,omitempty"`
+	Decision *Decision         `json:"decision,omitempty"`
+	Result   *ResultRecord     `json:"result,omitempty"`
+	Error    *ErrorRecord      `json:"error,omitempty"`
+	Output   *Output           `json:"output,omitempty"`
+
+	// Added are the messages this transition appended to history.
+	Added []history.Message `json:"-"`
+	// HistoryLen is the length of the history after this transition: the
+	// checkpoint to return to.
+	HistoryLen int `json:"-"`
+	// Exchanges are the raw HTTP exchanges of an LLM call (redacted).
+	Exchanges []providers.Exchange `json:"-"`
+	// Parse is the JSON-mode parse step of an LLM call.
+	Parse *providers.ParseStep `json:"-"`
+	// Pending is this iteration's tool calls and how far each has got,
+	// as of the end of this transition.
+	Pending []PendingCall `json:"-"`
+	// QueueLen is the number of events still waiting.
+	QueueLen int `json:"-"`
+}
+
+// LLMRecord describes one provider call.
+type LLMRecord struct {
+	Provider     string             `json:"provider"`
+	Backend      string             `json:"backend"`
+	Model        string             `json:"model"`
+	StopReason   string             `json:"stop_reason,omitempty"`
+	FinishReason string             `json:"finish_reason,omitempty"`
+	Text         string             `json:"text,omitempty"`
+	Thought      string             `json:"thought,omitempty"`
+	ToolCalls    []history.ToolCall `json:"tool_calls,omitempty"`
+	Usage        providers.Usage    `json:"usage"`
+	LatencyMS    int64              `json:"latency_ms"`
+	HTTPStatus   int                `json:"http_status,omitempty"`
+	Retries      []Retry            `json:"retries,omitempty"`
+}
+
+// Retry is one retried provider call, visible before llm_failure.
+type Retry struct {
+	Attempt int    `json:"attempt"`
+	Status  int    `json:"status,omitempty"`
+	Reason  string `json:"reason"`
+	WaitMS  int64  `json:"wait_ms"`
+}
+
+// ResultRecord is a tool's outcome as the trace shows it.
+type ResultRecord struct {
+	Content    string `json:"content"`
+	IsError    bool   `json:"is_error"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// ErrorRecord is a failure the loop handled: kind is one of "policy_denied",
+// "user_denied", "tool_failure", "unknown_tool", "malformed_response",
+// "llm_failure", "max_iterations", "interrupted".
+type ErrorRecord struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// CallStatus is how far a pending tool call has got.
+type CallStatus string
+
+const (
+	CallPending  CallStatus = "pending"
+	CallWaiting  CallStatus = "awaiting approval"
+	CallRunning  CallStatus = "running"
+	CallDone     CallStatus = "done"
+	CallFailed   CallStatus = "failed"
+	CallDenied   CallStatus = "denied"
+)
+
+// PendingCall is one tool call of the current iteration, as the Tool calls
+// pane shows it.
+type PendingCall struct {
+	Call     history.ToolCall
+	Decision *Decision
+	Status   CallStatus
+	Result   *ResultRecord
+}

@@ -1,0 +1,74 @@
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrorKind sorts provider failures by what a learner can do about them.
+type ErrorKind string
+
+const (
+	KindAuth        ErrorKind = "auth"         // key missing, invalid or not allowed
+	KindNotFound    ErrorKind = "not_found"    // unknown model or endpoint
+	KindBadRequest  ErrorKind = "bad_request"  // the request was rejected as invalid
+	KindRateLimit   ErrorKind = "rate_limit"   // 429: retry after a delay
+	KindUnavailable ErrorKind = "unavailable"  // 5xx: the service is overloaded or down
+	KindNetwork     ErrorKind = "network"      // connection refused or reset, stream cut
+	KindBlocked     ErrorKind = "blocked"      // the prompt or reply was blocked (safety)
+	KindCanceled    ErrorKind = "canceled"     // the person cancelled the call
+	KindUnsupported ErrorKind = "unsupported"  // e.g. a model without tool support
+	KindOther       ErrorKind = "other"
+)
+
+// Error is a provider failure phrased for a learner. Message is a full
+// sentence that says what happened and what to do; Err keeps the SDK's error
+// for errors.As.
+type Error struct {
+	Kind    ErrorKind
+	Status  int    // HTTP status, 0 if none
+	Message string // learner-facing sentence
+	// RetryAfter is the delay the service asked for (Retry-After header or
+	// Gemini RetryInfo.retryDelay); zero when it named none.
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *Error) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return string(e.Kind)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Transient reports whether retrying the same request may succeed.
+func (e *Error) Transient() bool {
+	switch e.Kind {
+	case KindRateLimit, KindUnavailable, KindNetwork:
+		return true
+	}
+	return false
+}
+
+// AsError returns err as a *Error, wrapping an unknown error as KindOther.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return &Error{Kind: KindOther, Message: err.Error(), Err: err}
+}
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(kind ErrorKind, status int, cause error, format string, args ...any) *Error {
+	return &Error{Kind: kind, Status: status, Err: cause, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,98 @@
+// Package providers holds what every model provider shares: the neutral
+// request and response the agent loop speaks, the HTTP exchanges captured on
+// the wire, and the errors a learner can act on. The implementations live in
+// sub-packages (gemini, ollama, offline); the loop declares the small
+// interface it needs.
+package providers
+
+import (
+	"time"
+
+	"github.com/glassbox-dev/glassbox/history"
+)
+
+// Request is one provider call: everything the model sees this iteration.
+type Request struct {
+	System   string
+	Messages []history.Message
+	Tools    []history.ToolSpec
+}
+
+// StopReason is the loop's neutral reading of why the model stopped.
+type StopReason string
+
+const (
+	// StopToolUse: the reply contains at least one tool call.
+	StopToolUse StopReason = "tool_use"
+	// StopEndTurn: the reply is a final answer (no tool calls).
+	StopEndTurn StopReason = "end_turn"
+)
+
+// Usage is token accounting as the provider reported it.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// Response is what a provider call produced. A provider returns a non-nil
+// Response whenever it got as far as the wire, even with an error, so the
+// exchanges a learner wants to inspect are never lost.
+type Response struct {
+	// Message is the assistant turn to append to history, with Native set so
+	// the provider can replay it unchanged.
+	Message      history.Message
+	StopReason   StopReason
+	FinishReason string // the provider's raw reason: "STOP", "MAX_TOKENS", "stop", "length", ...
+	Usage        Usage
+	Exchanges    []Exchange
+	// Malformed, when not empty, says exactly why the model's output could
+	// not be used; the loop feeds it back so the model can repair itself.
+	Malformed string
+	// Parse shows how JSON-mode text became a tool call (nil for native
+	// function calling).
+	Parse *ParseStep
+	// Duration is the time the provider measured itself, if it reports one
+	// (Ollama's total_duration); zero otherwise.
+	Duration time.Duration
+}
+
+// ToolCalls is shorthand for Message.ToolCalls.
+func (r *Response) ToolCalls() []history.ToolCall { return r.Message.ToolCalls }
+
+// ParseStep is the JSON-mode parse pipeline: the raw text the model wrote,
+// the JSON object extracted from it, and what came of it.
+type ParseStep struct {
+	Raw       string `json:"raw"`
+	Extracted string `json:"extracted,omitempty"`
+	Error     string `json:"error,omitempty"`
+	// Outcome is a one-line summary: `tool_call read_file {...}`, `response`, or the error.
+	Outcome string `json:"outcome"`
+}
+
+// Exchange is one HTTP request and its response as seen on the wire, with
+// secrets already redacted.
+type Exchange struct {
+	Method          string              `json:"method"`
+	URL             string              `json:"url"`
+	RequestHeaders  map[string][]string `json:"request_headers"`
+	RequestBody     []byte              `json:"request_body"`
+	Status          int                 `json:"status"`
+	ResponseHeaders map[string][]string `json:"response_headers,omitempty"`
+	ResponseBody    []byte              `json:"response_body"`
+	// Chunks are the response body as it arrived (one per read), with the
+	// offset from the moment the request was sent.
+	Chunks []Chunk `json:"chunks,omitempty"`
+	// TTFB is the time to the response headers; Total to the end of the body.
+	TTFB  time.Duration `json:"ttfb_ns"`
+	Total time.Duration `json:"total_ns"`
+	// Redacted names every header, parameter or value that was masked.
+	Redacted []string `json:"redacted,omitempty"`
+	// Err is set when the exchange failed on the transport (no status).
+	Err string `json:"error,omitempty"`
+}
+
+// Chunk is one piece of a streamed response body.
+type Chunk struct {
+	Offset time.Duration `json:"offset_ns"`
+	Data   []byte        `json:"data"`
+}
