@@ -89,6 +89,9 @@ type Exchange struct {
 	Redacted []string `json:"redacted,omitempty"`
 	// Err is set when the exchange failed on the transport (no status).
 	Err string `json:"error,omitempty"`
+	// Divergence is set on replay when the request differs from the one
+	// recorded in the cassette: what differed, in one sentence.
+	Divergence string `json:"divergence,omitempty"`
 }
 
 // Chunk is one piece of a streamed response body.
