@@ -122,6 +122,9 @@ type LLMRecord struct {
 	LatencyMS    int64              `json:"latency_ms"`
 	HTTPStatus   int                `json:"http_status,omitempty"`
 	Retries      []Retry            `json:"retries,omitempty"`
+	// Divergences, on replay, say where a request differed from the
+	// cassette's recording.
+	Divergences []string `json:"divergences,omitempty"`
 }
 
 // Retry is one retried provider call, visible before llm_failure.
@@ -151,12 +154,12 @@ type ErrorRecord struct {
 type CallStatus string
 
 const (
-	CallPending  CallStatus = "pending"
-	CallWaiting  CallStatus = "awaiting approval"
-	CallRunning  CallStatus = "running"
-	CallDone     CallStatus = "done"
-	CallFailed   CallStatus = "failed"
-	CallDenied   CallStatus = "denied"
+	CallPending CallStatus = "pending"
+	CallWaiting CallStatus = "awaiting approval"
+	CallRunning CallStatus = "running"
+	CallDone    CallStatus = "done"
+	CallFailed  CallStatus = "failed"
+	CallDenied  CallStatus = "denied"
 )
 
 // PendingCall is one tool call of the current iteration, as the Tool calls

@@ -10,15 +10,15 @@ import (
 type ErrorKind string
 
 const (
-	KindAuth        ErrorKind = "auth"         // key missing, invalid or not allowed
-	KindNotFound    ErrorKind = "not_found"    // unknown model or endpoint
-	KindBadRequest  ErrorKind = "bad_request"  // the request was rejected as invalid
-	KindRateLimit   ErrorKind = "rate_limit"   // 429: retry after a delay
-	KindUnavailable ErrorKind = "unavailable"  // 5xx: the service is overloaded or down
-	KindNetwork     ErrorKind = "network"      // connection refused or reset, stream cut
-	KindBlocked     ErrorKind = "blocked"      // the prompt or reply was blocked (safety)
-	KindCanceled    ErrorKind = "canceled"     // the person cancelled the call
-	KindUnsupported ErrorKind = "unsupported"  // e.g. a model without tool support
+	KindAuth        ErrorKind = "auth"        // key missing, invalid or not allowed
+	KindNotFound    ErrorKind = "not_found"   // unknown model or endpoint
+	KindBadRequest  ErrorKind = "bad_request" // the request was rejected as invalid
+	KindRateLimit   ErrorKind = "rate_limit"  // 429: retry after a delay
+	KindUnavailable ErrorKind = "unavailable" // 5xx: the service is overloaded or down
+	KindNetwork     ErrorKind = "network"     // connection refused or reset, stream cut
+	KindBlocked     ErrorKind = "blocked"     // the prompt or reply was blocked (safety)
+	KindCanceled    ErrorKind = "canceled"    // the person cancelled the call
+	KindUnsupported ErrorKind = "unsupported" // e.g. a model without tool support
 	KindOther       ErrorKind = "other"
 )
 

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/glassbox-dev/glassbox"
+
+// TestDependencyRule enforces DESIGN §1: main → ui → loop → {providers,
+// tools, history}; providers and tools may import history; nothing imports
+// ui; the engine side never imports the Bubble Tea stack.
+func TestDependencyRule(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("the go command is needed to list imports: %v", err)
+	}
+	out, err := exec.Command("go", "list", "-deps", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	type pkg struct {
+		ImportPath string
+		Deps       []string
+		Imports    []string
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(p.ImportPath, module) {
+			pkgs = append(pkgs, p)
+		}
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("only %d packages of the module listed", len(pkgs))
+	}
+	top := func(path string) string {
+		rest := strings.TrimPrefix(strings.TrimPrefix(path, module), "/")
+		if rest == "" {
+			return "main"
+		}
+		first, _, _ := strings.Cut(rest, "/")
+		return first
+	}
+	// allowed[a] lists the module's top-level folders a may import.
+	allowed := map[string][]string{
+		"main":      {"ui", "loop", "providers", "tools", "history"},
+		"ui":        {"ui", "loop", "providers", "tools", "history"},
+		"loop":      {"providers", "tools", "history"},
+		"providers": {"providers", "history"},
+		"tools":     {"tools", "history"},
+		"history":   {},
+	}
+	uiStack := []string{"github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss", "github.com/charmbracelet/bubbles"}
+	for _, p := range pkgs {
+		from := top(p.ImportPath)
+		ok, known := allowed[from]
+		if !known {
+			t.Errorf("%s lives in %s/, which is not a folder of DESIGN §1", p.ImportPath, from)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			to := top(imp)
+			if to != from && !slices.Contains(ok, to) {
+				t.Errorf("%s imports %s: %s/ may not depend on %s/", p.ImportPath, imp, from, to)
+			}
+		}
+		if from == "main" || from == "ui" {
+			continue
+		}
+		for _, d := range p.Deps {
+			for _, s := range uiStack {
+				if strings.HasPrefix(d, s) {
+					t.Errorf("%s depends on %s: the engine side must not import the UI stack", p.ImportPath, d)
+				}
+			}
+		}
+	}
+}

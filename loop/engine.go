@@ -1,0 +1,578 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// DefaultMaxIterations is how many provider calls one event may take before
+// the loop halts.
+const DefaultMaxIterations = 10
+
+// DefaultSystemPrompt is what the model is told about its job.
+const DefaultSystemPrompt = `You are a coding agent working inside a sandboxed project folder (the workspace).
+Use the tools to look at and change files and to run commands; every path is relative to the workspace.
+Work step by step: call a tool, read its result, then decide the next step.
+If a tool result is an error or a denial, read it carefully and adapt instead of repeating the same call.
+When the task is done, answer the person in plain language and make no further tool calls.`
+
+// ErrIdle is returned by Step when the engine waits for an event and the
+// queue is empty: there is no transition to take.
+var ErrIdle = errors.New("idle: no event to process")
+
+// ErrBusy is returned by Step when another Step is still running.
+var ErrBusy = errors.New("a step is already running")
+
+// Config wires an Engine. Provider, Tools and Person are required.
+type Config struct {
+	Provider Provider
+	// Backend says how the provider is reached: "live", "offline" or
+	// "replay". It appears in the trace.
+	Backend   string
+	Tools     *tools.Registry
+	Workspace PathChecker
+	Policy    *Policy // nil: DefaultPolicy()
+	Person    Person
+	// MaxIterations is the number of provider calls per event; 0 means
+	// DefaultMaxIterations.
+	MaxIterations int
+	System        string // "" means DefaultSystemPrompt
+	Retry         RetryPolicy
+	// Now and Sleep are the engine's clock; tests replace them.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnRetry, if set, hears about each retry as it happens (on the
+	// goroutine running Step), before the engine waits.
+	OnRetry func(Retry)
+}
+
+// RetryPolicy bounds the retries of transient provider errors (429, 5xx,
+// connection reset). The wait doubles from Initial up to Max unless the
+// service names a delay (Retry-After, RetryInfo), which is honoured as long
+// as it is no longer than MaxWait.
+type RetryPolicy struct {
+	MaxRetries int           // 0 means 3; negative means none
+	Initial    time.Duration // 0 means 1s
+	Max        time.Duration // 0 means 8s
+	MaxWait    time.Duration // 0 means 60s
+}
+
+func (r RetryPolicy) withDefaults() RetryPolicy {
+	if r.MaxRetries == 0 {
+		r.MaxRetries = 3
+	}
+	if r.MaxRetries < 0 {
+		r.MaxRetries = 0
+	}
+	if r.Initial == 0 {
+		r.Initial = time.Second
+	}
+	if r.Max == 0 {
+		r.Max = 8 * time.Second
+	}
+	if r.MaxWait == 0 {
+		r.MaxWait = 60 * time.Second
+	}
+	return r
+}
+
+// Engine is the agent loop. Only Step changes its state; Submit and Attach
+// may be called from any goroutine.
+type Engine struct {
+	cfg   Config
+	specs []history.ToolSpec
+
+	mu      sync.Mutex // guards queue and outputs
+	queue   []Event
+	outputs map[string]OutputFunc
+
+	stepping sync.Mutex // held for the duration of one Step
+
+	state     State
+	seq       int
+	event     *Event // the event being processed
+	iteration int
+	log       history.Log
+	request   providers.Request // assembled context, sent in AWAITING_LLM_RESPONSE
+	pending   []PendingCall     // this iteration's tool calls
+	current   int               // index into pending
+	toolOut   *history.ToolResult
+	feedback  string // RECORDING_ERROR text for a malformed response
+	failure   *ErrorRecord
+	final     string
+}
+
+// New builds an engine in WAITING_FOR_EVENT.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Provider == nil || cfg.Tools == nil || cfg.Person == nil {
+		return nil, errors.New("loop.New: Provider, Tools and Person are required")
+	}
+	if cfg.Policy == nil {
+		cfg.Policy = DefaultPolicy()
+	}
+	if cfg.MaxIterations <= 0 {
+		cfg.MaxIterations = DefaultMaxIterations
+	}
+	if cfg.System == "" {
+		cfg.System = DefaultSystemPrompt
+	}
+	if cfg.Backend == "" {
+		cfg.Backend = "live"
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleepCtx
+	}
+	cfg.Retry = cfg.Retry.withDefaults()
+	return &Engine{
+		cfg:     cfg,
+		specs:   cfg.Tools.Specs(),
+		outputs: map[string]OutputFunc{},
+		state:   WaitingForEvent,
+	}, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Submit queues an event. It is safe to call while a Step runs.
+func (e *Engine) Submit(ev Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.queue = append(e.queue, ev)
+}
+
+// Attach sets the output handler for an event source. The answer to an
+// event, or the report of why it halted, goes to its source's handler.
+func (e *Engine) Attach(source string, fn OutputFunc) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.outputs[source] = fn
+}
+
+// QueueLen is the number of events waiting.
+func (e *Engine) QueueLen() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.queue)
+}
+
+// State is the current state. Read it only between Steps.
+func (e *Engine) State() State { return e.state }
+
+// Idle reports whether the engine waits for an event with none queued.
+func (e *Engine) Idle() bool { return e.state == WaitingForEvent && e.QueueLen() == 0 }
+
+// Iteration is the number of provider calls made for the current event.
+func (e *Engine) Iteration() int { return e.iteration }
+
+// MaxIterations is the configured iteration limit.
+func (e *Engine) MaxIterations() int { return e.cfg.MaxIterations }
+
+// History returns the conversation so far. Read it only between Steps.
+func (e *Engine) History() []history.Message { return e.log.Messages() }
+
+// Provider returns the configured provider.
+func (e *Engine) Provider() Provider { return e.cfg.Provider }
+
+// Backend returns how the provider is reached ("live", "offline", "replay").
+func (e *Engine) Backend() string { return e.cfg.Backend }
+
+// Tools returns the tool definitions the model sees.
+func (e *Engine) Tools() []history.ToolSpec { return e.specs }
+
+// Step performs exactly one transition and returns its record. It returns
+// ErrIdle when there is nothing to do, ErrBusy when called concurrently, and
+// ctx's error when the person cancelled a wait or an in-flight provider call:
+// then no transition was taken and the next Step tries again.
+func (e *Engine) Step(ctx context.Context) (Transition, error) {
+	if !e.stepping.TryLock() {
+		return Transition{}, ErrBusy
+	}
+	defer e.stepping.Unlock()
+
+	from := e.state
+	t := Transition{From: from, Iteration: e.iteration}
+	edge, err := e.advance(ctx, &t)
+	if err != nil {
+		return Transition{}, err
+	}
+	to, ok := Target(from, edge)
+	if !ok {
+		// Unreachable by construction; TestEveryEdge walks the table.
+		return Transition{}, fmt.Errorf("engine bug: no edge %q from %s", edge, from)
+	}
+	e.state = to
+	e.seq++
+	t.Seq = e.seq
+	t.Time = e.cfg.Now()
+	t.To = to
+	t.Edge = edge
+	t.Iteration = e.iteration
+	t.HistoryLen = e.log.Len()
+	t.Pending = append([]PendingCall(nil), e.pending...)
+	t.QueueLen = e.QueueLen()
+	return t, nil
+}
+
+// advance runs the work of the current state and names the edge it takes.
+// It mirrors the seed's loop: THINK in AWAITING_LLM_RESPONSE, ACT in
+// EXECUTING_TOOL, OBSERVE in RECORDING_RESULT / RECORDING_ERROR.
+func (e *Engine) advance(ctx context.Context, t *Transition) (Edge, error) {
+	switch e.state {
+	case WaitingForEvent:
+		return e.takeEvent(t)
+	case AssemblingContext:
+		return e.assemble(t), nil
+	case AwaitingLLMResponse:
+		return e.think(ctx, t)
+	case CheckingPolicy:
+		return e.checkPolicy(t), nil
+	case AwaitingUserConfirmation:
+		return e.confirm(ctx, t)
+	case ExecutingTool:
+		return e.act(ctx, t), nil
+	case RecordingResult, RecordingError:
+		return e.observe(t), nil
+	case DeliveringOutput:
+		return e.deliver(t), nil
+	case Halted:
+		return e.report(t), nil
+	}
+	return "", fmt.Errorf("engine bug: unknown state %q", e.state)
+}
+
+func (e *Engine) takeEvent(t *Transition) (Edge, error) {
+	e.mu.Lock()
+	if len(e.queue) == 0 {
+		e.mu.Unlock()
+		return "", ErrIdle
+	}
+	ev := e.queue[0]
+	e.queue = e.queue[1:]
+	e.mu.Unlock()
+
+	e.event = &ev
+	e.iteration = 0
+	e.pending = nil
+	e.failure = nil
+	msg := history.Message{Role: history.RoleUser, Text: ev.Data}
+	e.log.Append(msg)
+	t.Event = &ev
+	t.Added = []history.Message{msg}
+	return EdgeNewEvent, nil
+}
+
+func (e *Engine) assemble(t *Transition) Edge {
+	if e.iteration >= e.cfg.MaxIterations {
+		e.failure = &ErrorRecord{Kind: "max_iterations", Message: fmt.Sprintf(
+			"stopped after %d model calls without a final answer (the iteration limit; raise it with --max-iterations)", e.cfg.MaxIterations)}
+		t.Error = e.failure
+		return EdgeMaxIterations
+	}
+	e.iteration++
+	e.pending = nil
+	e.current = 0
+	e.request = providers.Request{
+		System:   e.cfg.System,
+		Messages: e.log.Messages(),
+		Tools:    e.specs,
+	}
+	return EdgeContextReady
+}
+
+// think is one provider call, with retries for transient failures.
+func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
+	rec := &LLMRecord{Provider: e.cfg.Provider.Name(), Backend: e.cfg.Backend, Model: e.cfg.Provider.Model()}
+	t.LLM = rec
+	var exchanges []providers.Exchange
+	for attempt := 0; ; attempt++ {
+		start := time.Now()
+		resp, err := e.cfg.Provider.Call(ctx, e.request)
+		rec.LatencyMS = time.Since(start).Milliseconds()
+		if resp != nil {
+			exchanges = append(exchanges, resp.Exchanges...)
+			for _, x := range resp.Exchanges {
+				if x.Divergence != "" {
+					rec.Divergences = append(rec.Divergences, x.Divergence)
+				}
+			}
+			if n := len(resp.Exchanges); n > 0 {
+				rec.HTTPStatus = resp.Exchanges[n-1].Status
+			}
+		}
+		t.Exchanges = exchanges
+		if err == nil {
+			return e.read(resp, t), nil
+		}
+		if ctx.Err() != nil {
+			return "", ctx.Err() // cancelled by the person: stay, re-send on the next Step
+		}
+		pe := providers.AsError(err)
+		if pe.Status != 0 {
+			rec.HTTPStatus = pe.Status
+		}
+		wait, retry := e.retryWait(attempt, pe)
+		if !retry {
+			msg := pe.Error()
+			if len(rec.Retries) > 0 {
+				msg = fmt.Sprintf("%s (gave up after %d retries)", msg, len(rec.Retries))
+			}
+			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg}
+			t.Error = e.failure
+			return EdgeLLMFailure, nil
+		}
+		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: pe.Error(), WaitMS: wait.Milliseconds()}
+		rec.Retries = append(rec.Retries, r)
+		if e.cfg.OnRetry != nil {
+			e.cfg.OnRetry(r)
+		}
+		if err := e.cfg.Sleep(ctx, wait); err != nil {
+			return "", err
+		}
+	}
+}
+
+// retryWait decides whether a failed call is retried and after how long.
+func (e *Engine) retryWait(attempt int, pe *providers.Error) (time.Duration, bool) {
+	p := e.cfg.Retry
+	if !pe.Transient() || attempt >= p.MaxRetries {
+		return 0, false
+	}
+	if pe.RetryAfter > 0 {
+		if pe.RetryAfter > p.MaxWait {
+			pe.Message = fmt.Sprintf("%s (the service asked to wait %s, longer than the %s glassbox will wait)", pe.Error(), pe.RetryAfter, p.MaxWait)
+			return 0, false
+		}
+		return pe.RetryAfter, true
+	}
+	wait := p.Initial << attempt
+	if wait > p.Max || wait <= 0 {
+		wait = p.Max
+	}
+	return wait, true
+}
+
+// read turns a provider response into the next edge.
+func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
+	rec := t.LLM
+	msg := resp.Message
+	msg.Role = history.RoleAssistant
+	rec.StopReason = string(resp.StopReason)
+	rec.FinishReason = resp.FinishReason
+	rec.Text = msg.Text
+	rec.Thought = msg.Thought
+	rec.ToolCalls = msg.ToolCalls
+	rec.Usage = resp.Usage
+	t.Parse = resp.Parse
+	e.log.Append(msg)
+	t.Added = []history.Message{msg}
+
+	if resp.Malformed != "" {
+		rec.StopReason = ""
+		e.feedback = resp.Malformed
+		t.Error = &ErrorRecord{Kind: "malformed_response", Message: resp.Malformed}
+		return EdgeMalformedResponse
+	}
+	if len(msg.ToolCalls) > 0 {
+		rec.StopReason = string(providers.StopToolUse)
+		e.pending = make([]PendingCall, len(msg.ToolCalls))
+		for i, c := range msg.ToolCalls {
+			e.pending[i] = PendingCall{Call: c, Status: CallPending}
+		}
+		e.current = 0
+		return EdgeToolCall
+	}
+	rec.StopReason = string(providers.StopEndTurn)
+	e.final = msg.Text
+	if strings.TrimSpace(e.final) == "" {
+		e.final = fmt.Sprintf("(the model returned no text; finish reason %s)", orDash(resp.FinishReason))
+	}
+	return EdgeFinalAnswer
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (e *Engine) call() *PendingCall { return &e.pending[e.current] }
+
+func (e *Engine) checkPolicy(t *Transition) Edge {
+	pc := e.call()
+	call := pc.Call
+	t.Tool = &call
+	var d Decision
+	tool, known := e.cfg.Tools.Get(call.Name)
+	if !known {
+		d = Decision{Verdict: DenyVerdict, Rule: "unknown-tool", Reason: fmt.Sprintf(
+			"there is no tool named %q; the tools are: %s", call.Name, strings.Join(e.cfg.Tools.Names(), ", "))}
+	} else {
+		spec := tool.Spec()
+		d = e.cfg.Policy.Check(call, &spec, e.cfg.Workspace)
+	}
+	pc.Decision = &d
+	t.Decision = &d
+	switch d.Verdict {
+	case Allow:
+		return EdgeAllow
+	case DenyVerdict:
+		pc.Status = CallDenied
+		e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
+			Content: fmt.Sprintf("DENIED by the security policy (rule %s): %s. Do not retry this call; choose another way or explain the limitation.", d.Rule, d.Reason)}
+		t.Error = &ErrorRecord{Kind: "policy_denied", Message: e.toolOut.Content}
+		return EdgeDeny
+	default:
+		pc.Status = CallWaiting
+		return EdgeConfirmRequired
+	}
+}
+
+func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
+	pc := e.call()
+	call := pc.Call
+	t.Tool = &call
+	req := ConfirmRequest{Call: call, Decision: *pc.Decision}
+	if tool, ok := e.cfg.Tools.Get(call.Name); ok {
+		if p, ok := tool.(tools.Previewer); ok {
+			req.Preview = p.Preview(call.Args)
+		}
+	}
+	approval, err := e.cfg.Person.Confirm(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		approval = Deny // the person could not answer (e.g. EOF): deny
+	}
+	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String()}
+	t.Decision = &d
+	if approval == Deny {
+		pc.Status = CallDenied
+		reason := "The person denied this call."
+		if err != nil {
+			reason = fmt.Sprintf("No approval could be obtained (%v), so the call was denied.", err)
+		}
+		e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
+			Content: reason + " Do not run it again unless the person asks; explain or choose another way."}
+		t.Error = &ErrorRecord{Kind: "user_denied", Message: reason}
+		return EdgeUserDenial, nil
+	}
+	if approval == AllowSession {
+		e.cfg.Policy.Grant(call)
+	}
+	pc.Status = CallPending
+	return EdgeUserApproval, nil
+}
+
+// act runs the tool (ACT).
+func (e *Engine) act(ctx context.Context, t *Transition) Edge {
+	pc := e.call()
+	call := pc.Call
+	t.Tool = &call
+	tool, _ := e.cfg.Tools.Get(call.Name) // known: CHECKING_POLICY denies unknown tools
+	start := time.Now()
+	res, err := tool.Run(ctx, call.Args)
+	dur := time.Since(start).Milliseconds()
+	if err != nil {
+		kind := "tool_failure"
+		if ctx.Err() != nil {
+			kind = "interrupted"
+		}
+		res = tools.Result{IsError: true, Content: fmt.Sprintf("%s failed: %v", call.Name, err)}
+		t.Error = &ErrorRecord{Kind: kind, Message: res.Content}
+	}
+	rr := &ResultRecord{Content: res.Content, IsError: res.IsError, DurationMS: dur}
+	pc.Result = rr
+	t.Result = rr
+	e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, Content: res.Content, IsError: res.IsError}
+	if res.IsError {
+		pc.Status = CallFailed
+		if t.Error == nil {
+			t.Error = &ErrorRecord{Kind: "tool_failure", Message: firstLine(res.Content)}
+		}
+		return EdgeToolFailure
+	}
+	pc.Status = CallDone
+	return EdgeToolSuccess
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// observe adds the result (or the error) to the context (OBSERVE).
+func (e *Engine) observe(t *Transition) Edge {
+	var msg history.Message
+	if e.toolOut != nil {
+		msg = history.Message{Role: history.RoleTool, Result: e.toolOut}
+		call := e.call().Call
+		t.Tool = &call
+		t.Result = &ResultRecord{Content: e.toolOut.Content, IsError: e.toolOut.IsError}
+		e.toolOut = nil
+		e.current++
+	} else {
+		// A malformed response: tell the model exactly what was wrong.
+		msg = history.Message{Role: history.RoleUser, Text: e.feedback, Feedback: true}
+		e.feedback = ""
+	}
+	e.log.Append(msg)
+	t.Added = []history.Message{msg}
+	if e.current < len(e.pending) {
+		return EdgeNextToolCall
+	}
+	return EdgeObserved
+}
+
+func (e *Engine) deliver(t *Transition) Edge {
+	out := Output{Target: e.event.Source, Text: e.final}
+	t.Output = &out
+	e.send(out)
+	e.final = ""
+	return EdgeDelivered
+}
+
+func (e *Engine) report(t *Transition) Edge {
+	msg := "halted"
+	if e.failure != nil {
+		msg = e.failure.Message
+		t.Error = e.failure
+	}
+	out := Output{Target: e.event.Source, Text: msg, Halted: true}
+	t.Output = &out
+	e.send(out)
+	e.failure = nil
+	return EdgeReported
+}
+
+func (e *Engine) send(out Output) {
+	e.mu.Lock()
+	fn := e.outputs[out.Target]
+	e.mu.Unlock()
+	if fn != nil {
+		fn(out)
+	}
+}

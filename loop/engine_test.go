@@ -1,0 +1,391 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// scriptedProvider answers each call with the next scripted reply.
+type scriptedProvider struct {
+	replies []reply
+	calls   int
+	seen    []providers.Request
+}
+
+type reply struct {
+	resp *providers.Response
+	err  error
+}
+
+func (p *scriptedProvider) Name() string  { return "fake" }
+func (p *scriptedProvider) Model() string { return "fake-1" }
+func (p *scriptedProvider) Call(ctx context.Context, req providers.Request) (*providers.Response, error) {
+	p.seen = append(p.seen, req)
+	if p.calls >= len(p.replies) {
+		return nil, errors.New("script exhausted")
+	}
+	r := p.replies[p.calls]
+	p.calls++
+	return r.resp, r.err
+}
+
+func text(s string) reply {
+	return reply{resp: &providers.Response{Message: history.Message{Role: history.RoleAssistant, Text: s}, FinishReason: "STOP"}}
+}
+
+func calls(cs ...history.ToolCall) reply {
+	return reply{resp: &providers.Response{Message: history.Message{Role: history.RoleAssistant, ToolCalls: cs}, FinishReason: "STOP"}}
+}
+
+func call(name, args string) history.ToolCall {
+	return history.ToolCall{Name: name, Args: json.RawMessage(args)}
+}
+
+// fakeTool records its runs and answers with a fixed result.
+type fakeTool struct {
+	name   string
+	result tools.Result
+	err    error
+	runs   int
+}
+
+func (f *fakeTool) Spec() history.ToolSpec {
+	return history.ToolSpec{Name: f.name, Description: "fake", Params: []history.ParamSpec{{Name: "path", Type: history.TypeString, Path: true}}}
+}
+func (f *fakeTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	f.runs++
+	return f.result, f.err
+}
+
+// scriptedPerson answers confirmations from a list.
+type scriptedPerson struct {
+	approvals []Approval
+	asked     []ConfirmRequest
+}
+
+func (p *scriptedPerson) Confirm(ctx context.Context, req ConfirmRequest) (Approval, error) {
+	p.asked = append(p.asked, req)
+	if len(p.approvals) == 0 {
+		return Deny, errors.New("no answer scripted")
+	}
+	a := p.approvals[0]
+	p.approvals = p.approvals[1:]
+	return a, nil
+}
+func (p *scriptedPerson) Ask(ctx context.Context, q tools.Question) (string, error) {
+	return "yes", nil
+}
+
+// sandbox treats absolute paths and .. as outside the workspace.
+type sandbox struct{}
+
+func (sandbox) Inside(p string) bool { return !strings.HasPrefix(p, "/") && !strings.Contains(p, "..") }
+
+type fixture struct {
+	engine   *Engine
+	provider *scriptedProvider
+	person   *scriptedPerson
+	read     *fakeTool
+	write    *fakeTool
+	outputs  []Output
+}
+
+func newFixture(t *testing.T, maxIter int, replies ...reply) *fixture {
+	t.Helper()
+	f := &fixture{
+		provider: &scriptedProvider{replies: replies},
+		person:   &scriptedPerson{},
+		read:     &fakeTool{name: "read_file", result: tools.Result{Content: "file text"}},
+		write:    &fakeTool{name: "write_file", result: tools.Result{Content: "wrote 3 bytes"}},
+	}
+	reg, err := tools.NewRegistry(f.read, f.write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(Config{
+		Provider: f.provider, Tools: reg, Person: f.person, Workspace: sandbox{},
+		MaxIterations: maxIter, Backend: "offline",
+		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Attach("cli", func(o Output) { f.outputs = append(f.outputs, o) })
+	f.engine = e
+	return f
+}
+
+// run submits one event and steps until the engine is idle, returning the
+// edges taken.
+func (f *fixture) run(t *testing.T, input string) ([]Edge, []Transition) {
+	t.Helper()
+	f.engine.Submit(Event{Source: "cli", Type: "user_input", Data: input})
+	var edges []Edge
+	var ts []Transition
+	for i := 0; i < 200; i++ {
+		tr, err := f.engine.Step(context.Background())
+		if errors.Is(err, ErrIdle) {
+			return edges, ts
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if want, ok := Target(tr.From, tr.Edge); !ok || want != tr.To {
+			t.Fatalf("transition %s --%s--> %s is not in the table", tr.From, tr.Edge, tr.To)
+		}
+		edges = append(edges, tr.Edge)
+		ts = append(ts, tr)
+	}
+	t.Fatal("engine did not become idle within 200 steps")
+	return nil, nil
+}
+
+var (
+	start  = []Edge{EdgeNewEvent, EdgeContextReady}
+	finish = []Edge{EdgeContextReady, EdgeFinalAnswer, EdgeDelivered}
+)
+
+func seq(parts ...[]Edge) []Edge { return slices.Concat(parts...) }
+
+func TestTransitions(t *testing.T) {
+	transient := &providers.Error{Kind: providers.KindRateLimit, Status: 429, Message: "rate limited", RetryAfter: 2 * time.Second}
+	tests := []struct {
+		name      string
+		maxIter   int
+		replies   []reply
+		approvals []Approval
+		readFails bool
+		want      []Edge
+	}{
+		{name: "final answer at once", replies: []reply{text("hi")},
+			want: []Edge{EdgeNewEvent, EdgeContextReady, EdgeFinalAnswer, EdgeDelivered}},
+		{name: "allowed tool then answer", replies: []reply{calls(call("read_file", `{"path":"a.txt"}`)), text("done")},
+			want: seq(start, []Edge{EdgeToolCall, EdgeAllow, EdgeToolSuccess, EdgeObserved}, finish)},
+		{name: "policy deny for a path outside", replies: []reply{calls(call("read_file", `{"path":"/etc/passwd"}`)), text("denied")},
+			want: seq(start, []Edge{EdgeToolCall, EdgeDeny, EdgeObserved}, finish)},
+		{name: "unknown tool is denied", replies: []reply{calls(call("open_file", `{"path":"a"}`)), text("sorry")},
+			want: seq(start, []Edge{EdgeToolCall, EdgeDeny, EdgeObserved}, finish)},
+		{name: "confirmation approved", replies: []reply{calls(call("write_file", `{"path":"a"}`)), text("ok")}, approvals: []Approval{AllowOnce},
+			want: seq(start, []Edge{EdgeToolCall, EdgeConfirmRequired, EdgeUserApproval, EdgeToolSuccess, EdgeObserved}, finish)},
+		{name: "confirmation denied", replies: []reply{calls(call("write_file", `{"path":"a"}`)), text("ok")}, approvals: []Approval{Deny},
+			want: seq(start, []Edge{EdgeToolCall, EdgeConfirmRequired, EdgeUserDenial, EdgeObserved}, finish)},
+		{name: "tool failure", readFails: true, replies: []reply{calls(call("read_file", `{"path":"x"}`)), text("it failed")},
+			want: seq(start, []Edge{EdgeToolCall, EdgeAllow, EdgeToolFailure, EdgeObserved}, finish)},
+		{name: "three calls in one response", replies: []reply{calls(call("read_file", `{"path":"a"}`), call("read_file", `{"path":"/x"}`), call("read_file", `{"path":"b"}`)), text("all")},
+			want: seq(start, []Edge{EdgeToolCall, EdgeAllow, EdgeToolSuccess, EdgeNextToolCall, EdgeDeny, EdgeNextToolCall, EdgeAllow, EdgeToolSuccess, EdgeObserved}, finish)},
+		{name: "malformed then repaired", replies: []reply{{resp: &providers.Response{Malformed: "no JSON object found"}}, text("fixed")},
+			want: seq(start, []Edge{EdgeMalformedResponse, EdgeObserved}, finish)},
+		{name: "final provider error", replies: []reply{{err: &providers.Error{Kind: providers.KindAuth, Status: 400, Message: "bad key"}}},
+			want: seq(start, []Edge{EdgeLLMFailure, EdgeReported})},
+		{name: "transient error retried then answered", replies: []reply{{err: transient}, text("after retry")},
+			want: []Edge{EdgeNewEvent, EdgeContextReady, EdgeFinalAnswer, EdgeDelivered}},
+		{name: "retries exhausted", replies: []reply{{err: transient}, {err: transient}, {err: transient}, {err: transient}},
+			want: seq(start, []Edge{EdgeLLMFailure, EdgeReported})},
+		{name: "iteration limit", maxIter: 2, replies: []reply{calls(call("read_file", `{"path":"a"}`)), calls(call("read_file", `{"path":"a"}`))},
+			want: seq(start, []Edge{EdgeToolCall, EdgeAllow, EdgeToolSuccess, EdgeObserved},
+				[]Edge{EdgeContextReady, EdgeToolCall, EdgeAllow, EdgeToolSuccess, EdgeObserved}, []Edge{EdgeMaxIterations, EdgeReported})},
+	}
+	covered := map[Arc]bool{}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.maxIter, tc.replies...)
+			f.person.approvals = tc.approvals
+			if tc.readFails {
+				f.read.result = tools.Result{Content: "no such file: x", IsError: true}
+			}
+			edges, ts := f.run(t, "do it")
+			if !slices.Equal(edges, tc.want) {
+				t.Fatalf("edges\n got %v\nwant %v", edges, tc.want)
+			}
+			for _, tr := range ts {
+				covered[Arc{tr.From, tr.Edge, tr.To}] = true
+			}
+			if len(f.outputs) != 1 {
+				t.Fatalf("outputs = %d, want exactly 1 to the event's source", len(f.outputs))
+			}
+		})
+	}
+	for _, a := range Table {
+		if !covered[a] {
+			t.Errorf("no test takes %s --%s--> %s", a.From, a.Edge, a.To)
+		}
+	}
+}
+
+func TestRetriesAreRecorded(t *testing.T) {
+	rl := &providers.Error{Kind: providers.KindRateLimit, Status: 429, Message: "slow down", RetryAfter: 40 * time.Second}
+	unavailable := &providers.Error{Kind: providers.KindUnavailable, Status: 503, Message: "overloaded"}
+	f := newFixture(t, 0, reply{err: rl}, reply{err: unavailable}, text("ok"))
+	var waits []time.Duration
+	f.engine.cfg.Sleep = func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+	var heard []Retry
+	f.engine.cfg.OnRetry = func(r Retry) { heard = append(heard, r) }
+	_, ts := f.run(t, "hi")
+	llm := ts[2].LLM
+	if len(llm.Retries) != 2 || len(heard) != 2 {
+		t.Fatalf("retries = %+v, heard %d", llm.Retries, len(heard))
+	}
+	// RetryInfo's 40s is honoured; the second retry, a 503 naming no
+	// delay, backs off exponentially: 1s << 1.
+	if !slices.Equal(waits, []time.Duration{40 * time.Second, 2 * time.Second}) {
+		t.Fatalf("waits = %v", waits)
+	}
+	if llm.Retries[0].Status != 429 || llm.Retries[1].Status != 503 {
+		t.Fatalf("statuses = %+v", llm.Retries)
+	}
+}
+
+func TestRetryAfterLongerThanMaxWaitFails(t *testing.T) {
+	rl := &providers.Error{Kind: providers.KindRateLimit, Status: 429, Message: "quota", RetryAfter: 10 * time.Minute}
+	f := newFixture(t, 0, reply{err: rl})
+	edges, ts := f.run(t, "hi")
+	if edges[2] != EdgeLLMFailure || !strings.Contains(ts[2].Error.Message, "asked to wait 10m0s") {
+		t.Fatalf("edges %v, error %+v", edges, ts[2].Error)
+	}
+}
+
+func TestSessionGrantIsExact(t *testing.T) {
+	w := func(args string) reply { return calls(call("write_file", args)) }
+	f := newFixture(t, 0,
+		w(`{"path":"a"}`), w(`{ "path" : "a" }`), w(`{"path":"b"}`), text("done"))
+	f.person.approvals = []Approval{AllowSession, AllowOnce}
+	_, ts := f.run(t, "write twice")
+	var decisions []string
+	for _, tr := range ts {
+		if tr.From == CheckingPolicy {
+			decisions = append(decisions, string(tr.Decision.Verdict)+"/"+tr.Decision.Rule)
+		}
+	}
+	want := []string{"REQUIRE_USER_CONFIRMATION/changes-need-approval", "ALLOW/session-grant", "REQUIRE_USER_CONFIRMATION/changes-need-approval"}
+	if !slices.Equal(decisions, want) {
+		t.Fatalf("decisions\n got %v\nwant %v", decisions, want)
+	}
+	if len(f.person.asked) != 2 {
+		t.Fatalf("person asked %d times, want 2", len(f.person.asked))
+	}
+}
+
+func TestToolResultsReachTheModel(t *testing.T) {
+	f := newFixture(t, 0, calls(call("read_file", `{"path":"a"}`), call("read_file", `{"path":"/etc"}`)), text("done"))
+	f.run(t, "read")
+	second := f.provider.seen[1].Messages
+	// user, assistant (2 calls), tool result, tool result (denial)
+	if len(second) != 4 || second[2].Result == nil || second[3].Result == nil {
+		t.Fatalf("messages sent on the second call: %+v", second)
+	}
+	if second[2].Result.Content != "file text" || second[2].Result.IsError {
+		t.Errorf("first result = %+v", second[2].Result)
+	}
+	if !second[3].Result.IsError || !strings.Contains(second[3].Result.Content, "path-outside-workspace") {
+		t.Errorf("denial = %+v", second[3].Result)
+	}
+}
+
+func TestMalformedFeedbackReachesTheModel(t *testing.T) {
+	f := newFixture(t, 0, reply{resp: &providers.Response{Malformed: "invalid JSON at offset 3"}}, text("fixed"))
+	f.run(t, "go")
+	msgs := f.provider.seen[1].Messages
+	last := msgs[len(msgs)-1]
+	if !last.Feedback || last.Text != "invalid JSON at offset 3" {
+		t.Fatalf("last message = %+v", last)
+	}
+}
+
+func TestCancelledConfirmationTakesNoTransition(t *testing.T) {
+	f := newFixture(t, 0, calls(call("write_file", `{"path":"a"}`)))
+	f.engine.cfg.Person = blockingPerson{}
+	f.engine.Submit(Event{Source: "cli", Type: "user_input", Data: "w"})
+	ctx := context.Background()
+	for f.engine.State() != AwaitingUserConfirmation {
+		if _, err := f.engine.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := f.engine.Step(cctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if f.engine.State() != AwaitingUserConfirmation {
+		t.Fatalf("state = %s, want AWAITING_USER_CONFIRMATION unchanged", f.engine.State())
+	}
+}
+
+type blockingPerson struct{}
+
+func (blockingPerson) Confirm(ctx context.Context, _ ConfirmRequest) (Approval, error) {
+	<-ctx.Done()
+	return Deny, ctx.Err()
+}
+func (blockingPerson) Ask(ctx context.Context, _ tools.Question) (string, error) {
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+func TestIdleAndQueue(t *testing.T) {
+	f := newFixture(t, 0, text("one"), text("two"))
+	if _, err := f.engine.Step(context.Background()); !errors.Is(err, ErrIdle) {
+		t.Fatalf("err = %v, want ErrIdle", err)
+	}
+	f.engine.Submit(Event{Source: "cli", Type: "user_input", Data: "first"})
+	f.engine.Submit(Event{Source: "ui", Type: "user_input", Data: "second"})
+	var uiOut []Output
+	f.engine.Attach("ui", func(o Output) { uiOut = append(uiOut, o) })
+	for range 8 {
+		if _, err := f.engine.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !f.engine.Idle() {
+		t.Fatalf("engine not idle after two events: %s", f.engine.State())
+	}
+	if len(f.outputs) != 1 || f.outputs[0].Text != "one" || len(uiOut) != 1 || uiOut[0].Text != "two" {
+		t.Fatalf("outputs cli=%+v ui=%+v", f.outputs, uiOut)
+	}
+}
+
+func TestEmptyFinalAnswerSaysSo(t *testing.T) {
+	r := reply{resp: &providers.Response{FinishReason: "SAFETY"}}
+	f := newFixture(t, 0, r)
+	f.run(t, "x")
+	if got := f.outputs[0].Text; !strings.Contains(got, "SAFETY") {
+		t.Fatalf("output = %q", got)
+	}
+}
+
+func TestHumanTraceNamesEveryTransition(t *testing.T) {
+	f := newFixture(t, 0, calls(call("write_file", `{"path":"a"}`)), text("done"))
+	f.person.approvals = []Approval{AllowOnce}
+	_, ts := f.run(t, "go")
+	for _, tr := range ts {
+		line := Human(tr)
+		if !strings.Contains(line, string(tr.Edge)) || !strings.HasPrefix(line, "[") {
+			t.Errorf("line %q lacks its edge or tag", line)
+		}
+	}
+	var b strings.Builder
+	if err := WriteJSON(&b, ts[2]); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"seq", "time", "from", "to", "edge", "iteration", "llm"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("trace line lacks %q: %s", k, b.String())
+		}
+	}
+	if got["edge"] != "tool_call" {
+		t.Errorf("edge = %v", got["edge"])
+	}
+}

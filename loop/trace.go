@@ -1,0 +1,135 @@
+package loop
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// WriteJSON writes one transition as one JSONL line (docs/trace-format.md).
+func WriteJSON(w io.Writer, t Transition) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// Tag is the seed-style label of a transition in the human trace.
+func Tag(t Transition) string {
+	switch t.Edge {
+	case EdgeNewEvent:
+		return "[EVENT]"
+	case EdgeContextReady:
+		return "[THINK]"
+	case EdgeToolCall, EdgeFinalAnswer, EdgeMalformedResponse, EdgeLLMFailure:
+		return "[LLM]"
+	case EdgeAllow, EdgeDeny, EdgeConfirmRequired:
+		return "[POLICY]"
+	case EdgeUserApproval, EdgeUserDenial:
+		return "[PERSON]"
+	case EdgeToolSuccess, EdgeToolFailure:
+		return "[ACT]"
+	case EdgeNextToolCall, EdgeObserved:
+		return "[OBSERVE]"
+	case EdgeDelivered:
+		return "[ANSWER]"
+	case EdgeMaxIterations, EdgeReported:
+		return "[HALTED]"
+	}
+	return "[STEP]"
+}
+
+// Summary is the one-line human description of a transition, without the tag.
+func Summary(t Transition) string {
+	switch t.Edge {
+	case EdgeNewEvent:
+		return fmt.Sprintf("%s/%s: %q", t.Event.Source, t.Event.Type, Clip(t.Event.Data, 200))
+	case EdgeContextReady:
+		return fmt.Sprintf("iteration %d: context assembled (%d messages + tool definitions)", t.Iteration, t.HistoryLen)
+	case EdgeToolCall, EdgeFinalAnswer:
+		l := t.LLM
+		var b strings.Builder
+		fmt.Fprintf(&b, "stop_reason: %s (finish_reason %s)", l.StopReason, orDash(l.FinishReason))
+		for _, c := range l.ToolCalls {
+			fmt.Fprintf(&b, " · %s %s", c.Name, Clip(string(c.Args), 120))
+		}
+		fmt.Fprintf(&b, " · tokens %d→%d · %d ms", l.Usage.InputTokens, l.Usage.OutputTokens, l.LatencyMS)
+		if n := len(l.Retries); n > 0 {
+			fmt.Fprintf(&b, " · %d retries", n)
+		}
+		for _, d := range l.Divergences {
+			fmt.Fprintf(&b, " · REPLAY DIVERGENCE: %s", d)
+		}
+		if l.Thought != "" {
+			fmt.Fprintf(&b, " · thought: %q", Clip(l.Thought, 160))
+		}
+		return b.String()
+	case EdgeMalformedResponse:
+		return "malformed_response: " + Clip(t.Error.Message, 240)
+	case EdgeLLMFailure:
+		var b strings.Builder
+		for _, r := range t.LLM.Retries {
+			fmt.Fprintf(&b, "retry %d after %d ms (%s) · ", r.Attempt, r.WaitMS, Clip(r.Reason, 80))
+		}
+		return b.String() + "llm_failure: " + t.Error.Message
+	case EdgeAllow, EdgeDeny, EdgeConfirmRequired:
+		return fmt.Sprintf("%s %s → %s (rule %s: %s)", t.Tool.Name, Clip(string(t.Tool.Args), 120), t.Decision.Verdict, t.Decision.Rule, t.Decision.Reason)
+	case EdgeUserApproval, EdgeUserDenial:
+		return fmt.Sprintf("%s %s → %s", t.Tool.Name, Clip(string(t.Tool.Args), 120), strings.TrimPrefix(t.Decision.Reason, "person: "))
+	case EdgeToolSuccess, EdgeToolFailure:
+		status := "ok"
+		if t.Result.IsError {
+			status = "failed"
+		}
+		return fmt.Sprintf("%s → %s in %d ms: %s", t.Tool.Name, status, t.Result.DurationMS, Clip(oneLine(t.Result.Content), 160))
+	case EdgeNextToolCall, EdgeObserved:
+		what := "result of " + nameOf(t)
+		if t.Result != nil && t.Result.IsError {
+			what = "error for " + nameOf(t)
+		} else if t.Tool == nil {
+			what = "the parse error"
+		}
+		next := "next tool call"
+		if t.Edge == EdgeObserved {
+			next = "back to the model"
+		}
+		return fmt.Sprintf("%s added to context → %s", what, next)
+	case EdgeDelivered:
+		return fmt.Sprintf("to %s: %s", t.Output.Target, t.Output.Text)
+	case EdgeMaxIterations:
+		return t.Error.Message
+	case EdgeReported:
+		return fmt.Sprintf("reported to %s: %s", t.Output.Target, t.Output.Text)
+	}
+	return string(t.Edge)
+}
+
+func nameOf(t Transition) string {
+	if t.Tool == nil {
+		return "?"
+	}
+	return t.Tool.Name
+}
+
+// Human is the human trace line of a transition: tag, sequence, arc, summary.
+func Human(t Transition) string {
+	return fmt.Sprintf("%-9s #%d %s --%s--> %s · %s", Tag(t), t.Seq, t.From, t.Edge, t.To, Summary(t))
+}
+
+// Clip shortens s to at most n runes, marking the cut.
+func Clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
