@@ -24,6 +24,10 @@ Work step by step: call a tool, read its result, then decide the next step.
 If a tool result is an error or a denial, read it carefully and adapt instead of repeating the same call.
 When the task is done, answer the person in plain language and make no further tool calls.`
 
+// unknownToolRule names the decision for a call to a tool that does not
+// exist: the security layer refuses to dispatch it.
+const unknownToolRule = "unknown-tool"
+
 // ErrIdle is returned by Step when the engine waits for an event and the
 // queue is empty: there is no transition to take.
 var ErrIdle = errors.New("idle: no event to process")
@@ -52,6 +56,9 @@ type Config struct {
 	// OnRetry, if set, hears about each retry as it happens (on the
 	// goroutine running Step), before the engine waits.
 	OnRetry func(Retry)
+	// OnTransition, if set, receives every transition record at the end of
+	// its Step (on the goroutine running Step): --trace uses it.
+	OnTransition func(Transition)
 }
 
 // RetryPolicy bounds the retries of transient provider errors (429, 5xx,
@@ -230,8 +237,15 @@ func (e *Engine) Step(ctx context.Context) (Transition, error) {
 	t.HistoryLen = e.log.Len()
 	t.Pending = append([]PendingCall(nil), e.pending...)
 	t.QueueLen = e.QueueLen()
+	if e.cfg.OnTransition != nil {
+		e.cfg.OnTransition(t)
+	}
 	return t, nil
 }
+
+// SetOnRetry replaces Config.OnRetry. Call it before stepping, never while a
+// Step runs: the TUI uses it to show a retry while the engine waits.
+func (e *Engine) SetOnRetry(fn func(Retry)) { e.cfg.OnRetry = fn }
 
 // advance runs the work of the current state and names the edge it takes.
 // It mirrors the seed's loop: THINK in AWAITING_LLM_RESPONSE, ACT in
@@ -425,7 +439,7 @@ func (e *Engine) checkPolicy(t *Transition) Edge {
 	var d Decision
 	tool, known := e.cfg.Tools.Get(call.Name)
 	if !known {
-		d = Decision{Verdict: DenyVerdict, Rule: "unknown-tool", Reason: fmt.Sprintf(
+		d = Decision{Verdict: DenyVerdict, Rule: unknownToolRule, Reason: fmt.Sprintf(
 			"there is no tool named %q; the tools are: %s", call.Name, strings.Join(e.cfg.Tools.Names(), ", "))}
 	} else {
 		spec := tool.Spec()
@@ -440,7 +454,11 @@ func (e *Engine) checkPolicy(t *Transition) Edge {
 		pc.Status = CallDenied
 		e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
 			Content: fmt.Sprintf("DENIED by the security policy (rule %s): %s. Do not retry this call; choose another way or explain the limitation.", d.Rule, d.Reason)}
-		t.Error = &ErrorRecord{Kind: "policy_denied", Message: e.toolOut.Content}
+		kind := "policy_denied"
+		if d.Rule == unknownToolRule {
+			kind = "unknown_tool"
+		}
+		t.Error = &ErrorRecord{Kind: kind, Message: e.toolOut.Content}
 		return EdgeDeny
 	default:
 		pc.Status = CallWaiting

@@ -353,6 +353,25 @@ func TestIdleAndQueue(t *testing.T) {
 	}
 }
 
+func TestUnknownToolIsNamed(t *testing.T) {
+	f := newFixture(t, 0, calls(call("open_file", `{"path":"a"}`)), text("sorry"))
+	_, ts := f.run(t, "x")
+	d := ts[3]
+	if d.Decision.Rule != "unknown-tool" || d.Error.Kind != "unknown_tool" || !strings.Contains(d.Error.Message, "read_file, write_file") {
+		t.Fatalf("decision %+v error %+v", d.Decision, d.Error)
+	}
+}
+
+func TestOnTransitionSeesEveryStep(t *testing.T) {
+	f := newFixture(t, 0, text("hi"))
+	var seen []Edge
+	f.engine.cfg.OnTransition = func(tr Transition) { seen = append(seen, tr.Edge) }
+	edges, _ := f.run(t, "x")
+	if !slices.Equal(seen, edges) {
+		t.Fatalf("observer saw %v, steps returned %v", seen, edges)
+	}
+}
+
 func TestEmptyFinalAnswerSaysSo(t *testing.T) {
 	r := reply{resp: &providers.Response{FinishReason: "SAFETY"}}
 	f := newFixture(t, 0, r)

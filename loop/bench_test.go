@@ -1,0 +1,51 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// instantProvider alternates a tool call and a final answer, with no I/O.
+type instantProvider struct{ n int }
+
+func (p *instantProvider) Name() string  { return "instant" }
+func (p *instantProvider) Model() string { return "instant" }
+func (p *instantProvider) Call(ctx context.Context, req providers.Request) (*providers.Response, error) {
+	p.n++
+	if p.n%2 == 1 {
+		return &providers.Response{Message: history.Message{Role: history.RoleAssistant,
+			ToolCalls: []history.ToolCall{{Name: "read_file", Args: json.RawMessage(`{"path":"a.txt"}`)}}}}, nil
+	}
+	return &providers.Response{Message: history.Message{Role: history.RoleAssistant, Text: "done"}}, nil
+}
+
+// BenchmarkStep measures the engine's own cost per transition (target under
+// 100 µs, DESIGN §10): an instant provider and tool, so only the state
+// machine, the policy and the history are timed.
+func BenchmarkStep(b *testing.B) {
+	read := &fakeTool{name: "read_file", result: tools.Result{Content: "text"}}
+	reg, err := tools.NewRegistry(read)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := New(Config{Provider: &instantProvider{}, Tools: reg, Person: &scriptedPerson{}, Workspace: sandbox{}, MaxIterations: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := e.Step(ctx); errors.Is(err, ErrIdle) {
+			e.Submit(Event{Source: "bench", Type: "user_input", Data: "read a.txt"})
+		} else if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// noSleep makes retry waits instant while still honouring cancellation.
+func noSleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
+
+// isolate keeps the developer's environment out of a test: no keys, no
+// Ollama host, no base URL overrides, no .env in the working directory.
+func isolate(t *testing.T) {
+	t.Helper()
+	for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "OLLAMA_HOST", "OLLAMA_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE"} {
+		t.Setenv(k, "")
+	}
+	t.Chdir(t.TempDir())
+}
+
+type traceLine struct {
+	Seq       int    `json:"seq"`
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Edge      string `json:"edge"`
+	Iteration int    `json:"iteration"`
+	LLM       *struct {
+		Provider   string `json:"provider"`
+		Backend    string `json:"backend"`
+		StopReason string `json:"stop_reason"`
+		Retries    []struct {
+			Attempt int `json:"attempt"`
+			Status  int `json:"status"`
+		} `json:"retries"`
+		Divergences []string `json:"divergences"`
+	} `json:"llm"`
+	Decision *struct {
+		Verdict string `json:"verdict"`
+		Rule    string `json:"rule"`
+	} `json:"decision"`
+	Output *struct {
+		Text   string `json:"text"`
+		Halted bool   `json:"halted"`
+	} `json:"output"`
+	Error *struct {
+		Kind string `json:"kind"`
+	} `json:"error"`
+}
+
+// runJSON runs `glassbox run --json ARGS` in-process and parses the trace.
+func runJSON(t *testing.T, stdin string, args ...string) (int, []traceLine, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := runHeadlessWith(context.Background(), append([]string{"--json"}, args...), noSleep, strings.NewReader(stdin), &out, &errb)
+	var lines []traceLine
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l traceLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("trace line is not JSON: %v\n%s", err, sc.Text())
+		}
+		lines = append(lines, l)
+	}
+	return code, lines, errb.String()
+}
+
+func edges(lines []traceLine) []string {
+	var e []string
+	for _, l := range lines {
+		e = append(e, l.Edge)
+	}
+	return e
+}
+
+func TestVersionAndUsage(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string
+	}{
+		{"version", []string{"version"}, exitOK, "glassbox "},
+		{"help", []string{"help"}, exitOK, "glassbox run [flags] PROMPT"},
+		{"bad provider", []string{"run", "--provider", "claude", "hi"}, exitUsage, `--provider "claude"`},
+		{"bad tool mode", []string{"run", "--tool-mode", "xml", "hi"}, exitUsage, `--tool-mode "xml"`},
+		{"offline and live", []string{"run", "--offline", "--live", "hi"}, exitUsage, "contradict"},
+		{"unknown flag", []string{"run", "--frobnicate", "hi"}, exitUsage, "frobnicate"},
+		{"zero iterations", []string{"run", "--max-iterations", "0", "hi"}, exitUsage, "at least 1"},
+		{"unknown lesson", []string{"run", "--lesson", "nope"}, exitUsage, `no lesson named "nope"`},
+		{"missing policy file", []string{"run", "--policy", "/nonexistent/p.toml", "hi"}, exitUsage, "policy file"},
+		{"lessons takes no args", []string{"lessons", "x"}, exitUsage, "no arguments"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := realMain(context.Background(), tc.args, strings.NewReader(""), &out, &errb)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out.String(), errb.String())
+			}
+			if got := out.String() + errb.String(); !strings.Contains(got, tc.out) {
+				t.Fatalf("output lacks %q:\n%s", tc.out, got)
+			}
+		})
+	}
+}
+
+func TestParseDotEnv(t *testing.T) {
+	vals, err := parseDotEnv(bufio.NewScanner(strings.NewReader("# comment\n\nexport A=1\nB = \"two words\"\nC='x'\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vals["A"] != "1" || vals["B"] != "two words" || vals["C"] != "x" {
+		t.Fatalf("vals = %v", vals)
+	}
+	if _, err := parseDotEnv(bufio.NewScanner(strings.NewReader("A=1\nnot a pair\n"))); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("err = %v, want a line number", err)
+	}
+}

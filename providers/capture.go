@@ -1,0 +1,315 @@
+package providers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// DivergenceHeader is how a replayed response tells the capture Transport
+// that the request differed from the recording: ReplayTransport sets it, and
+// Transport moves its value into Exchange.Divergence and removes it before
+// the SDK sees the response.
+const DivergenceHeader = "Glassbox-Divergence"
+
+// Transport is the wire capture: an http.RoundTripper that sits in each SDK's
+// HTTP client and records every exchange, redacted, while passing the real
+// bytes through untouched.
+//
+// An exchange is complete when the SDK reaches the end of the response body
+// or closes it, whichever comes first. It is then handed to every Recorder in
+// the request's context and to OnExchange.
+type Transport struct {
+	// OnExchange, when set, is called once for every completed exchange,
+	// with or without a Recorder in the context (cassette recording uses
+	// it). It may be called from several goroutines at once.
+	OnExchange func(Exchange)
+
+	base   http.RoundTripper
+	redact *redactor
+}
+
+var _ http.RoundTripper = (*Transport)(nil)
+
+// NewTransport wraps base (http.DefaultTransport when nil). secrets are
+// literal values, such as the API key, to mask wherever they appear in a
+// recorded exchange; values shorter than four characters are ignored.
+func NewTransport(base http.RoundTripper, secrets ...string) *Transport {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &Transport{base: base, redact: newRedactor(secrets)}
+}
+
+// Recorder collects the exchanges made with one context (see WithRecorder),
+// typically one provider call. The zero value is ready to use and safe for
+// concurrent use; set the callbacks before the first request.
+type Recorder struct {
+	// OnRequest, when set, is called as each request goes on the wire, with
+	// only the request half of the exchange filled in, so a screen can show
+	// the request while the response is awaited.
+	OnRequest func(Exchange)
+	// OnChunk, when set, is called for each piece of response body as it
+	// arrives (already redacted), from the goroutine reading the body.
+	OnChunk func(Chunk)
+
+	mu        sync.Mutex
+	exchanges []Exchange
+}
+
+// Exchanges returns the exchanges completed so far, in completion order.
+func (r *Recorder) Exchanges() []Exchange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Exchange(nil), r.exchanges...)
+}
+
+func (r *Recorder) add(ex Exchange) {
+	r.mu.Lock()
+	r.exchanges = append(r.exchanges, ex)
+	r.mu.Unlock()
+}
+
+type recordersKey struct{}
+
+// WithRecorder returns a context whose HTTP exchanges are recorded into r.
+// Recorders stack: an exchange made with the returned context goes to r and
+// to every Recorder already in ctx, so a provider can collect its own
+// exchanges while the screen also watches them.
+func WithRecorder(ctx context.Context, r *Recorder) context.Context {
+	if r == nil {
+		return ctx
+	}
+	outer := recordersFrom(ctx)
+	all := append(outer[:len(outer):len(outer)], r) // never share outer's array
+	return context.WithValue(ctx, recordersKey{}, all)
+}
+
+func recordersFrom(ctx context.Context) []*Recorder {
+	rs, _ := ctx.Value(recordersKey{}).([]*Recorder)
+	return rs
+}
+
+// RoundTrip sends req through the base transport and records the exchange.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c := &capture{
+		transport: t,
+		recorders: recordersFrom(req.Context()),
+		start:     time.Now(),
+		stream:    &streamRedactor{r: t.redact},
+	}
+	c.ex.Method = req.Method
+	c.ex.URL = t.redact.url(req.URL, &c.notes)
+	c.ex.RequestHeaders = t.redact.headers(req.Header, "", &c.notes)
+
+	// The body can be read only once: read it, keep a copy, and send an
+	// identical one on. The caller's request is left as it was (a
+	// RoundTripper must not modify it), apart from closing its body.
+	body, err := readRequestBody(req)
+	if err != nil {
+		c.fail(err)
+		return nil, err
+	}
+	masked, ok := t.redact.maskBytes(body)
+	c.ex.RequestBody = masked
+	if ok {
+		c.notes.add("secret value in request body")
+	}
+	sent := req.Clone(req.Context())
+	if req.Body != nil && req.Body != http.NoBody {
+		sent.Body = io.NopCloser(bytes.NewReader(body))
+		sent.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	c.requestSent()
+
+	resp, err := t.base.RoundTrip(sent)
+	if err != nil {
+		c.fail(err)
+		return nil, err
+	}
+	c.headersReceived(resp)
+	if resp.Body == nil {
+		resp.Body = http.NoBody
+	}
+	resp.Body = &capturedBody{body: resp.Body, capture: c}
+	return resp, nil
+}
+
+func readRequestBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("glassbox could not read the request body: %w", err)
+	}
+	return body, nil
+}
+
+// capture is one exchange being recorded.
+type capture struct {
+	transport *Transport
+	recorders []*Recorder
+	start     time.Time
+
+	mu     sync.Mutex // guards everything below
+	ex     Exchange
+	notes  notes
+	raw    []byte // the response body as received, unmasked
+	stream *streamRedactor
+	done   bool
+}
+
+func (c *capture) requestSent() {
+	for _, r := range c.recorders {
+		if r.OnRequest != nil {
+			r.OnRequest(c.requestOnly())
+		}
+	}
+}
+
+func (c *capture) requestOnly() Exchange {
+	return Exchange{
+		Method:         c.ex.Method,
+		URL:            c.ex.URL,
+		RequestHeaders: c.ex.RequestHeaders,
+		RequestBody:    c.ex.RequestBody,
+		Redacted:       append([]string(nil), c.notes...),
+	}
+}
+
+func (c *capture) headersReceived(resp *http.Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ex.TTFB = time.Since(c.start)
+	c.ex.Status = resp.StatusCode
+	if d := resp.Header.Get(DivergenceHeader); d != "" {
+		c.ex.Divergence = d
+		resp.Header.Del(DivergenceHeader)
+	}
+	c.ex.ResponseHeaders = c.transport.redact.headers(resp.Header, "response ", &c.notes)
+}
+
+// fail completes an exchange that never got a response.
+func (c *capture) fail(err error) {
+	c.mu.Lock()
+	msg, _ := c.transport.redact.maskString(err.Error())
+	c.ex.Err = msg
+	c.mu.Unlock()
+	c.complete()
+}
+
+// received records one read's worth of response body and shows it live.
+func (c *capture) received(p []byte) {
+	c.mu.Lock()
+	if c.done {
+		c.mu.Unlock()
+		return
+	}
+	c.raw = append(c.raw, p...)
+	chunk, ok := c.chunkLocked(c.stream.feed(p))
+	c.mu.Unlock()
+	if ok {
+		c.showChunk(chunk)
+	}
+}
+
+// chunkLocked turns masked bytes into a recorded Chunk; nothing is recorded
+// when the redactor held all of them back.
+func (c *capture) chunkLocked(data []byte, masked bool) (Chunk, bool) {
+	if masked {
+		c.notes.add("secret value in response body")
+	}
+	if len(data) == 0 {
+		return Chunk{}, false
+	}
+	chunk := Chunk{Offset: time.Since(c.start), Data: data}
+	c.ex.Chunks = append(c.ex.Chunks, chunk)
+	return chunk, true
+}
+
+func (c *capture) showChunk(chunk Chunk) {
+	for _, r := range c.recorders {
+		if r.OnChunk != nil {
+			r.OnChunk(chunk)
+		}
+	}
+}
+
+// bodyEnded completes the exchange at the end of the body (err is io.EOF),
+// on Close (err is nil), or when reading failed (any other err).
+func (c *capture) bodyEnded(err error) {
+	c.mu.Lock()
+	if c.done {
+		c.mu.Unlock()
+		return
+	}
+	chunk, ok := c.chunkLocked(c.stream.flush())
+	if err != nil && !errors.Is(err, io.EOF) {
+		msg, _ := c.transport.redact.maskString(err.Error())
+		c.ex.Err = "the response body was cut off: " + msg
+	}
+	body, masked := c.transport.redact.maskBytes(c.raw)
+	c.ex.ResponseBody = body
+	if masked {
+		c.notes.add("secret value in response body")
+	}
+	c.mu.Unlock()
+	if ok {
+		c.showChunk(chunk)
+	}
+	c.complete()
+}
+
+// complete hands the finished exchange on, exactly once.
+func (c *capture) complete() {
+	c.mu.Lock()
+	if c.done {
+		c.mu.Unlock()
+		return
+	}
+	c.done = true
+	c.ex.Total = time.Since(c.start)
+	if len(c.notes) > 0 {
+		c.ex.Redacted = append([]string(nil), c.notes...)
+	}
+	ex := c.ex
+	c.mu.Unlock()
+
+	for _, r := range c.recorders {
+		r.add(ex)
+	}
+	if c.transport.OnExchange != nil {
+		c.transport.OnExchange(ex)
+	}
+}
+
+// capturedBody passes the response body through to the SDK unchanged while
+// recording each read.
+type capturedBody struct {
+	body    io.ReadCloser
+	capture *capture
+}
+
+func (b *capturedBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	if n > 0 {
+		b.capture.received(p[:n])
+	}
+	if err != nil {
+		b.capture.bodyEnded(err)
+	}
+	return n, err
+}
+
+func (b *capturedBody) Close() error {
+	err := b.body.Close()
+	b.capture.bodyEnded(nil)
+	return err
+}

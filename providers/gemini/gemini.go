@@ -1,0 +1,122 @@
+// Package gemini is the Google Gemini provider: it turns the loop's neutral
+// request into a genai GenerateContent call with native function
+// declarations, and the reply back into a neutral response, keeping the
+// model's own Content so thought signatures and call IDs survive the round
+// trip. Every HTTP exchange goes through the glassbox wire capture.
+package gemini
+
+import (
+	"context"
+	"net/http"
+	"os"
+
+	"google.golang.org/genai"
+
+	"github.com/glassbox-dev/glassbox/providers"
+)
+
+// Name is the provider's name in traces and in history.Native.
+const Name = "gemini"
+
+// DefaultModel is used when Config.Model is empty.
+const DefaultModel = "gemini-2.5-flash"
+
+// Config says how to reach Gemini.
+type Config struct {
+	// APIKey is the Gemini API key. When empty, GOOGLE_API_KEY and then
+	// GEMINI_API_KEY are read, the same order the SDK uses.
+	APIKey string
+	// Model is the model id; DefaultModel when empty.
+	Model string
+	// BaseURL overrides the service address. When empty, the SDK's own
+	// GOOGLE_GEMINI_BASE_URL variable applies, then the public endpoint.
+	BaseURL string
+	// Transport is the HTTP transport under the wire capture: the offline
+	// simulation or a cassette replay plugs in here. nil means the network.
+	Transport http.RoundTripper
+	// OnExchange, when set, receives every completed exchange (redacted),
+	// for example to write a cassette (see providers.CassetteWriter).
+	OnExchange func(providers.Exchange)
+	// IncludeThoughts asks the model for thought summaries (thinkingConfig
+	// includeThoughts), which arrive as Message.Thought. Only thinking
+	// models (2.5 and later) accept it.
+	IncludeThoughts bool
+}
+
+// Provider calls Gemini. It is safe for concurrent use.
+type Provider struct {
+	client          *genai.Client
+	model           string
+	includeThoughts bool
+}
+
+// New builds a Provider. It does not touch the network.
+func New(ctx context.Context, cfg Config) (*Provider, error) {
+	key := cfg.APIKey
+	if key == "" {
+		key = os.Getenv("GOOGLE_API_KEY")
+	}
+	if key == "" {
+		key = os.Getenv("GEMINI_API_KEY")
+	}
+	if key == "" {
+		return nil, &providers.Error{
+			Kind:    providers.KindAuth,
+			Message: "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), e.g. export GEMINI_API_KEY=your-key — get one at https://aistudio.google.com/apikey",
+		}
+	}
+	model := cfg.Model
+	if model == "" {
+		model = DefaultModel
+	}
+
+	// Every key the environment holds is masked, not only the one in use,
+	// so none can leak into a recording.
+	capture := providers.NewTransport(cfg.Transport, key, os.Getenv("GOOGLE_API_KEY"), os.Getenv("GEMINI_API_KEY"))
+	capture.OnExchange = cfg.OnExchange
+
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{
+		APIKey:     key,
+		Backend:    genai.BackendGeminiAPI,
+		HTTPClient: &http.Client{Transport: capture},
+		// RetryOptions stays nil: one attempt per call. The loop retries,
+		// visibly, so a learner sees every attempt.
+		HTTPOptions: genai.HTTPOptions{BaseURL: cfg.BaseURL},
+	})
+	if err != nil {
+		return nil, providers.Errorf(providers.KindOther, 0, err, "could not set up the Gemini client: %v", err)
+	}
+	return &Provider{client: client, model: model, includeThoughts: cfg.IncludeThoughts}, nil
+}
+
+// Name returns "gemini".
+func (p *Provider) Name() string { return Name }
+
+// Model returns the model id in use.
+func (p *Provider) Model() string { return p.model }
+
+// Call sends one GenerateContent request. The returned Response is never
+// nil: even on error it carries the HTTP exchanges that were made, so the
+// learner can inspect what went over the wire.
+func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.Response, error) {
+	out := &providers.Response{}
+	contents, err := buildContents(req.Messages)
+	if err != nil {
+		return out, err
+	}
+	config, err := p.buildConfig(req)
+	if err != nil {
+		return out, err
+	}
+
+	recorder := &providers.Recorder{}
+	resp, err := p.client.Models.GenerateContent(providers.WithRecorder(ctx, recorder), p.model, contents, config)
+	out.Exchanges = recorder.Exchanges()
+	if err != nil {
+		return out, p.classifyError(ctx, err, out.Exchanges)
+	}
+	if err := readResponse(resp, out); err != nil {
+		return out, err
+	}
+	return out, nil
+}

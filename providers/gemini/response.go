@@ -1,0 +1,134 @@
+package gemini
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"google.golang.org/genai"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/providers"
+)
+
+// readResponse fills out from a GenerateContent reply. It walks the parts
+// itself rather than calling resp.Text() or resp.FunctionCalls(), which
+// log.Printf warnings that would scribble over the TUI.
+//
+// out.Exchanges must already be set: a few fields the SDK drops on the
+// Gemini API (finishMessage) are read from the captured wire bytes.
+func readResponse(resp *genai.GenerateContentResponse, out *providers.Response) error {
+	out.Usage = usage(resp.UsageMetadata)
+	if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
+		if fb := resp.PromptFeedback; fb != nil && fb.BlockReason != "" {
+			return &providers.Error{
+				Kind: providers.KindBlocked,
+				Message: fmt.Sprintf("Gemini blocked the prompt (blockReason %s) and gave no answer; rephrase the request or start a new conversation without the blocked content.",
+					fb.BlockReason),
+			}
+		}
+		return &providers.Error{
+			Kind:    providers.KindOther,
+			Message: "Gemini answered with no candidates and no reason; look at the raw response, then try the request again.",
+		}
+	}
+
+	cand := resp.Candidates[0]
+	content := cand.Content
+	if content == nil {
+		content = &genai.Content{Role: genai.RoleModel}
+	}
+	native, err := json.Marshal(content)
+	if err != nil {
+		return providers.Errorf(providers.KindOther, 0, err, "could not keep Gemini's reply for the next request: %v", err)
+	}
+	msg := history.Message{
+		Role:   history.RoleAssistant,
+		Native: &history.Native{Provider: Name, Data: native},
+	}
+	var text, thought strings.Builder
+	for _, part := range content.Parts {
+		if part == nil {
+			continue
+		}
+		switch {
+		case part.FunctionCall != nil:
+			call, err := toolCall(part.FunctionCall)
+			if err != nil {
+				return err
+			}
+			msg.ToolCalls = append(msg.ToolCalls, call)
+		case part.Thought:
+			thought.WriteString(part.Text)
+		default:
+			text.WriteString(part.Text)
+		}
+	}
+	msg.Text = text.String()
+	msg.Thought = thought.String()
+
+	out.Message = msg
+	out.FinishReason = string(cand.FinishReason)
+	out.StopReason = providers.StopEndTurn
+	if len(msg.ToolCalls) > 0 {
+		out.StopReason = providers.StopToolUse
+	}
+	switch cand.FinishReason {
+	case genai.FinishReasonMalformedFunctionCall, genai.FinishReasonUnexpectedToolCall:
+		out.Malformed = malformedCall(cand.FinishReason, finishMessage(cand, out.Exchanges))
+	}
+	return nil
+}
+
+func toolCall(fc *genai.FunctionCall) (history.ToolCall, error) {
+	args := json.RawMessage("{}")
+	if fc.Args != nil {
+		b, err := json.Marshal(fc.Args)
+		if err != nil {
+			return history.ToolCall{}, providers.Errorf(providers.KindOther, 0, err,
+				"could not read the arguments Gemini sent to %s: %v", fc.Name, err)
+		}
+		args = b
+	}
+	return history.ToolCall{ID: fc.ID, Name: fc.Name, Args: args}, nil
+}
+
+// malformedCall is the sentence the loop sends back to the model when
+// Gemini itself could not turn the model's output into a valid call.
+func malformedCall(reason genai.FinishReason, detail string) string {
+	msg := fmt.Sprintf("Your last function call was malformed (finishReason %s), so nothing was run; call one of the declared functions again with valid arguments.", reason)
+	if detail != "" {
+		msg += " Gemini said: " + detail
+	}
+	return msg
+}
+
+// finishMessage is the candidate's finishMessage, which says what was wrong
+// with a malformed call. genai v1.77.0 keeps it only on Vertex AI, so on the
+// Gemini API it is read from the last response body on the wire.
+func finishMessage(cand *genai.Candidate, exchanges []providers.Exchange) string {
+	if cand.FinishMessage != "" || len(exchanges) == 0 {
+		return cand.FinishMessage
+	}
+	var wire struct {
+		Candidates []struct {
+			FinishMessage string `json:"finishMessage"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal(exchanges[len(exchanges)-1].ResponseBody, &wire); err != nil || len(wire.Candidates) == 0 {
+		return ""
+	}
+	return wire.Candidates[0].FinishMessage
+}
+
+// usage maps Gemini's token counts. Thinking tokens are billed as output, so
+// they count as output here; tool-use prompt tokens count as input.
+func usage(m *genai.GenerateContentResponseUsageMetadata) providers.Usage {
+	if m == nil {
+		return providers.Usage{}
+	}
+	return providers.Usage{
+		InputTokens:  int(m.PromptTokenCount + m.ToolUsePromptTokenCount),
+		OutputTokens: int(m.CandidatesTokenCount + m.ThoughtsTokenCount),
+	}
+}

@@ -1,0 +1,389 @@
+package offline
+
+import (
+	"encoding/json"
+	"path"
+	"slices"
+	"strings"
+)
+
+// dialect is the wire format a model call arrived in. The tutor decides the
+// same way for all of them; only the encoding of its reply differs.
+type dialect int
+
+const (
+	// dialectGemini is generateContent with native function calling.
+	dialectGemini dialect = iota
+	// dialectLlamaJSON is Ollama /api/chat with "format" set and no tools:
+	// the model writes its decision as JSON text.
+	dialectLlamaJSON
+	// dialectLlamaNative is Ollama /api/chat with "tools": native tool_calls.
+	dialectLlamaNative
+	// dialectLlamaPlain is Ollama /api/chat with neither: text only.
+	dialectLlamaPlain
+)
+
+func (d dialect) String() string {
+	switch d {
+	case dialectGemini:
+		return "gemini"
+	case dialectLlamaJSON:
+		return "llama-json"
+	case dialectLlamaNative:
+		return "llama-native"
+	}
+	return "llama-plain"
+}
+
+// arg is one argument of a tool call. Arguments are kept as an ordered list
+// so the JSON the tutor writes reads naturally (path before content).
+type arg struct {
+	Key   string
+	Value any
+}
+
+// args is a tool call's argument object, in order.
+type args []arg
+
+// MarshalJSON writes args as a JSON object, keys in order.
+func (a args) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, kv := range a {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(kv.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(kv.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// str returns the argument key as a string ("" when absent or not a string).
+func (a args) str(key string) string {
+	for _, kv := range a {
+		if kv.Key == key {
+			s, _ := kv.Value.(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// argsFromMap turns a decoded JSON object into args, keys sorted so the
+// result does not depend on map order.
+func argsFromMap(m map[string]any) args {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make(args, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, arg{k, m[k]})
+	}
+	return out
+}
+
+// toolCall is one function call, the tutor's or one found in the history.
+type toolCall struct {
+	ID   string
+	Name string
+	Args args
+}
+
+// toolResult is one tool result found in the history. Call is the call it
+// answers, when the history let us pair them.
+type toolResult struct {
+	CallID  string
+	Name    string
+	Content string
+	IsError bool
+	Call    *toolCall
+}
+
+// itemKind sorts the neutral conversation's entries.
+type itemKind int
+
+const (
+	itemUser      itemKind = iota // text a person wrote
+	itemFeedback                  // text the loop wrote about a malformed reply
+	itemAssistant                 // a model turn
+	itemResult                    // one tool result
+)
+
+// item is one entry of the neutral conversation: the three wire dialects are
+// decoded into a list of these before the tutor looks at them.
+type item struct {
+	kind  itemKind
+	text  string     // user/feedback text; assistant text
+	calls []toolCall // assistant tool calls
+	// malformed marks an assistant turn the loop could not use: JSON-mode
+	// text that does not parse, or a Gemini turn with no parts.
+	malformed bool
+	result    toolResult // itemResult
+}
+
+// final reports whether an assistant item ended its turn with an answer.
+func (it item) final() bool {
+	return it.kind == itemAssistant && !it.malformed && len(it.calls) == 0
+}
+
+// conversation is what the tutor decides from: the latest request a person
+// made, and everything that happened since, in order.
+type conversation struct {
+	dialect dialect
+	// request is the latest person's request, trimmed ("" if none).
+	request string
+	// steps are the assistant turns, tool results and loop feedback since
+	// the request.
+	steps []item
+}
+
+// newConversation finds the latest request in items and pairs each tool
+// result with the call it answers.
+//
+// A user text is the loop's feedback, not a new request, when it follows a
+// reply the loop could not use, or when it follows an unfinished turn and
+// reads like feedback (see looksLikeFeedback). Everything else a user says
+// starts a new turn.
+func newConversation(d dialect, items []item) conversation {
+	c := conversation{dialect: d}
+	var pending []*toolCall
+	var prev item
+	havePrev := false
+	for _, it := range items {
+		switch it.kind {
+		case itemUser, itemFeedback:
+			if havePrev && isFeedback(prev, it.text) {
+				it.kind = itemFeedback
+				c.steps = append(c.steps, it)
+			} else {
+				it.kind = itemUser
+				c.request = strings.TrimSpace(it.text)
+				c.steps = nil
+				pending = nil
+			}
+		case itemAssistant:
+			c.steps = append(c.steps, it)
+			last := &c.steps[len(c.steps)-1]
+			pending = pending[:0]
+			for j := range last.calls {
+				pending = append(pending, &last.calls[j])
+			}
+		case itemResult:
+			if k := matchCall(pending, it.result); k >= 0 {
+				it.result.Call = pending[k]
+				pending = slices.Delete(pending, k, k+1)
+			}
+			c.steps = append(c.steps, it)
+		}
+		prev, havePrev = it, true
+	}
+	return c
+}
+
+// matchCall returns the index of the pending call r answers: by call id when
+// both have one, else the first call with r's name, else the first call.
+func matchCall(pending []*toolCall, r toolResult) int {
+	if len(pending) == 0 {
+		return -1
+	}
+	if r.CallID != "" {
+		for i, c := range pending {
+			if c.ID == r.CallID {
+				return i
+			}
+		}
+	}
+	for i, c := range pending {
+		if c.Name == r.Name {
+			return i
+		}
+	}
+	return 0
+}
+
+// isFeedback decides whether a user text that follows prev was written by
+// the loop rather than a person.
+func isFeedback(prev item, text string) bool {
+	switch {
+	case prev.kind == itemAssistant && prev.malformed:
+		return true
+	case prev.final():
+		return false
+	}
+	return looksLikeFeedback(text)
+}
+
+// looksLikeFeedback reports whether text reads like the loop's note about a
+// reply it could not use. The markers are phrases such notes use; a person
+// asking a new question rarely writes them, and never right after an
+// unfinished turn.
+func looksLikeFeedback(text string) bool {
+	markers := []string{
+		"malformed", "could not be parsed", "could not parse", "couldn't parse",
+		"cannot be parsed", "not valid json", "invalid json", "parse error",
+		"unparseable", "your last reply", "your previous reply",
+		"malformed_function_call", "finish reason", "finishreason",
+	}
+	lower := strings.ToLower(text)
+	for _, m := range markers {
+		if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// results returns every tool result since the request, in order.
+func (c conversation) results() []toolResult {
+	var out []toolResult
+	for _, s := range c.steps {
+		if s.kind == itemResult {
+			out = append(out, s.result)
+		}
+	}
+	return out
+}
+
+// resultFor returns the latest result of a call to name whose argument key
+// names the same file as want ("./hello.py" and "hello.py" are one file).
+// An empty key matches any call to name.
+func (c conversation) resultFor(name, key, want string) (toolResult, bool) {
+	rs := c.results()
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		if r.Name != name {
+			continue
+		}
+		if key == "" {
+			return r, true
+		}
+		if r.Call != nil && samePath(r.Call.Args.str(key), want) {
+			return r, true
+		}
+	}
+	return toolResult{}, false
+}
+
+// count returns how many results of tool name arrived since the request.
+func (c conversation) count(name string) int {
+	n := 0
+	for _, r := range c.results() {
+		if r.Name == name {
+			n++
+		}
+	}
+	return n
+}
+
+// misfired reports whether the model already produced something the loop
+// could not use in this turn: a malformed reply, the loop's feedback about
+// one, or a call to a tool that does not exist.
+func (c conversation) misfired() bool {
+	for _, s := range c.steps {
+		switch {
+		case s.kind == itemFeedback, s.kind == itemAssistant && s.malformed:
+			return true
+		case s.kind == itemAssistant:
+			for _, call := range s.calls {
+				if call.Name == misfireToolName {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// samePath compares two workspace paths after cleaning.
+func samePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	return path.Clean(a) == path.Clean(b)
+}
+
+// jsonReply is the reply shape the Llama JSON-mode system prompt asks for.
+type jsonReply struct {
+	Thought  string `json:"thought"`
+	ToolCall *struct {
+		Name  string         `json:"name"`
+		Input map[string]any `json:"input"`
+	} `json:"tool_call"`
+	Response *string `json:"response"`
+}
+
+// parseJSONReply reads JSON-mode text the way a tolerant client does: it
+// skips code fences and leading prose and decodes the first JSON object.
+// A reply with neither a tool_call nor a response is malformed.
+func parseJSONReply(text string) (jsonReply, bool) {
+	start := strings.IndexByte(text, '{')
+	if start < 0 {
+		return jsonReply{}, false
+	}
+	var r jsonReply
+	dec := json.NewDecoder(strings.NewReader(text[start:]))
+	if err := dec.Decode(&r); err != nil {
+		return jsonReply{}, false
+	}
+	if r.ToolCall != nil && r.ToolCall.Name != "" {
+		return r, true
+	}
+	return r, r.Response != nil
+}
+
+// resultText turns a tool result payload of any JSON type into text.
+func resultText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// looksLikeErrorText reports whether a native-mode tool message (which has
+// no is_error flag on the wire) reports a failure.
+func looksLikeErrorText(content string) bool {
+	t := strings.ToLower(strings.TrimSpace(content))
+	for _, p := range []string{"error", "denied", "tool error", "failed", "unknown tool", "not allowed"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	// "The person denied this call." and the like: a refusal in the first
+	// line. (File contents come back whole, so a later line cannot trip it.)
+	first, _, _ := strings.Cut(t, "\n")
+	for _, w := range []string{"denied", "declined", "not approved", "rejected"} {
+		if strings.Contains(first, w) {
+			return true
+		}
+	}
+	var obj map[string]any
+	if json.Unmarshal([]byte(content), &obj) == nil {
+		if _, ok := obj["error"]; ok {
+			return true
+		}
+		if b, _ := obj["is_error"].(bool); b {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,453 @@
+package offline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// ----- the Gemini request, as much of it as the tutor reads -----
+
+// geminiRequest is a generateContent body. REST accepts both camelCase and
+// snake_case field names, and a single object where a list is expected, so
+// the lists are decoded by hand (oneOrMany).
+type geminiRequest struct {
+	Contents              json.RawMessage         `json:"contents"`
+	Tools                 json.RawMessage         `json:"tools"`
+	GenerationConfig      *geminiGenerationConfig `json:"generationConfig"`
+	GenerationConfigSnake *geminiGenerationConfig `json:"generation_config"`
+}
+
+type geminiGenerationConfig struct {
+	ThinkingConfig *struct {
+		IncludeThoughts bool `json:"includeThoughts"`
+	} `json:"thinkingConfig"`
+}
+
+type geminiInContent struct {
+	Role  string          `json:"role"`
+	Parts json.RawMessage `json:"parts"`
+}
+
+type geminiInPart struct {
+	Text                  *string           `json:"text"`
+	Thought               bool              `json:"thought"`
+	FunctionCall          *geminiInCall     `json:"functionCall"`
+	FunctionCallSnake     *geminiInCall     `json:"function_call"`
+	FunctionResponse      *geminiInResponse `json:"functionResponse"`
+	FunctionResponseSnake *geminiInResponse `json:"function_response"`
+}
+
+type geminiInCall struct {
+	ID   string         `json:"id"`
+	Name string         `json:"name"`
+	Args map[string]any `json:"args"`
+}
+
+type geminiInResponse struct {
+	ID       string         `json:"id"`
+	Name     string         `json:"name"`
+	Response map[string]any `json:"response"`
+}
+
+// oneOrMany decodes a JSON list, or a single object standing for a list of one.
+func oneOrMany[T any](raw json.RawMessage) ([]T, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	if raw[0] == '{' {
+		var one T
+		if err := json.Unmarshal(raw, &one); err != nil {
+			return nil, err
+		}
+		return []T{one}, nil
+	}
+	var many []T
+	err := json.Unmarshal(raw, &many)
+	return many, err
+}
+
+// geminiRequestError is a request the real API would reject with 400.
+type geminiRequestError struct{ message string }
+
+func (e geminiRequestError) Error() string { return e.message }
+
+// parseGemini decodes a generateContent body into a model call.
+func parseGemini(body []byte) (modelCall, bool, error) {
+	var req geminiRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. " + err.Error()}
+	}
+	contents, err := oneOrMany[geminiInContent](req.Contents)
+	if err != nil {
+		return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. contents: " + err.Error()}
+	}
+	if len(contents) == 0 {
+		return modelCall{}, false, geminiRequestError{"* GenerateContentRequest.contents: contents is not specified\n"}
+	}
+	var items []item
+	for i, c := range contents {
+		parts, err := oneOrMany[geminiInPart](c.Parts)
+		if err != nil {
+			return modelCall{}, false, geminiRequestError{fmt.Sprintf("Invalid JSON payload received. contents[%d].parts: %v", i, err)}
+		}
+		switch c.Role {
+		case "model":
+			items = append(items, geminiModelItem(parts))
+		case "user", "function", "":
+			items = append(items, geminiUserItems(parts)...)
+		default:
+			return modelCall{}, false, geminiRequestError{fmt.Sprintf("Please use a valid role: user, model. (contents[%d].role is %q)", i, c.Role)}
+		}
+	}
+	gc := req.GenerationConfig
+	if gc == nil {
+		gc = req.GenerationConfigSnake
+	}
+	thoughts := gc != nil && gc.ThinkingConfig != nil && gc.ThinkingConfig.IncludeThoughts
+	return modelCall{
+		conv:  newConversation(dialectGemini, items),
+		tools: geminiDeclaresFunctions(req.Tools),
+		body:  body,
+	}, thoughts, nil
+}
+
+// geminiModelItem reads a model turn: function calls and non-thought text.
+// A turn with neither is the trace of a reply the loop could not use.
+func geminiModelItem(parts []geminiInPart) item {
+	it := item{kind: itemAssistant}
+	var text []string
+	for _, p := range parts {
+		fc := p.FunctionCall
+		if fc == nil {
+			fc = p.FunctionCallSnake
+		}
+		switch {
+		case fc != nil:
+			it.calls = append(it.calls, toolCall{ID: fc.ID, Name: fc.Name, Args: argsFromMap(fc.Args)})
+		case p.Text != nil && !p.Thought:
+			text = append(text, *p.Text)
+		}
+	}
+	it.text = strings.Join(text, "")
+	it.malformed = len(it.calls) == 0 && strings.TrimSpace(it.text) == ""
+	return it
+}
+
+// geminiUserItems reads a user turn: function responses become tool
+// results, text parts user text.
+func geminiUserItems(parts []geminiInPart) []item {
+	var items []item
+	var text []string
+	flush := func() {
+		if len(text) > 0 {
+			items = append(items, item{kind: itemUser, text: strings.Join(text, "\n")})
+			text = nil
+		}
+	}
+	for _, p := range parts {
+		fr := p.FunctionResponse
+		if fr == nil {
+			fr = p.FunctionResponseSnake
+		}
+		switch {
+		case fr != nil:
+			flush()
+			r := toolResult{CallID: fr.ID, Name: fr.Name}
+			if v, ok := fr.Response["error"]; ok {
+				r.Content, r.IsError = resultText(v), true
+			} else if v, ok := fr.Response["output"]; ok {
+				r.Content = resultText(v)
+			} else {
+				r.Content = resultText(fr.Response)
+			}
+			items = append(items, item{kind: itemResult, result: r})
+		case p.Text != nil && !p.Thought:
+			text = append(text, *p.Text)
+		}
+	}
+	flush()
+	return items
+}
+
+// geminiDeclaresFunctions reports whether the tools list declares any function.
+func geminiDeclaresFunctions(raw json.RawMessage) bool {
+	tools, err := oneOrMany[map[string]json.RawMessage](raw)
+	if err != nil {
+		return false
+	}
+	for _, t := range tools {
+		for _, key := range []string{"functionDeclarations", "function_declarations"} {
+			var decls []json.RawMessage
+			if json.Unmarshal(t[key], &decls) == nil && len(decls) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ----- the Gemini response, shaped like the recorded ones -----
+
+type geminiResponse struct {
+	Candidates    []geminiCandidate `json:"candidates"`
+	UsageMetadata geminiUsage       `json:"usageMetadata"`
+	ModelVersion  string            `json:"modelVersion"`
+	ResponseID    string            `json:"responseId"`
+}
+
+type geminiCandidate struct {
+	Content       geminiContent `json:"content"`
+	FinishReason  string        `json:"finishReason,omitempty"`
+	FinishMessage string        `json:"finishMessage,omitempty"`
+	Index         int           `json:"index"`
+}
+
+type geminiContent struct {
+	Parts []geminiPart `json:"parts"`
+	Role  string       `json:"role"`
+}
+
+type geminiPart struct {
+	Text             string              `json:"text,omitempty"`
+	Thought          bool                `json:"thought,omitempty"`
+	FunctionCall     *geminiFunctionCall `json:"functionCall,omitempty"`
+	ThoughtSignature string              `json:"thoughtSignature,omitempty"`
+}
+
+type geminiFunctionCall struct {
+	Name string `json:"name"`
+	Args args   `json:"args"`
+}
+
+type geminiUsage struct {
+	PromptTokenCount     int `json:"promptTokenCount"`
+	CandidatesTokenCount int `json:"candidatesTokenCount,omitempty"`
+	TotalTokenCount      int `json:"totalTokenCount"`
+	ThoughtsTokenCount   int `json:"thoughtsTokenCount,omitempty"`
+}
+
+// geminiAnswer is a reply laid out for the wire: the parts, the finish
+// reason, and how it splits into stream events.
+type geminiAnswer struct {
+	thought       *geminiPart  // a thought-summary part, when requested
+	parts         []geminiPart // the answer parts
+	finishReason  string
+	finishMessage string
+	usage         geminiUsage
+	responseID    string
+}
+
+// encodeGemini turns the tutor's reply into Gemini parts. Function calls
+// carry no id (as Gemini 2.5 sends them); the first call part carries the
+// thoughtSignature, as the thought-signatures doc describes for parallel calls.
+func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
+	sum := sha256.Sum256(append([]byte("glassbox offline responseId\x00"), m.body...))
+	a := geminiAnswer{finishReason: "STOP", responseID: base64.RawURLEncoding.EncodeToString(sum[:17])}
+	a.usage.PromptTokenCount = tokens(len(m.body))
+	if thoughts && r.thought != "" {
+		a.thought = &geminiPart{Text: "**" + r.thought + "**", Thought: true}
+		a.usage.ThoughtsTokenCount = tokens(len(r.thought))
+	}
+	switch {
+	case r.misfire:
+		a.parts = []geminiPart{}
+		a.finishReason = "MALFORMED_FUNCTION_CALL"
+		a.finishMessage = "Malformed function call: print(default_api.read_file(path=\"notes/todo.txt\""
+	case len(r.calls) > 0:
+		for i, c := range r.calls {
+			p := geminiPart{FunctionCall: &geminiFunctionCall{Name: c.Name, Args: c.Args}}
+			if i == 0 {
+				p.ThoughtSignature = thoughtSignature(m.body)
+			}
+			a.parts = append(a.parts, p)
+			b, _ := c.Args.MarshalJSON()
+			a.usage.CandidatesTokenCount += tokens(len(c.Name) + len(b))
+		}
+	default:
+		a.parts = []geminiPart{{Text: r.text}}
+		a.usage.CandidatesTokenCount = tokens(len(r.text))
+	}
+	a.usage.TotalTokenCount = a.usage.PromptTokenCount + a.usage.CandidatesTokenCount + a.usage.ThoughtsTokenCount
+	return a
+}
+
+// thoughtSignature is an opaque, deterministic signature for a function
+// call: the same conversation always gets the same bytes.
+func thoughtSignature(body []byte) string {
+	sum := sha256.Sum256(append([]byte("glassbox offline thoughtSignature\x00"), body...))
+	return base64.StdEncoding.EncodeToString(append([]byte("glassbox-offline:"), sum[:]...))
+}
+
+// whole is the answer as one generateContent response.
+func (a geminiAnswer) whole() geminiResponse {
+	parts := a.parts
+	if a.thought != nil {
+		parts = append([]geminiPart{*a.thought}, parts...)
+	}
+	return geminiResponse{
+		Candidates: []geminiCandidate{{
+			Content:      geminiContent{Parts: parts, Role: "model"},
+			FinishReason: a.finishReason, FinishMessage: a.finishMessage,
+		}},
+		UsageMetadata: a.usage, ModelVersion: ModelVersion, ResponseID: a.responseID,
+	}
+}
+
+// events is the answer as streamGenerateContent events: thoughts first,
+// text in a few word chunks, function calls whole; only the last event has
+// the finishReason and the full usage, as in the recorded streams.
+func (a geminiAnswer) events() []geminiResponse {
+	var chunks [][]geminiPart
+	if a.thought != nil {
+		chunks = append(chunks, []geminiPart{*a.thought})
+	}
+	if len(a.parts) == 1 && a.parts[0].FunctionCall == nil && a.parts[0].Text != "" {
+		for _, t := range splitWords(a.parts[0].Text, 4) {
+			chunks = append(chunks, []geminiPart{{Text: t}})
+		}
+	} else {
+		chunks = append(chunks, a.parts)
+	}
+	partial := geminiUsage{PromptTokenCount: a.usage.PromptTokenCount, TotalTokenCount: a.usage.PromptTokenCount}
+	out := make([]geminiResponse, len(chunks))
+	for i, parts := range chunks {
+		ev := geminiResponse{
+			Candidates:    []geminiCandidate{{Content: geminiContent{Parts: parts, Role: "model"}}},
+			UsageMetadata: partial, ModelVersion: ModelVersion, ResponseID: a.responseID,
+		}
+		if i == len(chunks)-1 {
+			ev.Candidates[0].FinishReason = a.finishReason
+			ev.Candidates[0].FinishMessage = a.finishMessage
+			ev.UsageMetadata = a.usage
+		}
+		out[i] = ev
+	}
+	return out
+}
+
+// splitWords cuts text into at most n chunks at word boundaries, keeping
+// every byte (the chunks concatenate back to text).
+func splitWords(text string, n int) []string {
+	words := strings.SplitAfter(text, " ")
+	if len(words) <= 1 || n <= 1 {
+		return []string{text}
+	}
+	per := (len(words) + n - 1) / n
+	var out []string
+	for i := 0; i < len(words); i += per {
+		out = append(out, strings.Join(words[i:min(i+per, len(words))], ""))
+	}
+	return out
+}
+
+// serveGemini answers models/{model}:generateContent and
+// :streamGenerateContent.
+func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
+	rest := r.URL.Path[strings.Index(r.URL.Path, "/models/")+len("/models/"):]
+	model, method, _ := strings.Cut(rest, ":")
+	stream := method == "streamGenerateContent"
+	if method != "generateContent" && !stream {
+		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
+			fmt.Sprintf("models/%s:%s is not served by the glassbox offline simulation; use generateContent or streamGenerateContent.", model, method), nil)
+		return
+	}
+	if r.Method != http.MethodPost {
+		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND", "Method not found.", nil)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error(), nil)
+		return
+	}
+	m, thoughts, err := parseGemini(body)
+	if err != nil {
+		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error(), nil)
+		return
+	}
+	rep, err := s.prepare(r.Context(), m, s.firstByteDelay(stream))
+	var f errFault
+	switch {
+	case errors.As(err, &f):
+		writeGeminiFault(w, f, model)
+		return
+	case err != nil: // the caller gave up while waiting
+		return
+	}
+	answer := encodeGemini(m, rep, thoughts)
+	if !stream {
+		writeJSON(w, http.StatusOK, answer.whole())
+		return
+	}
+	// The SDK always asks for ?alt=sse; without it the real API streams a
+	// JSON array, which the SDKs here never request.
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	events := answer.events()
+	rc := http.NewResponseController(w)
+	for i, ev := range events {
+		if i > 0 {
+			if sleep(r.Context(), s.chunkDelay(len(events))) != nil {
+				return
+			}
+		}
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\r\n\r\n", b); err != nil {
+			return
+		}
+		rc.Flush()
+	}
+}
+
+// geminiError is the google.rpc.Status error body of the Gemini API.
+type geminiError struct {
+	Error geminiErrorStatus `json:"error"`
+}
+
+type geminiErrorStatus struct {
+	Code    int              `json:"code"`
+	Message string           `json:"message"`
+	Status  string           `json:"status"`
+	Details []map[string]any `json:"details,omitempty"`
+}
+
+func writeGeminiError(w http.ResponseWriter, code int, status, message string, details []map[string]any) {
+	writeJSON(w, code, geminiError{Error: geminiErrorStatus{Code: code, Message: message, Status: status, Details: details}})
+}
+
+// writeGeminiFault writes the 429 or 503 a lesson demonstrates, shaped like
+// the real ones (RetryInfo is how Gemini says how long to wait).
+func writeGeminiFault(w http.ResponseWriter, f errFault, model string) {
+	w.Header().Set("Retry-After", "1")
+	if f.fault == faultOutage {
+		writeGeminiError(w, http.StatusServiceUnavailable, "UNAVAILABLE",
+			"The model is overloaded. Please try again later. (glassbox offline simulation: the outage lesson answers every call this way.)", nil)
+		return
+	}
+	const metric = "generativelanguage.googleapis.com/generate_content_free_tier_requests"
+	msg := "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for metric: " +
+		metric + ", limit: 1\nPlease retry in 1s. (glassbox offline simulation: the rate-limit lesson answers the first attempt this way.)"
+	writeGeminiError(w, http.StatusTooManyRequests, "RESOURCE_EXHAUSTED", msg, []map[string]any{
+		{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []map[string]any{{
+			"quotaMetric":     metric,
+			"quotaId":         "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+			"quotaDimensions": map[string]string{"location": "global", "model": model},
+			"quotaValue":      "1",
+		}}},
+		{"@type": "type.googleapis.com/google.rpc.Help", "links": []map[string]string{{
+			"description": "Learn more about Gemini API quotas",
+			"url":         "https://ai.google.dev/gemini-api/docs/rate-limits",
+		}}},
+		{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1s"},
+	})
+}

@@ -1,0 +1,333 @@
+package offline
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// reply is the tutor's decision for one model call, before it is encoded in
+// a wire dialect.
+type reply struct {
+	// thought is the reasoning shown in JSON mode ("thought") and, when the
+	// request asks for thoughts, as a Gemini thought part.
+	thought string
+	// calls are the tool calls to make (empty for a final answer).
+	calls []toolCall
+	// text is the final answer.
+	text string
+	// misfire asks for the dialect's own kind of unusable reply: broken
+	// JSON in JSON mode, MALFORMED_FUNCTION_CALL on Gemini.
+	misfire bool
+}
+
+func callReply(thought string, calls ...toolCall) reply {
+	return reply{thought: thought, calls: calls}
+}
+
+func finalReply(text string) reply {
+	return reply{thought: "I have what I need to answer.", text: text}
+}
+
+// decide is the tutor model: the next reply, from the conversation alone.
+// A lesson's request runs its script; anything else goes to the intent
+// matcher; what that does not understand gets an honest explanation.
+func decide(c conversation) reply {
+	if l, ok := lessonForRequest(c.request); ok && l.script != nil {
+		return l.script(c)
+	}
+	if in := matchIntent(c.request); in.kind != intentNone {
+		return in.script(c)
+	}
+	return finalReply(fallbackText(c.request))
+}
+
+// withoutTools rewrites a reply for a request that declared no tools: the
+// tutor cannot call anything, so it says what it would have done.
+func withoutTools(r reply) reply {
+	if len(r.calls) == 0 && !r.misfire {
+		return r
+	}
+	var names []string
+	for _, c := range r.calls {
+		b, _ := c.Args.MarshalJSON()
+		names = append(names, c.Name+string(b))
+	}
+	next := "reply"
+	if len(names) > 0 {
+		next = "call " + strings.Join(names, " and ")
+	}
+	return finalReply("(offline tutor) This request declared no tools, so I can only answer in text. " +
+		"With tools I would now " + next + ".")
+}
+
+// ----- free-form requests -----
+
+// intentKind is what a free-form request asks for.
+type intentKind int
+
+const (
+	intentNone intentKind = iota
+	intentList
+	intentRead
+	intentWrite
+	intentRun
+	intentDelete
+)
+
+// intent is a free-form request as the matcher understood it.
+type intent struct {
+	kind     intentKind
+	files    []string // file names found in the text, in order
+	command  string   // intentRun: the command to run
+	japanese bool     // answer in Japanese
+}
+
+var (
+	fileNameRE = regexp.MustCompile(`(?:\.{1,2}/)*[A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]+`)
+	quotedRE   = regexp.MustCompile("`([^`]+)`|\"([^\"]+)\"|「([^」]+)」")
+	deleteRE   = regexp.MustCompile(`(?i)\b(delete|remove|rm)\b|削除|消して`)
+	writeRE    = regexp.MustCompile(`(?i)\b(write|create|make)\b|作成|書いて|作って`)
+	runRE      = regexp.MustCompile(`(?i)\b(run|execute)\b|実行`)
+	readRE     = regexp.MustCompile(`(?i)\b(read|show|cat|open|print)\b|読んで|読む|見せて|表示`)
+	listRE     = regexp.MustCompile(`(?i)\b(list|files|ls|dir)\b|一覧|ファイル`)
+)
+
+// matchIntent understands a small set of requests in English and Japanese:
+// delete, write/create, run, read (a named file) and list, tried in that
+// order. A file named with no verb is read.
+func matchIntent(text string) intent {
+	in := intent{japanese: hasJapanese(text)}
+	for _, f := range fileNameRE.FindAllString(text, -1) {
+		if looksLikeFileName(f) {
+			in.files = append(in.files, f)
+		}
+	}
+	switch {
+	case strings.TrimSpace(text) == "":
+	case deleteRE.MatchString(text):
+		in.kind = intentDelete
+	case writeRE.MatchString(text):
+		in.kind = intentWrite
+	case runRE.MatchString(text):
+		in.kind = intentRun
+		in.command = commandIn(text, in.files)
+	case readRE.MatchString(text) && len(in.files) > 0:
+		in.kind = intentRead
+	case listRE.MatchString(text):
+		in.kind = intentList
+	case len(in.files) > 0:
+		in.kind = intentRead
+	}
+	return in
+}
+
+// looksLikeFileName rejects matches such as "e.g" or "1.5" that the file
+// name pattern also finds in prose.
+func looksLikeFileName(s string) bool {
+	base := path.Base(s)
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	if len(stem) < 2 && len(ext) < 3 {
+		return false
+	}
+	return strings.IndexFunc(stem, unicode.IsLetter) >= 0 || strings.IndexFunc(ext, unicode.IsLetter) >= 0
+}
+
+// commandIn finds the command a run request names: quoted text, or a
+// script file to start with its interpreter.
+func commandIn(text string, files []string) string {
+	if m := quotedRE.FindStringSubmatch(text); m != nil {
+		for _, g := range m[1:] {
+			if g != "" {
+				return g
+			}
+		}
+	}
+	for _, f := range files {
+		switch path.Ext(f) {
+		case ".py":
+			return "python3 " + f
+		case ".sh":
+			return "sh " + f
+		}
+	}
+	return ""
+}
+
+// hasJapanese reports whether s contains kana or kanji.
+func hasJapanese(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+			return true
+		}
+	}
+	return false
+}
+
+// say picks the English or Japanese text.
+func (in intent) say(en, ja string) string {
+	if in.japanese {
+		return ja
+	}
+	return en
+}
+
+// script runs the simple script for the intent.
+func (in intent) script(c conversation) reply {
+	switch in.kind {
+	case intentList:
+		return in.listScript(c)
+	case intentRead:
+		return in.readScript(c)
+	case intentWrite:
+		return in.writeScript(c)
+	case intentRun:
+		return in.runScript(c)
+	case intentDelete:
+		return in.deleteScript(c)
+	}
+	return finalReply(fallbackText(c.request))
+}
+
+func (in intent) note(en, ja string) string {
+	return "\n" + in.say("(offline tutor: I read your request as "+en+".)", "(オフラインのチューター: 「"+ja+"」と解釈しました)")
+}
+
+func (in intent) listScript(c conversation) reply {
+	r, done := c.resultFor("list_files", "", "")
+	if !done {
+		return callReply("The person wants to see the files.", toolCall{Name: "list_files", Args: args{{"path", "."}}})
+	}
+	if r.IsError {
+		return finalReply(in.say("I could not list the files: ", "ファイル一覧を取得できませんでした: ") + firstLine(r.Content))
+	}
+	return finalReply(in.say("Here is what list_files returned for the workspace:\n", "ワークスペースのファイル一覧です:\n") +
+		quote(r.Content, 30) + in.note("\"list the files\"", "ファイル一覧"))
+}
+
+func (in intent) readScript(c conversation) reply {
+	files := in.files
+	if len(files) > 3 {
+		files = files[:3]
+	}
+	var missing []toolCall
+	for _, f := range files {
+		if _, ok := c.resultFor("read_file", "path", f); !ok {
+			missing = append(missing, toolCall{Name: "read_file", Args: args{{"path", f}}})
+		}
+	}
+	if len(missing) > 0 {
+		if c.dialect == dialectLlamaJSON {
+			missing = missing[:1]
+		}
+		return callReply("The person wants to see "+strings.Join(files, ", ")+".", missing...)
+	}
+	var b strings.Builder
+	for _, f := range files {
+		r, _ := c.resultFor("read_file", "path", f)
+		if r.IsError {
+			fmt.Fprintf(&b, in.say("I could not read %s: %s\n", "%s を読めませんでした: %s\n"), f, firstLine(r.Content))
+			continue
+		}
+		fmt.Fprintf(&b, in.say("%s (%d lines):\n", "%s (%d 行):\n"), f, lineCount(r.Content))
+		b.WriteString(quote(r.Content, 20))
+	}
+	return finalReply(b.String() + in.note("\"read "+strings.Join(files, ", ")+"\"", strings.Join(files, ", ")+" を読む"))
+}
+
+func (in intent) writeScript(c conversation) reply {
+	if len(in.files) == 0 {
+		return finalReply(in.say("Which file should I write? Name it, for example: create notes/ideas.txt.",
+			"どのファイルに書けばよいですか？ 例: notes/ideas.txt を作成して") + in.note("\"write a file\"", "ファイルを書く"))
+	}
+	f := in.files[0]
+	r, done := c.resultFor("write_file", "path", f)
+	if !done {
+		return callReply("Writing "+f+" changes the workspace, so the person will be asked to approve it.",
+			toolCall{Name: "write_file", Args: args{{"path", f}, {"content", contentFor(f)}}})
+	}
+	switch {
+	case r.IsError && isDenial(r.Content):
+		return finalReply(in.say("You declined, so "+f+" was not written.", "拒否されたので "+f+" は書きませんでした。"))
+	case r.IsError:
+		return finalReply(in.say("Writing "+f+" failed: ", f+" を書けませんでした: ") + firstLine(r.Content))
+	}
+	return finalReply(in.say("I wrote "+f+":\n", f+" を書きました:\n") + quote(contentFor(f), 10) +
+		in.note("\"write "+f+"\"", f+" を作成"))
+}
+
+// contentFor is what the free-form write script puts in a new file.
+func contentFor(name string) string {
+	switch {
+	case strings.Contains(strings.ToLower(name), "farewell") && path.Ext(name) == ".py":
+		return farewellSource
+	case path.Ext(name) == ".py":
+		return "# " + name + ": written by the glassbox offline tutor.\nprint(\"hello from " + name + "\")\n"
+	}
+	return "Written by the glassbox offline tutor.\n"
+}
+
+func (in intent) runScript(c conversation) reply {
+	if in.command == "" {
+		return finalReply(in.say("Which command should I run? Put it in backticks, for example: run `python3 hello.py`.",
+			"どのコマンドを実行しますか？ 例: `python3 hello.py` を実行して") + in.note("\"run a command\"", "コマンドを実行"))
+	}
+	r, done := c.resultFor("execute_command", "command", in.command)
+	if !done {
+		return callReply("Running a command needs the person's approval.",
+			toolCall{Name: "execute_command", Args: args{{"command", in.command}}})
+	}
+	switch {
+	case r.IsError && isDenial(r.Content):
+		return finalReply(in.say("You declined, so `"+in.command+"` did not run.", "拒否されたので `"+in.command+"` は実行しませんでした。"))
+	case r.IsError:
+		return finalReply(in.say("`"+in.command+"` failed:\n", "`"+in.command+"` は失敗しました:\n") + quote(r.Content, 12))
+	}
+	return finalReply(in.say("`"+in.command+"` printed:\n", "`"+in.command+"` の出力:\n") + quote(r.Content, 20) +
+		in.note("\"run "+in.command+"\"", in.command+" を実行"))
+}
+
+func (in intent) deleteScript(c conversation) reply {
+	if len(in.files) == 0 {
+		return finalReply(in.say("Which file should I delete? Name it, for example: delete old_log.txt.",
+			"どのファイルを削除しますか？ 例: old_log.txt を削除して") + in.note("\"delete a file\"", "ファイルを削除"))
+	}
+	f := in.files[0]
+	command := "rm " + f
+	r, done := c.resultFor("execute_command", "command", command)
+	if !done {
+		return callReply("Deleting is a shell command; the person will be asked to approve it.",
+			toolCall{Name: "execute_command", Args: args{{"command", command}}})
+	}
+	switch {
+	case r.IsError && isDenial(r.Content):
+		return finalReply(in.say("You declined, so "+f+" is still there.", "拒否されたので "+f+" は残してあります。"))
+	case r.IsError:
+		return finalReply(in.say("Deleting "+f+" failed: ", f+" を削除できませんでした: ") + firstLine(r.Content))
+	}
+	return finalReply(in.say("Deleted "+f+".", f+" を削除しました。") + in.note("\"delete "+f+"\"", f+" を削除"))
+}
+
+// fallbackText is the honest answer to a request the tutor does not know.
+func fallbackText(request string) string {
+	var names []string
+	for _, l := range Lessons() {
+		names = append(names, l.Name)
+	}
+	lessons := strings.Join(names, ", ")
+	if hasJapanese(request) {
+		return "これは glassbox のオフライン・シミュレーションです。本物のモデルは動いておらず、台本どおりに答えるチューターが応答しています。" +
+			"わかるのは同梱のレッスン (" + lessons + "。`glassbox lessons` で一覧、--lesson NAME で開始) と、" +
+			"ファイルの一覧・読む・書く・実行・削除といった簡単な依頼 (例: 「hello.pyを読んで」) だけです。\n" +
+			"本物のモデルと話すには: GEMINI_API_KEY=... go run . --provider gemini、" +
+			"または Ollama を起動して (ollama pull llama3.1:8b) go run . --provider llama。"
+	}
+	return "This is glassbox's offline simulation: no real model is running, and a scripted tutor is answering. " +
+		"It only knows the bundled lessons (" + lessons + "; `glassbox lessons` lists them, --lesson NAME starts one) " +
+		"and simple requests to list, read, write, run or delete files, such as \"read hello.py\".\n" +
+		"To talk to a real model: GEMINI_API_KEY=... go run . --provider gemini, " +
+		"or start Ollama (ollama pull llama3.1:8b) and run go run . --provider llama."
+}

@@ -1,0 +1,211 @@
+package ollama
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/glassbox-dev/glassbox/providers"
+)
+
+// errStreamCut is what glassbox reports when Ollama's NDJSON stream stops
+// without its final done:true line. The v0.17.4 client cannot tell: it
+// ignores the read error of a dropped connection and returns nil.
+var errStreamCut = errors.New("the Ollama stream ended before done:true — the connection was cut")
+
+// callFacts is what explainError needs to phrase a failure for a learner.
+type callFacts struct {
+	host  string // the base URL, e.g. http://127.0.0.1:11434
+	model string // empty for calls that name no model (the probe)
+	// last is the final HTTP exchange the recorder captured, if any. The
+	// SDK's StatusError hides the response headers and sometimes the body;
+	// the exchange has both.
+	last *providers.Exchange
+}
+
+// explainError turns whatever the SDK returned into a *providers.Error whose
+// Message says what happened and what to do about it. err must not be nil.
+func explainError(ctx context.Context, err error, f callFacts) *providers.Error {
+	// The person (or a deadline) stopped the call: say so, whatever the
+	// transport made of it.
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			return providers.Errorf(providers.KindNetwork, 0, err,
+				"Ollama at %s did not answer before the deadline; the model may still be loading — try again, or check `ollama ps`.", f.host)
+		}
+		return providers.Errorf(providers.KindCanceled, 0, err, "the call to Ollama was cancelled.")
+	}
+
+	var authErr api.AuthorizationError
+	if errors.As(err, &authErr) {
+		msg := fmt.Sprintf("Ollama at %s refused the request (%d Unauthorized)", f.host, authErr.StatusCode)
+		if authErr.SigninURL != "" {
+			msg += "; sign in at " + authErr.SigninURL
+		} else {
+			msg += "; check that the server does not require a key, or run `ollama signin`"
+		}
+		return providers.Errorf(providers.KindAuth, authErr.StatusCode, err, "%s.", msg)
+	}
+
+	var statusErr api.StatusError
+	if errors.As(err, &statusErr) {
+		return explainStatus(statusErr.StatusCode, serverMessage(statusErr.ErrorMessage, f.last), err, f)
+	}
+
+	if errors.Is(err, errStreamCut) {
+		return providers.Errorf(providers.KindNetwork, 200, err, "%s.", errStreamCut)
+	}
+
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return providers.Errorf(providers.KindNetwork, 0, err,
+			"Ollama is not running at %s — start it with `ollama serve` (or set OLLAMA_HOST to where it runs).", f.host)
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return providers.Errorf(providers.KindNetwork, 0, err,
+			"cannot find the Ollama host %q (%s) — check OLLAMA_HOST.", dnsErr.Name, dnsErr.Err)
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return providers.Errorf(providers.KindNetwork, 0, err,
+			"could not reach Ollama at %s: %v.", f.host, err)
+	}
+
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
+		return providers.Errorf(providers.KindOther, statusOf(f.last), err,
+			"Ollama at %s sent a reply line glassbox could not read (%v); is OLLAMA_HOST pointing at an Ollama server?", f.host, err)
+	}
+
+	// With a 200 status under way, the client turns an {"error": ...} line
+	// in the stream (or a line that is not JSON at all) into a plain error.
+	if f.last != nil && f.last.Status == http.StatusOK {
+		return providers.Errorf(providers.KindUnavailable, http.StatusOK, err,
+			"Ollama stopped in the middle of its reply with the error %q; the model runner may have crashed — try again, and check the `ollama serve` log if it repeats.", err.Error())
+	}
+
+	return providers.Errorf(providers.KindOther, statusOf(f.last), err, "the call to Ollama at %s failed: %v.", f.host, err)
+}
+
+// explainStatus phrases an HTTP error status from Ollama.
+func explainStatus(status int, msg string, cause error, f callFacts) *providers.Error {
+	said := ""
+	if msg != "" {
+		said = fmt.Sprintf(" (Ollama said: %q)", msg)
+	}
+	lower := strings.ToLower(msg)
+	switch {
+	case status == http.StatusBadRequest && strings.Contains(lower, "does not support tools"):
+		return providers.Errorf(providers.KindUnsupported, status, cause,
+			"the model %s does not support Ollama's native tools%s — run with `--tool-mode json`, or pick a model with tool support.", f.model, said)
+	case status == http.StatusBadRequest && strings.Contains(lower, "does not support"):
+		return providers.Errorf(providers.KindUnsupported, status, cause,
+			"the model %s cannot do what the request asked%s — pick another model with `--model`.", f.model, said)
+	case status == http.StatusNotFound && strings.Contains(lower, "model"):
+		return providers.Errorf(providers.KindNotFound, status, cause,
+			"model %s not found on %s — run `ollama pull %s`.", f.model, f.host, f.model)
+	case status == http.StatusNotFound:
+		return providers.Errorf(providers.KindNotFound, status, cause,
+			"%s answered 404 Not Found%s; it does not look like an Ollama server — check OLLAMA_HOST.", f.host, said)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return providers.Errorf(providers.KindAuth, status, cause,
+			"Ollama at %s refused the request (%d %s)%s — check the server's access settings.", f.host, status, http.StatusText(status), said)
+	case status == http.StatusTooManyRequests:
+		e := providers.Errorf(providers.KindRateLimit, status, cause,
+			"Ollama at %s is rate limiting requests (429)%s — wait a moment and try again.", f.host, said)
+		e.RetryAfter = retryAfter(f.last, time.Now())
+		return e
+	case status >= 500:
+		e := providers.Errorf(providers.KindUnavailable, status, cause,
+			"Ollama at %s could not answer (%d %s)%s — it may be overloaded or still loading the model; try again shortly.", f.host, status, http.StatusText(status), said)
+		e.RetryAfter = retryAfter(f.last, time.Now())
+		return e
+	case status >= 400:
+		return providers.Errorf(providers.KindBadRequest, status, cause,
+			"Ollama at %s rejected the request (%d %s)%s.", f.host, status, http.StatusText(status), said)
+	}
+	return providers.Errorf(providers.KindOther, status, cause, "Ollama at %s answered %d%s.", f.host, status, said)
+}
+
+// serverMessage is the error text Ollama sent. The client reads only the
+// first line of an error body, so a pretty-printed {"error": ...} arrives as
+// "{"; the captured body holds the whole of it.
+func serverMessage(fromSDK string, last *providers.Exchange) string {
+	if last != nil && len(last.ResponseBody) > 0 {
+		var body struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(last.ResponseBody, &body) == nil && body.Error != "" {
+			return body.Error
+		}
+	}
+	if msg := strings.TrimSpace(fromSDK); msg != "" && msg != "{" {
+		return msg
+	}
+	if last != nil {
+		const limit = 200
+		body := strings.TrimSpace(string(last.ResponseBody))
+		if len(body) > limit {
+			body = body[:limit] + "…"
+		}
+		return body
+	}
+	return ""
+}
+
+// retryAfter reads the Retry-After header of the last response: a number of
+// seconds or an HTTP date. Zero means the server named no delay.
+func retryAfter(last *providers.Exchange, now time.Time) time.Duration {
+	if last == nil {
+		return 0
+	}
+	var value string
+	for name, values := range last.ResponseHeaders {
+		if strings.EqualFold(name, "Retry-After") && len(values) > 0 {
+			value = strings.TrimSpace(values[0])
+			break
+		}
+	}
+	if value == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(value); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if when, err := http.ParseTime(value); err == nil {
+		if d := when.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// statusOf is the HTTP status of an exchange, 0 when there was none.
+func statusOf(ex *providers.Exchange) int {
+	if ex == nil {
+		return 0
+	}
+	return ex.Status
+}
+
+// explainProbeError phrases a failed Probe; the probe names no model.
+func explainProbeError(ctx context.Context, host string, err error) *providers.Error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return providers.Errorf(providers.KindNetwork, 0, err,
+			"nothing answered at %s within the probe's time limit — start Ollama with `ollama serve`, or set OLLAMA_HOST.", host)
+	}
+	return explainError(ctx, err, callFacts{host: host})
+}

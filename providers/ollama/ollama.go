@@ -1,0 +1,293 @@
+// Package ollama is the Llama provider: it talks to an Ollama server through
+// the official github.com/ollama/ollama/api client, in one of two tool modes.
+// JSON mode (the default, the seed project's design) describes the tools in
+// the system prompt and parses the JSON reply the model writes; native mode
+// uses Ollama's own "tools" field and "tool_calls" replies. Every call streams
+// and goes through the wire-capture transport, so the learner sees the exact
+// bytes of both.
+package ollama
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/providers"
+)
+
+// DefaultModel is the model the workshop uses: `ollama pull llama3.1:8b`.
+const DefaultModel = "llama3.1:8b"
+
+// Tool modes.
+const (
+	// ToolModeJSON describes the tools in the system prompt and asks for one
+	// JSON object per reply.
+	ToolModeJSON = "json"
+	// ToolModeNative sends Ollama's "tools" field and reads "tool_calls".
+	ToolModeNative = "native"
+)
+
+// Config says which model to run where, and how to offer it tools.
+type Config struct {
+	// Model is an Ollama model name; empty means DefaultModel.
+	Model string
+	// Host is the Ollama base URL in any form OLLAMA_HOST accepts; empty
+	// means HostFromEnv.
+	Host string
+	// ToolMode is ToolModeJSON (the default when empty) or ToolModeNative.
+	ToolMode string
+	// Transport is the HTTP transport under the capture layer: the offline
+	// simulation or a replay cassette plugs in here. Nil means the default.
+	Transport http.RoundTripper
+	// Schema, in JSON mode, sends the reply's JSON Schema as "format"
+	// instead of "json", so Ollama constrains the model to the exact shape.
+	Schema bool
+}
+
+// Provider calls Llama through Ollama. It is safe for concurrent use: each
+// call records its own exchanges.
+type Provider struct {
+	model    string
+	host     string
+	toolMode string
+	schema   bool
+	client   *api.Client
+}
+
+// New checks cfg and builds a Provider. It does not contact the server; see
+// Probe for that.
+func New(cfg Config) (*Provider, error) {
+	p := &Provider{model: cfg.Model, toolMode: cfg.ToolMode, schema: cfg.Schema}
+	if p.model == "" {
+		p.model = DefaultModel
+	}
+	switch p.toolMode {
+	case "":
+		p.toolMode = ToolModeJSON
+	case ToolModeJSON, ToolModeNative:
+	default:
+		return nil, fmt.Errorf("unknown Llama tool mode %q: use %q or %q", cfg.ToolMode, ToolModeJSON, ToolModeNative)
+	}
+
+	host := cfg.Host
+	if host == "" {
+		host, _ = HostFromEnv()
+	}
+	base, err := NormalizeHost(host)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("the Ollama address %q is not a valid URL: %w", host, err)
+	}
+	p.host = base
+	p.client = api.NewClient(u, &http.Client{Transport: providers.NewTransport(cfg.Transport)})
+	return p, nil
+}
+
+// Name is the provider's name in the UI and the trace.
+func (p *Provider) Name() string { return "llama" }
+
+// Model is the Ollama model name.
+func (p *Provider) Model() string { return p.model }
+
+// Host is the Ollama base URL the provider talks to.
+func (p *Provider) Host() string { return p.host }
+
+// ToolMode is ToolModeJSON or ToolModeNative.
+func (p *Provider) ToolMode() string { return p.toolMode }
+
+// Call sends one chat request and reads the streamed reply. The Response
+// carries every HTTP exchange; it is non-nil, even with an error, whenever
+// the request reached the transport.
+func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.Response, error) {
+	chat, err := p.chatRequest(req)
+	if err != nil {
+		return nil, providers.Errorf(providers.KindBadRequest, 0, err,
+			"glassbox could not build the Ollama request: %v.", err)
+	}
+
+	rec := &providers.Recorder{}
+	var stream streamReader
+	callErr := p.client.Chat(providers.WithRecorder(ctx, rec), chat, stream.add)
+
+	exchanges := rec.Exchanges()
+	var last *providers.Exchange
+	if len(exchanges) > 0 {
+		last = &exchanges[len(exchanges)-1]
+	}
+	// The v0.17.4 client returns nil for an error status with an empty
+	// body, and for a stream that stopped early; both are failures.
+	if callErr == nil && last != nil && last.Status >= http.StatusBadRequest {
+		callErr = api.StatusError{StatusCode: last.Status, Status: http.StatusText(last.Status)}
+	}
+	if callErr == nil && !stream.done {
+		callErr = errStreamCut
+	}
+	if callErr != nil {
+		perr := explainError(ctx, callErr, callFacts{host: p.host, model: p.model, last: last})
+		if len(exchanges) == 0 {
+			return nil, perr
+		}
+		return &providers.Response{Exchanges: exchanges}, perr
+	}
+
+	resp := &providers.Response{
+		FinishReason: stream.final.DoneReason,
+		Usage: providers.Usage{
+			InputTokens:  stream.final.PromptEvalCount,
+			OutputTokens: stream.final.EvalCount,
+		},
+		Duration:  stream.final.TotalDuration,
+		Exchanges: exchanges,
+	}
+	if p.toolMode == ToolModeJSON {
+		p.readJSONReply(resp, stream.message())
+	} else {
+		p.readNativeReply(resp, stream.message())
+	}
+	return resp, nil
+}
+
+// chatRequest builds the Ollama request for one call. The stream field is
+// left unset: the server streams, and the client reads line by line.
+func (p *Provider) chatRequest(req providers.Request) (*api.ChatRequest, error) {
+	chat := &api.ChatRequest{
+		Model:   p.model,
+		Options: map[string]any{"temperature": 0},
+	}
+	var err error
+	if p.toolMode == ToolModeJSON {
+		chat.Messages, err = jsonModeMessages(req.System, req.Tools, req.Messages)
+		chat.Format = json.RawMessage(`"json"`)
+		if p.schema {
+			chat.Format = ReplySchema(req.Tools)
+		}
+	} else {
+		chat.Messages, err = nativeMessages(req.System, req.Messages)
+		chat.Tools = nativeTools(req.Tools)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return chat, nil
+}
+
+// readJSONReply parses the text of a JSON-mode reply into the Response. A
+// reply that breaks the rules sets Malformed; the loop tells the model.
+func (p *Provider) readJSONReply(resp *providers.Response, msg api.Message) {
+	raw, _ := json.Marshal(msg.Content) // a string always marshals
+	resp.Message = history.Message{
+		Role:   history.RoleAssistant,
+		Native: &history.Native{Provider: NativeLlamaJSON, Data: raw},
+	}
+
+	reply, step := ParseReply(msg.Content)
+	resp.Parse = step
+	if reply == nil {
+		resp.Message.Text = msg.Content
+		resp.Message.Thought = msg.Thinking
+		resp.Malformed = malformedFeedback(step.Error, resp.FinishReason == "length")
+		resp.StopReason = providers.StopEndTurn
+		return
+	}
+
+	resp.Message.Thought = joinThoughts(msg.Thinking, reply.Thought)
+	if reply.ToolCall != nil {
+		// JSON mode has no call ids; the loop matches results by order.
+		resp.Message.ToolCalls = []history.ToolCall{{Name: reply.ToolCall.Name, Args: reply.ToolCall.Input}}
+		resp.StopReason = providers.StopToolUse
+		return
+	}
+	resp.Message.Text = reply.Response
+	resp.StopReason = providers.StopEndTurn
+}
+
+// readNativeReply copies a native-mode reply into the Response, keeping the
+// api.Message itself for an unchanged replay.
+func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message) {
+	native, err := json.Marshal(msg)
+	if err != nil {
+		native = nil // replay falls back to the neutral fields
+	}
+	resp.Message = history.Message{
+		Role:    history.RoleAssistant,
+		Text:    msg.Content,
+		Thought: msg.Thinking,
+	}
+	if native != nil {
+		resp.Message.Native = &history.Native{Provider: NativeLlamaNative, Data: native}
+	}
+	for _, tc := range msg.ToolCalls {
+		args, err := json.Marshal(tc.Function.Arguments) // keeps the model's key order
+		if err != nil {
+			args = []byte(`{}`)
+		}
+		resp.Message.ToolCalls = append(resp.Message.ToolCalls, history.ToolCall{
+			ID:   tc.ID,
+			Name: tc.Function.Name,
+			Args: args,
+		})
+	}
+	resp.StopReason = providers.StopEndTurn
+	if len(resp.Message.ToolCalls) > 0 {
+		resp.StopReason = providers.StopToolUse
+	}
+}
+
+// joinThoughts combines the server-side thinking (thinking models only) and
+// the reply's own "thought".
+func joinThoughts(thinking, thought string) string {
+	thinking, thought = strings.TrimSpace(thinking), strings.TrimSpace(thought)
+	switch {
+	case thinking == "":
+		return thought
+	case thought == "":
+		return thinking
+	}
+	return thinking + "\n\n" + thought
+}
+
+// streamReader accumulates a streamed chat reply. Ollama sends the text in
+// pieces, thinking in pieces, each tool call whole in some line, and the
+// metrics in the last line, the one with done:true.
+type streamReader struct {
+	content  strings.Builder
+	thinking strings.Builder
+	calls    []api.ToolCall
+	done     bool
+	final    api.ChatResponse
+}
+
+// add is the client's per-line callback. Lines after done:true would be a
+// server bug; they are ignored rather than merged into a finished reply.
+func (s *streamReader) add(r api.ChatResponse) error {
+	if s.done {
+		return nil
+	}
+	s.content.WriteString(r.Message.Content)
+	s.thinking.WriteString(r.Message.Thinking)
+	s.calls = append(s.calls, r.Message.ToolCalls...)
+	if r.Done {
+		s.done = true
+		s.final = r
+	}
+	return nil
+}
+
+// message is the whole assistant message the stream carried.
+func (s *streamReader) message() api.Message {
+	return api.Message{
+		Role:      "assistant",
+		Content:   s.content.String(),
+		Thinking:  s.thinking.String(),
+		ToolCalls: s.calls,
+	}
+}

@@ -1,0 +1,298 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// ReplayTransport serves a cassette's responses, in order, in place of the
+// network (`--replay FILE`). Put it under the capture Transport
+// (NewTransport(replay, ...)) so the SDK parses the recorded bytes as if they
+// were live, and the glass box shows them as usual.
+//
+// Each incoming request is compared with the one recorded at the same
+// position: method, URL path and query (host ignored, and credential
+// parameters ignored since they were redacted), and the body as canonical
+// JSON (where the recording says [REDACTED], anything matches). When they
+// differ, the recorded response is served anyway and the difference is
+// flagged, never hidden: it is kept in Divergences and sent to the capture
+// Transport in the DivergenceHeader response header, which the capture moves
+// into Exchange.Divergence.
+type ReplayTransport struct {
+	cassette *Cassette
+
+	mu          sync.Mutex
+	next        int // index of the next exchange to serve
+	divergences []string
+}
+
+var _ http.RoundTripper = (*ReplayTransport)(nil)
+
+// NewReplayTransport serves c's exchanges from the first.
+func NewReplayTransport(c *Cassette) *ReplayTransport {
+	if c == nil {
+		c = &Cassette{}
+	}
+	return &ReplayTransport{cassette: c}
+}
+
+// Divergences lists, in order, every way the replayed requests differed from
+// the recording.
+func (t *ReplayTransport) Divergences() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.divergences)
+}
+
+// RoundTrip serves the next recorded response.
+func (t *ReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := readRequestBody(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Context().Err(); err != nil {
+		return nil, err
+	}
+
+	t.mu.Lock()
+	n := t.next + 1 // recordings are numbered from 1 for people
+	if t.next >= len(t.cassette.Exchanges) {
+		msg := fmt.Sprintf("the cassette has no recorded exchange #%d for %s %s: it holds %d, so this run went further than the recording did; record it again with --record",
+			n, req.Method, requestTarget(req.URL), len(t.cassette.Exchanges))
+		t.divergences = append(t.divergences, msg)
+		t.mu.Unlock()
+		return nil, &Error{Kind: KindOther, Message: msg}
+	}
+	rec := t.cassette.Exchanges[t.next]
+	t.next++
+	divergence := compareRequest(n, req, body, rec)
+	if divergence != "" {
+		t.divergences = append(t.divergences, divergence)
+	}
+	t.mu.Unlock()
+
+	if rec.Err != "" {
+		// The recording failed on the transport; fail the same way.
+		return nil, fmt.Errorf("replayed from recording #%d: %s", n, rec.Err)
+	}
+	return replayResponse(req, rec, divergence), nil
+}
+
+// requestTarget is the path and query of u, with credential parameters masked.
+func requestTarget(u *url.URL) string {
+	var ignored notes
+	target := u.EscapedPath()
+	if q := maskQuery(u.RawQuery, &ignored); q != "" {
+		target += "?" + q
+	}
+	return target
+}
+
+func replayResponse(req *http.Request, rec Exchange, divergence string) *http.Response {
+	header := http.Header{}
+	for name, values := range rec.ResponseHeaders {
+		header[name] = slices.Clone(values)
+	}
+	if divergence != "" {
+		header.Set(DivergenceHeader, divergence)
+	}
+
+	var body io.ReadCloser
+	length := int64(len(rec.ResponseBody))
+	if len(rec.Chunks) > 0 {
+		chunks := make([][]byte, len(rec.Chunks))
+		length = 0
+		for i, c := range rec.Chunks {
+			chunks[i] = c.Data
+			length += int64(len(c.Data))
+		}
+		body = &chunkReader{chunks: chunks}
+	} else {
+		body = io.NopCloser(bytes.NewReader(rec.ResponseBody))
+	}
+	if header.Get("Content-Length") != "" {
+		// Redaction may have changed the length since it was recorded.
+		header.Set("Content-Length", strconv.FormatInt(length, 10))
+	}
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", rec.Status, http.StatusText(rec.Status)),
+		StatusCode:    rec.Status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        header,
+		Body:          body,
+		ContentLength: length,
+		Request:       req,
+	}
+}
+
+// chunkReader hands out recorded chunks one Read at a time, so a streamed
+// response arrives in the same pieces it was recorded in (without the
+// delays: replay never sleeps).
+type chunkReader struct {
+	chunks [][]byte
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	for len(r.chunks) > 0 && len(r.chunks[0]) == 0 {
+		r.chunks = r.chunks[1:]
+	}
+	if len(r.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.chunks[0])
+	r.chunks[0] = r.chunks[0][n:]
+	return n, nil
+}
+
+func (r *chunkReader) Close() error { return nil }
+
+// compareRequest says, in one sentence, how req differs from recording #n,
+// or returns "" when it matches.
+func compareRequest(n int, req *http.Request, body []byte, rec Exchange) string {
+	if req.Method != rec.Method {
+		return fmt.Sprintf("request method differs from recording #%d: sent %s, recorded %s", n, req.Method, rec.Method)
+	}
+	recURL, err := url.Parse(rec.URL)
+	if err != nil {
+		return fmt.Sprintf("recording #%d has a URL that does not parse (%v), so the request could not be compared", n, err)
+	}
+	if !sameTarget(req.URL, recURL) {
+		return fmt.Sprintf("request URL differs from recording #%d: sent %s, recorded %s", n, requestTarget(req.URL), requestTarget(recURL))
+	}
+	return compareBodies(n, body, rec.RequestBody)
+}
+
+// sameTarget compares path and query, ignoring the host (a replay may run
+// against another base URL) and any parameter that was redacted.
+func sameTarget(sent, recorded *url.URL) bool {
+	if !matchesRedacted(sent.Path, recorded.Path) {
+		return false
+	}
+	sentQ, recQ := sent.Query(), recorded.Query()
+	for name, values := range recQ {
+		if isSensitiveParam(name) || slices.Contains(values, RedactedMark) {
+			delete(sentQ, name)
+			delete(recQ, name)
+		}
+	}
+	for name := range sentQ {
+		if isSensitiveParam(name) {
+			delete(sentQ, name)
+		}
+	}
+	return sentQ.Encode() == recQ.Encode()
+}
+
+func compareBodies(n int, sent, recorded []byte) string {
+	if len(bytes.TrimSpace(sent)) == 0 && len(bytes.TrimSpace(recorded)) == 0 {
+		return ""
+	}
+	var sentV, recV any
+	sentErr := json.Unmarshal(sent, &sentV)
+	recErr := json.Unmarshal(recorded, &recV)
+	if sentErr != nil || recErr != nil {
+		if matchesRedacted(string(sent), string(recorded)) {
+			return ""
+		}
+		return fmt.Sprintf("request body differs from recording #%d (it is not JSON, and %d bytes were sent where %d were recorded)", n, len(sent), len(recorded))
+	}
+	if path, differs := firstJSONDifference(sentV, recV, ""); differs {
+		if path == "" {
+			path = "the top level"
+		}
+		return fmt.Sprintf("request body differs from recording #%d at %s", n, path)
+	}
+	return ""
+}
+
+// firstJSONDifference walks two decoded JSON values in a fixed order (object
+// keys sorted) and returns the path of the first place they differ, such as
+// contents[3].parts[0].text.
+func firstJSONDifference(sent, recorded any, path string) (string, bool) {
+	switch rec := recorded.(type) {
+	case map[string]any:
+		s, ok := sent.(map[string]any)
+		if !ok {
+			return path, true
+		}
+		keys := make([]string, 0, len(rec)+len(s))
+		for k := range rec {
+			keys = append(keys, k)
+		}
+		for k := range s {
+			if _, inRec := rec[k]; !inRec {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			sv, inSent := s[k]
+			rv, inRec := rec[k]
+			child := joinPath(path, k)
+			if inSent != inRec {
+				return child, true
+			}
+			if p, differs := firstJSONDifference(sv, rv, child); differs {
+				return p, true
+			}
+		}
+		return "", false
+	case []any:
+		s, ok := sent.([]any)
+		if !ok {
+			return path, true
+		}
+		for i := range min(len(s), len(rec)) {
+			if p, differs := firstJSONDifference(s[i], rec[i], fmt.Sprintf("%s[%d]", path, i)); differs {
+				return p, true
+			}
+		}
+		if len(s) != len(rec) {
+			return fmt.Sprintf("%s[%d]", path, min(len(s), len(rec))), true
+		}
+		return "", false
+	case string:
+		s, ok := sent.(string)
+		if !ok || !matchesRedacted(s, rec) {
+			return path, true
+		}
+		return "", false
+	default: // numbers, booleans, null
+		if sent != recorded {
+			return path, true
+		}
+		return "", false
+	}
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// matchesRedacted reports whether sent equals recorded, where each
+// [REDACTED] in recorded stands for any text.
+func matchesRedacted(sent, recorded string) bool {
+	if !strings.Contains(recorded, RedactedMark) {
+		return sent == recorded
+	}
+	pieces := strings.Split(recorded, RedactedMark)
+	for i, p := range pieces {
+		pieces[i] = regexp.QuoteMeta(p)
+	}
+	re, err := regexp.Compile(`^(?s:` + strings.Join(pieces, `.*`) + `)$`)
+	return err == nil && re.MatchString(sent)
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/ui"
+)
+
+// runTUI opens the full-screen glass box.
+func runTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, rest, err := parseFlags("glassbox", args, false, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox: %v\n", err)
+		return exitUsage
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "glassbox: unexpected argument %q (did you mean 'glassbox run %s'?)\n", rest[0], rest[0])
+		return exitUsage
+	}
+	lesson, ok := offline.LessonByName(o.lesson)
+	if !ok {
+		fmt.Fprintf(stderr, "glassbox: no lesson named %q (see 'glassbox lessons')\n", o.lesson)
+		return exitUsage
+	}
+
+	// Stdout belongs to the TUI: everything logged (ours, and the SDKs'
+	// log.Printf warnings) goes to a file.
+	logPath, closeLog, err := logToFile()
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox: cannot open the log file: %v\n", err)
+		return exitUsage
+	}
+	defer closeLog()
+
+	person := ui.NewPerson()
+	sess, err := newSession(ctx, o, person)
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox: %v\n", err)
+		if errors.Is(err, errUsage) {
+			return exitUsage
+		}
+		return exitProvider
+	}
+	defer sess.close()
+
+	var lessons []ui.Lesson
+	for _, l := range offline.Lessons() {
+		lessons = append(lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+	}
+	err = ui.Run(ctx, ui.Config{
+		Engine:        sess.engine,
+		Person:        person,
+		Banner:        sess.backend.describe(),
+		Backend:       sess.backend.kind,
+		BackendReason: sess.backend.reason,
+		Workspace:     sess.workspace.Root(),
+		Lessons:       lessons,
+		Lesson:        lesson.Name,
+		NoColor:       os.Getenv("NO_COLOR") != "",
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "glassbox: %v (log: %s)\n", err, logPath)
+		return exitProvider
+	}
+	return exitOK
+}
+
+// logToFile points the standard logger at glassbox.log in the user's state
+// folder ($XDG_STATE_HOME/glassbox, or ~/.local/state/glassbox).
+func logToFile() (string, func(), error) {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	dir = filepath.Join(dir, "glassbox")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	path := filepath.Join(dir, "glassbox.log")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return "", nil, err
+	}
+	log.SetOutput(f)
+	return path, func() { log.SetOutput(os.Stderr); f.Close() }, nil
+}

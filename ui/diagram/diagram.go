@@ -1,0 +1,217 @@
+// Package diagram draws the agent's state machine (DESIGN §4) in box-drawing
+// characters: all ten states, the arcs of loop.Table between them, the
+// current state lit, the edge just taken labelled, breakpoints marked, and a
+// one-line account of what is happening now.
+//
+// There are two layouts. The full one (picture.go) is a hand-drawn map of
+// the whole machine for panes of at least FullWidth×FullHeight cells; the
+// compact one (compact.go) lists the states for anything smaller. Both end
+// with the same footer: the last transition and loop.Explain of the current
+// state.
+package diagram
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/theme"
+)
+
+// View is everything the diagram shows. The zero value is a valid view of an
+// idle engine (Current defaults to WAITING_FOR_EVENT).
+type View struct {
+	Current     loop.State          // the state the engine is in now
+	LastFrom    loop.State          // where the last transition came from ("" if none yet)
+	LastEdge    loop.Edge           // the edge of the last transition ("" if none yet)
+	Breakpoints map[loop.State]bool // states with a breakpoint
+	Selected    loop.State          // the state under the cursor for `b` ("" for none)
+}
+
+// The markers drawn in the two cells before a state's name. They carry the
+// meaning on their own, so the diagram still works without colour.
+const (
+	markBreakpoint = '●' // a breakpoint is set on this state
+	markCurrent    = '▶' // the engine is in this state
+	markSelected   = '›' // the cursor is on this state (for `b`)
+)
+
+// Render draws v in exactly width×height cells: every line is padded to
+// width cells and there are exactly height lines (none for a zero or negative
+// size).
+func Render(th theme.Theme, v View, width, height int) string {
+	if width <= 0 || height <= 0 {
+		return ""
+	}
+	if v.Current == "" {
+		v.Current = loop.WaitingForEvent
+	}
+	var lines []string
+	if width >= FullWidth && height >= FullHeight {
+		lines = renderFull(th, v, width, height)
+	} else {
+		lines = renderCompact(th, v, width, height)
+	}
+	return fit(lines, width, height)
+}
+
+// Order returns the states in the order arrow keys move the selection: the
+// cycle's reading order, down the spine of the drawing (the Think → Act →
+// Observe loop), then the two ways out.
+func Order() []loop.State {
+	return []loop.State{
+		loop.WaitingForEvent,
+		loop.AssemblingContext,
+		loop.AwaitingLLMResponse,
+		loop.CheckingPolicy,
+		loop.AwaitingUserConfirmation,
+		loop.ExecutingTool,
+		loop.RecordingResult,
+		loop.RecordingError,
+		loop.DeliveringOutput,
+		loop.Halted,
+	}
+}
+
+// fit makes lines exactly width×height: long lines are cut, short ones
+// padded with spaces, missing lines added blank, extra lines dropped.
+func fit(lines []string, width, height int) string {
+	var b strings.Builder
+	blank := strings.Repeat(" ", width)
+	for i := 0; i < height; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i >= len(lines) {
+			b.WriteString(blank)
+			continue
+		}
+		line := lines[i]
+		w := ansi.StringWidth(line)
+		if w > width {
+			line = ansi.Truncate(line, width, "")
+			w = ansi.StringWidth(line)
+		}
+		b.WriteString(line)
+		b.WriteString(blank[:width-w])
+	}
+	return b.String()
+}
+
+// word is one piece of footer text and the style it is painted with.
+type word struct {
+	text  string
+	style lipgloss.Style
+}
+
+// footer is the text under the diagram: the last transition, then what is
+// happening now, each wrapped to width.
+//
+// name gives the label of a state: its full name, or the compact layout's
+// short one. The compact layout drops the "last:" prefix (the list above
+// makes the arrow plain enough) and says nothing before the first
+// transition.
+func footer(th theme.Theme, v View, width int, compact bool, name func(loop.State) string) (last, now []string) {
+	var ws []word
+	switch {
+	case v.LastEdge == "" && !compact:
+		ws = []word{{"last:", th.Muted}, {"no transition yet", th.Muted}}
+	case v.LastEdge != "":
+		if !compact {
+			ws = append(ws, word{"last:", th.Muted})
+		}
+		to, ok := loop.Target(v.LastFrom, v.LastEdge)
+		if !ok { // not an arc of the table: trust where the engine is
+			to = v.Current
+		}
+		from := "?"
+		if v.LastFrom != "" {
+			from = name(v.LastFrom)
+		}
+		ws = append(ws,
+			word{from, th.Bold},
+			word{"─" + string(v.LastEdge) + "─▶", th.Edge},
+			word{name(to), th.Bold},
+		)
+	}
+	last = wrapWords(ws, width)
+
+	var explain []word
+	for _, f := range strings.Fields(loop.Explain(v.Current)) {
+		explain = append(explain, word{f, lipgloss.NewStyle()})
+	}
+	now = wrapWords(explain, width)
+	return last, now
+}
+
+// wrapWords lays styled words out greedily in lines of at most width cells,
+// one space between words. A word longer than a line is cut into pieces.
+func wrapWords(ws []word, width int) []string {
+	if width <= 0 {
+		return nil
+	}
+	var (
+		lines []string
+		line  strings.Builder
+		used  int
+	)
+	flush := func() {
+		lines = append(lines, line.String())
+		line.Reset()
+		used = 0
+	}
+	for _, w := range ws {
+		text := w.text
+		for text != "" {
+			tw := ansi.StringWidth(text)
+			gap := 0
+			if used > 0 {
+				gap = 1
+			}
+			if used+gap+tw <= width {
+				if gap == 1 {
+					line.WriteByte(' ')
+				}
+				line.WriteString(w.style.Render(text))
+				used += gap + tw
+				text = ""
+				continue
+			}
+			if used > 0 {
+				flush()
+				continue
+			}
+			// The word alone is wider than a line: cut it.
+			piece := ansi.Truncate(text, width, "")
+			if piece == "" { // a wide rune in a one-cell line
+				return lines
+			}
+			line.WriteString(w.style.Render(piece))
+			text = text[len(piece):]
+			flush()
+		}
+	}
+	if used > 0 {
+		flush()
+	}
+	return lines
+}
+
+// clip keeps at most n lines, marking a cut with an ellipsis on the last
+// line kept.
+func clip(lines []string, n, width int) []string {
+	if n <= 0 {
+		return nil
+	}
+	if len(lines) <= n {
+		return lines
+	}
+	lines = lines[:n:n]
+	last := lines[n-1]
+	if ansi.StringWidth(last)+1 > width {
+		last = ansi.Truncate(last, width-1, "")
+	}
+	lines[n-1] = last + "…"
+	return lines
+}

@@ -1,0 +1,291 @@
+package diagram
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/theme"
+	"github.com/muesli/termenv"
+)
+
+func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+// plainTheme is the theme the goldens use: with the ASCII profile, colours
+// vanish anyway, and NO_COLOR's attributes are what a monochrome projector
+// shows.
+func plainTheme() theme.Theme { return theme.New(true) }
+
+func TestRenderGolden(t *testing.T) {
+	views := map[string]View{
+		"idle": {},
+		"allow": {
+			Current: loop.ExecutingTool, LastFrom: loop.CheckingPolicy, LastEdge: loop.EdgeAllow,
+			Breakpoints: map[loop.State]bool{loop.ExecutingTool: true, loop.AwaitingLLMResponse: true},
+			Selected:    loop.AwaitingLLMResponse,
+		},
+		"observed_from_error": {
+			Current: loop.AssemblingContext, LastFrom: loop.RecordingError, LastEdge: loop.EdgeObserved,
+			Breakpoints: map[loop.State]bool{loop.CheckingPolicy: true},
+			Selected:    loop.RecordingError,
+		},
+		"user_approval": {
+			Current: loop.ExecutingTool, LastFrom: loop.AwaitingUserConfirmation, LastEdge: loop.EdgeUserApproval,
+		},
+	}
+	sizes := []struct{ w, h int }{{60, 20}, {80, 22}, {56, 20}, {40, 12}, {20, 6}, {100, 5}}
+	for name, v := range views {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", name, sz.w, sz.h), func(t *testing.T) {
+				out := Render(plainTheme(), v, sz.w, sz.h)
+				checkBounds(t, out, sz.w, sz.h)
+				golden.RequireEqual(t, []byte(out))
+			})
+		}
+	}
+}
+
+// checkBounds fails unless out is exactly width×height cells.
+func checkBounds(t *testing.T, out string, width, height int) {
+	t.Helper()
+	if width <= 0 || height <= 0 {
+		if out != "" {
+			t.Fatalf("%dx%d: want empty output, got %q", width, height, out)
+		}
+		return
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) != height {
+		t.Fatalf("%dx%d: got %d lines", width, height, len(lines))
+	}
+	for i, l := range lines {
+		if w := lipgloss.Width(l); w != width {
+			t.Fatalf("%dx%d: line %d is %d cells wide: %q", width, height, i, w, l)
+		}
+	}
+}
+
+// TestRenderMarksEveryStateCurrent checks, for each state and layout, that
+// the ▶ marker sits right before that state's name and nowhere else, and
+// that the explanation of the state is shown.
+func TestRenderMarksEveryStateCurrent(t *testing.T) {
+	sizes := []struct {
+		name string
+		w, h int
+		grid grid
+	}{
+		{"full", 80, 24, grid{cols: 1}},
+		{"list", 40, 14, grid{cols: 1}},
+		{"short", 24, 8, grid{short: true}},
+	}
+	for _, sz := range sizes {
+		for _, s := range loop.States {
+			t.Run(sz.name+"/"+string(s), func(t *testing.T) {
+				out := Render(plainTheme(), View{Current: s}, sz.w, sz.h)
+				checkBounds(t, out, sz.w, sz.h)
+				if n := strings.Count(out, string(markCurrent)+sz.grid.name(s)+" "); n != 1 {
+					t.Errorf("want ▶%s once, found %d times:\n%s", sz.grid.name(s), n, out)
+				}
+				for _, other := range loop.States {
+					if other != s && strings.Contains(out, string(markCurrent)+sz.grid.name(other)+" ") {
+						t.Errorf("%s is marked current too:\n%s", other, out)
+					}
+				}
+				firstWords := strings.Join(strings.Fields(loop.Explain(s))[:2], " ")
+				if !strings.Contains(out, firstWords) {
+					t.Errorf("explanation %q missing:\n%s", firstWords, out)
+				}
+			})
+		}
+	}
+}
+
+func TestRenderMarkers(t *testing.T) {
+	v := View{
+		Current:     loop.CheckingPolicy,
+		Breakpoints: map[loop.State]bool{loop.ExecutingTool: true, loop.CheckingPolicy: true},
+		Selected:    loop.Halted,
+	}
+	tests := []struct {
+		name string
+		w, h int
+		want []string
+	}{
+		{"full", 70, 22, []string{"●▶CHECKING_POLICY", "● EXECUTING_TOOL", "›HALTED"}},
+		{"list", 40, 14, []string{"●▶CHECKING_POLICY", "● EXECUTING_TOOL", " ›HALTED"}},
+		{"short", 24, 8, []string{"●▶POLICY", "● TOOL", " ›HALTED"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := Render(plainTheme(), v, tt.w, tt.h)
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("missing %q in:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// TestPicture checks the hand-drawn picture against the rules the code
+// relies on, so an edit to it cannot silently break the diagram.
+func TestPicture(t *testing.T) {
+	rows := pictureRows()
+	if got := len(rows[0]); got != FullWidth {
+		t.Errorf("picture is %d wide, FullWidth says %d", got, FullWidth)
+	}
+	if got := len(rows) + 3; got != FullHeight {
+		t.Errorf("picture is %d rows + 3 footer lines, FullHeight says %d", len(rows), FullHeight)
+	}
+	places := statePlaces(rows)
+	inName := map[[2]int]bool{}
+	for _, s := range loop.States {
+		p, ok := places[s]
+		if !ok {
+			t.Fatalf("state %s is not in the picture", s)
+		}
+		n := 0
+		for _, row := range rows {
+			n += strings.Count(string(row), string(s))
+		}
+		if n != 1 {
+			t.Errorf("state %s appears %d times", s, n)
+		}
+		if p.col < 2 || rows[p.row][p.col-1] != ' ' || rows[p.row][p.col-2] != ' ' {
+			t.Errorf("state %s: the two cells before the name must be blank", s)
+		}
+		if end := p.col + p.n; end >= len(rows[p.row]) || rows[p.row][end] != ' ' {
+			t.Errorf("state %s: the cell after the name must be blank", s)
+		}
+		for c := p.col; c < p.col+p.n; c++ {
+			inName[[2]int{p.row, c}] = true
+		}
+	}
+	for _, a := range loop.Table {
+		if _, ok := labelPlace(rows, a); !ok {
+			t.Errorf("arc %s --%s--> %s: label not on row %d", a.From, a.Edge, a.To, labelRow(a))
+		}
+	}
+	// Every arrowhead points at a state's name.
+	for r, row := range rows {
+		for c, ch := range row {
+			var target [2]int
+			switch ch {
+			case '▼':
+				target = [2]int{r + 1, c}
+			case '▲':
+				target = [2]int{r - 1, c}
+			case '▶':
+				target = [2]int{r, c + 3}
+			case '◀':
+				target = [2]int{r, c - 2}
+			default:
+				continue
+			}
+			if !inName[target] {
+				t.Errorf("arrowhead %c at row %d col %d points at no state", ch, r, c)
+			}
+		}
+	}
+}
+
+func TestEdgeLabelHighlighted(t *testing.T) {
+	for _, a := range loop.Table {
+		t.Run(string(a.From)+"/"+string(a.Edge), func(t *testing.T) {
+			cv := newCanvas(View{Current: a.To, LastFrom: a.From, LastEdge: a.Edge})
+			p, _ := labelPlace(cv.cells, a)
+			for c := p.col; c < p.col+p.n; c++ {
+				if cv.paints[p.row][c] != paintEdge {
+					t.Fatalf("label cell %d of %s not painted as the edge taken", c, a.Edge)
+				}
+			}
+			edgeCells := 0
+			for _, row := range cv.paints {
+				for _, pt := range row {
+					if pt == paintEdge {
+						edgeCells++
+					}
+				}
+			}
+			if edgeCells != p.n {
+				t.Errorf("%d cells painted as the edge taken, want %d", edgeCells, p.n)
+			}
+		})
+	}
+}
+
+func TestOrder(t *testing.T) {
+	got := Order()
+	if len(got) != len(loop.States) {
+		t.Fatalf("Order has %d states, want %d", len(got), len(loop.States))
+	}
+	seen := map[loop.State]bool{}
+	for _, s := range got {
+		if seen[s] {
+			t.Errorf("%s twice", s)
+		}
+		seen[s] = true
+	}
+	for _, s := range loop.States {
+		if !seen[s] {
+			t.Errorf("%s missing", s)
+		}
+	}
+	got[0] = "changed"
+	if Order()[0] != loop.WaitingForEvent {
+		t.Error("Order returns a shared slice")
+	}
+}
+
+// TestRenderAnySize sweeps sizes and odd inputs: no panic, exact bounds.
+func TestRenderAnySize(t *testing.T) {
+	views := []View{
+		{},
+		{Current: loop.AwaitingUserConfirmation, LastFrom: loop.CheckingPolicy, LastEdge: loop.EdgeConfirmRequired,
+			Breakpoints: map[loop.State]bool{loop.AwaitingUserConfirmation: true}, Selected: loop.RecordingError},
+		{Current: "BOGUS", LastFrom: "ELSEWHERE", LastEdge: "teleport", Selected: "NOPE",
+			Breakpoints: map[loop.State]bool{"X": true}},
+		{Current: loop.Halted, LastEdge: loop.EdgeLLMFailure},
+	}
+	for _, v := range views {
+		for w := 0; w <= 100; w++ {
+			for h := 0; h <= 40; h++ {
+				checkBounds(t, Render(theme.New(false), v, w, h), w, h)
+				if t.Failed() {
+					return
+				}
+			}
+		}
+	}
+	checkBounds(t, Render(plainTheme(), views[1], 1000, 300), 1000, 300)
+	checkBounds(t, Render(plainTheme(), views[1], -5, -5), -5, -5)
+}
+
+// TestRenderInColour checks the bounds hold with real escape codes, and
+// that the current state is painted.
+func TestRenderInColour(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	th := theme.New(false)
+	v := View{Current: loop.CheckingPolicy, LastFrom: loop.AwaitingLLMResponse, LastEdge: loop.EdgeToolCall,
+		Breakpoints: map[loop.State]bool{loop.ExecutingTool: true}, Selected: loop.Halted}
+	for _, sz := range []struct{ w, h int }{{80, 24}, {56, 20}, {40, 14}, {20, 6}, {3, 2}} {
+		out := Render(th, v, sz.w, sz.h)
+		checkBounds(t, out, sz.w, sz.h)
+		if sz.w >= 20 && !strings.Contains(out, th.Current.Render(string(markCurrent)+"CHECKING_POLICY"+" ")) &&
+			!strings.Contains(out, th.Current.Render(string(markCurrent)+"POLICY"+" ")) {
+			t.Errorf("%dx%d: current state not painted with theme.Current:\n%q", sz.w, sz.h, out)
+		}
+	}
+}
+
+func BenchmarkRenderFull(b *testing.B) {
+	v := View{Current: loop.ExecutingTool, LastFrom: loop.CheckingPolicy, LastEdge: loop.EdgeAllow}
+	th := theme.New(false)
+	for b.Loop() {
+		Render(th, v, 80, 24)
+	}
+}

@@ -1,0 +1,187 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/loop"
+)
+
+// stepResult is what one engine.Step returned.
+type stepResult struct {
+	t   loop.Transition
+	err error
+}
+
+// stepDoneMsg: the step in flight has finished (or failed, or was
+// cancelled).
+type stepDoneMsg stepResult
+
+// personRequestMsg: the step in flight is waiting for the person (a
+// confirmation or an ask_user question).
+type personRequestMsg struct{ req *personRequest }
+
+// stepCmd runs one engine.Step in the background and reports back. The step
+// may stop on the person halfway: then the command returns a
+// personRequestMsg, and once the modal is answered awaitStep goes on waiting
+// for the same step. One reader of both channels keeps the order exact.
+func stepCmd(ctx context.Context, eng *loop.Engine, done chan stepResult, requests <-chan *personRequest) tea.Cmd {
+	return func() tea.Msg {
+		go func() {
+			t, err := eng.Step(ctx)
+			done <- stepResult{t: t, err: err}
+		}()
+		return waitForStep(done, requests)
+	}
+}
+
+// awaitStep keeps waiting for the step in flight after a modal was answered.
+func awaitStep(done chan stepResult, requests <-chan *personRequest) tea.Cmd {
+	return func() tea.Msg { return waitForStep(done, requests) }
+}
+
+func waitForStep(done chan stepResult, requests <-chan *personRequest) tea.Msg {
+	select {
+	case r := <-done:
+		return stepDoneMsg(r)
+	case req := <-requests:
+		return personRequestMsg{req: req}
+	}
+}
+
+// startRun begins a run: one transition, one iteration or continue.
+func (m *Model) startRun(mode runMode) tea.Cmd {
+	if m.busy {
+		m.notice = "busy: a step is in flight (p pauses a run, ctrl+c cancels)"
+		return nil
+	}
+	if m.eng == nil {
+		m.notice = "no engine is attached"
+		return nil
+	}
+	m.run, m.runSteps, m.runModal, m.pauseAsked = mode, 0, false, false
+	m.live.cursor = -1 // stepping shows the present
+	return m.startStep()
+}
+
+// startStep sends one engine.Step on its way.
+func (m *Model) startStep() tea.Cmd {
+	ctx, cancel := context.WithCancel(m.base)
+	m.stepCtx, m.stepCancel = ctx, cancel
+	m.busy = true
+	m.quitPending = false
+	m.notice = ""
+	m.stepDone = make(chan stepResult, 1)
+	cmds := []tea.Cmd{stepCmd(ctx, m.eng, m.stepDone, m.person.requestChan())}
+	if m.animate && !m.ticking {
+		m.ticking = true
+		cmds = append(cmds, m.spin.Tick)
+	}
+	return tea.Batch(cmds...)
+}
+
+// cancelStep cancels the step in flight, if any.
+func (m *Model) cancelStep() {
+	if m.stepCancel != nil {
+		m.stepCancel()
+	}
+}
+
+// handleStepDone takes in a finished step and decides whether the run goes on.
+func (m Model) handleStepDone(msg stepDoneMsg) (tea.Model, tea.Cmd) {
+	m.busy = false
+	m.cancelStep()
+	m.stepCancel = nil
+	m.confirm, m.ask = nil, nil // a cancelled step may leave a modal behind
+
+	if msg.err != nil {
+		m.run = runOne
+		switch {
+		case errors.Is(msg.err, loop.ErrIdle):
+			m.notice = "idle — nothing queued: enter (or /) to type a request"
+		case errors.Is(msg.err, context.Canceled), errors.Is(msg.err, context.DeadlineExceeded):
+			if m.live.state == loop.AwaitingLLMResponse {
+				m.notice = "cancelled: press space to send again"
+			} else {
+				m.notice = "cancelled: press space to try again"
+			}
+			m.quitPending = true
+		case errors.Is(msg.err, loop.ErrBusy):
+			m.notice = "the engine is busy with another step"
+		default:
+			m.notice = "step failed: " + msg.err.Error()
+		}
+		return m, nil
+	}
+
+	t := msg.t
+	m.live.record(m.hist, t)
+	m.payload.follow()
+	m.calls.off = 0
+	m.runSteps++
+
+	if stop, why := m.shouldStop(t); stop {
+		m.notice = why
+		m.run = runOne
+		return m, nil
+	}
+	return m, m.startStep()
+}
+
+// shouldStop decides whether a run ends after transition t, and says why.
+func (m *Model) shouldStop(t loop.Transition) (bool, string) {
+	idle := t.To == loop.WaitingForEvent && t.QueueLen == 0
+	done := "idle — the answer is in History; enter (or /) to type the next request"
+	if t.Edge == loop.EdgeReported {
+		done = "halted — History says why; enter (or /) to type a new request"
+	}
+	switch {
+	case m.run == runOne:
+		if idle {
+			return true, done
+		}
+		return true, ""
+	case m.pauseAsked:
+		return true, "paused: space steps, i runs an iteration, c continues"
+	case idle:
+		return true, done
+	case m.diag.breakpoints[t.To]:
+		return true, fmt.Sprintf("breakpoint: stopped on entering %s", t.To)
+	case m.run == runIteration && t.Edge == loop.EdgeContextReady && m.runSteps > 1:
+		return true, fmt.Sprintf("iteration %d begins: the request is assembled (space sends it)", t.Iteration)
+	case m.run == runIteration && m.runModal:
+		return true, "stopped after the person answered (i runs on, c continues)"
+	}
+	return false, ""
+}
+
+// handlePersonRequest opens the confirmation or question modal for the step
+// in flight. The step waits until the modal is answered.
+func (m Model) handlePersonRequest(msg personRequestMsg) (tea.Model, tea.Cmd) {
+	if m.stepCtx != nil && m.stepCtx.Err() != nil {
+		// The step was cancelled as the request arrived: nobody waits for it.
+		msg.req.dismiss()
+		return m, awaitStep(m.stepDone, m.person.requestChan())
+	}
+	m.runModal = true
+	m.lessons, m.helpOpen = nil, false
+	switch {
+	case msg.req.confirm != nil:
+		m.confirm = newConfirmModal(msg.req)
+	case msg.req.question != nil:
+		m.ask = newAskModal(msg.req)
+	default:
+		msg.req.dismiss()
+		return m, awaitStep(m.stepDone, m.person.requestChan())
+	}
+	return m, nil
+}
+
+// answered closes the modal and goes back to waiting for the step.
+func (m *Model) answered() tea.Cmd {
+	m.confirm, m.ask = nil, nil
+	return awaitStep(m.stepDone, m.person.requestChan())
+}

@@ -1,0 +1,163 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// scriptedProvider is a loop.Provider that answers from a script, one reply
+// per call, with a fixed HTTP exchange so the Raw payload pane has something
+// stable to show.
+type scriptedProvider struct {
+	mu      sync.Mutex
+	replies []reply
+	calls   int
+	// block, if set, makes Call wait for ctx (to test cancelling).
+	block bool
+}
+
+// reply is one scripted model turn: text, or tool calls.
+type reply struct {
+	text    string
+	thought string
+	calls   []history.ToolCall
+}
+
+var _ loop.Provider = (*scriptedProvider)(nil)
+
+func (p *scriptedProvider) Name() string  { return "gemini" }
+func (p *scriptedProvider) Model() string { return "gemini-2.5-flash" }
+
+func (p *scriptedProvider) Call(ctx context.Context, req providers.Request) (*providers.Response, error) {
+	if p.block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.calls >= len(p.replies) {
+		return nil, &providers.Error{Message: "the script has no more replies"}
+	}
+	r := p.replies[p.calls]
+	p.calls++
+	msg := history.Message{Role: history.RoleAssistant, Text: r.text, Thought: r.thought, ToolCalls: r.calls}
+	stop := providers.StopEndTurn
+	if len(r.calls) > 0 {
+		stop = providers.StopToolUse
+	}
+	reqBody, _ := json.Marshal(map[string]any{"contents": len(req.Messages), "tools": len(req.Tools)})
+	respBody, _ := json.Marshal(map[string]any{"text": r.text, "calls": len(r.calls)})
+	ex := providers.Exchange{
+		Method:          "POST",
+		URL:             "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+		RequestHeaders:  map[string][]string{"Content-Type": {"application/json"}, "X-Goog-Api-Key": {"[REDACTED]"}},
+		RequestBody:     reqBody,
+		Status:          200,
+		ResponseHeaders: map[string][]string{"Content-Type": {"application/json"}},
+		ResponseBody:    respBody,
+		TTFB:            120 * time.Millisecond,
+		Total:           150 * time.Millisecond,
+		Redacted:        []string{"x-goog-api-key"},
+	}
+	return &providers.Response{
+		Message:      msg,
+		StopReason:   stop,
+		FinishReason: "STOP",
+		Usage:        providers.Usage{InputTokens: 100 * p.calls, OutputTokens: 10},
+		Exchanges:    []providers.Exchange{ex},
+	}, nil
+}
+
+func call(id, name string, args map[string]any) history.ToolCall {
+	b, err := json.Marshal(args)
+	if err != nil {
+		panic(err)
+	}
+	return history.ToolCall{ID: id, Name: name, Args: b}
+}
+
+// testWorld is a real engine with real tools on a temporary copy of the
+// sample project, driven by a scripted provider.
+type testWorld struct {
+	eng    *loop.Engine
+	person *Person
+	prov   *scriptedProvider
+	dir    string
+}
+
+func newWorld(t testing.TB, replies ...reply) *testWorld {
+	t.Helper()
+	dir := t.TempDir()
+	if err := tools.CopySample(dir); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	person := NewPerson()
+	prov := &scriptedProvider{replies: replies}
+	eng, err := loop.New(loop.Config{
+		Provider:  prov,
+		Backend:   "offline",
+		Tools:     tools.Default(ws, person, 0),
+		Workspace: ws,
+		Person:    person,
+		Retry:     loop.RetryPolicy{MaxRetries: -1},
+		Now:       func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testWorld{eng: eng, person: person, prov: prov, dir: dir}
+}
+
+// testLessons are the lessons the tests offer in the menu.
+var testLessons = []Lesson{
+	{Name: "tour", Title: "A tour: list, read, explain", Request: "List the files in this project and tell me what hello.py does."},
+	{Name: "write", Title: "Writing a file needs your approval", Request: "Add a line 'buy milk' to notes/todo.txt."},
+}
+
+func (w *testWorld) config() Config {
+	return Config{
+		Engine:        w.eng,
+		Person:        w.person,
+		Banner:        "gemini gemini-2.5-flash · offline: no GEMINI_API_KEY is set",
+		Backend:       "offline",
+		BackendReason: "no GEMINI_API_KEY is set",
+		Workspace:     "/tmp/glassbox-workspace",
+		Lessons:       testLessons,
+		Lesson:        "tour",
+		NoColor:       true,
+	}
+}
+
+// tourScript is the tour lesson as a script: list, read, explain.
+func tourScript() []reply {
+	return []reply{
+		{thought: "I should look at the files first.", calls: []history.ToolCall{call("c1", "list_files", map[string]any{"path": "."})}},
+		{calls: []history.ToolCall{call("c2", "read_file", map[string]any{"path": "hello.py"})}},
+		{text: "The project has a README, hello.py, notes/ and an old log. hello.py prints a greeting."},
+	}
+}
+
+var errTimeout = errors.New("timed out")
+
+func describe(t loop.Transition) string {
+	return fmt.Sprintf("%s -%s-> %s", t.From, t.Edge, t.To)
+}
+
+// writeCall is one write_file call (which needs the person's approval).
+func writeCall() []history.ToolCall {
+	return []history.ToolCall{call("w1", "write_file", map[string]any{"path": "notes/todo.txt", "content": "- buy milk\n"})}
+}

@@ -1,0 +1,407 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/ui/theme"
+)
+
+// entryKind is what one History entry shows.
+type entryKind int
+
+const (
+	entryUser      entryKind = iota // a person's request
+	entryFeedback                   // text the loop wrote to the model (a parse error)
+	entryAssistant                  // the model's text
+	entryThought                    // the model's reasoning
+	entryCall                       // one tool call (folded to one line)
+	entryResult                     // one tool result (folded to one line)
+	entryNote                       // a note from glassbox itself, never sent to the model
+	entryWelcome                    // the first-run welcome
+	entryHalt                       // why the loop halted
+	entryRetry                      // a retried provider call (folded to one line)
+)
+
+// maxExpandedLines caps an expanded tool result; the Raw payload pane has
+// the full text.
+const maxExpandedLines = 400
+
+// historyEntry is one block of the History pane. Its rendering is cached by
+// width and fold state: a frame re-wraps nothing that is already cached.
+type historyEntry struct {
+	kind     entryKind
+	name     string // tool name for calls and results
+	text     string // message text, call arguments (JSON) or result content
+	isError  bool
+	expanded bool
+
+	cacheW   int
+	cacheExp bool
+	lines    []string
+}
+
+func (e *historyEntry) foldable() bool {
+	return e.kind == entryCall || e.kind == entryResult || e.kind == entryRetry
+}
+
+// render returns the entry's lines, each at most w cells wide.
+func (e *historyEntry) render(th theme.Theme, w int) []string {
+	if e.lines != nil && e.cacheW == w && e.cacheExp == e.expanded {
+		return e.lines
+	}
+	e.lines = e.build(th, max(w, 1))
+	e.cacheW, e.cacheExp = w, e.expanded
+	return e.lines
+}
+
+func (e *historyEntry) build(th theme.Theme, w int) []string {
+	var out []string
+	header := func(st lipgloss.Style, s string) {
+		out = append(out, "", st.Render(ansi.Truncate(s, w, "…")))
+	}
+	body := func(st lipgloss.Style, s string) {
+		for _, ln := range wrapLines(s, w-2) {
+			out = append(out, "  "+st.Render(ln))
+		}
+	}
+	switch e.kind {
+	case entryUser:
+		header(th.RoleUser.Bold(true), "● you")
+		body(lipgloss.NewStyle(), e.text)
+	case entryFeedback:
+		header(th.RoleFeedback.Bold(true), "↺ loop → model (feedback, so it can repair its reply)")
+		body(th.RoleFeedback, e.text)
+	case entryAssistant:
+		header(th.RoleAssistant.Bold(true), "● assistant")
+		text := e.text
+		if strings.TrimSpace(text) == "" {
+			text = "(no text)"
+		}
+		body(lipgloss.NewStyle(), text)
+	case entryThought:
+		header(th.Thought.Bold(true), "● assistant · reasoning")
+		body(th.Thought, e.text)
+	case entryCall:
+		args := compactJSON(e.text)
+		if !e.expanded {
+			return []string{th.RoleTool.Render(ansi.Truncate("▸ → "+e.name+" "+args, w, "…"))}
+		}
+		out = append(out, th.RoleTool.Render(ansi.Truncate("▾ → "+e.name, w, "…")))
+		body(th.RoleTool, prettyJSON(e.text))
+	case entryResult:
+		st, mark := th.RoleTool, "←"
+		if e.isError {
+			st, mark = th.Error, "✗"
+		}
+		lines := strings.Split(sanitize(e.text), "\n")
+		if !e.expanded {
+			summary := fmt.Sprintf("▸ %s %s: %s", mark, e.name, strings.TrimSpace(lines[0]))
+			if n := len(lines); n > 1 {
+				summary += fmt.Sprintf(" (+%d lines)", n-1)
+			}
+			return []string{st.Render(ansi.Truncate(summary, w, "…"))}
+		}
+		out = append(out, st.Render(ansi.Truncate(fmt.Sprintf("▾ %s %s", mark, e.name), w, "…")))
+		text := e.text
+		if len(lines) > maxExpandedLines {
+			text = strings.Join(lines[:maxExpandedLines], "\n") +
+				fmt.Sprintf("\n… %d more lines (the Raw payload pane has them all)", len(lines)-maxExpandedLines)
+		}
+		body(lipgloss.NewStyle(), text)
+	case entryNote:
+		for _, ln := range wrapLines("ℹ "+e.text, w) {
+			out = append(out, th.Muted.Render(ln))
+		}
+	case entryWelcome:
+		for i, para := range strings.Split(e.text, "\n") {
+			st := th.Muted
+			if i == 0 {
+				st = th.Title
+			}
+			for _, ln := range wrapLines(para, w) {
+				out = append(out, st.Render(ln))
+			}
+		}
+	case entryRetry:
+		mark := "▸ ↻ "
+		if e.expanded {
+			mark = "▾ ↻ "
+		}
+		out = append(out, th.Warning.Render(ansi.Truncate(mark+e.name, w, "…")))
+		if e.expanded {
+			body(th.Muted, e.text)
+		}
+	case entryHalt:
+		header(th.Error.Bold(true), "■ halted")
+		body(th.Error, e.text)
+	}
+	return out
+}
+
+// wrapLines wraps s to w cells, honouring wide (CJK) characters, and
+// returns the lines. Control characters and escape sequences are removed
+// first so a tool's output cannot break the layout.
+func wrapLines(s string, w int) []string {
+	w = max(w, 1)
+	s = sanitize(s)
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		if para == "" {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(para, w, ""), "\n")...)
+	}
+	return out
+}
+
+// sanitize strips escape sequences and control characters (keeping
+// newlines) and expands tabs.
+func sanitize(s string) string {
+	if strings.ContainsRune(s, '\x1b') {
+		s = ansi.Strip(s)
+	}
+	clean := true
+	for _, r := range s {
+		if (r < 0x20 && r != '\n') || r == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString("    ")
+		case r == '\n':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			// dropped (\r, bells, ...)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func compactJSON(s string) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return buf.String()
+}
+
+func prettyJSON(s string) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, []byte(s), "", "  "); err != nil {
+		return s
+	}
+	return buf.String()
+}
+
+// historyPane is the transcript. It never renders the whole history: it
+// walks from the top of the visible window (or back from the end when it
+// follows the newest entry) and stops when the window is full.
+type historyPane struct {
+	entries []*historyEntry
+	th      theme.Theme
+	w, h    int // content width (without the selection gutter) and height
+
+	sel         int  // selected entry, -1 for none
+	follow      bool // stick to the newest entry
+	top         int  // first visible entry when not following
+	topLine     int  // lines of entries[top] scrolled past
+	allExpanded bool
+}
+
+func newHistoryPane() *historyPane { return &historyPane{sel: -1, follow: true} }
+
+func (p *historyPane) len() int { return len(p.entries) }
+
+func (p *historyPane) add(e *historyEntry) {
+	e.expanded = p.allExpanded && e.foldable()
+	p.entries = append(p.entries, e)
+}
+
+// setSize tells the pane its content size; caches keyed by width stay valid
+// when the width does not change.
+func (p *historyPane) setSize(th theme.Theme, w, h int) {
+	p.th, p.w, p.h = th, max(w, 1), max(h, 1)
+}
+
+func (p *historyPane) height(i int) int { return len(p.entries[i].render(p.th, p.w)) }
+
+// bottomTop is the window's top when the entry before end is at the bottom.
+func (p *historyPane) bottomTop(end int) (int, int) {
+	need := p.h
+	for i := end - 1; i >= 0; i-- {
+		n := p.height(i)
+		if n >= need {
+			return i, n - need
+		}
+		need -= n
+	}
+	return 0, 0
+}
+
+// windowTop is where the visible window starts, given that only the first
+// end entries exist at the selected step.
+func (p *historyPane) windowTop(end int) (int, int) {
+	if p.follow || p.top >= end {
+		return p.bottomTop(end)
+	}
+	// Never leave empty space below the last entry.
+	bt, bl := p.bottomTop(end)
+	if p.top > bt || (p.top == bt && p.topLine > bl) {
+		return bt, bl
+	}
+	return p.top, min(p.topLine, max(p.height(p.top)-1, 0))
+}
+
+func (p *historyPane) scrollUp(n, end int) {
+	t, l := p.windowTop(end)
+	l -= n
+	for l < 0 && t > 0 {
+		t--
+		l += p.height(t)
+	}
+	p.follow, p.top, p.topLine = false, t, max(l, 0)
+}
+
+func (p *historyPane) scrollDown(n, end int) {
+	t, l := p.windowTop(end)
+	l += n
+	for t < end && l >= p.height(t) {
+		l -= p.height(t)
+		t++
+	}
+	p.follow, p.top, p.topLine = false, t, l
+	if bt, bl := p.bottomTop(end); t > bt || (t == bt && l >= bl) {
+		p.follow = true
+	}
+}
+
+func (p *historyPane) toTop() { p.follow, p.top, p.topLine = false, 0, 0 }
+
+func (p *historyPane) toBottom() { p.follow, p.sel = true, -1 }
+
+// moveSel moves the selection by delta entries and scrolls it into view.
+func (p *historyPane) moveSel(delta, end int) {
+	if end == 0 {
+		return
+	}
+	if p.sel < 0 || p.sel >= end {
+		p.sel = end - 1
+		if delta > 0 {
+			p.ensureVisible(p.sel, end)
+			return
+		}
+		delta++
+	}
+	p.sel = min(max(p.sel+delta, 0), end-1)
+	p.ensureVisible(p.sel, end)
+}
+
+func (p *historyPane) ensureVisible(i, end int) {
+	t, l := p.windowTop(end)
+	if i < t || (i == t && l > 0) {
+		p.follow, p.top, p.topLine = false, i, 0
+		return
+	}
+	seen := p.height(t) - l
+	for k := t + 1; k <= i && seen <= p.h; k++ {
+		seen += p.height(k)
+	}
+	if seen <= p.h {
+		return
+	}
+	if i == end-1 {
+		p.follow = true
+		return
+	}
+	p.follow = false
+	p.top, p.topLine = p.bottomTop(i + 1)
+}
+
+// toggle expands or collapses the selected entry, or the newest foldable
+// one when nothing is selected.
+func (p *historyPane) toggle(end int) {
+	i := p.sel
+	if i < 0 || i >= end {
+		for i = end - 1; i >= 0 && !p.entries[i].foldable(); i-- {
+		}
+		if i < 0 {
+			return
+		}
+		p.sel = i
+	}
+	if e := p.entries[i]; e.foldable() {
+		e.expanded = !e.expanded
+		p.ensureVisible(i, end)
+	}
+}
+
+// toggleAll expands every tool call and result, or folds them all again.
+func (p *historyPane) toggleAll() {
+	p.allExpanded = !p.allExpanded
+	for _, e := range p.entries {
+		if e.foldable() {
+			e.expanded = p.allExpanded
+		}
+	}
+}
+
+// view returns the visible lines (at most h) with a two-cell gutter that
+// marks the selected entry.
+func (p *historyPane) view(end int, focused bool) []string {
+	end = min(end, len(p.entries))
+	t, l := p.windowTop(end)
+	out := make([]string, 0, p.h)
+	mark := p.th.Selected.Render("▌") + " "
+	if !focused {
+		mark = p.th.Muted.Render("│") + " "
+	}
+	for i := t; i < end && len(out) < p.h; i++ {
+		lines := p.entries[i].render(p.th, p.w)
+		start := 0
+		if i == t {
+			start = min(l, len(lines))
+		}
+		gutter := "  "
+		if i == p.sel {
+			gutter = mark
+		}
+		for _, ln := range lines[start:] {
+			if len(out) == p.h {
+				break
+			}
+			if ln == "" && i == p.sel {
+				out = append(out, "  ") // the blank spacer above a message is not part of it
+				continue
+			}
+			out = append(out, gutter+ln)
+		}
+	}
+	return out
+}
+
+// atBottom reports whether the newest entry is in view.
+func (p *historyPane) atBottom(end int) bool {
+	if p.follow {
+		return true
+	}
+	t, l := p.windowTop(end)
+	bt, bl := p.bottomTop(end)
+	return t == bt && l == bl
+}

@@ -1,0 +1,167 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/loop"
+)
+
+// liveState is the UI's own copy of what the engine has told it through
+// Transition records. The engine is never read while a step is in flight;
+// View and Update read this instead.
+type liveState struct {
+	state     loop.State
+	iteration int
+
+	// steps is every transition received, in order: the checkpoints that
+	// [ and ] move between.
+	steps []stepRecord
+	// cursor is the selected step, or -1 to follow the latest one.
+	cursor int
+
+	tokensIn, tokensOut int
+	lastLatencyMS       int64
+	hasLatency          bool
+
+	queued int // events waiting in the engine's queue
+
+	messages int // messages in the engine's history
+	chars    int // their size in characters, for the ~chars/4 token estimate
+}
+
+// stepRecord is one received transition and where the History pane stood
+// after it.
+type stepRecord struct {
+	t       loop.Transition
+	entries int // History entries that existed after this transition
+}
+
+func newLiveState() *liveState { return &liveState{cursor: -1} }
+
+// selectedIndex is the index of the step the panes show, -1 if none yet.
+func (l *liveState) selectedIndex() int {
+	if l.cursor >= 0 && l.cursor < len(l.steps) {
+		return l.cursor
+	}
+	return len(l.steps) - 1
+}
+
+// selected is the step the panes show, nil before the first transition.
+func (l *liveState) selected() *stepRecord {
+	i := l.selectedIndex()
+	if i < 0 {
+		return nil
+	}
+	return &l.steps[i]
+}
+
+// travelling reports whether the panes show an earlier step than the latest.
+func (l *liveState) travelling() bool {
+	return l.cursor >= 0 && l.cursor < len(l.steps)-1
+}
+
+// move shifts the time-travel cursor by delta steps; reaching the latest
+// step returns to following it.
+func (l *liveState) move(delta int) {
+	if len(l.steps) == 0 {
+		return
+	}
+	i := min(max(l.selectedIndex()+delta, 0), len(l.steps)-1)
+	if i == len(l.steps)-1 {
+		l.cursor = -1
+		return
+	}
+	l.cursor = i
+}
+
+// exchangeStep finds the step whose HTTP exchanges belong with step i: the
+// step itself if it made a provider call, else the latest earlier step of the
+// same iteration that did (the call that produced these tool calls). It
+// returns -1 when this iteration has not called the model yet.
+func (l *liveState) exchangeStep(i int) int {
+	if i < 0 || i >= len(l.steps) {
+		return -1
+	}
+	it := l.steps[i].t.Iteration
+	for j := i; j >= 0; j-- {
+		t := &l.steps[j].t
+		if t.Iteration != it || t.Edge == loop.EdgeNewEvent {
+			break
+		}
+		if len(t.Exchanges) > 0 || t.LLM != nil {
+			return j
+		}
+		if t.Edge == loop.EdgeContextReady {
+			break
+		}
+	}
+	return -1
+}
+
+// record takes in one transition: its messages, its output and its numbers.
+func (l *liveState) record(h *historyPane, t loop.Transition) {
+	l.state = t.To
+	l.iteration = t.Iteration
+	l.queued = t.QueueLen
+	if t.LLM != nil {
+		l.tokensIn += t.LLM.Usage.InputTokens
+		l.tokensOut += t.LLM.Usage.OutputTokens
+		l.lastLatencyMS = t.LLM.LatencyMS
+		l.hasLatency = true
+		for _, r := range t.LLM.Retries {
+			status := ""
+			if r.Status != 0 {
+				status = fmt.Sprintf("HTTP %d, ", r.Status)
+			}
+			h.add(&historyEntry{kind: entryRetry, name: fmt.Sprintf(
+				"retry %d: %swaited %d ms, then sent the request again", r.Attempt, status, r.WaitMS), text: r.Reason})
+		}
+	}
+	for _, msg := range t.Added {
+		l.addMessage(h, msg)
+	}
+	if t.Output != nil {
+		if t.Output.Halted {
+			h.add(&historyEntry{kind: entryHalt, text: t.Output.Text})
+		} else {
+			h.add(&historyEntry{kind: entryNote, text: "answer delivered to " + t.Output.Target})
+		}
+	}
+	if t.HistoryLen > 0 {
+		l.messages = t.HistoryLen
+	}
+	l.steps = append(l.steps, stepRecord{t: t, entries: h.len()})
+}
+
+// addMessage turns one history message into History entries: the text, the
+// model's reasoning, one folded line per tool call or result.
+func (l *liveState) addMessage(h *historyPane, msg history.Message) {
+	l.messages++
+	l.chars += len(msg.Text) + len(msg.Thought)
+	switch msg.Role {
+	case history.RoleUser:
+		kind := entryUser
+		if msg.Feedback {
+			kind = entryFeedback
+		}
+		h.add(&historyEntry{kind: kind, text: msg.Text})
+	case history.RoleAssistant:
+		if strings.TrimSpace(msg.Thought) != "" {
+			h.add(&historyEntry{kind: entryThought, text: msg.Thought})
+		}
+		if strings.TrimSpace(msg.Text) != "" || len(msg.ToolCalls) == 0 {
+			h.add(&historyEntry{kind: entryAssistant, text: msg.Text})
+		}
+		for _, c := range msg.ToolCalls {
+			l.chars += len(c.Name) + len(c.Args)
+			h.add(&historyEntry{kind: entryCall, name: c.Name, text: string(c.Args)})
+		}
+	case history.RoleTool:
+		if r := msg.Result; r != nil {
+			l.chars += len(r.Content)
+			h.add(&historyEntry{kind: entryResult, name: r.Name, text: r.Content, isError: r.IsError})
+		}
+	}
+}

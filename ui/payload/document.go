@@ -1,0 +1,229 @@
+package payload
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui/theme"
+)
+
+// The pane is built in two steps. First the exchange becomes a document:
+// logical lines of inked spans, independent of width and colours. Then the
+// document is wrapped to the pane's width and painted (wrap.go). Each step
+// is cached separately, so a resize only re-wraps.
+
+// ink names the role of a piece of text; the theme decides how it looks.
+type ink uint8
+
+const (
+	inkPlain ink = iota
+	inkMuted
+	inkBold
+	inkTitle
+	inkKey
+	inkString
+	inkNumber
+	inkBool
+	inkNull
+	inkPunct
+	inkRedacted
+	inkError
+	inkWarning
+	inkSuccess
+	inkCount // the number of inks; not an ink
+)
+
+// style is the theme's style for an ink.
+func (k ink) style(th theme.Theme) lipgloss.Style {
+	switch k {
+	case inkMuted:
+		return th.Muted
+	case inkBold:
+		return th.Bold
+	case inkTitle:
+		return th.Title
+	case inkKey:
+		return th.JSONKey
+	case inkString:
+		return th.JSONString
+	case inkNumber:
+		return th.JSONNumber
+	case inkBool:
+		return th.JSONBool
+	case inkNull:
+		return th.JSONNull
+	case inkPunct:
+		return th.JSONPunct
+	case inkRedacted:
+		return th.Redacted
+	case inkError:
+		return th.Error
+	case inkWarning:
+		return th.Warning
+	case inkSuccess:
+		return th.Success
+	}
+	return lipgloss.NewStyle()
+}
+
+// span is a piece of text in one ink. The text is already safe to print:
+// no control characters, valid UTF-8.
+type span struct {
+	ink  ink
+	text string
+}
+
+// line is one logical line: its indentation, the indentation of its
+// continuation lines when it wraps, and where its spans are in the
+// document's span list.
+type line struct {
+	indent, hang int
+	first, end   int // its spans are document.spans[first:end]
+}
+
+// document is the whole pane before wrapping. All lines share one list of
+// spans (a line's spans are contiguous), which keeps a 1 MiB body down to a
+// few large allocations.
+type document struct {
+	lines []line
+	spans []span
+}
+
+// spansOf returns the spans of line l.
+func (d *document) spansOf(l line) []span { return d.spans[l.first:l.end] }
+
+// newLine starts a line indented by indent cells whose continuations hang
+// at hang cells.
+func (d *document) newLine(indent, hang int) {
+	d.lines = append(d.lines, line{indent: indent, hang: hang, first: len(d.spans), end: len(d.spans)})
+}
+
+// add appends a span to the last line.
+func (d *document) add(k ink, text string) {
+	d.spans = append(d.spans, span{k, text})
+	d.lines[len(d.lines)-1].end = len(d.spans)
+}
+
+// put appends text in ink to the current line (starting one if needed).
+// Control characters and invalid bytes are escaped, and every [REDACTED]
+// mark gets the Redacted ink, wherever it appears.
+func (d *document) put(k ink, text string) {
+	if text == "" {
+		return
+	}
+	if len(d.lines) == 0 {
+		d.newLine(0, 0)
+	}
+	text = clean(text)
+	for {
+		i := strings.Index(text, providers.RedactedMark)
+		if i < 0 || k == inkRedacted {
+			break
+		}
+		if i > 0 {
+			d.add(k, text[:i])
+		}
+		d.add(inkRedacted, providers.RedactedMark)
+		text = text[i+len(providers.RedactedMark):]
+	}
+	if text != "" {
+		d.add(k, text)
+	}
+}
+
+// line writes a whole line of one ink.
+func (d *document) line(k ink, text string) {
+	d.newLine(0, 0)
+	d.put(k, text)
+}
+
+// blank writes an empty line.
+func (d *document) blank() { d.newLine(0, 0) }
+
+// text writes multi-line text, one logical line per line of s, indented.
+// A trailing newline does not make an empty last line; CRLF counts as one
+// line break.
+func (d *document) text(k ink, s string, indent int) {
+	s = strings.TrimSuffix(s, "\n")
+	for {
+		l, rest, more := strings.Cut(s, "\n")
+		d.newLine(indent, indent)
+		d.put(k, strings.TrimSuffix(l, "\r"))
+		if !more {
+			return
+		}
+		s = rest
+	}
+}
+
+// clean makes s safe to print in a terminal: tabs become spaces, other
+// control characters (C0, DEL, C1) are shown as \xNN or \u00NN escapes, and
+// bytes that are not UTF-8 as \xNN. Clean text is returned as is.
+func clean(s string) string {
+	if isClean(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '\t':
+				b.WriteString("    ")
+			case c < 0x20 || c == 0x7f:
+				b.WriteString(`\x`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&0xf])
+			default:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(`\x`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
+		case r >= 0x80 && r <= 0x9f: // C1 controls
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&0xf])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// isClean reports whether s needs no escaping.
+func isClean(s string) bool {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	if ascii {
+		return true
+	}
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r >= 0x80 && r <= 0x9f {
+			return false
+		}
+	}
+	return true
+}

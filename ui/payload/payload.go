@@ -1,0 +1,185 @@
+// Package payload renders the Raw payload pane: the exact bytes of one LLM
+// call's HTTP exchange, pretty-printed and coloured, with timings, headers,
+// redactions, streamed chunks and the JSON-mode parse step.
+//
+// Rendering a 1 MiB body is expensive, redrawing it must not be: a Renderer
+// keeps its recent results, so while nothing changes a frame costs a lookup.
+package payload
+
+import (
+	"reflect"
+
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui/theme"
+)
+
+// View selects what the pane shows.
+type View struct {
+	Exchanges  []providers.Exchange // the call's exchanges; retries make several
+	Index      int                  // which exchange to show (clamped to the range)
+	Response   bool                 // false: the request; true: the response
+	Headers    bool                 // show the HTTP headers
+	Parse      *providers.ParseStep // the JSON-mode parse step (Llama), shown with the response
+	Divergence string               // a replay divergence, shown as a warning at the top
+}
+
+// Renderer turns a View into lines and remembers its recent results, so the
+// pane costs almost nothing to redraw while nothing changes. It is not safe
+// for concurrent use; the UI owns one per pane.
+type Renderer struct {
+	documents []cachedDocument // most recent first
+	pages     []cachedPage     // most recent first
+}
+
+// How many results a Renderer keeps: enough to flip between request and
+// response, headers on and off, without recomputing.
+const (
+	keepDocuments = 4
+	keepPages     = 4
+)
+
+// contentKey identifies what a document shows, whatever the width or theme.
+// Bodies are identified by their backing array and length (the captured
+// bytes never change once recorded), so building a key costs no hashing.
+type contentKey struct {
+	count      int // len(View.Exchanges)
+	index      int
+	response   bool
+	headers    bool
+	parse      *providers.ParseStep
+	divergence string
+
+	method, url, err, exDivergence string
+	status                         int
+	ttfb, total                    int64
+	requestBody, responseBody      byteRef
+	chunks                         *providers.Chunk
+	nChunks                        int
+	requestHeaders                 uintptr
+	responseHeaders                uintptr
+	redacted                       int
+}
+
+// byteRef identifies a byte slice: its first byte's address and its length.
+type byteRef struct {
+	first *byte
+	n     int
+}
+
+func identify(b []byte) byteRef {
+	if len(b) == 0 {
+		return byteRef{}
+	}
+	return byteRef{&b[0], len(b)}
+}
+
+// mapID identifies a map by its address (0 for nil).
+func mapID(m map[string][]string) uintptr {
+	if m == nil {
+		return 0
+	}
+	return reflect.ValueOf(m).Pointer()
+}
+
+// pageKey identifies a wrapped, painted result.
+type pageKey struct {
+	content contentKey
+	width   int
+	paint   string // the brushes' fingerprint
+}
+
+type cachedDocument struct {
+	key contentKey
+	doc *document
+}
+
+type cachedPage struct {
+	key   pageKey
+	lines []string
+}
+
+// NewRenderer returns an empty Renderer.
+func NewRenderer() *Renderer { return &Renderer{} }
+
+// Lines returns every line of the pane's content at width cells (the caller
+// scrolls). No line is wider than width; width ≤ 0 gives no lines. The
+// returned slice is shared with the cache: do not modify it.
+func (r *Renderer) Lines(th theme.Theme, v View, width int) []string {
+	if width <= 0 {
+		return nil
+	}
+	br := newBrushes(th)
+	content := keyOf(v)
+	key := pageKey{content: content, width: width, paint: br.fingerprint()}
+	for i, p := range r.pages {
+		if p.key == key {
+			moveToFront(r.pages, i)
+			return p.lines
+		}
+	}
+	lines := wrap(r.document(v, content), width, br)
+	r.pages = remember(r.pages, cachedPage{key, lines}, keepPages)
+	return lines
+}
+
+// document returns the cached document for content, building it if needed.
+func (r *Renderer) document(v View, content contentKey) *document {
+	for i, d := range r.documents {
+		if d.key == content {
+			moveToFront(r.documents, i)
+			return d.doc
+		}
+	}
+	doc := build(v)
+	r.documents = remember(r.documents, cachedDocument{content, doc}, keepDocuments)
+	return doc
+}
+
+// keyOf builds the content key of v.
+func keyOf(v View) contentKey {
+	k := contentKey{
+		count:      len(v.Exchanges),
+		index:      clampIndex(v),
+		response:   v.Response,
+		headers:    v.Headers,
+		parse:      v.Parse,
+		divergence: v.Divergence,
+	}
+	if k.count == 0 {
+		return k
+	}
+	ex := &v.Exchanges[k.index]
+	k.method, k.url, k.err, k.exDivergence = ex.Method, ex.URL, ex.Err, ex.Divergence
+	k.status = ex.Status
+	k.ttfb, k.total = int64(ex.TTFB), int64(ex.Total)
+	k.requestBody, k.responseBody = identify(ex.RequestBody), identify(ex.ResponseBody)
+	if len(ex.Chunks) > 0 {
+		k.chunks = &ex.Chunks[0]
+	}
+	k.nChunks = len(ex.Chunks)
+	k.requestHeaders, k.responseHeaders = mapID(ex.RequestHeaders), mapID(ex.ResponseHeaders)
+	k.redacted = len(ex.Redacted)
+	return k
+}
+
+// clampIndex keeps v.Index within the exchanges.
+func clampIndex(v View) int {
+	return max(0, min(v.Index, len(v.Exchanges)-1))
+}
+
+// remember puts e at the front of list, keeping at most n entries.
+func remember[T any](list []T, e T, n int) []T {
+	if len(list) < n {
+		list = append(list, e)
+	}
+	copy(list[1:], list[:len(list)-1])
+	list[0] = e
+	return list
+}
+
+// moveToFront makes list[i] the most recent entry.
+func moveToFront[T any](list []T, i int) {
+	e := list[i]
+	copy(list[1:i+1], list[:i])
+	list[0] = e
+}

@@ -1,0 +1,71 @@
+// Package ui is glassbox's Bubble Tea program: the full-screen glass box
+// around the agent loop. It draws the History, State machine, Tool calls and
+// Raw payload panes, a status bar and an input line, and drives the engine
+// one transition per keypress (space), one iteration (i) or until something
+// needs a person (c). Everything it shows comes from the loop.Transition
+// records the engine returns; the UI keeps its own copy and never reads
+// engine state while a step is in flight.
+package ui
+
+import (
+	"context"
+	"errors"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/loop"
+)
+
+// Lesson is one bundled offline lesson, as the lessons menu lists it.
+type Lesson struct {
+	Name    string // "tour"
+	Title   string // "A tour: list, read, explain"
+	Request string // what the learner sends to start it
+}
+
+// Config is what the UI needs from main.
+type Config struct {
+	// Engine is the agent loop the UI drives. Required.
+	Engine *loop.Engine
+	// Person must be the same Person the engine (and its ask_user tool)
+	// were built with: it is how confirmations and questions reach the UI.
+	Person *Person
+	// Banner is a one-line description of the provider and backend, e.g.
+	// "gemini gemini-2.5-flash · offline: no GEMINI_API_KEY is set".
+	Banner string
+	// Backend is "live", "offline" or "replay"; BackendReason says why.
+	Backend       string
+	BackendReason string
+	// Workspace is the folder the tools may touch, shown to the learner.
+	Workspace string
+	// Lessons are the bundled lessons for the lessons menu (l).
+	Lessons []Lesson
+	// Lesson is the name of the starting lesson: its request is one
+	// keypress (Enter on an empty input) away.
+	Lesson string
+	// NoColor drops every colour (NO_COLOR).
+	NoColor bool
+}
+
+// Run opens the full-screen UI and returns when the person quits or ctx
+// ends. Nothing is printed to stdout besides the UI itself.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Engine == nil {
+		return errors.New("ui.Run: Config.Engine is required")
+	}
+	m := New(cfg)
+	m.base = ctx
+	p := tea.NewProgram(m,
+		tea.WithAltScreen(),
+		tea.WithMouseCellMotion(),
+		tea.WithContext(ctx),
+	)
+	final, err := p.Run()
+	if fm, ok := final.(Model); ok {
+		fm.cancelStep()
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // the context ended (e.g. SIGINT from outside): a normal exit
+	}
+	return err
+}

@@ -1,0 +1,298 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/ui/theme"
+)
+
+// View draws the whole screen: panes (grid or tabs), any modal on top, the
+// input line, the key help and the status bar. Every line is exactly the
+// terminal's width, and there are exactly as many lines as it is tall.
+func (m Model) View() string {
+	if !m.ready {
+		return "starting glassbox…"
+	}
+	L := m.computeLayout()
+	if L.mode == layoutTooSmall {
+		return m.tooSmallView()
+	}
+	var blocks []block
+	if L.mode == layoutTabs {
+		blocks = append(blocks, block{L.tabBar, []string{m.tabBarView(L.tabBar.w)}})
+	}
+	for p := paneID(0); p < numPanes; p++ {
+		if L.shown[p] {
+			blocks = append(blocks, block{L.panes[p], m.paneView(p, L.panes[p])})
+		}
+	}
+	blocks = append(blocks,
+		block{L.input, m.inputView()},
+		block{L.help, []string{m.helpLineView(L.help.w)}},
+		block{L.status, []string{m.statusView(L.status.w)}},
+	)
+	screen := compose(m.width, m.height, blocks)
+	if box, ok := m.overlayView(L.body); ok {
+		overlay(screen, box)
+	}
+	return strings.Join(screen, "\n")
+}
+
+func (m Model) tooSmallView() string {
+	msg := fmt.Sprintf("terminal too small: need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)
+	lines := make([]string, max(m.height, 1))
+	for i, ln := range wrapLines(msg, max(m.width, 1)) {
+		if i < len(lines) {
+			lines[i] = ln
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// block is some lines placed at a rectangle of the screen.
+type block struct {
+	r     rect
+	lines []string
+}
+
+// compose lays blocks out on a width×height screen. Blocks must not overlap
+// (overlay handles modals); gaps are filled with spaces.
+func compose(width, height int, blocks []block) []string {
+	sort.SliceStable(blocks, func(i, j int) bool { return blocks[i].r.x < blocks[j].r.x })
+	screen := make([]string, height)
+	var b strings.Builder
+	for y := 0; y < height; y++ {
+		b.Reset()
+		x := 0
+		for _, bl := range blocks {
+			if y < bl.r.y || y >= bl.r.y+bl.r.h || bl.r.w <= 0 || bl.r.x < x {
+				continue
+			}
+			b.WriteString(strings.Repeat(" ", bl.r.x-x))
+			line := ""
+			if i := y - bl.r.y; i < len(bl.lines) {
+				line = bl.lines[i]
+			}
+			b.WriteString(fit(line, bl.r.w))
+			x = bl.r.x + bl.r.w
+		}
+		if x < width {
+			b.WriteString(strings.Repeat(" ", width-x))
+		}
+		screen[y] = b.String()
+	}
+	return screen
+}
+
+// fit truncates or pads s to exactly w cells.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "")
+		sw = ansi.StringWidth(s)
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// overlay draws box over screen, centred on its rectangle.
+func overlay(screen []string, box block) {
+	for i, ln := range box.lines {
+		y := box.r.y + i
+		if y < 0 || y >= len(screen) || i >= box.r.h {
+			continue
+		}
+		base := screen[y]
+		left := fit(ansi.Cut(base, 0, box.r.x), box.r.x)
+		right := ansi.Cut(base, box.r.x+box.r.w, ansi.StringWidth(base))
+		screen[y] = left + fit(ln, box.r.w) + right
+	}
+}
+
+// frame draws a pane's border with its title (and info on the right) around
+// content, in exactly r.w×r.h cells.
+func frame(th theme.Theme, title, info string, focused bool, r rect, content []string) []string {
+	if r.w < 2 || r.h < 2 {
+		return nil
+	}
+	st := th.Pane
+	if focused {
+		st = th.PaneFocused
+	}
+	bd := st.GetBorderStyle()
+	if bd.Top == "" {
+		bd = lipgloss.RoundedBorder()
+	}
+	bs := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())
+	titleSt := th.Bold
+	if focused {
+		titleSt = th.Title
+	}
+
+	iw := r.w - 2
+	head := ""
+	if title != "" && iw >= 4 {
+		head = bs.Render(bd.Top) + titleSt.Render(ansi.Truncate(" "+title+" ", iw-1, "…"))
+	}
+	tail := ""
+	if info != "" {
+		room := iw - ansi.StringWidth(head) - 2
+		if room > 3 {
+			tail = th.Muted.Render(ansi.Truncate(" "+info+" ", room, "…")) + bs.Render(bd.Top)
+		}
+	}
+	fill := max(iw-ansi.StringWidth(head)-ansi.StringWidth(tail), 0)
+	out := make([]string, 0, r.h)
+	out = append(out, bs.Render(bd.TopLeft)+head+bs.Render(strings.Repeat(bd.Top, fill))+tail+bs.Render(bd.TopRight))
+	left, right := bs.Render(bd.Left), bs.Render(bd.Right)
+	for i := 0; i < r.h-2; i++ {
+		line := ""
+		if i < len(content) {
+			line = content[i]
+		}
+		out = append(out, left+fit(line, iw)+right)
+	}
+	out = append(out, bs.Render(bd.BottomLeft+strings.Repeat(bd.Bottom, iw)+bd.BottomRight))
+	return out
+}
+
+// tabBarView is the row of pane names in tabs mode; tab switches.
+func (m Model) tabBarView(w int) string {
+	var parts []string
+	titles := tabTitles(w)
+	for p := paneID(0); p < numPanes; p++ {
+		name := " " + titles[p] + " "
+		if p == m.pane {
+			parts = append(parts, m.th.Current.Render(name))
+		} else {
+			parts = append(parts, m.th.Muted.Render(name))
+		}
+	}
+	hint := m.th.Muted.Render("  tab ⇥")
+	return ansi.Truncate(strings.Join(parts, m.th.Muted.Render("│"))+hint, w, "…")
+}
+
+// inputView is the input line (the textarea).
+func (m Model) inputView() []string {
+	return strings.Split(m.input.View(), "\n")
+}
+
+// helpLineView is the latest notice ("cancelled: …", "idle — …") followed
+// by the short help for whatever has the keyboard.
+func (m Model) helpLineView(w int) string {
+	if w <= 0 {
+		return ""
+	}
+	notice := ""
+	if m.notice != "" {
+		notice = m.th.Warning.Render(ansi.Truncate(m.notice, w, "…")) + "  "
+	}
+	return notice + m.shortHelpView(w-ansi.StringWidth(notice))
+}
+
+func (m Model) shortHelpView(w int) string {
+	if w <= 0 {
+		return ""
+	}
+	h := m.help
+	h.Width = w
+	switch {
+	case m.confirm != nil:
+		return h.ShortHelpView([]key.Binding{m.keys.AllowOnce, m.keys.AllowSession, m.keys.Deny, m.keys.Up, m.keys.Down, m.keys.Cancel})
+	case m.ask != nil:
+		return m.th.Help.Render(ansi.Truncate("1–9 pick · ↑/↓ + enter · type an answer + enter · esc dismiss", w, "…"))
+	case m.lessons != nil:
+		return m.th.Help.Render(ansi.Truncate("↑/↓ + enter or 1–9 pick · esc close", w, "…"))
+	case m.helpOpen:
+		return m.th.Help.Render(ansi.Truncate("esc or ? closes the help", w, "…"))
+	case m.inputFocused:
+		return h.View(inputHelp{m.keys})
+	}
+	return h.View(stepperHelp{k: m.keys, pane: m.pane})
+}
+
+// overlayView is the modal, lessons menu or help box on top of the body, if
+// one is open.
+func (m Model) overlayView(body rect) (block, bool) {
+	w := min(body.w, 100)
+	h := body.h
+	if w < 10 || h < 4 {
+		return block{}, false
+	}
+	var title string
+	var content []string
+	iw, ih := w-4, h-2
+	switch {
+	case m.confirm != nil:
+		title = "Confirm: " + m.confirm.req.confirm.Call.Name
+		content = m.confirm.view(m.th, iw, ih)
+	case m.ask != nil:
+		title = "Question from the agent"
+		content = m.ask.view(m.th, iw, ih)
+	case m.lessons != nil:
+		title = "Lessons"
+		content = m.lessons.view(m.th, m.cfg.Lessons, iw, min(ih, len(m.cfg.Lessons)+5))
+	case m.helpOpen:
+		title = "Keys"
+		content = m.helpView(iw, ih)
+	default:
+		return block{}, false
+	}
+	ih = min(ih, len(content))
+	r := rect{x: body.x + (body.w-w)/2, y: body.y + max((body.h-ih-2)/2, 0), w: w, h: ih + 2}
+	padded := make([]string, len(content))
+	for i, ln := range content {
+		padded[i] = " " + ln
+	}
+	return block{r, frame(m.th, title, "", true, r, padded)}, true
+}
+
+// helpView is the full key reference (bubbles/help) with a few words on
+// how the glass box works.
+func (m Model) helpView(w, h int) []string {
+	intro := []string{
+		m.th.Bold.Render("glassbox: the agent loop, one transition at a time"),
+		"",
+	}
+	for _, ln := range wrapLines("Type a request and press Enter: it becomes an event in the queue. "+
+		"Then step: space takes one transition (the diagram lights the new state), i runs one iteration "+
+		"(one model call and its tool calls), c runs until the answer, a breakpoint or a question. "+
+		"[ and ] move back and forward through the steps taken; every pane follows.", w) {
+		intro = append(intro, m.th.Muted.Render(ln))
+	}
+	intro = append(intro, "")
+	// As many key columns side by side as fit; the rest below.
+	groups := m.keys.FullHelp()
+	hm := m.help
+	hm.Width = 0
+	per := len(groups)
+	for ; per > 1; per-- {
+		if lipgloss.Width(hm.FullHelpView(groups[:per])) <= w {
+			break
+		}
+	}
+	out := intro
+	for i := 0; i < len(groups); i += per {
+		if i > 0 {
+			out = append(out, "")
+		}
+		out = append(out, strings.Split(hm.FullHelpView(groups[i:min(i+per, len(groups))]), "\n")...)
+	}
+	if len(out) > h {
+		// Too tall: scroll (↑/↓), keeping the last line for the hint.
+		top := min(m.helpTop, len(out)-(h-1))
+		out = append(out[top:top+h-1], m.th.Muted.Render("↑/↓ scroll the keys"))
+	}
+	return out
+}
