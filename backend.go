@@ -23,6 +23,12 @@ const (
 	offlineOllamaURL = "http://ollama.offline.invalid"
 )
 
+// placeholderKey stands in for an API key where none is needed (offline,
+// replay). The capture transport masks the key's literal value everywhere,
+// so it must be a string that never occurs in a payload: a plain word such
+// as "offline" would be masked inside URLs and model text too.
+const placeholderKey = "glassbox-placeholder-key-0000"
+
 // backend is the provider the engine talks to and how it is reached.
 type backend struct {
 	provider loop.Provider
@@ -68,7 +74,7 @@ func chooseBackend(ctx context.Context, o options) (*backend, error) {
 		b.replay = providers.NewReplayTransport(c)
 		base = b.replay
 		b.kind, b.reason = "replay", "serving "+o.replay+" (recorded "+c.Header.RecordedAt.Format(time.DateTime)+")"
-		key, host = "replay", offlineOllamaURL
+		key, host = placeholderKey, offlineOllamaURL
 	case o.provider == "gemini":
 		switch {
 		case o.offline:
@@ -104,7 +110,7 @@ func chooseBackend(ctx context.Context, o options) (*backend, error) {
 	baseURL := ""
 	if b.kind == "offline" {
 		base = offline.NewTransport(offline.Config{Latency: o.simLatency})
-		key, host, baseURL = "offline", offlineOllamaURL, offlineGeminiURL
+		key, host, baseURL = placeholderKey, offlineOllamaURL, offlineGeminiURL
 	}
 	if b.kind == "replay" {
 		baseURL = offlineGeminiURL

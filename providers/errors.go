@@ -15,7 +15,8 @@ const (
 	KindBadRequest  ErrorKind = "bad_request" // the request was rejected as invalid
 	KindRateLimit   ErrorKind = "rate_limit"  // 429: retry after a delay
 	KindUnavailable ErrorKind = "unavailable" // 5xx: the service is overloaded or down
-	KindNetwork     ErrorKind = "network"     // connection refused or reset, stream cut
+	KindNetwork     ErrorKind = "network"     // connection reset, timeout, stream cut: may work on a retry
+	KindUnreachable ErrorKind = "unreachable" // connection refused or unknown host: nothing is there, retrying won't help
 	KindBlocked     ErrorKind = "blocked"     // the prompt or reply was blocked (safety)
 	KindCanceled    ErrorKind = "canceled"    // the person cancelled the call
 	KindUnsupported ErrorKind = "unsupported" // e.g. a model without tool support

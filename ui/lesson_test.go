@@ -33,7 +33,7 @@ func offlineWorldWith(t testing.TB, lesson string, base loop.Config) (Config, st
 		t.Fatal(err)
 	}
 	prov, err := gemini.New(context.Background(), gemini.Config{
-		APIKey:    "offline",
+		APIKey:    "glassbox-placeholder-key-0000",
 		BaseURL:   "http://gemini.offline.invalid/",
 		Transport: offline.NewTransport(offline.Config{Latency: 0}),
 	})

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"google.golang.org/genai"
@@ -40,6 +42,12 @@ func (p *Provider) classifyError(ctx context.Context, err error, exchanges []pro
 		return p.apiError(ae, err, exchanges)
 	}
 
+	var dnsErr *net.DNSError
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dnsErr) {
+		return providers.Errorf(providers.KindUnreachable, 0, err,
+			"nothing answered at %s (%v); check the network connection, or GOOGLE_GEMINI_BASE_URL if you set it.",
+			host(exchanges), rootCause(err))
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return providers.Errorf(providers.KindNetwork, 0, err,

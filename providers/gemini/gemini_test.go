@@ -460,10 +460,10 @@ func TestTransportFailures(t *testing.T) {
 		p := newTestProvider(t, nil, Config{BaseURL: closed.URL})
 		resp, err := p.Call(context.Background(), userSays("hi"))
 		var pe *providers.Error
-		if !errors.As(err, &pe) || pe.Kind != providers.KindNetwork || !pe.Transient() {
-			t.Fatalf("error = %v, want a transient network error", err)
+		if !errors.As(err, &pe) || pe.Kind != providers.KindUnreachable || pe.Transient() {
+			t.Fatalf("error = %v, want an unreachable error that is not retried", err)
 		}
-		if !strings.Contains(pe.Message, "could not reach Gemini at "+closed.URL) || !strings.Contains(pe.Message, "connection refused") {
+		if !strings.Contains(pe.Message, "nothing answered at "+closed.URL) || !strings.Contains(pe.Message, "connection refused") {
 			t.Errorf("message = %q, want it to name the address and the cause", pe.Message)
 		}
 		if len(resp.Exchanges) != 1 || !strings.Contains(resp.Exchanges[0].Err, "connection refused") {

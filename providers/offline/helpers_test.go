@@ -33,10 +33,11 @@ func sampleFiles() map[string]string {
 
 // world is the fake workspace plus the person's choices.
 type world struct {
-	files   map[string]string
-	approve bool   // the person's answer to every confirmation
-	answer  string // the person's answer to ask_user ("" = no answer available)
-	python  bool   // python3 is installed
+	files        map[string]string
+	approve      bool   // the person's answer to every confirmation
+	policyDenies bool   // a custom rule denies write_file and execute_command
+	answer       string // the person's answer to ask_user ("" = no answer available)
+	python       bool   // python3 is installed
 }
 
 func newWorld() *world {
@@ -47,16 +48,19 @@ func newWorld() *world {
 func (w *world) run(name string, a map[string]any) (string, bool) {
 	str := func(k string) string { s, _ := a[k].(string); return s }
 	if p := str("path"); p != "" && (strings.HasPrefix(p, "/") || strings.HasPrefix(path.Clean(p), "..")) {
-		return "denied by rule path-outside-workspace: a path argument resolves outside the workspace", true
+		return "DENIED by the security policy (rule path-outside-workspace): a path argument resolves outside the workspace.", true
 	}
 	switch name {
 	case "read_file", "list_files", "ask_user":
 	case "write_file", "execute_command":
+		if w.policyDenies {
+			return "DENIED by the security policy (rule no-writes): this workshop is read-only.", true
+		}
 		if !w.approve {
 			return "The person denied this call (rule changes-need-approval).", true
 		}
 	default:
-		return fmt.Sprintf("denied by rule unknown-tool: there is no tool named %q", name), true
+		return fmt.Sprintf("DENIED by the security policy (rule unknown-tool): there is no tool named %q.", name), true
 	}
 	switch name {
 	case "read_file":

@@ -183,8 +183,12 @@ func writeFileScript(c conversation) reply {
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
-		return finalReply("You declined the write, so I did not create farewell.py; the workspace is unchanged. " +
-			"That is the security layer working: write_file always needs a person's approval.\n(the loop told me: " + firstLine(r.Content) + ")")
+		why := "That is the security layer working: write_file always needs a person's approval."
+		if byPolicy(r.Content) {
+			why = "A rule of the security policy refused it before anyone was asked."
+		}
+		return finalReply(declined(r.Content, "the write") + ", so I did not create farewell.py; the workspace is unchanged. " +
+			why + "\n(the loop told me: " + firstLine(r.Content) + ")")
 	case r.IsError:
 		return finalReply("The write failed, so farewell.py was not created. The tool said:\n" + quote(r.Content, 6))
 	}
@@ -201,7 +205,7 @@ func runCommandScript(c conversation) reply {
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
-		return finalReply("You declined the command, so nothing ran and I cannot tell you what hello.py prints. " +
+		return finalReply(declined(r.Content, "the command") + ", so nothing ran and I cannot tell you what hello.py prints. " +
 			"Reading the file with read_file would show it without running anything.\n(the loop told me: " + firstLine(r.Content) + ")")
 	case missingProgram(r.Content):
 		return finalReply("The command could not start: python3 does not seem to be installed on this machine. The tool said:\n" +
@@ -237,7 +241,11 @@ func askDeleteScript(c conversation) reply {
 	}
 	switch {
 	case rm.IsError && isDenial(rm.Content):
-		return finalReply("You said yes to my question, but declined the rm command itself, so old_log.txt is still there. " +
+		who := "declined"
+		if byPolicy(rm.Content) {
+			who = "the security policy denied"
+		}
+		return finalReply("You said yes to my question, but " + who + " the rm command itself, so old_log.txt is still there. " +
 			"My question was just text; only the security layer's confirmation can let a command run.")
 	case rm.IsError:
 		return finalReply("I tried to delete old_log.txt, but the command failed:\n" + quote(rm.Content, 6))
@@ -519,6 +527,21 @@ func lineCount(s string) int {
 		return 0
 	}
 	return strings.Count(s, "\n") + 1
+}
+
+// byPolicy reports whether a denial came from a security rule rather than
+// from the person, so the tutor never blames the person for a rule.
+func byPolicy(content string) bool {
+	return strings.Contains(strings.ToLower(content), "security policy")
+}
+
+// declined says who refused a call: "You declined" or "The security policy
+// denied", followed by what.
+func declined(content, what string) string {
+	if byPolicy(content) {
+		return "The security policy denied " + what
+	}
+	return "You declined " + what
 }
 
 // isDenial reports whether an error result says a rule or the person

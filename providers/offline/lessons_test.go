@@ -83,6 +83,9 @@ func TestLessonsOnEveryDialect(t *testing.T) {
 					t.Error("farewell.py was written although the person denied it")
 				}
 			}},
+		{name: "write-file denied by a rule", lesson: "write-file", setup: func(w *world) { w.policyDenies = true },
+			calls: map[string][]string{"": {write}},
+			final: map[string][]string{"": {"The security policy denied the write", "A rule of the security policy refused it"}}},
 		{name: "run-command", lesson: "run-command",
 			calls: map[string][]string{"": {runHello}},
 			final: map[string][]string{"": {"    Hello, world!", "greet(\"world\")"}}},

@@ -251,6 +251,9 @@ func (in intent) writeScript(c conversation) reply {
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
+		if byPolicy(r.Content) {
+			return finalReply(in.say("The security policy denied the write, so "+f+" was not written.", "セキュリティポリシーが拒否したので "+f+" は書きませんでした。"))
+		}
 		return finalReply(in.say("You declined, so "+f+" was not written.", "拒否されたので "+f+" は書きませんでした。"))
 	case r.IsError:
 		return finalReply(in.say("Writing "+f+" failed: ", f+" を書けませんでした: ") + firstLine(r.Content))

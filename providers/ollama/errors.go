@@ -35,6 +35,12 @@ type callFacts struct {
 // explainError turns whatever the SDK returned into a *providers.Error whose
 // Message says what happened and what to do about it. err must not be nil.
 func explainError(ctx context.Context, err error, f callFacts) *providers.Error {
+	// The replay transport (or another part of glassbox) may already have
+	// phrased the failure; keep its words and its kind.
+	var phrased *providers.Error
+	if errors.As(err, &phrased) {
+		return phrased
+	}
 	// The person (or a deadline) stopped the call: say so, whatever the
 	// transport made of it.
 	if ctxErr := ctx.Err(); ctxErr != nil {
@@ -66,12 +72,12 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 	}
 
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return providers.Errorf(providers.KindNetwork, 0, err,
+		return providers.Errorf(providers.KindUnreachable, 0, err,
 			"Ollama is not running at %s — start it with `ollama serve` (or set OLLAMA_HOST to where it runs).", f.host)
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		return providers.Errorf(providers.KindNetwork, 0, err,
+		return providers.Errorf(providers.KindUnreachable, 0, err,
 			"cannot find the Ollama host %q (%s) — check OLLAMA_HOST.", dnsErr.Name, dnsErr.Err)
 	}
 	var netErr net.Error

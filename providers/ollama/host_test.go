@@ -123,7 +123,7 @@ func TestProbe(t *testing.T) {
 		message string
 	}{
 		{name: "Ollama answers", host: answering.URL},
-		{name: "nothing listens", host: closed, kind: providers.KindNetwork, message: "Ollama is not running at http://" + closed},
+		{name: "nothing listens", host: closed, kind: providers.KindUnreachable, message: "Ollama is not running at http://" + closed},
 		{name: "something else answers", host: notOllama.URL, kind: providers.KindNotFound, message: "does not look like an Ollama server"},
 		{name: "no answer in time", host: hanging.URL, timeout: 50 * time.Millisecond, kind: providers.KindNetwork, message: "within the probe's time limit"},
 		{name: "not an address", host: "localhost:x", kind: providers.KindBadRequest, message: `has the port "x"`},

@@ -762,7 +762,10 @@ func TestCallConnectionRefused(t *testing.T) {
 
 	p := newProvider(t, host, ToolModeJSON, false)
 	resp, err := p.Call(context.Background(), weatherRequest())
-	checkError(t, err, providers.KindNetwork, 0, []string{"Ollama is not running at " + host + " — start it with `ollama serve`"})
+	checkError(t, err, providers.KindUnreachable, 0, []string{"Ollama is not running at " + host + " — start it with `ollama serve`"})
+	if providers.AsError(err).Transient() {
+		t.Error("a refused connection must not be retried: nothing is listening")
+	}
 	if resp == nil || len(resp.Exchanges) != 1 || resp.Exchanges[0].Err == "" {
 		t.Errorf("Response = %+v, want the failed exchange", resp)
 	}
