@@ -30,7 +30,8 @@ import (
 //	ask-delete       → ask_user "Delete old_log.txt?" [yes, no]
 //	                 yes → ⇒ execute_command "rm old_log.txt" → answer (deleted / you declined the command)
 //	                 no, other or no answer → answer: kept old_log.txt
-//	path-escape      → read_file "../../etc/passwd" (DENY: path-outside-workspace)
+//	path-escape      → read_file "../../etc/passwd" + read_file "/etc/hostname" in one response
+//	                   (JSON mode: one after the other), both DENIED by path-outside-workspace
 //	                 → answer explaining the sandbox (or, if a custom policy let it through, says so)
 //	malformed        → finishReason                     → prose + JSON missing its      → tool_calls open_file (no such
 //	                   MALFORMED_FUNCTION_CALL,           closing brace (the loop         tool: the engine denies it as
@@ -92,7 +93,7 @@ func Lessons() []Lesson {
 			Request: "Ask me first, then delete old_log.txt if I say yes.",
 			script:  askDeleteScript},
 		{Name: "path-escape", Title: "The security layer denies a path outside the workspace",
-			Request: "Show me what is in ../../etc/passwd.",
+			Request: "Show me what is in ../../etc/passwd and /etc/hostname.",
 			script:  pathEscapeScript},
 		{Name: "malformed", Title: "A malformed reply, the loop's feedback, and the repair",
 			Request: "Read notes/todo.txt and tell me what is left to do.",
@@ -254,23 +255,42 @@ func askDeleteScript(c conversation) reply {
 }
 
 func pathEscapeScript(c conversation) reply {
-	const target = "../../etc/passwd"
-	r, done := c.resultFor("read_file", "path", target)
-	if !done {
-		return callReply("The person asked for "+target+"; I will try to read it.",
-			toolCall{Name: "read_file", Args: args{{"path", target}}})
+	// Two ways out of the sandbox: climbing with .. and an absolute path.
+	// Where the dialect allows it both go out in one response, so the loop
+	// records one denial and moves straight on to the next call
+	// (RECORDING_ERROR --next_tool_call--> CHECKING_POLICY).
+	targets := []string{"../../etc/passwd", "/etc/hostname"}
+	var missing []toolCall
+	for _, f := range targets {
+		if _, ok := c.resultFor("read_file", "path", f); !ok {
+			missing = append(missing, toolCall{Name: "read_file", Args: args{{"path", f}}})
+		}
 	}
-	switch {
-	case r.IsError && isDenial(r.Content):
-		return finalReply("I could not read " + target + ": the security layer denied it (" + firstLine(r.Content) + ").\n" +
-			"The path climbs out of the workspace, and the rule path-outside-workspace denies any path that resolves " +
-			"outside it, before the tool even runs. The agent can only touch the copy of the sample project it was given.")
-	case r.IsError:
-		return finalReply("The read failed: " + firstLine(r.Content) + "\nNormally the path-outside-workspace rule denies this " +
-			"path before the tool runs; check whether a custom --policy changed that.")
+	if len(missing) > 0 {
+		if c.dialect == dialectLlamaJSON {
+			return callReply("The person asked for files outside the project; I will try "+missing[0].Args.str("path")+".", missing[0])
+		}
+		return callReply("The person asked for two files outside the project; I will try both at once.", missing...)
 	}
-	return finalReply("The read was NOT blocked, which means the active policy allows paths outside the workspace " +
-		"(the built-in rule path-outside-workspace would have denied it). The file starts with:\n" + quote(r.Content, 3))
+	var b strings.Builder
+	allowed := false
+	for _, f := range targets {
+		r, _ := c.resultFor("read_file", "path", f)
+		switch {
+		case r.IsError && isDenial(r.Content):
+			fmt.Fprintf(&b, "I could not read %s: the security layer denied it (%s).\n", f, firstLine(r.Content))
+		case r.IsError:
+			fmt.Fprintf(&b, "Reading %s failed: %s. Normally the path-outside-workspace rule denies this path before the tool runs; check whether a custom --policy changed that.\n", f, firstLine(r.Content))
+		default:
+			allowed = true
+			fmt.Fprintf(&b, "The read of %s was NOT blocked, so the active policy allows paths outside the workspace (the built-in rule path-outside-workspace would have denied it). It starts with:\n%s\n", f, quote(r.Content, 3))
+		}
+	}
+	if !allowed {
+		b.WriteString("Both paths resolve outside the workspace — one climbs out with .., the other is absolute — and the rule " +
+			"path-outside-workspace denies any such path before the tool even runs. The agent can only touch the copy of the sample project it was given.")
+	}
+	return finalReply(strings.TrimRight(b.String(), "\n"))
 }
 
 func malformedScript(c conversation) reply {

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers/offline"
+)
+
+// dialects are the three ways glassbox talks to a model.
+var dialects = []struct {
+	name string
+	args []string
+}{
+	{"gemini", []string{"--provider", "gemini"}},
+	{"llama-json", []string{"--provider", "llama", "--tool-mode", "json"}},
+	{"llama-native", []string{"--provider", "llama", "--tool-mode", "native"}},
+}
+
+func flat(parts ...string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, strings.Fields(p)...)
+	}
+	return out
+}
+
+// TestLessonsHeadless runs every bundled lesson through `glassbox run`
+// offline on every dialect and checks the exact transitions: the lesson
+// scripts, the real SDK clients, the providers and the engine together.
+func TestLessonsHeadless(t *testing.T) {
+	isolate(t)
+	type want struct {
+		edges  string
+		answer string // a piece of the delivered (or reported) text
+	}
+	tests := []struct {
+		lesson string
+		stdin  string
+		extra  []string
+		code   int
+		all    want            // for every dialect unless overridden
+		by     map[string]want // per dialect
+	}{
+		{lesson: "tour", all: want{"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "def greet(name)"}},
+		{lesson: "write-file", stdin: "y\n", all: want{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "You approved the write"}},
+		{lesson: "write-file", stdin: "n\n", all: want{"new_event context_ready tool_call confirm_required user_denial observed context_ready final_answer delivered", "You declined the write"}},
+		{lesson: "run-command", stdin: "y\n", all: want{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "Hello, world!"}},
+		{lesson: "ask-delete", stdin: "1\ny\n", all: want{"new_event context_ready tool_call allow tool_success observed context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "Deleted old_log.txt"}},
+		{lesson: "ask-delete", stdin: "2\n", all: want{"new_event context_ready tool_call allow tool_success observed context_ready final_answer delivered", "You said no"}},
+		{lesson: "path-escape",
+			all: want{"new_event context_ready tool_call deny next_tool_call deny observed context_ready final_answer delivered", "path-outside-workspace"},
+			by: map[string]want{"llama-json": {"new_event context_ready tool_call deny observed context_ready tool_call deny observed context_ready final_answer delivered", "path-outside-workspace"}}},
+		{lesson: "malformed",
+			all: want{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "write a test for greet"},
+			by: map[string]want{"llama-native": {"new_event context_ready tool_call deny observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "write a test for greet"}}},
+		{lesson: "tool-failure", all: want{"new_event context_ready tool_call allow tool_failure observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "config.yaml"}},
+		{lesson: "parallel",
+			all: want{"new_event context_ready tool_call allow tool_success next_tool_call allow tool_success observed context_ready final_answer delivered", "ONE response"},
+			by: map[string]want{"llama-json": {"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "one tool call per reply"}}},
+		{lesson: "iteration-limit", extra: []string{"--max-iterations", "2"}, code: exitHalted,
+			all: want{"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed max_iterations reported", "iteration limit"}},
+		{lesson: "rate-limit", all: want{"new_event context_ready final_answer delivered", ""}},
+		{lesson: "outage", code: exitProvider, all: want{"new_event context_ready llm_failure reported", "gave up after 3 retries"}},
+	}
+	covered := map[string]bool{}
+	seenLessons := map[string]bool{}
+	for _, tc := range tests {
+		seenLessons[tc.lesson] = true
+		for _, d := range dialects {
+			w := tc.all
+			if o, ok := tc.by[d.name]; ok {
+				w = o
+			}
+			name := tc.lesson + "/" + d.name
+			if tc.stdin != "" {
+				name += "/" + strings.TrimSpace(strings.ReplaceAll(tc.stdin, "\n", ","))
+			}
+			t.Run(name, func(t *testing.T) {
+				args := slices.Concat([]string{"--offline", "--lesson", tc.lesson}, d.args, tc.extra)
+				code, lines, stderr := runJSON(t, tc.stdin, args...)
+				if code != tc.code {
+					t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+				}
+				if got, want := edges(lines), flat(w.edges); !slices.Equal(got, want) {
+					t.Fatalf("edges\n got %v\nwant %v", got, want)
+				}
+				last := lines[len(lines)-1]
+				if last.Output == nil || !strings.Contains(last.Output.Text, w.answer) {
+					t.Fatalf("last output %+v lacks %q", last.Output, w.answer)
+				}
+				for _, l := range lines {
+					covered[l.From+" "+l.Edge+" "+l.To] = true
+					if l.LLM != nil && (l.LLM.Backend != "offline" || l.LLM.Provider != strings.Split(d.name, "-")[0]) {
+						t.Errorf("llm record says provider %q backend %q", l.LLM.Provider, l.LLM.Backend)
+					}
+				}
+				switch tc.lesson {
+				case "rate-limit":
+					if r := lines[2].LLM.Retries; len(r) != 1 || r[0].Status != 429 {
+						t.Errorf("retries = %+v, want one after a 429", r)
+					}
+				case "outage":
+					if r := lines[2].LLM.Retries; len(r) != 3 || r[0].Status != 503 {
+						t.Errorf("retries = %+v, want three after 503s", r)
+					}
+				}
+			})
+		}
+	}
+	for _, l := range offline.Lessons() {
+		if !seenLessons[l.Name] {
+			t.Errorf("lesson %s is not exercised by this test", l.Name)
+		}
+	}
+	for _, a := range loop.Table {
+		if !covered[string(a.From)+" "+string(a.Edge)+" "+string(a.To)] {
+			t.Errorf("no lesson takes %s --%s--> %s", a.From, a.Edge, a.To)
+		}
+	}
+}
