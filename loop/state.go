@@ -105,7 +105,7 @@ func Explain(s State) string {
 	case AssemblingContext:
 		return "Assembling context: system prompt + history + tool definitions + the latest event."
 	case AwaitingLLMResponse:
-		return "THINK: the request is on the wire; waiting for the model's reply."
+		return "THINK: the context is assembled; the next step sends it to the model and waits for the reply."
 	case CheckingPolicy:
 		return "Security layer: the rules decide ALLOW, DENY or ask the person."
 	case AwaitingUserConfirmation:

@@ -115,7 +115,7 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 	if err != nil {
 		return out, p.classifyError(ctx, err, out.Exchanges)
 	}
-	if err := readResponse(resp, out); err != nil {
+	if err := readResponse(resp, req.Tools, out); err != nil {
 		return out, err
 	}
 	return out, nil

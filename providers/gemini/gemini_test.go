@@ -543,3 +543,28 @@ func TestTheKeyNeverReachesTheRecording(t *testing.T) {
 		t.Errorf("Redacted = %q, want the key in the prompt listed", ok.Exchanges[0].Redacted)
 	}
 }
+
+func TestArgsFollowTheDeclaredOrder(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  map[string]any
+		order []string
+		want  string
+	}{
+		{"declared order, not alphabetical", map[string]any{"content": "x", "path": "a.txt"}, []string{"path", "content"}, `{"path":"a.txt","content":"x"}`},
+		{"undeclared keys last, sorted", map[string]any{"z": 1.0, "path": "p", "b": true}, []string{"path"}, `{"path":"p","b":true,"z":1}`},
+		{"no arguments", nil, []string{"path"}, `{}`},
+		{"unknown tool", map[string]any{"b": "2", "a": "1"}, nil, `{"a":"1","b":"2"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := orderedArgs(tc.args, tc.order)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

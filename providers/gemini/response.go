@@ -1,8 +1,10 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"google.golang.org/genai"
@@ -17,7 +19,7 @@ import (
 //
 // out.Exchanges must already be set: a few fields the SDK drops on the
 // Gemini API (finishMessage) are read from the captured wire bytes.
-func readResponse(resp *genai.GenerateContentResponse, out *providers.Response) error {
+func readResponse(resp *genai.GenerateContentResponse, tools []history.ToolSpec, out *providers.Response) error {
 	out.Usage = usage(resp.UsageMetadata)
 	if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
 		if fb := resp.PromptFeedback; fb != nil && fb.BlockReason != "" {
@@ -53,7 +55,7 @@ func readResponse(resp *genai.GenerateContentResponse, out *providers.Response) 
 		}
 		switch {
 		case part.FunctionCall != nil:
-			call, err := toolCall(part.FunctionCall)
+			call, err := toolCall(part.FunctionCall, tools)
 			if err != nil {
 				return err
 			}
@@ -80,17 +82,66 @@ func readResponse(resp *genai.GenerateContentResponse, out *providers.Response) 
 	return nil
 }
 
-func toolCall(fc *genai.FunctionCall) (history.ToolCall, error) {
-	args := json.RawMessage("{}")
-	if fc.Args != nil {
-		b, err := json.Marshal(fc.Args)
-		if err != nil {
-			return history.ToolCall{}, providers.Errorf(providers.KindOther, 0, err,
-				"could not read the arguments Gemini sent to %s: %v", fc.Name, err)
-		}
-		args = b
+func toolCall(fc *genai.FunctionCall, tools []history.ToolSpec) (history.ToolCall, error) {
+	args, err := orderedArgs(fc.Args, paramOrder(fc.Name, tools))
+	if err != nil {
+		return history.ToolCall{}, providers.Errorf(providers.KindOther, 0, err,
+			"could not read the arguments Gemini sent to %s: %v", fc.Name, err)
 	}
 	return history.ToolCall{ID: fc.ID, Name: fc.Name, Args: args}, nil
+}
+
+// paramOrder is the declared parameter order of the named tool.
+func paramOrder(name string, tools []history.ToolSpec) []string {
+	for _, t := range tools {
+		if t.Name == name {
+			order := make([]string, len(t.Params))
+			for i, p := range t.Params {
+				order[i] = p.Name
+			}
+			return order
+		}
+	}
+	return nil
+}
+
+// orderedArgs encodes a call's arguments as a JSON object. The SDK decodes
+// "args" into a Go map, which forgets the order the model wrote; the
+// declared parameter order (path before content) reads best, so it comes
+// first, then any undeclared keys in sorted order.
+func orderedArgs(args map[string]any, order []string) (json.RawMessage, error) {
+	keys := make([]string, 0, len(args))
+	for _, k := range order {
+		if _, ok := args[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	var rest []string
+	for k := range args {
+		if !slices.Contains(keys, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	keys = append(keys, rest...)
+
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(args[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 // malformedCall is the sentence the loop sends back to the model when

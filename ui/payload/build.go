@@ -137,7 +137,7 @@ func (d *document) response(ex *providers.Exchange) {
 			return
 		}
 	}
-	if len(ex.Chunks) > 0 {
+	if len(ex.Chunks) > 0 && streamed(ex) {
 		total := 0
 		for _, c := range ex.Chunks {
 			total += len(c.Data)
@@ -146,8 +146,29 @@ func (d *document) response(ex *providers.Exchange) {
 		d.chunks(ex.Chunks)
 		return
 	}
-	d.section(fmt.Sprintf("response body · %s", size(len(ex.ResponseBody))))
+	title := fmt.Sprintf("response body · %s", size(len(ex.ResponseBody)))
+	if n := len(ex.Chunks); n > 1 {
+		title += fmt.Sprintf(" · read in %d pieces, the last at +%s", n, duration(ex.Chunks[n-1].Offset))
+	}
+	d.section(title)
 	d.body(ex.ResponseBody)
+}
+
+// streamed reports whether the response is a stream of records (Ollama's
+// NDJSON, Gemini's server-sent events), which reads best chunk by chunk
+// with arrival times; one JSON document reads best pretty-printed whole.
+func streamed(ex *providers.Exchange) bool {
+	for k, vs := range ex.ResponseHeaders {
+		if !strings.EqualFold(k, "Content-Type") {
+			continue
+		}
+		for _, v := range vs {
+			if strings.Contains(v, "ndjson") || strings.Contains(v, "event-stream") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // chunkPrefix is the width of `+  12ms  `, the offset column of a chunk.

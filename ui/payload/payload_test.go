@@ -65,14 +65,15 @@ func ollamaStream(t testing.TB) providers.Exchange {
 		}
 	}
 	return providers.Exchange{
-		Method:       "POST",
-		URL:          "http://127.0.0.1:11434/api/chat",
-		RequestBody:  []byte(`{"model":"llama3.1:8b","messages":[{"role":"user","content":"latest Ollama release?"}],"stream":true}`),
-		Status:       200,
-		ResponseBody: body,
-		Chunks:       chunks,
-		TTFB:         120 * time.Millisecond,
-		Total:        150 * time.Millisecond,
+		Method:          "POST",
+		URL:             "http://127.0.0.1:11434/api/chat",
+		RequestBody:     []byte(`{"model":"llama3.1:8b","messages":[{"role":"user","content":"latest Ollama release?"}],"stream":true}`),
+		Status:          200,
+		ResponseHeaders: map[string][]string{"Content-Type": {"application/x-ndjson"}},
+		ResponseBody:    body,
+		Chunks:          chunks,
+		TTFB:            120 * time.Millisecond,
+		Total:           150 * time.Millisecond,
 	}
 }
 
@@ -336,5 +337,25 @@ func BenchmarkLinesResize(b *testing.B) {
 	for b.Loop() {
 		r.Lines(th, v, widths[i%len(widths)]) // the document is cached, the wrap is not
 		i++
+	}
+}
+
+// A single JSON document is pretty-printed whole even when it arrived in
+// several reads; only streams of records are listed chunk by chunk.
+func TestJSONReadInPiecesIsPrettyPrinted(t *testing.T) {
+	body := []byte(`{"candidates":[{"content":{"parts":[{"text":"hi"}],"role":"model"}}]}`)
+	ex := providers.Exchange{
+		Method: "POST", URL: "http://x/v1beta/models/m:generateContent", Status: 200,
+		ResponseHeaders: map[string][]string{"Content-Type": {"application/json; charset=UTF-8"}},
+		ResponseBody:    body,
+		Chunks:          []providers.Chunk{{Offset: time.Millisecond, Data: body[:20]}, {Offset: 2 * time.Millisecond, Data: body[20:]}},
+	}
+	lines := NewRenderer().Lines(theme.New(true), View{Exchanges: []providers.Exchange{ex}, Response: true}, 80)
+	text := strings.Join(lines, "\n")
+	if !strings.Contains(text, "read in 2 pieces") || !strings.Contains(text, `"text": "hi"`) {
+		t.Fatalf("want the body pretty-printed with a note of its pieces:\n%s", text)
+	}
+	if strings.Contains(text, "as they arrived") {
+		t.Fatalf("a JSON document was listed as stream chunks:\n%s", text)
 	}
 }
