@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -24,32 +25,62 @@ type stepDoneMsg stepResult
 // confirmation or an ask_user question).
 type personRequestMsg struct{ req *personRequest }
 
+// retryMsg: the provider call in flight failed transiently; the engine waits
+// before trying again. Shown at once, not only when the step returns.
+type retryMsg loop.Retry
+
 // stepCmd runs one engine.Step in the background and reports back. The step
 // may stop on the person halfway: then the command returns a
 // personRequestMsg, and once the modal is answered awaitStep goes on waiting
 // for the same step. One reader of both channels keeps the order exact.
-func stepCmd(ctx context.Context, eng *loop.Engine, done chan stepResult, requests <-chan *personRequest) tea.Cmd {
+func stepCmd(ctx context.Context, eng *loop.Engine, w stepWait) tea.Cmd {
 	return func() tea.Msg {
 		go func() {
 			t, err := eng.Step(ctx)
-			done <- stepResult{t: t, err: err}
+			w.done <- stepResult{t: t, err: err}
 		}()
-		return waitForStep(done, requests)
+		return w.next()
 	}
 }
 
-// awaitStep keeps waiting for the step in flight after a modal was answered.
-func awaitStep(done chan stepResult, requests <-chan *personRequest) tea.Cmd {
-	return func() tea.Msg { return waitForStep(done, requests) }
+// stepWait is everything a step in flight can tell the UI: that it ended,
+// that it needs the person, or that it is retrying a provider call.
+type stepWait struct {
+	done     chan stepResult
+	requests <-chan *personRequest
+	retries  <-chan loop.Retry
 }
 
-func waitForStep(done chan stepResult, requests <-chan *personRequest) tea.Msg {
+// awaitStep keeps waiting for the step in flight after a modal was answered
+// or a retry was shown.
+func awaitStep(w stepWait) tea.Cmd {
+	return func() tea.Msg { return w.next() }
+}
+
+func (w stepWait) next() tea.Msg {
 	select {
-	case r := <-done:
+	case r := <-w.done:
 		return stepDoneMsg(r)
-	case req := <-requests:
+	case req := <-w.requests:
 		return personRequestMsg{req: req}
+	case r := <-w.retries:
+		return retryMsg(r)
 	}
+}
+
+// waiting is the stepWait of the step in flight.
+func (m *Model) waiting() stepWait {
+	return stepWait{done: m.stepDone, requests: m.person.requestChan(), retries: m.retries}
+}
+
+// handleRetry shows a retry while the engine waits, then keeps waiting.
+func (m Model) handleRetry(r retryMsg) (tea.Model, tea.Cmd) {
+	what := r.Reason
+	if r.Status != 0 {
+		what = fmt.Sprintf("HTTP %d", r.Status)
+	}
+	m.notice = fmt.Sprintf("retry %d: %s — waiting %s before trying again (ctrl+c cancels)", r.Attempt, what, time.Duration(r.WaitMS)*time.Millisecond)
+	return m, awaitStep(m.waiting())
 }
 
 // startRun begins a run: one transition, one iteration or continue.
@@ -75,7 +106,10 @@ func (m *Model) startStep() tea.Cmd {
 	m.quitPending = false
 	m.notice = ""
 	m.stepDone = make(chan stepResult, 1)
-	cmds := []tea.Cmd{stepCmd(ctx, m.eng, m.stepDone, m.person.requestChan())}
+	for len(m.retries) > 0 { // notices of an earlier step: its record has them
+		<-m.retries
+	}
+	cmds := []tea.Cmd{stepCmd(ctx, m.eng, m.waiting())}
 	if m.animate && !m.ticking {
 		m.ticking = true
 		cmds = append(cmds, m.spin.Tick)
@@ -164,7 +198,7 @@ func (m Model) handlePersonRequest(msg personRequestMsg) (tea.Model, tea.Cmd) {
 	if m.stepCtx != nil && m.stepCtx.Err() != nil {
 		// The step was cancelled as the request arrived: nobody waits for it.
 		msg.req.dismiss()
-		return m, awaitStep(m.stepDone, m.person.requestChan())
+		return m, awaitStep(m.waiting())
 	}
 	m.runModal = true
 	m.lessons, m.helpOpen = nil, false
@@ -175,7 +209,7 @@ func (m Model) handlePersonRequest(msg personRequestMsg) (tea.Model, tea.Cmd) {
 		m.ask = newAskModal(msg.req)
 	default:
 		msg.req.dismiss()
-		return m, awaitStep(m.stepDone, m.person.requestChan())
+		return m, awaitStep(m.waiting())
 	}
 	return m, nil
 }
@@ -183,5 +217,5 @@ func (m Model) handlePersonRequest(msg personRequestMsg) (tea.Model, tea.Cmd) {
 // answered closes the modal and goes back to waiting for the step.
 func (m *Model) answered() tea.Cmd {
 	m.confirm, m.ask = nil, nil
-	return awaitStep(m.stepDone, m.person.requestChan())
+	return awaitStep(m.waiting())
 }

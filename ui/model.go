@@ -119,6 +119,7 @@ type Model struct {
 	stepCtx    context.Context
 	stepCancel context.CancelFunc
 	stepDone   chan stepResult
+	retries    chan loop.Retry // from the engine's OnRetry hook, never blocking it
 	run        runMode
 	runSteps   int  // transitions taken since the run started
 	runModal   bool // the current run needed a person
@@ -165,7 +166,15 @@ func New(cfg Config) Model {
 	m.help.Styles.ShortSeparator = th.Help
 	m.help.Styles.FullSeparator = th.Help
 
+	m.retries = make(chan loop.Retry, 16)
 	if m.eng != nil {
+		retries := m.retries
+		m.eng.SetOnRetry(func(r loop.Retry) {
+			select {
+			case retries <- r:
+			default: // the UI is behind; the step's record still lists every retry
+			}
+		})
 		if p := m.eng.Provider(); p != nil {
 			m.provider, m.model = p.Name(), p.Model()
 		}
@@ -226,6 +235,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleStepDone(msg)
 	case personRequestMsg:
 		return m.handlePersonRequest(msg)
+	case retryMsg:
+		return m.handleRetry(msg)
 	case spinner.TickMsg:
 		if !m.busy || !m.animate {
 			m.ticking = false
