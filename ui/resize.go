@@ -95,7 +95,10 @@ func (m Model) computeLayout() layout {
 	// and the raw payload side by side below it.
 	histW := min(max(W*7/20, 40), 72)
 	rightW := W - histW
-	diagH := max(min(diagram.FullHeight+2, b.h-10), 6)
+	// The drawn state machine is the centrepiece: it gets its full height
+	// while at least 8 rows (6 of content) remain for the panes below, so a
+	// laptop terminal of 120×34 still shows the picture rather than a list.
+	diagH := max(min(diagram.FullHeight+2, b.h-8), 6)
 	toolsW := rightW * 2 / 5
 	L.panes[paneHistory] = rect{0, b.y, histW, b.h}
 	L.panes[paneDiagram] = rect{histW, b.y, rightW, diagH}
