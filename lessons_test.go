@@ -52,14 +52,14 @@ func TestLessonsHeadless(t *testing.T) {
 		{lesson: "ask-delete", stdin: "2\n", all: want{"new_event context_ready tool_call allow tool_success observed context_ready final_answer delivered", "You said no"}},
 		{lesson: "path-escape",
 			all: want{"new_event context_ready tool_call deny next_tool_call deny observed context_ready final_answer delivered", "path-outside-workspace"},
-			by: map[string]want{"llama-json": {"new_event context_ready tool_call deny observed context_ready tool_call deny observed context_ready final_answer delivered", "path-outside-workspace"}}},
+			by:  map[string]want{"llama-json": {"new_event context_ready tool_call deny observed context_ready tool_call deny observed context_ready final_answer delivered", "path-outside-workspace"}}},
 		{lesson: "malformed",
 			all: want{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "write a test for greet"},
-			by: map[string]want{"llama-native": {"new_event context_ready tool_call deny observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "write a test for greet"}}},
+			by:  map[string]want{"llama-native": {"new_event context_ready tool_call deny observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "write a test for greet"}}},
 		{lesson: "tool-failure", all: want{"new_event context_ready tool_call allow tool_failure observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "config.yaml"}},
 		{lesson: "parallel",
 			all: want{"new_event context_ready tool_call allow tool_success next_tool_call allow tool_success observed context_ready final_answer delivered", "ONE response"},
-			by: map[string]want{"llama-json": {"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "one tool call per reply"}}},
+			by:  map[string]want{"llama-json": {"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "one tool call per reply"}}},
 		{lesson: "iteration-limit", extra: []string{"--max-iterations", "2"}, code: exitHalted,
 			all: want{"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed max_iterations reported", "iteration limit"}},
 		{lesson: "rate-limit", all: want{"new_event context_ready final_answer delivered", ""}},
@@ -119,5 +119,22 @@ func TestLessonsHeadless(t *testing.T) {
 		if !covered[string(a.From)+" "+string(a.Edge)+" "+string(a.To)] {
 			t.Errorf("no lesson takes %s --%s--> %s", a.From, a.Edge, a.To)
 		}
+	}
+}
+
+// --yes approves, but the trace still shows what a person would have seen.
+func TestYesStillShowsTheConfirmation(t *testing.T) {
+	isolate(t)
+	code, lines, stderr := runJSON(t, "", "--offline", "--yes", "--lesson", "write-file")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := edges(lines)
+	if !slices.Contains(got, "confirm_required") || !slices.Contains(got, "user_approval") {
+		t.Fatalf("edges %v lack confirm_required → user_approval", got)
+	}
+	code, lines, _ = runJSON(t, "", "--offline", "--yes", "--lesson", "path-escape")
+	if code != exitOK || slices.Contains(edges(lines), "user_approval") || !slices.Contains(edges(lines), "deny") {
+		t.Fatalf("--yes must not approve a DENY: %v", edges(lines))
 	}
 }

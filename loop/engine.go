@@ -396,6 +396,7 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 	rec.Thought = msg.Thought
 	rec.ToolCalls = msg.ToolCalls
 	rec.Usage = resp.Usage
+	rec.ServerMS = resp.Duration.Milliseconds()
 	t.Parse = resp.Parse
 	e.log.Append(msg)
 	t.Added = []history.Message{msg}

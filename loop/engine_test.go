@@ -408,3 +408,19 @@ func TestHumanTraceNamesEveryTransition(t *testing.T) {
 		t.Errorf("edge = %v", got["edge"])
 	}
 }
+
+func TestServerDurationIsKeptBesideLatency(t *testing.T) {
+	r := text("hi")
+	r.resp.Duration = 1500 * time.Millisecond
+	f := newFixture(t, 0, r)
+	_, ts := f.run(t, "x")
+	if got := ts[2].LLM.ServerMS; got != 1500 {
+		t.Fatalf("server_ms = %d, want 1500", got)
+	}
+	if !strings.Contains(Human(ts[2]), "(server: 1500 ms)") {
+		t.Fatalf("human line lacks the server time: %s", Human(ts[2]))
+	}
+	if !strings.Contains(Human(ts[1]), "(1 message + tool definitions)") {
+		t.Fatalf("context line: %s", Human(ts[1]))
+	}
+}

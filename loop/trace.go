@@ -50,7 +50,7 @@ func Summary(t Transition) string {
 	case EdgeNewEvent:
 		return fmt.Sprintf("%s/%s: %q", t.Event.Source, t.Event.Type, Clip(t.Event.Data, 200))
 	case EdgeContextReady:
-		return fmt.Sprintf("iteration %d: context assembled (%d messages + tool definitions)", t.Iteration, t.HistoryLen)
+		return fmt.Sprintf("iteration %d: context assembled (%s + tool definitions)", t.Iteration, count(t.HistoryLen, "message"))
 	case EdgeToolCall, EdgeFinalAnswer:
 		l := t.LLM
 		var b strings.Builder
@@ -59,6 +59,9 @@ func Summary(t Transition) string {
 			fmt.Fprintf(&b, " · %s %s", c.Name, Clip(string(c.Args), 120))
 		}
 		fmt.Fprintf(&b, " · tokens %d→%d · %d ms", l.Usage.InputTokens, l.Usage.OutputTokens, l.LatencyMS)
+		if l.ServerMS > 0 {
+			fmt.Fprintf(&b, " (server: %d ms)", l.ServerMS)
+		}
 		if n := len(l.Retries); n > 0 {
 			fmt.Fprintf(&b, " · %d retries", n)
 		}
@@ -107,6 +110,13 @@ func Summary(t Transition) string {
 		return fmt.Sprintf("reported to %s: %s", t.Output.Target, t.Output.Text)
 	}
 	return string(t.Edge)
+}
+
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func nameOf(t Transition) string {

@@ -120,8 +120,11 @@ type LLMRecord struct {
 	ToolCalls    []history.ToolCall `json:"tool_calls,omitempty"`
 	Usage        providers.Usage    `json:"usage"`
 	LatencyMS    int64              `json:"latency_ms"`
-	HTTPStatus   int                `json:"http_status,omitempty"`
-	Retries      []Retry            `json:"retries,omitempty"`
+	// ServerMS is the time the provider itself reported for the call
+	// (Ollama's total_duration), beside the latency glassbox measured.
+	ServerMS   int64   `json:"server_ms,omitempty"`
+	HTTPStatus int     `json:"http_status,omitempty"`
+	Retries    []Retry `json:"retries,omitempty"`
 	// Divergences, on replay, say where a request differed from the
 	// cassette's recording.
 	Divergences []string `json:"divergences,omitempty"`
