@@ -260,12 +260,7 @@ func pathEscapeScript(c conversation) reply {
 	// records one denial and moves straight on to the next call
 	// (RECORDING_ERROR --next_tool_call--> CHECKING_POLICY).
 	targets := []string{"../../etc/passwd", "/etc/hostname"}
-	var missing []toolCall
-	for _, f := range targets {
-		if _, ok := c.resultFor("read_file", "path", f); !ok {
-			missing = append(missing, toolCall{Name: "read_file", Args: args{{"path", f}}})
-		}
-	}
+	missing := c.missingReads(targets)
 	if len(missing) > 0 {
 		if c.dialect == dialectLlamaJSON {
 			return callReply("The person asked for files outside the project; I will try "+missing[0].Args.str("path")+".", missing[0])
@@ -347,12 +342,7 @@ func toolFailureScript(c conversation) reply {
 
 func parallelScript(c conversation) reply {
 	files := []string{"hello.py", "README.md"}
-	var missing []toolCall
-	for _, f := range files {
-		if _, ok := c.resultFor("read_file", "path", f); !ok {
-			missing = append(missing, toolCall{Name: "read_file", Args: args{{"path", f}}})
-		}
-	}
+	missing := c.missingReads(files)
 	if len(missing) > 0 {
 		if c.dialect == dialectLlamaJSON {
 			return callReply("JSON mode allows one tool call per reply, so I read "+missing[0].Args.str("path")+" now.", missing[0])
@@ -547,6 +537,18 @@ func lineCount(s string) int {
 		return 0
 	}
 	return strings.Count(s, "\n") + 1
+}
+
+// missingReads returns a read_file call for each of files the conversation
+// has no result for yet, in order.
+func (c conversation) missingReads(files []string) []toolCall {
+	var missing []toolCall
+	for _, f := range files {
+		if _, ok := c.resultFor("read_file", "path", f); !ok {
+			missing = append(missing, toolCall{Name: "read_file", Args: args{{"path", f}}})
+		}
+	}
+	return missing
 }
 
 // byPolicy reports whether a denial came from a security rule rather than

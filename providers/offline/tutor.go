@@ -213,12 +213,7 @@ func (in intent) readScript(c conversation) reply {
 	if len(files) > 3 {
 		files = files[:3]
 	}
-	var missing []toolCall
-	for _, f := range files {
-		if _, ok := c.resultFor("read_file", "path", f); !ok {
-			missing = append(missing, toolCall{Name: "read_file", Args: args{{"path", f}}})
-		}
-	}
+	missing := c.missingReads(files)
 	if len(missing) > 0 {
 		if c.dialect == dialectLlamaJSON {
 			missing = missing[:1]
