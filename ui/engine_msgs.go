@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // stepResult is what one engine.Step returned.
@@ -24,6 +25,13 @@ type stepDoneMsg stepResult
 // personRequestMsg: the step in flight is waiting for the person (a
 // confirmation or an ask_user question).
 type personRequestMsg struct{ req *personRequest }
+
+// wireRequestMsg: the provider call in flight just put its request on the
+// wire (redacted, as captured).
+type wireRequestMsg providers.Exchange
+
+// wireChunkMsg: a piece of the response body of the call in flight arrived.
+type wireChunkMsg providers.Chunk
 
 // retryMsg: the provider call in flight failed transiently; the engine waits
 // before trying again. Shown at once, not only when the step returns.
@@ -49,6 +57,7 @@ type stepWait struct {
 	done     chan stepResult
 	requests <-chan *personRequest
 	retries  <-chan loop.Retry
+	wire     <-chan tea.Msg // wireRequestMsg and wireChunkMsg, in arrival order
 }
 
 // awaitStep keeps waiting for the step in flight after a modal was answered
@@ -58,6 +67,13 @@ func awaitStep(w stepWait) tea.Cmd {
 }
 
 func (w stepWait) next() tea.Msg {
+	// Wire events first: every chunk is queued before the step can return,
+	// so the live view has all of them before the step's record replaces it.
+	select {
+	case msg := <-w.wire:
+		return msg
+	default:
+	}
 	select {
 	case r := <-w.done:
 		return stepDoneMsg(r)
@@ -65,12 +81,48 @@ func (w stepWait) next() tea.Msg {
 		return personRequestMsg{req: req}
 	case r := <-w.retries:
 		return retryMsg(r)
+	case msg := <-w.wire:
+		return msg
 	}
 }
 
 // waiting is the stepWait of the step in flight.
 func (m *Model) waiting() stepWait {
-	return stepWait{done: m.stepDone, requests: m.person.requestChan(), retries: m.retries}
+	return stepWait{done: m.stepDone, requests: m.person.requestChan(), retries: m.retries, wire: m.wire}
+}
+
+// watchWire returns ctx with a recorder that copies the call's exchange to
+// the UI as it happens: the request when it goes out, each chunk as it
+// arrives. Sends never block the HTTP reader; what the pane misses live,
+// the step's record has in full.
+func (m *Model) watchWire(ctx context.Context) context.Context {
+	wire := m.wire
+	send := func(msg tea.Msg) {
+		select {
+		case wire <- msg:
+		default:
+		}
+	}
+	return providers.WithRecorder(ctx, &providers.Recorder{
+		OnRequest: func(ex providers.Exchange) { send(wireRequestMsg(ex)) },
+		OnChunk:   func(c providers.Chunk) { send(wireChunkMsg(c)) },
+	})
+}
+
+// handleWire keeps the in-flight exchange the payload pane shows live.
+func (m Model) handleWire(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case wireRequestMsg:
+		ex := providers.Exchange(msg) // a retry starts a new exchange
+		m.inflight = &ex
+	case wireChunkMsg:
+		if m.inflight != nil {
+			ex := *m.inflight
+			ex.Chunks = append(ex.Chunks[:len(ex.Chunks):len(ex.Chunks)], providers.Chunk(msg))
+			m.inflight = &ex
+		}
+	}
+	return m, awaitStep(m.waiting())
 }
 
 // handleRetry shows a retry while the engine waits, then keeps waiting.
@@ -108,6 +160,13 @@ func (m *Model) startStep() tea.Cmd {
 	m.stepDone = make(chan stepResult, 1)
 	for len(m.retries) > 0 { // notices of an earlier step: its record has them
 		<-m.retries
+	}
+	for len(m.wire) > 0 {
+		<-m.wire
+	}
+	m.inflight = nil
+	if m.live.state == loop.AwaitingLLMResponse {
+		ctx = m.watchWire(ctx)
 	}
 	cmds := []tea.Cmd{stepCmd(ctx, m.eng, m.waiting())}
 	if m.animate && !m.ticking {

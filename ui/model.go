@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
@@ -120,6 +121,8 @@ type Model struct {
 	stepCancel context.CancelFunc
 	stepDone   chan stepResult
 	retries    chan loop.Retry // from the engine's OnRetry hook, never blocking it
+	wire       chan tea.Msg    // the provider call's request and chunks as they happen
+	inflight   *providers.Exchange
 	run        runMode
 	runSteps   int  // transitions taken since the run started
 	runModal   bool // the current run needed a person
@@ -167,6 +170,7 @@ func New(cfg Config) Model {
 	m.help.Styles.FullSeparator = th.Help
 
 	m.retries = make(chan loop.Retry, 16)
+	m.wire = make(chan tea.Msg, 1024)
 	if m.eng != nil {
 		retries := m.retries
 		m.eng.SetOnRetry(func(r loop.Retry) {
@@ -237,6 +241,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handlePersonRequest(msg)
 	case retryMsg:
 		return m.handleRetry(msg)
+	case wireRequestMsg, wireChunkMsg:
+		return m.handleWire(msg)
 	case spinner.TickMsg:
 		if !m.busy || !m.animate {
 			m.ticking = false

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
@@ -232,6 +233,9 @@ func plural(n int) string {
 
 // payloadView shows the raw HTTP exchange of the selected step's LLM call.
 func (m Model) payloadView(in rect) ([]string, string) {
+	if m.busy && m.inflight != nil && !m.live.travelling() {
+		return m.livePayloadView(in)
+	}
 	sel := m.live.selectedIndex()
 	es := m.live.exchangeStep(sel)
 	if es < 0 {
@@ -265,6 +269,26 @@ func (m Model) payloadView(in rect) ([]string, string) {
 	}
 	if len(lines) > in.h {
 		info += fmt.Sprintf(" · %d%%", m.payload.scroll.percent(len(lines), in.h))
+	}
+	return m.payload.scroll.window(lines, in.h), info
+}
+
+// livePayloadView shows the provider call still in flight: the request as it
+// went out, and the response chunks that have arrived so far.
+func (m Model) livePayloadView(in rect) ([]string, string) {
+	v := payload.View{
+		Exchanges: []providers.Exchange{*m.inflight},
+		Response:  m.payload.response,
+		Headers:   m.payload.headers,
+		Live:      true,
+	}
+	lines := m.payload.r.Lines(m.th, v, in.w)
+	info := "live · request (r)"
+	if m.payload.response {
+		info = "live · response (r)"
+	}
+	if n := len(m.inflight.Chunks); n > 0 && !m.payload.response {
+		info += fmt.Sprintf(" · %d chunk%s arrived", n, plural(n))
 	}
 	return m.payload.scroll.window(lines, in.h), info
 }

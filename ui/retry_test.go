@@ -51,3 +51,44 @@ func TestRetryIsShownWhileWaiting(t *testing.T) {
 		t.Fatalf("edges %v, want the call to end in final_answer after the retry", got)
 	}
 }
+
+// The payload pane shows the provider call while it is in flight: the
+// request as it went out and the response chunks as they arrive.
+func TestPayloadIsShownLiveWhileTheCallIsInFlight(t *testing.T) {
+	cfg, _ := offlineWorld(t, "tour")
+	h := newHarness(t, cfg, 160, 48)
+	h.press("enter", "space", "space") // send; new_event; context_ready
+
+	var requests, chunks int
+	var screen string
+	h.normalize = func(msg tea.Msg) tea.Msg {
+		switch msg.(type) {
+		case wireRequestMsg:
+			requests++
+		case wireChunkMsg:
+			chunks++
+		case stepDoneMsg:
+			if screen == "" {
+				screen = h.plainView() // the last live frame, before the record replaces it
+			}
+		}
+		return msg
+	}
+	h.press("space") // the provider call
+	if requests != 1 || chunks == 0 {
+		t.Fatalf("wire events: %d requests, %d chunks", requests, chunks)
+	}
+	contains(t, screen, "live · request (r)")
+	contains(t, screen, "POST http://gemini.offline.invalid/v1beta/models/gemini-2.5-f")
+	contains(t, screen, "receiving…")
+	after := h.plainView()
+	notContains(t, after, "live · ")
+	contains(t, after, "200 OK")
+
+	// The next step is not a provider call: nothing is watched live.
+	requests, chunks = 0, 0
+	h.press("space")
+	if requests != 0 || chunks != 0 {
+		t.Fatalf("a policy step produced wire events: %d, %d", requests, chunks)
+	}
+}

@@ -31,13 +31,13 @@ func build(v View) *document {
 		d.newLine(0, 2)
 		d.put(inkWarning, "⚠ replay divergence: "+divergence)
 	}
-	d.summary(ex, i, len(v.Exchanges))
+	d.summary(ex, i, len(v.Exchanges), v.Live)
 
 	if v.Headers {
 		d.headers(ex, v.Response)
 	}
 	if v.Response {
-		d.response(ex)
+		d.response(ex, v.Live)
 		if v.Parse != nil {
 			d.parse(v.Parse)
 		}
@@ -50,7 +50,7 @@ func build(v View) *document {
 
 // summary is the first line: what was sent where, how it went, how long it
 // took: `POST http://… · 200 OK · TTFB 12ms · total 40ms · exchange 1/2`.
-func (d *document) summary(ex *providers.Exchange, i, n int) {
+func (d *document) summary(ex *providers.Exchange, i, n int, live bool) {
 	d.newLine(0, 2)
 	method := ex.Method
 	if method == "" {
@@ -63,6 +63,10 @@ func (d *document) summary(ex *providers.Exchange, i, n int) {
 	switch {
 	case ex.Err != "":
 		d.put(inkError, "✗ transport error")
+	case ex.Status == 0 && live && len(ex.Chunks) > 0:
+		d.put(inkWarning, fmt.Sprintf("receiving… %d chunk%s so far", len(ex.Chunks), map[bool]string{true: "", false: "s"}[len(ex.Chunks) == 1]))
+	case ex.Status == 0 && live:
+		d.put(inkWarning, "on the wire… waiting for the first byte")
 	case ex.Status == 0:
 		d.put(inkMuted, "no response yet")
 	default:
@@ -127,7 +131,7 @@ func (d *document) headers(ex *providers.Exchange, response bool) {
 
 // response shows the response: the transport error, the streamed chunks
 // with their arrival times, or the body.
-func (d *document) response(ex *providers.Exchange) {
+func (d *document) response(ex *providers.Exchange, live bool) {
 	if ex.Err != "" {
 		d.section("response")
 		d.newLine(0, 2)
@@ -137,7 +141,12 @@ func (d *document) response(ex *providers.Exchange) {
 			return
 		}
 	}
-	if len(ex.Chunks) > 0 && streamed(ex) {
+	if live && len(ex.Chunks) == 0 {
+		d.section("response")
+		d.line(inkMuted, "Nothing has arrived yet; chunks appear here as they come in.")
+		return
+	}
+	if len(ex.Chunks) > 0 && (live || streamed(ex)) {
 		total := 0
 		for _, c := range ex.Chunks {
 			total += len(c.Data)

@@ -21,6 +21,9 @@ type View struct {
 	Headers    bool                 // show the HTTP headers
 	Parse      *providers.ParseStep // the JSON-mode parse step (Llama), shown with the response
 	Divergence string               // a replay divergence, shown as a warning at the top
+	// Live marks an exchange still in flight: its response is whatever has
+	// arrived so far, listed chunk by chunk as it comes in.
+	Live bool
 }
 
 // Renderer turns a View into lines and remembers its recent results, so the
@@ -48,6 +51,7 @@ type contentKey struct {
 	headers    bool
 	parse      *providers.ParseStep
 	divergence string
+	live       bool
 
 	method, url, err, exDivergence string
 	status                         int
@@ -144,6 +148,7 @@ func keyOf(v View) contentKey {
 		headers:    v.Headers,
 		parse:      v.Parse,
 		divergence: v.Divergence,
+		live:       v.Live,
 	}
 	if k.count == 0 {
 		return k
