@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -196,5 +197,38 @@ func TestCorruptCassetteIsAClearError(t *testing.T) {
 	code, _, stderr := runJSON(t, "", "--replay", path, "hi")
 	if code == exitOK || !strings.Contains(stderr, "cassette") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A service that echoes the key back in an error (or an Ollama error line)
+// must not carry it onto the screen or into the trace: everything the
+// engine records is masked, not only the captured exchanges.
+func TestKeyEchoedInAnErrorIsMasked(t *testing.T) {
+	isolate(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("x-goog-api-key")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"code":400,"message":"Request with key %s has an invalid argument.","status":"INVALID_ARGUMENT"}}`, key)
+	}))
+	defer srv.Close()
+	t.Setenv("GEMINI_API_KEY", testKey)
+	t.Setenv("GOOGLE_GEMINI_BASE_URL", srv.URL)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	var out, errb strings.Builder
+	code := runHeadlessWith(t.Context(), []string{"--trace", trace, "list the files"}, noSleep, strings.NewReader(""), &out, &errb)
+	if code != exitProvider {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	raw, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := out.String() + errb.String() + string(raw)
+	if strings.Contains(all, testKey) {
+		t.Fatalf("the key leaked:\n%s", all)
+	}
+	if !strings.Contains(all, "has an invalid argument") || !strings.Contains(all, "[REDACTED]") {
+		t.Fatalf("the API's message should be shown, with the key masked:\n%s", all)
 	}
 }

@@ -46,6 +46,35 @@ func NewTransport(base http.RoundTripper, secrets ...string) *Transport {
 	return &Transport{base: base, redact: newRedactor(secrets)}
 }
 
+// MaskError masks every secret value the transport knows in a provider
+// error's message. A service may quote the key back ("Request with key
+// AIza… is invalid"), and providers phrase their errors from what the
+// service said, so the message must be masked before anyone sees it.
+func (t *Transport) MaskError(err error) error {
+	pe, ok := err.(*Error)
+	if !ok || pe == nil {
+		return err
+	}
+	msg, masked := t.redact.maskString(pe.Message)
+	if !masked {
+		return err
+	}
+	c := *pe
+	c.Message = msg
+	c.Err = maskedCause{err: pe.Err, text: msg}
+	return &c
+}
+
+// maskedCause keeps the SDK's error for errors.As while its text, which may
+// quote a secret, reads as the masked message.
+type maskedCause struct {
+	err  error
+	text string
+}
+
+func (m maskedCause) Error() string { return m.text }
+func (m maskedCause) Unwrap() error { return m.err }
+
 // Recorder collects the exchanges made with one context (see WithRecorder),
 // typically one provider call. The zero value is ready to use and safe for
 // concurrent use; set the callbacks before the first request.

@@ -46,6 +46,7 @@ type Config struct {
 // Provider calls Gemini. It is safe for concurrent use.
 type Provider struct {
 	client          *genai.Client
+	capture         *providers.Transport
 	model           string
 	includeThoughts bool
 }
@@ -86,7 +87,7 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, providers.Errorf(providers.KindOther, 0, err, "could not set up the Gemini client: %v", err)
 	}
-	return &Provider{client: client, model: model, includeThoughts: cfg.IncludeThoughts}, nil
+	return &Provider{client: client, capture: capture, model: model, includeThoughts: cfg.IncludeThoughts}, nil
 }
 
 // Name returns "gemini".
@@ -113,10 +114,10 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 	resp, err := p.client.Models.GenerateContent(providers.WithRecorder(ctx, recorder), p.model, contents, config)
 	out.Exchanges = recorder.Exchanges()
 	if err != nil {
-		return out, p.classifyError(ctx, err, out.Exchanges)
+		return out, p.capture.MaskError(p.classifyError(ctx, err, out.Exchanges))
 	}
 	if err := readResponse(resp, req.Tools, out); err != nil {
-		return out, err
+		return out, p.capture.MaskError(err)
 	}
 	return out, nil
 }
