@@ -101,7 +101,7 @@ func Target(from State, edge Edge) (State, bool) {
 func Explain(s State) string {
 	switch s {
 	case WaitingForEvent:
-		return "Idle: the event queue is empty. Type a request to start."
+		return "Waiting for an event: type a request; once one is queued, the next step takes it (new_event)."
 	case AssemblingContext:
 		return "Assembling context: system prompt + history + tool definitions + the latest event."
 	case AwaitingLLMResponse:

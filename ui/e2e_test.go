@@ -113,6 +113,17 @@ func TestEndToEndInTmux(t *testing.T) {
 		return strings.Contains(s, "─ State machine ─") && strings.Contains(s, "─ Raw payload ─") && !strings.Contains(s, "tab ⇥")
 	})
 
+	// A two-line request: both lines stay visible while typing (a
+	// textarea that grows after the newline scrolls its first line away).
+	keys("/")
+	keys("-l", "first line")
+	keys("M-Enter")
+	keys("-l", "second line")
+	waitFor("both input lines", func(s string) bool {
+		return strings.Contains(s, "› first line") && strings.Contains(s, "› second line")
+	})
+	keys("Escape")
+
 	// Time travel one step back, then quit.
 	keys("[")
 	waitFor("time travel", has("◀ step"))

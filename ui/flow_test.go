@@ -76,6 +76,20 @@ func TestStepWholeTourWithSpace(t *testing.T) {
 	contains(t, v, "iter 3/10")
 	contains(t, v, "tokens 600 in / 30 out")
 
+	// Time travel to the first step: the status bar shows the numbers as
+	// they were then, not today's totals.
+	for h.m.live.selectedIndex() > 0 {
+		h.press("[")
+	}
+	past := h.plainView()
+	contains(t, past, "tokens 0 in / 0 out")
+	contains(t, past, "context 1 msgs")
+	notContains(t, past, "600 in")
+	for h.m.live.travelling() {
+		h.press("]")
+	}
+	contains(t, h.plainView(), "tokens 600 in / 30 out")
+
 	// One more step: the queue is empty.
 	h.press("space")
 	contains(t, h.plainView(), "idle — nothing queued")
@@ -91,6 +105,10 @@ func TestTypeRequestAndAltEnterNewline(t *testing.T) {
 		t.Fatalf("input value %q", got)
 	}
 	checkScreen(t, h.view(), 120, 30)
+	// Both lines are visible in the input while typing.
+	input := h.plainView()
+	contains(t, input, "› first line")
+	contains(t, input, "日本語の二行目")
 	h.press("enter")
 	h.press("c")
 	if h.m.live.state != loop.WaitingForEvent {
@@ -303,6 +321,11 @@ func TestZoomTabsAndFocus(t *testing.T) {
 		t.Fatal("80×24 should use tabs")
 	}
 	checkScreen(t, h.view(), 80, 24)
+	h.press("z") // tabs: every pane is already full-size; z says so
+	if h.m.zoomed {
+		t.Fatal("z zoomed in tabs mode")
+	}
+	contains(t, h.plainView(), "each pane already fills the screen")
 	h.press("tab", "tab")
 	if h.m.pane != paneTools || !h.m.computeLayout().shown[paneTools] {
 		t.Fatalf("tab did not switch to Tool calls: pane %v", h.m.pane)

@@ -96,6 +96,12 @@ func (m Model) inputKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.focusPane(m.pane)
 		return m, nil
 	}
+	if key.Matches(msg, m.keys.Newline) {
+		// Grow first: a textarea that gains a line while still one row
+		// high scrolls its first line out of sight, and growing it
+		// afterwards does not scroll back.
+		m.input.SetHeight(min(m.input.LineCount()+1, maxInputLines))
+	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	m.syncSizes() // the input may have grown or shrunk a line
@@ -178,6 +184,10 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.focusPane((m.pane + numPanes - 1) % numPanes)
 		m.syncSizes()
 	case key.Matches(msg, k.Zoom):
+		if m.computeLayout().mode == layoutTabs && !m.zoomed {
+			m.notice = "tabs: each pane already fills the screen (z zooms in the four-pane layout, 120+ columns)"
+			break
+		}
 		m.zoomed = !m.zoomed
 		m.syncSizes()
 	case key.Matches(msg, k.Prev):

@@ -21,11 +21,17 @@ type liveState struct {
 	// cursor is the selected step, or -1 to follow the latest one.
 	cursor int
 
+	totals
+
+	queued int // events waiting in the engine's queue
+}
+
+// totals are the running numbers of the status bar. Each step keeps a copy,
+// so a step reached by time travel shows the numbers as they were then.
+type totals struct {
 	tokensIn, tokensOut int
 	lastLatencyMS       int64
 	hasLatency          bool
-
-	queued int // events waiting in the engine's queue
 
 	messages int // messages in the engine's history
 	chars    int // their size in characters, for the ~chars/4 token estimate
@@ -35,10 +41,20 @@ type liveState struct {
 // after it.
 type stepRecord struct {
 	t       loop.Transition
-	entries int // History entries that existed after this transition
+	entries int    // History entries that existed after this transition
+	totals  totals // the status bar's numbers after this transition
 }
 
 func newLiveState() *liveState { return &liveState{cursor: -1} }
+
+// shownTotals are the status bar's numbers for the step the panes show: the
+// selected step's when travelling, the latest otherwise.
+func (l *liveState) shownTotals() totals {
+	if l.travelling() {
+		return l.steps[l.selectedIndex()].totals
+	}
+	return l.totals
+}
 
 // selectedIndex is the index of the step the panes show, -1 if none yet.
 func (l *liveState) selectedIndex() int {
@@ -132,7 +148,7 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	if t.HistoryLen > 0 {
 		l.messages = t.HistoryLen
 	}
-	l.steps = append(l.steps, stepRecord{t: t, entries: h.len()})
+	l.steps = append(l.steps, stepRecord{t: t, entries: h.len(), totals: l.totals})
 }
 
 // addMessage turns one history message into History entries: the text, the

@@ -30,7 +30,7 @@ func (m Model) paneView(p paneID, r rect) []string {
 		content, info = m.payloadView(in)
 	}
 	if m.zoomed && m.pane == p {
-		info = strings.TrimSpace(info + " · zoomed (z)")
+		info = strings.TrimPrefix(strings.TrimSpace(info+" · zoomed (z)"), "· ")
 	}
 	return frame(m.th, p.title(), info, focused, r, content)
 }
@@ -326,9 +326,10 @@ func (m Model) statusView(w int) string {
 	if t != nil && m.live.travelling() {
 		iteration = t.Iteration
 	}
+	tot := m.live.shownTotals()
 	latency := "-"
-	if m.live.hasLatency {
-		latency = fmt.Sprintf("%d ms", m.live.lastLatencyMS)
+	if tot.hasLatency {
+		latency = fmt.Sprintf("%d ms", tot.lastLatencyMS)
 	}
 	// In order of importance; the later ones are dropped first.
 	parts := []string{}
@@ -341,8 +342,8 @@ func (m Model) statusView(w int) string {
 		seg(m.provider, m.model),
 		seg("backend", backend),
 		seg("latency", latency),
-		seg("tokens", fmt.Sprintf("%d in / %d out", m.live.tokensIn, m.live.tokensOut)),
-		seg("context", fmt.Sprintf("%d msgs ≈%s tok", m.live.messages, approxTokens(m.live.chars))),
+		seg("tokens", fmt.Sprintf("%d in / %d out", tot.tokensIn, tot.tokensOut)),
+		seg("context", fmt.Sprintf("%d msgs ≈%s tok", tot.messages, approxTokens(tot.chars))),
 	)
 	if m.live.queued > 0 {
 		// Right after the state: an event waiting is what space acts on next.

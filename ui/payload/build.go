@@ -122,10 +122,18 @@ func (d *document) headers(ex *providers.Exchange, response bool) {
 			d.put(inkPlain, value)
 		}
 	}
-	if len(ex.Redacted) > 0 {
+	// The capture names what it masked on the response side with the word
+	// "response"; everything else was masked in the request.
+	var masked []string
+	for _, r := range ex.Redacted {
+		if strings.Contains(r, "response") == response {
+			masked = append(masked, r)
+		}
+	}
+	if len(masked) > 0 {
 		d.newLine(0, 4)
 		d.put(inkMuted, "redacted: ")
-		d.put(inkRedacted, strings.Join(ex.Redacted, ", "))
+		d.put(inkRedacted, strings.Join(masked, ", "))
 	}
 }
 
