@@ -209,6 +209,9 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		s := m.diag.toggle()
 		if m.diag.breakpoints[s] {
 			m.notice = fmt.Sprintf("breakpoint on %s: i and c stop when the loop enters it", s)
+			if m.pane != paneDiagram {
+				m.notice += " (to pick another state: tab to State machine, ←/→, b)"
+			}
 		} else {
 			m.notice = "breakpoint removed from " + string(s)
 		}
