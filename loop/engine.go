@@ -484,6 +484,7 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 		}
 		approval = Deny // the person could not answer (e.g. EOF): deny
 	}
+	pc.Approval = &approval
 	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String()}
 	t.Decision = &d
 	if approval == Deny {

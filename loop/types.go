@@ -170,6 +170,8 @@ const (
 type PendingCall struct {
 	Call     history.ToolCall
 	Decision *Decision
+	// Approval is the person's answer when the policy asked for one.
+	Approval *Approval
 	Status   CallStatus
 	Result   *ResultRecord
 }

@@ -171,6 +171,14 @@ func TestAllowForSessionSkipsTheSecondConfirmation(t *testing.T) {
 	if h.m.confirm != nil {
 		t.Fatal("the same call was asked about twice after allow-for-session")
 	}
+	// Back to the first call: its Tool calls line says how it was approved.
+	for h.m.live.selectedIndex() > 0 && h.m.live.selected().t.Edge != loop.EdgeToolSuccess {
+		h.press("[")
+	}
+	for h.m.live.selected().t.Iteration > 1 {
+		h.press("[")
+	}
+	contains(t, h.plainView(), "approved for the session")
 	if h.m.live.state != loop.WaitingForEvent {
 		t.Fatalf("state %s", h.m.live.state)
 	}

@@ -164,10 +164,14 @@ func (m Model) callLines(i int, pc loop.PendingCall, current, live bool, w int) 
 	if d := pc.Decision; d != nil {
 		verdict := th.Verdict(string(d.Verdict)).Render(string(d.Verdict))
 		line := "  " + verdict + th.Muted.Render(" · rule ") + d.Rule
-		if d.Verdict == loop.RequireConfirm && (pc.Status == loop.CallPending || pc.Status == loop.CallDone || pc.Status == loop.CallFailed) {
-			line += th.Success.Render(" → approved")
-		}
 		out = append(out, ansi.Truncate(line, w, "…"))
+		if a := pc.Approval; a != nil && *a != loop.Deny {
+			how := "  → approved once"
+			if *a == loop.AllowSession {
+				how = "  → approved for the session (this exact call)"
+			}
+			out = append(out, th.Success.Render(ansi.Truncate(how, w, "…")))
+		}
 		if d.Reason != "" {
 			reason := wrapLines(d.Reason, w-2)
 			if len(reason) > 2 {
