@@ -21,6 +21,7 @@ func isolate(t *testing.T) {
 		t.Setenv(k, "")
 	}
 	t.Chdir(t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir()) // the sample workspace copies go here and are cleaned up
 }
 
 type traceLine struct {

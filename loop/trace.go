@@ -63,7 +63,7 @@ func Summary(t Transition) string {
 			fmt.Fprintf(&b, " (server: %d ms)", l.ServerMS)
 		}
 		if n := len(l.Retries); n > 0 {
-			fmt.Fprintf(&b, " · %d retries", n)
+			fmt.Fprintf(&b, " · %s", count(n, "retry"))
 		}
 		for _, d := range l.Divergences {
 			fmt.Fprintf(&b, " · REPLAY DIVERGENCE: %s", d)
@@ -112,9 +112,13 @@ func Summary(t Transition) string {
 	return string(t.Edge)
 }
 
+// count says "1 message", "2 messages", "3 retries".
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
