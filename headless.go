@@ -100,9 +100,9 @@ type linePerson struct {
 }
 
 func (p *linePerson) Confirm(ctx context.Context, req loop.ConfirmRequest) (loop.Approval, error) {
-	fmt.Fprintf(p.out, "\n%s wants to run %s %s\n  rule %s: %s\n", "The agent", req.Call.Name, string(req.Call.Args), req.Decision.Rule, req.Decision.Reason)
+	fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("\nThe agent wants to run %s %s\n  rule %s: %s\n", req.Call.Name, string(req.Call.Args), req.Decision.Rule, req.Decision.Reason)))
 	if req.Preview != "" {
-		fmt.Fprintf(p.out, "%s\n", indent(req.Preview, "  | "))
+		fmt.Fprintf(p.out, "%s\n", loop.Printable(indent(req.Preview, "  | ")))
 	}
 	fmt.Fprint(p.out, "  allow? [y]es once / [a]lways this exact call / [n]o: ")
 	line, err := p.in.readLine(ctx)
@@ -120,9 +120,9 @@ func (p *linePerson) Confirm(ctx context.Context, req loop.ConfirmRequest) (loop
 }
 
 func (p *linePerson) Ask(ctx context.Context, q tools.Question) (string, error) {
-	fmt.Fprintf(p.out, "\nThe agent asks: %s\n", q.Text)
+	fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("\nThe agent asks: %s\n", q.Text)))
 	for i, opt := range q.Options {
-		fmt.Fprintf(p.out, "  %d) %s\n", i+1, opt)
+		fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("  %d) %s\n", i+1, opt)))
 	}
 	fmt.Fprint(p.out, "  answer: ")
 	line, err := p.in.readLine(ctx)

@@ -71,6 +71,10 @@ func newSession(ctx context.Context, o options, person loop.Person) (*session, e
 		MaxIterations: o.maxIter,
 		Sleep:         o.sleep,
 		OnTransition:  onTransition,
+		// Keys are masked in everything the engine records, whichever
+		// backend runs: a command can still print them from the parent's
+		// environment (/proc/$PPID/environ).
+		Secrets: []string{os.Getenv("GEMINI_API_KEY"), os.Getenv("GOOGLE_API_KEY")},
 	})
 	if err != nil {
 		s.close()

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -59,6 +60,11 @@ type Config struct {
 	// OnTransition, if set, receives every transition record at the end of
 	// its Step (on the goroutine running Step): --trace uses it.
 	OnTransition func(Transition)
+	// Secrets are literal values (the API keys) masked in everything the
+	// engine records. The wire capture masks the payloads; this covers the
+	// rest, e.g. a command that prints the key from /proc/$PPID/environ, or a
+	// model that repeats it.
+	Secrets []string
 }
 
 // RetryPolicy bounds the retries of transient provider errors (429, 5xx,
@@ -96,6 +102,7 @@ func (r RetryPolicy) withDefaults() RetryPolicy {
 type Engine struct {
 	cfg   Config
 	specs []history.ToolSpec
+	mask  *strings.Replacer
 
 	mu      sync.Mutex // guards queue and outputs
 	queue   []Event
@@ -143,10 +150,26 @@ func New(cfg Config) (*Engine, error) {
 	cfg.Retry = cfg.Retry.withDefaults()
 	return &Engine{
 		cfg:     cfg,
+		mask:    maskFor(cfg.Secrets),
 		specs:   cfg.Tools.Specs(),
 		outputs: map[string]OutputFunc{},
 		state:   WaitingForEvent,
 	}, nil
+}
+
+// RedactedMark replaces a secret value in what the engine records.
+const RedactedMark = "[REDACTED]"
+
+// maskFor builds the replacer for the secrets; values shorter than four
+// characters are ignored (they would mask ordinary text).
+func maskFor(secrets []string) *strings.Replacer {
+	var pairs []string
+	for _, s := range secrets {
+		if len(s) >= 4 {
+			pairs = append(pairs, s, RedactedMark)
+		}
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -346,7 +369,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		}
 		wait, retry := e.retryWait(attempt, pe)
 		if !retry {
-			msg := pe.Error()
+			msg := e.mask.Replace(pe.Error())
 			if len(rec.Retries) > 0 {
 				msg = fmt.Sprintf("%s (gave up after %d retries)", msg, len(rec.Retries))
 			}
@@ -354,7 +377,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			t.Error = e.failure
 			return EdgeLLMFailure, nil
 		}
-		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: pe.Error(), WaitMS: wait.Milliseconds()}
+		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Replace(pe.Error()), WaitMS: wait.Milliseconds()}
 		rec.Retries = append(rec.Retries, r)
 		if e.cfg.OnRetry != nil {
 			e.cfg.OnRetry(r)
@@ -390,6 +413,15 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 	rec := t.LLM
 	msg := resp.Message
 	msg.Role = history.RoleAssistant
+	msg.Text, msg.Thought = e.mask.Replace(msg.Text), e.mask.Replace(msg.Thought)
+	if len(msg.ToolCalls) > 0 {
+		calls := make([]history.ToolCall, len(msg.ToolCalls))
+		for i, c := range msg.ToolCalls {
+			c.Args = json.RawMessage(e.mask.Replace(string(c.Args))) // the mark holds no quote: JSON stays valid
+			calls[i] = c
+		}
+		msg.ToolCalls = calls
+	}
 	rec.StopReason = string(resp.StopReason)
 	rec.FinishReason = resp.FinishReason
 	rec.Text = msg.Text
@@ -397,14 +429,19 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 	rec.ToolCalls = msg.ToolCalls
 	rec.Usage = resp.Usage
 	rec.ServerMS = resp.Duration.Milliseconds()
-	t.Parse = resp.Parse
+	if p := resp.Parse; p != nil {
+		masked := *p
+		masked.Raw, masked.Extracted = e.mask.Replace(p.Raw), e.mask.Replace(p.Extracted)
+		masked.Error, masked.Outcome = e.mask.Replace(p.Error), e.mask.Replace(p.Outcome)
+		t.Parse = &masked
+	}
 	e.log.Append(msg)
 	t.Added = []history.Message{msg}
 
 	if resp.Malformed != "" {
 		rec.StopReason = ""
-		e.feedback = resp.Malformed
-		t.Error = &ErrorRecord{Kind: "malformed_response", Message: resp.Malformed}
+		e.feedback = e.mask.Replace(resp.Malformed)
+		t.Error = &ErrorRecord{Kind: "malformed_response", Message: e.feedback}
 		return EdgeMalformedResponse
 	}
 	if len(msg.ToolCalls) > 0 {
@@ -514,12 +551,13 @@ func (e *Engine) act(ctx context.Context, t *Transition) Edge {
 	start := time.Now()
 	res, err := tool.Run(ctx, call.Args)
 	dur := time.Since(start).Milliseconds()
+	res.Content = e.mask.Replace(res.Content)
 	if err != nil {
 		kind := "tool_failure"
 		if ctx.Err() != nil {
 			kind = "interrupted"
 		}
-		res = tools.Result{IsError: true, Content: fmt.Sprintf("%s failed: %v", call.Name, err)}
+		res = tools.Result{IsError: true, Content: e.mask.Replace(fmt.Sprintf("%s failed: %v", call.Name, err))}
 		t.Error = &ErrorRecord{Kind: kind, Message: res.Content}
 	}
 	rr := &ResultRecord{Content: res.Content, IsError: res.IsError, DurationMS: dur}

@@ -424,3 +424,57 @@ func TestServerDurationIsKeptBesideLatency(t *testing.T) {
 		t.Fatalf("context line: %s", Human(ts[1]))
 	}
 }
+
+func TestSecretsAreMaskedInEverythingRecorded(t *testing.T) {
+	const key = "AIzaSy-secret-key-777"
+	f := newFixture(t, 0,
+		calls(call("read_file", `{"path":"`+key+`"}`)),
+		reply{resp: &providers.Response{Message: history.Message{Text: "your key is " + key, Thought: "I saw " + key}}})
+	f.engine.mask = maskFor([]string{key, "ab"})
+	f.read.result = tools.Result{Content: "GEMINI_API_KEY=" + key}
+	_, ts := f.run(t, "show me the environment")
+	var all strings.Builder
+	for _, tr := range ts {
+		WriteJSON(&all, tr)
+		all.WriteString(Human(tr))
+		for _, m := range tr.Added {
+			b, _ := json.Marshal(m)
+			all.Write(b)
+		}
+	}
+	for _, req := range f.provider.seen {
+		b, _ := json.Marshal(req.Messages)
+		all.Write(b)
+	}
+	if strings.Contains(all.String(), key) {
+		t.Fatal("the secret reached a transition, the history or the next request")
+	}
+	if !strings.Contains(all.String(), "GEMINI_API_KEY=[REDACTED]") {
+		t.Fatal("the tool result was not masked where the key stood")
+	}
+	if got := maskFor([]string{"ab", ""}).Replace("ab cab"); got != "ab cab" {
+		t.Fatalf("values shorter than four characters must not be masked: %q", got)
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text\nwith\ttabs", "plain text\nwith\ttabs"},
+		{"title\x1b]0;PWNED\x07end", `title\x1b]0;PWNED\x07end`},
+		{"bell\x07 del\x7f c1\u009b", `bell\x07 del\x7f c1\x9b`},
+		{"日本語", "日本語"},
+	}
+	for _, tc := range tests {
+		if got := Printable(tc.in); got != tc.want {
+			t.Errorf("Printable(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	f := newFixture(t, 0, calls(call("read_file", `{"path":"a"}`)), text("done"))
+	f.read.result = tools.Result{Content: "x\x1b]52;c;ZWNobw==\x07y"}
+	_, ts := f.run(t, "read")
+	for _, tr := range ts {
+		if strings.ContainsRune(Human(tr), 0x1b) {
+			t.Fatalf("an escape reached the human trace: %q", Human(tr))
+		}
+	}
+}

@@ -131,8 +131,39 @@ func nameOf(t Transition) string {
 }
 
 // Human is the human trace line of a transition: tag, sequence, arc, summary.
+// Control characters from model or file text are shown escaped, never sent
+// to the terminal (an ESC could retitle the window or write the clipboard).
 func Human(t Transition) string {
-	return fmt.Sprintf("%-9s #%d %s --%s--> %s · %s", Tag(t), t.Seq, t.From, t.Edge, t.To, Summary(t))
+	return Printable(fmt.Sprintf("%-9s #%d %s --%s--> %s · %s", Tag(t), t.Seq, t.From, t.Edge, t.To, Summary(t)))
+}
+
+// Printable replaces control characters other than newline and tab (C0, DEL,
+// C1) with a visible escape such as \x1b, so text from a model, a file or a
+// command cannot drive the terminal it is printed on.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0)
 }
 
 // Clip shortens s to at most n runes, marking the cut.

@@ -169,7 +169,7 @@ func sanitize(s string) string {
 	}
 	clean := true
 	for _, r := range s {
-		if (r < 0x20 && r != '\n') || r == 0x7f {
+		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			clean = false
 			break
 		}
@@ -185,7 +185,7 @@ func sanitize(s string) string {
 			b.WriteString("    ")
 		case r == '\n':
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			// dropped (\r, bells, ...)
 		default:
 			b.WriteRune(r)

@@ -172,12 +172,12 @@ func (l *liveState) addMessage(h *historyPane, msg history.Message) {
 		}
 		for _, c := range msg.ToolCalls {
 			l.chars += len(c.Name) + len(c.Args)
-			h.add(&historyEntry{kind: entryCall, name: c.Name, text: string(c.Args)})
+			h.add(&historyEntry{kind: entryCall, name: sanitize(c.Name), text: sanitize(string(c.Args))})
 		}
 	case history.RoleTool:
 		if r := msg.Result; r != nil {
 			l.chars += len(r.Content)
-			h.add(&historyEntry{kind: entryResult, name: r.Name, text: r.Content, isError: r.IsError})
+			h.add(&historyEntry{kind: entryResult, name: sanitize(r.Name), text: r.Content, isError: r.IsError})
 		}
 	}
 }

@@ -53,7 +53,7 @@ func (c *confirmModal) view(th theme.Theme, w, h int) []string {
 	r := c.req.confirm
 	var top []string
 	top = append(top, th.Warning.Render("The security layer asks you before this call runs:"), "")
-	top = append(top, th.RoleTool.Render(ansi.Truncate("  "+r.Call.Name+" "+compactJSON(string(r.Call.Args)), w, "…")))
+	top = append(top, th.RoleTool.Render(ansi.Truncate("  "+sanitize(r.Call.Name+" "+compactJSON(string(r.Call.Args))), w, "…")))
 	top = append(top, "  "+th.Verdict(string(r.Decision.Verdict)).Render(string(r.Decision.Verdict))+
 		th.Muted.Render(" · rule ")+th.Bold.Render(r.Decision.Rule))
 	for _, ln := range wrapLines("why: "+r.Decision.Reason, w-2) {
@@ -165,11 +165,12 @@ func (a *askModal) update(msg tea.KeyMsg, k keyMap) bool {
 func (a *askModal) view(th theme.Theme, w, h int) []string {
 	q := a.req.question
 	out := []string{th.Warning.Render("The agent asks you (ask_user):"), ""}
-	for _, ln := range wrapLines(q.Text, w-2) {
+	for _, ln := range wrapLines(sanitize(q.Text), w-2) {
 		out = append(out, "  "+th.Bold.Render(ln))
 	}
 	out = append(out, "")
 	for i, o := range q.Options {
+		o = sanitize(o)
 		line := fmt.Sprintf("  %d) %s", i+1, o)
 		if i == a.sel {
 			line = th.Selected.Render(ansi.Truncate(fmt.Sprintf("› %d) %s", i+1, o), w, "…"))

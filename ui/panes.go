@@ -157,8 +157,8 @@ func currentCall(calls []loop.PendingCall) int {
 
 func (m Model) callLines(i int, pc loop.PendingCall, current, live bool, w int) []string {
 	th := m.th
-	name := th.RoleTool.Render(fmt.Sprintf("%d %s", i+1, pc.Call.Name))
-	args := th.Muted.Render(" " + compactJSON(string(pc.Call.Args)))
+	name := th.RoleTool.Render(fmt.Sprintf("%d %s", i+1, sanitize(pc.Call.Name)))
+	args := th.Muted.Render(" " + sanitize(compactJSON(string(pc.Call.Args))))
 	out := []string{ansi.Truncate(name+args, w, "…")}
 
 	if d := pc.Decision; d != nil {
