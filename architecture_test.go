@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/glassbox-dev/glassbox/loop"
 )
 
 const module = "github.com/glassbox-dev/glassbox"
@@ -86,6 +89,20 @@ func TestDependencyRule(t *testing.T) {
 					t.Errorf("%s depends on %s: the engine side must not import the UI stack", p.ImportPath, d)
 				}
 			}
+		}
+	}
+}
+
+// The security pages quote the built-in policy in full; they must quote the
+// policy the program actually enforces.
+func TestDocsQuoteTheBuiltInPolicy(t *testing.T) {
+	for _, page := range []string{"docs/security.md", "docs/ja/security.md"} {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), strings.TrimSpace(loop.DefaultPolicyTOML)) {
+			t.Errorf("%s does not quote loop.DefaultPolicyTOML as it is now", page)
 		}
 	}
 }

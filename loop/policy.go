@@ -88,9 +88,14 @@ verdict = "DENY"
 reason = "the command matches a dangerous shell pattern"
 tools = ["execute_command"]
 command_matches = [
-  '(^|[;&|(\s])sudo\b',
-  '\brm\s+(-[a-zA-Z]*[rf][a-zA-Z]*\s+)+(/|~|\$HOME)(\s|$|\*)',
-  '\b(curl|wget)\b[^|]*\|\s*(ba|z|da)?sh\b',
+  # privilege escalation, however it is spelled: sudo, /usr/bin/sudo, ` + "`" + `sudo` + "`" + `, $(doas …)
+  '(^|[\s;&|(` + "`" + `/$])(sudo|doas)\b',
+  # rm aimed at the root or the home folder, with any flags: -rf, --recursive, --, quotes, a trailing slash
+  '''\brm\s+((-\S+|--)\s+)*["']?(/|~|\$HOME|\$\{HOME\})/?\*?["']?(\s|$|[;&|])''',
+  # a download piped into a shell, through any number of pipes: curl … | tee … | /bin/sh
+  '\b(curl|wget)\b[^;&]*\|\s*(sudo\s+)?(\S*/)?(ba|z|da|k)?sh\b',
+  # a download run by a shell through substitution: sh -c "$(curl …)", bash <(curl …), eval ` + "`" + `wget …` + "`" + `
+  '(\$\(|<\(|` + "`" + `)\s*(curl|wget)\b',
   '\bmkfs(\.\w+)?\b',
   ':\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:',
   '\bdd\b.*\bof=/dev/',
