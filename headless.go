@@ -34,13 +34,19 @@ func runHeadlessWith(ctx context.Context, args []string, sleep func(context.Cont
 		fmt.Fprintf(stderr, "glassbox run: %v\n", err)
 		return exitUsage
 	}
-	prompt := strings.TrimSpace(strings.Join(rest, " "))
-	if prompt == "" {
-		lesson, ok := offline.LessonByName(o.lesson)
-		if !ok {
-			fmt.Fprintf(stderr, "glassbox run: no lesson named %q (see 'glassbox lessons')\n", o.lesson)
+	for _, a := range rest[min(1, len(rest)):] {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			fmt.Fprintf(stderr, "glassbox run: %q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)\n", a)
 			return exitUsage
 		}
+	}
+	lesson, ok := offline.LessonByName(o.lesson)
+	if !ok {
+		fmt.Fprintf(stderr, "glassbox run: no lesson named %q (see 'glassbox lessons')\n", o.lesson)
+		return exitUsage
+	}
+	prompt := strings.TrimSpace(strings.Join(rest, " "))
+	if prompt == "" {
 		prompt = lesson.Request
 	}
 
@@ -55,7 +61,11 @@ func runHeadlessWith(ctx context.Context, args []string, sleep func(context.Cont
 	defer sess.close()
 
 	if !o.json {
-		fmt.Fprintf(stdout, "glassbox %s · %s\nworkspace: %s\n", version, sess.backend.describe(), sess.workspace.Root())
+		where := sess.workspace.Root()
+		if sess.temporary {
+			where += " (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)"
+		}
+		fmt.Fprintf(stdout, "glassbox %s · %s\nworkspace: %s\n", version, sess.backend.describe(), where)
 	}
 
 	var last loop.Transition

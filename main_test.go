@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +99,8 @@ func TestVersionAndUsage(t *testing.T) {
 		{"unknown lesson", []string{"run", "--lesson", "nope"}, exitUsage, `no lesson named "nope"`},
 		{"missing policy file", []string{"run", "--policy", "/nonexistent/p.toml", "hi"}, exitUsage, "policy file"},
 		{"lessons takes no args", []string{"lessons", "x"}, exitUsage, "no arguments"},
+		{"a flag after the prompt", []string{"run", "--offline", "list the files", "--json"}, exitUsage, "flags go before it"},
+		{"unknown lesson with a prompt", []string{"run", "--lesson", "bogus", "hi"}, exitUsage, `no lesson named "bogus"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,6 +113,42 @@ func TestVersionAndUsage(t *testing.T) {
 				t.Fatalf("output lacks %q:\n%s", tc.out, got)
 			}
 		})
+	}
+}
+
+func TestPolicyNamingAnUnknownToolIsRefused(t *testing.T) {
+	isolate(t)
+	path := filepath.Join(t.TempDir(), "p.toml")
+	if err := os.WriteFile(path, []byte("[[rule]]\nname = 'no-shell'\nverdict = 'DENY'\ntools = ['execute-command']\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := realMain(context.Background(), []string{"run", "--offline", "--policy", path, "hi"}, strings.NewReader(""), &out, &errb)
+	if code != exitUsage || !strings.Contains(errb.String(), `names the tool "execute-command"`) {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestTemporaryWorkspaceIsRemovedOnExit(t *testing.T) {
+	isolate(t)
+	var out, errb bytes.Buffer
+	if code := realMain(context.Background(), []string{"run", "--offline", "list the files"}, strings.NewReader(""), &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	line := strings.SplitN(out.String(), "\n", 3)[1]
+	dir, _, ok := strings.Cut(strings.TrimPrefix(line, "workspace: "), " (a fresh copy")
+	if !ok {
+		t.Fatalf("workspace line %q does not say the copy is temporary", line)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the temporary workspace %s is still there (err %v)", dir, err)
+	}
+	kept := t.TempDir()
+	if code := realMain(context.Background(), []string{"run", "--offline", "--workspace", kept, "list the files"}, strings.NewReader(""), &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Fatalf("--workspace was removed: %v", err)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 type session struct {
 	backend   *backend
 	workspace *tools.Workspace
+	temporary bool // the workspace is a copy of the sample, removed on exit
 	engine    *loop.Engine
 	cleanup   []func() error
 }
@@ -32,11 +33,19 @@ func newSession(ctx context.Context, o options, person loop.Person) (*session, e
 		s.workspace, err = tools.NewWorkspace(o.workspace)
 	} else {
 		s.workspace, err = tools.NewSampleWorkspace()
+		if err == nil {
+			// A fresh copy for this run only: removed on exit, so runs do
+			// not pile up in the temp folder (--workspace keeps files).
+			s.temporary = true
+			root := s.workspace.Root()
+			s.cleanup = append(s.cleanup, func() error { return os.RemoveAll(root) })
+		}
 	}
 	if err != nil {
 		s.close()
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
+	registry := tools.Default(s.workspace, person, 0)
 	if o.yes {
 		person = yesPerson{person}
 	}
@@ -56,15 +65,19 @@ func newSession(ctx context.Context, o options, person loop.Person) (*session, e
 	}
 	policy := loop.DefaultPolicy()
 	if o.policy != "" {
-		if policy, err = loop.LoadPolicy(o.policy); err != nil {
+		if policy, err = loop.LoadPolicy(o.policy); err == nil {
+			err = policy.CheckTools(registry.Names())
+		}
+		if err != nil {
 			s.close()
-			return nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, fmt.Errorf("%w: --policy %s: %v", errUsage, o.policy, err)
 		}
 	}
 	s.engine, err = loop.New(loop.Config{
 		Provider:      b.provider,
 		Backend:       b.kind,
-		Tools:         tools.Default(s.workspace, person, 0),
+		BackendReason: b.reason,
+		Tools:         registry,
 		Workspace:     s.workspace,
 		Policy:        policy,
 		Person:        person,

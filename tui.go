@@ -64,7 +64,7 @@ func runTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		Banner:        sess.backend.describe(),
 		Backend:       sess.backend.kind,
 		BackendReason: sess.backend.reason,
-		Workspace:     sess.workspace.Root(),
+		Workspace:     workspaceLabel(sess),
 		Lessons:       lessons,
 		Lesson:        lesson.Name,
 		NoColor:       os.Getenv("NO_COLOR") != "",
@@ -74,6 +74,14 @@ func runTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitProvider
 	}
 	return exitOK
+}
+
+// workspaceLabel is the workspace as the welcome shows it.
+func workspaceLabel(s *session) string {
+	if s.temporary {
+		return s.workspace.Root() + " (a fresh copy of the sample project, removed when you quit)"
+	}
+	return s.workspace.Root()
 }
 
 // logToFile points the standard logger at glassbox.log in the user's state

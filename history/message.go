@@ -6,6 +6,7 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 )
 
 // Role says who a message speaks for.
@@ -116,13 +117,14 @@ func (l *Log) Upto(n int) []Message {
 }
 
 // Truncate drops every message after the first n; it is how a person forks
-// the conversation from an earlier checkpoint.
+// the conversation from an earlier checkpoint. The kept messages move to a
+// new array, so slices handed out before (Messages, Upto) still read what
+// they read then, even after new messages are appended.
 func (l *Log) Truncate(n int) {
 	if n < 0 {
 		n = 0
 	}
 	if n < len(l.msgs) {
-		clear(l.msgs[n:])
-		l.msgs = l.msgs[:n]
+		l.msgs = slices.Clone(l.msgs[:n])
 	}
 }

@@ -51,9 +51,14 @@ func TestLogIsACheckpointedAppendOnlyList(t *testing.T) {
 	if l.Upto(-1) != nil {
 		t.Fatal("Upto(-1) is not empty")
 	}
+	before := l.Messages()
 	l.Truncate(1)
 	if l.Len() != 1 || l.Messages()[0].Text != "1" {
 		t.Fatalf("after Truncate(1): %+v", l.Messages())
+	}
+	l.Append(Message{Text: "fork"})
+	if before[1].Text != "2" || before[2].Text != "3" {
+		t.Fatalf("a view taken before the fork changed: %+v", before)
 	}
 	var nilLog *Log
 	if nilLog.Len() != 0 || nilLog.Upto(3) != nil {

@@ -41,11 +41,14 @@ type Config struct {
 	Provider Provider
 	// Backend says how the provider is reached: "live", "offline" or
 	// "replay". It appears in the trace.
-	Backend   string
-	Tools     *tools.Registry
-	Workspace PathChecker
-	Policy    *Policy // nil: DefaultPolicy()
-	Person    Person
+	Backend string
+	// BackendReason says why that backend was chosen ("no GEMINI_API_KEY is
+	// set", "--offline"); the trace carries it with every provider call.
+	BackendReason string
+	Tools         *tools.Registry
+	Workspace     PathChecker
+	Policy        *Policy // nil: DefaultPolicy()
+	Person        Person
 	// MaxIterations is the number of provider calls per event; 0 means
 	// DefaultMaxIterations.
 	MaxIterations int
@@ -231,8 +234,10 @@ func (e *Engine) Tools() []history.ToolSpec { return e.specs }
 
 // Step performs exactly one transition and returns its record. It returns
 // ErrIdle when there is nothing to do, ErrBusy when called concurrently, and
-// ctx's error when the person cancelled a wait or an in-flight provider call:
-// then no transition was taken and the next Step tries again.
+// ctx's error when the person cancelled an approval wait or an in-flight
+// provider call: then no transition was taken and the next Step tries again.
+// A tool cancelled while it runs is different: it may have changed the
+// workspace already, so it is recorded (tool_failure, kind "interrupted").
 func (e *Engine) Step(ctx context.Context) (Transition, error) {
 	if !e.stepping.TryLock() {
 		return Transition{}, ErrBusy
@@ -338,7 +343,7 @@ func (e *Engine) assemble(t *Transition) Edge {
 
 // think is one provider call, with retries for transient failures.
 func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
-	rec := &LLMRecord{Provider: e.cfg.Provider.Name(), Backend: e.cfg.Backend, Model: e.cfg.Provider.Model()}
+	rec := &LLMRecord{Provider: e.cfg.Provider.Name(), Backend: e.cfg.Backend, BackendReason: e.cfg.BackendReason, Model: e.cfg.Provider.Model()}
 	t.LLM = rec
 	var exchanges []providers.Exchange
 	for attempt := 0; ; attempt++ {

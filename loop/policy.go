@@ -206,6 +206,23 @@ func ParsePolicy(b []byte) (*Policy, error) {
 	return p, nil
 }
 
+// CheckTools reports rules that name a tool not in known: a misspelled name
+// would make the rule match nothing, silently.
+func (p *Policy) CheckTools(known []string) error {
+	var bad []string
+	for _, r := range p.Rules {
+		for _, name := range r.Tools {
+			if !slices.Contains(known, name) {
+				bad = append(bad, fmt.Sprintf("rule %q names the tool %q", r.Name, name))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s; the tools are: %s", strings.Join(bad, "; "), strings.Join(known, ", "))
+	}
+	return nil
+}
+
 func parseVerdict(s string) (Verdict, error) {
 	switch v := Verdict(strings.ToUpper(strings.TrimSpace(s))); v {
 	case Allow, DenyVerdict, RequireConfirm:

@@ -128,3 +128,17 @@ func TestTableIsComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckToolsCatchesMisspelledNames(t *testing.T) {
+	p, err := ParsePolicy([]byte("[[rule]]\nname='no-shell'\nverdict='DENY'\ntools=['execute-command', 'read_file']\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.CheckTools([]string{"read_file", "execute_command"})
+	if err == nil || !strings.Contains(err.Error(), `rule "no-shell" names the tool "execute-command"`) {
+		t.Fatalf("err = %v", err)
+	}
+	if err := DefaultPolicy().CheckTools([]string{"read_file", "write_file", "list_files", "execute_command", "ask_user"}); err != nil {
+		t.Fatalf("the built-in policy names an unknown tool: %v", err)
+	}
+}

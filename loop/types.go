@@ -110,16 +110,17 @@ type Transition struct {
 
 // LLMRecord describes one provider call.
 type LLMRecord struct {
-	Provider     string             `json:"provider"`
-	Backend      string             `json:"backend"`
-	Model        string             `json:"model"`
-	StopReason   string             `json:"stop_reason,omitempty"`
-	FinishReason string             `json:"finish_reason,omitempty"`
-	Text         string             `json:"text,omitempty"`
-	Thought      string             `json:"thought,omitempty"`
-	ToolCalls    []history.ToolCall `json:"tool_calls,omitempty"`
-	Usage        providers.Usage    `json:"usage"`
-	LatencyMS    int64              `json:"latency_ms"`
+	Provider      string             `json:"provider"`
+	Backend       string             `json:"backend"`
+	BackendReason string             `json:"backend_reason,omitempty"`
+	Model         string             `json:"model"`
+	StopReason    string             `json:"stop_reason,omitempty"`
+	FinishReason  string             `json:"finish_reason,omitempty"`
+	Text          string             `json:"text,omitempty"`
+	Thought       string             `json:"thought,omitempty"`
+	ToolCalls     []history.ToolCall `json:"tool_calls,omitempty"`
+	Usage         providers.Usage    `json:"usage"`
+	LatencyMS     int64              `json:"latency_ms"`
 	// ServerMS is the time the provider itself reported for the call
 	// (Ollama's total_duration), beside the latency glassbox measured.
 	ServerMS   int64   `json:"server_ms,omitempty"`

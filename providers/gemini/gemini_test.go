@@ -555,6 +555,7 @@ func TestArgsFollowTheDeclaredOrder(t *testing.T) {
 		{"undeclared keys last, sorted", map[string]any{"z": 1.0, "path": "p", "b": true}, []string{"path"}, `{"path":"p","b":true,"z":1}`},
 		{"no arguments", nil, []string{"path"}, `{}`},
 		{"unknown tool", map[string]any{"b": "2", "a": "1"}, nil, `{"a":"1","b":"2"}`},
+		{"shell text kept as written", map[string]any{"command": "ls && cat <a>"}, []string{"command"}, `{"command":"ls && cat <a>"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
