@@ -206,3 +206,23 @@ func TestReplayHonoursCancellation(t *testing.T) {
 		t.Errorf("next call = %v, %v; want the recorded 200", resp, err)
 	}
 }
+
+// A body edited by hand in the cassette is what gets served, even though the
+// stale chunks of the recording are still there.
+func TestReplayServesAHandEditedBody(t *testing.T) {
+	rec := recorded("https://x.test/s", "", 200, `{"text":"old"}`)
+	rec.ResponseBody = []byte(`{"text":"edited by the instructor"}`)
+	c := &Cassette{Exchanges: []Exchange{rec}}
+	resp, err := NewReplayTransport(c).RoundTrip(newRequest(t, context.Background(), http.MethodPost, "https://x.test/s", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != `{"text":"edited by the instructor"}` {
+		t.Fatalf("served %s", got)
+	}
+}
