@@ -2,6 +2,7 @@ package ollama
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -85,6 +86,10 @@ func NormalizeHost(raw string) (string, error) {
 	}
 
 	hostport, path, _ := strings.Cut(hostport, "/")
+	if strings.Contains(hostport, "@") {
+		// Never quoted back: the part before @ may be a password.
+		return "", errors.New("the Ollama address holds a user name or password (user:pass@host); Ollama does not use them — set OLLAMA_HOST to just the address, e.g. http://127.0.0.1:11434")
+	}
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		// No port given: "example.com", "0.0.0.0" or "[::1]".

@@ -175,3 +175,10 @@ func TestRetryAfter(t *testing.T) {
 		})
 	}
 }
+
+func TestNormalizeHostNeverEchoesCredentials(t *testing.T) {
+	_, err := NormalizeHost("http://alice:s3cretPW@127.0.0.1:11434")
+	if err == nil || strings.Contains(err.Error(), "s3cretPW") || !strings.Contains(err.Error(), "user name or password") {
+		t.Fatalf("err = %v", err)
+	}
+}
