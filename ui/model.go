@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/spinner"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
@@ -220,6 +221,14 @@ func newInput(th theme.Theme) textarea.Model {
 	ta.BlurredStyle.Prompt = th.Muted
 	ta.FocusedStyle.Placeholder = th.Muted
 	ta.BlurredStyle.Placeholder = th.Muted
+	// Every style from the theme, none of textarea's built-in greys: with
+	// NO_COLOR the input must carry no colour either.
+	ta.FocusedStyle.Text = lipgloss.NewStyle()
+	ta.BlurredStyle.Text = th.Muted
+	ta.BlurredStyle.CursorLine = th.Muted
+	for _, st := range []*textarea.Style{&ta.FocusedStyle, &ta.BlurredStyle} {
+		st.EndOfBuffer, st.LineNumber, st.CursorLineNumber = th.Muted, th.Muted, th.Muted
+	}
 	return ta
 }
 

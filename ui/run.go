@@ -10,8 +10,12 @@ package ui
 import (
 	"context"
 	"errors"
+	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/term"
+	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/loop"
 )
@@ -53,6 +57,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Engine == nil {
 		return errors.New("ui.Run: Config.Engine is required")
 	}
+	if cfg.NoColor && termenv.EnvColorProfile() == termenv.Ascii && isTerminal() {
+		// NO_COLOR asks for no colour, not for no emphasis: lipgloss reads
+		// it as "plain text" and would drop the bold and reverse video the
+		// no-colour theme uses to mark the current state and the status
+		// bar. The theme sets no colours, so ANSI emits only emphasis.
+		lipgloss.SetColorProfile(termenv.ANSI)
+	}
 	m := New(cfg)
 	m.base = ctx
 	p := tea.NewProgram(m,
@@ -69,3 +80,6 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	return err
 }
+
+// isTerminal reports whether standard output is a terminal (never style a pipe).
+func isTerminal() bool { return term.IsTerminal(os.Stdout.Fd()) }
