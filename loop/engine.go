@@ -362,6 +362,9 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			}
 		}
 		t.Exchanges = exchanges
+		if err == nil && resp == nil {
+			err = &providers.Error{Kind: providers.KindOther, Message: "the provider returned neither a response nor an error (a bug in the provider)"}
+		}
 		if err == nil {
 			return e.read(resp, t), nil
 		}
@@ -372,9 +375,9 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		if pe.Status != 0 {
 			rec.HTTPStatus = pe.Status
 		}
-		wait, retry := e.retryWait(attempt, pe)
+		wait, retry, why := e.retryWait(attempt, pe)
 		if !retry {
-			msg := e.mask.Replace(pe.Error())
+			msg := e.mask.Replace(pe.Error()) + why
 			if len(rec.Retries) > 0 {
 				msg = fmt.Sprintf("%s (gave up after %d retries)", msg, len(rec.Retries))
 			}
@@ -393,40 +396,32 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 	}
 }
 
-// retryWait decides whether a failed call is retried and after how long.
-func (e *Engine) retryWait(attempt int, pe *providers.Error) (time.Duration, bool) {
+// retryWait decides whether a failed call is retried and after how long;
+// when a transient failure is not retried, why says so.
+func (e *Engine) retryWait(attempt int, pe *providers.Error) (wait time.Duration, retry bool, why string) {
 	p := e.cfg.Retry
 	if !pe.Transient() || attempt >= p.MaxRetries {
-		return 0, false
+		return 0, false, ""
 	}
 	if pe.RetryAfter > 0 {
 		if pe.RetryAfter > p.MaxWait {
-			pe.Message = fmt.Sprintf("%s (the service asked to wait %s, longer than the %s glassbox will wait)", pe.Error(), pe.RetryAfter, p.MaxWait)
-			return 0, false
+			return 0, false, fmt.Sprintf(" (the service asked to wait %s, longer than the %s glassbox will wait)", pe.RetryAfter, p.MaxWait)
 		}
-		return pe.RetryAfter, true
+		return pe.RetryAfter, true, ""
 	}
-	wait := p.Initial << attempt
+	wait = p.Initial << attempt
 	if wait > p.Max || wait <= 0 {
 		wait = p.Max
 	}
-	return wait, true
+	return wait, true, ""
 }
 
 // read turns a provider response into the next edge.
 func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
-	rec := t.LLM
-	msg := resp.Message
+	msg, parse := e.masked(resp)
 	msg.Role = history.RoleAssistant
-	msg.Text, msg.Thought = e.mask.Replace(msg.Text), e.mask.Replace(msg.Thought)
-	if len(msg.ToolCalls) > 0 {
-		calls := make([]history.ToolCall, len(msg.ToolCalls))
-		for i, c := range msg.ToolCalls {
-			c.Args = json.RawMessage(e.mask.Replace(string(c.Args))) // the mark holds no quote: JSON stays valid
-			calls[i] = c
-		}
-		msg.ToolCalls = calls
-	}
+	t.Parse = parse
+	rec := t.LLM
 	rec.StopReason = string(resp.StopReason)
 	rec.FinishReason = resp.FinishReason
 	rec.Text = msg.Text
@@ -434,12 +429,6 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 	rec.ToolCalls = msg.ToolCalls
 	rec.Usage = resp.Usage
 	rec.ServerMS = resp.Duration.Milliseconds()
-	if p := resp.Parse; p != nil {
-		masked := *p
-		masked.Raw, masked.Extracted = e.mask.Replace(p.Raw), e.mask.Replace(p.Extracted)
-		masked.Error, masked.Outcome = e.mask.Replace(p.Error), e.mask.Replace(p.Outcome)
-		t.Parse = &masked
-	}
 	e.log.Append(msg)
 	t.Added = []history.Message{msg}
 
@@ -464,6 +453,29 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 		e.final = fmt.Sprintf("(the model returned no text; finish reason %s)", orDash(resp.FinishReason))
 	}
 	return EdgeFinalAnswer
+}
+
+// masked returns the reply's message and parse step with every secret value
+// masked, leaving the provider's response untouched.
+func (e *Engine) masked(resp *providers.Response) (history.Message, *providers.ParseStep) {
+	msg := resp.Message
+	msg.Text, msg.Thought = e.mask.Replace(msg.Text), e.mask.Replace(msg.Thought)
+	if len(msg.ToolCalls) > 0 {
+		calls := make([]history.ToolCall, len(msg.ToolCalls))
+		for i, c := range msg.ToolCalls {
+			c.Args = json.RawMessage(e.mask.Replace(string(c.Args))) // the mark holds no quote: JSON stays valid
+			calls[i] = c
+		}
+		msg.ToolCalls = calls
+	}
+	var parse *providers.ParseStep
+	if p := resp.Parse; p != nil {
+		masked := *p
+		masked.Raw, masked.Extracted = e.mask.Replace(p.Raw), e.mask.Replace(p.Extracted)
+		masked.Error, masked.Outcome = e.mask.Replace(p.Error), e.mask.Replace(p.Outcome)
+		parse = &masked
+	}
+	return msg, parse
 }
 
 func orDash(s string) string {

@@ -478,3 +478,11 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+func TestProviderReturningNothingIsAFailureNotAPanic(t *testing.T) {
+	f := newFixture(t, 0, reply{})
+	edges, ts := f.run(t, "x")
+	if edges[2] != EdgeLLMFailure || !strings.Contains(ts[2].Error.Message, "neither a response nor an error") {
+		t.Fatalf("edges %v, error %+v", edges, ts[2].Error)
+	}
+}
