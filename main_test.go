@@ -164,3 +164,25 @@ func TestParseDotEnv(t *testing.T) {
 		t.Fatalf("err = %v, want a line number", err)
 	}
 }
+
+func TestTUINeedsATerminal(t *testing.T) {
+	isolate(t)
+	var out, errb bytes.Buffer
+	code := realMain(context.Background(), []string{"--offline"}, strings.NewReader(""), &out, &errb)
+	if code != exitUsage || !strings.Contains(errb.String(), "needs a terminal") || !strings.Contains(errb.String(), "glassbox run") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestLogFallsBackToTheTempFolder(t *testing.T) {
+	isolate(t)
+	t.Setenv("XDG_STATE_HOME", "/proc/glassbox-cannot-write-here")
+	path, closeLog, err := logToFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeLog()
+	if want := filepath.Join(os.TempDir(), "glassbox", "glassbox.log"); path != want {
+		t.Fatalf("log at %s, want %s", path, want)
+	}
+}

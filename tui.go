@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,8 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -34,11 +37,16 @@ func runTUI(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 
+	if out, ok := stdout.(*os.File); !ok || !term.IsTerminal(out.Fd()) {
+		fmt.Fprintln(stderr, "glassbox: the glass box needs a terminal; for scripts and pipes use 'glassbox run [flags] PROMPT' (see 'glassbox help')")
+		return exitUsage
+	}
+
 	// Stdout belongs to the TUI: everything logged (ours, and the SDKs'
 	// log.Printf warnings) goes to a file.
 	logPath, closeLog, err := logToFile()
 	if err != nil {
-		fmt.Fprintf(stderr, "glassbox: cannot open the log file: %v\n", err)
+		fmt.Fprintf(stderr, "glassbox: cannot open a log file (%v); start it with XDG_STATE_HOME pointing to a writable folder\n", err)
 		return exitUsage
 	}
 	defer closeLog()
@@ -85,7 +93,8 @@ func workspaceLabel(s *session) string {
 }
 
 // logToFile points the standard logger at glassbox.log in the user's state
-// folder ($XDG_STATE_HOME/glassbox, or ~/.local/state/glassbox).
+// folder ($XDG_STATE_HOME/glassbox, or ~/.local/state/glassbox), or in the
+// temporary folder when that one cannot be written.
 func logToFile() (string, func(), error) {
 	dir := os.Getenv("XDG_STATE_HOME")
 	if dir == "" {
@@ -95,15 +104,23 @@ func logToFile() (string, func(), error) {
 		}
 		dir = filepath.Join(home, ".local", "state")
 	}
-	dir = filepath.Join(dir, "glassbox")
+	var firstErr error
+	for _, d := range []string{filepath.Join(dir, "glassbox"), filepath.Join(os.TempDir(), "glassbox")} {
+		path := filepath.Join(d, "glassbox.log")
+		f, err := openLog(d, path)
+		if err != nil {
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		log.SetOutput(f)
+		return path, func() { log.SetOutput(os.Stderr); f.Close() }, nil
+	}
+	return "", nil, firstErr
+}
+
+func openLog(dir, path string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	path := filepath.Join(dir, "glassbox.log")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return "", nil, err
-	}
-	log.SetOutput(f)
-	return path, func() { log.SetOutput(os.Stderr); f.Close() }, nil
+	return os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 }
