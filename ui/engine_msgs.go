@@ -263,7 +263,7 @@ func (m Model) handlePersonRequest(msg personRequestMsg) (tea.Model, tea.Cmd) {
 	m.lessons, m.helpOpen = nil, false
 	switch {
 	case msg.req.confirm != nil:
-		m.confirm = newConfirmModal(msg.req)
+		m.confirm = newConfirmModal(msg.req, m.runKey == "n")
 	case msg.req.question != nil:
 		m.ask = newAskModal(msg.req)
 	default:

@@ -615,3 +615,40 @@ func TestKeysThatArriveTogetherAreTakenOneByOne(t *testing.T) {
 		t.Fatalf("selected step %d of %d after [[[", got, len(h.m.live.steps))
 	}
 }
+
+// Stepping with n into a confirmation does not deny it: n is also the
+// dialog's deny key, so the first n only asks for a second one.
+func TestSteppingWithNDoesNotDenyByAccident(t *testing.T) {
+	w := newWorld(t, reply{calls: writeCall()}, reply{text: "ok"})
+	h := newHarness(t, w.config(), 160, 48)
+	h.typeText("write")
+	h.press("enter")
+	for h.m.confirm == nil {
+		if len(h.m.live.steps) > 20 {
+			t.Fatalf("no confirmation; states %v", h.states())
+		}
+		h.press("n")
+	}
+	h.press("n")
+	if h.m.confirm == nil {
+		t.Fatal("the first n after stepping with n denied the call")
+	}
+	contains(t, h.plainView(), "press n again to deny")
+	h.press("n")
+	if h.m.confirm != nil || !slices.Contains(h.edges(), loop.EdgeUserDenial) {
+		t.Fatalf("the second n did not deny; edges %v", h.edges())
+	}
+
+	// Stepped with space, one n denies at once.
+	w = newWorld(t, reply{calls: writeCall()}, reply{text: "ok"})
+	h = newHarness(t, w.config(), 160, 48)
+	h.typeText("write")
+	h.press("enter")
+	for h.m.confirm == nil {
+		h.press("space")
+	}
+	h.press("n")
+	if h.m.confirm != nil {
+		t.Fatal("n did not deny a dialog opened by space")
+	}
+}

@@ -156,10 +156,13 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Step):
+		m.runKey = msg.String() // "n" or " ": n also denies in the dialog a step may open
 		return m, m.startRun(runOne)
 	case key.Matches(msg, k.Iteration):
+		m.runKey = ""
 		return m, m.startRun(runIteration)
 	case key.Matches(msg, k.Continue):
+		m.runKey = ""
 		return m, m.startRun(runContinue)
 	case key.Matches(msg, k.Pause):
 		if m.busy && m.run != runOne {

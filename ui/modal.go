@@ -20,9 +20,17 @@ import (
 type confirmModal struct {
 	req    *personRequest
 	scroll int
+	// guardN is set when the step that opened the dialog was started with
+	// n: n both steps and denies, so a learner stepping with n would deny
+	// the call they meant to look at. The first n then only asks for a
+	// second one; esc, y and a act at once.
+	guardN bool
+	warned bool
 }
 
-func newConfirmModal(req *personRequest) *confirmModal { return &confirmModal{req: req} }
+func newConfirmModal(req *personRequest, guardN bool) *confirmModal {
+	return &confirmModal{req: req, guardN: guardN}
+}
 
 // update handles a key; it returns true once the person has answered.
 func (c *confirmModal) update(msg tea.KeyMsg, k keyMap) bool {
@@ -34,6 +42,10 @@ func (c *confirmModal) update(msg tea.KeyMsg, k keyMap) bool {
 		c.req.approve(loop.AllowSession)
 		return true
 	case key.Matches(msg, k.Deny):
+		if c.guardN && msg.String() == "n" {
+			c.guardN, c.warned = false, true
+			return false
+		}
 		c.req.approve(loop.Deny)
 		return true
 	case key.Matches(msg, k.Up):
@@ -69,6 +81,9 @@ func (c *confirmModal) view(th theme.Theme, w, h int) []string {
 		th.StatusKey.Render(" a ") + " allow this exact call for the session   " +
 		th.StatusKey.Render(" n ") + " deny"
 	bottom := []string{"", ansi.Truncate(keys, w, "…")}
+	if c.warned {
+		bottom = append(bottom, th.Warning.Render(ansi.Truncate("n here denies the call: press n again to deny, y or a to allow", w, "…")))
+	}
 
 	room := max(h-len(top)-len(bottom), 1)
 	body := previewLines(th, preview, w-2)

@@ -125,8 +125,9 @@ type Model struct {
 	wire       chan tea.Msg    // the provider call's request and chunks as they happen
 	inflight   *providers.Exchange
 	run        runMode
-	runSteps   int  // transitions taken since the run started
-	runModal   bool // the current run needed a person
+	runKey     string // the key that started the current run ("n" guards the dialog's deny)
+	runSteps   int    // transitions taken since the run started
+	runModal   bool   // the current run needed a person
 	pauseAsked bool
 
 	confirm  *confirmModal
