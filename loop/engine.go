@@ -105,7 +105,7 @@ func (r RetryPolicy) withDefaults() RetryPolicy {
 type Engine struct {
 	cfg   Config
 	specs []history.ToolSpec
-	mask  *strings.Replacer
+	mask  *providers.Masker
 
 	mu      sync.Mutex // guards queue and outputs
 	queue   []Event
@@ -153,26 +153,11 @@ func New(cfg Config) (*Engine, error) {
 	cfg.Retry = cfg.Retry.withDefaults()
 	return &Engine{
 		cfg:     cfg,
-		mask:    maskFor(cfg.Secrets),
+		mask:    providers.NewMasker(cfg.Secrets...),
 		specs:   cfg.Tools.Specs(),
 		outputs: map[string]OutputFunc{},
 		state:   WaitingForEvent,
 	}, nil
-}
-
-// RedactedMark replaces a secret value in what the engine records.
-const RedactedMark = "[REDACTED]"
-
-// maskFor builds the replacer for the secrets; values shorter than four
-// characters are ignored (they would mask ordinary text).
-func maskFor(secrets []string) *strings.Replacer {
-	var pairs []string
-	for _, s := range secrets {
-		if len(s) >= 4 {
-			pairs = append(pairs, s, RedactedMark)
-		}
-	}
-	return strings.NewReplacer(pairs...)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -377,7 +362,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		}
 		wait, retry, why := e.retryWait(attempt, pe)
 		if !retry {
-			msg := e.mask.Replace(pe.Error()) + why
+			msg := e.mask.Mask(pe.Error()) + why
 			if len(rec.Retries) > 0 {
 				msg = fmt.Sprintf("%s (gave up after %d retries)", msg, len(rec.Retries))
 			}
@@ -385,7 +370,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			t.Error = e.failure
 			return EdgeLLMFailure, nil
 		}
-		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Replace(pe.Error()), WaitMS: wait.Milliseconds()}
+		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds()}
 		rec.Retries = append(rec.Retries, r)
 		if e.cfg.OnRetry != nil {
 			e.cfg.OnRetry(r)
@@ -434,7 +419,7 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 
 	if resp.Malformed != "" {
 		rec.StopReason = ""
-		e.feedback = e.mask.Replace(resp.Malformed)
+		e.feedback = e.mask.Mask(resp.Malformed)
 		t.Error = &ErrorRecord{Kind: "malformed_response", Message: e.feedback}
 		return EdgeMalformedResponse
 	}
@@ -459,11 +444,11 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 // masked, leaving the provider's response untouched.
 func (e *Engine) masked(resp *providers.Response) (history.Message, *providers.ParseStep) {
 	msg := resp.Message
-	msg.Text, msg.Thought = e.mask.Replace(msg.Text), e.mask.Replace(msg.Thought)
+	msg.Text, msg.Thought = e.mask.Mask(msg.Text), e.mask.Mask(msg.Thought)
 	if len(msg.ToolCalls) > 0 {
 		calls := make([]history.ToolCall, len(msg.ToolCalls))
 		for i, c := range msg.ToolCalls {
-			c.Args = json.RawMessage(e.mask.Replace(string(c.Args))) // the mark holds no quote: JSON stays valid
+			c.Args = json.RawMessage(e.mask.Mask(string(c.Args))) // the mark holds no quote: JSON stays valid
 			calls[i] = c
 		}
 		msg.ToolCalls = calls
@@ -471,8 +456,8 @@ func (e *Engine) masked(resp *providers.Response) (history.Message, *providers.P
 	var parse *providers.ParseStep
 	if p := resp.Parse; p != nil {
 		masked := *p
-		masked.Raw, masked.Extracted = e.mask.Replace(p.Raw), e.mask.Replace(p.Extracted)
-		masked.Error, masked.Outcome = e.mask.Replace(p.Error), e.mask.Replace(p.Outcome)
+		masked.Raw, masked.Extracted = e.mask.Mask(p.Raw), e.mask.Mask(p.Extracted)
+		masked.Error, masked.Outcome = e.mask.Mask(p.Error), e.mask.Mask(p.Outcome)
 		parse = &masked
 	}
 	return msg, parse
@@ -568,13 +553,13 @@ func (e *Engine) act(ctx context.Context, t *Transition) Edge {
 	start := time.Now()
 	res, err := tool.Run(ctx, call.Args)
 	dur := time.Since(start).Milliseconds()
-	res.Content = e.mask.Replace(res.Content)
+	res.Content = e.mask.Mask(res.Content)
 	if err != nil {
 		kind := "tool_failure"
 		if ctx.Err() != nil {
 			kind = "interrupted"
 		}
-		res = tools.Result{IsError: true, Content: e.mask.Replace(fmt.Sprintf("%s failed: %v", call.Name, err))}
+		res = tools.Result{IsError: true, Content: e.mask.Mask(fmt.Sprintf("%s failed: %v", call.Name, err))}
 		t.Error = &ErrorRecord{Kind: kind, Message: res.Content}
 	}
 	rr := &ResultRecord{Content: res.Content, IsError: res.IsError, DurationMS: dur}

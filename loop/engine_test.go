@@ -430,7 +430,7 @@ func TestSecretsAreMaskedInEverythingRecorded(t *testing.T) {
 	f := newFixture(t, 0,
 		calls(call("read_file", `{"path":"`+key+`"}`)),
 		reply{resp: &providers.Response{Message: history.Message{Text: "your key is " + key, Thought: "I saw " + key}}})
-	f.engine.mask = maskFor([]string{key, "ab"})
+	f.engine.mask = providers.NewMasker(key, "ab")
 	f.read.result = tools.Result{Content: "GEMINI_API_KEY=" + key}
 	_, ts := f.run(t, "show me the environment")
 	var all strings.Builder
@@ -452,7 +452,7 @@ func TestSecretsAreMaskedInEverythingRecorded(t *testing.T) {
 	if !strings.Contains(all.String(), "GEMINI_API_KEY=[REDACTED]") {
 		t.Fatal("the tool result was not masked where the key stood")
 	}
-	if got := maskFor([]string{"ab", ""}).Replace("ab cab"); got != "ab cab" {
+	if got := providers.NewMasker("ab", "").Mask("ab cab"); got != "ab cab" {
 		t.Fatalf("values shorter than four characters must not be masked: %q", got)
 	}
 }

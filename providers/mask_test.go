@@ -42,3 +42,10 @@ func TestMaskError(t *testing.T) {
 		t.Fatal("MaskError(nil) != nil")
 	}
 }
+
+func TestMaskerMasksTheLongestSecretWhole(t *testing.T) {
+	m := NewMasker("sk-abcd", "sk-abcd-1234", "  ", "xy")
+	if got := m.Mask("key sk-abcd-1234 and sk-abcd, xy"); got != "key [REDACTED] and [REDACTED], xy" {
+		t.Fatalf("Mask = %q", got)
+	}
+}
