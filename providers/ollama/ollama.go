@@ -48,6 +48,9 @@ type Config struct {
 	// Schema, in JSON mode, sends the reply's JSON Schema as "format"
 	// instead of "json", so Ollama constrains the model to the exact shape.
 	Schema bool
+	// OnExchange, when set, receives every completed exchange (redacted),
+	// as Gemini's does: cassette recording uses it.
+	OnExchange func(providers.Exchange)
 }
 
 // Provider calls Llama through Ollama. It is safe for concurrent use: each
@@ -88,7 +91,9 @@ func New(cfg Config) (*Provider, error) {
 		return nil, fmt.Errorf("the Ollama address %q is not a valid URL: %w", host, err)
 	}
 	p.host = base
-	p.client = api.NewClient(u, &http.Client{Transport: providers.NewTransport(cfg.Transport)})
+	capture := providers.NewTransport(cfg.Transport)
+	capture.OnExchange = cfg.OnExchange
+	p.client = api.NewClient(u, &http.Client{Transport: capture})
 	return p, nil
 }
 
