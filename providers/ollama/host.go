@@ -36,9 +36,12 @@ const defaultProbeTimeout = time.Second
 // normalized the way Ollama normalizes OLLAMA_HOST ("127.0.0.1:11434" becomes
 // "http://127.0.0.1:11434"); a value that cannot be normalized comes back as
 // written, and New reports what is wrong with it.
-func HostFromEnv() (host string, source string) {
+func HostFromEnv() (host string, source string) { return HostFrom(os.Getenv) }
+
+// HostFrom is HostFromEnv reading the variables through lookup.
+func HostFrom(lookup func(string) string) (host string, source string) {
 	for _, name := range []string{SourceOllamaHost, SourceOllamaBaseURL} {
-		raw := envValue(name)
+		raw := envValue(lookup(name))
 		if raw == "" {
 			continue
 		}
@@ -51,10 +54,10 @@ func HostFromEnv() (host string, source string) {
 	return DefaultHost, SourceDefault
 }
 
-// envValue reads a variable the way Ollama does: surrounding spaces and
+// envValue cleans a variable's value the way Ollama does: surrounding spaces and
 // quotes are dropped, so OLLAMA_HOST="localhost:8080" from a .env file works.
-func envValue(name string) string {
-	return strings.Trim(strings.TrimSpace(os.Getenv(name)), `"'`)
+func envValue(raw string) string {
+	return strings.Trim(strings.TrimSpace(raw), `"'`)
 }
 
 // NormalizeHost turns an OLLAMA_HOST-style address into a base URL, following
