@@ -69,7 +69,7 @@ func TestBackendChoice(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			var out, errb strings.Builder
-			code := runHeadlessWith(t.Context(), slices.Concat(tc.args, []string{"list the files"}), noSleep, strings.NewReader(""), &out, &errb)
+			code := runHeadless(t.Context(), slices.Concat(tc.args, []string{"list the files"}), noSleep, strings.NewReader(""), &out, &errb)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, out.String(), errb.String())
 			}
@@ -102,7 +102,7 @@ func TestLiveFailureNeverFallsBack(t *testing.T) {
 				t.Setenv("OLLAMA_HOST", closedAddress(t))
 			}
 			var out, errb strings.Builder
-			code := runHeadlessWith(t.Context(), slices.Concat(tc.args, []string{"list the files"}), noSleep, strings.NewReader(""), &out, &errb)
+			code := runHeadless(t.Context(), slices.Concat(tc.args, []string{"list the files"}), noSleep, strings.NewReader(""), &out, &errb)
 			if code != exitProvider {
 				t.Fatalf("exit %d, want %d\n%s%s", code, exitProvider, out.String(), errb.String())
 			}
@@ -216,7 +216,7 @@ func TestKeyEchoedInAnErrorIsMasked(t *testing.T) {
 	t.Setenv("GOOGLE_GEMINI_BASE_URL", srv.URL)
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	var out, errb strings.Builder
-	code := runHeadlessWith(t.Context(), []string{"--trace", trace, "list the files"}, noSleep, strings.NewReader(""), &out, &errb)
+	code := runHeadless(t.Context(), []string{"--trace", trace, "list the files"}, noSleep, strings.NewReader(""), &out, &errb)
 	if code != exitProvider {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}

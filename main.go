@@ -3,21 +3,33 @@
 // steppable, with the raw HTTP payloads, the security decisions and the tool
 // results. Run it with no arguments for the TUI, or `glassbox run PROMPT` for
 // a headless trace.
+//
+// This file binds flags, dispatches subcommands and chooses exit codes; the
+// wiring lives in loop/agentrun, backend choice in providers/backend, the
+// front ends in ui and ui/headless.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/headless"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// Exit codes of `glassbox run` (DESIGN §3).
+// Exit codes (DESIGN §3).
 const (
 	exitOK       = 0
 	exitProvider = 1
@@ -28,7 +40,6 @@ const (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	loadDotEnv(os.Stderr)
 	os.Exit(realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -37,7 +48,7 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if len(args) > 0 {
 		switch args[0] {
 		case "run":
-			return runHeadless(ctx, args[1:], stdin, stdout, stderr)
+			return runHeadless(ctx, args[1:], nil, stdin, stdout, stderr)
 		case "lessons":
 			return listLessons(args[1:], stdout, stderr)
 		case "version":
@@ -48,7 +59,7 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return exitOK
 		}
 	}
-	return runTUI(ctx, args, stdin, stdout, stderr)
+	return runTUI(ctx, args, stdout, stderr)
 }
 
 func usage(w io.Writer) {
@@ -64,5 +75,171 @@ Run 'glassbox run -h' for the flags.
 `)
 }
 
-// errUsage marks command-line mistakes (exit code 2).
-var errUsage = errors.New("usage")
+// loadConfig is the config pipeline: defaults, then .env under the
+// environment, then the flags, then validation. It returns the positional
+// arguments left after the flags; err wraps agentrun.ErrUsage for a mistake,
+// or is flag.ErrHelp.
+func loadConfig(name string, args []string, headless bool, stderr io.Writer) (agentrun.Config, []string, error) {
+	c := agentrun.Defaults(headless)
+	dot, ignored, err := agentrun.ReadDotEnv(".env")
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: .env: %v (file ignored)\n", name, err)
+	}
+	if len(ignored) > 0 {
+		fmt.Fprintf(stderr, "%s: .env: ignored %s — glassbox reads only its own variables from .env\n", name, strings.Join(ignored, ", "))
+	}
+	c.ApplyEnv(agentrun.Layered(os.Getenv, func(k string) string { return dot[k] }))
+
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	bindFlags(fs, &c, headless)
+	fs.Usage = func() {
+		if headless {
+			fmt.Fprintln(stderr, "Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:")
+		} else {
+			fmt.Fprintln(stderr, "Usage: glassbox [flags]\n\nOpens the full-screen glass box.\n\nFlags:")
+		}
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, nil, err
+		}
+		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+	}
+	if err := c.Validate(); err != nil {
+		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+	}
+	return c, fs.Args(), nil
+}
+
+// bindFlags binds DESIGN §3's flags onto c; c's values are the defaults.
+func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
+	fs.StringVar(&c.Provider, "provider", c.Provider, "which provider: gemini or llama")
+	fs.StringVar(&c.Model, "model", c.Model, "model id (default gemini-2.5-flash / llama3.1:8b)")
+	fs.StringVar(&c.ToolMode, "tool-mode", c.ToolMode, "llama only: json (JSON-mode prompting, the default) or native (Ollama tools API)")
+	fs.BoolVar(&c.Offline, "offline", c.Offline, "force the offline simulation")
+	fs.BoolVar(&c.Live, "live", c.Live, "force the live service (never falls back to offline)")
+	fs.StringVar(&c.Lesson, "lesson", c.Lesson, "offline: which lesson's request to start with (see 'glassbox lessons')")
+	fs.DurationVar(&c.SimLatency, "sim-latency", c.SimLatency, "offline: simulated delay per provider call")
+	fs.StringVar(&c.Workspace, "workspace", c.Workspace, "the folder the tools may touch (default: a fresh temporary copy of the sample project)")
+	fs.IntVar(&c.MaxIterations, "max-iterations", c.MaxIterations, "LLM calls per event before HALTED")
+	fs.StringVar(&c.Policy, "policy", c.Policy, "security rules (TOML) replacing the built-in ones (docs/policy.md)")
+	fs.BoolVar(&c.Yes, "yes", c.Yes, "approve every confirmation (DENY rules still deny)")
+	fs.StringVar(&c.Record, "record", c.Record, "write a cassette of the raw HTTP exchanges to FILE")
+	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
+	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")
+	if headless {
+		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
+	}
+}
+
+// runHeadless is `glassbox run [flags] PROMPT`. sleep replaces the engine's
+// retry wait (tests); nil waits for real.
+func runHeadless(ctx context.Context, args []string, sleep func(context.Context, time.Duration) error, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, rest, err := loadConfig("glassbox run", args, true, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return fail(stderr, "glassbox run", err)
+	}
+	c.Sleep = sleep
+	for _, a := range rest[min(1, len(rest)):] {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			fmt.Fprintf(stderr, "glassbox run: %q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)\n", a)
+			return exitUsage
+		}
+	}
+	prompt := strings.TrimSpace(strings.Join(rest, " "))
+	if prompt == "" {
+		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
+		prompt = lesson.Request
+	}
+
+	r, err := agentrun.Open(ctx, c, headless.NewPerson(stdin, stderr))
+	if err != nil {
+		return fail(stderr, "glassbox run", err)
+	}
+	outcome := headless.Run(ctx, r, prompt, headless.Options{JSON: c.JSON, Version: version}, stdout, stderr)
+	if err := r.Close(); err != nil {
+		fmt.Fprintf(stderr, "glassbox run: %v\n", err)
+	}
+	switch outcome {
+	case headless.Halted:
+		return exitHalted
+	case headless.ProviderFailed:
+		return exitProvider
+	}
+	return exitOK
+}
+
+// runTUI opens the full-screen glass box.
+func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, rest, err := loadConfig("glassbox", args, false, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return fail(stderr, "glassbox", err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "glassbox: unexpected argument %q (did you mean 'glassbox run %s'?)\n", rest[0], rest[0])
+		return exitUsage
+	}
+	if !ui.IsTerminal(stdout) {
+		fmt.Fprintln(stderr, "glassbox: the glass box needs a terminal; for scripts and pipes use 'glassbox run [flags] PROMPT' (see 'glassbox help')")
+		return exitUsage
+	}
+
+	person := ui.NewPerson()
+	r, err := agentrun.Open(ctx, c, person)
+	if err != nil {
+		return fail(stderr, "glassbox", err)
+	}
+	defer func() {
+		if err := r.Close(); err != nil {
+			fmt.Fprintf(stderr, "glassbox: %v\n", err)
+		}
+	}()
+	var lessons []ui.Lesson
+	for _, l := range offline.Lessons() {
+		lessons = append(lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+	}
+	err = ui.Run(ctx, ui.Config{
+		Engine:        r.Engine,
+		Person:        person,
+		Banner:        r.Backend.Describe(),
+		Backend:       r.Backend.Kind,
+		BackendReason: r.Backend.Reason,
+		Workspace:     r.WorkspaceLabel(),
+		Lessons:       lessons,
+		Lesson:        c.Lesson,
+		NoColor:       os.Getenv("NO_COLOR") != "",
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "glassbox: %v\n", err)
+		return exitProvider
+	}
+	return exitOK
+}
+
+// fail prints err and returns its exit code: 2 for usage mistakes.
+func fail(stderr io.Writer, name string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", name, strings.TrimPrefix(err.Error(), agentrun.ErrUsage.Error()+": "))
+	if errors.Is(err, agentrun.ErrUsage) {
+		return exitUsage
+	}
+	return exitProvider
+}
+
+func listLessons(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "glassbox lessons: takes no arguments")
+		return exitUsage
+	}
+	for _, l := range offline.Lessons() {
+		fmt.Fprintf(stdout, "%s\t%s\n", l.Name, l.Title)
+	}
+	return exitOK
+}

@@ -59,7 +59,7 @@ type traceLine struct {
 func runJSON(t *testing.T, stdin string, args ...string) (int, []traceLine, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := runHeadlessWith(context.Background(), append([]string{"--json"}, args...), noSleep, strings.NewReader(stdin), &out, &errb)
+	code := runHeadless(context.Background(), append([]string{"--json"}, args...), noSleep, strings.NewReader(stdin), &out, &errb)
 	var lines []traceLine
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -100,6 +100,9 @@ func TestVersionAndUsage(t *testing.T) {
 		{"missing policy file", []string{"run", "--policy", "/nonexistent/p.toml", "hi"}, exitUsage, "policy file"},
 		{"lessons takes no args", []string{"lessons", "x"}, exitUsage, "no arguments"},
 		{"a flag after the prompt", []string{"run", "--offline", "list the files", "--json"}, exitUsage, "flags go before it"},
+		{"missing workspace", []string{"run", "--workspace", "/nonexistent/ws", "hi"}, exitUsage, "mkdir -p /nonexistent/ws"},
+		{"tool mode with gemini", []string{"run", "--tool-mode", "native", "hi"}, exitUsage, "applies to Llama only"},
+		{"trace into a missing folder", []string{"run", "--trace", "/nonexistent/t.jsonl", "hi"}, exitUsage, "does not exist"},
 		{"unknown lesson with a prompt", []string{"run", "--lesson", "bogus", "hi"}, exitUsage, `no lesson named "bogus"`},
 	}
 	for _, tc := range tests {
@@ -152,19 +155,6 @@ func TestTemporaryWorkspaceIsRemovedOnExit(t *testing.T) {
 	}
 }
 
-func TestParseDotEnv(t *testing.T) {
-	vals, err := parseDotEnv(bufio.NewScanner(strings.NewReader("# comment\n\nexport A=1\nB = \"two words\"\nC='x'\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if vals["A"] != "1" || vals["B"] != "two words" || vals["C"] != "x" {
-		t.Fatalf("vals = %v", vals)
-	}
-	if _, err := parseDotEnv(bufio.NewScanner(strings.NewReader("A=1\nnot a pair\n"))); err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Fatalf("err = %v, want a line number", err)
-	}
-}
-
 func TestTUINeedsATerminal(t *testing.T) {
 	isolate(t)
 	var out, errb bytes.Buffer
@@ -174,15 +164,35 @@ func TestTUINeedsATerminal(t *testing.T) {
 	}
 }
 
-func TestLogFallsBackToTheTempFolder(t *testing.T) {
+// A failing start never destroys what a person kept: everything is checked
+// before the cassette is created.
+func TestRecordKeepsAnExistingCassetteWhenStartFails(t *testing.T) {
 	isolate(t)
-	t.Setenv("XDG_STATE_HOME", "/proc/glassbox-cannot-write-here")
-	path, closeLog, err := logToFile()
+	dir := t.TempDir()
+	cassette := filepath.Join(dir, "kept.cassette")
+	if code, _, stderr := runJSON(t, "", "--offline", "--record", cassette, "--lesson", "tour"); code != exitOK {
+		t.Fatalf("record: %s", stderr)
+	}
+	before, err := os.ReadFile(cassette)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeLog()
-	if want := filepath.Join(os.TempDir(), "glassbox", "glassbox.log"); path != want {
-		t.Fatalf("log at %s, want %s", path, want)
+	badPolicy := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(badPolicy, []byte("not toml ["), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, args := range map[string][]string{
+		"bad policy":    {"--policy", badPolicy},
+		"bad workspace": {"--workspace", filepath.Join(dir, "missing")},
+		"bad trace":     {"--trace", filepath.Join(dir, "missing", "t.jsonl")},
+	} {
+		code, _, stderr := runJSON(t, "", append([]string{"--offline", "--record", cassette}, append(args, "hi")...)...)
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want %d (%s)", name, code, exitUsage, stderr)
+		}
+		after, err := os.ReadFile(cassette)
+		if err != nil || string(after) != string(before) {
+			t.Fatalf("%s: the cassette changed from %d to %d bytes (%v)", name, len(before), len(after), err)
+		}
 	}
 }

@@ -10,6 +10,9 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log"
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -64,6 +67,18 @@ func Run(ctx context.Context, cfg Config) error {
 		// bar. The theme sets no colours, so ANSI emits only emphasis.
 		lipgloss.SetColorProfile(termenv.ANSI)
 	}
+	logPath, err := LogPath()
+	if err != nil {
+		return fmt.Errorf("cannot open a log file (%v); start it with XDG_STATE_HOME pointing to a writable folder", err)
+	}
+	logFile, err := tea.LogToFile(logPath, "")
+	if err != nil {
+		return fmt.Errorf("cannot open the log file %s: %v", logPath, err)
+	}
+	defer func() {
+		log.SetOutput(os.Stderr)
+		logFile.Close()
+	}()
 	m := New(cfg)
 	m.base = ctx
 	p := tea.NewProgram(m,
@@ -78,7 +93,16 @@ func Run(ctx context.Context, cfg Config) error {
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the context ended (e.g. SIGINT from outside): a normal exit
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("%w (log: %s)", err, logPath)
+	}
+	return nil
+}
+
+// IsTerminal reports whether w is a terminal: the glass box needs one.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // isTerminal reports whether standard output is a terminal (never style a pipe).

@@ -1,0 +1,223 @@
+package agentrun
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/offline"
+)
+
+// ErrUsage marks a mistake in how glassbox was started (exit code 2): a bad
+// flag, a missing file, a cassette from another provider.
+var ErrUsage = errors.New("usage")
+
+// Config is everything one run is built from. It is made by a pipeline —
+// Defaults, then ApplyEnv (with a .env file layered under the environment),
+// then the command line's flags, then Validate — each step callable alone.
+type Config struct {
+	Provider      string        // --provider: gemini or llama
+	ToolMode      string        // --tool-mode: Llama only; "" means json
+	Model         string        // --model; "" for the provider's default
+	Offline       bool          // --offline
+	Live          bool          // --live
+	Lesson        string        // --lesson
+	SimLatency    time.Duration // --sim-latency
+	Workspace     string        // --workspace; "" for a temporary sample copy
+	MaxIterations int           // --max-iterations
+	Policy        string        // --policy
+	Yes           bool          // --yes
+	Record        string        // --record
+	Replay        string        // --replay
+	JSON          bool          // --json (run only)
+	Trace         string        // --trace
+
+	// Env holds keys and addresses from the environment (and .env).
+	Env backend.Env
+	// Sleep replaces the engine's retry wait; tests set it, no flag does.
+	Sleep func(context.Context, time.Duration) error
+}
+
+// Defaults are the values before any file, variable or flag. The TUI
+// simulates a few hundred milliseconds per call so a learner can see the
+// AWAITING states; headless runs do not wait.
+func Defaults(headless bool) Config {
+	c := Config{
+		Provider:      "gemini",
+		Lesson:        "tour",
+		MaxIterations: loop.DefaultMaxIterations,
+		SimLatency:    300 * time.Millisecond,
+	}
+	if headless {
+		c.SimLatency = 0
+	}
+	return c
+}
+
+// ApplyEnv reads the keys and addresses through lookup.
+func (c *Config) ApplyEnv(lookup func(string) string) { c.Env = backend.EnvFrom(lookup) }
+
+// Layered looks a variable up in each source in turn and returns the first
+// value that is set: Layered(os.Getenv, dotenv) lets the environment win.
+func Layered(sources ...func(string) string) func(string) string {
+	return func(name string) string {
+		for _, s := range sources {
+			if v := s(name); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+// Dialect is the dialect the provider and tool mode name.
+func (c Config) Dialect() (backend.Dialect, error) { return backend.For(c.Provider, c.ToolMode) }
+
+// Validate checks the flags against each other and against the disk before
+// anything is created, so a mistake never leaves a half-made output behind.
+func (c Config) Validate() error {
+	if _, err := c.Dialect(); err != nil {
+		return err
+	}
+	if c.Offline && c.Live {
+		return errors.New("--offline and --live contradict each other")
+	}
+	if c.Replay != "" && (c.Offline || c.Live) {
+		return errors.New("--replay serves a cassette; it cannot be combined with --offline or --live")
+	}
+	if c.Replay != "" && c.Record != "" {
+		return errors.New("--record and --replay cannot be used together")
+	}
+	if c.MaxIterations < 1 {
+		return fmt.Errorf("--max-iterations %d: want at least 1", c.MaxIterations)
+	}
+	if c.SimLatency < 0 {
+		return fmt.Errorf("--sim-latency %s: want zero or more", c.SimLatency)
+	}
+	if _, ok := offline.LessonByName(c.Lesson); !ok {
+		return fmt.Errorf("no lesson named %q (see 'glassbox lessons')", c.Lesson)
+	}
+	if c.Workspace != "" {
+		if err := checkFolder(c.Workspace); err != nil {
+			return err
+		}
+	}
+	for _, out := range []struct{ flag, path string }{{"--record", c.Record}, {"--trace", c.Trace}} {
+		if err := checkOutput(out.flag, out.path); err != nil {
+			return err
+		}
+	}
+	if c.Record != "" && c.Record == c.Trace {
+		return fmt.Errorf("--record and --trace name the same file %s", c.Record)
+	}
+	return nil
+}
+
+// checkFolder says what to do when --workspace is not a folder.
+func checkFolder(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--workspace %s: there is no such folder; create it first (mkdir -p %s), or leave --workspace out to work on a fresh copy of the sample project", dir, dir)
+	case err != nil:
+		return fmt.Errorf("--workspace %s: %v", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("--workspace %s: this is a file, not a folder", dir)
+	}
+	return nil
+}
+
+// checkOutput refuses an output path glassbox could not write, before
+// anything is created.
+func checkOutput(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s: this is a folder; name a file", flag, path)
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s %s: the folder %s does not exist", flag, path, dir)
+	}
+	return nil
+}
+
+// dotEnvLimit caps a .env file: it holds a few variables, never megabytes.
+const dotEnvLimit = 64 << 10
+
+// ReadDotEnv reads a .env file in the seed project's format (KEY=VALUE
+// lines, # comments, an optional "export ", optional quotes) and keeps only
+// the variables glassbox itself reads (backend.Vars). The others are
+// listed in ignored: a .env in a folder someone else prepared must not
+// change what every command runs (PYTHONPATH) or where a key goes unseen.
+// A missing file is no error.
+func ReadDotEnv(path string) (vals map[string]string, ignored []string, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	all, err := parseDotEnv(io.LimitReader(f, dotEnvLimit+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	vals = map[string]string{}
+	for k, v := range all {
+		if slices.Contains(backend.Vars, k) {
+			vals[k] = v
+		} else {
+			ignored = append(ignored, k)
+		}
+	}
+	slices.Sort(ignored)
+	return vals, ignored, nil
+}
+
+func parseDotEnv(r io.Reader) (map[string]string, error) {
+	vals := map[string]string{}
+	sc := bufio.NewScanner(r)
+	total := 0
+	for n := 1; sc.Scan(); n++ {
+		total += len(sc.Bytes()) + 1
+		if total > dotEnvLimit {
+			return nil, fmt.Errorf("larger than %d KiB; a .env holds a few variables", dotEnvLimit>>10)
+		}
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+			return nil, fmt.Errorf("line %d is not KEY=VALUE", n)
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		vals[k] = v
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("unreadable: %v", err)
+	}
+	return vals, nil
+}

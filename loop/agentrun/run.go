@@ -1,0 +1,147 @@
+// Package agentrun wires one run of the agent — backend, workspace, tools,
+// policy, trace and engine — the same way for the TUI and for headless mode,
+// from a Config made by the pipeline in config.go.
+package agentrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// Run is one run of the agent, ready to step.
+type Run struct {
+	Config    Config
+	Backend   *backend.Backend
+	Workspace *tools.Workspace
+	// Temporary says the workspace is a fresh copy of the sample project,
+	// removed by Close (--workspace keeps its files).
+	Temporary bool
+	Engine    *loop.Engine
+
+	closers []func() error
+}
+
+// Open builds a run from a validated Config. person answers confirmations
+// and questions (the TUI's dialogs, or standard input headless). Everything
+// that can be refused is checked before anything is written: the policy
+// and the workspace first, then the backend (which may create a cassette),
+// then the trace.
+func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	r := &Run{Config: c}
+	defer func() {
+		if err != nil {
+			r.Close() // what was made so far: a temporary workspace goes
+		}
+	}()
+
+	if c.Workspace != "" {
+		r.Workspace, err = tools.NewWorkspace(c.Workspace)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --workspace: %v", ErrUsage, err)
+		}
+	} else {
+		if r.Workspace, err = tools.NewSampleWorkspace(); err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
+		r.Temporary = true
+		root := r.Workspace.Root()
+		r.closers = append(r.closers, func() error { return os.RemoveAll(root) })
+	}
+	registry := tools.Default(r.Workspace, person, 0)
+	policy := loop.DefaultPolicy()
+	if c.Policy != "" {
+		if policy, err = loop.LoadPolicy(c.Policy); err == nil {
+			err = policy.CheckTools(registry.Names())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: --policy %s: %v", ErrUsage, c.Policy, err)
+		}
+	}
+
+	dialect, _ := c.Dialect() // Validate checked it
+	r.Backend, err = backend.Choose(ctx, backend.Options{
+		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
+		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, Env: c.Env,
+	})
+	if err != nil {
+		if errors.Is(err, backend.ErrWrongDialect) {
+			err = fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		return nil, err
+	}
+	r.closers = append(r.closers, r.Backend.Close)
+
+	var onTransition func(loop.Transition)
+	if c.Trace != "" {
+		f, err := os.OpenFile(c.Trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --trace: %v", ErrUsage, err)
+		}
+		r.closers = append(r.closers, f.Close)
+		onTransition = func(t loop.Transition) {
+			if err := loop.WriteJSON(f, t); err != nil {
+				log.Printf("glassbox: --trace: %v", err)
+			}
+		}
+	}
+	if c.Yes {
+		person = yesPerson{person}
+	}
+	r.Engine, err = loop.New(loop.Config{
+		Provider:      r.Backend.Provider,
+		Backend:       r.Backend.Kind,
+		BackendReason: r.Backend.Reason,
+		Tools:         registry,
+		Workspace:     r.Workspace,
+		Policy:        policy,
+		Person:        person,
+		MaxIterations: c.MaxIterations,
+		Sleep:         c.Sleep,
+		OnTransition:  onTransition,
+		// Keys are masked in everything the engine records, whichever
+		// backend runs: a tool's output may still quote one.
+		Secrets: c.Env.Secrets(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// WorkspaceLabel is the workspace as a person should read it.
+func (r *Run) WorkspaceLabel() string {
+	if r.Temporary {
+		return r.Workspace.Root() + " (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)"
+	}
+	return r.Workspace.Root()
+}
+
+// Close ends the run: the cassette and trace are finished and a temporary
+// workspace is removed. It reports every error it met.
+func (r *Run) Close() error {
+	var errs []error
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		errs = append(errs, r.closers[i]())
+	}
+	r.closers = nil
+	return errors.Join(errs...)
+}
+
+// yesPerson approves every confirmation (--yes) and passes questions on. The
+// trace still shows confirm_required → user_approval, as a person would have
+// seen it; DENY rules are never asked, so they still deny.
+type yesPerson struct{ loop.Person }
+
+func (yesPerson) Confirm(context.Context, loop.ConfirmRequest) (loop.Approval, error) {
+	return loop.AllowOnce, nil
+}

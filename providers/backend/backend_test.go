@@ -1,0 +1,146 @@
+package backend
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/ollama"
+)
+
+func TestFor(t *testing.T) {
+	tests := []struct {
+		provider, mode string
+		want           string // dialect name, or an error's words
+	}{
+		{"gemini", "", "gemini"},
+		{"llama", "", "llama"},
+		{"llama", "json", "llama"},
+		{"llama", "native", "llama:native"},
+		{"gemini", "native", "applies to Llama only"},
+		{"llama", "xml", `--tool-mode "xml"`},
+		{"claude", "", `--provider "claude"`},
+	}
+	for _, tc := range tests {
+		d, err := For(tc.provider, tc.mode)
+		got := d.Name
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("For(%q, %q) = %q, want %q", tc.provider, tc.mode, got, tc.want)
+		}
+	}
+	for _, d := range Dialects() {
+		if got, ok := Lookup(d.Name); !ok || got.Name != d.Name {
+			t.Errorf("Lookup(%q) failed", d.Name)
+		}
+	}
+}
+
+func offlineEnv() Env {
+	return Env{OllamaHost: ollama.DefaultHost, OllamaHostVar: ollama.SourceDefault}
+}
+
+// A key going anywhere but Google's endpoint is said in the reason, so a
+// .env or proxy cannot send it elsewhere unseen.
+func TestLiveReasonSaysWhereTheKeyGoes(t *testing.T) {
+	d, _ := Lookup("gemini")
+	env := Env{GeminiKey: "k-1234567", GeminiKeyVar: "GEMINI_API_KEY", GeminiBaseURL: "http://proxy.example:8080"}
+	b, err := Choose(context.Background(), Options{Dialect: d, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Kind != KindLive || !strings.Contains(b.Reason, "the key goes to http://proxy.example:8080") {
+		t.Fatalf("%s: %s", b.Kind, b.Reason)
+	}
+	env.GeminiBaseURL = ""
+	if b, _ = Choose(context.Background(), Options{Dialect: d, Env: env}); strings.Contains(b.Reason, "goes to") {
+		t.Fatalf("the default endpoint needs no warning: %s", b.Reason)
+	}
+}
+
+func TestOfflineForEveryDialect(t *testing.T) {
+	for _, d := range Dialects() {
+		b, err := Choose(context.Background(), Options{Dialect: d, Offline: true, Env: offlineEnv()})
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		if b.Kind != KindOffline || b.Provider.Name() != d.Provider || !strings.Contains(b.Describe(), "offline: --offline") {
+			t.Fatalf("%s: %s", d.Name, b.Describe())
+		}
+		if d.ToolMode != "" && !strings.Contains(b.Describe(), d.ToolMode+" mode") {
+			t.Fatalf("%s: the banner does not name the tool mode: %s", d.Name, b.Describe())
+		}
+	}
+}
+
+func writeCassette(t *testing.T, provider, mode string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "c.cassette")
+	w, err := providers.NewCassetteWriter(path, providers.CassetteHeader{Provider: provider, Model: "m", ToolMode: mode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReplayChecksTheCassettesProvider(t *testing.T) {
+	gem, _ := Lookup("gemini")
+	llama, _ := Lookup("llama")
+	if _, err := Choose(context.Background(), Options{Dialect: gem, Replay: writeCassette(t, "nonsense", ""), Env: offlineEnv()}); err == nil ||
+		!strings.Contains(err.Error(), `names the provider "nonsense"`) || strings.Contains(err.Error(), "--provider nonsense") {
+		t.Fatalf("unknown provider: %v", err)
+	}
+	if _, err := Choose(context.Background(), Options{Dialect: llama, Replay: writeCassette(t, "gemini", ""), Env: offlineEnv()}); err == nil ||
+		!strings.Contains(err.Error(), "run with --provider gemini") {
+		t.Fatalf("other provider: %v", err)
+	}
+	// The cassette knows the tool mode: replaying a native recording uses native.
+	b, err := Choose(context.Background(), Options{Dialect: llama, Replay: writeCassette(t, "llama", "native"), Env: offlineEnv()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Dialect.Name != "llama:native" || b.Kind != KindReplay || b.Provider.Model() != "m" {
+		t.Fatalf("replay: %s %s %s", b.Dialect.Name, b.Kind, b.Provider.Model())
+	}
+}
+
+// Recording goes through the capture's exchange hook: every exchange of a
+// call reaches the cassette, on both providers.
+func TestRecordWritesEveryExchange(t *testing.T) {
+	for _, d := range Dialects() {
+		t.Run(d.Name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rec.cassette")
+			b, err := Choose(context.Background(), Options{Dialect: d, Offline: true, Record: path, Env: offlineEnv()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := providers.Request{System: "s", Messages: []history.Message{{Role: history.RoleUser, Text: "list the files"}}}
+			if _, err := b.Provider.Call(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+			c, err := providers.LoadCassette(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Exchanges) != 1 || c.Header.Provider != d.Provider || c.Header.ToolMode != d.ToolMode {
+				t.Fatalf("cassette: %d exchanges, header %+v", len(c.Exchanges), c.Header)
+			}
+			raw, _ := os.ReadFile(path)
+			if strings.Contains(string(raw), placeholderKey) {
+				t.Fatal("the placeholder key reached the cassette")
+			}
+		})
+	}
+}
