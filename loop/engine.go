@@ -63,6 +63,9 @@ type Config struct {
 	// OnTransition, if set, receives every transition record at the end of
 	// its Step (on the goroutine running Step): --trace uses it.
 	OnTransition func(Transition)
+	// Run names this run in compare mode; every transition record carries
+	// it. Empty for a single run.
+	Run string
 	// Secrets are literal values (the API keys) masked in everything the
 	// engine records. The wire capture masks the payloads; this covers the
 	// rest, e.g. a command that prints the key from /proc/$PPID/environ, or a
@@ -242,7 +245,7 @@ func (e *Engine) Step(ctx context.Context) (Transition, error) {
 	}
 	e.state = to
 	e.seq++
-	t.Seq = e.seq
+	t.Seq, t.Run = e.seq, e.cfg.Run
 	t.Time = e.cfg.Now()
 	t.To = to
 	t.Edge = edge

@@ -77,6 +77,8 @@ type Person interface {
 // Transition is the record of one Step: the trace line, the session entry and
 // what the UI draws. Fields other than the first six are set where they apply.
 type Transition struct {
+	// Run names the run in compare mode ("gemini", "llama"); empty otherwise.
+	Run       string    `json:"run,omitempty"`
 	Seq       int       `json:"seq"`
 	Time      time.Time `json:"time"`
 	From      State     `json:"from"`
