@@ -27,53 +27,67 @@ func flat(parts ...string) []string {
 	return out
 }
 
+// lessonWant is one dialect's expected run of a lesson.
+type lessonWant struct {
+	edges  string
+	answer string // a piece of the delivered (or reported) text
+}
+
+// lessonCase is a lesson with its input and what each dialect does.
+type lessonCase struct {
+	lesson string
+	stdin  string
+	extra  []string
+	code   int
+	all    lessonWant            // for every dialect unless overridden
+	by     map[string]lessonWant // per dialect
+}
+
+func (tc lessonCase) want(dialect string) lessonWant {
+	if o, ok := tc.by[dialect]; ok {
+		return o
+	}
+	return tc.all
+}
+
+// lessonCases are the bundled lessons' exact transitions on every dialect.
+func lessonCases() []lessonCase {
+	return []lessonCase{
+		{lesson: "tour", all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "def greet(name)"}},
+		{lesson: "write-file", stdin: "y\n", all: lessonWant{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "You approved the write"}},
+		{lesson: "write-file", stdin: "n\n", all: lessonWant{"new_event context_ready tool_call confirm_required user_denial observed context_ready final_answer delivered", "You declined the write"}},
+		{lesson: "run-command", stdin: "y\n", all: lessonWant{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "Hello, world!"}},
+		{lesson: "ask-delete", stdin: "1\ny\n", all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "Deleted old_log.txt"}},
+		{lesson: "ask-delete", stdin: "2\n", all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready final_answer delivered", "You said no"}},
+		{lesson: "path-escape",
+			all: lessonWant{"new_event context_ready tool_call deny next_tool_call deny observed context_ready final_answer delivered", "path-outside-workspace"},
+			by:  map[string]lessonWant{"llama-json": {"new_event context_ready tool_call deny observed context_ready tool_call deny observed context_ready final_answer delivered", "path-outside-workspace"}}},
+		{lesson: "malformed",
+			all: lessonWant{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "write a test for greet"},
+			by:  map[string]lessonWant{"llama-native": {"new_event context_ready tool_call deny observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "write a test for greet"}}},
+		{lesson: "tool-failure", all: lessonWant{"new_event context_ready tool_call allow tool_failure observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "config.yaml"}},
+		{lesson: "parallel",
+			all: lessonWant{"new_event context_ready tool_call allow tool_success next_tool_call allow tool_success observed context_ready final_answer delivered", "ONE response"},
+			by:  map[string]lessonWant{"llama-json": {"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "one tool call per reply"}}},
+		{lesson: "iteration-limit", extra: []string{"--max-iterations", "2"}, code: exitHalted,
+			all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed max_iterations reported", "iteration limit"}},
+		{lesson: "rate-limit", all: lessonWant{"new_event context_ready final_answer delivered", ""}},
+		{lesson: "outage", code: exitProvider, all: lessonWant{"new_event context_ready llm_failure reported", "gave up after 3 retries"}},
+	}
+}
+
 // TestLessonsHeadless runs every bundled lesson through `glassbox run`
 // offline on every dialect and checks the exact transitions: the lesson
 // scripts, the real SDK clients, the providers and the engine together.
 func TestLessonsHeadless(t *testing.T) {
 	isolate(t)
-	type want struct {
-		edges  string
-		answer string // a piece of the delivered (or reported) text
-	}
-	tests := []struct {
-		lesson string
-		stdin  string
-		extra  []string
-		code   int
-		all    want            // for every dialect unless overridden
-		by     map[string]want // per dialect
-	}{
-		{lesson: "tour", all: want{"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "def greet(name)"}},
-		{lesson: "write-file", stdin: "y\n", all: want{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "You approved the write"}},
-		{lesson: "write-file", stdin: "n\n", all: want{"new_event context_ready tool_call confirm_required user_denial observed context_ready final_answer delivered", "You declined the write"}},
-		{lesson: "run-command", stdin: "y\n", all: want{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "Hello, world!"}},
-		{lesson: "ask-delete", stdin: "1\ny\n", all: want{"new_event context_ready tool_call allow tool_success observed context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "Deleted old_log.txt"}},
-		{lesson: "ask-delete", stdin: "2\n", all: want{"new_event context_ready tool_call allow tool_success observed context_ready final_answer delivered", "You said no"}},
-		{lesson: "path-escape",
-			all: want{"new_event context_ready tool_call deny next_tool_call deny observed context_ready final_answer delivered", "path-outside-workspace"},
-			by:  map[string]want{"llama-json": {"new_event context_ready tool_call deny observed context_ready tool_call deny observed context_ready final_answer delivered", "path-outside-workspace"}}},
-		{lesson: "malformed",
-			all: want{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "write a test for greet"},
-			by:  map[string]want{"llama-native": {"new_event context_ready tool_call deny observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "write a test for greet"}}},
-		{lesson: "tool-failure", all: want{"new_event context_ready tool_call allow tool_failure observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "config.yaml"}},
-		{lesson: "parallel",
-			all: want{"new_event context_ready tool_call allow tool_success next_tool_call allow tool_success observed context_ready final_answer delivered", "ONE response"},
-			by:  map[string]want{"llama-json": {"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "one tool call per reply"}}},
-		{lesson: "iteration-limit", extra: []string{"--max-iterations", "2"}, code: exitHalted,
-			all: want{"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed max_iterations reported", "iteration limit"}},
-		{lesson: "rate-limit", all: want{"new_event context_ready final_answer delivered", ""}},
-		{lesson: "outage", code: exitProvider, all: want{"new_event context_ready llm_failure reported", "gave up after 3 retries"}},
-	}
+	tests := lessonCases()
 	covered := map[string]bool{}
 	seenLessons := map[string]bool{}
 	for _, tc := range tests {
 		seenLessons[tc.lesson] = true
 		for _, d := range dialects {
-			w := tc.all
-			if o, ok := tc.by[d.name]; ok {
-				w = o
-			}
+			w := tc.want(d.name)
 			name := tc.lesson + "/" + d.name
 			if tc.stdin != "" {
 				name += "/" + strings.TrimSpace(strings.ReplaceAll(tc.stdin, "\n", ","))

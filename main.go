@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -129,10 +130,29 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Record, "record", c.Record, "write a cassette of the raw HTTP exchanges to FILE")
 	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
 	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")
+	fs.Var(compareFlag{&c.Compare}, "compare", "two runs side by side on the same input: --compare (gemini,llama) or --compare=A,B from gemini, llama, llama:native")
 	if headless {
 		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
 	}
 }
+
+// compareFlag is --compare: a boolean-style flag (bare --compare compares
+// agentrun.DefaultCompare) that also takes =A,B.
+type compareFlag struct{ names *[]string }
+
+func (f compareFlag) String() string {
+	if f.names == nil {
+		return ""
+	}
+	return strings.Join(*f.names, ",")
+}
+
+func (f compareFlag) Set(v string) (err error) {
+	*f.names, err = agentrun.ParseCompare(v)
+	return err
+}
+
+func (compareFlag) IsBoolFlag() bool { return true }
 
 // runHeadless is `glassbox run [flags] PROMPT`. sleep replaces the engine's
 // retry wait (tests); nil waits for real.
@@ -157,12 +177,13 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		prompt = lesson.Request
 	}
 
-	r, err := agentrun.Open(ctx, c, headless.NewPerson(stdin, stderr))
+	person := headless.NewPerson(stdin, stderr)
+	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person { return person.For(name) })
 	if err != nil {
 		return fail(stderr, "glassbox run", err)
 	}
-	outcome := headless.Run(ctx, r, prompt, headless.Options{JSON: c.JSON, Version: version}, stdout, stderr)
-	if err := r.Close(); err != nil {
+	outcome := headless.Run(ctx, runs, prompt, headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout)}, stdout, stderr)
+	if err := agentrun.CloseAll(runs); err != nil {
 		fmt.Fprintf(stderr, "glassbox run: %v\n", err)
 	}
 	switch outcome {

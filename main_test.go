@@ -27,6 +27,7 @@ func isolate(t *testing.T) {
 }
 
 type traceLine struct {
+	Run       string `json:"run"`
 	Seq       int    `json:"seq"`
 	From      string `json:"from"`
 	To        string `json:"to"`
@@ -53,6 +54,12 @@ type traceLine struct {
 	Error *struct {
 		Kind string `json:"kind"`
 	} `json:"error"`
+	Summary *struct {
+		Outcome     string `json:"outcome"`
+		Backend     string `json:"backend"`
+		Transitions int    `json:"transitions"`
+		ModelCalls  int    `json:"model_calls"`
+	} `json:"summary"`
 }
 
 // runJSON runs `glassbox run --json ARGS` in-process and parses the trace.

@@ -99,6 +99,19 @@ func Run(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// Width is w's width in columns when it is a terminal, else 0.
+func Width(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	cols, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return cols
+}
+
 // IsTerminal reports whether w is a terminal: the glass box needs one.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -41,6 +41,14 @@ type Config struct {
 	Replay        string        // --replay
 	JSON          bool          // --json (run only)
 	Trace         string        // --trace
+	// Compare names the two dialects of compare mode (--compare); empty
+	// for a single run. Runs splits such a Config into one per run.
+	Compare []string
+	// Name is this run's name in compare mode (its dialect's name).
+	Name string
+	// CopyWorkspace makes Open work on a temporary copy of Workspace, so
+	// two runs never touch each other's files.
+	CopyWorkspace bool
 
 	// Env holds keys and addresses from the environment (and .env).
 	Env backend.Env
@@ -113,7 +121,20 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, out := range []struct{ flag, path string }{{"--record", c.Record}, {"--trace", c.Trace}} {
+		if len(c.Compare) > 0 && out.flag == "--record" {
+			for _, r := range c.Runs() {
+				if err := checkOutput(out.flag, r.Record); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		if err := checkOutput(out.flag, out.path); err != nil {
+			return err
+		}
+	}
+	if len(c.Compare) > 0 {
+		if err := checkCompare(c); err != nil {
 			return err
 		}
 	}

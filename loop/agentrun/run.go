@@ -44,16 +44,25 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		}
 	}()
 
-	if c.Workspace != "" {
+	switch {
+	case c.Workspace != "" && !c.CopyWorkspace:
 		r.Workspace, err = tools.NewWorkspace(c.Workspace)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --workspace: %v", ErrUsage, err)
 		}
-	} else {
+	case c.Workspace != "":
+		if r.Workspace, err = copyWorkspace(c.Workspace); err != nil {
+			return nil, fmt.Errorf("%w: --workspace %s: %v", ErrUsage, c.Workspace, err)
+		}
+		r.Temporary = true
+	default:
 		if r.Workspace, err = tools.NewSampleWorkspace(); err != nil {
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
 		r.Temporary = true
+	}
+	if r.Temporary {
+		// Only a folder glassbox made itself is ever removed.
 		root := r.Workspace.Root()
 		r.closers = append(r.closers, func() error { return os.RemoveAll(root) })
 	}
@@ -106,6 +115,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		Policy:        policy,
 		Person:        person,
 		MaxIterations: c.MaxIterations,
+		Run:           c.Name,
 		Sleep:         c.Sleep,
 		OnTransition:  onTransition,
 		// Keys are masked in everything the engine records, whichever
@@ -120,10 +130,32 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 
 // WorkspaceLabel is the workspace as a person should read it.
 func (r *Run) WorkspaceLabel() string {
-	if r.Temporary {
+	switch {
+	case r.Temporary && r.Config.Workspace != "":
+		return r.Workspace.Root() + " (this run's own copy of " + r.Config.Workspace + ", removed on exit)"
+	case r.Temporary:
 		return r.Workspace.Root() + " (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)"
 	}
 	return r.Workspace.Root()
+}
+
+// copyWorkspace copies dir into a new temporary folder: in compare mode each
+// run writes to its own copy, so neither sees the other's files.
+func copyWorkspace(dir string) (*tools.Workspace, error) {
+	tmp, err := os.MkdirTemp("", "glassbox-workspace-*")
+	if err != nil {
+		return nil, fmt.Errorf("create a temporary copy: %w", err)
+	}
+	if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("copying it for this run failed (%v); compare mode works on a copy per run, so the folder may hold only plain files and folders", err)
+	}
+	ws, err := tools.NewWorkspace(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return ws, nil
 }
 
 // Close ends the run: the cassette and trace are finished and a temporary
@@ -144,4 +176,31 @@ type yesPerson struct{ loop.Person }
 
 func (yesPerson) Confirm(context.Context, loop.ConfirmRequest) (loop.Approval, error) {
 	return loop.AllowOnce, nil
+}
+
+// OpenAll opens every run of c — one, or two in compare mode — each with the
+// person person(name) returns. If one cannot open, none stays open.
+func OpenAll(ctx context.Context, c Config, person func(name string) loop.Person) ([]*Run, error) {
+	var runs []*Run
+	for _, rc := range c.Runs() {
+		r, err := Open(ctx, rc, person(rc.Name))
+		if err != nil {
+			CloseAll(runs)
+			if rc.Name != "" {
+				err = fmt.Errorf("the %s run: %w", rc.Name, err)
+			}
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// CloseAll closes every run and reports every error.
+func CloseAll(runs []*Run) error {
+	var errs []error
+	for _, r := range runs {
+		errs = append(errs, r.Close())
+	}
+	return errors.Join(errs...)
 }

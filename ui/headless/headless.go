@@ -1,70 +1,282 @@
 // Package headless is `glassbox run`: one event from the cli source, stepped
 // until the engine is idle, every transition printed — the human trace or
-// JSONL. Confirmations and questions are read from standard input, one line
-// each. It imports no Bubble Tea, so scripts and CI never need a terminal.
+// JSONL. In compare mode two runs get the same event and are stepped in
+// lockstep, one transition each in turn. Confirmations and questions are
+// read from standard input, one line each. It imports no Bubble Tea, so
+// scripts and CI never need a terminal.
 package headless
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 )
 
 // Outcome is how a headless run ended; main turns it into an exit code.
+// Outcomes are ordered from best to worst, so two runs end with the worse.
 type Outcome int
 
 const (
 	Answered       Outcome = iota // the answer was delivered
-	ProviderFailed                // the provider failed, or the run could not go on
 	Halted                        // the iteration limit stopped the loop
+	ProviderFailed                // the provider failed, or the run could not go on
 )
+
+func (o Outcome) String() string {
+	return [...]string{"answered", "halted", "provider_failed"}[o]
+}
 
 // Options shape the output.
 type Options struct {
 	JSON    bool   // JSONL on stdout instead of the human trace
 	Version string // shown in the human trace's first line
+	// Width is the terminal's width (0 when stdout is not a terminal). In
+	// compare mode a width of SideBySide or more prints the two traces in
+	// two columns; otherwise each line carries its run's name.
+	Width int
 }
 
-// Run feeds prompt to r's engine and steps it until it is idle. The trace
-// goes to stdout; the one-line reason for a failure goes to stderr too, so a
-// person running a script sees it while the trace stays clean.
-func Run(ctx context.Context, r *agentrun.Run, prompt string, o Options, stdout, stderr io.Writer) Outcome {
-	if !o.JSON {
-		fmt.Fprintf(stdout, "glassbox %s · %s\nworkspace: %s\n", o.Version, r.Backend.Describe(), r.WorkspaceLabel())
+// SideBySide is the narrowest terminal that gets two columns in compare mode.
+const SideBySide = 120
+
+// tally is what a run's summary record counts.
+type tally struct {
+	outcome      Outcome
+	transitions  int
+	calls        int
+	inputTokens  int
+	outputTokens int
+	latencyMS    int64
+	done         bool
+}
+
+// Run feeds prompt to every run's engine and steps them until all are idle.
+// The trace goes to stdout; the one-line reason for a failure goes to stderr
+// too, so a person running a script sees it while the trace stays clean.
+func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, stdout, stderr io.Writer) Outcome {
+	p := printer{o: o, out: stdout, runs: runs}
+	p.header()
+	tallies := make([]tally, len(runs))
+	for _, r := range runs {
+		r.Engine.Submit(loop.Event{Source: "cli", Type: "user_input", Data: prompt})
 	}
-	outcome := Answered
-	r.Engine.Submit(loop.Event{Source: "cli", Type: "user_input", Data: prompt})
 	for {
-		t, err := r.Engine.Step(ctx)
-		if errors.Is(err, loop.ErrIdle) {
-			return outcome
+		round := make([]*loop.Transition, len(runs))
+		stepped := false
+		for i, r := range runs {
+			if tallies[i].done {
+				continue
+			}
+			t, err := r.Engine.Step(ctx)
+			if errors.Is(err, loop.ErrIdle) {
+				tallies[i].done = true
+				continue
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "glassbox run: %sinterrupted in %s: %v\n", prefix(r), r.Engine.State(), err)
+				return ProviderFailed
+			}
+			stepped = true
+			round[i] = &t
+			tallies[i].add(t)
+			reportFailure(stderr, r, t)
 		}
-		if err != nil {
-			fmt.Fprintf(stderr, "glassbox run: interrupted in %s: %v\n", r.Engine.State(), err)
-			return ProviderFailed
+		if !stepped {
+			break
 		}
-		if o.JSON {
-			err = loop.WriteJSON(stdout, t)
-		} else {
-			_, err = fmt.Fprintln(stdout, loop.Human(t))
-		}
-		if err != nil {
+		if err := p.round(round); err != nil {
 			fmt.Fprintf(stderr, "glassbox run: writing the trace: %v\n", err)
 			return ProviderFailed
 		}
-		switch t.Edge {
-		case loop.EdgeMaxIterations:
-			outcome = Halted
-			fmt.Fprintf(stderr, "glassbox run: halted: the iteration limit (%d model calls for one request) was reached\n", r.Engine.MaxIterations())
-		case loop.EdgeLLMFailure:
-			outcome = ProviderFailed
-			if t.Error != nil {
-				fmt.Fprintf(stderr, "glassbox run: the provider failed: %s\n", loop.Printable(t.Error.Message))
-			}
+	}
+	worst := Answered
+	for i := range runs {
+		worst = max(worst, tallies[i].outcome)
+	}
+	if len(runs) > 1 {
+		if err := p.summaries(tallies); err != nil {
+			fmt.Fprintf(stderr, "glassbox run: writing the trace: %v\n", err)
+			return ProviderFailed
 		}
 	}
+	return worst
+}
+
+func (t *tally) add(tr loop.Transition) {
+	t.transitions++
+	if tr.LLM != nil {
+		t.calls++
+		t.inputTokens += tr.LLM.Usage.InputTokens
+		t.outputTokens += tr.LLM.Usage.OutputTokens
+		t.latencyMS += tr.LLM.LatencyMS
+	}
+	switch tr.Edge {
+	case loop.EdgeMaxIterations:
+		t.outcome = max(t.outcome, Halted)
+	case loop.EdgeLLMFailure:
+		t.outcome = ProviderFailed
+	}
+}
+
+// reportFailure says on stderr why a run stopped short.
+func reportFailure(stderr io.Writer, r *agentrun.Run, t loop.Transition) {
+	switch t.Edge {
+	case loop.EdgeMaxIterations:
+		fmt.Fprintf(stderr, "glassbox run: %shalted: the iteration limit (%d model calls for one request) was reached\n", prefix(r), r.Engine.MaxIterations())
+	case loop.EdgeLLMFailure:
+		if t.Error != nil {
+			fmt.Fprintf(stderr, "glassbox run: %sthe provider failed: %s\n", prefix(r), loop.Printable(t.Error.Message))
+		}
+	}
+}
+
+// prefix is "[gemini] " for a compare run, "" for a single run.
+func prefix(r *agentrun.Run) string {
+	if r.Config.Name == "" {
+		return ""
+	}
+	return "[" + r.Config.Name + "] "
+}
+
+// printer writes the trace of one or two runs.
+type printer struct {
+	o    Options
+	out  io.Writer
+	runs []*agentrun.Run
+}
+
+func (p printer) sideBySide() bool { return len(p.runs) == 2 && p.o.Width >= SideBySide }
+
+func (p printer) header() {
+	if p.o.JSON {
+		return
+	}
+	if len(p.runs) == 1 {
+		r := p.runs[0]
+		fmt.Fprintf(p.out, "glassbox %s · %s\nworkspace: %s\n", p.o.Version, r.Backend.Describe(), r.WorkspaceLabel())
+		return
+	}
+	var names []string
+	for _, r := range p.runs {
+		names = append(names, r.Config.Name)
+	}
+	fmt.Fprintf(p.out, "glassbox %s · compare %s: the same request, stepped in lockstep\n", p.o.Version, strings.Join(names, " | "))
+	for _, r := range p.runs {
+		fmt.Fprintf(p.out, "%s%s\n%sworkspace: %s\n", prefix(r), r.Backend.Describe(), prefix(r), r.WorkspaceLabel())
+	}
+	if p.sideBySide() {
+		col := (p.o.Width - 3) / 2
+		fmt.Fprint(p.out, columns(p.runs[0].Backend.Dialect.Label, p.runs[1].Backend.Dialect.Label, p.o.Width))
+		fmt.Fprintln(p.out, strings.Repeat("─", col)+"─┼─"+strings.Repeat("─", col))
+	}
+}
+
+// round prints the transitions one lockstep round took (nil where a run
+// was already idle).
+func (p printer) round(ts []*loop.Transition) error {
+	if p.o.JSON {
+		for _, t := range ts {
+			if t != nil {
+				if err := loop.WriteJSON(p.out, *t); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	texts := make([]string, len(ts))
+	for i, t := range ts {
+		if t != nil {
+			texts[i] = loop.Human(*t)
+		}
+	}
+	if p.sideBySide() {
+		_, err := io.WriteString(p.out, columns(texts[0], texts[1], p.o.Width))
+		return err
+	}
+	for i, text := range texts {
+		if text == "" {
+			continue
+		}
+		if _, err := fmt.Fprintln(p.out, prefixLines(prefix(p.runs[i]), text)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// summaries end a compare run: one record per run.
+func (p printer) summaries(tallies []tally) error {
+	for i, r := range p.runs {
+		t := tallies[i]
+		if p.o.JSON {
+			line, err := json.Marshal(summaryRecord{Run: r.Config.Name, Summary: summary{
+				Outcome: t.outcome.String(), Backend: r.Backend.Kind, Transitions: t.transitions, ModelCalls: t.calls,
+				InputTokens: t.inputTokens, OutputTokens: t.outputTokens, LatencyMS: t.latencyMS,
+			}})
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintf(p.out, "%s\n", line); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := fmt.Fprintf(p.out, "%s%s · %d transitions · %d model calls · tokens %d in / %d out · %d ms waiting for the model\n",
+			prefix(r), t.outcome, t.transitions, t.calls, t.inputTokens, t.outputTokens, t.latencyMS); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type summaryRecord struct {
+	Run     string  `json:"run"`
+	Summary summary `json:"summary"`
+}
+
+type summary struct {
+	Outcome      string `json:"outcome"` // answered, halted, provider_failed
+	Backend      string `json:"backend"`
+	Transitions  int    `json:"transitions"`
+	ModelCalls   int    `json:"model_calls"`
+	InputTokens  int    `json:"input_tokens"`
+	OutputTokens int    `json:"output_tokens"`
+	LatencyMS    int64  `json:"latency_ms"`
+}
+
+func prefixLines(prefix, text string) string {
+	if prefix == "" {
+		return text
+	}
+	return prefix + strings.ReplaceAll(text, "\n", "\n"+prefix)
+}
+
+// columns lays two texts side by side in a width of w, wrapping each to its
+// column; a gutter of " │ " divides them.
+func columns(left, right string, w int) string {
+	col := (w - 3) / 2
+	l := strings.Split(ansi.Wrap(left, col, ""), "\n")
+	r := strings.Split(ansi.Wrap(right, col, ""), "\n")
+	var b strings.Builder
+	for i := range max(len(l), len(r)) {
+		var a, c string
+		if i < len(l) {
+			a = l[i]
+		}
+		if i < len(r) {
+			c = r[i]
+		}
+		b.WriteString(a + strings.Repeat(" ", max(0, col-ansi.StringWidth(a))) + " │ " + c)
+		b.WriteString("\n")
+	}
+	return b.String()
 }

@@ -18,8 +18,9 @@ import (
 // each; prompts go to stderr so stdout stays a clean trace. At EOF a
 // confirmation is denied and a question has no answer.
 type Person struct {
-	in  *lineReader
-	out io.Writer
+	in    *lineReader
+	out   io.Writer
+	label string // "[gemini] " in compare mode: which run is asking
 }
 
 // NewPerson reads answers from in and writes the prompts to out.
@@ -29,8 +30,17 @@ func NewPerson(in io.Reader, out io.Writer) *Person {
 
 var _ loop.Person = (*Person)(nil)
 
+// For is the same person answering for the run named name: the prompts say
+// which run asks, the answers come from the same input.
+func (p *Person) For(name string) *Person {
+	if name == "" {
+		return p
+	}
+	return &Person{in: p.in, out: p.out, label: "[" + name + "] "}
+}
+
 func (p *Person) Confirm(ctx context.Context, req loop.ConfirmRequest) (loop.Approval, error) {
-	fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("\nThe agent wants to run %s %s\n  rule %s: %s\n", req.Call.Name, string(req.Call.Args), req.Decision.Rule, req.Decision.Reason)))
+	fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("\n%sThe agent wants to run %s %s\n  rule %s: %s\n", p.label, req.Call.Name, string(req.Call.Args), req.Decision.Rule, req.Decision.Reason)))
 	if req.Preview != "" {
 		fmt.Fprintf(p.out, "%s\n", loop.Printable(indent(req.Preview, "  | ")))
 	}
@@ -50,7 +60,7 @@ func (p *Person) Confirm(ctx context.Context, req loop.ConfirmRequest) (loop.App
 }
 
 func (p *Person) Ask(ctx context.Context, q tools.Question) (string, error) {
-	fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("\nThe agent asks: %s\n", q.Text)))
+	fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("\n%sThe agent asks: %s\n", p.label, q.Text)))
 	for i, opt := range q.Options {
 		fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("  %d) %s\n", i+1, opt)))
 	}
