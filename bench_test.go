@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// BenchmarkLongRun is issue 9's target for long sessions: the offline
+// iteration-limit lesson run for N model calls, end to end through the
+// real SDK clients, the capture, the simulation and the engine. The target
+// is 1,000 iterations in under 5 s on a developer machine:
+//
+//	go test -run XXX -bench LongRun -benchtime 1x .
+func BenchmarkLongRun(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(strconv.Itoa(n)+"-iterations", func(b *testing.B) {
+			b.Setenv("GEMINI_API_KEY", "")
+			b.Setenv("GOOGLE_API_KEY", "")
+			b.Setenv("TMPDIR", b.TempDir())
+			b.Setenv("XDG_STATE_HOME", b.TempDir())
+			for b.Loop() {
+				code := runHeadless(context.Background(), []string{"--json", "--offline", "--lesson", "iteration-limit", "--max-iterations", strconv.Itoa(n)}, noSleep, strings.NewReader(""), io.Discard, io.Discard)
+				if code != exitHalted {
+					b.Fatalf("exit %d, want %d", code, exitHalted)
+				}
+			}
+		})
+	}
+}
