@@ -148,7 +148,7 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 	}
 	if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("copying it for this run failed (%v); compare mode works on a copy per run, so the folder may hold only plain files and folders", err)
+		return nil, fmt.Errorf("copying it for this run failed (%v); compare mode works on a copy of the folder per run", err)
 	}
 	ws, err := tools.NewWorkspace(tmp)
 	if err != nil {
