@@ -148,6 +148,31 @@ func resolveFailure(err error) Result {
 	return failure("%v", err)
 }
 
+// fileFailure is the Result for a file operation on shown that failed: the
+// system's reason ("cannot read notes.txt: permission denied"), or a refusal
+// when the workspace's os.Root would not follow a symbolic link out of the
+// workspace. That happens only when the path changed after it was checked
+// (a racing process swapped a file or folder for such a link); nothing
+// outside was touched.
+func fileFailure(doing, shown string, err error) Result {
+	if escapesRoot(err) {
+		return failure("refused: %s now leads outside the workspace (a symbolic link on the way was changed after the path was checked); nothing outside it was touched", shown)
+	}
+	return failure("cannot %s %s: %v", doing, shown, unwrapPathError(err))
+}
+
+// escapesRoot reports whether err is os.Root's refusal of a path that leads
+// out of its folder. The standard library does not export that error, so it
+// is recognised by its text, which TestEscapesRoot pins.
+func escapesRoot(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
+}
+
 // failure is a Result the model should repair: the tool ran into a problem
 // the model caused or can work around.
 func failure(format string, args ...any) Result {

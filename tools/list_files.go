@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -51,7 +51,8 @@ func (t *ListFiles) Spec() history.ToolSpec {
 	}
 }
 
-// Run lists the folder.
+// Run lists the folder. The listing is read through the workspace's os.Root,
+// so no folder outside the workspace is ever opened.
 func (t *ListFiles) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	var p ListFilesParams
 	if err := decodeArgs(args, t.Spec(), &p); err != nil {
@@ -60,91 +61,101 @@ func (t *ListFiles) Run(ctx context.Context, args json.RawMessage) (Result, erro
 	if p.Path == "" {
 		p.Path = "."
 	}
-	abs, err := t.ws.Resolve(p.Path)
+	folder, err := t.ws.target(p.Path)
 	if err != nil {
 		return resolveFailure(err), nil
 	}
-	shown := t.ws.Rel(abs)
 
-	info, err := os.Stat(abs)
+	info, err := t.ws.dir.Stat(folder.name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return failure("no such folder: %s", shown), nil
+		return failure("no such folder: %s", folder.shown), nil
 	case err != nil:
-		return failure("cannot list %s: %v", shown, unwrapPathError(err)), nil
+		return fileFailure("list", folder.shown, err), nil
 	case !info.IsDir():
-		return failure("%s is a file, not a folder; use %s to read it", shown, ReadFileName), nil
+		return failure("%s is a file, not a folder; use %s to read it", folder.shown, ReadFileName), nil
 	}
 
-	l := listing{ws: t.ws}
+	// The workspace as an fs.FS whose every Open goes through os.Root:
+	// paths in it are slash-separated and relative to the workspace root,
+	// which is how the listing shows them.
+	l := listing{fsys: t.ws.dir.FS()}
+	start := filepath.ToSlash(folder.name)
 	if p.Recursive {
-		err = l.walk(ctx, abs)
+		err = l.walk(ctx, start)
 	} else {
-		err = l.readDir(abs)
+		l.readDir(start)
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Content: l.String(shown)}, nil
+	return Result{Content: l.String(folder.shown)}, nil
 }
 
 // listing collects entries up to maxListEntries and counts the rest.
 type listing struct {
-	ws       *Workspace
+	fsys     fs.FS
 	entries  []string
 	omitted  int
 	problems []string // folders that could not be read
 }
 
-// add records one entry, shown relative to the workspace root.
-func (l *listing) add(abs string, isDir bool) {
+// add records one entry, given by its slash-separated path from the
+// workspace root.
+func (l *listing) add(name string, isDir bool) {
 	if len(l.entries) >= maxListEntries {
 		l.omitted++
 		return
 	}
-	name := l.ws.Rel(abs)
+	name = EscapeBidi(name)
 	if isDir {
 		name += "/"
 	}
 	l.entries = append(l.entries, name)
 }
 
-// readDir lists one folder. os.ReadDir returns the entries sorted by name.
-func (l *listing) readDir(dir string) error {
-	entries, err := os.ReadDir(dir)
+// problem records a folder that could not be read, in the listing itself.
+func (l *listing) problem(dir string, err error) {
+	l.problems = append(l.problems, fileFailure("read", EscapeBidi(dir), err).Content)
+}
+
+// readDir lists one folder. fs.ReadDir returns the entries sorted by name.
+func (l *listing) readDir(dir string) {
+	entries, err := fs.ReadDir(l.fsys, dir)
 	if err != nil {
-		l.problems = append(l.problems, fmt.Sprintf("cannot read %s: %v", l.ws.Rel(dir), unwrapPathError(err)))
-		return nil
+		l.problem(dir, err)
+		return
 	}
 	for _, e := range entries {
 		if e.IsDir() && e.Name() == ".git" {
 			continue
 		}
-		l.add(filepath.Join(dir, e.Name()), e.IsDir())
+		l.add(path.Join(dir, e.Name()), e.IsDir())
 	}
-	return nil
 }
 
 // walk lists a folder and everything below it, each folder's entries sorted
-// by name and followed by its contents. filepath.WalkDir does not follow
-// symbolic links, so the walk cannot wander out of the workspace.
+// by name and followed by its contents. fs.WalkDir does not follow symbolic
+// links, and the file system under it is the workspace's os.Root, so the
+// walk cannot wander out of the workspace even if a folder is swapped for a
+// link while it runs.
 func (l *listing) walk(ctx context.Context, root string) error {
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	return fs.WalkDir(l.fsys, root, func(name string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
 		}
 		if err != nil {
 			// An unreadable folder is reported in the listing, not fatal.
-			l.problems = append(l.problems, fmt.Sprintf("cannot read %s: %v", l.ws.Rel(path), unwrapPathError(err)))
+			l.problem(name, err)
 			return nil
 		}
-		if path == root {
+		if name == root {
 			return nil
 		}
 		if d.IsDir() && d.Name() == ".git" {
 			return fs.SkipDir
 		}
-		l.add(path, d.IsDir())
+		l.add(name, d.IsDir())
 		return nil
 	})
 }

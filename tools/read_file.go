@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/glassbox-dev/glassbox/history"
@@ -55,57 +56,74 @@ func (t *ReadFile) Spec() history.ToolSpec {
 	}
 }
 
-// Run reads the file.
+// Run reads the file. Bidirectional controls in the result are escaped (see
+// EscapeBidi).
 func (t *ReadFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	res := t.read(args)
+	res.Content = EscapeBidi(res.Content)
+	return res, nil
+}
+
+func (t *ReadFile) read(args json.RawMessage) Result {
 	var p ReadFileParams
 	if err := decodeArgs(args, t.Spec(), &p); err != nil {
-		return failure("%s: %v", ReadFileName, err), nil
+		return failure("%s: %v", ReadFileName, err)
 	}
-	abs, err := t.ws.Resolve(p.Path)
+	file, err := t.ws.target(p.Path)
 	if err != nil {
-		return resolveFailure(err), nil
+		return resolveFailure(err)
 	}
-	shown := t.ws.Rel(abs)
+	shown := file.shown
 
-	// Stat before opening: opening a named pipe would block forever.
-	info, err := os.Stat(abs)
+	// Stat before opening: opening a named pipe would block forever, and
+	// opening a device can have effects of its own.
+	info, err := t.ws.dir.Stat(file.name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return failure("no such file: %s", shown), nil
+		return failure("no such file: %s", shown)
 	case err != nil:
-		return failure("cannot read %s: %v", shown, unwrapPathError(err)), nil
+		return fileFailure("read", shown, err)
 	case info.IsDir():
-		return failure("%s is a folder, not a file; use %s to see what is inside it", shown, ListFilesName), nil
+		return failure("%s is a folder, not a file; use %s to see what is inside it", shown, ListFilesName)
 	case !info.Mode().IsRegular():
-		return failure("%s is not a regular file (it is a %s); only text files can be read", shown, info.Mode().Type()), nil
+		return failure("%s is not a regular file (it is a %s); only text files can be read", shown, info.Mode().Type())
 	}
 
-	f, err := os.Open(abs)
+	// O_NONBLOCK: should the file have been swapped for a named pipe since
+	// the Stat, opening it returns at once instead of waiting for a writer.
+	f, err := t.ws.dir.OpenFile(file.name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return failure("cannot read %s: %v", shown, unwrapPathError(err)), nil
+		return fileFailure("read", shown, err)
 	}
 	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return fileFailure("read", shown, err)
+	}
+	if !os.SameFile(info, opened) {
+		return failure("%s was replaced while read_file was opening it; nothing was read, try again", shown)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes))
 	if err != nil {
-		return failure("cannot read %s: %v", shown, unwrapPathError(err)), nil
+		return fileFailure("read", shown, err)
 	}
 	if len(data) == 0 {
-		return Result{Content: fmt.Sprintf("(%s is empty)", shown)}, nil
+		return Result{Content: fmt.Sprintf("(%s is empty)", shown)}
 	}
 	if isBinary(data) {
-		return failure("%s looks like a binary file (%d bytes), not text; read_file only reads text files", shown, info.Size()), nil
+		return failure("%s looks like a binary file (%d bytes), not text; read_file only reads text files", shown, opened.Size())
 	}
 
 	text := string(data)
-	if info.Size() > int64(len(data)) {
+	if opened.Size() > int64(len(data)) {
 		// Cut at a character boundary and say so plainly.
 		text = string(trimPartialRune(data))
 		text += fmt.Sprintf("\n[... truncated: showing the first %d bytes of %d; the file is larger than read_file returns ...]",
-			len(text), info.Size())
+			len(text), opened.Size())
 	}
 	// A stray invalid byte past the first 8 KiB would otherwise travel to
 	// the model as garbage; make it a visible replacement character.
-	return Result{Content: strings.ToValidUTF8(text, "\uFFFD")}, nil
+	return Result{Content: strings.ToValidUTF8(text, "\uFFFD")}
 }
 
 // isBinary reports whether data (the start of a file) is not UTF-8 text: a
@@ -134,13 +152,17 @@ func trimPartialRune(b []byte) []byte {
 	return b
 }
 
-// unwrapPathError drops the *fs.PathError wrapping (which repeats the
-// absolute path) so messages show only the workspace-relative name and the
+// unwrapPathError drops the *fs.PathError or *os.LinkError wrapping (which
+// repeats the path) so messages show only the workspace-relative name and the
 // reason, such as "permission denied".
 func unwrapPathError(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
 	}
 	return err
 }

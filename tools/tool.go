@@ -6,6 +6,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/glassbox-dev/glassbox/history"
 )
@@ -37,4 +40,34 @@ type Question struct {
 // ends.
 type Asker interface {
 	Ask(ctx context.Context, q Question) (string, error)
+}
+
+// EscapeBidi writes the Unicode bidirectional controls in s (U+202A–U+202E
+// and U+2066–U+2069) as visible escapes such as \u202e, and leaves every
+// other byte as it is. Printed raw, these invisible characters reorder the
+// text around them, so a file name or a line of code can read on screen as
+// something other than what it is (the "Trojan Source" trick); escaped, what
+// a person reads is what is there. The file tools pass every result through
+// it.
+func EscapeBidi(s string) string {
+	if !strings.ContainsFunc(s, isBidiControl) {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		if isBidiControl(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteString(s[:size]) // an invalid byte stays as it was
+		}
+		s = s[size:]
+	}
+	return b.String()
+}
+
+// isBidiControl reports whether r is one of the explicit bidirectional
+// embedding, override or isolate controls.
+func isBidiControl(r rune) bool {
+	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
 }

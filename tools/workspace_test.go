@@ -192,3 +192,22 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// TestEscapesRoot pins the text of os.Root's refusal, which escapesRoot
+// recognises (the standard library does not export the error).
+func TestEscapesRoot(t *testing.T) {
+	ws := newTestWorkspace(t, nil)
+	outside := outsideDir(t, ws)
+	symlink(t, outside, filepath.Join(ws.Root(), "out"))
+	_, err := ws.dir.Open("out/secret.txt")
+	if !escapesRoot(err) {
+		t.Fatalf("os.Root's error for a link out of the workspace is %v; escapesRoot does not recognise it", err)
+	}
+	if escapesRoot(os.ErrNotExist) {
+		t.Error("escapesRoot(ErrNotExist) = true")
+	}
+	res := fileFailure("read", "out/secret.txt", err)
+	if !strings.HasPrefix(res.Content, "refused: out/secret.txt now leads outside the workspace") {
+		t.Errorf("fileFailure = %q", res.Content)
+	}
+}

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/glassbox-dev/glassbox/history"
 )
@@ -57,8 +60,15 @@ func (t *WriteFile) Spec() history.ToolSpec {
 	}
 }
 
-// Run writes the file.
+// Run writes the file. A cancelled ctx writes nothing: the call returns
+// ctx's error and no file is created, changed or left behind.
 func (t *WriteFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	res, err := t.write(ctx, args)
+	res.Content = EscapeBidi(res.Content)
+	return res, err
+}
+
+func (t *WriteFile) write(ctx context.Context, args json.RawMessage) (Result, error) {
 	var p WriteFileParams
 	if err := decodeArgs(args, t.Spec(), &p); err != nil {
 		return failure("%s: %v", WriteFileName, err), nil
@@ -66,89 +76,207 @@ func (t *WriteFile) Run(ctx context.Context, args json.RawMessage) (Result, erro
 	if p.Path == "" {
 		return failure("%s: the path is empty; name the file to write, e.g. notes/plan.txt", WriteFileName), nil
 	}
-	abs, err := t.ws.Resolve(p.Path)
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	file, err := t.ws.target(p.Path)
 	if err != nil {
 		return resolveFailure(err), nil
 	}
-	shown := t.ws.Rel(abs)
+	shown := file.shown
 
 	// An existing file keeps its permissions; a new one gets rw-r--r--.
 	mode := fs.FileMode(0o644)
-	created := true
-	info, err := os.Stat(abs)
+	info, err := t.ws.dir.Stat(file.name)
 	switch {
 	case err == nil && info.IsDir():
 		return failure("%s is a folder; write_file can only write files", shown), nil
 	case err == nil && !info.Mode().IsRegular():
 		return failure("%s is not a regular file (it is a %s); write_file will not replace it", shown, info.Mode().Type()), nil
 	case err == nil:
-		mode, created = info.Mode().Perm(), false
-	case !errors.Is(err, fs.ErrNotExist):
-		return failure("cannot write %s: %v", shown, unwrapPathError(err)), nil
+		mode = info.Mode().Perm()
+	case errors.Is(err, fs.ErrNotExist):
+		info = nil
+	default:
+		return fileFailure("write", shown, err), nil
 	}
 
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return failure("cannot create the folder for %s: %v", shown, unwrapPathError(err)), nil
+	folder := filepath.Dir(file.name)
+	if err := t.ws.dir.MkdirAll(folder, 0o755); err != nil {
+		return fileFailure("create the folder for", shown, err), nil
 	}
-	if err := writeAtomically(abs, []byte(p.Content), mode); err != nil {
-		return failure("cannot write %s: %v", shown, unwrapPathError(err)), nil
+	// Hold the folder by its descriptor: the new file is created, renamed
+	// and, on failure, removed in this very folder, wherever its path
+	// leads by then.
+	dir, err := t.ws.dir.OpenRoot(folder)
+	if err != nil {
+		return fileFailure("write", shown, err), nil
+	}
+	defer dir.Close()
+	err = replaceFile(ctx, dir, filepath.Base(file.name), strings.NewReader(p.Content), mode, info)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return Result{}, ctxErr
+	}
+	if err != nil {
+		return fileFailure("write", shown, err), nil
 	}
 	how := "overwrote the existing file"
-	if created {
+	if info == nil {
 		how = "created a new file"
 	}
 	return Result{Content: fmt.Sprintf("wrote %d bytes to %s (%s)", len(p.Content), shown, how)}, nil
 }
 
-// writeAtomically replaces path with data so that a reader sees either the
-// old file or the new one, never half of it: the data goes to a temporary
-// file in the same folder, which is then renamed over path in one step.
-func writeAtomically(path string, data []byte, mode fs.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".glassbox-*.tmp")
+// replaceFile writes content to the file name in dir so that a reader sees
+// either the old file or the new one, never half of it: the content goes to
+// a new file in the same folder, which is then renamed over name in one
+// step. The new file gets mode and, where the system allows, the owner of
+// old (the file being replaced; nil for a new file).
+//
+// Where the system offers it (Linux's O_TMPFILE), the new file has no name
+// until its content is complete, so a write interrupted even by SIGKILL
+// leaves nothing behind; elsewhere it is a hidden .NAME.glassbox-*.tmp file,
+// removed when anything fails. ctx is checked between chunks and before the
+// rename: a cancelled write renames nothing and removes its file.
+func replaceFile(ctx context.Context, dir *os.Root, name string, content io.Reader, mode fs.FileMode, old fs.FileInfo) (err error) {
+	tmp, err := newTempFile(dir, name)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
+			tmp.discard()
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
+	if err = copyContext(ctx, tmp.f, content); err != nil {
 		return err
 	}
-	if err = tmp.Chmod(mode); err != nil {
+	if err = tmp.f.Chmod(mode); err != nil {
 		return err
 	}
-	if err = tmp.Sync(); err != nil {
+	if old != nil {
+		keepOwner(tmp.f, old)
+	}
+	if err = tmp.f.Sync(); err != nil {
 		return err
 	}
-	if err = tmp.Close(); err != nil {
+	if err = ctx.Err(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return tmp.commit(name)
+}
+
+// copyContext copies r to w in chunks, stopping when ctx is cancelled.
+func copyContext(ctx context.Context, w io.Writer, r io.Reader) error {
+	buf := make([]byte, 256<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// tempFile is write_file's new content on its way into place, in the folder
+// dir.
+type tempFile struct {
+	dir  *os.Root
+	f    *os.File
+	name string // "" while the file has no name yet (O_TMPFILE)
+}
+
+// newTempFile creates the file that will replace target in dir: nameless if
+// the system can (openUnnamed), otherwise under a fresh hidden name.
+func newTempFile(dir *os.Root, target string) (*tempFile, error) {
+	if f, err := openUnnamed(dir); err == nil {
+		return &tempFile{dir: dir, f: f}, nil
+	}
+	for {
+		name := tempName(target)
+		f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue // another write picked the same name; draw again
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &tempFile{dir: dir, f: f, name: name}, nil
+	}
+}
+
+// tempName is a fresh hidden name next to target: .TARGET.glassbox-N.tmp,
+// with TARGET cut so the whole name stays within maxNameBytes.
+func tempName(target string) string {
+	if len(target) > 200 {
+		target = target[:200]
+	}
+	return fmt.Sprintf(".%s.glassbox-%d.tmp", target, rand.Uint32())
+}
+
+// commit gives the file its name (when it has none yet) and renames it over
+// target.
+func (t *tempFile) commit(target string) error {
+	for t.name == "" {
+		name := tempName(target)
+		err := linkUnnamed(t.dir, t.f, name)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		t.name = name
+	}
+	if err := t.f.Close(); err != nil {
+		return err
+	}
+	return t.dir.Rename(t.name, target)
+}
+
+// discard closes and removes the file after a failure.
+func (t *tempFile) discard() {
+	_ = t.f.Close()
+	if t.name != "" {
+		_ = t.dir.Remove(t.name)
+	}
 }
 
 // Preview shows the change as a unified line diff of the current content
-// (none for a new file) and the new content.
+// (none for a new file) and the new content. Bidirectional controls in it
+// are escaped, so the diff a person approves reads as what will be written.
 func (t *WriteFile) Preview(args json.RawMessage) string {
+	return EscapeBidi(t.preview(args))
+}
+
+func (t *WriteFile) preview(args json.RawMessage) string {
 	var p WriteFileParams
 	if err := decodeArgs(args, t.Spec(), &p); err != nil {
 		return "cannot preview: " + err.Error()
 	}
-	abs, err := t.ws.Resolve(p.Path)
+	file, err := t.ws.target(p.Path)
 	if err != nil {
 		return "cannot preview: " + err.Error()
 	}
-	shown := t.ws.Rel(abs)
+	shown := file.shown
 
-	info, err := os.Stat(abs)
+	info, err := t.ws.dir.Stat(file.name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Sprintf("new file %s (%d bytes)\n", shown, len(p.Content)) +
 			unifiedDiff("/dev/null", "b/"+shown, "", p.Content, maxPreviewLines)
 	}
 	if err != nil {
-		return fmt.Sprintf("cannot preview %s: %v", shown, unwrapPathError(err))
+		return "cannot preview: " + fileFailure("read", shown, err).Content
 	}
 	if !info.Mode().IsRegular() {
 		return fmt.Sprintf("%s is not a regular file; writing it will fail", shown)
@@ -156,9 +284,9 @@ func (t *WriteFile) Preview(args json.RawMessage) string {
 	if info.Size() > maxPreviewOldBytes {
 		return fmt.Sprintf("replace %s (%d bytes, too large to diff) with %d bytes of new content", shown, info.Size(), len(p.Content))
 	}
-	old, err := readSmallFile(abs)
+	old, err := t.readSmallFile(file.name)
 	if err != nil {
-		return fmt.Sprintf("cannot preview %s: %v", shown, unwrapPathError(err))
+		return "cannot preview: " + fileFailure("read", shown, err).Content
 	}
 	if isBinary(old) {
 		return fmt.Sprintf("replace the binary file %s (%d bytes) with %d bytes of text", shown, len(old), len(p.Content))
@@ -170,9 +298,10 @@ func (t *WriteFile) Preview(args json.RawMessage) string {
 		unifiedDiff("a/"+shown, "b/"+shown, string(old), p.Content, maxPreviewLines)
 }
 
-// readSmallFile reads at most maxPreviewOldBytes of a file.
-func readSmallFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// readSmallFile reads at most maxPreviewOldBytes of the file name, through
+// the workspace's os.Root.
+func (t *WriteFile) readSmallFile(name string) ([]byte, error) {
+	f, err := t.ws.dir.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

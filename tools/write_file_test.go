@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -217,4 +219,43 @@ func TestWriteFilePreviewIsCapped(t *testing.T) {
 	if last := lines[len(lines)-1]; !strings.Contains(last, "more diff lines not shown") {
 		t.Errorf("preview ends with %q, want a note about the lines left out", last)
 	}
+}
+
+// TestWriteFileCancelled: a cancelled write writes nothing. Cancelled before
+// it starts, write_file returns the context's error and creates nothing;
+// cancelled in the middle of the content, the new file is removed and the
+// old one is left as it was.
+func TestWriteFileCancelled(t *testing.T) {
+	ws := newTestWorkspace(t, map[string]string{"data.txt": "old\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := NewWriteFile(ws).Run(ctx, []byte(`{"path":"new.txt","content":"x"}`)); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run with a cancelled context: err = %v, want context.Canceled", err)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	content := io.MultiReader(strings.NewReader(strings.Repeat("new\n", 1<<16)), cancelling{cancel}, strings.NewReader("more"))
+	err := replaceFile(ctx, ws.dir, "data.txt", content, 0o644, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("replaceFile cancelled halfway: err = %v, want context.Canceled", err)
+	}
+	if got := readTestFile(t, filepath.Join(ws.Root(), "data.txt")); got != "old\n" {
+		t.Errorf("data.txt = %q after a cancelled write, want the old content", got)
+	}
+	entries, err := os.ReadDir(ws.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("the folder holds %d entries after cancelled writes, want only data.txt", len(entries))
+	}
+}
+
+// cancelling is a reader that cancels a context when it is read, and ends.
+type cancelling struct{ cancel context.CancelFunc }
+
+func (c cancelling) Read([]byte) (int, error) {
+	c.cancel()
+	return 0, io.EOF
 }
