@@ -16,3 +16,11 @@ func keepOwner(f *os.File, old fs.FileInfo) {
 		_ = f.Chown(int(st.Uid), int(st.Gid))
 	}
 }
+
+// linkCount is how many hard links (names) the file described by info has.
+func linkCount(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}

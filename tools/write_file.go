@@ -94,6 +94,9 @@ func (t *WriteFile) write(ctx context.Context, args json.RawMessage) (Result, er
 	case err == nil && !info.Mode().IsRegular():
 		return failure("%s is not a regular file (it is a %s); write_file will not replace it", shown, info.Mode().Type()), nil
 	case err == nil:
+		if why := t.wontReplace(file, info); why != "" {
+			return failure("refused: %s", why), nil
+		}
 		mode = info.Mode().Perm()
 	case errors.Is(err, fs.ErrNotExist):
 		info = nil
@@ -125,6 +128,41 @@ func (t *WriteFile) write(ctx context.Context, args json.RawMessage) (Result, er
 		how = "created a new file"
 	}
 	return Result{Content: fmt.Sprintf("wrote %d bytes to %s (%s)", len(p.Content), shown, how)}, nil
+}
+
+// wontReplace says why write_file leaves the existing file (described by
+// info) alone, or "" when it may replace it:
+//
+//   - A file without any write permission (0444) is read-only on purpose.
+//     The shell would get "Permission denied"; write_file, which replaces
+//     the file rather than writing into it, would otherwise succeed. Root,
+//     whom the kernel lets write anything, is held to the same rule.
+//   - A file the user running glassbox may not open for writing (someone
+//     else's) is not replaced either, for the same reason.
+//   - A file with more than one hard link has other names, perhaps outside
+//     the workspace, with nothing to tell where. Replacing it would quietly
+//     break the link (the other names keep the old content); writing into
+//     it would change the file under every name, possibly outside the
+//     workspace. Neither is what a model asking to write one file means, so
+//     write_file refuses and says why.
+func (t *WriteFile) wontReplace(file target, info fs.FileInfo) string {
+	if info.Mode().Perm()&0o222 == 0 {
+		return fmt.Sprintf("%s is read-only (%s); write_file does not replace a read-only file", file.shown, info.Mode().Perm())
+	}
+	// Opening for writing, without truncating, asks the kernel's own
+	// permission check and changes nothing.
+	f, err := t.ws.dir.OpenFile(file.name, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Sprintf("%s is not writable by the user running glassbox (permission denied); write_file does not replace it", file.shown)
+	}
+	if err == nil {
+		_ = f.Close()
+	}
+	if n := linkCount(info); n > 1 {
+		return fmt.Sprintf("%s has %d hard links (other names for the same file, which may be outside the workspace); "+
+			"write_file neither breaks the link nor writes through it", file.shown, n)
+	}
+	return ""
 }
 
 // replaceFile writes content to the file name in dir so that a reader sees
@@ -280,6 +318,9 @@ func (t *WriteFile) preview(args json.RawMessage) string {
 	}
 	if !info.Mode().IsRegular() {
 		return fmt.Sprintf("%s is not a regular file; writing it will fail", shown)
+	}
+	if why := t.wontReplace(file, info); why != "" {
+		return "writing it will be refused: " + why
 	}
 	if info.Size() > maxPreviewOldBytes {
 		return fmt.Sprintf("replace %s (%d bytes, too large to diff) with %d bytes of new content", shown, info.Size(), len(p.Content))

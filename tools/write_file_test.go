@@ -259,3 +259,51 @@ func (c cancelling) Read([]byte) (int, error) {
 	c.cancel()
 	return 0, io.EOF
 }
+
+// TestWriteFileRespectsTheFile: write_file replaces a file by renaming a new
+// one over it, which the kernel allows whatever the old file's own
+// permissions. It must still refuse a read-only file (as the shell's
+// "Permission denied" would), and a file with other hard links (replacing it
+// would break them).
+func TestWriteFileRespectsTheFile(t *testing.T) {
+	t.Run("read-only file", func(t *testing.T) {
+		ws := newTestWorkspace(t, map[string]string{"frozen.txt": "keep me\n"})
+		path := filepath.Join(ws.Root(), "frozen.txt")
+		if err := os.Chmod(path, 0o444); err != nil {
+			t.Fatal(err)
+		}
+		res := run(t, NewWriteFile(ws), `{"path":"frozen.txt","content":"changed"}`)
+		want := "refused: frozen.txt is read-only (-r--r--r--); write_file does not replace a read-only file"
+		if !res.IsError || res.Content != want {
+			t.Errorf("Run = %+v, want the error %q", res, want)
+		}
+		if got := readTestFile(t, path); got != "keep me\n" {
+			t.Errorf("frozen.txt = %q, want it unchanged", got)
+		}
+		if p := NewWriteFile(ws).Preview([]byte(`{"path":"frozen.txt","content":"changed"}`)); !strings.Contains(p, "writing it will be refused: frozen.txt is read-only") {
+			t.Errorf("Preview = %q, want it to say the write will be refused", p)
+		}
+	})
+	t.Run("hard link", func(t *testing.T) {
+		ws := newTestWorkspace(t, map[string]string{"shared.txt": "one file, two names\n"})
+		outside := outsideDir(t, ws)
+		other := filepath.Join(outside, "other-name.txt")
+		if err := os.Link(filepath.Join(ws.Root(), "shared.txt"), other); err != nil {
+			t.Skipf("cannot make a hard link here: %v", err)
+		}
+		res := run(t, NewWriteFile(ws), `{"path":"shared.txt","content":"changed"}`)
+		if !res.IsError || !strings.Contains(res.Content, "shared.txt has 2 hard links") {
+			t.Errorf("Run = %+v, want a refusal naming the 2 hard links", res)
+		}
+		for _, p := range []string{filepath.Join(ws.Root(), "shared.txt"), other} {
+			if got := readTestFile(t, p); got != "one file, two names\n" {
+				t.Errorf("%s = %q, want it unchanged", p, got)
+			}
+		}
+		a, errA := os.Stat(filepath.Join(ws.Root(), "shared.txt"))
+		b, errB := os.Stat(other)
+		if errA != nil || errB != nil || !os.SameFile(a, b) {
+			t.Error("the hard link was broken")
+		}
+	})
+}
