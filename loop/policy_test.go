@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 func TestDefaultPolicy(t *testing.T) {
@@ -140,5 +141,28 @@ func TestCheckToolsCatchesMisspelledNames(t *testing.T) {
 	}
 	if err := DefaultPolicy().CheckTools([]string{"read_file", "write_file", "list_files", "execute_command", "ask_user"}); err != nil {
 		t.Fatalf("the built-in policy names an unknown tool: %v", err)
+	}
+}
+
+// TestUnusablePathIsNotOutside: with the real workspace, a path no file can
+// have (a NUL, a 300-byte name) is not denied as "outside the workspace";
+// the call goes on and the tool says what is wrong with the path.
+func TestUnusablePathIsNotOutside(t *testing.T) {
+	ws, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := tools.NewReadFile(ws).Spec()
+	for _, path := range []string{"a\x00b", strings.Repeat("n", 300)} {
+		args, _ := json.Marshal(map[string]string{"path": path})
+		d := DefaultPolicy().Check(history.ToolCall{Name: "read_file", Args: args}, &spec, ws)
+		if d.Rule == "path-outside-workspace" {
+			t.Errorf("read_file %.40q… was denied as outside the workspace", path)
+		}
+	}
+	// A path that really leaves is still denied.
+	d := DefaultPolicy().Check(history.ToolCall{Name: "read_file", Args: json.RawMessage(`{"path":"../x"}`)}, &spec, ws)
+	if d.Verdict != DenyVerdict || d.Rule != "path-outside-workspace" {
+		t.Errorf("read_file ../x: got %+v, want DENY by path-outside-workspace", d)
 	}
 }

@@ -204,3 +204,20 @@ func FuzzDecodeArgs(f *testing.F) {
 		_ = decodeArgs(raw, spec, &p)
 	})
 }
+
+// TestNonObjectArgs: arguments that are not a JSON object get one short
+// sentence naming the shape wanted, from every tool.
+func TestNonObjectArgs(t *testing.T) {
+	ws := newTestWorkspace(t, nil)
+	reg := Default(ws, &fakeAsker{answer: "yes"}, time.Second)
+	for _, name := range reg.Names() {
+		tool, _ := reg.Get(name)
+		for _, args := range []string{`[1,2]`, `"x"`, `1`, `true`, `[{"path":"a"}]`} {
+			res := run(t, tool, args)
+			if !res.IsError || !strings.Contains(res.Content, "the arguments must be a JSON object such as {") ||
+				strings.Contains(res.Content, "map[") || len(res.Content) > 160 {
+				t.Errorf("%s(%s) = %q, want one short sentence asking for a JSON object", name, args, res.Content)
+			}
+		}
+	}
+}

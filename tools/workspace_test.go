@@ -211,3 +211,96 @@ func TestEscapesRoot(t *testing.T) {
 		t.Errorf("fileFailure = %q", res.Content)
 	}
 }
+
+// TestUnusablePaths: a path no file can have is refused with what is wrong
+// with it, by every file tool, and does not count as outside the workspace
+// (which would send the policy's path-outside-workspace rule a false
+// alarm).
+func TestUnusablePaths(t *testing.T) {
+	ws := newTestWorkspace(t, map[string]string{"hello.py": "print()\n"})
+	long := strings.Repeat("a", 300)
+	tests := []struct {
+		name, path, want string
+	}{
+		{name: "NUL", path: "hello.py\x00.txt", want: `path "hello.py\x00.txt" is not usable: it contains a NUL character (\x00), which no file or folder name can hold`},
+		{name: "300-byte name", path: long, want: `the name "` + long[:40] + `"… is 300 bytes long; a file or folder name may be at most 255 bytes`},
+		{name: "300-byte folder name", path: "notes/" + long + "/x.txt", want: "is 300 bytes long; a file or folder name may be at most 255 bytes"},
+		{name: "5,000-byte path", path: strings.Repeat("abc/", 1250), want: "it is 5000 bytes long; a path may be at most 4095 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ws.Resolve(tt.path)
+			if !errors.Is(err, ErrInvalidPath) || errors.Is(err, ErrOutsideWorkspace) {
+				t.Fatalf("Resolve error = %v, want ErrInvalidPath (and not ErrOutsideWorkspace)", err)
+			}
+			if !ws.Inside(tt.path) {
+				t.Error("Inside = false: an unusable path would be denied as outside the workspace")
+			}
+			for _, tool := range []Tool{NewReadFile(ws), NewWriteFile(ws), NewListFiles(ws)} {
+				args := `{"path":` + quote(tt.path) + `,"content":"x"}`
+				if tool.Spec().Name != WriteFileName {
+					args = `{"path":` + quote(tt.path) + `}`
+				}
+				res := run(t, tool, args)
+				if !res.IsError || !strings.Contains(res.Content, tt.want) || strings.Contains(res.Content, "outside") {
+					t.Errorf("%s = %q, want an error saying %q", tool.Spec().Name, res.Content, tt.want)
+				}
+				if len(res.Content) > 300 {
+					t.Errorf("%s's message is %d bytes long; a long path must be shortened", tool.Spec().Name, len(res.Content))
+				}
+			}
+		})
+	}
+}
+
+// TestBidiControlsAreEscaped: the file tools show Unicode bidirectional
+// controls as escapes wherever they produce text (names in listings and
+// messages, file contents, the write preview), so what a person reads is
+// what is there.
+func TestBidiControlsAreEscaped(t *testing.T) {
+	// "invoice\u202etxt.exe" shows on screen as "invoiceexe.txt".
+	name := "invoice\u202etxt.exe"
+	ws := newTestWorkspace(t, map[string]string{
+		name:        "x",
+		"trojan.py": "access = \"user\u202e \u2066# admin\u2069 \u2066\"\n",
+	})
+	checks := []struct {
+		tool Tool
+		args string
+		want string
+	}{
+		{NewListFiles(ws), `{}`, `invoice\u202etxt.exe`},
+		{NewReadFile(ws), `{"path":` + quote(name) + `}`, "x"},
+		{NewReadFile(ws), `{"path":"trojan.py"}`, `access = "user\u202e \u2066# admin\u2069 \u2066"`},
+		{NewReadFile(ws), `{"path":` + quote(name+"/x") + `}`, `cannot read invoice\u202etxt.exe/x: not a directory`},
+		{NewWriteFile(ws), `{"path":` + quote(name) + `,"content":"y"}`, `wrote 1 bytes to invoice\u202etxt.exe`},
+	}
+	for _, c := range checks {
+		res := run(t, c.tool, c.args)
+		if !strings.Contains(res.Content, c.want) {
+			t.Errorf("%s(%s) = %q, want it to contain %q", c.tool.Spec().Name, c.args, res.Content, c.want)
+		}
+		if strings.ContainsFunc(res.Content, isBidiControl) {
+			t.Errorf("%s(%s) = %q holds a raw bidi control", c.tool.Spec().Name, c.args, res.Content)
+		}
+	}
+	preview := NewWriteFile(ws).Preview([]byte(`{"path":"trojan.py","content":"access = \"user\u202e\"\n"}`))
+	if strings.ContainsFunc(preview, isBidiControl) || !strings.Contains(preview, `+access = "user\u202e"`) {
+		t.Errorf("Preview = %q, want the bidi controls escaped", preview)
+	}
+}
+
+func TestEscapeBidi(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"a\u202eb", `a\u202eb`},
+		{"\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069", `\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069`},
+		{"日本語 \u200f", "日本語 \u200f"}, // other marks stay
+		{"bad \xff byte \u2067", "bad \xff byte \\u2067"},
+	}
+	for _, tt := range tests {
+		if got := EscapeBidi(tt.in); got != tt.want {
+			t.Errorf("EscapeBidi(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
