@@ -3,14 +3,17 @@ package loop
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // Verdict is the security layer's answer for one tool call.
@@ -136,17 +139,69 @@ type policyFile struct {
 	} `toml:"default"`
 }
 
+// maxPolicyBytes caps a policy file. A real one is a few KiB; the cap keeps
+// a wrong path (--policy /dev/zero, a huge log) from exhausting memory.
+const maxPolicyBytes = 1 << 20
+
 // LoadPolicy reads a TOML policy file; its rules replace the built-in ones.
+// The file must be a regular file of at most 1 MiB: a named pipe, a device
+// or a folder is refused without being read (a pipe would otherwise wait
+// forever for a writer, /dev/zero would never end).
 func LoadPolicy(path string) (*Policy, error) {
-	b, err := os.ReadFile(path)
+	b, err := readPolicyFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("policy file: %w", err)
+		return nil, err
 	}
 	p, err := ParsePolicy(b)
 	if err != nil {
 		return nil, fmt.Errorf("policy file %s: %w", path, err)
 	}
 	return p, nil
+}
+
+// readPolicyFile reads path within the limits LoadPolicy states.
+func readPolicyFile(path string) ([]byte, error) {
+	// Look before opening: opening some devices has effects of its own.
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("policy file: %w", err)
+	}
+	if err := policyFileFits(path, info); err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: should path have become a named pipe since the Stat,
+	// opening it returns at once instead of waiting for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("policy file: %w", err)
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("policy file: %w", err)
+	}
+	if err := policyFileFits(path, info); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("policy file: %w", err)
+	}
+	if len(b) > maxPolicyBytes { // it grew while being read
+		return nil, fmt.Errorf("policy file %s is larger than the limit of 1 MiB (%d bytes)", path, maxPolicyBytes)
+	}
+	return b, nil
+}
+
+// policyFileFits refuses what is not a regular file of at most 1 MiB.
+func policyFileFits(path string, info os.FileInfo) error {
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("policy file %s is not a regular file (it is %s); give the path of a TOML file",
+			path, tools.DescribeFileType(info.Mode()))
+	}
+	if info.Size() > maxPolicyBytes {
+		return fmt.Errorf("policy file %s is %d bytes; the limit is 1 MiB (%d bytes)", path, info.Size(), maxPolicyBytes)
+	}
+	return nil
 }
 
 // ParsePolicy parses the TOML policy format. Every problem is reported with

@@ -86,7 +86,7 @@ func (t *ReadFile) read(args json.RawMessage) Result {
 	case info.IsDir():
 		return failure("%s is a folder, not a file; use %s to see what is inside it", shown, ListFilesName)
 	case !info.Mode().IsRegular():
-		return failure("%s is not a regular file (it is a %s); only text files can be read", shown, info.Mode().Type())
+		return failure("%s is not a regular file (it is %s); only text files can be read", shown, DescribeFileType(info.Mode()))
 	}
 
 	// O_NONBLOCK: should the file have been swapped for a named pipe since
@@ -124,6 +124,28 @@ func (t *ReadFile) read(args json.RawMessage) Result {
 	// A stray invalid byte past the first 8 KiB would otherwise travel to
 	// the model as garbage; make it a visible replacement character.
 	return Result{Content: strings.ToValidUTF8(text, "\uFFFD")}
+}
+
+// DescribeFileType names the kind of file mode describes, for messages: "a
+// named pipe", "a character device", "a folder", ...
+func DescribeFileType(mode fs.FileMode) string {
+	switch {
+	case mode.IsRegular():
+		return "a regular file"
+	case mode.IsDir():
+		return "a folder"
+	case mode&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file (" + mode.Type().String() + ")"
 }
 
 // isBinary reports whether data (the start of a file) is not UTF-8 text: a

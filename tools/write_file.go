@@ -92,7 +92,7 @@ func (t *WriteFile) write(ctx context.Context, args json.RawMessage) (Result, er
 	case err == nil && info.IsDir():
 		return failure("%s is a folder; write_file can only write files", shown), nil
 	case err == nil && !info.Mode().IsRegular():
-		return failure("%s is not a regular file (it is a %s); write_file will not replace it", shown, info.Mode().Type()), nil
+		return failure("%s is not a regular file (it is %s); write_file will not replace it", shown, DescribeFileType(info.Mode())), nil
 	case err == nil:
 		if why := t.wontReplace(file, info); why != "" {
 			return failure("refused: %s", why), nil
