@@ -15,6 +15,7 @@ require (
 	github.com/ollama/ollama v0.17.4
 	golang.org/x/sys v0.47.0
 	google.golang.org/genai v1.77.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -59,5 +60,4 @@ require (
 	google.golang.org/protobuf v1.34.2 // indirect
 	gopkg.in/check.v1 v1.0.0-20201130134442-10cb98267c6c // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

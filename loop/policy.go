@@ -44,7 +44,9 @@ type Rule struct {
 	// symlinks) outside the workspace.
 	PathOutsideWorkspace bool
 	// CommandMatches matches when the "command" argument matches any of
-	// these regular expressions.
+	// these regular expressions. Every rule tries them on the command line
+	// as written; a DENY rule also tries them on each line of the shell's
+	// reading of it (readCommand), so no spelling gets past a denial.
 	CommandMatches []*regexp.Regexp
 }
 
@@ -65,6 +67,11 @@ type Policy struct {
 // sessionGrantRule names the decision for a call the person allowed for the
 // rest of the session.
 const sessionGrantRule = "session-grant"
+
+// unparsableRule names the decision for a command line the shell parser
+// could not read: what it would run cannot be known, so no rule may allow
+// it, and a person decides.
+const unparsableRule = "unparsable-command"
 
 // DefaultPolicy returns the built-in rules of DESIGN §4.
 func DefaultPolicy() *Policy {
@@ -91,19 +98,23 @@ verdict = "DENY"
 reason = "the command matches a dangerous shell pattern"
 tools = ["execute_command"]
 command_matches = [
-  # privilege escalation, however it is spelled: sudo, /usr/bin/sudo, ` + "`" + `sudo` + "`" + `, $(doas …)
-  '(^|[\s;&|(` + "`" + `/$])(sudo|doas)\b',
-  # rm aimed at the root or the home folder, with any flags: -rf, --recursive, --, quotes, a trailing slash
-  '''\brm\s+((-\S+|--)\s+)*["']?(/|~|\$HOME|\$\{HOME\})/?\*?["']?(\s|$|[;&|])''',
-  # a download piped into a shell, through any number of pipes: curl … | tee … | /bin/sh
-  '\b(curl|wget)\b[^;&]*\|\s*(sudo\s+)?(\S*/)?(ba|z|da|k)?sh\b',
+  # privilege escalation, however it is spelled: sudo, /usr/bin/sudo, "sudo", s\udo, ` + "`" + `sudo` + "`" + `, $(doas …), env sudo, su -c
+  '(^|[\s;&|(` + "`" + `/$])(sudo|doas|pkexec|run0)\b',
+  '^(\S*/)?su( |$)',
+  # rm aimed at the root or a home folder, with any flags: -rf, --, /, ///*, ~, ~root, "$HOME"/, ${HOME:?}/,
+  # or at a variable followed by a slash ("$DIR"/ is the root when DIR is empty)
+  '^(\S*/)?rm( \S+)* (/|~[\w.-]*/?|\$HOME/?|\$\w+/)(\*|\.\*|\.\.(/\.\.)*/?)?( |$)',
+  # a download piped into a shell, through any number of pipes: curl … | tee … | env sh
+  '\b(curl|wget)\b[^;&]*\|\s*(sudo\s+)?((\S*/)?(ba|z|da|k)?sh|\$\w+)\b',
   # a download run by a shell through substitution: sh -c "$(curl …)", bash <(curl …), eval ` + "`" + `wget …` + "`" + `
   '(\$\(|<\(|` + "`" + `)\s*(curl|wget)\b',
   '\bmkfs(\.\w+)?\b',
   ':\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:',
   '\bdd\b.*\bof=/dev/',
-  '>\s*/dev/(sd|nvme|hd)',
-  '\bchmod\s+(-R\s+)?777\s+/',
+  # writing onto a disk: > /dev/sda, > /dev/vda, >| /dev/nvme0n1
+  '>\|?\s*/dev/(sd|vd|xvd|hd|nvme|mmcblk)',
+  # chmod 777 on an absolute path, with any flags: -R, -Rv
+  '\bchmod\s+(-\S+\s+)*0?777\s+/',
   '\b(shutdown|reboot|halt|poweroff)\b',
 ]
 
@@ -288,18 +299,50 @@ func parseVerdict(s string) (Verdict, error) {
 
 // Check decides one call. spec is the tool's definition (nil for an unknown
 // tool); ws resolves path arguments.
+//
+// A "command" argument is read as the shell will read it (readCommand).
+// When a rule matches it, the reason ends with the part of the command the
+// rule matched. A command line the parser cannot read is never allowed: a
+// rule that would allow it or ask about it gives way to the rule
+// unparsable-command, which asks a person and quotes the parser's message;
+// only a denial stands.
 func (p *Policy) Check(call history.ToolCall, spec *history.ToolSpec, ws PathChecker) Decision {
 	// Arguments that are not a JSON object match no argument condition; the
 	// tool itself rejects them with the exact error the model needs.
 	args := map[string]any{}
 	_ = json.Unmarshal(call.Args, &args)
+	cmd := readCommandArg(args)
+	d := p.Default
 	for _, r := range p.Rules {
-		if r.matches(call.Name, args, spec, ws) {
-			d := Decision{Verdict: r.Verdict, Rule: r.Name, Reason: r.Reason}
-			return p.applyGrant(call, d)
+		if matched, ok := r.matches(call.Name, args, cmd, spec, ws); ok {
+			d = Decision{Verdict: r.Verdict, Rule: r.Name, Reason: r.Reason + matched}
+			break
 		}
 	}
-	return p.applyGrant(call, p.Default)
+	if cmd != nil && cmd.err != nil && d.Verdict != DenyVerdict {
+		d = Decision{Verdict: RequireConfirm, Rule: unparsableRule, Reason: fmt.Sprintf(
+			"the command cannot be read as a shell command line (%v), so what it would run is unknown; a person decides",
+			cmd.err)}
+	}
+	return p.applyGrant(call, d)
+}
+
+// command is a call's "command" argument and the shell's reading of it.
+type command struct {
+	text  string
+	lines []commandLine
+	err   error // the parser's, when it could not read text
+}
+
+// readCommandArg reads the "command" argument, or returns nil when the call
+// has none.
+func readCommandArg(args map[string]any) *command {
+	text, ok := args["command"].(string)
+	if !ok {
+		return nil
+	}
+	lines, err := readCommand(text)
+	return &command{text: text, lines: lines, err: err}
 }
 
 func (p *Policy) applyGrant(call history.ToolCall, d Decision) Decision {
@@ -320,20 +363,48 @@ func (p *Policy) Grant(call history.ToolCall) {
 
 func grantKey(call history.ToolCall) string { return call.Name + "\x00" + call.CanonicalArgs() }
 
-func (r Rule) matches(tool string, args map[string]any, spec *history.ToolSpec, ws PathChecker) bool {
+// matches reports whether the rule matches the call and, for a command
+// pattern, what it matched, as a note for the reason: `: "curl | sh" (the
+// shell's reading of: curl "http://x/a.sh?v=1&os=linux" | sh)`.
+func (r Rule) matches(tool string, args map[string]any, cmd *command, spec *history.ToolSpec, ws PathChecker) (string, bool) {
 	if len(r.Tools) > 0 && !slices.Contains(r.Tools, tool) {
-		return false
+		return "", false
 	}
 	if r.PathOutsideWorkspace && !pathOutside(args, spec, ws) {
-		return false
+		return "", false
 	}
 	if len(r.CommandMatches) > 0 {
-		cmd, _ := args["command"].(string)
-		if !slices.ContainsFunc(r.CommandMatches, func(re *regexp.Regexp) bool { return re.MatchString(cmd) }) {
-			return false
+		return r.matchCommand(cmd)
+	}
+	return "", true
+}
+
+// matchCommand tries the rule's patterns on the command as written, then,
+// for a DENY rule, on each line of the shell's reading. Only a denial looks
+// at the reading: a pattern seeing more can only make its rule match more,
+// which makes a DENY rule stricter but could let an ALLOW or confirmation
+// rule take a call that a later DENY rule should have had.
+func (r Rule) matchCommand(cmd *command) (string, bool) {
+	if cmd == nil {
+		cmd = &command{}
+	}
+	for _, re := range r.CommandMatches {
+		if loc := re.FindStringIndex(cmd.text); loc != nil {
+			return fmt.Sprintf(": %q", strings.TrimSpace(cmd.text[loc[0]:loc[1]])), true
 		}
 	}
-	return true
+	if r.Verdict != DenyVerdict {
+		return "", false
+	}
+	for _, line := range cmd.lines {
+		for _, re := range r.CommandMatches {
+			if loc := re.FindStringIndex(line.text); loc != nil {
+				m := strings.TrimSpace(line.text[loc[0]:loc[1]])
+				return fmt.Sprintf(": %q (the shell's reading of: %s)", m, shownSource(line.source)), true
+			}
+		}
+	}
+	return "", false
 }
 
 // pathOutside reports whether any path argument leaves the workspace. For an
