@@ -35,14 +35,14 @@ func benchModel(b *testing.B, n int) Model {
 		default:
 			msg = history.Message{Role: history.RoleAssistant, Text: strings.Repeat("The answer is long enough to wrap over several lines. ", 6)}
 		}
-		m.live.addMessage(m.hist, msg)
+		m.runs[0].live.addMessage(m.runs[0].hist, msg)
 	}
 	body := bytes.Repeat([]byte(`{"candidates":[{"content":{"parts":[{"text":"hello world"}]}}]}`+"\n"), (1<<20)/64)
 	ex := providers.Exchange{Method: "POST", URL: "https://example.invalid/v1beta/models/x:generateContent",
 		RequestBody: body, ResponseBody: body, Status: 200}
-	m.live.record(m.hist, loop.Transition{Seq: 1, From: loop.AwaitingLLMResponse, To: loop.CheckingPolicy,
+	m.runs[0].live.record(m.runs[0].hist, loop.Transition{Seq: 1, From: loop.AwaitingLLMResponse, To: loop.CheckingPolicy,
 		Edge: loop.EdgeToolCall, Iteration: 1, LLM: &loop.LLMRecord{}, Exchanges: []providers.Exchange{ex}})
-	m.payload.response = true
+	m.runs[0].payload.response = true
 	return m
 }
 
@@ -72,9 +72,9 @@ func BenchmarkViewScrolled(b *testing.B) {
 	start := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if i%200 < 100 {
-			m.hist.scrollUp(1, m.hist.len())
+			m.runs[0].hist.scrollUp(1, m.runs[0].hist.len())
 		} else {
-			m.hist.scrollDown(1, m.hist.len())
+			m.runs[0].hist.scrollDown(1, m.runs[0].hist.len())
 		}
 		_ = m.View()
 	}

@@ -105,8 +105,9 @@ func (h inputHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHe
 // stepperHelp is the short help while a pane has focus; pane names the
 // pane-specific keys to add.
 type stepperHelp struct {
-	k    keyMap
-	pane paneID
+	k       keyMap
+	pane    paneID
+	compare bool // tab picks a run, not a pane
 }
 
 func (h stepperHelp) ShortHelp() []key.Binding {
@@ -119,7 +120,11 @@ func (h stepperHelp) ShortHelp() []key.Binding {
 	case panePayload:
 		b = append(b, h.k.ReqResp, h.k.Headers)
 	}
-	return append(b, h.k.Prev, h.k.Next, h.k.Input, h.k.Focus, h.k.Zoom, h.k.Lessons, h.k.Quit)
+	focus := h.k.Focus
+	if h.compare {
+		focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pick run"))
+	}
+	return append(b, h.k.Prev, h.k.Next, h.k.Input, focus, h.k.Zoom, h.k.Lessons, h.k.Quit)
 }
 
 func (h stepperHelp) FullHelp() [][]key.Binding { return h.k.FullHelp() }

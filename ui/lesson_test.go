@@ -71,8 +71,8 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 	h.press("enter") // the lesson's request, one keypress away
 
 	// Step the whole lesson with space, one transition per press.
-	for i := 0; i < 60 && !(len(h.m.live.steps) > 0 && h.m.live.state == loop.WaitingForEvent); i++ {
-		if h.m.confirm != nil || h.m.ask != nil {
+	for i := 0; i < 60 && !(len(h.m.runs[0].live.steps) > 0 && h.m.runs[0].live.state == loop.WaitingForEvent); i++ {
+		if h.m.runs[0].confirm != nil || h.m.runs[0].ask != nil {
 			t.Fatalf("the tour should not ask anything; states %v", h.states())
 		}
 		h.press("space")
@@ -85,7 +85,7 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 	if !slices.Contains(states, loop.ExecutingTool) || !slices.Contains(states, loop.DeliveringOutput) {
 		t.Fatalf("the tour ran no tool or delivered nothing: %v", states)
 	}
-	for _, s := range h.m.live.steps {
+	for _, s := range h.m.runs[0].live.steps {
 		if s.t.Edge == loop.EdgeToolCall && len(s.t.Exchanges) == 0 {
 			t.Fatal("a model call without its HTTP exchange")
 		}
@@ -107,10 +107,10 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 	contains(t, h.plainView(), "response (r)")
 
 	// Time travel back to the first model call.
-	for h.m.live.selectedIndex() > 2 {
+	for h.m.runs[0].live.selectedIndex() > 2 {
 		h.press("[")
 	}
-	if got := h.m.live.selected().t.Edge; got != loop.EdgeToolCall {
+	if got := h.m.runs[0].live.selected().t.Edge; got != loop.EdgeToolCall {
 		t.Fatalf("step 3 is %s", got)
 	}
 	contains(t, h.plainView(), "list_files")
@@ -120,7 +120,7 @@ func TestOfflineWriteFileLessonNeedsApproval(t *testing.T) {
 	cfg, dir := offlineWorld(t, "write-file")
 	h := newHarness(t, cfg, 120, 40)
 	h.press("enter", "c")
-	if h.m.confirm == nil {
+	if h.m.runs[0].confirm == nil {
 		t.Fatalf("no confirmation; states %v", h.states())
 	}
 	v := h.plainView()
@@ -128,8 +128,8 @@ func TestOfflineWriteFileLessonNeedsApproval(t *testing.T) {
 	contains(t, v, "farewell.py")
 	contains(t, v, "+def farewell")
 	h.press("y")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("c did not run on to the answer after approval: %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("c did not run on to the answer after approval: %s", h.m.runs[0].live.state)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "farewell.py")); err != nil {
 		t.Fatalf("farewell.py was not written: %v", err)
@@ -143,18 +143,18 @@ func TestOfflineAskDeleteLesson(t *testing.T) {
 	cfg, dir := offlineWorld(t, "ask-delete")
 	h := newHarness(t, cfg, 120, 40)
 	h.press("enter", "c")
-	if h.m.ask == nil {
+	if h.m.runs[0].ask == nil {
 		t.Fatalf("no question; states %v", h.states())
 	}
 	contains(t, h.plainView(), "Delete old_log.txt?")
 	h.press("1") // yes
-	if h.m.confirm == nil {
+	if h.m.runs[0].confirm == nil {
 		t.Fatalf("deleting needs a confirmation; states %v", h.states())
 	}
 	contains(t, h.plainView(), "rm old_log.txt")
 	h.press("y")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("state %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("state %s", h.m.runs[0].live.state)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "old_log.txt")); !os.IsNotExist(err) {
 		t.Fatalf("old_log.txt still exists: %v", err)
@@ -169,7 +169,7 @@ func TestOfflinePathEscapeIsDenied(t *testing.T) {
 		t.Fatalf("edges %v", h.edges())
 	}
 	// The step that denied it: the Tool calls pane shows the verdict and rule.
-	for h.m.live.selected().t.Edge != loop.EdgeDeny {
+	for h.m.runs[0].live.selected().t.Edge != loop.EdgeDeny {
 		h.press("[")
 	}
 	v := h.plainView()

@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/ui/strip"
+)
+
+// latestCall is the run's latest model call at the step the panes show, for
+// the comparison strip; nil before the first call.
+func (r *runView) latestCall() *strip.Call {
+	for i := r.live.selectedIndex(); i >= 0; i-- {
+		if c, ok := strip.FromTransition(r.title(), r.live.steps[i].t); ok {
+			return &c
+		}
+	}
+	return nil
+}
+
+// stripView is compare mode's comparison strip in rc: each run's latest
+// model call in one row, the cells that differ in bold.
+func (m Model) stripView(rc rect) []string {
+	in := rc.inner()
+	var names [2]string
+	var calls [2]*strip.Call
+	for i := 0; i < 2 && i < len(m.runs); i++ {
+		names[i] = m.runs[i].title()
+		calls[i] = m.runs[i].latestCall()
+	}
+	body := strip.Render(in.w, names, calls, m.th.Muted.Render, m.th.Bold.Render)
+	return frame(m.th, "Compare: the latest model call of each run", "differences in bold", false, rc, strings.Split(body, "\n"))
+}
+
+// runBarView names the runs and says which one the keys act on (compare
+// mode when the runs do not fit side by side: tab picks the run shown).
+func (m Model) runBarView(w int) string {
+	var parts []string
+	for i, r := range m.runs {
+		name := " " + r.title() + " "
+		switch {
+		case m.focus == i || (m.focus < 0 && m.shown == i):
+			parts = append(parts, m.th.Current.Render(name))
+		default:
+			parts = append(parts, m.th.Muted.Render(name))
+		}
+	}
+	hint := "keys act on both runs · tab picks one"
+	if m.focus >= 0 {
+		hint = "keys act on " + m.runs[m.focus].title() + " alone · tab: next"
+	}
+	return ansi.Truncate(strings.Join(parts, m.th.Muted.Render("│"))+m.th.Muted.Render("  "+hint), w, "…")
+}
+
+// runHeadView is one run's title line above its column (compare mode,
+// wide): its name, backend and state, lit when the keys act on it alone.
+func (m Model) runHeadView(i, w int) string {
+	r := m.runs[i]
+	lk := m.look()
+	state, _ := r.shownState()
+	head := fmt.Sprintf(" %s · %s %s · %s ", r.title(), r.model, strings.ToUpper(r.backend), r.stateLabel(lk, state))
+	st := m.th.Bold
+	if m.focus == i {
+		st = m.th.Current
+		head += "· keys act on this run "
+	}
+	return st.Render(ansi.Truncate(head, w, "…"))
+}
+
+// statusView is the status bar: the run shown when one run is on screen or
+// has the keys; in compare mode with both runs acting, a short segment per
+// run.
+func (m Model) statusView(w int) string {
+	lk := m.look()
+	if !m.compare() || m.focus >= 0 {
+		r := m.cur()
+		line := r.statusView(lk, w-m.runTagWidth())
+		if m.compare() {
+			line = m.th.Current.Render(" "+r.title()+" ") + line
+		}
+		return line
+	}
+	th := m.th
+	var parts []string
+	for _, r := range m.runs {
+		state, t := r.shownState()
+		iteration := r.live.iteration
+		if t != nil && r.live.travelling() {
+			iteration = t.Iteration
+		}
+		seg := th.StatusKey.Render(" "+r.title()+" ") + th.StatusBar.Render(fmt.Sprintf(" %s · iter %d/%d · %s ", r.stateLabel(lk, state), iteration, r.maxIter, strings.ToUpper(r.backend)))
+		if r.live.travelling() {
+			seg = th.Current.Render(fmt.Sprintf(" ◀ %d/%d ", r.live.selectedIndex()+1, len(r.live.steps))) + seg
+		}
+		parts = append(parts, seg)
+	}
+	return fitStyled(th.StatusBar, strings.Join(parts, th.StatusBar.Render(" │ ")), w)
+}
+
+// runTagWidth is the room the run's name takes in front of the status bar
+// in compare mode.
+func (m Model) runTagWidth() int {
+	if !m.compare() {
+		return 0
+	}
+	return ansi.StringWidth(m.cur().title()) + 2
+}
