@@ -22,6 +22,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/headless"
@@ -213,31 +214,40 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	person := ui.NewPerson()
-	r, err := agentrun.Open(ctx, c, person)
+	persons := map[string]*ui.Person{}
+	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person {
+		p := ui.NewPerson()
+		persons[name] = p
+		return p
+	})
 	if err != nil {
 		return fail(stderr, "glassbox", err)
 	}
 	defer func() {
-		if err := r.Close(); err != nil {
+		if err := agentrun.CloseAll(runs); err != nil {
 			fmt.Fprintf(stderr, "glassbox: %v\n", err)
 		}
 	}()
-	var lessons []ui.Lesson
+	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != ""}
 	for _, l := range offline.Lessons() {
-		lessons = append(lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+		cfg.Lessons = append(cfg.Lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
 	}
-	err = ui.Run(ctx, ui.Config{
-		Engine:        r.Engine,
-		Person:        person,
-		Banner:        r.Backend.Describe(),
-		Backend:       r.Backend.Kind,
-		BackendReason: r.Backend.Reason,
-		Workspace:     r.WorkspaceLabel(),
-		Lessons:       lessons,
-		Lesson:        c.Lesson,
-		NoColor:       os.Getenv("NO_COLOR") != "",
-	})
+	for _, r := range runs {
+		rc := ui.RunConfig{
+			Name:          r.Config.Name,
+			Engine:        r.Engine,
+			Person:        persons[r.Config.Name],
+			Banner:        r.Backend.Describe(),
+			Backend:       r.Backend.Kind,
+			BackendReason: r.Backend.Reason,
+			Workspace:     r.WorkspaceLabel(),
+		}
+		if d, ok := backend.Lookup(r.Config.Name); ok {
+			rc.Label = d.Label
+		}
+		cfg.Runs = append(cfg.Runs, rc)
+	}
+	err = ui.Run(ctx, cfg)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "glassbox: %v\n", err)
 		return exitProvider

@@ -60,7 +60,11 @@ func (m Model) runHeadView(i, w int) string {
 	r := m.runs[i]
 	lk := m.look()
 	state, _ := r.shownState()
-	head := fmt.Sprintf(" %s · %s %s · %s ", r.title(), r.model, strings.ToUpper(r.backend), r.stateLabel(lk, state))
+	name := r.title()
+	if r.label != "" {
+		name = r.label
+	}
+	head := fmt.Sprintf(" %s · %s %s · %s ", name, r.model, strings.ToUpper(r.backend), r.stateLabel(lk, state))
 	st := m.th.Bold
 	if m.focus == i {
 		st = m.th.Current

@@ -229,7 +229,9 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		for _, r := range m.targets() {
 			r.live.move(delta)
-			r.payload.follow()
+			if s := r.live.selected(); s != nil {
+				r.payload.follow(&s.t)
+			}
 			r.calls.off = 0
 		}
 	case key.Matches(msg, k.ReqResp):

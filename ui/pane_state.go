@@ -52,10 +52,23 @@ type payloadPane struct {
 
 func newPayloadPane(r *payload.Renderer) *payloadPane { return &payloadPane{r: r, index: -1} }
 
-// follow resets the pane for a new step: the last exchange, from the top.
-func (p *payloadPane) follow() {
+// follow resets the pane for the step t now shown: the last exchange, from
+// the top, on the side that step is about. A step the model's reply decided
+// (tool_call, final_answer, malformed_response, llm_failure) shows the
+// response; context_ready, which assembled the next request, shows the
+// request; any other step keeps the side the learner picked.
+func (p *payloadPane) follow(t *loop.Transition) {
 	p.index = -1
 	p.scroll.off = 0
+	if t == nil {
+		return
+	}
+	switch t.Edge {
+	case loop.EdgeToolCall, loop.EdgeFinalAnswer, loop.EdgeMalformedResponse, loop.EdgeLLMFailure:
+		p.response = true
+	case loop.EdgeContextReady:
+		p.response = false
+	}
 }
 
 func (p *payloadPane) exchangeIndex(n int) int {

@@ -263,6 +263,9 @@ func (r *runView) payloadLines(lk look, in rect) ([]string, string) {
 		return r.livePayloadLines(lk, in)
 	}
 	sel := r.live.selectedIndex()
+	if s := r.live.selected(); s != nil && s.preview != nil && s.t.Edge == loop.EdgeContextReady {
+		return r.previewLines(lk, in, s.preview)
+	}
 	es := r.live.exchangeStep(sel)
 	if es < 0 {
 		return r.payloadHint(lk, in.w), ""
@@ -294,6 +297,21 @@ func (r *runView) payloadLines(lk look, in rect) ([]string, string) {
 		info += fmt.Sprintf(" · of step #%d", t.Seq)
 	}
 	return lines, info
+}
+
+// previewLines shows the request a context_ready step assembled, built by
+// the SDK exactly as it will go on the wire, before it is sent.
+func (r *runView) previewLines(lk look, in rect, p *preview) ([]string, string) {
+	if p.err != nil {
+		return wrapStyled(lk.th.Warning, "The request is assembled, but glassbox could not build its HTTP form to show it here ("+sanitize(p.err.Error())+"). Press space to send it: the exchange appears here then.", in.w), "not sent yet"
+	}
+	lines := wrapStyled(lk.th.Warning, "Not sent yet: this is the request exactly as the SDK will put it on the wire. Press space to send it.", in.w)
+	if r.payload.response {
+		lines = append(lines, wrapStyled(lk.th.Muted, "There is no response yet (r shows the request).", in.w)...)
+		return lines, "not sent yet · response (r)"
+	}
+	v := payload.View{Exchanges: []providers.Exchange{p.ex}, Headers: r.payload.headers}
+	return append(lines, r.payload.r.Lines(lk.th, v, in.w)...), "not sent yet · request (r)"
 }
 
 // livePayloadLines shows the provider call still in flight: the request as it

@@ -129,21 +129,28 @@ func newRunView(id int, rc RunConfig) *runView {
 	return r
 }
 
-// title is how the screen names the run: its label, else its dialect,
-// else its provider.
+// title is how the screen names the run in a few letters: its dialect
+// ("gemini", "llama:native"), else its provider.
 func (r *runView) title() string {
-	switch {
-	case r.label != "":
-		return r.label
-	case r.name != "":
+	if r.name != "" {
 		return r.name
 	}
 	return r.provider
 }
 
-// stepResult is what one engine.Step returned.
+// stepResult is what one engine.Step returned. A step that assembled the
+// next request (context_ready) also brings that request as it will go on
+// the wire, previewed before it is sent.
 type stepResult struct {
-	t   loop.Transition
+	t       loop.Transition
+	err     error
+	preview *preview
+}
+
+// preview is the request a step assembled, built by the provider's SDK and
+// stopped before the wire (or why it could not be built).
+type preview struct {
+	ex  providers.Exchange
 	err error
 }
 
@@ -226,7 +233,14 @@ func (r *runView) stepCmd(ctx context.Context) tea.Cmd {
 	return func() tea.Msg {
 		go func() {
 			t, err := eng.Step(ctx)
-			done <- stepResult{t: t, err: err}
+			res := stepResult{t: t, err: err}
+			if err == nil && t.To == loop.AwaitingLLMResponse {
+				ex, perr := eng.PreviewRequest(ctx)
+				if !errors.Is(perr, loop.ErrNoPreview) {
+					res.preview = &preview{ex: ex, err: perr}
+				}
+			}
+			done <- res
 		}()
 		return w.next()
 	}
@@ -366,7 +380,8 @@ func (r *runView) handleStepDone(res stepResult) tea.Cmd {
 
 	t := res.t
 	r.live.record(r.hist, t)
-	r.payload.follow()
+	r.live.steps[len(r.live.steps)-1].preview = res.preview
+	r.payload.follow(&t)
 	r.calls.off = 0
 	r.runSteps++
 
