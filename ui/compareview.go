@@ -68,7 +68,7 @@ func (m Model) runHeadView(i, w int) string {
 	st := m.th.Bold
 	if m.focus == i {
 		st = m.th.Current
-		head += "· keys act on this run "
+		head = " ▶" + head // the keys act on this run alone
 	}
 	return st.Render(ansi.Truncate(head, w, "…"))
 }
@@ -110,4 +110,85 @@ func (m Model) runTagWidth() int {
 		return 0
 	}
 	return ansi.StringWidth(m.cur().title()) + 2
+}
+
+// callSteps lists the indexes of the run's steps that made a model call,
+// in order: call k (1-based) is callSteps()[k-1].
+func (r *runView) callSteps() []int {
+	var out []int
+	for i := range r.live.steps {
+		if r.live.steps[i].t.LLM != nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// callAt is the number of the latest model call at or before the step the
+// panes show (0 before the first), and whether that step is the call itself.
+func (r *runView) callAt() (k int, exact bool) {
+	sel := r.live.selectedIndex()
+	for i, s := range r.callSteps() {
+		if s > sel {
+			break
+		}
+		k, exact = i+1, s == sel
+	}
+	return k, exact
+}
+
+// showCall selects the step of the run's model call k, or the present when
+// the run has made fewer calls.
+func (r *runView) showCall(k int) {
+	calls := r.callSteps()
+	if k < 1 || k > len(calls) || calls[k-1] == len(r.live.steps)-1 {
+		r.live.cursor = -1
+	} else {
+		r.live.cursor = calls[k-1]
+	}
+	if s := r.live.selected(); s != nil {
+		r.payload.follow(&s.t)
+	}
+	r.calls.off = 0
+}
+
+// travelByCall is [ and ] when the keys act on both runs of compare mode:
+// both move to the same model call, so call k of one run stands beside call
+// k of the other (their steps in between differ). The first [ lines both
+// up on the latest call shown.
+func (m *Model) travelByCall(delta int) {
+	k, aligned := 0, true
+	for _, r := range m.runs {
+		rk, exact := r.callAt()
+		if rk != k && k != 0 {
+			aligned = false
+		}
+		if !exact {
+			aligned = false
+		}
+		k = max(k, rk)
+	}
+	target := k + delta
+	if delta < 0 && !aligned {
+		target = k
+	}
+	most := 0
+	for _, r := range m.runs {
+		most = max(most, len(r.callSteps()))
+	}
+	switch {
+	case most == 0:
+		m.notice = "no model call yet: [ and ] move between the runs' model calls"
+		return
+	case target < 1:
+		target = 1
+		m.notice = "this is the first model call of both runs"
+	case target > most:
+		m.notice = "back to the present in both runs"
+	default:
+		m.notice = fmt.Sprintf("model call %d of each run, side by side ([ ] move both; tab picks one run to move step by step)", target)
+	}
+	for _, r := range m.runs {
+		r.showCall(target)
+	}
 }

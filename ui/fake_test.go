@@ -95,7 +95,9 @@ type testWorld struct {
 	dir    string
 }
 
-func newWorld(t testing.TB, replies ...reply) *testWorld {
+// sampleWorkspace is a fresh copy of the sample project in a temporary
+// folder of the test's own.
+func sampleWorkspace(t testing.TB) (*tools.Workspace, string) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := tools.CopySample(dir); err != nil {
@@ -105,6 +107,12 @@ func newWorld(t testing.TB, replies ...reply) *testWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ws, dir
+}
+
+func newWorld(t testing.TB, replies ...reply) *testWorld {
+	t.Helper()
+	ws, dir := sampleWorkspace(t)
 	person := NewPerson()
 	prov := &scriptedProvider{replies: replies}
 	eng, err := loop.New(loop.Config{

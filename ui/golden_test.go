@@ -48,3 +48,34 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenCompare pins compare mode: two runs side by side with the
+// comparison strip at the projector's 160×48, and strip + run bar + tabs at
+// the recommended 120×34.
+func TestGoldenCompare(t *testing.T) {
+	scenes := []struct {
+		name  string
+		drive func(h *harness)
+	}{
+		{"first_call", func(h *harness) { h.press("enter", "space", "space", "space") }},
+		{"focused_run", func(h *harness) { h.press("enter", "space", "space", "space", "tab", "tab") }},
+	}
+	for _, size := range [][2]int{{160, 48}, {120, 34}} {
+		for _, sc := range scenes {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
+				a, b := newWorld(t, tourScript()...), newWorld(t, tourScript()[1:]...)
+				cfg := a.config()
+				cfg.Runs = []RunConfig{
+					{Name: "gemini", Label: "Gemini · native function calling", Engine: a.eng, Person: a.person, Backend: "offline", Workspace: "/tmp/glassbox-workspace-a"},
+					{Name: "llama", Label: "Llama · JSON-mode prompting", Engine: b.eng, Person: b.person, Backend: "offline", Workspace: "/tmp/glassbox-workspace-b"},
+				}
+				h := newHarness(t, cfg, size[0], size[1])
+				h.normalize = zeroDurations
+				sc.drive(h)
+				v := h.view()
+				checkScreen(t, v, size[0], size[1])
+				golden.RequireEqual(t, []byte(v))
+			})
+		}
+	}
+}

@@ -227,6 +227,10 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, k.Next) {
 			delta = +1
 		}
+		if m.compare() && m.focus < 0 {
+			m.travelByCall(delta)
+			break
+		}
 		for _, r := range m.targets() {
 			r.live.move(delta)
 			if s := r.live.selected(); s != nil {

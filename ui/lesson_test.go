@@ -24,14 +24,7 @@ func offlineWorld(t testing.TB, lesson string) (Config, string) {
 // offlineWorldWith lets a test set the engine's retry policy and clock.
 func offlineWorldWith(t testing.TB, lesson string, base loop.Config) (Config, string) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := tools.CopySample(dir); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := tools.NewWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, dir := sampleWorkspace(t)
 	prov, err := gemini.New(context.Background(), gemini.Config{
 		APIKey:    "glassbox-placeholder-key-0000",
 		BaseURL:   "http://gemini.offline.invalid/",
