@@ -261,6 +261,14 @@ func Summarize(path string) Summary {
 		return s
 	}
 	s.Started, s.Request = f.Header.Started, f.Header.Request
+	if s.Request == "" && len(f.Runs[0].Submitted) > 0 {
+		var ev struct {
+			Data string `json:"data"`
+		}
+		if json.Unmarshal(f.Runs[0].Submitted[0], &ev) == nil {
+			s.Request = ev.Data
+		}
+	}
 	var states []string
 	for _, rl := range f.Runs {
 		s.Providers = append(s.Providers, Dialect(rl.Info.Provider, rl.Info.ToolMode))
