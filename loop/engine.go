@@ -150,6 +150,9 @@ type Engine struct {
 	edited bool
 	// toolMode is the Llama tool mode of the provider in use.
 	toolMode string
+	// answer is the person's answer to the pending confirmation, found in
+	// the session after a crash: it is not asked again.
+	answer *Approval
 }
 
 // New builds an engine in WAITING_FOR_EVENT.
@@ -563,12 +566,21 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 			req.Preview = p.Preview(call.Args)
 		}
 	}
-	approval, err := e.cfg.Person.Confirm(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
+	var approval Approval
+	var err error
+	if e.answer != nil {
+		approval, e.answer = *e.answer, nil // answered before a crash
+	} else {
+		approval, err = e.cfg.Person.Confirm(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			approval = Deny // the person could not answer (e.g. EOF): deny
 		}
-		approval = Deny // the person could not answer (e.g. EOF): deny
+		if e.journal != nil && err == nil {
+			e.journal.answered(e.seq+1, approval)
+		}
 	}
 	pc.Approval = &approval
 	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String()}

@@ -29,6 +29,11 @@ type Journal struct {
 	// change files; beforeErr says why there is none.
 	before    manifest
 	beforeErr string
+
+	// The crash tests' hook (SetTestCrash).
+	crashState State
+	crashMid   bool
+	crash      func()
 }
 
 // NewJournal writes the run named run (empty for a single run) to w; root
@@ -126,6 +131,10 @@ func (j *Journal) snapshot() string {
 
 // commit writes a transition as it ends.
 func (j *Journal) commit(t *Transition, cp Checkpoint) {
+	if t.From != AwaitingUserConfirmation {
+		j.crashPoint(t.From, true)
+	}
+	defer j.crashPoint(t.To, false)
 	rec := session.Record{Kind: session.KindStep, Run: j.run, Seq: t.Seq, Added: t.Added, Len: t.HistoryLen}
 	var err error
 	if rec.Trace, err = json.Marshal(t); err != nil {
@@ -171,6 +180,27 @@ func (j *Journal) changesSinceBefore() *session.Changes {
 		return nil
 	}
 	return &session.Changes{Files: files}
+}
+
+// answered keeps a person's answer the moment it is given.
+func (j *Journal) answered(seq int, a Approval) {
+	n := int(a)
+	j.fail(j.w.Write(session.Record{Kind: session.KindAnswer, Run: j.run, Seq: seq, Approval: &n}))
+	j.crashPoint(AwaitingUserConfirmation, true)
+}
+
+// SetTestCrash is for the crash tests only (GLASSBOX_TEST_CRASH_AT): crash
+// is called when the run enters state (the step into it is on disk), or,
+// with mid, when the step from state has done its work — the model
+// answered, the tool ran, the person answered — and is not yet on disk.
+func (j *Journal) SetTestCrash(state State, mid bool, crash func()) {
+	j.crashState, j.crashMid, j.crash = state, mid, crash
+}
+
+func (j *Journal) crashPoint(s State, mid bool) {
+	if j.crash != nil && j.crashState == s && j.crashMid == mid {
+		j.crash()
+	}
 }
 
 // restore puts back the files the steps after seq changed, or says why it

@@ -64,6 +64,11 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		}
 		e.SetJournal(j)
 	}
+	if a := rl.Answer; a != nil && a.Approval != nil && a.Seq == e.seq+1 && e.state == AwaitingUserConfirmation {
+		approval := Approval(*a.Approval)
+		e.answer = &approval
+		recovery = fmt.Sprintf("step %d: the person's answer (%s) was saved before glassbox stopped; it is not asked again", a.Seq, approval)
+	}
 	if in := rl.Interrupted; in != nil && in.Seq == e.seq+1 && State(in.State) == e.state {
 		e.recovered = e.state
 		switch e.state {

@@ -50,6 +50,9 @@ type RunLog struct {
 	Interrupted *Record
 	// Edit is a what-if edit made after the last step, if any.
 	Edit *Record
+	// Answer is a person's answer to the confirmation of the step after
+	// the last one, given before a crash ended it: it is not asked again.
+	Answer *Record
 	// System is the system prompt of the last what-if edit that changed it
 	// ("" for the default).
 	System string
@@ -145,7 +148,7 @@ func (f *File) line(n int, line []byte) error {
 		return fmt.Errorf("%w: line %d of %s is not JSON (%v); the file is left untouched", ErrCorrupt, n, f.Path, err)
 	}
 	switch r.Kind {
-	case KindSubmit, KindBegin, KindStep, KindFork, KindEdit:
+	case KindSubmit, KindBegin, KindStep, KindFork, KindEdit, KindAnswer:
 	default:
 		return fmt.Errorf("%w: line %d of %s has an unknown kind %q", ErrCorrupt, n, f.Path, r.Kind)
 	}
@@ -172,6 +175,9 @@ func (f *File) rebuild() error {
 		case KindBegin:
 			rec := r
 			rl.Interrupted = &rec
+		case KindAnswer:
+			rec := r
+			rl.Answer = &rec
 		case KindStep:
 			if want := len(rl.Steps) + 1; r.Seq != want {
 				return fmt.Errorf("record %d: step %d follows step %d", i+2, r.Seq, want-1)
@@ -181,7 +187,7 @@ func (f *File) rebuild() error {
 				return fmt.Errorf("record %d: step %d leaves %d messages, the records add up to %d", i+2, r.Seq, r.Len, len(rl.Messages))
 			}
 			rl.Steps = append(rl.Steps, r)
-			rl.Interrupted, rl.Edit = nil, nil
+			rl.Interrupted, rl.Edit, rl.Answer = nil, nil, nil
 		case KindFork:
 			if r.Seq < 0 || r.Seq > len(rl.Steps) {
 				return fmt.Errorf("record %d: a fork from step %d of %d", i+2, r.Seq, len(rl.Steps))
@@ -203,7 +209,7 @@ func (f *File) rebuild() error {
 				rl.Info.Provider, rl.Info.ToolMode, rl.Info.Model = r.Provider, r.ToolMode, r.Model
 				rl.Messages = StripNative(rl.Messages, NativeName(r.Provider, r.ToolMode))
 			}
-			rl.Interrupted, rl.Edit = nil, nil
+			rl.Interrupted, rl.Edit, rl.Answer = nil, nil, nil
 		case KindEdit:
 			rec := r
 			rl.Messages = slices.Clone(r.Messages)

@@ -31,6 +31,7 @@ const (
 	KindStep   = "step"   // a transition ended
 	KindFork   = "fork"   // the run continues from an earlier step
 	KindEdit   = "edit"   // the context about to be sent was replaced (what-if)
+	KindAnswer = "answer" // a person answered a confirmation (before the step ends)
 )
 
 // Header is the first line of a session file.
@@ -98,6 +99,10 @@ type Record struct {
 	ToolMode string `json:"tool_mode,omitempty"`
 	Model    string `json:"model,omitempty"`
 	Note     string `json:"note,omitempty"`
+
+	// answer: the person's approval (0 deny, 1 allow once, 2 allow this
+	// exact call for the session) for the step Seq.
+	Approval *int `json:"approval,omitempty"`
 
 	// edit: the context that replaced the assembled one (what-if).
 	System   string            `json:"system,omitempty"`

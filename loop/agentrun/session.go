@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -129,6 +130,10 @@ func openSession(ctx context.Context, c Config, person func(name string) loop.Pe
 	s := &Session{Path: c.Session, writer: w}
 	for _, r := range runs {
 		j := loop.NewJournal(w, r.Config.Name, r.Workspace.Root())
+		if err := testCrash(j); err != nil {
+			CloseAll(runs)
+			return nil, err
+		}
 		r.Engine.SetJournal(j)
 		s.journals = append(s.journals, j)
 		r.Session = s
@@ -214,6 +219,9 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 		}
 		r.Engine, r.Session = e, s
 		s.journals = append(s.journals, j)
+		if err := testCrash(j); err != nil {
+			return nil, err
+		}
 		if recovery != "" {
 			s.Recovery = append(s.Recovery, prefixName(r.Config.Name)+recovery)
 		}
@@ -388,5 +396,34 @@ func (c *Config) DefaultSession(getenv func(string) string) error {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	c.Session = path
+	return nil
+}
+
+// TestCrashVar names the crash tests' hook: GLASSBOX_TEST_CRASH_AT=STATE
+// makes glassbox kill itself (SIGKILL, as kill -9 would) the moment the run
+// enters STATE, with the step into it on disk; STATE:mid kills it when the
+// step from STATE has done its work (the model answered, the tool ran, the
+// person answered) and is not yet on disk. It exists for the crash tests
+// (crash_test.go); nothing else sets it.
+const TestCrashVar = "GLASSBOX_TEST_CRASH_AT"
+
+func testCrash(j *loop.Journal) error {
+	v := os.Getenv(TestCrashVar)
+	if v == "" {
+		return nil
+	}
+	name, mode, _ := strings.Cut(v, ":")
+	state := loop.State(name)
+	if !slices.Contains(loop.States, state) || (mode != "" && mode != "mid") {
+		return fmt.Errorf("%w: %s=%s: want a state name, optionally followed by :mid", ErrUsage, TestCrashVar, v)
+	}
+	j.SetTestCrash(state, mode == "mid", func() {
+		p, err := os.FindProcess(os.Getpid())
+		if err == nil {
+			err = p.Kill()
+			time.Sleep(10 * time.Second) // SIGKILL arrives meanwhile
+		}
+		log.Fatalf("glassbox: %s: could not kill itself: %v", TestCrashVar, err)
+	})
 	return nil
 }

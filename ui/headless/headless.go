@@ -131,6 +131,13 @@ func (t *tally) add(tr loop.Transition) {
 		t.outcome = max(t.outcome, Halted)
 	case loop.EdgeLLMFailure:
 		t.outcome = ProviderFailed
+	case loop.EdgeReported:
+		// A resumed session may start in HALTED: the report says why.
+		if tr.Error != nil && tr.Error.Kind == "llm_failure" {
+			t.outcome = ProviderFailed
+		} else {
+			t.outcome = max(t.outcome, Halted)
+		}
 	}
 }
 
