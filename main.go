@@ -53,6 +53,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return runHeadless(ctx, args[1:], nil, stdin, stdout, stderr)
 		case "lessons":
 			return listLessons(args[1:], stdout, stderr)
+		case "sessions":
+			return listSessions(args[1:], stdout, stderr)
 		case "version":
 			fmt.Fprintf(stdout, "glassbox %s\n", version)
 			return exitOK
@@ -71,6 +73,7 @@ Usage:
   glassbox [flags]              full-screen TUI (offline simulation unless a provider is configured)
   glassbox run [flags] PROMPT   headless: run the loop on PROMPT and print the trace
   glassbox lessons              list the bundled offline lessons
+  glassbox sessions             list the saved sessions (resume one with --resume ID)
   glassbox version
 
 Run 'glassbox run -h' for the flags.
@@ -109,6 +112,11 @@ func loadConfig(name string, args []string, headless bool, stderr io.Writer) (ag
 		}
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := c.ResumeFlags(set); err != nil {
+		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+	}
 	if err := c.Validate(); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
@@ -131,6 +139,9 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Record, "record", c.Record, "write a cassette of the raw HTTP exchanges to FILE")
 	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
 	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")
+	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
+	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")
+	fs.Var(agentrun.StepFlag{N: &c.From}, "from", "with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)")
 	fs.Var(compareFlag{&c.Compare}, "compare", "two runs side by side on the same input: --compare (gemini,llama) or --compare=A,B from gemini, llama, llama:native")
 	if headless {
 		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
@@ -173,9 +184,13 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		}
 	}
 	prompt := strings.TrimSpace(strings.Join(rest, " "))
-	if prompt == "" {
+	if prompt == "" && c.Resume == "" {
 		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
 		prompt = lesson.Request
+	}
+	c.Request, c.Version = prompt, version
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		return fail(stderr, "glassbox run", err)
 	}
 
 	person := headless.NewPerson(stdin, stderr)
@@ -187,6 +202,7 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	if err := agentrun.CloseAll(runs); err != nil {
 		fmt.Fprintf(stderr, "glassbox run: %v\n", err)
 	}
+	headless.SessionSaved(stderr, "glassbox run", sessionDir(), runs)
 	switch outcome {
 	case headless.Halted:
 		return exitHalted
@@ -214,6 +230,10 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	c.Version = version
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		return fail(stderr, "glassbox", err)
+	}
 	persons := map[string]*ui.Person{}
 	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person {
 		p := ui.NewPerson()
@@ -227,6 +247,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err := agentrun.CloseAll(runs); err != nil {
 			fmt.Fprintf(stderr, "glassbox: %v\n", err)
 		}
+		headless.SessionSaved(stdout, "glassbox", sessionDir(), runs)
 	}()
 	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != ""}
 	for _, l := range offline.Lessons() {
@@ -271,6 +292,29 @@ func listLessons(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, l := range offline.Lessons() {
 		fmt.Fprintf(stdout, "%s\t%s\n", l.Name, l.Title)
+	}
+	return exitOK
+}
+
+// sessionDir is the default sessions folder ("" when there is none).
+func sessionDir() string {
+	dir, _ := agentrun.SessionDir(os.Getenv)
+	return dir
+}
+
+// listSessions is `glassbox sessions`.
+func listSessions(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "glassbox sessions: takes no arguments")
+		return exitUsage
+	}
+	dir, err := agentrun.SessionDir(os.Getenv)
+	if err == nil {
+		err = headless.ListSessions(stdout, stderr, dir)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox sessions: %v\n", err)
+		return exitUsage
 	}
 	return exitOK
 }

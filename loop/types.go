@@ -93,6 +93,9 @@ type Transition struct {
 	Result   *ResultRecord     `json:"result,omitempty"`
 	Error    *ErrorRecord      `json:"error,omitempty"`
 	Output   *Output           `json:"output,omitempty"`
+	// Edited marks a provider call whose context a person replaced before
+	// it was sent (what-if).
+	Edited bool `json:"edited,omitempty"`
 
 	// Added are the messages this transition appended to history.
 	Added []history.Message `json:"-"`
@@ -131,6 +134,9 @@ type LLMRecord struct {
 	// Divergences, on replay, say where a request differed from the
 	// cassette's recording.
 	Divergences []string `json:"divergences,omitempty"`
+	// Resent marks a call sent again after glassbox stopped while it was
+	// in flight (a crash).
+	Resent bool `json:"resent,omitempty"`
 }
 
 // Retry is one retried provider call, visible before llm_failure.
@@ -171,10 +177,10 @@ const (
 // PendingCall is one tool call of the current iteration, as the Tool calls
 // pane shows it.
 type PendingCall struct {
-	Call     history.ToolCall
-	Decision *Decision
+	Call     history.ToolCall `json:"call"`
+	Decision *Decision        `json:"decision,omitempty"`
 	// Approval is the person's answer when the policy asked for one.
-	Approval *Approval
-	Status   CallStatus
-	Result   *ResultRecord
+	Approval *Approval     `json:"approval,omitempty"`
+	Status   CallStatus    `json:"status"`
+	Result   *ResultRecord `json:"result,omitempty"`
 }

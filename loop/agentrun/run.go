@@ -24,8 +24,15 @@ type Run struct {
 	// removed by Close (--workspace keeps its files).
 	Temporary bool
 	Engine    *loop.Engine
+	// Session is the session file this run writes, shared by the runs of
+	// compare mode (nil without one).
+	Session *Session
+	// Forks are the forks made when the session was reopened (--from,
+	// --provider), for the front end to show.
+	Forks []loop.ForkRecord
 
-	closers []func() error
+	engineCfg loop.Config // what Engine was built from (Resume rebuilds it)
+	closers   []func() error
 }
 
 // Open builds a run from a validated Config. person answers confirmations
@@ -45,6 +52,10 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	}()
 
 	switch {
+	case c.KeepWorkspace != "":
+		if r.Workspace, err = keptWorkspace(c.KeepWorkspace, c.Workspace); err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
 	case c.Workspace != "" && !c.CopyWorkspace:
 		r.Workspace, err = tools.NewWorkspace(c.Workspace)
 		if err != nil {
@@ -91,11 +102,13 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	r.closers = append(r.closers, r.Backend.Close)
 
 	var onTransition func(loop.Transition)
+	var traceFile *os.File
 	if c.Trace != "" {
 		f, err := os.OpenFile(c.Trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --trace: %v", ErrUsage, err)
 		}
+		traceFile = f
 		r.closers = append(r.closers, f.Close)
 		onTransition = func(t loop.Transition) {
 			if err := loop.WriteJSON(f, t); err != nil {
@@ -106,7 +119,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	if c.Yes {
 		person = yesPerson{person}
 	}
-	r.Engine, err = loop.New(loop.Config{
+	r.engineCfg = loop.Config{
 		Provider:      r.Backend.Provider,
 		Backend:       r.Backend.Kind,
 		BackendReason: r.Backend.Reason,
@@ -120,8 +133,16 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		OnTransition:  onTransition,
 		// Keys are masked in everything the engine records, whichever
 		// backend runs: a tool's output may still quote one.
-		Secrets: c.Env.Secrets(),
-	})
+		Secrets:  c.Env.Secrets(),
+		ToolMode: dialect.ToolMode,
+		OnFork: func(f loop.ForkRecord) {
+			r.Forks = append(r.Forks, f)
+			if traceFile != nil {
+				traceFork(traceFile, f)
+			}
+		},
+	}
+	r.Engine, err = loop.New(r.engineCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +156,8 @@ func (r *Run) WorkspaceLabel() string {
 		return r.Workspace.Root() + " (this run's own copy of " + r.Config.Workspace + ", removed on exit)"
 	case r.Temporary:
 		return r.Workspace.Root() + " (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)"
+	case r.Config.KeepWorkspace != "":
+		return r.Workspace.Root() + " (kept with the session)"
 	}
 	return r.Workspace.Root()
 }
@@ -180,9 +203,23 @@ func (yesPerson) Confirm(context.Context, loop.ConfirmRequest) (loop.Approval, e
 
 // OpenAll opens every run of c — one, or two in compare mode — each with the
 // person person(name) returns. If one cannot open, none stays open.
+//
+// With c.Resume, the runs are those of the session it names, rebuilt from
+// the file; with c.Session, every run writes that session file.
 func OpenAll(ctx context.Context, c Config, person func(name string) loop.Person) ([]*Run, error) {
+	switch {
+	case c.Resume != "":
+		return resumeSession(ctx, c, person)
+	case c.Session != "":
+		return openSession(ctx, c, person)
+	}
+	return openRuns(ctx, c.Runs(), person)
+}
+
+// openRuns opens each run; if one cannot open, none stays open.
+func openRuns(ctx context.Context, configs []Config, person func(name string) loop.Person) ([]*Run, error) {
 	var runs []*Run
-	for _, rc := range c.Runs() {
+	for _, rc := range configs {
 		r, err := Open(ctx, rc, person(rc.Name))
 		if err != nil {
 			CloseAll(runs)
