@@ -249,6 +249,22 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		headless.SessionSaved(stdout, "glassbox", sessionDir(), runs)
 	}()
+	cfg, err := tuiConfig(c, runs, persons)
+	if err != nil {
+		return fail(stderr, "glassbox", err)
+	}
+	err = ui.Run(ctx, cfg)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "glassbox: %v\n", err)
+		return exitProvider
+	}
+	return exitOK
+}
+
+// tuiConfig is what the glass box shows of the opened runs: each run's
+// engine, person and backend, and for a resumed session its past steps
+// (payloads included) and what resuming found.
+func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.Person) (ui.Config, error) {
 	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != ""}
 	for _, l := range offline.Lessons() {
 		cfg.Lessons = append(cfg.Lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
@@ -263,17 +279,19 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			BackendReason: r.Backend.Reason,
 			Workspace:     r.WorkspaceLabel(),
 		}
+		var err error
+		if rc.Past, err = r.Past(); err != nil {
+			return ui.Config{}, err
+		}
+		if s := r.Session; s != nil && s.Resumed {
+			rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
+		}
 		if d, ok := backend.Lookup(r.Config.Name); ok {
 			rc.Label = d.Label
 		}
 		cfg.Runs = append(cfg.Runs, rc)
 	}
-	err = ui.Run(ctx, cfg)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "glassbox: %v\n", err)
-		return exitProvider
-	}
-	return exitOK
+	return cfg, nil
 }
 
 // fail prints err and returns its exit code: 2 for usage mistakes.

@@ -150,6 +150,15 @@ func (w *testWorld) config() Config {
 	}
 }
 
+// writeScriptReplies is a write_file call that needs approval, then done.
+func writeScriptReplies() []reply {
+	return []reply{
+		{thought: "The person wants a line added; write_file needs approval.",
+			calls: []history.ToolCall{call("w1", "write_file", map[string]any{"path": "notes/todo.txt", "content": "- buy milk\n"})}},
+		{text: "Done."},
+	}
+}
+
 // tourScript is the tour lesson as a script: list, read, explain.
 func tourScript() []reply {
 	return []reply{

@@ -5,19 +5,13 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
-
-	"github.com/glassbox-dev/glassbox/history"
 )
 
 // TestGolden pins whole frames: the first screen, the middle of an
 // iteration, the confirmation modal and the help, at a laptop's 80×24 and a
 // projector's 160×48. Regenerate with: go test ./ui -run TestGolden -update
 func TestGolden(t *testing.T) {
-	writeScript := []reply{
-		{thought: "The person wants a line added; write_file needs approval.",
-			calls: []history.ToolCall{call("w1", "write_file", map[string]any{"path": "notes/todo.txt", "content": "- buy milk\n"})}},
-		{text: "Done."},
-	}
+	writeScript := writeScriptReplies()
 	scenes := []struct {
 		name    string
 		replies []reply

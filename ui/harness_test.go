@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,10 @@ func newHarness(t testing.TB, cfg Config, w, h int) *harness {
 	t.Helper()
 	m := New(cfg)
 	m.animate = false // no spinner ticks: frames are stable
+	// The what-if editor runs as a plain child process: no terminal to hand over.
+	m.exec = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+		return func() tea.Msg { return fn(c.Run()) }
+	}
 	hs := &harness{t: t, m: m}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return hs

@@ -12,6 +12,8 @@ type keyMap struct {
 	Pause     key.Binding
 	Prev      key.Binding
 	Next      key.Binding
+	Fork      key.Binding
+	WhatIf    key.Binding
 
 	// Panes.
 	Focus     key.Binding
@@ -58,6 +60,8 @@ func newKeyMap() keyMap {
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Prev:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "back in time")),
 		Next:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward")),
+		Fork:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fork here")),
+		WhatIf:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what-if edit")),
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
@@ -136,7 +140,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Cancel},
+		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.WhatIf, k.Cancel},
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
 		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Help, k.Quit},

@@ -41,6 +41,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, dr.answered()
 		}
 		return m, nil
+	case m.forkAsk != nil:
+		m.forkKey(msg)
+		return m, nil
 	case m.lessons != nil:
 		return m.lessonKey(msg)
 	case m.helpOpen:
@@ -181,6 +184,8 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
+	case key.Matches(msg, k.Step, k.Iteration, k.Continue) && m.returnToPresent():
+		// A past step is shown: come back first, step on the next press.
 	case key.Matches(msg, k.Step):
 		// "n" or " ": n also denies in the dialog a step may open.
 		return m, m.step(runOne, msg.String())
@@ -188,6 +193,10 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.step(runIteration, "")
 	case key.Matches(msg, k.Continue):
 		return m, m.step(runContinue, "")
+	case key.Matches(msg, k.Fork):
+		m.fork()
+	case key.Matches(msg, k.WhatIf):
+		return m, m.whatIf()
 	case key.Matches(msg, k.Pause):
 		for _, r := range m.targets() {
 			if r.busy && r.mode != runOne {

@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -107,7 +109,11 @@ type Model struct {
 	animate bool // spinner ticks; tests turn them off for stable frames
 	ticking bool
 
-	lessons  *lessonMenu
+	lessons *lessonMenu
+	forkAsk *forkQuestion // f met a workspace that cannot be restored
+	// exec hands the terminal to a program (the what-if editor) and calls
+	// back when it ends: tea.ExecProcess; tests run the program directly.
+	exec     func(*exec.Cmd, tea.ExecCallback) tea.Cmd
 	helpOpen bool
 	helpTop  scroller // the help overlay scrolls on small screens
 
@@ -129,6 +135,7 @@ func New(cfg Config) Model {
 		help:       help.New(),
 		animate:    true,
 		focus:      -1,
+		exec:       tea.ExecProcess,
 		lessonName: cfg.Lesson,
 	}
 	runs := cfg.Runs
@@ -149,6 +156,17 @@ func New(cfg Config) Model {
 	m.input = newInput(th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(th.Warning))
 	m.addWelcome()
+	for i, r := range m.runs {
+		r.loadPast(runs[i].Past)
+		for _, n := range runs[i].Notes {
+			r.hist.add(&historyEntry{kind: entryNote, text: n})
+		}
+		if len(runs[i].Past) > 0 {
+			m.lessonSent = true // a resumed session is past its first request
+			r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
+				"resumed: the %d steps above are the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), runs[i].Past[len(runs[i].Past)-1].Seq)})
+		}
+	}
 	m.inputFocused = true
 	m.input.Focus()
 	m.updatePlaceholder()

@@ -98,7 +98,7 @@ func (r *runView) diagramView(lk look, in rect, focused bool) ([]string, string)
 	info := fmt.Sprintf("iteration %d/%d", iteration, r.maxIter)
 	switch {
 	case r.live.travelling():
-		info = fmt.Sprintf("◀ step %d of %d (] returns) · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
+		info = fmt.Sprintf("◀ viewing step %d of %d — ] returns, f forks from here · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
 	case r.confirm != nil:
 		info = "waiting for your approval · " + info
 	case r.ask != nil:
@@ -310,8 +310,15 @@ func (r *runView) previewLines(lk look, in rect, p *preview) ([]string, string) 
 		lines = append(lines, wrapStyled(lk.th.Muted, "There is no response yet (r shows the request).", in.w)...)
 		return lines, "not sent yet · response (r)"
 	}
+	info := "not sent yet · request (r)"
+	if r.edit != "" && !r.live.travelling() {
+		info = "edited (what-if) · " + info
+		lines = append(lines, lk.th.Bold.Render("What you changed in the context (what-if):"))
+		lines = append(lines, previewLines(lk.th, r.edit, in.w)...)
+		lines = append(lines, "")
+	}
 	v := payload.View{Exchanges: []providers.Exchange{p.ex}, Headers: r.payload.headers}
-	return append(lines, r.payload.r.Lines(lk.th, v, in.w)...), "not sent yet · request (r)"
+	return append(lines, r.payload.r.Lines(lk.th, v, in.w)...), info
 }
 
 // livePayloadLines shows the provider call still in flight: the request as it
@@ -342,6 +349,8 @@ func (r *runView) payloadHint(lk look, w int) []string {
 		s = "No model call yet. Send a request, then step (space) until AWAITING_LLM_RESPONSE: the exact HTTP request and the model's response appear here."
 	case r.busy && state == loop.AwaitingLLMResponse && !r.live.travelling():
 		s = lk.spin + " The request is on the wire; the exchange appears here when the model answers."
+	case state == loop.AwaitingLLMResponse && r.live.travelling():
+		s = "This step assembled the request; the step after it sent it. Press ] to see the raw request and response."
 	case state == loop.AwaitingLLMResponse:
 		s = "The request is assembled but not sent yet. Press space: the provider call goes out and its raw request and response appear here."
 	default:
@@ -375,7 +384,7 @@ func (r *runView) statusView(lk look, w int) string {
 	// In order of importance; the later ones are dropped first.
 	parts := []string{}
 	if r.live.travelling() {
-		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ step %d/%d ", r.live.selectedIndex()+1, len(r.live.steps))))
+		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · f forks ", r.live.selectedIndex()+1, len(r.live.steps))))
 	}
 	parts = append(parts,
 		seg("state", r.stateLabel(lk, state)),

@@ -62,6 +62,9 @@ type runView struct {
 	ask     *askModal
 
 	notice string // one line: what just happened to this run
+	// edit is what a what-if changed in the context about to be sent (a
+	// unified diff), shown with the request until the next step.
+	edit string
 }
 
 // RunConfig is one run of compare mode.
@@ -81,6 +84,12 @@ type RunConfig struct {
 	Banner string
 	// Workspace is this run's own copy of the workspace.
 	Workspace string
+	// Past are the steps a resumed run took before (loop.SessionTransitions):
+	// time travel reaches them, every pane as it was, payloads included.
+	Past []loop.Transition
+	// Notes are said in History before anything else happens: what resuming
+	// a session found (a torn line dropped, a step interrupted by a crash).
+	Notes []string
 }
 
 func newRunView(id int, rc RunConfig) *runView {
@@ -123,10 +132,29 @@ func newRunView(id int, rc RunConfig) *runView {
 	r.maxIter = r.eng.MaxIterations()
 	r.live.state = r.eng.State()
 	r.live.iteration = r.eng.Iteration()
-	for _, msg := range r.eng.History() {
-		r.live.addMessage(r.hist, msg)
-	}
+	r.live.queued = r.eng.QueueLen()
 	return r
+}
+
+// loadPast puts what the engine already holds on the panes: the steps of a
+// resumed run as they were taken (past), then any message the engine holds
+// that no step added (a fork's note, a conversation given without steps).
+func (r *runView) loadPast(past []loop.Transition) {
+	if r.eng == nil {
+		return
+	}
+	added := 0
+	for _, t := range past {
+		r.live.record(r.hist, t)
+		added += len(t.Added)
+	}
+	if hist := r.eng.History(); added < len(hist) {
+		for _, msg := range hist[added:] {
+			r.live.addMessage(r.hist, msg)
+		}
+	}
+	r.live.state = r.eng.State()
+	r.live.iteration = r.eng.Iteration()
 }
 
 // title is how the screen names the run in a few letters: its dialect
@@ -202,6 +230,13 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 	switch msg := msg.(type) {
 	case stepDoneMsg:
 		return r.handleStepDone(msg.stepResult)
+	case whatIfDoneMsg:
+		return r.whatIfDone(msg)
+	case previewMsg:
+		if n := len(r.live.steps); n > 0 && r.live.steps[n-1].t.Edge == loop.EdgeContextReady {
+			r.live.steps[n-1].preview = msg.preview
+		}
+		return nil
 	case personRequestMsg:
 		return r.handlePersonRequest(msg.req)
 	case retryMsg:
@@ -331,6 +366,7 @@ func (r *runView) startStep() tea.Cmd {
 	r.stepCtx, r.stepCancel = ctx, cancel
 	r.busy = true
 	r.notice = ""
+	r.edit = ""
 	r.stepDone = make(chan stepResult, 1)
 	for len(r.retries) > 0 { // notices of an earlier step: its record has them
 		<-r.retries

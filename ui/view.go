@@ -246,6 +246,8 @@ func (m Model) shortHelpView(w int) string {
 	h.Width = w
 	dr := m.dialogRun()
 	switch {
+	case m.forkAsk != nil:
+		return m.th.Help.Render(ansi.Truncate("y fork keeping the files · n or esc do not fork", w, "…"))
 	case dr != nil && dr.confirm != nil:
 		return h.ShortHelpView([]key.Binding{m.keys.AllowOnce, m.keys.AllowSession, m.keys.Deny, m.keys.Up, m.keys.Down, m.keys.Cancel})
 	case dr != nil && dr.ask != nil:
@@ -286,6 +288,11 @@ func (m Model) overlayView(body rect) (block, bool) {
 		of = " — " + dr.title() + " run"
 	}
 	switch {
+	case m.forkAsk != nil:
+		title = "Fork: the files cannot go back"
+		content = wrapLines("The workspace cannot be put back as it was at this step: "+m.forkAsk.reason+".", iw)
+		content = append(content, "", "Fork anyway? The conversation goes back to the step; the files stay as they are now.", "",
+			m.th.StatusKey.Render(" y ")+" fork, keeping today's files   "+m.th.StatusKey.Render(" n ")+" or esc: do not fork")
 	case dr != nil && dr.confirm != nil:
 		title = "Confirm: " + dr.confirm.req.confirm.Call.Name + of
 		content = dr.confirm.view(m.th, iw, ih)
