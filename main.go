@@ -266,6 +266,9 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // (payloads included) and what resuming found.
 func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.Person) (ui.Config, error) {
 	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != ""}
+	for _, d := range backend.Dialects() {
+		cfg.Dialects = append(cfg.Dialects, d.Name)
+	}
 	for _, l := range offline.Lessons() {
 		cfg.Lessons = append(cfg.Lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
 	}
@@ -288,6 +291,10 @@ func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.P
 		}
 		if d, ok := backend.Lookup(r.Config.Name); ok {
 			rc.Label = d.Label
+		}
+		rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
+			o, err := r.OntoDialect(ctx, dialect)
+			return o.Onto, o.Switched, err
 		}
 		cfg.Runs = append(cfg.Runs, rc)
 	}

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -46,6 +47,20 @@ func (m *Model) returnToPresent() bool {
 type forkQuestion struct {
 	run    *runView
 	reason string
+	onto   *ontoChoice // a fork onto another dialect, or nil
+}
+
+// ontoChoice is the dialect a fork continues with, its provider built.
+type ontoChoice struct {
+	dialect  string
+	onto     loop.Onto
+	switched func()
+}
+
+// ontoMenu is F: the dialects the run can fork onto, by number.
+type ontoMenu struct {
+	run     *runView
+	options []string
 }
 
 // fork is f: every target run continues from the step its panes show.
@@ -59,7 +74,7 @@ func (m *Model) fork() {
 			m.notice = "a step is in flight: wait for it (or ctrl+c), then fork"
 			return
 		}
-		err := r.forkHere(false)
+		err := r.forkHere(false, nil)
 		var we *loop.WorkspaceError
 		switch {
 		case errors.As(err, &we):
@@ -89,7 +104,7 @@ func (m *Model) forkKey(msg tea.KeyMsg) {
 	switch msg.String() {
 	case "y":
 		m.forkAsk = nil
-		if err := q.run.forkHere(true); err != nil {
+		if err := q.run.forkHere(true, q.onto); err != nil {
 			m.notice = "cannot fork: " + err.Error()
 			return
 		}
@@ -103,22 +118,36 @@ func (m *Model) forkKey(msg tea.KeyMsg) {
 
 // forkHere continues the run from the step its panes show: the engine goes
 // back to that step (Engine.Fork: history, pending calls, iteration, queue
-// and, unless keepFiles, the workspace's files), and so do the panes. The
-// abandoned steps stay in the session file and the trace.
-func (r *runView) forkHere(keepFiles bool) error {
+// and, unless keepFiles, the workspace's files), and so do the panes. With
+// onto it continues with another dialect (Engine.ForkOnto), from the
+// present too. The abandoned steps stay in the session file and the trace.
+func (r *runView) forkHere(keepFiles bool, onto *ontoChoice) error {
 	s := r.live.selected()
-	if s == nil || !r.live.travelling() {
+	if s == nil || (!r.live.travelling() && onto == nil) {
 		return errors.New("no past step is selected")
 	}
 	seq := s.t.Seq
 	var err error
-	if keepFiles {
+	switch {
+	case onto != nil:
+		err = r.eng.ForkOnto(seq, onto.onto, !keepFiles)
+	case keepFiles:
 		err = r.eng.ForkKeepingFiles(seq)
-	} else {
+	default:
 		err = r.eng.Fork(seq)
 	}
 	if err != nil {
 		return err
+	}
+	if onto != nil {
+		onto.switched()
+		if p := r.eng.Provider(); p != nil {
+			r.provider, r.model = p.Name(), p.Model()
+		}
+		r.backend, r.reason = onto.onto.Backend, onto.onto.BackendReason
+		if r.name != "" {
+			r.name, r.label = onto.dialect, ""
+		}
 	}
 	i := r.live.selectedIndex()
 	abandoned := len(r.live.steps) - i - 1
@@ -134,10 +163,89 @@ func (r *runView) forkHere(keepFiles bool) error {
 	}
 	r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
 		"forked at step #%d: the %d later step%s are abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), files)})
+	if onto != nil {
+		// The engine's note on what could not carry over (RoleNote).
+		if h := r.eng.History(); len(h) > 0 && h[len(h)-1].Role == history.RoleNote {
+			r.live.addMessage(r.hist, h[len(h)-1])
+		}
+		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("the run continues with %s %s (%s)", r.provider, r.model, onto.dialect)})
+	}
 	r.payload.follow(&kept.t)
 	r.calls.off = 0
 	r.notice = ""
 	return nil
+}
+
+// openOnto is F: pick a dialect for the run shown to continue with, from
+// the step shown (or the present).
+func (m *Model) openOnto() {
+	r := m.cur()
+	switch {
+	case r.onto == nil || len(m.cfg.Dialects) == 0:
+		m.notice = "this run cannot switch dialects here (it was not opened by glassbox's own front end)"
+		return
+	case r.busy:
+		m.notice = "a step is in flight: wait for it (or ctrl+c), then fork"
+		return
+	case r.live.selected() == nil:
+		m.notice = "F forks onto another dialect from a step: take one first"
+		return
+	}
+	current := r.dialect()
+	var opts []string
+	for _, d := range m.cfg.Dialects {
+		if d != current {
+			opts = append(opts, d)
+		}
+	}
+	m.ontoAsk = &ontoMenu{run: r, options: opts}
+}
+
+// dialect is the run's dialect name as --compare names it.
+func (r *runView) dialect() string {
+	if r.provider != "llama" {
+		return r.provider
+	}
+	if tm, ok := r.eng.Provider().(interface{ ToolMode() string }); ok && tm.ToolMode() == "native" {
+		return "llama:native"
+	}
+	return "llama"
+}
+
+// ontoKey answers F's menu: a number picks the dialect, esc closes it.
+func (m *Model) ontoKey(msg tea.KeyMsg) {
+	q := m.ontoAsk
+	if msg.String() == "esc" || msg.String() == "q" {
+		m.ontoAsk = nil
+		m.notice = "not forked: nothing changed"
+		return
+	}
+	if msg.Type != tea.KeyRunes || len(msg.Runes) != 1 {
+		return
+	}
+	i := int(msg.Runes[0] - '1')
+	if i < 0 || i >= len(q.options) {
+		return
+	}
+	m.ontoAsk = nil
+	r, dialect := q.run, q.options[i]
+	onto, switched, err := r.onto(r.base, dialect)
+	if err != nil {
+		m.notice = "cannot fork onto " + dialect + ": " + err.Error()
+		return
+	}
+	choice := &ontoChoice{dialect: dialect, onto: onto, switched: switched}
+	err = r.forkHere(false, choice)
+	var we *loop.WorkspaceError
+	switch {
+	case errors.As(err, &we):
+		m.forkAsk = &forkQuestion{run: r, reason: we.Reason, onto: choice}
+	case err != nil:
+		m.notice = "cannot fork onto " + dialect + ": " + err.Error()
+	default:
+		m.notice = "forked onto " + dialect + ": the conversation carries over (History says what could not); space steps on"
+		m.syncSizes()
+	}
 }
 
 // whatIfDoneMsg: the person's editor closed on the exported context.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 )
 
 // A stepping key while a past step is shown never steps silently: it comes
@@ -197,4 +199,57 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// F forks onto another dialect: from the present of a Gemini run, the next
+// model call goes to Llama (JSON mode) through the Ollama client, with the
+// conversation carried over and a note on what could not be.
+func TestForkOntoAnotherDialect(t *testing.T) {
+	cfg := compareWorld(t, "gemini")
+	rc := &cfg.Runs[0]
+	rc.Name, rc.Label = "", "" // a single run
+	cfg.Dialects = []string{"gemini", "llama", "llama:native"}
+	var chosen []*backend.Backend
+	rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
+		d, _ := backend.Lookup(dialect)
+		b, err := backend.Choose(ctx, backend.Options{Dialect: d, Offline: true})
+		if err != nil {
+			return loop.Onto{}, nil, err
+		}
+		t.Cleanup(func() { b.Close() })
+		return loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, ToolMode: d.ToolMode},
+			func() { chosen = append(chosen, b) }, nil
+	}
+	cfg.Runs = cfg.Runs[:1]
+	h := newHarness(t, cfg, 160, 48)
+	h.press("enter", "space", "space", "space", "space", "space", "space") // through the first tool call
+	r := h.m.runs[0]
+	steps := len(r.live.steps)
+	h.press("F")
+	if h.m.ontoAsk == nil {
+		t.Fatalf("F opened nothing: %q", h.m.noticeText())
+	}
+	v := h.plainView()
+	contains(t, v, "Fork onto another dialect")
+	contains(t, v, "1) llama")
+	contains(t, v, "2) llama:native")
+	h.press("1")
+	if len(chosen) != 1 || r.provider != "llama" {
+		t.Fatalf("not switched: provider %s, %d chosen; notice %q", r.provider, len(chosen), h.m.noticeText())
+	}
+	if len(r.live.steps) != steps {
+		t.Fatalf("a fork from the present dropped steps: %d of %d", len(r.live.steps), steps)
+	}
+	contains(t, h.plainView(), "the run continues with llama")
+	for i := 0; i < 20 && r.live.state != loop.AwaitingLLMResponse; i++ {
+		h.press("space")
+	}
+	h.press("space")
+	s := r.live.selected()
+	if len(s.t.Exchanges) == 0 || !strings.Contains(s.t.Exchanges[0].URL, "/api/chat") {
+		t.Fatalf("the next model call did not go to Ollama: %+v", s.t.LLM)
+	}
+	if s.t.LLM.Provider != "llama" {
+		t.Fatalf("provider %s", s.t.LLM.Provider)
+	}
 }

@@ -13,6 +13,7 @@ type keyMap struct {
 	Prev      key.Binding
 	Next      key.Binding
 	Fork      key.Binding
+	ForkOnto  key.Binding
 	WhatIf    key.Binding
 
 	// Panes.
@@ -61,6 +62,7 @@ func newKeyMap() keyMap {
 		Prev:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "back in time")),
 		Next:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward")),
 		Fork:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fork here")),
+		ForkOnto:  key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "fork onto a dialect")),
 		WhatIf:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what-if edit")),
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
@@ -140,7 +142,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.WhatIf, k.Cancel},
+		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.ForkOnto, k.WhatIf, k.Cancel},
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
 		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Help, k.Quit},

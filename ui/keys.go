@@ -44,6 +44,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case m.forkAsk != nil:
 		m.forkKey(msg)
 		return m, nil
+	case m.ontoAsk != nil:
+		m.ontoKey(msg)
+		return m, nil
 	case m.lessons != nil:
 		return m.lessonKey(msg)
 	case m.helpOpen:
@@ -195,6 +198,8 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.step(runContinue, "")
 	case key.Matches(msg, k.Fork):
 		m.fork()
+	case key.Matches(msg, k.ForkOnto):
+		m.openOnto()
 	case key.Matches(msg, k.WhatIf):
 		return m, m.whatIf()
 	case key.Matches(msg, k.Pause):

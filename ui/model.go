@@ -111,6 +111,7 @@ type Model struct {
 
 	lessons *lessonMenu
 	forkAsk *forkQuestion // f met a workspace that cannot be restored
+	ontoAsk *ontoMenu     // F: which dialect to fork onto
 	// exec hands the terminal to a program (the what-if editor) and calls
 	// back when it ends: tea.ExecProcess; tests run the program directly.
 	exec     func(*exec.Cmd, tea.ExecCallback) tea.Cmd

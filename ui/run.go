@@ -52,6 +52,8 @@ type Config struct {
 	Lesson string
 	// NoColor drops every colour (NO_COLOR).
 	NoColor bool
+	// Dialects are the dialects a run can fork onto (F), in menu order.
+	Dialects []string
 	// Runs, when it holds two runs, is compare mode: one input feeds both,
 	// the keys step both, the screen sets them side by side. Engine, Person,
 	// Banner, Backend, BackendReason and Workspace are then ignored.

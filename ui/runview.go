@@ -61,11 +61,16 @@ type runView struct {
 	confirm *confirmModal
 	ask     *askModal
 
+	onto   OntoFunc
 	notice string // one line: what just happened to this run
 	// edit is what a what-if changed in the context about to be sent (a
 	// unified diff), shown with the request until the next step.
 	edit string
 }
+
+// OntoFunc builds the provider of another dialect ("gemini", "llama",
+// "llama:native") for a run to continue with.
+type OntoFunc func(ctx context.Context, dialect string) (onto loop.Onto, switched func(), err error)
 
 // RunConfig is one run of compare mode.
 type RunConfig struct {
@@ -90,6 +95,9 @@ type RunConfig struct {
 	// Notes are said in History before anything else happens: what resuming
 	// a session found (a torn line dropped, a step interrupted by a crash).
 	Notes []string
+	// Onto builds another dialect's provider for this run to fork onto
+	// (F); switched is called once the engine uses it. Nil: F is off.
+	Onto OntoFunc
 }
 
 func newRunView(id int, rc RunConfig) *runView {
@@ -103,6 +111,7 @@ func newRunView(id int, rc RunConfig) *runView {
 		backend:   rc.Backend,
 		reason:    rc.BackendReason,
 		banner:    rc.Banner,
+		onto:      rc.Onto,
 		workspace: rc.Workspace,
 		live:      newLiveState(),
 		hist:      newHistoryPane(),

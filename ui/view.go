@@ -248,6 +248,8 @@ func (m Model) shortHelpView(w int) string {
 	switch {
 	case m.forkAsk != nil:
 		return m.th.Help.Render(ansi.Truncate("y fork keeping the files · n or esc do not fork", w, "…"))
+	case m.ontoAsk != nil:
+		return m.th.Help.Render(ansi.Truncate("1–9 pick the dialect · esc close", w, "…"))
 	case dr != nil && dr.confirm != nil:
 		return h.ShortHelpView([]key.Binding{m.keys.AllowOnce, m.keys.AllowSession, m.keys.Deny, m.keys.Up, m.keys.Down, m.keys.Cancel})
 	case dr != nil && dr.ask != nil:
@@ -288,6 +290,15 @@ func (m Model) overlayView(body rect) (block, bool) {
 		of = " — " + dr.title() + " run"
 	}
 	switch {
+	case m.ontoAsk != nil:
+		title = "Fork onto another dialect"
+		s := m.ontoAsk.run.live.selected()
+		content = wrapLines(fmt.Sprintf("Continue %s from step #%d with another provider: the conversation carries over in its neutral form; what cannot (Gemini's thought signatures, JSON-mode replies as written) is dropped with a note.", m.ontoAsk.run.title(), s.t.Seq), iw)
+		content = append(content, "")
+		for i, d := range m.ontoAsk.options {
+			content = append(content, fmt.Sprintf("  %d) %s", i+1, d))
+		}
+		content = append(content, "", m.th.Muted.Render("1–9 picks · esc closes"))
 	case m.forkAsk != nil:
 		title = "Fork: the files cannot go back"
 		content = wrapLines("The workspace cannot be put back as it was at this step: "+m.forkAsk.reason+".", iw)
