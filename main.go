@@ -292,6 +292,9 @@ func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.P
 		if d, ok := backend.Lookup(r.Config.Name); ok {
 			rc.Label = d.Label
 		}
+		if r.Session != nil {
+			rc.Exchanges = r.StepExchanges
+		}
 		rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
 			o, err := r.OntoDialect(ctx, dialect)
 			return o.Onto, o.Switched, err

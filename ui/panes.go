@@ -271,6 +271,12 @@ func (r *runView) payloadLines(lk look, in rect) ([]string, string) {
 		return r.payloadHint(lk, in.w), ""
 	}
 	t := &r.live.steps[es].t
+	switch s := &r.live.steps[es]; {
+	case s.loadErr != "":
+		return wrapStyled(lk.th.Error, s.loadErr, in.w), ""
+	case s.spilled:
+		return wrapStyled(lk.th.Muted, fmt.Sprintf("Reading the payload of step #%d back from the session…", t.Seq), in.w), ""
+	}
 	if len(t.Exchanges) == 0 {
 		return wrapStyled(lk.th.Muted, "This model call has no captured HTTP exchange (the provider did not reach the wire).", in.w), ""
 	}
