@@ -64,7 +64,7 @@ type runView struct {
 	onto   OntoFunc
 	load   func(seq int) ([]providers.Exchange, error) // a spilled step's exchanges
 	keep   int                                         // model calls whose payloads stay in memory
-	notice string // one line: what just happened to this run
+	notice string                                      // one line: what just happened to this run
 	// edit is what a what-if changed in the context about to be sent (a
 	// unified diff), shown with the request until the next step.
 	edit string
