@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/glassbox-dev/glassbox/history/session"
+	"github.com/glassbox-dev/glassbox/loop"
 )
 
 // runIn runs glassbox in-process with args and stdin.
@@ -83,6 +86,21 @@ func TestResumeContinuesTheSession(t *testing.T) {
 	}
 	if _, err := os.Stat(file); err != nil {
 		t.Fatalf("--session FILE was not written: %v", err)
+	}
+	// Every pane comes back: the steps with their raw exchanges.
+	f, err := session.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ := f.Run("")
+	steps, err := loop.SessionTransitions(file, rl, true)
+	if err != nil || len(steps) != len(first) {
+		t.Fatalf("read back %d steps (%v), the trace has %d", len(steps), err, len(first))
+	}
+	for _, st := range steps {
+		if st.LLM != nil && (len(st.Exchanges) != 1 || !strings.Contains(string(st.Exchanges[0].RequestBody), `"contents"`) || len(st.Exchanges[0].ResponseBody) == 0) {
+			t.Fatalf("step %d lost its payloads: %+v", st.Seq, st.Exchanges)
+		}
 	}
 	code, again, stderr := runJSON(t, "", "--resume", file, "read hello.py")
 	if code != exitOK {

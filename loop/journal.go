@@ -30,6 +30,8 @@ type Journal struct {
 	before    manifest
 	beforeErr string
 
+	exchanges exchangeWriter
+
 	// The crash tests' hook (SetTestCrash).
 	crashState State
 	crashMid   bool
@@ -149,10 +151,7 @@ func (j *Journal) commit(t *Transition, cp Checkpoint) {
 		rec.Parse, _ = json.Marshal(t.Parse)
 	}
 	if len(t.Exchanges) > 0 {
-		data, err := json.Marshal(t.Exchanges)
-		if err == nil {
-			rec.Exchanges, err = j.w.WriteExchanges(data)
-		}
+		rec.Exchanges, err = j.exchanges.write(j.w, t.Exchanges)
 		j.fail(err)
 	}
 	if t.From == ExecutingTool && t.Tool != nil && mayChangeFiles(t.Tool.Name) {

@@ -138,13 +138,9 @@ func LoadExchanges(path string, st session.Record) ([]providers.Exchange, error)
 	if st.Exchanges == nil {
 		return nil, nil
 	}
-	data, err := session.ReadExchanges(path, *st.Exchanges)
+	x, err := readExchanges(path, *st.Exchanges, 0)
 	if err != nil {
-		return nil, err
-	}
-	var x []providers.Exchange
-	if err := json.Unmarshal(data, &x); err != nil {
-		return nil, fmt.Errorf("%w: the exchanges of step %d: %v", session.ErrCorrupt, st.Seq, err)
+		return nil, fmt.Errorf("the exchanges of step %d: %w", st.Seq, err)
 	}
 	return x, nil
 }

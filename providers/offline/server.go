@@ -37,6 +37,10 @@ const maxBody = 32 << 20
 type Server struct {
 	cfg      Config
 	attempts attemptCounter
+	// contents remembers Gemini contents already read: each request
+	// repeats the whole conversation, and reading it again each time made
+	// long sessions quadratic (see geminiContents).
+	contents geminiContents
 }
 
 var _ http.Handler = (*Server)(nil)
