@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // Config tunes the simulation.
@@ -111,7 +113,7 @@ func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	b, err := providers.ReadBody(io.LimitReader(r.Body, maxBody+1), min(r.ContentLength, maxBody+1))
 	if err != nil {
 		return nil, err
 	}
