@@ -181,19 +181,23 @@ func TestResumeFromAStepRestoresTheWorkspace(t *testing.T) {
 	if k == 0 || target == "" {
 		t.Fatalf("the lesson did not ask and write (step %d, new file %q)", k, target)
 	}
-	code, forked, stderr := runJSON(t, "n\n", "--resume", file, "--from", strconv.Itoa(k-1))
+	// As docs/instructor-guide.md shows it: back to the question, and deny.
+	code, forked, stderr := runJSON(t, "n\n", "--resume", file, "--from", strconv.Itoa(k))
 	if code != exitOK {
 		t.Fatalf("fork: exit %d: %s", code, stderr)
 	}
 	// The first record is the fork's own (no seq, no edge).
-	if forked[0].Seq != 0 || forked[1].Seq != k || forked[1].Edge != "confirm_required" {
-		t.Fatalf("the fork continues at #%d %s, want #%d confirm_required", forked[1].Seq, forked[1].Edge, k)
+	if forked[0].Seq != 0 || forked[1].Seq != k+1 || forked[1].Edge != "user_denial" {
+		t.Fatalf("the fork continues at #%d %s, want #%d user_denial", forked[1].Seq, forked[1].Edge, k+1)
 	}
-	if !slices.Contains(edges(forked), "user_denial") {
-		t.Fatalf("the fork did not ask again: %v", edges(forked))
+	if k != 4 {
+		t.Fatalf("the confirmation is step %d; docs/instructor-guide.md forks from step 4", k)
+	}
+	if slices.Contains(edges(forked), "tool_success") {
+		t.Fatalf("the denied write ran: %v", edges(forked))
 	}
 	if _, err := os.Stat(filepath.Join(ws, target)); !os.IsNotExist(err) {
-		t.Fatalf("%s, written after step %d, is still there after the fork (err %v)", target, k-1, err)
+		t.Fatalf("%s, written after step %d, is still there after the fork (err %v)", target, k, err)
 	}
 	code, _, stderr = runIn(t, "", "run", "--resume", file, "--from", "999")
 	if code != exitUsage || !strings.Contains(stderr, "steps 0 to") {
