@@ -225,3 +225,35 @@ func TestResumeOntoAnotherDialect(t *testing.T) {
 		t.Fatal("the run did not go on with llama")
 	}
 }
+
+// A compare session keeps both runs, and resuming it continues both.
+func TestResumeACompareSession(t *testing.T) {
+	isolate(t)
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	code, first, stderr := runJSON(t, "", "--offline", "--compare", "--session", file, "list the files")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	last := map[string]int{}
+	for _, l := range first {
+		if l.Summary == nil {
+			last[l.Run] = l.Seq
+		}
+	}
+	code, again, stderr := runJSON(t, "", "--resume", file, "read hello.py")
+	if code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	firstSeq := map[string]int{}
+	for _, l := range again {
+		if _, ok := firstSeq[l.Run]; !ok && l.Summary == nil {
+			firstSeq[l.Run] = l.Seq
+		}
+	}
+	if len(last) != 2 || firstSeq["gemini"] != last["gemini"]+1 || firstSeq["llama"] != last["llama"]+1 {
+		t.Fatalf("the runs did not both go on: before %v, resumed at %v", last, firstSeq)
+	}
+	if code, _, stderr := runIn(t, "", "run", "--resume", file, "--provider", "llama"); code != exitUsage || !strings.Contains(stderr, "two runs of a comparison") {
+		t.Fatalf("--provider on a compare session: exit %d: %s", code, stderr)
+	}
+}

@@ -304,8 +304,10 @@ func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
 // thoughtSignature is an opaque, deterministic signature for a function
 // call: the same conversation always gets the same bytes.
 func thoughtSignature(body []byte) string {
-	sum := sha256.Sum256(append([]byte("glassbox offline thoughtSignature\x00"), body...))
-	return base64.StdEncoding.EncodeToString(append([]byte("glassbox-offline:"), sum[:]...))
+	h := sha256.New() // the same sum as over the two joined, without copying a long body
+	h.Write([]byte("glassbox offline thoughtSignature\x00"))
+	h.Write(body)
+	return base64.StdEncoding.EncodeToString(h.Sum([]byte("glassbox-offline:")))
 }
 
 // whole is the answer as one generateContent response.
