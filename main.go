@@ -22,6 +22,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/headless"
@@ -233,8 +234,12 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := c.DefaultSession(os.Getenv); err != nil {
 		return fail(stderr, "glassbox", err)
 	}
-	person := ui.NewPerson()
-	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
+	persons := map[string]*ui.Person{}
+	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person {
+		p := ui.NewPerson()
+		persons[name] = p
+		return p
+	})
 	if err != nil {
 		return fail(stderr, "glassbox", err)
 	}
@@ -244,31 +249,56 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		headless.SessionSaved(stdout, "glassbox", sessionDir(), runs)
 	}()
-	if len(runs) != 1 {
-		fmt.Fprintln(stderr, "glassbox: this session holds the two runs of a comparison; the full-screen glass box reopens single runs for now: continue it with 'glassbox run --resume "+c.Resume+"'")
-		return exitUsage
+	cfg, err := tuiConfig(c, runs, persons)
+	if err != nil {
+		return fail(stderr, "glassbox", err)
 	}
-	r := runs[0]
-	var lessons []ui.Lesson
-	for _, l := range offline.Lessons() {
-		lessons = append(lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
-	}
-	err = ui.Run(ctx, ui.Config{
-		Engine:        r.Engine,
-		Person:        person,
-		Banner:        r.Backend.Describe(),
-		Backend:       r.Backend.Kind,
-		BackendReason: r.Backend.Reason,
-		Workspace:     r.WorkspaceLabel(),
-		Lessons:       lessons,
-		Lesson:        c.Lesson,
-		NoColor:       os.Getenv("NO_COLOR") != "",
-	})
+	err = ui.Run(ctx, cfg)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "glassbox: %v\n", err)
 		return exitProvider
 	}
 	return exitOK
+}
+
+// tuiConfig is what the glass box shows of the opened runs: each run's
+// engine, person and backend, and for a resumed session its past steps
+// (payloads included) and what resuming found.
+func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.Person) (ui.Config, error) {
+	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != ""}
+	for _, d := range backend.Dialects() {
+		cfg.Dialects = append(cfg.Dialects, d.Name)
+	}
+	for _, l := range offline.Lessons() {
+		cfg.Lessons = append(cfg.Lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+	}
+	for _, r := range runs {
+		rc := ui.RunConfig{
+			Name:          r.Config.Name,
+			Engine:        r.Engine,
+			Person:        persons[r.Config.Name],
+			Banner:        r.Backend.Describe(),
+			Backend:       r.Backend.Kind,
+			BackendReason: r.Backend.Reason,
+			Workspace:     r.WorkspaceLabel(),
+		}
+		var err error
+		if rc.Past, err = r.Past(); err != nil {
+			return ui.Config{}, err
+		}
+		if s := r.Session; s != nil && s.Resumed {
+			rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
+		}
+		if d, ok := backend.Lookup(r.Config.Name); ok {
+			rc.Label = d.Label
+		}
+		rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
+			o, err := r.OntoDialect(ctx, dialect)
+			return o.Onto, o.Switched, err
+		}
+		cfg.Runs = append(cfg.Runs, rc)
+	}
+	return cfg, nil
 }
 
 // fail prints err and returns its exit code: 2 for usage mistakes.

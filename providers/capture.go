@@ -86,6 +86,10 @@ type Recorder struct {
 	// OnChunk, when set, is called for each piece of response body as it
 	// arrives (already redacted), from the goroutine reading the body.
 	OnChunk func(Chunk)
+	// DryRun stops every request at the capture: OnRequest sees it as it
+	// would go on the wire, and the transport answers ErrNotSent instead of
+	// sending it. Nothing is recorded (no exchange, no cassette entry).
+	DryRun bool
 
 	mu        sync.Mutex
 	exchanges []Exchange
@@ -155,6 +159,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		sent.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	c.requestSent()
+	for _, r := range c.recorders {
+		if r.DryRun {
+			return nil, ErrNotSent
+		}
+	}
 
 	resp, err := t.base.RoundTrip(sent)
 	if err != nil {

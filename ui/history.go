@@ -229,6 +229,16 @@ func newHistoryPane() *historyPane { return &historyPane{sel: -1, follow: true} 
 
 func (p *historyPane) len() int { return len(p.entries) }
 
+// truncate keeps the first n entries (a fork cuts the abandoned steps') and
+// follows the newest again.
+func (p *historyPane) truncate(n int) {
+	if n >= len(p.entries) {
+		return
+	}
+	p.entries = p.entries[:max(n, 0):max(n, 0)]
+	p.sel, p.top, p.topLine, p.follow = -1, 0, 0, true
+}
+
 func (p *historyPane) add(e *historyEntry) {
 	e.expanded = p.allExpanded && e.foldable()
 	p.entries = append(p.entries, e)

@@ -12,6 +12,9 @@ type keyMap struct {
 	Pause     key.Binding
 	Prev      key.Binding
 	Next      key.Binding
+	Fork      key.Binding
+	ForkOnto  key.Binding
+	WhatIf    key.Binding
 
 	// Panes.
 	Focus     key.Binding
@@ -58,6 +61,9 @@ func newKeyMap() keyMap {
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Prev:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "back in time")),
 		Next:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward")),
+		Fork:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fork here")),
+		ForkOnto:  key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "fork onto a dialect")),
+		WhatIf:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what-if edit")),
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
@@ -105,8 +111,9 @@ func (h inputHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHe
 // stepperHelp is the short help while a pane has focus; pane names the
 // pane-specific keys to add.
 type stepperHelp struct {
-	k    keyMap
-	pane paneID
+	k       keyMap
+	pane    paneID
+	compare bool // tab picks a run, not a pane
 }
 
 func (h stepperHelp) ShortHelp() []key.Binding {
@@ -119,7 +126,11 @@ func (h stepperHelp) ShortHelp() []key.Binding {
 	case panePayload:
 		b = append(b, h.k.ReqResp, h.k.Headers)
 	}
-	return append(b, h.k.Prev, h.k.Next, h.k.Input, h.k.Focus, h.k.Zoom, h.k.Lessons, h.k.Quit)
+	focus := h.k.Focus
+	if h.compare {
+		focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pick run"))
+	}
+	return append(b, h.k.Prev, h.k.Next, h.k.Input, focus, h.k.Zoom, h.k.Lessons, h.k.Quit)
 }
 
 func (h stepperHelp) FullHelp() [][]key.Binding { return h.k.FullHelp() }
@@ -131,7 +142,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Cancel},
+		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.ForkOnto, k.WhatIf, k.Cancel},
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
 		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Help, k.Quit},

@@ -10,15 +10,17 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 )
 
-// handleKey routes a key: ctrl+c first, then an open modal, then the input
-// line if it has focus, then the stepper and the focused pane.
+// handleKey routes a key: ctrl+c first, then an open dialog, then the
+// lessons menu or help, then the input line if it has focus, then the stepper
+// and the focused pane.
 func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.Cancel) {
 		return m.interrupt()
 	}
+	dr := m.dialogRun()
 	// Keys typed faster than the terminal is read arrive together ("[[[",
 	// "nnn"). Outside text entry each one is a command: take them one by one.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.inputFocused && m.ask == nil {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.inputFocused && (dr == nil || dr.ask == nil) {
 		var next tea.Model = m
 		var cmds []tea.Cmd
 		for _, r := range msg.Runes {
@@ -29,15 +31,21 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return next, tea.Batch(cmds...)
 	}
 	switch {
-	case m.confirm != nil:
-		if m.confirm.update(msg, m.keys) {
-			return m, m.answered()
+	case dr != nil && dr.confirm != nil:
+		if dr.confirm.update(msg, m.keys) {
+			return m, dr.answered()
 		}
 		return m, nil
-	case m.ask != nil:
-		if m.ask.update(msg, m.keys) {
-			return m, m.answered()
+	case dr != nil && dr.ask != nil:
+		if dr.ask.update(msg, m.keys) {
+			return m, dr.answered()
 		}
+		return m, nil
+	case m.forkAsk != nil:
+		m.forkKey(msg)
+		return m, nil
+	case m.ontoAsk != nil:
+		m.ontoKey(msg)
 		return m, nil
 	case m.lessons != nil:
 		return m.lessonKey(msg)
@@ -49,14 +57,15 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, m.keys.Leave, m.keys.Help):
 			m.helpOpen = false
 		case key.Matches(msg, m.keys.Up):
-			m.helpTop = max(m.helpTop-1, 0)
+			m.helpTop.scroll(-1)
 		case key.Matches(msg, m.keys.Down):
-			m.helpTop++
+			m.helpTop.scroll(+1)
 		case key.Matches(msg, m.keys.PageUp):
-			m.helpTop = max(m.helpTop-10, 0)
+			m.helpTop.scroll(-10)
 		case key.Matches(msg, m.keys.PageDown):
-			m.helpTop += 10
+			m.helpTop.scroll(+10)
 		}
+		m.clampHelp()
 		return m, nil
 	case m.inputFocused:
 		return m.inputKey(msg)
@@ -64,26 +73,33 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m.stepperKey(msg)
 }
 
-// interrupt is ctrl+c: cancel the step in flight, or quit when there is
+// interrupt is ctrl+c: cancel the steps in flight, or quit when there are
 // none (or when a cancel is already pending).
 func (m Model) interrupt() (tea.Model, tea.Cmd) {
-	if !m.busy || m.quitPending {
+	if !m.busy() || m.quitPending {
 		return m.quit()
 	}
-	m.cancelStep()
-	m.run = runOne
+	var cmds []tea.Cmd
+	for _, r := range m.runs {
+		if ok, cmd := r.interrupt(); ok {
+			cmds = append(cmds, cmd)
+		}
+	}
 	m.quitPending = true
 	m.notice = "cancelling… (ctrl+c again quits)"
-	if m.confirm != nil || m.ask != nil {
-		// The step stops waiting for the person; collect its result.
-		return m, m.answered()
-	}
-	return m, nil
+	return m, tea.Batch(cmds...)
 }
 
 func (m Model) quit() (tea.Model, tea.Cmd) {
-	m.cancelStep()
+	m.cancelSteps()
 	return m, tea.Quit
+}
+
+// cancelSteps cancels every run's step in flight.
+func (m Model) cancelSteps() {
+	for _, r := range m.runs {
+		r.cancelStep()
+	}
 }
 
 // inputKey handles a key while the input line has focus: Enter sends,
@@ -108,8 +124,9 @@ func (m Model) inputKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// send submits the input as a user_input event from the "ui" source and
-// hands the keyboard to the stepper. It does not step: the learner watches
+// send submits the input as a user_input event from the "ui" source (to
+// every run: one input feeds both in compare mode) and hands the keyboard to
+// the stepper. It does not step: the learner watches
 // the event sit in the queue and presses space to take it.
 func (m *Model) send() tea.Cmd {
 	text := strings.TrimSpace(m.input.Value())
@@ -124,29 +141,44 @@ func (m *Model) send() tea.Cmd {
 	if l, ok := m.currentLesson(); ok && text == strings.TrimSpace(l.Request) {
 		m.lessonSent = true
 	}
-	if m.eng == nil {
+	sent := 0
+	for _, r := range m.runs {
+		if r.eng == nil {
+			continue
+		}
+		r.eng.Submit(loop.Event{Source: "ui", Type: "user_input", Data: text})
+		r.live.queued++
+		sent++
+	}
+	if sent == 0 {
 		m.notice = "no engine is attached"
 		return nil
 	}
-	m.eng.Submit(loop.Event{Source: "ui", Type: "user_input", Data: text})
-	m.live.queued++
 	m.input.Reset()
 	m.updatePlaceholder()
 	m.focusPane(m.pane)
 	m.syncSizes()
-	if m.busy {
+	switch {
+	case m.compare():
+		m.notice = "event queued in both runs — space steps both, tab picks one run, c runs both to the answer"
+		return nil
+	case m.busy():
 		m.notice = "event queued behind the one in progress"
-	} else {
+	default:
 		m.notice = "event queued — press space to take it (new_event), c to run to the answer"
 	}
 	return nil
 }
 
-// stepperKey handles a key while a pane has focus.
+// stepperKey handles a key while a pane has focus. Keys that act on a run
+// act on every target run (compare mode: both, unless tab picked one).
 func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
-	if !m.busy {
-		m.notice = "" // the last notice was about the last step; this key moves on
+	m.notice = "" // the last notice was about the last key; this key moves on
+	for _, r := range m.runs {
+		if !r.busy {
+			r.notice = ""
+		}
 	}
 	// Keys that mean something else in one pane come first.
 	if handled, cmd := m.paneKey(msg); handled {
@@ -155,19 +187,27 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
+	case key.Matches(msg, k.Step, k.Iteration, k.Continue) && m.returnToPresent():
+		// A past step is shown: come back first, step on the next press.
 	case key.Matches(msg, k.Step):
-		m.runKey = msg.String() // "n" or " ": n also denies in the dialog a step may open
-		return m, m.startRun(runOne)
+		// "n" or " ": n also denies in the dialog a step may open.
+		return m, m.step(runOne, msg.String())
 	case key.Matches(msg, k.Iteration):
-		m.runKey = ""
-		return m, m.startRun(runIteration)
+		return m, m.step(runIteration, "")
 	case key.Matches(msg, k.Continue):
-		m.runKey = ""
-		return m, m.startRun(runContinue)
+		return m, m.step(runContinue, "")
+	case key.Matches(msg, k.Fork):
+		m.fork()
+	case key.Matches(msg, k.ForkOnto):
+		m.openOnto()
+	case key.Matches(msg, k.WhatIf):
+		return m, m.whatIf()
 	case key.Matches(msg, k.Pause):
-		if m.busy && m.run != runOne {
-			m.pauseAsked = true
-			m.notice = "pausing after this transition…"
+		for _, r := range m.targets() {
+			if r.busy && r.mode != runOne {
+				r.pauseAsked = true
+				m.notice = "pausing after this transition…"
+			}
 		}
 	case key.Matches(msg, k.Input):
 		return m, m.focusInput()
@@ -177,9 +217,12 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.syncSizes()
 		}
 	case key.Matches(msg, k.Help):
-		m.helpOpen, m.helpTop = true, 0
+		m.helpOpen = true
+		m.helpTop.off = 0
 	case key.Matches(msg, k.Lessons):
 		m.lessons = &lessonMenu{sel: m.lessonIndex()}
+	case key.Matches(msg, k.Focus) && m.compare():
+		m.cycleRun()
 	case key.Matches(msg, k.Focus):
 		m.focusPane((m.pane + 1) % numPanes)
 		m.syncSizes()
@@ -187,30 +230,48 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.focusPane((m.pane + numPanes - 1) % numPanes)
 		m.syncSizes()
 	case key.Matches(msg, k.Zoom):
-		if m.computeLayout().mode == layoutTabs && !m.zoomed {
-			m.notice = "tabs: each pane already fills the screen (z zooms in the four-pane layout, 120+ columns)"
+		if m.computeLayout().mode != layoutGrid && !m.zoomed {
+			m.notice = "each pane already fills the screen here (z zooms in the four-pane layout, from 120 columns)"
 			break
 		}
 		m.zoomed = !m.zoomed
 		m.syncSizes()
-	case key.Matches(msg, k.Prev):
-		m.live.move(-1)
-		m.payload.follow()
-		m.calls.off = 0
-	case key.Matches(msg, k.Next):
-		m.live.move(+1)
-		m.payload.follow()
-		m.calls.off = 0
+	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
+		delta := -1
+		if key.Matches(msg, k.Next) {
+			delta = +1
+		}
+		if m.compare() && m.focus < 0 {
+			m.travelByCall(delta)
+			break
+		}
+		for _, r := range m.targets() {
+			r.live.move(delta)
+			if s := r.live.selected(); s != nil {
+				r.payload.follow(&s.t)
+			}
+			r.calls.off = 0
+		}
 	case key.Matches(msg, k.ReqResp):
-		m.payload.response = !m.payload.response
-		m.payload.scroll.off = 0
+		for _, r := range m.targets() {
+			r.payload.response = !r.payload.response
+			r.payload.scroll.off = 0
+		}
 	case key.Matches(msg, k.Exchange):
-		if es := m.live.exchangeStep(m.live.selectedIndex()); es >= 0 {
-			m.payload.nextExchange(len(m.live.steps[es].t.Exchanges))
+		for _, r := range m.targets() {
+			if es := r.live.exchangeStep(r.live.selectedIndex()); es >= 0 {
+				r.payload.nextExchange(len(r.live.steps[es].t.Exchanges))
+			}
 		}
 	case key.Matches(msg, k.Break):
-		s := m.diag.toggle()
-		if m.diag.breakpoints[s] {
+		r := m.cur()
+		s := r.diag.toggle()
+		for _, o := range m.targets() {
+			if o != r {
+				o.diag.set(s, r.diag.breakpoints[s])
+			}
+		}
+		if r.diag.breakpoints[s] {
 			m.notice = fmt.Sprintf("breakpoint on %s: i and c stop when the loop enters it", s)
 			if m.pane != paneDiagram {
 				m.notice += " (to pick another state: tab to State machine, ←/→, b)"
@@ -219,83 +280,109 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.notice = "breakpoint removed from " + string(s)
 		}
 	}
+	m.clampScrolls()
 	return m, nil
 }
 
+// cycleRun is tab in compare mode: both runs → the first alone → the second
+// alone → both again. A run picked alone takes every key; its panes fill the
+// screen where there is room for one run only.
+func (m *Model) cycleRun() {
+	m.focus++
+	if m.focus >= len(m.runs) {
+		m.focus = -1
+	}
+	if m.focus >= 0 {
+		m.shown = m.focus
+		m.notice = "keys act on " + m.runs[m.focus].title() + " alone (tab: next)"
+	} else {
+		m.notice = "keys act on both runs (tab picks one)"
+	}
+	m.syncSizes()
+}
+
 // paneKey handles the focused pane's own keys (scrolling, selection,
-// headers). It reports whether it used the key.
+// headers) for every target run. It reports whether it used the key.
 func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	k := m.keys
-	page := max(m.computeLayout().panes[m.pane].inner().h-1, 1)
-	switch m.pane {
-	case paneHistory:
-		end := m.histEnd()
-		switch {
-		case key.Matches(msg, k.Up):
-			m.hist.moveSel(-1, end)
-		case key.Matches(msg, k.Down):
-			m.hist.moveSel(+1, end)
-		case key.Matches(msg, k.PageUp):
-			m.hist.scrollUp(page, end)
-		case key.Matches(msg, k.PageDown):
-			m.hist.scrollDown(page, end)
-		case key.Matches(msg, k.Top):
-			m.hist.toTop()
-		case key.Matches(msg, k.Bottom):
-			m.hist.toBottom()
-		case key.Matches(msg, k.Expand):
-			m.hist.toggle(end)
-		case key.Matches(msg, k.ExpandAll):
-			m.hist.toggleAll()
+	L := m.computeLayout()
+	page := max(L.paneRect(m.pane).inner().h-1, 1)
+	used := false
+	for _, r := range m.targets() {
+		switch m.pane {
+		case paneHistory:
+			end := r.histEnd()
+			switch {
+			case key.Matches(msg, k.Up):
+				r.hist.moveSel(-1, end)
+			case key.Matches(msg, k.Down):
+				r.hist.moveSel(+1, end)
+			case key.Matches(msg, k.PageUp):
+				r.hist.scrollUp(page, end)
+			case key.Matches(msg, k.PageDown):
+				r.hist.scrollDown(page, end)
+			case key.Matches(msg, k.Top):
+				r.hist.toTop()
+			case key.Matches(msg, k.Bottom):
+				r.hist.toBottom()
+			case key.Matches(msg, k.Expand):
+				r.hist.toggle(end)
+			case key.Matches(msg, k.ExpandAll):
+				r.hist.toggleAll()
+			default:
+				return false, nil
+			}
+		case paneDiagram:
+			switch {
+			case key.Matches(msg, k.Left), key.Matches(msg, k.Up):
+				r.diag.move(-1)
+			case key.Matches(msg, k.Right), key.Matches(msg, k.Down):
+				r.diag.move(+1)
+			default:
+				return false, nil
+			}
+		case paneTools:
+			switch {
+			case key.Matches(msg, k.Up):
+				r.calls.scroll(-1)
+			case key.Matches(msg, k.Down):
+				r.calls.scroll(+1)
+			case key.Matches(msg, k.PageUp):
+				r.calls.scroll(-page)
+			case key.Matches(msg, k.PageDown):
+				r.calls.scroll(+page)
+			default:
+				return false, nil
+			}
+		case panePayload:
+			switch {
+			case key.Matches(msg, k.Headers):
+				r.payload.headers = !r.payload.headers
+				r.payload.scroll.off = 0
+			case key.Matches(msg, k.Up):
+				r.payload.scroll.scroll(-1)
+			case key.Matches(msg, k.Down):
+				r.payload.scroll.scroll(+1)
+			case key.Matches(msg, k.PageUp):
+				r.payload.scroll.scroll(-page)
+			case key.Matches(msg, k.PageDown):
+				r.payload.scroll.scroll(+page)
+			case key.Matches(msg, k.Top):
+				r.payload.scroll.off = 0
+			case key.Matches(msg, k.Bottom):
+				r.payload.scroll.toEnd()
+			default:
+				return false, nil
+			}
 		default:
 			return false, nil
 		}
-	case paneDiagram:
-		switch {
-		case key.Matches(msg, k.Left), key.Matches(msg, k.Up):
-			m.diag.move(-1)
-		case key.Matches(msg, k.Right), key.Matches(msg, k.Down):
-			m.diag.move(+1)
-		default:
-			return false, nil
-		}
-	case paneTools:
-		switch {
-		case key.Matches(msg, k.Up):
-			m.calls.scroll(-1)
-		case key.Matches(msg, k.Down):
-			m.calls.scroll(+1)
-		case key.Matches(msg, k.PageUp):
-			m.calls.scroll(-page)
-		case key.Matches(msg, k.PageDown):
-			m.calls.scroll(+page)
-		default:
-			return false, nil
-		}
-	case panePayload:
-		switch {
-		case key.Matches(msg, k.Headers):
-			m.payload.headers = !m.payload.headers
-			m.payload.scroll.off = 0
-		case key.Matches(msg, k.Up):
-			m.payload.scroll.scroll(-1)
-		case key.Matches(msg, k.Down):
-			m.payload.scroll.scroll(+1)
-		case key.Matches(msg, k.PageUp):
-			m.payload.scroll.scroll(-page)
-		case key.Matches(msg, k.PageDown):
-			m.payload.scroll.scroll(+page)
-		case key.Matches(msg, k.Top):
-			m.payload.scroll.off = 0
-		case key.Matches(msg, k.Bottom):
-			m.payload.scroll.off = 1 << 30 // clamped when drawn
-		default:
-			return false, nil
-		}
-	default:
-		return false, nil
+		used = true
 	}
-	return true, nil
+	if used {
+		m.clampScrolls()
+	}
+	return used, nil
 }
 
 func (m Model) lessonIndex() int {

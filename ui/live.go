@@ -41,8 +41,9 @@ type totals struct {
 // after it.
 type stepRecord struct {
 	t       loop.Transition
-	entries int    // History entries that existed after this transition
-	totals  totals // the status bar's numbers after this transition
+	entries int      // History entries that existed after this transition
+	totals  totals   // the status bar's numbers after this transition
+	preview *preview // context_ready: the request it assembled, not yet sent
 }
 
 func newLiveState() *liveState { return &liveState{cursor: -1} }

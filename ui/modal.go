@@ -19,7 +19,7 @@ import (
 // execute_command), which scrolls.
 type confirmModal struct {
 	req    *personRequest
-	scroll int
+	scroll scroller
 	// guardN is set when the step that opened the dialog was started with
 	// n: n both steps and denies, so a learner stepping with n would deny
 	// the call they meant to look at. The first n then only asks for a
@@ -49,21 +49,21 @@ func (c *confirmModal) update(msg tea.KeyMsg, k keyMap) bool {
 		c.req.approve(loop.Deny)
 		return true
 	case key.Matches(msg, k.Up):
-		c.scroll = max(c.scroll-1, 0)
+		c.scroll.scroll(-1)
 	case key.Matches(msg, k.Down):
-		c.scroll++
+		c.scroll.scroll(+1)
 	case key.Matches(msg, k.PageUp):
-		c.scroll = max(c.scroll-10, 0)
+		c.scroll.scroll(-10)
 	case key.Matches(msg, k.PageDown):
-		c.scroll += 10
+		c.scroll.scroll(+10)
 	}
 	return false
 }
 
-// view draws the modal's content in w×h cells (without the frame).
-func (c *confirmModal) view(th theme.Theme, w, h int) []string {
+// parts are the dialog's fixed top (the call, the verdict, the rule, why),
+// its scrolling preview and its fixed bottom (the keys), at width w.
+func (c *confirmModal) parts(th theme.Theme, w int) (top, body, bottom []string) {
 	r := c.req.confirm
-	var top []string
 	top = append(top, th.Warning.Render("The security layer asks you before this call runs:"), "")
 	top = append(top, th.RoleTool.Render(ansi.Truncate("  "+sanitize(r.Call.Name+" "+compactJSON(string(r.Call.Args))), w, "…")))
 	top = append(top, "  "+th.Verdict(string(r.Decision.Verdict)).Render(string(r.Decision.Verdict))+
@@ -80,21 +80,36 @@ func (c *confirmModal) view(th theme.Theme, w, h int) []string {
 	keys := th.StatusKey.Render(" y ") + " allow once   " +
 		th.StatusKey.Render(" a ") + " allow this exact call for the session   " +
 		th.StatusKey.Render(" n ") + " deny"
-	bottom := []string{"", ansi.Truncate(keys, w, "…")}
+	bottom = []string{"", ansi.Truncate(keys, w, "…")}
 	if c.warned {
 		bottom = append(bottom, th.Warning.Render(ansi.Truncate("n here denies the call: press n again to deny, y or a to allow", w, "…")))
 	}
+	return top, previewLines(th, preview, w-2), bottom
+}
 
-	room := max(h-len(top)-len(bottom), 1)
-	body := previewLines(th, preview, w-2)
-	c.scroll = min(c.scroll, max(len(body)-room, 0))
-	view := body[c.scroll:min(c.scroll+room, len(body))]
+// room is how many preview lines fit in h rows.
+func (c *confirmModal) room(top, bottom []string, h int) int {
+	return max(h-len(top)-len(bottom), 1)
+}
+
+// clamp keeps the preview's scroll inside it for a w×h dialog.
+func (c *confirmModal) clamp(th theme.Theme, w, h int) {
+	top, body, bottom := c.parts(th, w)
+	c.scroll.clamp(len(body), c.room(top, bottom, h))
+}
+
+// view draws the modal's content in w×h cells (without the frame).
+func (c *confirmModal) view(th theme.Theme, w, h int) []string {
+	top, body, bottom := c.parts(th, w)
+	room := c.room(top, bottom, h)
+	view := c.scroll.window(body, room)
 	out := append([]string{}, top...)
 	for _, ln := range view {
 		out = append(out, "  "+ln)
 	}
 	if len(body) > room {
-		out = append(out, th.Muted.Render(fmt.Sprintf("  … lines %d–%d of %d", c.scroll+1, c.scroll+len(view), len(body))))
+		first := min(c.scroll.off, len(body)-room)
+		out = append(out, th.Muted.Render(fmt.Sprintf("  … lines %d–%d of %d", first+1, first+len(view), len(body))))
 		bottom = bottom[1:]
 	}
 	return append(out, bottom...)

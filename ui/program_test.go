@@ -34,8 +34,8 @@ func TestProgramRunsALesson(t *testing.T) {
 	if !ok {
 		t.Fatal("the final model is not a ui.Model")
 	}
-	if fm.live.state != loop.WaitingForEvent || len(fm.live.steps) != 14 {
-		t.Fatalf("final state %s after %d steps", fm.live.state, len(fm.live.steps))
+	if fm.runs[0].live.state != loop.WaitingForEvent || len(fm.runs[0].live.steps) != 14 {
+		t.Fatalf("final state %s after %d steps", fm.runs[0].live.state, len(fm.runs[0].live.steps))
 	}
 }
 
@@ -58,7 +58,7 @@ func TestProgramConfirmationRoundTrip(t *testing.T) {
 	}, teatest.WithDuration(5*time.Second))
 	tm.Send(keyMsg("q"))
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-	if fm.live.state != loop.WaitingForEvent {
-		t.Fatalf("state %s", fm.live.state)
+	if fm.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("state %s", fm.runs[0].live.state)
 	}
 }

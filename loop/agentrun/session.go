@@ -295,32 +295,61 @@ func forkRun(ctx context.Context, c Config, r *Run) error {
 		}
 		return err
 	}
-	d, ok := backend.Lookup(c.Onto)
-	if !ok {
-		return fmt.Errorf("%w: %q is not a dialect; pick one of %s", ErrUsage, c.Onto, backend.Names())
-	}
-	oc := r.Config
-	oc.Provider, oc.ToolMode, oc.Model = d.Provider, d.ToolMode, ""
-	oc.Offline, oc.Live, oc.Replay = c.Offline, c.Live, c.Replay
-	if !c.Offline && !c.Live && c.Replay == "" && r.Backend.Kind == "offline" {
-		oc.Offline = true // an offline session goes on offline
-	}
-	b, err := backend.Choose(ctx, backend.Options{
-		Dialect: d, Offline: oc.Offline, Live: oc.Live, SimLatency: oc.SimLatency, Replay: oc.Replay, Record: oc.Record, Env: oc.Env,
-	})
+	onto, err := r.onto(ctx, c.Onto, c)
 	if err != nil {
 		return err
 	}
-	r.closers = append(r.closers, b.Close)
-	if err := r.Engine.ForkOnto(step, loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, ToolMode: d.ToolMode}, true); err != nil {
+	if err := r.Engine.ForkOnto(step, onto.Onto, true); err != nil {
 		if errors.Is(err, loop.ErrWorkspaceNotRestorable) {
 			return fmt.Errorf("%w: --from %d: %v", ErrUsage, step, err)
 		}
 		return err
 	}
-	r.Backend = b
-	r.Config.Provider, r.Config.ToolMode = d.Provider, d.ToolMode
+	onto.Switched()
 	return nil
+}
+
+// Onto is another dialect for a run to continue with (Engine.ForkOnto),
+// reached the way the run's own backend is.
+type Onto struct {
+	loop.Onto
+	// Switched records that the run's engine now uses it: call it after
+	// ForkOnto succeeded.
+	Switched func()
+}
+
+// OntoDialect builds the provider of another dialect for r, reached as
+// the run's backend is (an offline run goes on offline), for a fork that
+// continues with it. The backend is closed with the run.
+func (r *Run) OntoDialect(ctx context.Context, name string) (Onto, error) {
+	return r.onto(ctx, name, Config{})
+}
+
+func (r *Run) onto(ctx context.Context, name string, c Config) (Onto, error) {
+	d, ok := backend.Lookup(name)
+	if !ok {
+		return Onto{}, fmt.Errorf("%w: %q is not a dialect; pick one of %s", ErrUsage, name, backend.Names())
+	}
+	oc := r.Config
+	oc.Provider, oc.ToolMode, oc.Model = d.Provider, d.ToolMode, ""
+	oc.Offline, oc.Live, oc.Replay = c.Offline, c.Live, c.Replay
+	if !c.Offline && !c.Live && c.Replay == "" && (r.Backend.Kind == backend.KindOffline || r.Backend.Kind == backend.KindReplay) {
+		oc.Offline = true // an offline (or replayed) session goes on offline
+	}
+	b, err := backend.Choose(ctx, backend.Options{
+		Dialect: d, Offline: oc.Offline, Live: oc.Live, SimLatency: oc.SimLatency, Replay: oc.Replay, Env: oc.Env,
+	})
+	if err != nil {
+		return Onto{}, err
+	}
+	r.closers = append(r.closers, b.Close)
+	return Onto{
+		Onto: loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, ToolMode: d.ToolMode},
+		Switched: func() {
+			r.Backend = b
+			r.Config.Provider, r.Config.ToolMode = d.Provider, d.ToolMode
+		},
+	}, nil
 }
 
 // checkSession checks the session flags against each other.

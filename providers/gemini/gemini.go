@@ -100,6 +100,9 @@ func (p *Provider) Name() string { return Name }
 // Model returns the model id in use.
 func (p *Provider) Model() string { return p.model }
 
+// ThroughCapture says every call goes through the wire capture (loop.Previewable).
+func (p *Provider) ThroughCapture() {}
+
 // Call sends one GenerateContent request. The returned Response is never
 // nil: even on error it carries the HTTP exchanges that were made, so the
 // learner can inspect what went over the wire.

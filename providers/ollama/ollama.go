@@ -103,6 +103,9 @@ func (p *Provider) Name() string { return "llama" }
 // Model is the Ollama model name.
 func (p *Provider) Model() string { return p.model }
 
+// ThroughCapture says every call goes through the wire capture (loop.Previewable).
+func (p *Provider) ThroughCapture() {}
+
 // Host is the Ollama base URL the provider talks to.
 func (p *Provider) Host() string { return p.host }
 
