@@ -92,12 +92,44 @@ func sharedPrefix(a, b []byte) int {
 	return i
 }
 
-// readExchanges reads the exchanges at span, whole.
-func readExchanges(path string, span session.Span, depth int) ([]providers.Exchange, error) {
+// ExchangeReader reads steps' raw HTTP exchanges back from beside a session
+// file, whole. It remembers the last few it read, so reading steps in order
+// (or around one step) follows each stored difference once, and a screen can
+// keep only the payloads near the step it shows. Not safe for concurrent use.
+type ExchangeReader struct {
+	path  string
+	cache map[int64][]providers.Exchange // by span offset
+	order []int64                        // oldest first
+	limit int
+}
+
+// NewExchangeReader reads the exchanges of the session at path, keeping up
+// to limit steps' exchanges (at least keyframeEvery+1).
+func NewExchangeReader(path string, limit int) *ExchangeReader {
+	return &ExchangeReader{path: path, cache: map[int64][]providers.Exchange{}, limit: max(limit, keyframeEvery+1)}
+}
+
+// Load returns the exchanges of one step (nil when it made none). They may
+// be shared with later Loads: read them, do not change them.
+func (r *ExchangeReader) Load(st session.Record) ([]providers.Exchange, error) {
+	if st.Exchanges == nil {
+		return nil, nil
+	}
+	x, err := r.read(*st.Exchanges, 0)
+	if err != nil {
+		return nil, fmt.Errorf("the exchanges of step %d: %w", st.Seq, err)
+	}
+	return x, nil
+}
+
+func (r *ExchangeReader) read(span session.Span, depth int) ([]providers.Exchange, error) {
+	if x, ok := r.cache[span.Offset]; ok {
+		return x, nil
+	}
 	if depth > keyframeEvery+1 {
 		return nil, fmt.Errorf("%w: a request body refers back too far", session.ErrCorrupt)
 	}
-	data, err := session.ReadExchanges(path, span)
+	data, err := session.ReadExchanges(r.path, span)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +141,7 @@ func readExchanges(path string, span session.Span, depth int) ([]providers.Excha
 	for i, s := range stored {
 		out[i] = s.Exchange
 		if ref := s.BodyFrom; ref != nil {
-			base, err := readExchanges(path, ref.At, depth+1)
+			base, err := r.read(ref.At, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -119,5 +151,15 @@ func readExchanges(path string, span session.Span, depth int) ([]providers.Excha
 			out[i].RequestBody = append(base[ref.Index].RequestBody[:ref.Prefix:ref.Prefix], s.RequestBody...)
 		}
 	}
+	r.remember(span.Offset, out)
 	return out, nil
+}
+
+func (r *ExchangeReader) remember(off int64, x []providers.Exchange) {
+	r.cache[off] = x
+	r.order = append(r.order, off)
+	for len(r.order) > r.limit {
+		delete(r.cache, r.order[0])
+		r.order = r.order[1:]
+	}
 }

@@ -103,6 +103,7 @@ func (e *Engine) Recovered() State { return e.recovered }
 // exchanges is true) raw HTTP exchanges from the file beside the session.
 func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Transition, error) {
 	out := make([]Transition, 0, len(rl.Steps))
+	reader := NewExchangeReader(path, 0)
 	for _, st := range rl.Steps {
 		var t Transition
 		if err := json.Unmarshal(st.Trace, &t); err != nil {
@@ -121,7 +122,7 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 			}
 		}
 		if exchanges && st.Exchanges != nil {
-			x, err := LoadExchanges(path, st)
+			x, err := reader.Load(st)
 			if err != nil {
 				return nil, err
 			}
@@ -135,12 +136,5 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 // LoadExchanges reads one step's raw HTTP exchanges from beside the session
 // file, so a screen can keep only the payloads near the step it shows.
 func LoadExchanges(path string, st session.Record) ([]providers.Exchange, error) {
-	if st.Exchanges == nil {
-		return nil, nil
-	}
-	x, err := readExchanges(path, *st.Exchanges, 0)
-	if err != nil {
-		return nil, fmt.Errorf("the exchanges of step %d: %w", st.Seq, err)
-	}
-	return x, nil
+	return NewExchangeReader(path, 0).Load(st)
 }
