@@ -224,6 +224,21 @@ func TestResumeOntoAnotherDialect(t *testing.T) {
 	if !strings.Contains(out.String(), `"provider":"llama","backend":"offline"`) {
 		t.Fatal("the run did not go on with llama")
 	}
+
+	// And back: a Llama JSON-mode session continues on Gemini.
+	lfile := filepath.Join(t.TempDir(), "l.jsonl")
+	if code, _, stderr := runJSON(t, "", "--offline", "--provider", "llama", "--session", lfile, "--lesson", "tour"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, lines, stderr := runJSON(t, "", "--resume", lfile, "--from", "3", "--provider", "gemini")
+	if code != exitOK || len(lines) == 0 || edges(lines)[len(lines)-1] != "delivered" {
+		t.Fatalf("llama → gemini: exit %d, %v: %s", code, edges(lines), stderr)
+	}
+	for _, l := range lines {
+		if l.LLM != nil && l.LLM.Provider != "gemini" {
+			t.Fatalf("a call after the fork went to %s", l.LLM.Provider)
+		}
+	}
 }
 
 // A compare session keeps both runs, and resuming it continues both.
