@@ -124,12 +124,14 @@ type Changes struct {
 	Unrestorable string       `json:"unrestorable,omitempty"`
 }
 
-// FileChange is one file a step created, changed or removed.
+// FileChange is one file a step created, changed or removed — or, with
+// Dir, a folder it created (After "dir") or removed (Before "dir").
 type FileChange struct {
 	Path   string `json:"path"`
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
 	Mode   uint32 `json:"mode,omitempty"` // the mode before (0: absent)
+	Dir    bool   `json:"dir,omitempty"`
 }
 
 // Sentinel errors of reading.
