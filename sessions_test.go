@@ -97,6 +97,20 @@ func TestResumeContinuesTheSession(t *testing.T) {
 	if err != nil || len(steps) != len(first) {
 		t.Fatalf("read back %d steps (%v), the trace has %d", len(steps), err, len(first))
 	}
+	lazy, err := loop.SessionTransitions(file, rl, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := loop.NewExchangeReader(file, 8)
+	for i, st := range lazy {
+		if st.LLM == nil {
+			continue
+		}
+		x, err := reader.LoadAt(*st.ExchangesAt)
+		if st.Exchanges != nil || err != nil || string(x[0].RequestBody) != string(steps[i].Exchanges[0].RequestBody) {
+			t.Fatalf("step %d loaded lazily differs (%v)", st.Seq, err)
+		}
+	}
 	for _, st := range steps {
 		if st.LLM != nil && (len(st.Exchanges) != 1 || !strings.Contains(string(st.Exchanges[0].RequestBody), `"contents"`) || len(st.Exchanges[0].ResponseBody) == 0) {
 			t.Fatalf("step %d lost its payloads: %+v", st.Seq, st.Exchanges)

@@ -122,6 +122,11 @@ func (r *ExchangeReader) Load(st session.Record) ([]providers.Exchange, error) {
 	return x, nil
 }
 
+// LoadAt returns the exchanges stored at span (a Transition's ExchangesAt).
+func (r *ExchangeReader) LoadAt(span session.Span) ([]providers.Exchange, error) {
+	return r.read(span, 0)
+}
+
 func (r *ExchangeReader) read(span session.Span, depth int) ([]providers.Exchange, error) {
 	if x, ok := r.cache[span.Offset]; ok {
 		return x, nil

@@ -113,7 +113,7 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 		if err := json.Unmarshal(st.Checkpoint, &cp); err != nil {
 			return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
 		}
-		t.Added, t.HistoryLen, t.Pending = st.Added, st.Len, cp.Pending
+		t.Added, t.HistoryLen, t.Pending, t.ExchangesAt = st.Added, st.Len, cp.Pending, st.Exchanges
 		t.QueueLen = cp.Submitted - cp.Taken
 		if len(st.Parse) > 0 {
 			t.Parse = new(providers.ParseStep)
