@@ -31,6 +31,7 @@ type Journal struct {
 	beforeErr string
 
 	exchanges exchangeWriter
+	answers   *KeptAnswers // the person's kept answers (KeepAnswers)
 
 	// The crash tests' hook (SetTestCrash).
 	crashState State
@@ -186,6 +187,11 @@ func (j *Journal) answered(seq int, a Approval) {
 	n := int(a)
 	j.fail(j.w.Write(session.Record{Kind: session.KindAnswer, Run: j.run, Seq: seq, Approval: &n}))
 	j.crashPoint(AwaitingUserConfirmation, true)
+}
+
+// questionAnswered keeps an answer to ask_user the moment it is given.
+func (j *Journal) questionAnswered(answer string) {
+	j.fail(j.w.Write(session.Record{Kind: session.KindAnswer, Run: j.run, Answer: answer}))
 }
 
 // SetTestCrash is for the crash tests only (GLASSBOX_TEST_CRASH_AT): crash

@@ -77,6 +77,16 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		case ExecutingTool:
 			call := e.call().Call
 			recovery = fmt.Sprintf("step %d was interrupted while %s ran: it is recorded as interrupted, not run again (it may have changed the workspace)", in.Seq, call.Name)
+			if !mayChangeFiles(call.Name) {
+				recovery = fmt.Sprintf("step %d was interrupted while %s ran: it changes nothing, so it runs again", in.Seq, call.Name)
+				if a := rl.Answer; a != nil && a.Approval == nil && j != nil && j.answers != nil {
+					answer := a.Answer
+					j.answers.mu.Lock()
+					j.answers.replay = &answer
+					j.answers.mu.Unlock()
+					recovery = fmt.Sprintf("step %d was interrupted after the person answered %s's question: the answer is used, not asked again", in.Seq, call.Name)
+				}
+			}
 			if j != nil && in.Manifest != "" {
 				data, err := j.w.Blobs().Get(in.Manifest)
 				if err == nil {

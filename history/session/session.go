@@ -101,8 +101,10 @@ type Record struct {
 	Note     string `json:"note,omitempty"`
 
 	// answer: the person's approval (0 deny, 1 allow once, 2 allow this
-	// exact call for the session) for the step Seq.
-	Approval *int `json:"approval,omitempty"`
+	// exact call for the session) for the step Seq, or their Answer to a
+	// question ask_user put in the step under way.
+	Approval *int   `json:"approval,omitempty"`
+	Answer   string `json:"answer,omitempty"`
 
 	// edit: the context that replaced the assembled one (what-if).
 	System   string            `json:"system,omitempty"`
