@@ -32,6 +32,9 @@ type crashRecord struct {
 	Tool *struct {
 		Name string `json:"name"`
 	} `json:"tool"`
+	Result *struct {
+		Content string `json:"content"`
+	} `json:"result"`
 }
 
 // buildGlassbox builds the real binary once for the crash tests.
@@ -119,6 +122,17 @@ func TestCrashAndResumeInEveryState(t *testing.T) {
 				t.Fatalf("the interrupted tool is not recorded as interrupted: %+v", r[0])
 			}
 		}},
+		// The person answered ask_user's question, then glassbox died: the
+		// answer is not lost (the resumed run reads "y" for the later
+		// confirmation; had it asked again, "y" would be the answer).
+		{at: "EXECUTING_TOOL:mid", lesson: "ask-delete", stdin: "1\n", stdin2: "y\n", check: func(t *testing.T, r []crashRecord, ws string) {
+			if r[0].Edge != "tool_success" || r[0].Tool.Name != "ask_user" || r[0].Result == nil || r[0].Result.Content != "yes" {
+				t.Fatalf("the answer typed before the crash was lost: %+v %+v", r[0], r[0].Result)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "old_log.txt")); !os.IsNotExist(err) {
+				t.Fatalf("the run did not go on to delete old_log.txt (%v)", err)
+			}
+		}},
 		{at: "RECORDING_RESULT", lesson: "tour"},
 		{at: "RECORDING_ERROR", lesson: "path-escape"},
 		{at: "DELIVERING_OUTPUT", lesson: "tour"},
@@ -128,7 +142,7 @@ func TestCrashAndResumeInEveryState(t *testing.T) {
 	for _, tc := range tests {
 		state, _, _ := strings.Cut(tc.at, ":")
 		seen[state] = true
-		t.Run(tc.at, func(t *testing.T) {
+		t.Run(tc.at+"/"+tc.lesson, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "s.jsonl")
 			args := slices.Concat([]string{"run", "--json", "--offline", "--lesson", tc.lesson, "--session", file}, tc.extra)
 			before, stderr, err := runBinary(t, bin, tc.stdin, []string{agentrun.TestCrashVar + "=" + tc.at}, args...)

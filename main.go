@@ -177,6 +177,7 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		return fail(stderr, "glassbox run", err)
 	}
 	c.Sleep = sleep
+	headless.TuneGC(os.Getenv)
 	for _, a := range rest[min(1, len(rest)):] {
 		if strings.HasPrefix(a, "-") && len(a) > 1 {
 			fmt.Fprintf(stderr, "glassbox run: %q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)\n", a)

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/glassbox-dev/glassbox/history/session"
+	"github.com/glassbox-dev/glassbox/loop"
 )
 
 // runIn runs glassbox in-process with args and stdin.
@@ -83,6 +86,35 @@ func TestResumeContinuesTheSession(t *testing.T) {
 	}
 	if _, err := os.Stat(file); err != nil {
 		t.Fatalf("--session FILE was not written: %v", err)
+	}
+	// Every pane comes back: the steps with their raw exchanges.
+	f, err := session.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ := f.Run("")
+	steps, err := loop.SessionTransitions(file, rl, true)
+	if err != nil || len(steps) != len(first) {
+		t.Fatalf("read back %d steps (%v), the trace has %d", len(steps), err, len(first))
+	}
+	lazy, err := loop.SessionTransitions(file, rl, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := loop.NewExchangeReader(file, 8)
+	for i, st := range lazy {
+		if st.LLM == nil {
+			continue
+		}
+		x, err := reader.LoadAt(*st.ExchangesAt)
+		if st.Exchanges != nil || err != nil || string(x[0].RequestBody) != string(steps[i].Exchanges[0].RequestBody) {
+			t.Fatalf("step %d loaded lazily differs (%v)", st.Seq, err)
+		}
+	}
+	for _, st := range steps {
+		if st.LLM != nil && (len(st.Exchanges) != 1 || !strings.Contains(string(st.Exchanges[0].RequestBody), `"contents"`) || len(st.Exchanges[0].ResponseBody) == 0) {
+			t.Fatalf("step %d lost its payloads: %+v", st.Seq, st.Exchanges)
+		}
 	}
 	code, again, stderr := runJSON(t, "", "--resume", file, "read hello.py")
 	if code != exitOK {
@@ -163,19 +195,23 @@ func TestResumeFromAStepRestoresTheWorkspace(t *testing.T) {
 	if k == 0 || target == "" {
 		t.Fatalf("the lesson did not ask and write (step %d, new file %q)", k, target)
 	}
-	code, forked, stderr := runJSON(t, "n\n", "--resume", file, "--from", strconv.Itoa(k-1))
+	// As docs/instructor-guide.md shows it: back to the question, and deny.
+	code, forked, stderr := runJSON(t, "n\n", "--resume", file, "--from", strconv.Itoa(k))
 	if code != exitOK {
 		t.Fatalf("fork: exit %d: %s", code, stderr)
 	}
 	// The first record is the fork's own (no seq, no edge).
-	if forked[0].Seq != 0 || forked[1].Seq != k || forked[1].Edge != "confirm_required" {
-		t.Fatalf("the fork continues at #%d %s, want #%d confirm_required", forked[1].Seq, forked[1].Edge, k)
+	if forked[0].Seq != 0 || forked[1].Seq != k+1 || forked[1].Edge != "user_denial" {
+		t.Fatalf("the fork continues at #%d %s, want #%d user_denial", forked[1].Seq, forked[1].Edge, k+1)
 	}
-	if !slices.Contains(edges(forked), "user_denial") {
-		t.Fatalf("the fork did not ask again: %v", edges(forked))
+	if k != 4 {
+		t.Fatalf("the confirmation is step %d; docs/instructor-guide.md forks from step 4", k)
+	}
+	if slices.Contains(edges(forked), "tool_success") {
+		t.Fatalf("the denied write ran: %v", edges(forked))
 	}
 	if _, err := os.Stat(filepath.Join(ws, target)); !os.IsNotExist(err) {
-		t.Fatalf("%s, written after step %d, is still there after the fork (err %v)", target, k-1, err)
+		t.Fatalf("%s, written after step %d, is still there after the fork (err %v)", target, k, err)
 	}
 	code, _, stderr = runIn(t, "", "run", "--resume", file, "--from", "999")
 	if code != exitUsage || !strings.Contains(stderr, "steps 0 to") {
@@ -201,5 +237,52 @@ func TestResumeOntoAnotherDialect(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"provider":"llama","backend":"offline"`) {
 		t.Fatal("the run did not go on with llama")
+	}
+
+	// And back: a Llama JSON-mode session continues on Gemini.
+	lfile := filepath.Join(t.TempDir(), "l.jsonl")
+	if code, _, stderr := runJSON(t, "", "--offline", "--provider", "llama", "--session", lfile, "--lesson", "tour"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, lines, stderr := runJSON(t, "", "--resume", lfile, "--from", "3", "--provider", "gemini")
+	if code != exitOK || len(lines) == 0 || edges(lines)[len(lines)-1] != "delivered" {
+		t.Fatalf("llama → gemini: exit %d, %v: %s", code, edges(lines), stderr)
+	}
+	for _, l := range lines {
+		if l.LLM != nil && l.LLM.Provider != "gemini" {
+			t.Fatalf("a call after the fork went to %s", l.LLM.Provider)
+		}
+	}
+}
+
+// A compare session keeps both runs, and resuming it continues both.
+func TestResumeACompareSession(t *testing.T) {
+	isolate(t)
+	file := filepath.Join(t.TempDir(), "c.jsonl")
+	code, first, stderr := runJSON(t, "", "--offline", "--compare", "--session", file, "list the files")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	last := map[string]int{}
+	for _, l := range first {
+		if l.Summary == nil {
+			last[l.Run] = l.Seq
+		}
+	}
+	code, again, stderr := runJSON(t, "", "--resume", file, "read hello.py")
+	if code != exitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	firstSeq := map[string]int{}
+	for _, l := range again {
+		if _, ok := firstSeq[l.Run]; !ok && l.Summary == nil {
+			firstSeq[l.Run] = l.Seq
+		}
+	}
+	if len(last) != 2 || firstSeq["gemini"] != last["gemini"]+1 || firstSeq["llama"] != last["llama"]+1 {
+		t.Fatalf("the runs did not both go on: before %v, resumed at %v", last, firstSeq)
+	}
+	if code, _, stderr := runIn(t, "", "run", "--resume", file, "--provider", "llama"); code != exitUsage || !strings.Contains(stderr, "two runs of a comparison") {
+		t.Fatalf("--provider on a compare session: exit %d: %s", code, stderr)
 	}
 }

@@ -612,12 +612,14 @@ func (e *Engine) act(ctx context.Context, t *Transition) Edge {
 	start := time.Now()
 	var res tools.Result
 	var err error
-	if e.recovered == ExecutingTool {
+	if e.recovered == ExecutingTool && mayChangeFiles(call.Name) {
 		// glassbox stopped while this tool ran: it may have done its work,
-		// or part of it. Running it again could do it twice.
+		// or part of it. Running it again could do it twice. (A tool that
+		// changes nothing simply runs again.)
 		e.recovered = ""
 		err = errInterrupted
 	} else {
+		e.recovered = ""
 		res, err = tool.Run(ctx, call.Args)
 	}
 	dur := time.Since(start).Milliseconds()

@@ -30,6 +30,9 @@ type Journal struct {
 	before    manifest
 	beforeErr string
 
+	exchanges exchangeWriter
+	answers   *KeptAnswers // the person's kept answers (KeepAnswers)
+
 	// The crash tests' hook (SetTestCrash).
 	crashState State
 	crashMid   bool
@@ -149,10 +152,7 @@ func (j *Journal) commit(t *Transition, cp Checkpoint) {
 		rec.Parse, _ = json.Marshal(t.Parse)
 	}
 	if len(t.Exchanges) > 0 {
-		data, err := json.Marshal(t.Exchanges)
-		if err == nil {
-			rec.Exchanges, err = j.w.WriteExchanges(data)
-		}
+		rec.Exchanges, err = j.exchanges.write(j.w, t.Exchanges)
 		j.fail(err)
 	}
 	if t.From == ExecutingTool && t.Tool != nil && mayChangeFiles(t.Tool.Name) {
@@ -187,6 +187,11 @@ func (j *Journal) answered(seq int, a Approval) {
 	n := int(a)
 	j.fail(j.w.Write(session.Record{Kind: session.KindAnswer, Run: j.run, Seq: seq, Approval: &n}))
 	j.crashPoint(AwaitingUserConfirmation, true)
+}
+
+// questionAnswered keeps an answer to ask_user the moment it is given.
+func (j *Journal) questionAnswered(answer string) {
+	j.fail(j.w.Write(session.Record{Kind: session.KindAnswer, Run: j.run, Answer: answer}))
 }
 
 // SetTestCrash is for the crash tests only (GLASSBOX_TEST_CRASH_AT): crash

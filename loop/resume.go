@@ -77,6 +77,16 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		case ExecutingTool:
 			call := e.call().Call
 			recovery = fmt.Sprintf("step %d was interrupted while %s ran: it is recorded as interrupted, not run again (it may have changed the workspace)", in.Seq, call.Name)
+			if !mayChangeFiles(call.Name) {
+				recovery = fmt.Sprintf("step %d was interrupted while %s ran: it changes nothing, so it runs again", in.Seq, call.Name)
+				if a := rl.Answer; a != nil && a.Approval == nil && j != nil && j.answers != nil {
+					answer := a.Answer
+					j.answers.mu.Lock()
+					j.answers.replay = &answer
+					j.answers.mu.Unlock()
+					recovery = fmt.Sprintf("step %d was interrupted after the person answered %s's question: the answer is used, not asked again", in.Seq, call.Name)
+				}
+			}
 			if j != nil && in.Manifest != "" {
 				data, err := j.w.Blobs().Get(in.Manifest)
 				if err == nil {
@@ -103,6 +113,7 @@ func (e *Engine) Recovered() State { return e.recovered }
 // exchanges is true) raw HTTP exchanges from the file beside the session.
 func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Transition, error) {
 	out := make([]Transition, 0, len(rl.Steps))
+	reader := NewExchangeReader(path, 0)
 	for _, st := range rl.Steps {
 		var t Transition
 		if err := json.Unmarshal(st.Trace, &t); err != nil {
@@ -112,7 +123,7 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 		if err := json.Unmarshal(st.Checkpoint, &cp); err != nil {
 			return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
 		}
-		t.Added, t.HistoryLen, t.Pending = st.Added, st.Len, cp.Pending
+		t.Added, t.HistoryLen, t.Pending, t.ExchangesAt = st.Added, st.Len, cp.Pending, st.Exchanges
 		t.QueueLen = cp.Submitted - cp.Taken
 		if len(st.Parse) > 0 {
 			t.Parse = new(providers.ParseStep)
@@ -121,7 +132,7 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 			}
 		}
 		if exchanges && st.Exchanges != nil {
-			x, err := LoadExchanges(path, st)
+			x, err := reader.Load(st)
 			if err != nil {
 				return nil, err
 			}
@@ -135,16 +146,5 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 // LoadExchanges reads one step's raw HTTP exchanges from beside the session
 // file, so a screen can keep only the payloads near the step it shows.
 func LoadExchanges(path string, st session.Record) ([]providers.Exchange, error) {
-	if st.Exchanges == nil {
-		return nil, nil
-	}
-	data, err := session.ReadExchanges(path, *st.Exchanges)
-	if err != nil {
-		return nil, err
-	}
-	var x []providers.Exchange
-	if err := json.Unmarshal(data, &x); err != nil {
-		return nil, fmt.Errorf("%w: the exchanges of step %d: %v", session.ErrCorrupt, st.Seq, err)
-	}
-	return x, nil
+	return NewExchangeReader(path, 0).Load(st)
 }

@@ -194,6 +194,9 @@ func TestForkRestoresTheFiles(t *testing.T) {
 	if _, ok := readFile(t, r, "new/b.txt"); ok {
 		t.Fatal("a file written after the fork point is still there")
 	}
+	if _, err := os.Stat(filepath.Join(r.ws.Root(), "new")); !os.IsNotExist(err) {
+		t.Fatalf("the folder made after the fork point is still there (%v)", err)
+	}
 	if r.engine.State() != CheckingPolicy || r.engine.Seq() != k || len(r.engine.History()) != 2 {
 		t.Fatalf("after fork: %s seq %d, %d messages", r.engine.State(), r.engine.Seq(), len(r.engine.History()))
 	}

@@ -30,13 +30,18 @@ func mayChangeFiles(tool string) bool {
 	return tool == tools.WriteFileName || tool == tools.ExecuteCommandName
 }
 
-// manifest is a workspace's regular files: slash path → content and mode.
+// manifest is a workspace's regular files and folders: slash path →
+// content and mode (a folder has Dir set and no hash).
 type manifest map[string]manifestEntry
 
 type manifestEntry struct {
-	Hash string      `json:"hash"`
+	Hash string      `json:"hash,omitempty"`
 	Mode fs.FileMode `json:"mode"`
+	Dir  bool        `json:"dir,omitempty"`
 }
+
+// dirMark stands for a folder in a FileChange's Before or After.
+const dirMark = "dir"
 
 // errSnapshotTooLarge is a workspace past SnapshotMaxFiles or SnapshotMaxBytes.
 var errSnapshotTooLarge = errors.New("the workspace is too large to keep copies of")
@@ -49,6 +54,11 @@ func scanWorkspace(root string, blobs *session.Blobs) (manifest, error) {
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.IsDir() && p != root {
+			rel, _ := filepath.Rel(root, p)
+			m[filepath.ToSlash(rel)] = manifestEntry{Dir: true, Mode: fs.ModeDir | 0o755}
+			return nil
 		}
 		if !d.Type().IsRegular() {
 			return nil
@@ -82,14 +92,20 @@ func scanWorkspace(root string, blobs *session.Blobs) (manifest, error) {
 // diffManifests lists the files that differ between two scans.
 func diffManifests(before, after manifest) []session.FileChange {
 	var out []session.FileChange
+	hash := func(e manifestEntry) string {
+		if e.Dir {
+			return dirMark
+		}
+		return e.Hash
+	}
 	for p, b := range before {
 		if a, ok := after[p]; !ok || a != b {
-			out = append(out, session.FileChange{Path: p, Before: b.Hash, After: a.Hash, Mode: uint32(b.Mode)})
+			out = append(out, session.FileChange{Path: p, Before: hash(b), After: hash(a), Mode: uint32(b.Mode.Perm()), Dir: b.Dir || a.Dir})
 		}
 	}
 	for p, a := range after {
 		if _, ok := before[p]; !ok {
-			out = append(out, session.FileChange{Path: p, After: a.Hash})
+			out = append(out, session.FileChange{Path: p, After: hash(a), Dir: a.Dir})
 		}
 	}
 	slices.SortFunc(out, func(a, b session.FileChange) int {
@@ -109,7 +125,7 @@ func diffManifests(before, after manifest) []session.FileChange {
 func undoChanges(root string, blobs *session.Blobs, steps []*session.Changes) error {
 	for _, c := range steps {
 		for _, f := range c.Files {
-			if f.Before != "" && !blobs.Has(f.Before) {
+			if f.Before != "" && f.Before != dirMark && !blobs.Has(f.Before) {
 				return fmt.Errorf("the copy of %s is missing from the session", f.Path)
 			}
 		}
@@ -120,34 +136,66 @@ func undoChanges(root string, blobs *session.Blobs, steps []*session.Changes) er
 	}
 	defer r.Close()
 	for i := len(steps) - 1; i >= 0; i-- {
-		for _, f := range steps[i].Files {
-			name := filepath.FromSlash(f.Path)
-			if f.Before == "" {
-				if err := r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return fmt.Errorf("removing %s: %w", f.Path, err)
-				}
-				continue
+		if err := undoStep(r, blobs, steps[i].Files); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// undoStep puts back what one step changed, in an order that also undoes
+// a file turned into a folder and back: the files it created go, then the
+// folders it created (deepest first; one that still holds something nobody
+// recorded stays), then the folders it removed come back, then the files it
+// changed or removed.
+func undoStep(r *os.Root, blobs *session.Blobs, files []session.FileChange) error {
+	var createdDirs []string
+	for _, f := range files {
+		name := filepath.FromSlash(f.Path)
+		switch {
+		case f.After == dirMark:
+			createdDirs = append(createdDirs, name)
+		case f.Before == "" || f.Before == dirMark:
+			if err := r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("removing %s: %w", f.Path, err)
 			}
-			data, err := blobs.Get(f.Before)
-			if err != nil {
-				return err
+		}
+	}
+	slices.SortFunc(createdDirs, func(a, b string) int { return len(b) - len(a) })
+	for _, d := range createdDirs {
+		_ = r.Remove(d) // only when empty
+	}
+	for _, f := range files {
+		if f.Before == dirMark {
+			if err := r.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {
+				return fmt.Errorf("restoring the folder %s: %w", f.Path, err)
 			}
-			if dir := path.Dir(f.Path); dir != "." {
-				if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
-					return fmt.Errorf("restoring %s: %w", f.Path, err)
-				}
-			}
-			mode := fs.FileMode(f.Mode)
-			if mode == 0 {
-				mode = 0o644
-			}
-			_ = r.Chmod(name, 0o600) // a read-only file now may have been writable then
-			if err := r.WriteFile(name, data, mode); err != nil {
+		}
+	}
+	for _, f := range files {
+		if f.Before == "" || f.Before == dirMark {
+			continue
+		}
+		name := filepath.FromSlash(f.Path)
+		data, err := blobs.Get(f.Before)
+		if err != nil {
+			return err
+		}
+		if dir := path.Dir(f.Path); dir != "." {
+			if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
 				return fmt.Errorf("restoring %s: %w", f.Path, err)
 			}
-			if err := r.Chmod(name, mode); err != nil {
-				return fmt.Errorf("restoring %s: %w", f.Path, err)
-			}
+		}
+		mode := fs.FileMode(f.Mode)
+		if mode == 0 {
+			mode = 0o644
+		}
+		_ = r.Chmod(name, 0o600) // a read-only file now may have been writable then
+		if err := r.WriteFile(name, data, mode); err != nil {
+			return fmt.Errorf("restoring %s: %w", f.Path, err)
+		}
+		if err := r.Chmod(name, mode); err != nil {
+			return fmt.Errorf("restoring %s: %w", f.Path, err)
 		}
 	}
 	return nil

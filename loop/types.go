@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -104,6 +105,10 @@ type Transition struct {
 	HistoryLen int `json:"-"`
 	// Exchanges are the raw HTTP exchanges of an LLM call (redacted).
 	Exchanges []providers.Exchange `json:"-"`
+	// ExchangesAt, on a step read back from a session, is where its
+	// exchanges are beside the session file (ExchangeReader.LoadAt), so a
+	// screen can load payloads only around the step it shows.
+	ExchangesAt *session.Span `json:"-"`
 	// Parse is the JSON-mode parse step of an LLM call.
 	Parse *providers.ParseStep `json:"-"`
 	// Pending is this iteration's tool calls and how far each has got,

@@ -72,7 +72,7 @@ func (e *Engine) ReplaceContext(data []byte) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("what-if: there is more after the edited JSON object; nothing was changed")
 	}
-	if !reflect.DeepEqual(normalTools(c.Tools), normalTools(e.request.Tools)) {
+	if !sameJSON(c.Tools, e.request.Tools) {
 		return errors.New("what-if: the tool definitions cannot be edited (they are what the tools really accept); change the system prompt or the messages; nothing was changed")
 	}
 	if err := checkMessages(c.Messages); err != nil {
@@ -103,11 +103,15 @@ func (e *Engine) ReplaceContext(data []byte) error {
 // Edited reports whether the context about to be sent was replaced.
 func (e *Engine) Edited() bool { return e.edited }
 
-func normalTools(t []history.ToolSpec) []history.ToolSpec {
-	if len(t) == 0 {
-		return nil
+// sameJSON reports whether a and b encode the same (nil and empty lists
+// alike, as the person's editor cannot tell them apart).
+func sameJSON(a, b []history.ToolSpec) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	if len(a) == 0 && len(b) == 0 {
+		return true
 	}
-	return t
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
 func withoutNative(m history.Message) history.Message {

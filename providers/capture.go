@@ -183,7 +183,7 @@ func readRequestBody(req *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	defer req.Body.Close()
-	body, err := io.ReadAll(req.Body)
+	body, err := ReadBody(req.Body, req.ContentLength)
 	if err != nil {
 		return nil, fmt.Errorf("glassbox could not read the request body: %w", err)
 	}

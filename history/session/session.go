@@ -101,8 +101,10 @@ type Record struct {
 	Note     string `json:"note,omitempty"`
 
 	// answer: the person's approval (0 deny, 1 allow once, 2 allow this
-	// exact call for the session) for the step Seq.
-	Approval *int `json:"approval,omitempty"`
+	// exact call for the session) for the step Seq, or their Answer to a
+	// question ask_user put in the step under way.
+	Approval *int   `json:"approval,omitempty"`
+	Answer   string `json:"answer,omitempty"`
 
 	// edit: the context that replaced the assembled one (what-if).
 	System   string            `json:"system,omitempty"`
@@ -124,12 +126,14 @@ type Changes struct {
 	Unrestorable string       `json:"unrestorable,omitempty"`
 }
 
-// FileChange is one file a step created, changed or removed.
+// FileChange is one file a step created, changed or removed — or, with
+// Dir, a folder it created (After "dir") or removed (Before "dir").
 type FileChange struct {
 	Path   string `json:"path"`
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
 	Mode   uint32 `json:"mode,omitempty"` // the mode before (0: absent)
+	Dir    bool   `json:"dir,omitempty"`
 }
 
 // Sentinel errors of reading.

@@ -31,7 +31,8 @@ type Run struct {
 	// --provider), for the front end to show.
 	Forks []loop.ForkRecord
 
-	engineCfg loop.Config // what Engine was built from (Resume rebuilds it)
+	engineCfg loop.Config       // what Engine was built from (Resume rebuilds it)
+	answers   *loop.KeptAnswers // the person's answers to questions, kept in the session
 	closers   []func() error
 }
 
@@ -77,6 +78,8 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		root := r.Workspace.Root()
 		r.closers = append(r.closers, func() error { return os.RemoveAll(root) })
 	}
+	r.answers = loop.NewKeptAnswers(person) // saved in the session as given
+	person = r.answers
 	registry := tools.Default(r.Workspace, person, 0)
 	policy := loop.DefaultPolicy()
 	if c.Policy != "" {

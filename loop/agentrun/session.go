@@ -134,6 +134,7 @@ func openSession(ctx context.Context, c Config, person func(name string) loop.Pe
 			CloseAll(runs)
 			return nil, err
 		}
+		j.KeepAnswers(r.answers)
 		r.Engine.SetJournal(j)
 		s.journals = append(s.journals, j)
 		r.Session = s
@@ -210,6 +211,7 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 	for i, r := range runs {
 		rl := f.Runs[i]
 		j := loop.NewJournal(w, r.Config.Name, r.Workspace.Root())
+		j.KeepAnswers(r.answers)
 		if rl.System != "" {
 			r.engineCfg.System = rl.System
 		}

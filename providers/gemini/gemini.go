@@ -49,6 +49,10 @@ type Provider struct {
 	capture         *providers.Transport
 	model           string
 	includeThoughts bool
+	// replies keeps each Gemini reply decoded once: every call sends the
+	// whole conversation again, and decoding it all each time made long
+	// sessions quadratic.
+	replies replyCache
 }
 
 // New builds a Provider. It does not touch the network.
@@ -104,7 +108,7 @@ func (p *Provider) ThroughCapture() {}
 // learner can inspect what went over the wire.
 func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.Response, error) {
 	out := &providers.Response{}
-	contents, err := buildContents(req.Messages)
+	contents, err := buildContents(req.Messages, &p.replies)
 	if err != nil {
 		return out, err
 	}

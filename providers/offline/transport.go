@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+
+	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // NewTransport returns an http.RoundTripper that answers every request from
@@ -38,7 +40,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	var body []byte
 	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
+		b, err := providers.ReadBody(req.Body, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
 			return nil, fmt.Errorf("offline transport: reading the request body: %w", err)
