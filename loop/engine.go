@@ -128,6 +128,9 @@ type Engine struct {
 	feedback  string // RECORDING_ERROR text for a malformed response
 	failure   *ErrorRecord
 	final     string
+	// interrupted is set when a tool was cancelled while it ran: the rest
+	// of its batch is recorded as not run, never approved or run.
+	interrupted bool
 }
 
 // New builds an engine in WAITING_FOR_EVENT.
@@ -279,7 +282,7 @@ func (e *Engine) advance(ctx context.Context, t *Transition) (Edge, error) {
 	case AwaitingUserConfirmation:
 		return e.confirm(ctx, t)
 	case ExecutingTool:
-		return e.act(ctx, t), nil
+		return e.act(ctx, t)
 	case RecordingResult, RecordingError:
 		return e.observe(t), nil
 	case DeliveringOutput:
@@ -321,6 +324,7 @@ func (e *Engine) assemble(t *Transition) Edge {
 	e.iteration++
 	e.pending = nil
 	e.current = 0
+	e.interrupted = false
 	e.request = providers.Request{
 		System:   e.cfg.System,
 		Messages: e.log.Messages(),
@@ -519,6 +523,9 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 			req.Preview = p.Preview(call.Args)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return "", err // cancelled before asking: nothing is approved
+	}
 	approval, err := e.cfg.Person.Confirm(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -548,11 +555,14 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 }
 
 // act runs the tool (ACT).
-func (e *Engine) act(ctx context.Context, t *Transition) Edge {
+func (e *Engine) act(ctx context.Context, t *Transition) (Edge, error) {
 	pc := e.call()
 	call := pc.Call
 	t.Tool = &call
 	tool, _ := e.cfg.Tools.Get(call.Name) // known: CHECKING_POLICY denies unknown tools
+	if err := ctx.Err(); err != nil {
+		return "", err // cancelled before it started: it does not run
+	}
 	start := time.Now()
 	res, err := tool.Run(ctx, call.Args)
 	dur := time.Since(start).Milliseconds()
@@ -561,6 +571,7 @@ func (e *Engine) act(ctx context.Context, t *Transition) Edge {
 		kind := "tool_failure"
 		if ctx.Err() != nil {
 			kind = "interrupted"
+			e.interrupted = true
 		}
 		res = tools.Result{IsError: true, Content: e.mask.Mask(fmt.Sprintf("%s failed: %v", call.Name, err))}
 		t.Error = &ErrorRecord{Kind: kind, Message: res.Content}
@@ -574,10 +585,10 @@ func (e *Engine) act(ctx context.Context, t *Transition) Edge {
 		if t.Error == nil {
 			t.Error = &ErrorRecord{Kind: "tool_failure", Message: firstLine(res.Content)}
 		}
-		return EdgeToolFailure
+		return EdgeToolFailure, nil
 	}
 	pc.Status = CallDone
-	return EdgeToolSuccess
+	return EdgeToolSuccess, nil
 }
 
 func firstLine(s string) string {
@@ -604,10 +615,29 @@ func (e *Engine) observe(t *Transition) Edge {
 	}
 	e.log.Append(msg)
 	t.Added = []history.Message{msg}
+	if e.interrupted {
+		t.Added = append(t.Added, e.skipRest()...)
+	}
 	if e.current < len(e.pending) {
 		return EdgeNextToolCall
 	}
 	return EdgeObserved
+}
+
+// skipRest records the calls of the batch after an interrupted one as not
+// run: a cancelled step approves nothing more and runs nothing more, even
+// under --yes. The model still gets a result for every call it made.
+func (e *Engine) skipRest() []history.Message {
+	var added []history.Message
+	for ; e.current < len(e.pending); e.current++ {
+		pc := e.call()
+		pc.Status = CallSkipped
+		msg := history.Message{Role: history.RoleTool, Result: &history.ToolResult{CallID: pc.Call.ID, Name: pc.Call.Name, IsError: true,
+			Content: "Not run: the person interrupted an earlier call of this turn, so the rest of the turn was cancelled."}}
+		e.log.Append(msg)
+		added = append(added, msg)
+	}
+	return added
 }
 
 func (e *Engine) deliver(t *Transition) Edge {

@@ -486,3 +486,92 @@ func TestProviderReturningNothingIsAFailureNotAPanic(t *testing.T) {
 		t.Fatalf("edges %v, error %+v", edges, ts[2].Error)
 	}
 }
+
+// blockingTool runs until its context ends, like a long command the person
+// interrupts with Ctrl-C.
+type blockingTool struct {
+	started chan struct{}
+	runs    int
+}
+
+func (b *blockingTool) Spec() history.ToolSpec {
+	return history.ToolSpec{Name: "execute_command", Description: "blocks", Params: []history.ParamSpec{{Name: "command", Type: history.TypeString}}}
+}
+func (b *blockingTool) Run(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+	b.runs++
+	close(b.started)
+	<-ctx.Done()
+	return tools.Result{}, ctx.Err()
+}
+
+// approveAll is --yes: it approves whatever it is asked, ignoring ctx.
+type approveAll struct{ asked int }
+
+func (a *approveAll) Confirm(context.Context, ConfirmRequest) (Approval, error) {
+	a.asked++
+	return AllowOnce, nil
+}
+func (a *approveAll) Ask(context.Context, tools.Question) (string, error) { return "yes", nil }
+
+// TestInterruptStopsTheRestOfTheBatch is issue 12 item 5: after the first
+// call of a four-call turn is interrupted, nothing more is approved or run,
+// whether the next Steps get the cancelled context (headless, a signal) or
+// a fresh one (the TUI's next step); every call still gets a result.
+func TestInterruptStopsTheRestOfTheBatch(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		block := &blockingTool{started: make(chan struct{})}
+		write := &fakeTool{name: "write_file", result: tools.Result{Content: "wrote"}}
+		reg, err := tools.NewRegistry(block, write)
+		if err != nil {
+			t.Fatal(err)
+		}
+		person := &approveAll{}
+		prov := &scriptedProvider{replies: []reply{
+			calls(call("execute_command", `{"command":"sleep 100"}`), call("write_file", `{"path":"a"}`),
+				call("write_file", `{"path":"b"}`), call("execute_command", `{"command":"true"}`)),
+			text("ok"),
+		}}
+		policy, err := ParsePolicy(nil) // no rules: every call asks
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := New(Config{Provider: prov, Tools: reg, Person: person, Workspace: sandbox{}, Policy: policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Submit(Event{Source: "cli", Type: "user_input", Data: "go"})
+		ctx, cancel := context.WithCancel(context.Background())
+		for e.State() != ExecutingTool {
+			if _, err := e.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		go func() { <-block.started; cancel() }()
+		tr, err := e.Step(ctx)
+		if err != nil || tr.Error == nil || tr.Error.Kind != "interrupted" {
+			t.Fatalf("the interrupted call: %+v, %v", tr, err)
+		}
+		if fresh {
+			ctx = context.Background()
+		}
+		var added []history.Message
+		for e.State() != AwaitingLLMResponse && e.State() != WaitingForEvent {
+			tr, err := e.Step(ctx)
+			if err != nil {
+				t.Fatalf("fresh=%v: %v in %s", fresh, err, e.State())
+			}
+			added = append(added, tr.Added...)
+		}
+		if person.asked != 1 || write.runs != 0 || block.runs != 1 {
+			t.Fatalf("fresh=%v: after the interrupt %d approvals were asked (want 1), write_file ran %d times, the command %d (want 0, 1)", fresh, person.asked, write.runs, block.runs)
+		}
+		if len(added) != 4 {
+			t.Fatalf("fresh=%v: want a result for each of the 4 calls, got %d", fresh, len(added))
+		}
+		for _, m := range added[1:] {
+			if !m.Result.IsError || !strings.Contains(m.Result.Content, "Not run") {
+				t.Fatalf("fresh=%v: a later call's result: %+v", fresh, m.Result)
+			}
+		}
+	}
+}

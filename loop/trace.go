@@ -101,6 +101,9 @@ func Summary(t Transition) string {
 		if t.Edge == EdgeObserved {
 			next = "back to the model"
 		}
+		if n := len(t.Added) - 1; n > 0 && t.Tool != nil {
+			what += fmt.Sprintf(" (+ %s of this turn not run: interrupted)", count(n, "later call"))
+		}
 		return fmt.Sprintf("%s added to context → %s", what, next)
 	case EdgeDelivered:
 		return fmt.Sprintf("to %s: %s", t.Output.Target, t.Output.Text)

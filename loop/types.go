@@ -166,6 +166,7 @@ const (
 	CallDone    CallStatus = "done"
 	CallFailed  CallStatus = "failed"
 	CallDenied  CallStatus = "denied"
+	CallSkipped CallStatus = "not run" // an earlier call of the batch was interrupted
 )
 
 // PendingCall is one tool call of the current iteration, as the Tool calls
