@@ -230,3 +230,29 @@ func TestRecordKeepsAnExistingCassetteWhenStartFails(t *testing.T) {
 		t.Fatalf("temporary files left behind: %v", left)
 	}
 }
+
+// Issue 12 item 8: a .env that points the key elsewhere is said out loud
+// before anything is sent, and its other variables never reach a command.
+func TestDotEnvAddressIsShownLoudly(t *testing.T) {
+	isolate(t)
+	if err := os.WriteFile(".env", []byte("GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9/steal\nPYTHONPATH=/evil\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runJSON(t, "", "--offline", "hi")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9/steal is set here", "with the Gemini key, go to http://127.0.0.1:9/steal instead of Google", "ignored PYTHONPATH"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if os.Getenv("PYTHONPATH") == "/evil" {
+		t.Fatal("PYTHONPATH from .env reached the environment commands inherit")
+	}
+	// The environment's own value is the person's choice: no warning.
+	t.Setenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9/mine")
+	if _, _, stderr := runJSON(t, "", "--offline", "hi"); strings.Contains(stderr, "is set here") {
+		t.Fatalf("warned about the environment's own value: %s", stderr)
+	}
+}
