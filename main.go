@@ -18,11 +18,13 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 )
@@ -39,9 +41,22 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// First of all: started as the sandbox helper, glassbox confines
+	// itself, runs one command and exits here.
+	tools.RunSandboxHelper()
+	// Orphans of a command (setsid daemons whose parent died) become
+	// glassbox's children, so they can be found and stopped.
+	if err := tools.BecomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "glassbox: cannot become a subreaper (%v): a command's detached processes may outlive it\n", err)
+	}
+	// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) all end the
+	// run the same way: children stopped, the trace closed with an
+	// interrupted record, temporary files removed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	code := realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	tools.StopAllCommands() // whatever path ended the program
+	os.Exit(code)
 }
 
 // realMain is main without the process: tests call it directly.
@@ -241,6 +256,12 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Lesson:        c.Lesson,
 		NoColor:       os.Getenv("NO_COLOR") != "",
 	})
+	if ctx.Err() != nil {
+		// A signal ended the glass box: the trace says so; the deferred
+		// Close stops the commands and removes the temporary workspace.
+		r.Interrupted(context.Cause(ctx))
+		return exitProvider
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "glassbox: %v\n", err)
 		return exitProvider

@@ -576,7 +576,7 @@ func (e *Engine) act(ctx context.Context, t *Transition) (Edge, error) {
 		res = tools.Result{IsError: true, Content: e.mask.Mask(fmt.Sprintf("%s failed: %v", call.Name, err))}
 		t.Error = &ErrorRecord{Kind: kind, Message: res.Content}
 	}
-	rr := &ResultRecord{Content: res.Content, IsError: res.IsError, DurationMS: dur}
+	rr := &ResultRecord{Content: res.Content, IsError: res.IsError, DurationMS: dur, Sandbox: res.Sandbox}
 	pc.Result = rr
 	t.Result = rr
 	e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, Content: res.Content, IsError: res.IsError}

@@ -1,10 +1,13 @@
 package loop
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -17,6 +20,46 @@ func WriteJSON(w io.Writer, t Transition) error {
 	b = append(b, '\n')
 	_, err = w.Write(b)
 	return err
+}
+
+// Interruption is the last trace record of a run stopped from outside: a
+// person's Ctrl-C, or SIGTERM or SIGHUP (a closed terminal). It carries no
+// seq: it is not a transition, it says where the run stood when it ended.
+type Interruption struct {
+	Run         string          `json:"run,omitempty"`
+	Time        time.Time       `json:"time"`
+	Interrupted InterruptRecord `json:"interrupted"`
+}
+
+// InterruptRecord says in which state the run stopped and why.
+type InterruptRecord struct {
+	State State  `json:"state"`
+	Cause string `json:"cause"`
+}
+
+// CauseText is a cancellation's cause as the trace says it:
+// "interrupt signal received", "terminated signal received", "hangup
+// signal received", or "cancelled".
+func CauseText(err error) string {
+	if err == nil || errors.Is(err, context.Canceled) && err.Error() == context.Canceled.Error() {
+		return "cancelled"
+	}
+	return err.Error()
+}
+
+// WriteInterruption writes the interrupted record as one JSONL line.
+func WriteInterruption(w io.Writer, i Interruption) error {
+	b, err := json.Marshal(i)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// HumanInterruption is the interrupted record in the human trace.
+func HumanInterruption(i Interruption) string {
+	return Printable(fmt.Sprintf("%-9s in %s: %s; running commands were stopped, temporary files removed", "[STOPPED]", i.Interrupted.State, i.Interrupted.Cause))
 }
 
 // Tag is the seed-style label of a transition in the human trace.

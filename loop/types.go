@@ -146,6 +146,9 @@ type ResultRecord struct {
 	Content    string `json:"content"`
 	IsError    bool   `json:"is_error"`
 	DurationMS int64  `json:"duration_ms"`
+	// Sandbox, for execute_command, says whether the kernel's sandbox
+	// confined the command: "on — Landlock ABI 7: …" or "off — reason".
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // ErrorRecord is a failure the loop handled: kind is one of "policy_denied",
