@@ -44,6 +44,11 @@ func main() {
 	// First of all: started as the sandbox helper, glassbox confines
 	// itself, runs one command and exits here.
 	tools.RunSandboxHelper()
+	// Secrets leave glassbox's environment block (/proc/PID/environ): it
+	// re-executes itself without them and reads them from a pipe.
+	if err := agentrun.HideSecrets(); err != nil {
+		fmt.Fprintf(os.Stderr, "glassbox: could not hide the secret variables from commands (%v); they stay readable in /proc/%d/environ\n", err, os.Getpid())
+	}
 	// Orphans of a command (setsid daemons whose parent died) become
 	// glassbox's children, so they can be found and stopped.
 	if err := tools.BecomeSubreaper(); err != nil {

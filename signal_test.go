@@ -139,3 +139,61 @@ func countProcesses(s string) int {
 	}
 	return n
 }
+
+// Issue 12 item 6: a command reading its parent's and grandparent's
+// environment block (the sandbox helper's and glassbox's) finds no secret,
+// and neither does anyone reading glassbox's /proc/PID/environ; the keys
+// still reach the provider.
+func TestCommandsCannotReadSecretsFromEnviron(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildGlassbox(t)
+	const (
+		github = "ghp_SECRETgithubTOKEN0123456789"
+		aws    = "AWSsecretACCESSkey0123456789xyz"
+	)
+	command := `P=$(awk '/^PPid/{print $2}' /proc/$PPID/status); cat /proc/$PPID/environ /proc/$P/environ | tr '\0' '\n' > env.txt; sleep 30`
+	srv := commandServer(t, command)
+	ws := t.TempDir()
+	cmd := exec.Command(bin, "run", "--live", "--yes", "--json", "--workspace", ws, "hi")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir(), "GEMINI_API_KEY="+testKey, "GOOGLE_GEMINI_BASE_URL="+srv.URL,
+		"GOOGLE_API_KEY=", "GITHUB_TOKEN="+github, "AWS_SECRET_ACCESS_KEY="+aws)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	envFile := filepath.Join(ws, "env.txt")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if b, err := os.ReadFile(envFile); err == nil && strings.Contains(string(b), "PATH=") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command never wrote env.txt; stderr: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	seen, _ := os.ReadFile(envFile)
+	own, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{testKey, github, aws} {
+		if strings.Contains(string(seen), secret) {
+			t.Errorf("a command read %q from its parents' environ", secret[:8])
+		}
+		if strings.Contains(string(own), secret) {
+			t.Errorf("glassbox's own /proc/PID/environ holds %q", secret[:8])
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if !strings.Contains(stdout.String(), `"backend":"live"`) {
+		t.Fatalf("the run never reached the provider with its key: %s\n%s", stdout.String(), stderr.String())
+	}
+}

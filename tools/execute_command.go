@@ -302,17 +302,17 @@ func scrubEnv(env []string) []string {
 	kept := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !isSecretEnvName(name) {
+		if !IsSecretEnvName(name) {
 			kept = append(kept, kv)
 		}
 	}
 	return kept
 }
 
-// isSecretEnvName reports whether an environment variable's name suggests a
+// IsSecretEnvName reports whether an environment variable's name suggests a
 // secret: *_API_KEY, anything with TOKEN, SECRET or PASSWORD, GEMINI_*, and
 // Google's credentials. Case does not matter.
-func isSecretEnvName(name string) bool {
+func IsSecretEnvName(name string) bool {
 	n := strings.ToUpper(name)
 	switch {
 	case n == "API_KEY", n == "GOOGLE_API_KEY", n == "GOOGLE_APPLICATION_CREDENTIALS":

@@ -163,8 +163,8 @@ func TestIsSecretEnvName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := isSecretEnvName(tt.name); got != tt.secret {
-				t.Errorf("isSecretEnvName(%q) = %v, want %v", tt.name, got, tt.secret)
+			if got := IsSecretEnvName(tt.name); got != tt.secret {
+				t.Errorf("IsSecretEnvName(%q) = %v, want %v", tt.name, got, tt.secret)
 			}
 		})
 	}
