@@ -309,7 +309,12 @@ func (e *Engine) takeEvent(t *Transition) (Edge, error) {
 	e.failure = nil
 	msg := history.Message{Role: history.RoleUser, Text: ev.Data}
 	e.log.Append(msg)
-	t.Event = &ev
+	// The record masks a key the person pasted, as the cassette does; the
+	// model still gets the request as typed.
+	rec := ev
+	rec.Data = e.mask.Mask(ev.Data)
+	t.Event = &rec
+	msg.Text = rec.Data
 	t.Added = []history.Message{msg}
 	return EdgeNewEvent, nil
 }
@@ -397,7 +402,11 @@ func (e *Engine) retryWait(attempt int, pe *providers.Error) (wait time.Duration
 	}
 	if pe.RetryAfter > 0 {
 		if pe.RetryAfter > p.MaxWait {
-			return 0, false, fmt.Sprintf(" (the service asked to wait %s, longer than the %s glassbox will wait)", pe.RetryAfter, p.MaxWait)
+			asked := pe.RetryAfter.String()
+			if pe.RetryAfter >= providers.MaxRetryAfter {
+				asked = "at least " + asked // read as the cap: it may have named far more
+			}
+			return 0, false, fmt.Sprintf(" (the service asked to wait %s, longer than the %s glassbox will wait)", asked, p.MaxWait)
 		}
 		return pe.RetryAfter, true, ""
 	}

@@ -432,7 +432,10 @@ func TestSecretsAreMaskedInEverythingRecorded(t *testing.T) {
 		reply{resp: &providers.Response{Message: history.Message{Text: "your key is " + key, Thought: "I saw " + key}}})
 	f.engine.mask = providers.NewMasker(key, "ab")
 	f.read.result = tools.Result{Content: "GEMINI_API_KEY=" + key}
-	_, ts := f.run(t, "show me the environment")
+	_, ts := f.run(t, "show me the environment; my key is "+key)
+	if ts[0].Event == nil || strings.Contains(ts[0].Event.Data, key) || !strings.Contains(Human(ts[0]), "my key is [REDACTED]") {
+		t.Fatalf("the prompt is not masked in the trace: %s", Human(ts[0]))
+	}
 	var all strings.Builder
 	for _, tr := range ts {
 		WriteJSON(&all, tr)
@@ -443,7 +446,7 @@ func TestSecretsAreMaskedInEverythingRecorded(t *testing.T) {
 		}
 	}
 	for _, req := range f.provider.seen {
-		b, _ := json.Marshal(req.Messages)
+		b, _ := json.Marshal(req.Messages[1:]) // the first is the request as typed: the model gets it whole
 		all.Write(b)
 	}
 	if strings.Contains(all.String(), key) {
@@ -463,6 +466,8 @@ func TestPrintable(t *testing.T) {
 		{"title\x1b]0;PWNED\x07end", `title\x1b]0;PWNED\x07end`},
 		{"bell\x07 del\x7f c1\u009b", `bell\x07 del\x7f c1\x9b`},
 		{"日本語", "日本語"},
+		{"file‮txt.exe", `file\u202etxt.exe`},
+		{"⁦isolate⁩", `\u2066isolate\u2069`},
 	}
 	for _, tc := range tests {
 		if got := Printable(tc.in); got != tc.want {
@@ -573,5 +578,14 @@ func TestInterruptStopsTheRestOfTheBatch(t *testing.T) {
 				t.Fatalf("fresh=%v: a later call's result: %+v", fresh, m.Result)
 			}
 		}
+	}
+}
+
+func TestRetryAfterAtTheCapSaysAtLeast(t *testing.T) {
+	rl := &providers.Error{Kind: providers.KindRateLimit, Status: 429, Message: "quota", RetryAfter: providers.MaxRetryAfter}
+	f := newFixture(t, 0, reply{err: rl})
+	edges, ts := f.run(t, "hi")
+	if edges[2] != EdgeLLMFailure || !strings.Contains(ts[2].Error.Message, "asked to wait at least 24h0m0s, longer than the 1m0s glassbox will wait") {
+		t.Fatalf("edges %v, error %+v", edges, ts[2].Error)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // WriteJSON writes one transition as one JSONL line (docs/trace-format.md).
@@ -185,8 +187,10 @@ func Human(t Transition) string {
 
 // Printable replaces control characters other than newline and tab (C0, DEL,
 // C1) with a visible escape such as \x1b, so text from a model, a file or a
-// command cannot drive the terminal it is printed on.
+// command cannot drive the terminal it is printed on; the bidirectional
+// controls (U+202A–U+202E, U+2066–U+2069) are escaped too (\u202e).
 func Printable(s string) string {
+	s = tools.EscapeBidi(s) // U+202E and friends would reorder the line on screen
 	clean := true
 	for _, r := range s {
 		if isControl(r) {
