@@ -297,7 +297,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // engine, person and backend, and for a resumed session its past steps
 // (payloads included) and what resuming found.
 func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.Person) (ui.Config, error) {
-	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != ""}
+	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != "", Sandbox: tools.SandboxStatus()}
 	for _, d := range backend.Dialects() {
 		cfg.Dialects = append(cfg.Dialects, d.Name)
 	}
