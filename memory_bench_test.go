@@ -115,6 +115,7 @@ func drivePeak(b *testing.B, iterations int) uint64 {
 			w.Close()
 		}
 	}
+	runtime.KeepAlive(m)
 	if got := len(runs[0].Engine.History()); got < 2*iterations {
 		b.Fatalf("the conversation holds %d messages, want %d", got, 2*iterations)
 	}

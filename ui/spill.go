@@ -19,15 +19,19 @@ const keepPayloads = 32
 
 // spill drops the exchanges of model calls older than the latest r.keep
 // (keepPayloads), except the step shown; they can be read back (load).
+// Previews of requests go the same way whether or not there is a session:
+// the step after each one holds the request as it was sent.
 func (r *runView) spill() {
-	if r.load == nil {
-		return
-	}
 	sel := r.live.selectedIndex()
-	held := 0
+	held, previews := 0, 0
 	for i := len(r.live.steps) - 1; i >= 0; i-- {
 		s := &r.live.steps[i]
-		if len(s.t.Exchanges) == 0 {
+		if s.preview != nil {
+			if previews++; previews > r.keep && i != sel {
+				s.preview = nil
+			}
+		}
+		if len(s.t.Exchanges) == 0 || r.load == nil {
 			continue
 		}
 		held++
