@@ -29,7 +29,7 @@ import (
 // a forced GC every half second, which slows the run); GLASSBOX_BENCH_HEAP=FILE
 // writes a heap profile at the end for go tool pprof.
 func BenchmarkTUIMemory(b *testing.B) {
-	for _, messages := range []int{1000, 10_000} {
+	for _, messages := range []int{1000, 4000, 10_000} {
 		b.Run(strconv.Itoa(messages)+"-messages", func(b *testing.B) {
 			b.Setenv("GEMINI_API_KEY", "")
 			b.Setenv("GOOGLE_API_KEY", "")
