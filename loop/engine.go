@@ -422,6 +422,9 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 
 	if resp.Malformed != "" {
 		rec.StopReason = ""
+		if resp.StopReason == providers.StopMaxTokens || resp.StopReason == providers.StopIncomplete {
+			rec.StopReason = string(resp.StopReason) // why the reply could not be used
+		}
 		e.feedback = e.mask.Mask(resp.Malformed)
 		t.Error = &ErrorRecord{Kind: "malformed_response", Message: e.feedback}
 		return EdgeMalformedResponse
@@ -439,6 +442,10 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 	e.final = msg.Text
 	if strings.TrimSpace(e.final) == "" {
 		e.final = fmt.Sprintf("(the model returned no text; finish reason %s)", orDash(resp.FinishReason))
+	}
+	if resp.StopReason == providers.StopMaxTokens {
+		rec.StopReason = string(providers.StopMaxTokens)
+		e.final += fmt.Sprintf("\n\n[cut off at the token limit: finish reason %s]", orDash(resp.FinishReason))
 	}
 	return EdgeFinalAnswer
 }

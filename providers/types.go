@@ -26,12 +26,24 @@ const (
 	StopToolUse StopReason = "tool_use"
 	// StopEndTurn: the reply is a final answer (no tool calls).
 	StopEndTurn StopReason = "end_turn"
+	// StopMaxTokens: the reply was cut at the token limit (Ollama's
+	// done_reason "length", Gemini's finishReason MAX_TOKENS). A cut text
+	// answer is still delivered, marked as cut; a cut tool call or an
+	// empty reply comes back Malformed.
+	StopMaxTokens StopReason = "max_tokens"
+	// StopIncomplete: the server ended the reply without saying it was done
+	// and without an error — Ollama's token-repeat stop closes the stream
+	// cleanly with no done:true line. The reply is always Malformed.
+	StopIncomplete StopReason = "incomplete"
 )
 
 // Usage is token accounting as the provider reported it.
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
+	// ThoughtsTokens is the part of OutputTokens the model spent thinking
+	// (Gemini's thoughtsTokenCount), when the provider reports it.
+	ThoughtsTokens int `json:"thoughts_tokens,omitempty"`
 }
 
 // Response is what a provider call produced. A provider returns a non-nil

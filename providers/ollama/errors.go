@@ -17,10 +17,19 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 )
 
-// errStreamCut is what glassbox reports when Ollama's NDJSON stream stops
-// without its final done:true line. The v0.17.4 client cannot tell: it
-// ignores the read error of a dropped connection and returns nil.
-var errStreamCut = errors.New("the Ollama stream ended before done:true — the connection was cut")
+// streamCut is what glassbox reports when the connection dropped in the
+// middle of Ollama's NDJSON stream (an unexpected EOF, a reset), before its
+// final done:true line. The v0.17.4 client cannot tell: it ignores the read
+// error of a dropped connection and returns nil, so Call reads it from the
+// captured exchange. A stream that ends cleanly without done:true is not
+// this: that is Ollama stopping on purpose (see readJSONReply).
+type streamCut struct {
+	cause string // the capture's words, e.g. "the response body was cut off: unexpected EOF"
+}
+
+func (e streamCut) Error() string {
+	return fmt.Sprintf("the connection to Ollama was cut in the middle of its reply, before done:true (%s)", e.cause)
+}
 
 // callFacts is what explainError needs to phrase a failure for a learner.
 type callFacts struct {
@@ -67,8 +76,9 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 		return explainStatus(statusErr.StatusCode, serverMessage(statusErr.ErrorMessage, f.last), err, f)
 	}
 
-	if errors.Is(err, errStreamCut) {
-		return providers.Errorf(providers.KindNetwork, 200, err, "%s.", errStreamCut)
+	var cut streamCut
+	if errors.As(err, &cut) {
+		return providers.Errorf(providers.KindNetwork, statusOf(f.last), err, "%s; it may work on a retry.", cut)
 	}
 
 	if errors.Is(err, syscall.ECONNREFUSED) {
