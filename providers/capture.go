@@ -282,7 +282,7 @@ func (c *capture) bodyEnded(err error) {
 	chunk, ok := c.chunkLocked(c.stream.flush())
 	if err != nil && !errors.Is(err, io.EOF) {
 		msg, _ := c.transport.redact.maskString(err.Error())
-		c.ex.Err = "the response body was cut off: " + msg
+		c.ex.Err = bodyCutPrefix + msg
 	}
 	body, masked := c.transport.redact.maskBytes(c.raw)
 	c.ex.ResponseBody = body
