@@ -257,7 +257,11 @@ func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message, in
 	var malformed string
 	switch {
 	case incomplete:
-		malformed = repeatStopFeedback(len(msg.Content)) + " Try again, more briefly."
+		malformed = repeatStopFeedback(len(msg.Content))
+		if msg.Content == "" && len(msg.ToolCalls) == 0 {
+			malformed += " None of it arrived: in native mode Ollama holds back text that looks like a tool call until the call is complete."
+		}
+		malformed += " Try again, more briefly."
 	case cut && looksLikeToolCall(msg.Content):
 		malformed = "Your tool call was cut off at the token limit (done_reason length) before it was complete, so nothing was run: " +
 			snippet(msg.Content, 0, 0, 120) + ". Call the tool again with shorter arguments."
