@@ -130,6 +130,10 @@ func TestLessonsHeadless(t *testing.T) {
 					if l := lines[2].LLM; len(l.Retries) != 0 || l.HTTPStatus != 404 {
 						t.Errorf("llm = %+v, want one 404 and no retry", l)
 					}
+					// The JSONL stays on stdout; the one-line reason goes to stderr.
+					if !strings.HasPrefix(stderr, "glassbox run: the provider failed: ") || !strings.Contains(stderr, "not found") || strings.Count(stderr, "\n") != 1 {
+						t.Errorf("stderr = %q, want the one-line reason", stderr)
+					}
 				case "token-limit":
 					if l := lines[2].LLM; l.StopReason != "max_tokens" || len(l.Retries) != 0 {
 						t.Errorf("llm = %+v, want stop_reason max_tokens and no retry", l)

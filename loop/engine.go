@@ -334,10 +334,12 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 	rec := &LLMRecord{Provider: e.cfg.Provider.Name(), Backend: e.cfg.Backend, BackendReason: e.cfg.BackendReason, Model: e.cfg.Provider.Model()}
 	t.LLM = rec
 	var exchanges []providers.Exchange
+	first := time.Now()
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
 		resp, err := e.cfg.Provider.Call(ctx, e.request)
 		rec.LatencyMS = time.Since(start).Milliseconds()
+		rec.TotalMS = time.Since(first).Milliseconds()
 		if resp != nil {
 			exchanges = append(exchanges, resp.Exchanges...)
 			for _, x := range resp.Exchanges {
@@ -373,7 +375,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			t.Error = e.failure
 			return EdgeLLMFailure, nil
 		}
-		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds()}
+		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds(), LatencyMS: rec.LatencyMS}
 		rec.Retries = append(rec.Retries, r)
 		if e.cfg.OnRetry != nil {
 			e.cfg.OnRetry(r)

@@ -1,8 +1,10 @@
 package loop
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
@@ -43,4 +45,38 @@ func findLLM(t *testing.T, ts []Transition, edge Edge) *LLMRecord {
 	}
 	t.Fatalf("no %s transition with an LLM record", edge)
 	return nil
+}
+
+// slowProvider fails every call after a pause of its own length.
+type slowProvider struct {
+	scriptedProvider
+	pauses []time.Duration
+}
+
+func (p *slowProvider) Call(ctx context.Context, req providers.Request) (*providers.Response, error) {
+	time.Sleep(p.pauses[min(p.calls, len(p.pauses)-1)])
+	return p.scriptedProvider.Call(ctx, req)
+}
+
+// A failed call keeps each attempt's latency and the total, not only the
+// last attempt's.
+func TestFailureKeepsEveryAttemptsLatency(t *testing.T) {
+	down := &providers.Error{Kind: providers.KindUnavailable, Status: 503, Message: "overloaded"}
+	f := newFixture(t, 0)
+	slow := &slowProvider{
+		scriptedProvider: scriptedProvider{replies: []reply{{err: down}, {err: down}, {err: down}, {err: down}}},
+		pauses:           []time.Duration{40 * time.Millisecond, 20 * time.Millisecond, 1 * time.Millisecond},
+	}
+	f.engine.cfg.Provider = slow
+	edges, ts := f.run(t, "hi")
+	if edges[2] != EdgeLLMFailure {
+		t.Fatalf("edges %v", edges)
+	}
+	llm := ts[2].LLM
+	if len(llm.Retries) != 3 || llm.Retries[0].LatencyMS < 40 || llm.Retries[1].LatencyMS < 20 {
+		t.Fatalf("retries %+v, want each attempt's latency", llm.Retries)
+	}
+	if llm.TotalMS < 40+20+1+1 || llm.TotalMS < llm.LatencyMS {
+		t.Errorf("total_ms = %d, want all four attempts (latency_ms %d is the last one)", llm.TotalMS, llm.LatencyMS)
+	}
 }

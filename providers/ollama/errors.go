@@ -107,10 +107,24 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 	// in the stream (or a line that is not JSON at all) into a plain error.
 	if f.last != nil && f.last.Status == http.StatusOK {
 		return providers.Errorf(providers.KindUnavailable, http.StatusOK, err,
-			"Ollama stopped in the middle of its reply with the error %q; the model runner may have crashed — try again, and check the `ollama serve` log if it repeats.", err.Error())
+			"Ollama stopped in the middle of its reply with the error %q; the model runner may have crashed — try again, and if it repeats read Ollama's log: %s.", err.Error(), ollamaLogs)
 	}
 
 	return providers.Errorf(providers.KindOther, statusOf(f.last), err, "the call to Ollama at %s failed: %v.", f.host, err)
+}
+
+// ollamaLogs says where Ollama writes its log (docs/troubleshooting.mdx in
+// the Ollama repository).
+const ollamaLogs = "`journalctl -u ollama` where it runs as a Linux service, ~/.ollama/logs/server.log on macOS, or the terminal running `ollama serve`"
+
+// runnerCrashed reports whether an Ollama error says its model process
+// died: "model runner has unexpectedly stopped, this may be due to resource
+// limitations or an internal error, check ollama server logs for details",
+// (llm/llama_server.go), or the older "llama runner process has
+// terminated: exit status 2".
+func runnerCrashed(lower string) bool {
+	return strings.Contains(lower, "runner has unexpectedly stopped") ||
+		strings.Contains(lower, "runner process has terminated")
 }
 
 // explainStatus phrases an HTTP error status from Ollama.
@@ -139,6 +153,11 @@ func explainStatus(status int, msg string, cause error, f callFacts) *providers.
 	case status == http.StatusTooManyRequests:
 		e := providers.Errorf(providers.KindRateLimit, status, cause,
 			"Ollama at %s is rate limiting requests (429)%s — wait a moment and try again.", f.host, said)
+		e.RetryAfter = retryAfter(f.last, time.Now())
+		return e
+	case status >= 500 && runnerCrashed(lower):
+		e := providers.Errorf(providers.KindUnavailable, status, cause,
+			"the model process on Ollama at %s crashed (%d %s)%s — often it ran out of memory; Ollama restarts it on the next call, so glassbox retries. To see why, read Ollama's log: %s.", f.host, status, http.StatusText(status), said, ollamaLogs)
 		e.RetryAfter = retryAfter(f.last, time.Now())
 		return e
 	case status >= 500:

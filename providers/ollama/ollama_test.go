@@ -659,6 +659,14 @@ func TestCallFails(t *testing.T) {
 			message: []string{"(500 Internal Server Error)", `"the model failed to generate a response"`},
 		},
 		{
+			name: "500 model runner has unexpectedly stopped",
+			reply: func(t *testing.T) http.HandlerFunc {
+				return errorReply(500, []byte(`{"error":"model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"}`), nil)
+			},
+			kind: providers.KindUnavailable, status: 500,
+			message: []string{"the model process on Ollama at", "crashed (500 Internal Server Error)", "journalctl -u ollama", "~/.ollama/logs/server.log"},
+		},
+		{
 			name: "error line mid-stream",
 			reply: func(t *testing.T) http.HandlerFunc {
 				return streamLines(strings.Split(strings.TrimSpace(string(readTestdata(t, "error_midstream.ndjson"))), "\n")...)
