@@ -84,9 +84,15 @@ type ParseStep struct {
 // Exchange is one HTTP request and its response as seen on the wire, with
 // secrets already redacted.
 type Exchange struct {
-	Method          string              `json:"method"`
-	URL             string              `json:"url"`
-	RequestHeaders  map[string][]string `json:"request_headers"`
+	Method         string              `json:"method"`
+	URL            string              `json:"url"`
+	RequestHeaders map[string][]string `json:"request_headers"`
+	// WireHeaders are the request's header fields as the HTTP transport
+	// wrote them on the wire, in order, each value redacted like
+	// RequestHeaders: the SDK's headers and the ones the transport adds
+	// (Host, User-Agent, Content-Length, Accept-Encoding: gzip). Absent
+	// when no network transport wrote the request (offline, replay).
+	WireHeaders     []WireHeader        `json:"wire_headers,omitempty"`
 	RequestBody     []byte              `json:"request_body"`
 	Status          int                 `json:"status"`
 	ResponseHeaders map[string][]string `json:"response_headers,omitempty"`
@@ -104,6 +110,15 @@ type Exchange struct {
 	// Divergence is set on replay when the request differs from the one
 	// recorded in the cassette: what differed, in one sentence.
 	Divergence string `json:"divergence,omitempty"`
+}
+
+// WireHeader is one request header field as the transport wrote it.
+type WireHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// Added marks a field the transport wrote itself, not one the SDK set
+	// on the request.
+	Added bool `json:"added,omitempty"`
 }
 
 // Chunk is one piece of a streamed response body.

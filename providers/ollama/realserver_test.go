@@ -328,6 +328,17 @@ func TestRealServerLinesAndReads(t *testing.T) {
 	if got := strings.Count(string(ex.ResponseBody), "\n"); got != 7 {
 		t.Errorf("body holds %d lines, want 7", got)
 	}
+	// What the transport wrote: the client's own headers, and gzip added.
+	wire := map[string]providers.WireHeader{}
+	for _, h := range ex.WireHeaders {
+		wire[h.Name] = h
+	}
+	if h := wire["Accept-Encoding"]; h.Value != "gzip" || !h.Added {
+		t.Errorf("Accept-Encoding on the wire = %+v, want gzip, added by the transport", h)
+	}
+	if h := wire["User-Agent"]; !strings.HasPrefix(h.Value, "ollama/") || h.Added {
+		t.Errorf("User-Agent on the wire = %+v, want the ollama client's own", h)
+	}
 }
 
 func mustArgs(t *testing.T, s string) api.ToolCallFunctionArguments {

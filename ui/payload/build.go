@@ -104,7 +104,50 @@ func (d *document) headers(ex *providers.Exchange, response bool) {
 	if response {
 		h, which = ex.ResponseHeaders, "response headers"
 	}
-	d.section(which)
+	if !response && len(ex.WireHeaders) > 0 {
+		d.wireHeaders(ex)
+	} else {
+		d.section(which)
+		d.headerMap(h)
+	}
+	// The capture names what it masked on the response side with the word
+	// "response"; everything else was masked in the request.
+	var masked []string
+	for _, r := range ex.Redacted {
+		if strings.Contains(r, "response") == response {
+			masked = append(masked, r)
+		}
+	}
+	if len(masked) > 0 {
+		d.newLine(0, 4)
+		d.put(inkMuted, "redacted: ")
+		d.put(inkRedacted, strings.Join(masked, ", "))
+	}
+}
+
+// wireHeaders lists the request's header fields in the order the transport
+// wrote them, marking the ones it added to what the SDK set.
+func (d *document) wireHeaders(ex *providers.Exchange) {
+	d.section("request headers · as written on the wire")
+	added := 0
+	for _, h := range ex.WireHeaders {
+		d.newLine(0, 4)
+		d.put(inkKey, h.Name)
+		d.put(inkPunct, ": ")
+		d.put(inkPlain, h.Value)
+		if h.Added {
+			d.put(inkMuted, "  + transport")
+			added++
+		}
+	}
+	if added > 0 {
+		d.newLine(0, 4)
+		d.put(inkMuted, fmt.Sprintf("+ transport: %d field%s Go's HTTP transport added to the ones the SDK set", added, map[bool]string{true: "", false: "s"}[added == 1]))
+	}
+}
+
+// headerMap lists headers sorted by name.
+func (d *document) headerMap(h map[string][]string) {
 	if len(h) == 0 {
 		d.line(inkMuted, "(none recorded)")
 	}
@@ -122,19 +165,6 @@ func (d *document) headers(ex *providers.Exchange, response bool) {
 			d.put(inkPunct, ": ")
 			d.put(inkPlain, value)
 		}
-	}
-	// The capture names what it masked on the response side with the word
-	// "response"; everything else was masked in the request.
-	var masked []string
-	for _, r := range ex.Redacted {
-		if strings.Contains(r, "response") == response {
-			masked = append(masked, r)
-		}
-	}
-	if len(masked) > 0 {
-		d.newLine(0, 4)
-		d.put(inkMuted, "redacted: ")
-		d.put(inkRedacted, strings.Join(masked, ", "))
 	}
 }
 

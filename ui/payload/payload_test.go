@@ -132,12 +132,24 @@ func TestLinesGolden(t *testing.T) {
 		readsEx.ResponseBody = append(readsEx.ResponseBody, r...)
 	}
 
+	// Request headers as Go's transport wrote them for the genai client.
+	wired := gemini
+	wired.WireHeaders = []providers.WireHeader{
+		{Name: "Host", Value: "generativelanguage.googleapis.com", Added: true},
+		{Name: "User-Agent", Value: "google-genai-sdk/1.77.0 gl-go/go1.26"},
+		{Name: "Content-Length", Value: "1432", Added: true},
+		{Name: "Content-Type", Value: "application/json"},
+		{Name: "X-Goog-Api-Key", Value: providers.RedactedMark},
+		{Name: "Accept-Encoding", Value: "gzip", Added: true},
+	}
+
 	tests := []struct {
 		name  string
 		v     View
 		width int
 	}{
 		{"ollama_stream_reads", View{Exchanges: []providers.Exchange{readsEx}, Response: true}, 100},
+		{"wire_headers", View{Exchanges: []providers.Exchange{wired}, Headers: true}, 80},
 		{"gemini_request", View{Exchanges: []providers.Exchange{gemini}}, 80},
 		{"gemini_request_headers", View{Exchanges: []providers.Exchange{gemini}, Headers: true}, 80},
 		{"gemini_response_signature", View{Exchanges: []providers.Exchange{gemini}, Response: true}, 80},
