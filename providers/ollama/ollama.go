@@ -161,11 +161,6 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 		Duration:  stream.final.TotalDuration,
 		Exchanges: exchanges,
 	}
-	if incomplete {
-		resp.FinishReason = ""
-		resp.Usage = providers.Usage{}
-		resp.Duration = 0
-	}
 	if p.toolMode == ToolModeJSON {
 		p.readJSONReply(resp, stream.message(), incomplete)
 	} else {
