@@ -8,6 +8,7 @@
 package ollama
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -136,11 +137,18 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 	// A stream that stopped before done:true either was cut (the capture
 	// saw a read error: unexpected EOF, reset) or was ended on purpose by
 	// the server with a clean end of body (Ollama's token-repeat stop).
+	// (A body that stops in the middle of a line was not ended by the
+	// server: the client gave up on it, as v0.17.4 does on a line over its
+	// 8 MiB buffer, and says nothing.)
 	incomplete := false
 	if callErr == nil && !stream.done {
-		if last != nil && last.Err != "" {
+		switch {
+		case last != nil && last.Err != "":
 			callErr = streamCut{cause: last.Err}
-		} else {
+		case last != nil && len(last.ResponseBody) > 0 && !bytes.HasSuffix(last.ResponseBody, []byte("\n")):
+			callErr = providers.Errorf(providers.KindOther, last.Status, nil,
+				"the Ollama client stopped reading in the middle of a reply line, %d bytes in, without an error (it gives up on a line longer than its 8 MiB buffer); the raw payload shows what arrived.", len(last.ResponseBody))
+		default:
 			incomplete = true
 		}
 	}

@@ -349,3 +349,17 @@ func mustArgs(t *testing.T, s string) api.ToolCallFunctionArguments {
 	}
 	return a
 }
+
+// A reply line longer than the v0.17.4 client's 8 MiB buffer: the client
+// stops reading without an error. That is neither a cut nor Ollama's
+// repeat stop, and it is not retried.
+func TestRealServerLineOverTheClientsBuffer(t *testing.T) {
+	huge := tokenLine(t, strings.Repeat("x", 9<<20))
+	o := newRealOllama(t, http.StatusOK, wireStep{data: tokenLine(t, "The")}, wireStep{data: huge})
+	p := newProvider(t, o.srv.URL, ToolModeNative, false)
+	resp, err := p.Call(context.Background(), weatherRequest())
+	pe := checkError(t, err, providers.KindOther, http.StatusOK, []string{"stopped reading in the middle of a reply line", "8 MiB"})
+	if pe.Transient() || resp == nil || len(resp.Exchanges) != 1 {
+		t.Errorf("error %v (retried: %v), response %v; want it kept and not retried", pe, pe.Transient(), resp)
+	}
+}
