@@ -44,6 +44,7 @@ type traceLine struct {
 			Status  int `json:"status"`
 		} `json:"retries"`
 		Divergences []string `json:"divergences"`
+		HTTPStatus  int      `json:"http_status"`
 	} `json:"llm"`
 	Decision *struct {
 		Verdict string `json:"verdict"`
@@ -54,7 +55,8 @@ type traceLine struct {
 		Halted bool   `json:"halted"`
 	} `json:"output"`
 	Error *struct {
-		Kind string `json:"kind"`
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
 	} `json:"error"`
 	Summary *struct {
 		Outcome     string `json:"outcome"`

@@ -388,10 +388,12 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 	t.LLM = rec
 	t.Edited = e.edited
 	var exchanges []providers.Exchange
+	first := time.Now()
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
 		resp, err := e.cfg.Provider.Call(ctx, e.request)
 		rec.LatencyMS = time.Since(start).Milliseconds()
+		rec.TotalMS = time.Since(first).Milliseconds()
 		if resp != nil {
 			exchanges = append(exchanges, resp.Exchanges...)
 			for _, x := range resp.Exchanges {
@@ -429,7 +431,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			e.recovered, e.edited = "", false
 			return EdgeLLMFailure, nil
 		}
-		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds()}
+		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds(), LatencyMS: rec.LatencyMS}
 		rec.Retries = append(rec.Retries, r)
 		if e.cfg.OnRetry != nil {
 			e.cfg.OnRetry(r)
@@ -482,6 +484,9 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 
 	if resp.Malformed != "" {
 		rec.StopReason = ""
+		if resp.StopReason == providers.StopMaxTokens || resp.StopReason == providers.StopIncomplete {
+			rec.StopReason = string(resp.StopReason) // why the reply could not be used
+		}
 		e.feedback = e.mask.Mask(resp.Malformed)
 		t.Error = &ErrorRecord{Kind: "malformed_response", Message: e.feedback}
 		return EdgeMalformedResponse
@@ -499,6 +504,10 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 	e.final = msg.Text
 	if strings.TrimSpace(e.final) == "" {
 		e.final = fmt.Sprintf("(the model returned no text; finish reason %s)", orDash(resp.FinishReason))
+	}
+	if resp.StopReason == providers.StopMaxTokens {
+		rec.StopReason = string(providers.StopMaxTokens)
+		e.final += fmt.Sprintf("\n\n[cut off at the token limit: finish reason %s]", orDash(resp.FinishReason))
 	}
 	return EdgeFinalAnswer
 }

@@ -131,6 +131,8 @@ type LLMRecord struct {
 	ToolCalls     []history.ToolCall `json:"tool_calls,omitempty"`
 	Usage         providers.Usage    `json:"usage"`
 	LatencyMS     int64              `json:"latency_ms"`
+	// TotalMS is the whole call: every attempt and every wait between them.
+	TotalMS int64 `json:"total_ms"`
 	// ServerMS is the time the provider itself reported for the call
 	// (Ollama's total_duration), beside the latency glassbox measured.
 	ServerMS   int64   `json:"server_ms,omitempty"`
@@ -150,6 +152,8 @@ type Retry struct {
 	Status  int    `json:"status,omitempty"`
 	Reason  string `json:"reason"`
 	WaitMS  int64  `json:"wait_ms"`
+	// LatencyMS is how long that failed attempt took.
+	LatencyMS int64 `json:"latency_ms"`
 }
 
 // ResultRecord is a tool's outcome as the trace shows it.

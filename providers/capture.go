@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
+	"strings"
 	"sync"
 	"time"
 )
@@ -153,7 +155,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ok {
 		c.notes.add("secret value in request body")
 	}
-	sent := req.Clone(req.Context())
+	// httptrace reports each header field as the transport writes it, so
+	// the exchange shows what went on the wire, not only what the SDK set.
+	trace := &httptrace.ClientTrace{WroteHeaderField: func(name string, values []string) {
+		c.wroteHeader(name, values, req.Header)
+	}}
+	sent := req.Clone(httptrace.WithClientTrace(req.Context(), trace))
 	if req.Body != nil && req.Body != http.NoBody {
 		sent.Body = io.NopCloser(bytes.NewReader(body))
 		sent.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -219,6 +226,26 @@ func (c *capture) requestOnly() Exchange {
 		RequestHeaders: c.ex.RequestHeaders,
 		RequestBody:    c.ex.RequestBody,
 		Redacted:       append([]string(nil), c.notes...),
+	}
+}
+
+// wroteHeader records one header field the transport wrote, redacted, and
+// marks it when the SDK's request did not hold it. A field written again
+// from the start (the transport retried the request on a new connection)
+// starts the list over.
+func (c *capture) wroteHeader(name string, values []string, set http.Header) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done {
+		return
+	}
+	if len(c.ex.WireHeaders) > 0 && strings.EqualFold(c.ex.WireHeaders[0].Name, name) {
+		c.ex.WireHeaders = nil
+	}
+	_, inRequest := set[http.CanonicalHeaderKey(name)]
+	masked := c.transport.redact.headers(http.Header{name: values}, "", &c.notes)[name]
+	for _, v := range masked {
+		c.ex.WireHeaders = append(c.ex.WireHeaders, WireHeader{Name: name, Value: v, Added: !inRequest})
 	}
 }
 
@@ -291,7 +318,7 @@ func (c *capture) bodyEnded(err error) {
 	chunk, ok := c.chunkLocked(c.stream.flush())
 	if err != nil && !errors.Is(err, io.EOF) {
 		msg, _ := c.transport.redact.maskString(err.Error())
-		c.ex.Err = "the response body was cut off: " + msg
+		c.ex.Err = bodyCutPrefix + msg
 	}
 	body, masked := c.transport.redact.maskBytes(c.raw)
 	c.ex.ResponseBody = body

@@ -283,6 +283,11 @@ func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
 		a.parts = []geminiPart{}
 		a.finishReason = "MALFORMED_FUNCTION_CALL"
 		a.finishMessage = "Malformed function call: print(default_api.read_file(path=\"notes/todo.txt\""
+	case r.cut:
+		// The limit came before Gemini had a whole call to return.
+		a.parts = []geminiPart{}
+		a.finishReason = "MAX_TOKENS"
+		a.usage.CandidatesTokenCount = 0
 	case len(r.calls) > 0:
 		for i, c := range r.calls {
 			p := geminiPart{FunctionCall: &geminiFunctionCall{Name: c.Name, Args: c.Args}}
@@ -453,6 +458,12 @@ func writeGeminiError(w http.ResponseWriter, code int, status, message string, d
 // writeGeminiFault writes the 429 or 503 a lesson demonstrates, shaped like
 // the real ones (RetryInfo is how Gemini says how long to wait).
 func writeGeminiFault(w http.ResponseWriter, f errFault, model string) {
+	if f.fault == faultUnknownModel {
+		// The recorded 404 (error_404_NOT_FOUND_unknown_model…), for v1beta.
+		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
+			"models/"+model+" is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods. (glassbox offline simulation: the unknown-model lesson answers every call this way.)", nil)
+		return
+	}
 	w.Header().Set("Retry-After", "1")
 	if f.fault == faultOutage {
 		writeGeminiError(w, http.StatusServiceUnavailable, "UNAVAILABLE",

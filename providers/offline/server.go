@@ -157,6 +157,8 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 		switch l.fault {
 		case faultOutage:
 			return reply{}, errFault{http.StatusServiceUnavailable, faultOutage}
+		case faultUnknownModel:
+			return reply{}, errFault{http.StatusNotFound, faultUnknownModel}
 		case faultRateLimitFirst:
 			// Only the lesson's first model call is limited, and only on
 			// every other attempt of the same request: the loop's retry

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/glassbox-dev/glassbox/providers"
 )
@@ -125,6 +126,10 @@ func (w *pipeResponseWriter) WriteHeader(status int) {
 	}
 	w.status = status
 	w.sent = w.header.Clone()
+	if _, ok := w.sent["Date"]; !ok {
+		// net/http's server adds it to every response; so do both real APIs.
+		w.sent.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	}
 	close(w.committed)
 }
 
