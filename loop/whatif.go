@@ -40,14 +40,7 @@ func (e *Engine) ExportContext() ([]byte, error) {
 	if c.Messages == nil {
 		c.Messages = []history.Message{}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(c); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return history.MarshalPlainIndent(c, "  ")
 }
 
 // ReplaceContext makes an edited context (ExportContext's form) the one that

@@ -61,10 +61,13 @@ type runView struct {
 	confirm *confirmModal
 	ask     *askModal
 
-	onto   OntoFunc
-	load   func(seq int) ([]providers.Exchange, error) // a spilled step's exchanges
-	keep   int                                         // model calls whose payloads stay in memory
-	notice string                                      // one line: what just happened to this run
+	onto OntoFunc
+	load func(seq int) ([]providers.Exchange, error) // a spilled step's exchanges
+	keep int                                         // model calls whose payloads stay in memory
+	// spillMark: the steps before it are past keeping (spill looks no
+	// further back); reloaded: the old step whose payload was read back.
+	spillMark, reloaded, reloadedSeq int
+	notice                           string // one line: what just happened to this run
 	// edit is what a what-if changed in the context about to be sent (a
 	// unified diff), shown with the request until the next step.
 	edit string
@@ -119,6 +122,7 @@ func newRunView(id int, rc RunConfig) *runView {
 		onto:      rc.Onto,
 		load:      rc.Exchanges,
 		keep:      keepPayloads,
+		reloaded:  -1,
 		workspace: rc.Workspace,
 		live:      newLiveState(),
 		hist:      newHistoryPane(),

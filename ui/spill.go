@@ -21,25 +21,32 @@ const keepPayloads = 32
 // (keepPayloads), except the step shown; they can be read back (load).
 // Previews of requests go the same way whether or not there is a session:
 // the step after each one holds the request as it was sent.
+//
+// Each call looks only at the steps since the previous one's cut-off
+// (spillMark): a long session costs the same per step as a short one.
 func (r *runView) spill() {
 	sel := r.live.selectedIndex()
-	held, previews := 0, 0
-	for i := len(r.live.steps) - 1; i >= 0; i-- {
+	es := r.live.exchangeStep(sel)
+	r.spillMark = min(r.spillMark, len(r.live.steps))
+	held, previews, mark := 0, 0, r.spillMark
+	for i := len(r.live.steps) - 1; i >= r.spillMark; i-- {
 		s := &r.live.steps[i]
 		if s.preview != nil {
 			if previews++; previews > r.keep && i != sel {
 				s.preview = nil
 			}
 		}
-		if len(s.t.Exchanges) == 0 || r.load == nil {
-			continue
+		if len(s.t.Exchanges) > 0 && r.load != nil {
+			if held++; held > r.keep && i != sel && i != es {
+				s.t.Exchanges = nil
+				s.spilled = true
+			}
 		}
-		held++
-		if held > r.keep && i != sel && i != r.live.exchangeStep(sel) {
-			s.t.Exchanges = nil
-			s.spilled = true
+		if (r.load != nil && held <= r.keep) || previews <= r.keep {
+			mark = i // the steps from here on are looked at again next time
 		}
 	}
+	r.spillMark = mark
 }
 
 // exchangesMsg: the exchanges of a spilled step, read back from the session.
@@ -82,6 +89,11 @@ func (r *runView) loaded(msg exchangesMsg) {
 		return
 	}
 	s.t.Exchanges, s.spilled, s.loadErr = msg.ex, false, ""
+	// One step read back at a time: the one read before goes back to disk.
+	if p := r.reloaded; p != msg.index && p >= 0 && p < len(r.live.steps) && r.live.steps[p].t.Seq == r.reloadedSeq {
+		r.live.steps[p].t.Exchanges, r.live.steps[p].spilled = nil, true
+	}
+	r.reloaded, r.reloadedSeq = msg.index, msg.seq
 }
 
 // fetchPayloads reads back what the runs' payload panes are about to show.

@@ -144,17 +144,6 @@ func toolCall(fc *genai.FunctionCall, tools []history.ToolSpec) (history.ToolCal
 	return history.ToolCall{ID: fc.ID, Name: fc.Name, Args: args}, nil
 }
 
-// marshalPlain encodes v without json.Marshal's HTML escaping, so a command
-// such as `ls && cat <a>` reads as written, not as \u0026\u0026 and \u003c.
-func marshalPlain(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
 
 // paramOrder is the declared parameter order of the named tool.
 func paramOrder(name string, tools []history.ToolSpec) []string {
@@ -196,8 +185,8 @@ func orderedArgs(args map[string]any, order []string) (json.RawMessage, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := marshalPlain(k)
-		vb, err := marshalPlain(args[k])
+		kb, _ := history.MarshalPlain(k)
+		vb, err := history.MarshalPlain(args[k])
 		if err != nil {
 			return nil, err
 		}
