@@ -144,7 +144,6 @@ func toolCall(fc *genai.FunctionCall, tools []history.ToolSpec) (history.ToolCal
 	return history.ToolCall{ID: fc.ID, Name: fc.Name, Args: args}, nil
 }
 
-
 // paramOrder is the declared parameter order of the named tool.
 func paramOrder(name string, tools []history.ToolSpec) []string {
 	for _, t := range tools {
