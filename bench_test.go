@@ -17,7 +17,7 @@ import (
 //	go test -run XXX -bench LongRun -benchtime 1x .
 //
 // Measured on the 2-core shared build machine: 12.6 s before the session
-// work, 5.0–6.2 s after (depending on the load of the other jobs), of which
+// work, 5.4–6.2 s after (load averages 0.8–2.7 from the other jobs), of which
 // the genai SDK's own request encoding is about 3.5 s (docs/sessions.md).
 func BenchmarkLongRun(b *testing.B) {
 	for _, n := range []int{100, 1000} {
