@@ -18,12 +18,14 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 )
@@ -40,9 +42,27 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// First of all: started as the sandbox helper, glassbox confines
+	// itself, runs one command and exits here.
+	tools.RunSandboxHelper()
+	// Secrets leave glassbox's environment block (/proc/PID/environ): it
+	// re-executes itself without them and reads them from a pipe.
+	if err := agentrun.HideSecrets(); err != nil {
+		fmt.Fprintf(os.Stderr, "glassbox: could not hide the secret variables from commands (%v); they stay readable in /proc/%d/environ\n", err, os.Getpid())
+	}
+	// Orphans of a command (setsid daemons whose parent died) become
+	// glassbox's children, so they can be found and stopped.
+	if err := tools.BecomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "glassbox: cannot become a subreaper (%v): a command's detached processes may outlive it\n", err)
+	}
+	// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) all end the
+	// run the same way: children stopped, the trace closed with an
+	// interrupted record, temporary files removed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	code := realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	tools.StopAllCommands() // whatever path ended the program
+	os.Exit(code)
 }
 
 // realMain is main without the process: tests call it directly.
@@ -94,6 +114,9 @@ func loadConfig(name string, args []string, headless bool, stderr io.Writer) (ag
 		fmt.Fprintf(stderr, "%s: .env: ignored %s — glassbox reads only its own variables from .env\n", name, strings.Join(ignored, ", "))
 	}
 	c.ApplyEnv(agentrun.Layered(os.Getenv, func(k string) string { return dot[k] }))
+	for _, w := range agentrun.DotEnvAddresses(dot, os.Getenv) {
+		fmt.Fprintf(stderr, "%s: .env: %s\n", name, w)
+	}
 
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -255,6 +278,14 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "glassbox", err)
 	}
 	err = ui.Run(ctx, cfg)
+	if ctx.Err() != nil {
+		// A signal ended the glass box: the trace says so; the deferred
+		// CloseAll stops the commands and removes temporary workspaces.
+		for _, r := range runs {
+			r.Interrupted(context.Cause(ctx))
+		}
+		return exitProvider
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "glassbox: %v\n", err)
 		return exitProvider
@@ -266,7 +297,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // engine, person and backend, and for a resumed session its past steps
 // (payloads included) and what resuming found.
 func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.Person) (ui.Config, error) {
-	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != ""}
+	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != "", Sandbox: tools.SandboxStatus()}
 	for _, d := range backend.Dialects() {
 		cfg.Dialects = append(cfg.Dialects, d.Name)
 	}
@@ -292,6 +323,9 @@ func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.P
 		}
 		if d, ok := backend.Lookup(r.Config.Name); ok {
 			rc.Label = d.Label
+		}
+		if r.Session != nil {
+			rc.Exchanges = r.StepExchanges
 		}
 		rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
 			o, err := r.OntoDialect(ctx, dialect)

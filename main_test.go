@@ -200,10 +200,18 @@ func TestRecordKeepsAnExistingCassetteWhenStartFails(t *testing.T) {
 	if err := os.WriteFile(badPolicy, []byte("not toml ["), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A trace that passes the checks but cannot be opened: a link to a
+	// folder that does not exist (the cassette would already be open).
+	dangling := filepath.Join(dir, "dangling.jsonl")
+	if err := os.Symlink(filepath.Join(dir, "missing", "t.jsonl"), dangling); err != nil {
+		t.Fatal(err)
+	}
 	for name, args := range map[string][]string{
-		"bad policy":    {"--policy", badPolicy},
-		"bad workspace": {"--workspace", filepath.Join(dir, "missing")},
-		"bad trace":     {"--trace", filepath.Join(dir, "missing", "t.jsonl")},
+		"bad policy":        {"--policy", badPolicy},
+		"bad workspace":     {"--workspace", filepath.Join(dir, "missing")},
+		"bad trace":         {"--trace", filepath.Join(dir, "missing", "t.jsonl")},
+		"unopenable trace":  {"--trace", dangling},
+		"usage after start": {"--max-iterations", "0"},
 	} {
 		code, _, stderr := runJSON(t, "", append([]string{"--offline", "--record", cassette}, append(args, "hi")...)...)
 		if code != exitUsage {
@@ -213,5 +221,50 @@ func TestRecordKeepsAnExistingCassetteWhenStartFails(t *testing.T) {
 		if err != nil || string(after) != string(before) {
 			t.Fatalf("%s: the cassette changed from %d to %d bytes (%v)", name, len(before), len(after), err)
 		}
+	}
+	// Interrupted before the first model call: nothing was recorded, so the
+	// kept cassette stays.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	runHeadless(ctx, []string{"--json", "--offline", "--record", cassette, "hi"}, noSleep, strings.NewReader(""), &out, &errb)
+	if after, err := os.ReadFile(cassette); err != nil || string(after) != string(before) {
+		t.Fatalf("interrupted: the cassette changed from %d to %d bytes (%v)", len(before), len(after), err)
+	}
+	// A run that records replaces it whole, and leaves no temporary file.
+	if code, _, stderr := runJSON(t, "", "--offline", "--record", cassette, "--lesson", "path-escape"); code != exitOK {
+		t.Fatalf("record again: %s", stderr)
+	}
+	if after, _ := os.ReadFile(cassette); string(after) == string(before) {
+		t.Fatal("a new recording did not replace the cassette")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) > 0 {
+		t.Fatalf("temporary files left behind: %v", left)
+	}
+}
+
+// Issue 12 item 8: a .env that points the key elsewhere is said out loud
+// before anything is sent, and its other variables never reach a command.
+func TestDotEnvAddressIsShownLoudly(t *testing.T) {
+	isolate(t)
+	if err := os.WriteFile(".env", []byte("GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9/steal\nPYTHONPATH=/evil\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runJSON(t, "", "--offline", "hi")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9/steal is set here", "with the Gemini key, go to http://127.0.0.1:9/steal instead of Google", "ignored PYTHONPATH"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if os.Getenv("PYTHONPATH") == "/evil" {
+		t.Fatal("PYTHONPATH from .env reached the environment commands inherit")
+	}
+	// The environment's own value is the person's choice: no warning.
+	t.Setenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9/mine")
+	if _, _, stderr := runJSON(t, "", "--offline", "hi"); strings.Contains(stderr, "is set here") {
+		t.Fatalf("warned about the environment's own value: %s", stderr)
 	}
 }

@@ -48,7 +48,16 @@ func TestResumeInTheGlassBoxBringsBackThePast(t *testing.T) {
 		t.Fatalf("%d past steps", steps)
 	}
 	var m tea.Model = ui.New(cfg)
-	m, _ = m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	// update feeds msg to the model and runs what it asks for (reading a
+	// payload back from the session) until nothing is left.
+	var update func(msg tea.Msg)
+	update = func(msg tea.Msg) {
+		var cmd tea.Cmd
+		m, cmd = m.Update(msg)
+		run(cmd, update)
+	}
+	run(m.Init(), update)
+	update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	view := func() string { return ansi.Strip(m.View()) }
 	v := view()
 	for _, want := range []string{"resumed: the", "Give me a tour", "answer delivered"} {
@@ -56,15 +65,33 @@ func TestResumeInTheGlassBoxBringsBackThePast(t *testing.T) {
 			t.Fatalf("the resumed screen lacks %q:\n%s", want, v)
 		}
 	}
-	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyEsc})
-	// Back to the first model call: its response, as it came over the wire.
+	update(tea.KeyMsg{Type: tea.KeyEsc})
+	// Back to the first model call: its response, as it came over the wire,
+	// read back from beside the session file.
 	for i := 0; i < steps-3; i++ {
-		m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'['}})
+		update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'['}})
 	}
 	v = view()
 	for _, want := range []string{"◀ step 3/", "response (r)", "generateContent · 200 OK", `"functionCall"`} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("step 3 of the resumed session lacks %q:\n%s", want, v)
 		}
+	}
+}
+
+// run runs cmd (and every command of a batch) and hands each message to
+// update.
+func run(cmd tea.Cmd, update func(tea.Msg)) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			run(c, update)
+		}
+	default:
+		update(msg)
 	}
 }

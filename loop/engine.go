@@ -155,6 +155,9 @@ type Engine struct {
 	// answer is the person's answer to the pending confirmation, found in
 	// the session after a crash: it is not asked again.
 	answer *Approval
+	// interrupted is set when a tool was cancelled while it ran: the rest
+	// of its batch is recorded as not run, never approved or run.
+	interrupted bool
 }
 
 // New builds an engine in WAITING_FOR_EVENT.
@@ -323,7 +326,7 @@ func (e *Engine) advance(ctx context.Context, t *Transition) (Edge, error) {
 	case AwaitingUserConfirmation:
 		return e.confirm(ctx, t)
 	case ExecutingTool:
-		return e.act(ctx, t), nil
+		return e.act(ctx, t)
 	case RecordingResult, RecordingError:
 		return e.observe(t), nil
 	case DeliveringOutput:
@@ -351,7 +354,12 @@ func (e *Engine) takeEvent(t *Transition) (Edge, error) {
 	e.failure = nil
 	msg := history.Message{Role: history.RoleUser, Text: ev.Data}
 	e.log.Append(msg)
-	t.Event = &ev
+	// The record masks a key the person pasted, as the cassette does; the
+	// model still gets the request as typed.
+	rec := ev
+	rec.Data = e.mask.Mask(ev.Data)
+	t.Event = &rec
+	msg.Text = rec.Data
 	t.Added = []history.Message{msg}
 	return EdgeNewEvent, nil
 }
@@ -366,6 +374,7 @@ func (e *Engine) assemble(t *Transition) Edge {
 	e.iteration++
 	e.pending = nil
 	e.current = 0
+	e.interrupted = false
 	e.request = providers.Request{
 		System:   e.cfg.System,
 		Messages: e.sendable(),
@@ -442,7 +451,11 @@ func (e *Engine) retryWait(attempt int, pe *providers.Error) (wait time.Duration
 	}
 	if pe.RetryAfter > 0 {
 		if pe.RetryAfter > p.MaxWait {
-			return 0, false, fmt.Sprintf(" (the service asked to wait %s, longer than the %s glassbox will wait)", pe.RetryAfter, p.MaxWait)
+			asked := pe.RetryAfter.String()
+			if pe.RetryAfter >= providers.MaxRetryAfter {
+				asked = "at least " + asked // read as the cap: it may have named far more
+			}
+			return 0, false, fmt.Sprintf(" (the service asked to wait %s, longer than the %s glassbox will wait)", asked, p.MaxWait)
 		}
 		return pe.RetryAfter, true, ""
 	}
@@ -568,6 +581,9 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 			req.Preview = p.Preview(call.Args)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return "", err // cancelled before asking: nothing is approved
+	}
 	var approval Approval
 	var err error
 	if e.answer != nil {
@@ -606,11 +622,14 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 }
 
 // act runs the tool (ACT).
-func (e *Engine) act(ctx context.Context, t *Transition) Edge {
+func (e *Engine) act(ctx context.Context, t *Transition) (Edge, error) {
 	pc := e.call()
 	call := pc.Call
 	t.Tool = &call
 	tool, _ := e.cfg.Tools.Get(call.Name) // known: CHECKING_POLICY denies unknown tools
+	if err := ctx.Err(); err != nil {
+		return "", err // cancelled before it started: it does not run
+	}
 	start := time.Now()
 	var res tools.Result
 	var err error
@@ -630,11 +649,12 @@ func (e *Engine) act(ctx context.Context, t *Transition) Edge {
 		kind := "tool_failure"
 		if ctx.Err() != nil || errors.Is(err, errInterrupted) {
 			kind = "interrupted"
+			e.interrupted = true
 		}
 		res = tools.Result{IsError: true, Content: e.mask.Mask(fmt.Sprintf("%s failed: %v", call.Name, err))}
 		t.Error = &ErrorRecord{Kind: kind, Message: res.Content}
 	}
-	rr := &ResultRecord{Content: res.Content, IsError: res.IsError, DurationMS: dur}
+	rr := &ResultRecord{Content: res.Content, IsError: res.IsError, DurationMS: dur, Sandbox: res.Sandbox}
 	pc.Result = rr
 	t.Result = rr
 	e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, Content: res.Content, IsError: res.IsError}
@@ -643,10 +663,10 @@ func (e *Engine) act(ctx context.Context, t *Transition) Edge {
 		if t.Error == nil {
 			t.Error = &ErrorRecord{Kind: "tool_failure", Message: firstLine(res.Content)}
 		}
-		return EdgeToolFailure
+		return EdgeToolFailure, nil
 	}
 	pc.Status = CallDone
-	return EdgeToolSuccess
+	return EdgeToolSuccess, nil
 }
 
 func firstLine(s string) string {
@@ -673,10 +693,29 @@ func (e *Engine) observe(t *Transition) Edge {
 	}
 	e.log.Append(msg)
 	t.Added = []history.Message{msg}
+	if e.interrupted {
+		t.Added = append(t.Added, e.skipRest()...)
+	}
 	if e.current < len(e.pending) {
 		return EdgeNextToolCall
 	}
 	return EdgeObserved
+}
+
+// skipRest records the calls of the batch after an interrupted one as not
+// run: a cancelled step approves nothing more and runs nothing more, even
+// under --yes. The model still gets a result for every call it made.
+func (e *Engine) skipRest() []history.Message {
+	var added []history.Message
+	for ; e.current < len(e.pending); e.current++ {
+		pc := e.call()
+		pc.Status = CallSkipped
+		msg := history.Message{Role: history.RoleTool, Result: &history.ToolResult{CallID: pc.Call.ID, Name: pc.Call.Name, IsError: true,
+			Content: "Not run: the person interrupted an earlier call of this turn, so the rest of the turn was cancelled."}}
+		e.log.Append(msg)
+		added = append(added, msg)
+	}
+	return added
 }
 
 func (e *Engine) deliver(t *Transition) Edge {

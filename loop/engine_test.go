@@ -432,7 +432,10 @@ func TestSecretsAreMaskedInEverythingRecorded(t *testing.T) {
 		reply{resp: &providers.Response{Message: history.Message{Text: "your key is " + key, Thought: "I saw " + key}}})
 	f.engine.mask = providers.NewMasker(key, "ab")
 	f.read.result = tools.Result{Content: "GEMINI_API_KEY=" + key}
-	_, ts := f.run(t, "show me the environment")
+	_, ts := f.run(t, "show me the environment; my key is "+key)
+	if ts[0].Event == nil || strings.Contains(ts[0].Event.Data, key) || !strings.Contains(Human(ts[0]), "my key is [REDACTED]") {
+		t.Fatalf("the prompt is not masked in the trace: %s", Human(ts[0]))
+	}
 	var all strings.Builder
 	for _, tr := range ts {
 		WriteJSON(&all, tr)
@@ -443,7 +446,7 @@ func TestSecretsAreMaskedInEverythingRecorded(t *testing.T) {
 		}
 	}
 	for _, req := range f.provider.seen {
-		b, _ := json.Marshal(req.Messages)
+		b, _ := json.Marshal(req.Messages[1:]) // the first is the request as typed: the model gets it whole
 		all.Write(b)
 	}
 	if strings.Contains(all.String(), key) {
@@ -463,6 +466,8 @@ func TestPrintable(t *testing.T) {
 		{"title\x1b]0;PWNED\x07end", `title\x1b]0;PWNED\x07end`},
 		{"bell\x07 del\x7f c1\u009b", `bell\x07 del\x7f c1\x9b`},
 		{"日本語", "日本語"},
+		{"file‮txt.exe", `file\u202etxt.exe`},
+		{"⁦isolate⁩", `\u2066isolate\u2069`},
 	}
 	for _, tc := range tests {
 		if got := Printable(tc.in); got != tc.want {
@@ -483,6 +488,104 @@ func TestProviderReturningNothingIsAFailureNotAPanic(t *testing.T) {
 	f := newFixture(t, 0, reply{})
 	edges, ts := f.run(t, "x")
 	if edges[2] != EdgeLLMFailure || !strings.Contains(ts[2].Error.Message, "neither a response nor an error") {
+		t.Fatalf("edges %v, error %+v", edges, ts[2].Error)
+	}
+}
+
+// blockingTool runs until its context ends, like a long command the person
+// interrupts with Ctrl-C.
+type blockingTool struct {
+	started chan struct{}
+	runs    int
+}
+
+func (b *blockingTool) Spec() history.ToolSpec {
+	return history.ToolSpec{Name: "execute_command", Description: "blocks", Params: []history.ParamSpec{{Name: "command", Type: history.TypeString}}}
+}
+func (b *blockingTool) Run(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+	b.runs++
+	close(b.started)
+	<-ctx.Done()
+	return tools.Result{}, ctx.Err()
+}
+
+// approveAll is --yes: it approves whatever it is asked, ignoring ctx.
+type approveAll struct{ asked int }
+
+func (a *approveAll) Confirm(context.Context, ConfirmRequest) (Approval, error) {
+	a.asked++
+	return AllowOnce, nil
+}
+func (a *approveAll) Ask(context.Context, tools.Question) (string, error) { return "yes", nil }
+
+// TestInterruptStopsTheRestOfTheBatch is issue 12 item 5: after the first
+// call of a four-call turn is interrupted, nothing more is approved or run,
+// whether the next Steps get the cancelled context (headless, a signal) or
+// a fresh one (the TUI's next step); every call still gets a result.
+func TestInterruptStopsTheRestOfTheBatch(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		block := &blockingTool{started: make(chan struct{})}
+		write := &fakeTool{name: "write_file", result: tools.Result{Content: "wrote"}}
+		reg, err := tools.NewRegistry(block, write)
+		if err != nil {
+			t.Fatal(err)
+		}
+		person := &approveAll{}
+		prov := &scriptedProvider{replies: []reply{
+			calls(call("execute_command", `{"command":"sleep 100"}`), call("write_file", `{"path":"a"}`),
+				call("write_file", `{"path":"b"}`), call("execute_command", `{"command":"true"}`)),
+			text("ok"),
+		}}
+		policy, err := ParsePolicy(nil) // no rules: every call asks
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := New(Config{Provider: prov, Tools: reg, Person: person, Workspace: sandbox{}, Policy: policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Submit(Event{Source: "cli", Type: "user_input", Data: "go"})
+		ctx, cancel := context.WithCancel(context.Background())
+		for e.State() != ExecutingTool {
+			if _, err := e.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		go func() { <-block.started; cancel() }()
+		tr, err := e.Step(ctx)
+		if err != nil || tr.Error == nil || tr.Error.Kind != "interrupted" {
+			t.Fatalf("the interrupted call: %+v, %v", tr, err)
+		}
+		if fresh {
+			ctx = context.Background()
+		}
+		var added []history.Message
+		for e.State() != AwaitingLLMResponse && e.State() != WaitingForEvent {
+			tr, err := e.Step(ctx)
+			if err != nil {
+				t.Fatalf("fresh=%v: %v in %s", fresh, err, e.State())
+			}
+			added = append(added, tr.Added...)
+		}
+		if person.asked != 1 || write.runs != 0 || block.runs != 1 {
+			t.Fatalf("fresh=%v: after the interrupt %d approvals were asked (want 1), write_file ran %d times, the command %d (want 0, 1)", fresh, person.asked, write.runs, block.runs)
+		}
+		if len(added) != 4 {
+			t.Fatalf("fresh=%v: want a result for each of the 4 calls, got %d", fresh, len(added))
+		}
+		for _, m := range added[1:] {
+			if !m.Result.IsError || !strings.Contains(m.Result.Content, "Not run") {
+				t.Fatalf("fresh=%v: a later call's result: %+v", fresh, m.Result)
+			}
+		}
+	}
+}
+
+func TestRetryAfterAtTheCapSaysAtLeast(t *testing.T) {
+	rl := &providers.Error{Kind: providers.KindRateLimit, Status: 429, Message: "quota", RetryAfter: providers.MaxRetryAfter}
+	f := newFixture(t, 0, reply{err: rl})
+	edges, ts := f.run(t, "hi")
+	if edges[2] != EdgeLLMFailure || !strings.Contains(ts[2].Error.Message, "asked to wait at least 24h0m0s, longer than the 1m0s glassbox will wait") {
 		t.Fatalf("edges %v, error %+v", edges, ts[2].Error)
 	}
 }

@@ -61,6 +61,10 @@ type Policy struct {
 	Rules []Rule
 	// Default decides calls no rule matches.
 	Default Decision
+	// Network lets execute_command's commands connect out (the policy
+	// file's top-level network = true). The kernel's sandbox otherwise
+	// refuses their outbound TCP connections.
+	Network bool
 	grants  map[string]bool
 	granted []history.ToolCall // the grants in order, for the session file
 }
@@ -86,6 +90,11 @@ func DefaultPolicy() *Policy {
 // DefaultPolicyTOML is the built-in policy, in the same format as --policy
 // files (docs/policy.md).
 const DefaultPolicyTOML = `# glassbox built-in security policy. First matching rule wins.
+
+# Commands run under the kernel's sandbox where Linux offers Landlock: they
+# may write only in the workspace and their own TMPDIR, and may not open
+# TCP connections unless this is true.
+network = false
 
 [[rule]]
 name = "path-outside-workspace"
@@ -137,7 +146,8 @@ reason = "no rule names this tool, so a person decides"
 `
 
 type policyFile struct {
-	Rule []struct {
+	Network bool `toml:"network"`
+	Rule    []struct {
 		Name                 string   `toml:"name"`
 		Verdict              string   `toml:"verdict"`
 		Reason               string   `toml:"reason"`
@@ -231,7 +241,7 @@ func ParsePolicy(b []byte) (*Policy, error) {
 		}
 		return nil, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
 	}
-	p := &Policy{Default: Decision{Verdict: RequireConfirm, Rule: "default", Reason: "no rule matched"}}
+	p := &Policy{Network: f.Network, Default: Decision{Verdict: RequireConfirm, Rule: "default", Reason: "no rule matched"}}
 	seen := map[string]bool{}
 	for i, r := range f.Rule {
 		where := fmt.Sprintf("rule %d", i+1)

@@ -1,11 +1,16 @@
 package loop
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // WriteJSON writes one transition as one JSONL line (docs/trace-format.md).
@@ -17,6 +22,46 @@ func WriteJSON(w io.Writer, t Transition) error {
 	b = append(b, '\n')
 	_, err = w.Write(b)
 	return err
+}
+
+// Interruption is the last trace record of a run stopped from outside: a
+// person's Ctrl-C, or SIGTERM or SIGHUP (a closed terminal). It carries no
+// seq: it is not a transition, it says where the run stood when it ended.
+type Interruption struct {
+	Run         string          `json:"run,omitempty"`
+	Time        time.Time       `json:"time"`
+	Interrupted InterruptRecord `json:"interrupted"`
+}
+
+// InterruptRecord says in which state the run stopped and why.
+type InterruptRecord struct {
+	State State  `json:"state"`
+	Cause string `json:"cause"`
+}
+
+// CauseText is a cancellation's cause as the trace says it:
+// "interrupt signal received", "terminated signal received", "hangup
+// signal received", or "cancelled".
+func CauseText(err error) string {
+	if err == nil || errors.Is(err, context.Canceled) && err.Error() == context.Canceled.Error() {
+		return "cancelled"
+	}
+	return err.Error()
+}
+
+// WriteInterruption writes the interrupted record as one JSONL line.
+func WriteInterruption(w io.Writer, i Interruption) error {
+	b, err := json.Marshal(i)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// HumanInterruption is the interrupted record in the human trace.
+func HumanInterruption(i Interruption) string {
+	return Printable(fmt.Sprintf("%-9s in %s: %s; running commands were stopped, temporary files removed", "[STOPPED]", i.Interrupted.State, i.Interrupted.Cause))
 }
 
 // Tag is the seed-style label of a transition in the human trace.
@@ -101,6 +146,9 @@ func Summary(t Transition) string {
 		if t.Edge == EdgeObserved {
 			next = "back to the model"
 		}
+		if n := len(t.Added) - 1; n > 0 && t.Tool != nil {
+			what += fmt.Sprintf(" (+ %s of this turn not run: interrupted)", count(n, "later call"))
+		}
 		return fmt.Sprintf("%s added to context → %s", what, next)
 	case EdgeDelivered:
 		return fmt.Sprintf("to %s: %s", t.Output.Target, t.Output.Text)
@@ -139,8 +187,10 @@ func Human(t Transition) string {
 
 // Printable replaces control characters other than newline and tab (C0, DEL,
 // C1) with a visible escape such as \x1b, so text from a model, a file or a
-// command cannot drive the terminal it is printed on.
+// command cannot drive the terminal it is printed on; the bidirectional
+// controls (U+202A–U+202E, U+2066–U+2069) are escaped too (\u202e).
 func Printable(s string) string {
+	s = tools.EscapeBidi(s) // U+202E and friends would reorder the line on screen
 	clean := true
 	for _, r := range s {
 		if isControl(r) {

@@ -157,6 +157,9 @@ type ResultRecord struct {
 	Content    string `json:"content"`
 	IsError    bool   `json:"is_error"`
 	DurationMS int64  `json:"duration_ms"`
+	// Sandbox, for execute_command, says whether the kernel's sandbox
+	// confined the command: "on — Landlock ABI 7: …" or "off — reason".
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // ErrorRecord is a failure the loop handled: kind is one of "policy_denied",
@@ -177,6 +180,7 @@ const (
 	CallDone    CallStatus = "done"
 	CallFailed  CallStatus = "failed"
 	CallDenied  CallStatus = "denied"
+	CallSkipped CallStatus = "not run" // an earlier call of the batch was interrupted
 )
 
 // PendingCall is one tool call of the current iteration, as the Tool calls

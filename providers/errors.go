@@ -3,6 +3,8 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,6 +24,29 @@ const (
 	KindUnsupported ErrorKind = "unsupported" // e.g. a model without tool support
 	KindOther       ErrorKind = "other"
 )
+
+// MaxRetryAfter is the longest delay a Retry-After header is read as. A
+// longer one — or one so long it would overflow, such as
+// "Retry-After: 99999999999999" — is read as exactly this, so it can only
+// ever be refused as too long, never wrap around to a short wait.
+const MaxRetryAfter = 24 * time.Hour
+
+// RetryAfterSeconds reads a Retry-After value given in seconds (digits
+// only). ok is false when v is not such a number (it may be an HTTP date);
+// a value beyond MaxRetryAfter, however many digits, is MaxRetryAfter.
+func RetryAfterSeconds(v string) (d time.Duration, ok bool) {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.TrimLeft(v, "0123456789") != "" {
+		return 0, false
+	}
+	v = strings.TrimLeft(v, "0")
+	limit := strconv.Itoa(int(MaxRetryAfter / time.Second))
+	if len(v) > len(limit) || len(v) == len(limit) && v > limit {
+		return MaxRetryAfter, true
+	}
+	secs, _ := strconv.Atoi("0" + v)
+	return time.Duration(secs) * time.Second, true
+}
 
 // Error is a provider failure phrased for a learner. Message is a full
 // sentence that says what happened and what to do; Err keeps the SDK's error

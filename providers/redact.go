@@ -2,6 +2,8 @@ package providers
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"net/http"
 	"net/url"
 	"slices"
@@ -53,13 +55,51 @@ func newRedactor(secrets []string) *redactor {
 	r := &redactor{}
 	for _, s := range secrets {
 		s = strings.TrimSpace(s)
-		if len(s) >= minSecretLen && !slices.Contains(r.secrets, s) {
-			r.secrets = append(r.secrets, s)
+		if len(s) < minSecretLen {
+			continue
+		}
+		for _, v := range append([]string{s}, encodings(s)...) {
+			if !slices.Contains(r.secrets, v) {
+				r.secrets = append(r.secrets, v)
+			}
 		}
 	}
 	// Longest first, so a secret that contains another is masked whole.
 	slices.SortStableFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
 	return r
+}
+
+// minEncodedLen is the shortest secret whose encodings are masked too:
+// the encodings of a shorter one would match ordinary text by chance.
+const minEncodedLen = 8
+
+// encodings are the common spellings of secret s that a command or a
+// server could print instead of s itself: hex (both cases), URL escaping,
+// and base64 in the standard and URL alphabets. A key base64-encoded
+// inside a larger block (base64 /proc/$PPID/environ) is spelled one of
+// three ways, by its offset modulo 3; for each, the characters that depend
+// on the key's bytes alone are masked, with or without padding.
+func encodings(s string) []string {
+	if len(s) < minEncodedLen {
+		return nil
+	}
+	out := []string{hex.EncodeToString([]byte(s)), strings.ToUpper(hex.EncodeToString([]byte(s)))}
+	for _, esc := range []string{url.QueryEscape(s), url.PathEscape(s)} {
+		if esc != s {
+			out = append(out, esc)
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		for lead := range 3 {
+			b := enc.EncodeToString(append(make([]byte, lead), s...))
+			skip := []int{0, 2, 3}[lead] // characters that hold the bytes before
+			if (lead+len(s))%3 != 0 {
+				b = b[:len(b)-1] // the last character also holds the byte after
+			}
+			out = append(out, b[skip:])
+		}
+	}
+	return out
 }
 
 // Masker replaces secret values in plain text with RedactedMark, by the same

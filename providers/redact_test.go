@@ -2,10 +2,13 @@ package providers
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -272,5 +275,54 @@ func TestURLRedaction(t *testing.T) {
 				t.Errorf("notes = %q, want %q", n, tt.wantNotes)
 			}
 		})
+	}
+}
+
+// Issue 12 item 6: a key printed in another spelling — base64 (inside a
+// larger block, at any offset, either alphabet, padded or not), hex, URL
+// escaping — is masked like the key itself.
+func TestMaskerMasksEncodedSecrets(t *testing.T) {
+	key := "AIzaSy-test/SECRET+key=4242"
+	m := NewMasker(key)
+	leaks := func(masked string) bool {
+		for _, seg := range strings.Split(masked, RedactedMark) {
+			for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+				for off := 0; off < 4 && off < len(seg); off++ {
+					s := strings.TrimRight(seg[off:], "=")
+					for n := len(s); n > 0; n-- {
+						if b, err := enc.DecodeString(s[:n]); err == nil {
+							if strings.Contains(string(b), key) {
+								return true
+							}
+							break
+						}
+					}
+				}
+			}
+			if strings.Contains(seg, key) {
+				return true
+			}
+		}
+		return false
+	}
+	for lead := range 6 {
+		block := strings.Repeat("x", lead) + "GEMINI_API_KEY=" + key + "\x00PATH=/usr/bin\x00"
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			text := enc.EncodeToString([]byte(block))
+			if !leaks(text) {
+				t.Fatalf("the test's leak check misses the plain encoding %q", text)
+			}
+			if masked := m.Mask(text); leaks(masked) {
+				t.Errorf("lead %d: base64 still holds the key: %s", lead, masked)
+			}
+		}
+	}
+	for _, spelled := range []string{hex.EncodeToString([]byte(key)), strings.ToUpper(hex.EncodeToString([]byte(key))), url.QueryEscape(key), url.PathEscape(key)} {
+		if masked := m.Mask("value: " + spelled + " end"); strings.Contains(masked, spelled) || !strings.Contains(masked, RedactedMark) {
+			t.Errorf("%q was not masked: %s", spelled, masked)
+		}
+	}
+	if got := m.Mask("an ordinary sentence about base64 and hex"); got != "an ordinary sentence about base64 and hex" {
+		t.Errorf("ordinary text changed: %s", got)
 	}
 }

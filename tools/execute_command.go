@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -39,7 +42,26 @@ type ExecuteCommandParams struct {
 type ExecuteCommand struct {
 	ws      *Workspace
 	timeout time.Duration
+	// network lets commands connect out (the policy's network = true);
+	// the sandbox otherwise refuses outbound TCP.
+	network atomic.Bool
+	sandbox atomic.Value // string: the last command's sandbox line
 }
+
+// AllowNetwork lets commands connect out under the sandbox (the policy's
+// network setting). Call it before the first command.
+func (t *ExecuteCommand) AllowNetwork(on bool) { t.network.Store(on) }
+
+// LastSandbox is the sandbox line of the last command that ran ("on — …"
+// or "off — reason"), or SandboxStatus() before any has.
+func (t *ExecuteCommand) LastSandbox() string {
+	if s, ok := t.sandbox.Load().(string); ok {
+		return s
+	}
+	return SandboxStatus()
+}
+
+func (t *ExecuteCommand) setLastSandbox(s string) { t.sandbox.Store(s) }
 
 var (
 	_ Tool      = (*ExecuteCommand)(nil)
@@ -81,6 +103,12 @@ func (t *ExecuteCommand) Preview(args json.RawMessage) string {
 
 // Run runs the command. A non-zero exit code or a timeout is a Result with
 // IsError set, so the model can react; cancellation of ctx is an error.
+//
+// Where the program can serve as the sandbox helper (RunSandboxHelper was
+// called), the command runs through it: confined by Landlock where the
+// kernel has it, and with every process it started stopped when the shell
+// ends, however it detached. Otherwise it runs as `sh -c` in its own
+// process group.
 func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	var p ExecuteCommandParams
 	if err := decodeArgs(args, t.Spec(), &p); err != nil {
@@ -89,14 +117,116 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 	if strings.TrimSpace(p.Command) == "" {
 		return failure("%s: the command is empty; give a shell command line such as: ls -l", ExecuteCommandName), nil
 	}
+	// Each command gets its own temporary folder (TMPDIR), the only place
+	// outside the workspace the sandbox lets it write; it goes afterwards.
+	tmp, err := os.MkdirTemp("", "glassbox-cmd-*")
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: cannot make the command's temporary folder: %w", ExecuteCommandName, err)
+	}
+	defer os.RemoveAll(tmp)
 
 	runCtx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-
 	out := newHeadTailBuffer(maxCommandOutput)
-	cmd := exec.CommandContext(runCtx, "sh", "-c", p.Command)
+	var res Result
+	if helperReady.Load() {
+		res, err = t.runHelper(runCtx, p.Command, tmp, out)
+	} else {
+		res, err = t.runShell(runCtx, p.Command, tmp, out)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", ExecuteCommandName, err)
+	}
+	switch {
+	case ctx.Err() != nil:
+		res = failure("cancelled; the command and everything it started were killed\n%s", out.output())
+		return res, fmt.Errorf("%s %q: %w", ExecuteCommandName, p.Command, ctx.Err())
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		res = failure("timed out after %s; the command and everything it started were killed\n%s", t.timeout, out.output())
+	}
+	return res, nil
+}
+
+// commandEnv is the environment a command gets: glassbox's without the
+// secrets, with TMPDIR pointing to the command's own temporary folder.
+func commandEnv(tmp string) []string {
+	env := scrubEnv(os.Environ())
+	kept := env[:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			kept = append(kept, kv)
+		}
+	}
+	return append(kept, "TMPDIR="+tmp)
+}
+
+// runHelper runs command through the sandbox helper and reads its report.
+func (t *ExecuteCommand) runHelper(ctx context.Context, command, tmp string, out *headTailBuffer) (Result, error) {
+	cmd, err := helperCommand(ctx, command, t.ws.Root(), tmp, t.network.Load())
+	if err != nil {
+		return t.runShell(ctx, command, tmp, out)
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return Result{}, err
+	}
+	defer statusR.Close()
+	cmd.ExtraFiles = []*os.File{statusW}
 	cmd.Dir = t.ws.Root()
-	cmd.Env = scrubEnv(os.Environ())
+	cmd.Env = commandEnv(tmp)
+	cmd.Stdout, cmd.Stderr = out, out
+	startInOwnGroup(cmd)
+	// The helper stops the command and everything it started, then exits;
+	// if it does not within WaitDelay, os/exec kills it.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = outputWaitDelay
+	if err := startTracked(cmd); err != nil {
+		statusW.Close()
+		return Result{}, fmt.Errorf("could not start the sandbox helper: %w", err)
+	}
+	statusW.Close()
+	report := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(statusR, 64<<10))
+		report <- b
+	}()
+	waitErr := cmd.Wait()
+	untrack(cmd)
+	_ = killProcessGroup(cmd)
+	var st helperStatus
+	b := <-report
+	if err := json.Unmarshal(b, &st); err != nil {
+		// The helper died before it could report (it was killed after
+		// WaitDelay): what it left is swept up here.
+		n := sweepStray()
+		return failure("the sandbox helper ended without a report (%v); %d processes left behind were stopped\n%s", waitErr, n, out.output()), nil
+	}
+	t.setLastSandbox(st.Sandbox)
+	if st.Error != "" {
+		return Result{IsError: true, Content: "not run: " + st.Error, Sandbox: st.Sandbox}, nil
+	}
+	var res Result
+	switch {
+	case st.Signal != "":
+		res = failure("exit code: -1 (signal: %s)%s\n%s", st.Signal, stoppedNote(st.Stopped), out.output())
+	case st.Exit == 0:
+		res = Result{Content: "exit code: 0" + stoppedNote(st.Stopped) + "\n" + out.output()}
+	default:
+		res = failure("exit code: %d%s\n%s", st.Exit, stoppedNote(st.Stopped), out.output())
+	}
+	res.Sandbox = st.Sandbox
+	if res.IsError && strings.HasPrefix(st.Sandbox, "on") && kernelRefusal(out.output()) {
+		res.Content += "\n" + sandboxNote(t.network.Load())
+	}
+	return res, nil
+}
+
+// runShell runs command as `sh -c` in its own process group: no sandbox
+// helper is available (a test binary without it, or not Linux).
+func (t *ExecuteCommand) runShell(ctx context.Context, command, tmp string, out *headTailBuffer) (Result, error) {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = t.ws.Root()
+	cmd.Env = commandEnv(tmp)
 	// One writer for both streams keeps them interleaved as they happened;
 	// os/exec then writes from one goroutine at a time.
 	cmd.Stdout, cmd.Stderr = out, out
@@ -109,39 +239,61 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 	startInOwnGroup(cmd)
 	cmd.Cancel = func() error { return killProcessGroup(cmd) }
 	cmd.WaitDelay = outputWaitDelay
-
-	err := cmd.Run()
+	if err := startTracked(cmd); err != nil {
+		return Result{}, fmt.Errorf("could not run sh: %w", err)
+	}
+	err := cmd.Wait()
+	untrack(cmd)
 	// Background jobs ("server &") outlive the shell in its process group;
 	// stop them too. The group's id is not reused while any of them lives.
 	_ = killProcessGroup(cmd)
-
-	output := out.String()
-	if output == "" {
-		output = "(no output)"
-	}
-	switch {
-	case err != nil && ctx.Err() != nil:
-		res := failure("cancelled; process group killed\n%s", output)
-		return res, fmt.Errorf("%s %q: %w", ExecuteCommandName, p.Command, ctx.Err())
-	case err != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return failure("timed out after %s; process group killed\n%s", t.timeout, output), nil
-	}
+	// What left the group (setsid) and was re-parented to glassbox, its
+	// subreaper, goes too.
+	n := sweepStray()
+	sandbox := "off — " + strings.TrimPrefix(SandboxStatus(), "off — ")
+	t.setLastSandbox(sandbox)
 
 	var exitErr *exec.ExitError
+	var res Result
 	switch {
 	case err == nil:
-		return Result{Content: "exit code: 0\n" + output}, nil
+		res = Result{Content: "exit code: 0" + stoppedNote(n) + "\n" + out.output()}
 	case errors.Is(err, exec.ErrWaitDelay):
 		// The shell succeeded but left background processes holding the
 		// output; they have just been killed.
-		return Result{Content: "exit code: 0 (background processes it left running were stopped)\n" + output}, nil
+		res = Result{Content: "exit code: 0 (background processes it left running were stopped)\n" + out.output()}
 	case errors.As(err, &exitErr) && exitErr.ExitCode() >= 0:
-		return failure("exit code: %d\n%s", exitErr.ExitCode(), output), nil
+		res = failure("exit code: %d%s\n%s", exitErr.ExitCode(), stoppedNote(n), out.output())
 	case errors.As(err, &exitErr):
 		// ExitCode is -1 when a signal, not exit, ended the process.
-		return failure("exit code: -1 (%s)\n%s", exitErr, output), nil
+		res = failure("exit code: -1 (%s)\n%s", exitErr, out.output())
+	default:
+		return Result{}, fmt.Errorf("could not run sh: %w", err)
 	}
-	return Result{}, fmt.Errorf("%s: could not run sh: %w", ExecuteCommandName, err)
+	res.Sandbox = sandbox
+	return res, nil
+}
+
+// kernelRefusal reports whether output holds the messages a refused write
+// or connection prints.
+func kernelRefusal(output string) bool {
+	for _, m := range []string{"Permission denied", "Operation not permitted", "Read-only file system"} {
+		if strings.Contains(output, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// sandboxNote is the teaching line under a command the kernel may have
+// refused: the rule said ALLOW (or a person approved), the kernel said no.
+func sandboxNote(network bool) string {
+	what := "writes outside the workspace and TMPDIR, and outbound TCP connections"
+	if network {
+		what = "writes outside the workspace and TMPDIR"
+	}
+	return "[sandbox] The security policy let this command run, but it ran under the kernel's sandbox (Landlock), which refuses " +
+		what + ": a \"Permission denied\" above is most likely the kernel saying no. Work inside the workspace instead."
 }
 
 // scrubEnv returns env without the variables that hold secrets, so a command
@@ -150,17 +302,17 @@ func scrubEnv(env []string) []string {
 	kept := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !isSecretEnvName(name) {
+		if !IsSecretEnvName(name) {
 			kept = append(kept, kv)
 		}
 	}
 	return kept
 }
 
-// isSecretEnvName reports whether an environment variable's name suggests a
+// IsSecretEnvName reports whether an environment variable's name suggests a
 // secret: *_API_KEY, anything with TOKEN, SECRET or PASSWORD, GEMINI_*, and
 // Google's credentials. Case does not matter.
-func isSecretEnvName(name string) bool {
+func IsSecretEnvName(name string) bool {
 	n := strings.ToUpper(name)
 	switch {
 	case n == "API_KEY", n == "GOOGLE_API_KEY", n == "GOOGLE_APPLICATION_CREDENTIALS":
@@ -220,4 +372,12 @@ func (b *headTailBuffer) String() string {
 	}
 	omitted := b.total - len(head) - len(tail)
 	return strings.ToValidUTF8(fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, omitted, tail), "\uFFFD")
+}
+
+// output is what the command printed, or "(no output)".
+func (b *headTailBuffer) output() string {
+	if s := b.String(); s != "" {
+		return s
+	}
+	return "(no output)"
 }

@@ -55,7 +55,7 @@ func TestExecuteCommandTimeout(t *testing.T) {
 			start := time.Now()
 			res := run(t, NewExecuteCommand(ws, 200*time.Millisecond), `{"command":`+quote(tt.command)+`}`)
 			elapsed := time.Since(start)
-			want := "timed out after 200ms; process group killed\nstarted\n"
+			want := "timed out after 200ms; the command and everything it started were killed\nstarted\n"
 			if res.Content != want || !res.IsError {
 				t.Errorf("Run = %+v, want {Content:%q IsError:true}", res, want)
 			}
@@ -77,7 +77,7 @@ func TestExecuteCommandCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want it to wrap context.Canceled", err)
 	}
-	if !strings.HasPrefix(res.Content, "cancelled; process group killed\nworking") || !res.IsError {
+	if !strings.HasPrefix(res.Content, "cancelled; the command and everything it started were killed\nworking") || !res.IsError {
 		t.Errorf("Run = %+v, want an error result that says it was cancelled and keeps the output", res)
 	}
 	if elapsed := time.Since(start); elapsed > 3*time.Second {
@@ -163,8 +163,8 @@ func TestIsSecretEnvName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := isSecretEnvName(tt.name); got != tt.secret {
-				t.Errorf("isSecretEnvName(%q) = %v, want %v", tt.name, got, tt.secret)
+			if got := IsSecretEnvName(tt.name); got != tt.secret {
+				t.Errorf("IsSecretEnvName(%q) = %v, want %v", tt.name, got, tt.secret)
 			}
 		})
 	}

@@ -27,6 +27,9 @@ type Tool interface {
 type Result struct {
 	Content string
 	IsError bool
+	// Sandbox, for execute_command, says whether the command ran under the
+	// kernel's sandbox: "on — Landlock ABI 7: …" or "off — reason".
+	Sandbox string
 }
 
 // Question is what ask_user puts to the person.

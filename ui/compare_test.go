@@ -90,13 +90,17 @@ func TestCompareShowsBothRawResponsesWithinFourKeys(t *testing.T) {
 // answering it answers that run only, and the other run waits.
 func TestCompareLockstepOnlyOneRunAsks(t *testing.T) {
 	// The llama run may write without asking: its policy allows write_file.
-	pol, err := loop.ParsePolicy([]byte(`
+	// The built-in rules with one in front: a rule list starts at the first
+	// [[rule]], after the file's top-level settings.
+	head, rules, _ := strings.Cut(loop.DefaultPolicyTOML, "[[rule]]")
+	pol, err := loop.ParsePolicy([]byte(head + `
 [[rule]]
 name = "class-allows-writes"
 tools = ["write_file"]
 verdict = "ALLOW"
 reason = "this class lets the model write files"
-` + loop.DefaultPolicyTOML))
+
+[[rule]]` + rules))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -281,7 +281,7 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.clampScrolls()
-	return m, nil
+	return m, m.fetchPayloads()
 }
 
 // cycleRun is tab in compare mode: both runs → the first alone → the second

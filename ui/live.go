@@ -44,6 +44,11 @@ type stepRecord struct {
 	entries int      // History entries that existed after this transition
 	totals  totals   // the status bar's numbers after this transition
 	preview *preview // context_ready: the request it assembled, not yet sent
+
+	// spilled: the exchanges were dropped to bound memory and can be read
+	// back from the session (loading: on their way; loadErr: they could not).
+	spilled, loading bool
+	loadErr          string
 }
 
 func newLiveState() *liveState { return &liveState{cursor: -1} }

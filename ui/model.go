@@ -248,8 +248,9 @@ func newInput(th theme.Theme) textarea.Model {
 	return ta
 }
 
-// Init starts nothing: the learner types first.
-func (m Model) Init() tea.Cmd { return nil }
+// Init starts nothing but reading back, for a resumed session, the payload
+// of the step shown: the learner types first.
+func (m Model) Init() tea.Cmd { return m.fetchPayloads() }
 
 // Update routes each message to the handler for its concern: the run a
 // step message names, the key router, the layout.

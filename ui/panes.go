@@ -17,8 +17,9 @@ import (
 // look is what a run's panes need from the parent to draw themselves: the
 // theme and the spinner's current frame.
 type look struct {
-	th   theme.Theme
-	spin string
+	th      theme.Theme
+	spin    string
+	sandbox string // "on — …", "off — reason" or "" (not told)
 }
 
 // paneView draws the run's pane p, framed, in rc. focused: the pane has the
@@ -271,6 +272,12 @@ func (r *runView) payloadLines(lk look, in rect) ([]string, string) {
 		return r.payloadHint(lk, in.w), ""
 	}
 	t := &r.live.steps[es].t
+	switch s := &r.live.steps[es]; {
+	case s.loadErr != "":
+		return wrapStyled(lk.th.Error, s.loadErr, in.w), ""
+	case s.spilled:
+		return wrapStyled(lk.th.Muted, fmt.Sprintf("Reading the payload of step #%d back from the session…", t.Seq), in.w), ""
+	}
 	if len(t.Exchanges) == 0 {
 		return wrapStyled(lk.th.Muted, "This model call has no captured HTTP exchange (the provider did not reach the wire).", in.w), ""
 	}
@@ -391,13 +398,19 @@ func (r *runView) statusView(lk look, w int) string {
 		seg("iter", fmt.Sprintf("%d/%d", iteration, r.maxIter)),
 		seg(r.provider, r.model),
 		seg("backend", backend),
+	)
+	if on, _, ok := strings.Cut(lk.sandbox, " — "); ok {
+		parts = append(parts, seg("sandbox", on))
+	}
+	parts = append(parts,
 		seg("latency", latency),
 		seg("tokens", fmt.Sprintf("%d in / %d out", tot.tokensIn, tot.tokensOut)),
 		seg("context", fmt.Sprintf("%d msgs ≈%s tok", tot.messages, approxTokens(tot.chars))),
 	)
 	if r.live.queued > 0 {
 		// Right after the state: an event waiting is what space acts on next.
-		parts = slices.Insert(parts, len(parts)-6, seg("queue", fmt.Sprintf("%d event%s", r.live.queued, plural(r.live.queued))))
+		afterState := slices.Index(parts, seg("state", r.stateLabel(lk, state))) + 1
+		parts = slices.Insert(parts, afterState, seg("queue", fmt.Sprintf("%d event%s", r.live.queued, plural(r.live.queued))))
 	}
 	if r.reason != "" {
 		withReason := slices.Clone(parts)

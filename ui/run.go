@@ -52,6 +52,9 @@ type Config struct {
 	Lesson string
 	// NoColor drops every colour (NO_COLOR).
 	NoColor bool
+	// Sandbox says whether execute_command runs under the kernel's sandbox:
+	// "on — …" or "off — reason" (tools.SandboxStatus).
+	Sandbox string
 	// Dialects are the dialects a run can fork onto (F), in menu order.
 	Dialects []string
 	// Runs, when it holds two runs, is compare mode: one input feeds both,

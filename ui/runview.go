@@ -62,7 +62,9 @@ type runView struct {
 	ask     *askModal
 
 	onto   OntoFunc
-	notice string // one line: what just happened to this run
+	load   func(seq int) ([]providers.Exchange, error) // a spilled step's exchanges
+	keep   int                                         // model calls whose payloads stay in memory
+	notice string                                      // one line: what just happened to this run
 	// edit is what a what-if changed in the context about to be sent (a
 	// unified diff), shown with the request until the next step.
 	edit string
@@ -98,6 +100,9 @@ type RunConfig struct {
 	// Onto builds another dialect's provider for this run to fork onto
 	// (F); switched is called once the engine uses it. Nil: F is off.
 	Onto OntoFunc
+	// Exchanges reads a step's raw exchanges back from the session file.
+	// With it, only the latest model calls' payloads stay in memory.
+	Exchanges func(seq int) ([]providers.Exchange, error)
 }
 
 func newRunView(id int, rc RunConfig) *runView {
@@ -112,6 +117,8 @@ func newRunView(id int, rc RunConfig) *runView {
 		reason:    rc.BackendReason,
 		banner:    rc.Banner,
 		onto:      rc.Onto,
+		load:      rc.Exchanges,
+		keep:      keepPayloads,
 		workspace: rc.Workspace,
 		live:      newLiveState(),
 		hist:      newHistoryPane(),
@@ -156,7 +163,12 @@ func (r *runView) loadPast(past []loop.Transition) {
 	for _, t := range past {
 		r.live.record(r.hist, t)
 		added += len(t.Added)
+		if t.LLM != nil && len(t.Exchanges) == 0 && r.load != nil {
+			// Its payload is on disk: read back when a pane shows it.
+			r.live.steps[len(r.live.steps)-1].spilled = true
+		}
 	}
+	r.spill()
 	if hist := r.eng.History(); added < len(hist) {
 		for _, msg := range hist[added:] {
 			r.live.addMessage(r.hist, msg)
@@ -241,6 +253,9 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 		return r.handleStepDone(msg.stepResult)
 	case whatIfDoneMsg:
 		return r.whatIfDone(msg)
+	case exchangesMsg:
+		r.loaded(msg)
+		return nil
 	case previewMsg:
 		if n := len(r.live.steps); n > 0 && r.live.steps[n-1].t.Edge == loop.EdgeContextReady {
 			r.live.steps[n-1].preview = msg.preview
@@ -426,6 +441,7 @@ func (r *runView) handleStepDone(res stepResult) tea.Cmd {
 	t := res.t
 	r.live.record(r.hist, t)
 	r.live.steps[len(r.live.steps)-1].preview = res.preview
+	r.spill()
 	r.payload.follow(&t)
 	r.calls.off = 0
 	r.runSteps++

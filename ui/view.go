@@ -59,7 +59,7 @@ func (m Model) View() string {
 }
 
 // look is what the runs' panes need to draw themselves now.
-func (m Model) look() look { return look{th: m.th, spin: m.spin.View()} }
+func (m Model) look() look { return look{th: m.th, spin: m.spin.View(), sandbox: m.cfg.Sandbox} }
 
 func (m Model) tooSmallView() string {
 	msg := fmt.Sprintf("terminal too small: need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)

@@ -40,6 +40,9 @@ func (m *Model) welcomeText(r *runView) string {
 	if r.workspace != "" {
 		fmt.Fprintf(&b, "Workspace (the only folder the tools may touch): %s\n", r.workspace)
 	}
+	if m.cfg.Sandbox != "" {
+		fmt.Fprintf(&b, "Sandbox for commands: %s\n", m.cfg.Sandbox)
+	}
 	b.WriteString("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key.")
 	if l, ok := m.currentLesson(); ok {
 		fmt.Fprintf(&b, "\n▶ Press Enter to send the %s lesson: %q", l.Name, firstLineOf(l.Request))

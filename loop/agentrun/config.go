@@ -16,6 +16,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/ollama"
 )
 
 // ErrUsage marks a mistake in how glassbox was started (exit code 2): a bad
@@ -231,6 +232,24 @@ func ReadDotEnv(path string) (vals map[string]string, ignored []string, err erro
 	}
 	slices.Sort(ignored)
 	return vals, ignored, nil
+}
+
+// DotEnvAddresses are the warnings for addresses a .env file sets (and the
+// environment does not): a .env in a folder someone else prepared could
+// send the key, or the whole conversation, to another server, so the
+// person is told before anything is sent, not only in the banner.
+func DotEnvAddresses(dot map[string]string, getenv func(string) string) []string {
+	var out []string
+	for _, v := range []struct{ name, what string }{
+		{"GOOGLE_GEMINI_BASE_URL", "live Gemini calls, with the Gemini key, go to %s instead of Google"},
+		{ollama.SourceOllamaHost, "live Llama calls go to %s"},
+		{ollama.SourceOllamaBaseURL, "live Llama calls go to %s"},
+	} {
+		if val := strings.TrimSpace(dot[v.name]); val != "" && strings.TrimSpace(getenv(v.name)) == "" {
+			out = append(out, fmt.Sprintf("%s=%s is set here: "+v.what+"; remove it from .env unless you meant that", v.name, val, val))
+		}
+	}
+	return out
 }
 
 func parseDotEnv(r io.Reader) (map[string]string, error) {

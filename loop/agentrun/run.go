@@ -7,8 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers/backend"
@@ -34,6 +37,46 @@ type Run struct {
 	engineCfg loop.Config       // what Engine was built from (Resume rebuilds it)
 	answers   *loop.KeptAnswers // the person's answers to questions, kept in the session
 	closers   []func() error
+	trace     *traceFile // --trace, or nil
+}
+
+// traceFile is the --trace file. Its writes are serialised and stop once
+// it is closed, so a step still ending while glassbox shuts down cannot
+// write into a closed file.
+type traceFile struct {
+	mu     sync.Mutex
+	f      *os.File
+	closed bool
+}
+
+func (t *traceFile) write(fn func(io.Writer) error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	if err := fn(t.f); err != nil {
+		log.Printf("glassbox: --trace: %v", err)
+	}
+}
+
+func (t *traceFile) close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closed = true
+	return t.f.Close()
+}
+
+// Interrupted ends the run's trace with an interrupted record (Ctrl-C,
+// SIGTERM, SIGHUP: cause says which) and returns the record for the front
+// end to print. Call it before Close.
+func (r *Run) Interrupted(cause error) loop.Interruption {
+	rec := loop.Interruption{Run: r.Config.Name, Time: time.Now(), Interrupted: loop.InterruptRecord{
+		State: r.Engine.State(), Cause: loop.CauseText(cause)}}
+	if r.trace != nil {
+		r.trace.write(func(w io.Writer) error { return loop.WriteInterruption(w, rec) })
+	}
+	return rec
 }
 
 // Open builds a run from a validated Config. person answers confirmations
@@ -91,6 +134,10 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		}
 	}
 
+	if ec, ok := registry.Get(tools.ExecuteCommandName); ok {
+		ec.(*tools.ExecuteCommand).AllowNetwork(policy.Network)
+	}
+
 	dialect, _ := c.Dialect() // Validate checked it
 	r.Backend, err = backend.Choose(ctx, backend.Options{
 		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
@@ -105,19 +152,14 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	r.closers = append(r.closers, r.Backend.Close)
 
 	var onTransition func(loop.Transition)
-	var traceFile *os.File
 	if c.Trace != "" {
 		f, err := os.OpenFile(c.Trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --trace: %v", ErrUsage, err)
 		}
-		traceFile = f
-		r.closers = append(r.closers, f.Close)
-		onTransition = func(t loop.Transition) {
-			if err := loop.WriteJSON(f, t); err != nil {
-				log.Printf("glassbox: --trace: %v", err)
-			}
-		}
+		r.trace = &traceFile{f: f}
+		r.closers = append(r.closers, r.trace.close)
+		onTransition = func(t loop.Transition) { r.trace.write(func(w io.Writer) error { return loop.WriteJSON(w, t) }) }
 	}
 	if c.Yes {
 		person = yesPerson{person}
@@ -140,8 +182,8 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		ToolMode: dialect.ToolMode,
 		OnFork: func(f loop.ForkRecord) {
 			r.Forks = append(r.Forks, f)
-			if traceFile != nil {
-				traceFork(traceFile, f)
+			if r.trace != nil {
+				r.trace.write(func(w io.Writer) error { return traceFork(w, f) })
 			}
 		},
 	}
@@ -187,6 +229,9 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 // Close ends the run: the cassette and trace are finished and a temporary
 // workspace is removed. It reports every error it met.
 func (r *Run) Close() error {
+	// Every command still running stops first, with everything it
+	// started: nothing may keep writing into a folder about to go.
+	tools.StopAllCommands()
 	var errs []error
 	for i := len(r.closers) - 1; i >= 0; i-- {
 		errs = append(errs, r.closers[i]())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
@@ -83,14 +84,13 @@ func keptWorkspace(dir, from string) (*tools.Workspace, error) {
 	return tools.NewWorkspace(dir)
 }
 
-func traceFork(f *os.File, rec loop.ForkRecord) {
+func traceFork(w io.Writer, rec loop.ForkRecord) error {
 	line, err := rec.JSON()
-	if err == nil {
-		_, err = f.Write(append(line, '\n'))
-	}
 	if err != nil {
-		log.Printf("glassbox: --trace: %v", err)
+		return err
 	}
+	_, err = w.Write(append(line, '\n'))
+	return err
 }
 
 // openSession is OpenAll with a session: each run's workspace, when

@@ -270,14 +270,14 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	b.Provider = p
 	if rec != nil {
 		// The cassette is created last, once everything else has worked.
-		w, err := providers.NewCassetteWriter(o.Record, providers.CassetteHeader{
+		w, keep, err := createCassette(o.Record, providers.CassetteHeader{
 			Provider: p.Name(), Model: p.Model(), ToolMode: d.ToolMode,
 			RecordedAt: time.Now().UTC().Truncate(time.Second),
 		})
 		if err != nil {
 			return nil, err
 		}
-		rec.start(w)
+		rec.start(w, keep)
 		b.closers = append(b.closers, rec.close)
 	}
 	return b, nil
@@ -302,15 +302,17 @@ func (d Dialect) accepts(path string, h providers.CassetteHeader) error {
 // may complete on several goroutines; the writer is created only after the
 // provider was built, so a failed start never touches an existing cassette.
 type cassetteRecorder struct {
-	mu  sync.Mutex
-	w   *providers.CassetteWriter
-	err error
+	mu        sync.Mutex
+	w         *providers.CassetteWriter
+	keep      func(exchanges int) error // puts the finished file in place
+	exchanges int                       // how many got a response
+	err       error
 }
 
-func (r *cassetteRecorder) start(w *providers.CassetteWriter) {
+func (r *cassetteRecorder) start(w *providers.CassetteWriter, keep func(int) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.w = w
+	r.w, r.keep = w, keep
 }
 
 func (r *cassetteRecorder) write(x providers.Exchange) {
@@ -322,11 +324,18 @@ func (r *cassetteRecorder) write(x providers.Exchange) {
 	if err := r.w.Write(x); err != nil {
 		r.err = fmt.Errorf("writing the cassette: %w", err)
 		log.Printf("glassbox: %v", r.err)
+		return
+	}
+	if x.Status != 0 {
+		r.exchanges++ // a response arrived: worth keeping
 	}
 }
 
 func (r *cassetteRecorder) close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return errors.Join(r.err, r.w.Close())
+	if err := r.w.Close(); err != nil {
+		return errors.Join(r.err, err, r.keep(0))
+	}
+	return errors.Join(r.err, r.keep(r.exchanges))
 }

@@ -156,8 +156,8 @@ func retryAfterHeader(exchanges []providers.Exchange) time.Duration {
 	if value == "" {
 		return 0
 	}
-	if secs, err := strconv.Atoi(strings.TrimSpace(value)); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second
+	if d, ok := providers.RetryAfterSeconds(value); ok {
+		return d
 	}
 	if at, err := http.ParseTime(value); err == nil {
 		if d := time.Until(at); d > 0 {

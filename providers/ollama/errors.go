@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -185,11 +184,8 @@ func retryAfter(last *providers.Exchange, now time.Time) time.Duration {
 	if value == "" {
 		return 0
 	}
-	if secs, err := strconv.Atoi(value); err == nil {
-		if secs < 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
+	if d, ok := providers.RetryAfterSeconds(value); ok {
+		return d
 	}
 	if when, err := http.ParseTime(value); err == nil {
 		if d := when.Sub(now); d > 0 {

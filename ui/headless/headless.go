@@ -18,6 +18,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // Outcome is how a headless run ended; main turns it into an exit code.
@@ -83,13 +84,24 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 			if tallies[i].done {
 				continue
 			}
+			if ctx.Err() != nil {
+				// Stopped from outside (Ctrl-C, SIGTERM, SIGHUP): no
+				// further step is taken, not even one that needs no
+				// context; the trace ends with an interrupted record.
+				p.interrupted(runs, context.Cause(ctx), stderr)
+				return ProviderFailed
+			}
 			t, err := r.Engine.Step(ctx)
 			if errors.Is(err, loop.ErrIdle) {
 				tallies[i].done = true
 				continue
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "glassbox run: %sinterrupted in %s: %v\n", prefix(r), r.Engine.State(), err)
+				if ctx.Err() != nil {
+					p.interrupted(runs, context.Cause(ctx), stderr)
+				} else {
+					fmt.Fprintf(stderr, "glassbox run: %sinterrupted in %s: %v\n", prefix(r), r.Engine.State(), err)
+				}
 				return ProviderFailed
 			}
 			stepped = true
@@ -176,7 +188,7 @@ func (p printer) header() {
 	}
 	if len(p.runs) == 1 {
 		r := p.runs[0]
-		fmt.Fprintf(p.out, "glassbox %s · %s\nworkspace: %s\n", p.o.Version, r.Backend.Describe(), r.WorkspaceLabel())
+		fmt.Fprintf(p.out, "glassbox %s · %s\nworkspace: %s\nsandbox: %s\n", p.o.Version, r.Backend.Describe(), r.WorkspaceLabel(), tools.SandboxStatus())
 		return
 	}
 	var names []string
@@ -187,6 +199,7 @@ func (p printer) header() {
 	for _, r := range p.runs {
 		fmt.Fprintf(p.out, "%s%s\n%sworkspace: %s\n", prefix(r), r.Backend.Describe(), prefix(r), r.WorkspaceLabel())
 	}
+	fmt.Fprintf(p.out, "sandbox: %s\n", tools.SandboxStatus())
 	if p.sideBySide() {
 		col := (p.o.Width - 3) / 2
 		fmt.Fprint(p.out, columns(p.runs[0].Backend.Dialect.Label, p.runs[1].Backend.Dialect.Label, p.o.Width))
@@ -226,6 +239,20 @@ func (p printer) round(ts []*loop.Transition) error {
 		}
 	}
 	return nil
+}
+
+// interrupted ends every run's trace with an interrupted record, on stdout
+// and in --trace, and says on stderr where each run stopped.
+func (p printer) interrupted(runs []*agentrun.Run, cause error, stderr io.Writer) {
+	for _, r := range runs {
+		rec := r.Interrupted(cause)
+		fmt.Fprintf(stderr, "glassbox run: %sinterrupted in %s: %s\n", prefix(r), rec.Interrupted.State, rec.Interrupted.Cause)
+		if p.o.JSON {
+			_ = loop.WriteInterruption(p.out, rec)
+		} else {
+			fmt.Fprintln(p.out, prefixLines(prefix(r), loop.HumanInterruption(rec)))
+		}
+	}
 }
 
 // summaries end a compare run: one record per run.

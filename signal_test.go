@@ -1,0 +1,188 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// commandServer plays Gemini answering every request with one
+// execute_command call.
+func commandServer(t *testing.T, command string) *httptest.Server {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"command": command})
+	body := fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"execute_command","args":%s}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15}}`, args)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Issue 12 item 4: SIGTERM and SIGHUP (a closed terminal) end a headless
+// run like Ctrl-C: every process the command started is stopped (setsid
+// included), the trace ends with an interrupted record, and the temporary
+// workspace and the command's temporary folder are removed. Measured on the
+// built binary, counting processes.
+func TestSignalsStopChildrenAndCleanUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildGlassbox(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			marker := fmt.Sprintf("30%d.%d", int(sig), time.Now().UnixNano()%1000000)
+			srv := commandServer(t, "sleep "+marker+" & sleep "+marker+" & setsid sleep "+marker+" >/dev/null 2>&1 & sleep "+marker)
+			tmp := t.TempDir()
+			trace := filepath.Join(t.TempDir(), "trace.jsonl")
+			cmd := exec.Command(bin, "run", "--live", "--yes", "--json", "--trace", trace, "hi")
+			cmd.Dir = t.TempDir()
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "GEMINI_API_KEY="+testKey, "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GOOGLE_API_KEY=")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for countProcesses(marker) < 4 {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("the command's processes never started (%d); stderr: %s", countProcesses(marker), stderr.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("glassbox did not end after %s", sig)
+			}
+			if n := countProcesses(marker); n != 0 {
+				t.Fatalf("after %s, %d of the command's processes still run", sig, n)
+			}
+			if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
+				t.Fatalf("after %s, temporary files are left: %v", sig, left)
+			}
+			last := lastLine(t, trace)
+			var rec struct {
+				Interrupted *struct{ State, Cause string } `json:"interrupted"`
+			}
+			if err := json.Unmarshal([]byte(last), &rec); err != nil || rec.Interrupted == nil || rec.Interrupted.Cause == "" {
+				t.Fatalf("after %s the trace's last line is not an interrupted record: %s", sig, last)
+			}
+			if !strings.Contains(stderr.String(), "interrupted in ") {
+				t.Fatalf("stderr does not say where the run stopped: %s", stderr.String())
+			}
+		})
+	}
+}
+
+func lastLine(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var last string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		last = sc.Text()
+	}
+	return last
+}
+
+// countProcesses counts the live processes whose command line holds s.
+func countProcesses(s string) int {
+	entries, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(b), s) {
+			continue
+		}
+		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := strings.LastIndexByte(string(st), ')'); i >= 0 && i+2 < len(st) && (st[i+2] == 'Z' || st[i+2] == 'X') {
+				continue
+			}
+		}
+		n++
+	}
+	return n
+}
+
+// Issue 12 item 6: a command reading its parent's and grandparent's
+// environment block (the sandbox helper's and glassbox's) finds no secret,
+// and neither does anyone reading glassbox's /proc/PID/environ; the keys
+// still reach the provider.
+func TestCommandsCannotReadSecretsFromEnviron(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildGlassbox(t)
+	const (
+		github = "ghp_SECRETgithubTOKEN0123456789"
+		aws    = "AWSsecretACCESSkey0123456789xyz"
+	)
+	command := `P=$(awk '/^PPid/{print $2}' /proc/$PPID/status); cat /proc/$PPID/environ /proc/$P/environ | tr '\0' '\n' > env.txt; sleep 30`
+	srv := commandServer(t, command)
+	ws := t.TempDir()
+	cmd := exec.Command(bin, "run", "--live", "--yes", "--json", "--workspace", ws, "hi")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir(), "GEMINI_API_KEY="+testKey, "GOOGLE_GEMINI_BASE_URL="+srv.URL,
+		"GOOGLE_API_KEY=", "GITHUB_TOKEN="+github, "AWS_SECRET_ACCESS_KEY="+aws)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	envFile := filepath.Join(ws, "env.txt")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if b, err := os.ReadFile(envFile); err == nil && strings.Contains(string(b), "PATH=") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command never wrote env.txt; stderr: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	seen, _ := os.ReadFile(envFile)
+	own, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{testKey, github, aws} {
+		if strings.Contains(string(seen), secret) {
+			t.Errorf("a command read %q from its parents' environ", secret[:8])
+		}
+		if strings.Contains(string(own), secret) {
+			t.Errorf("glassbox's own /proc/PID/environ holds %q", secret[:8])
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if !strings.Contains(stdout.String(), `"backend":"live"`) {
+		t.Fatalf("the run never reached the provider with its key: %s\n%s", stdout.String(), stderr.String())
+	}
+}

@@ -1,0 +1,67 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync/atomic"
+)
+
+// SandboxArg is the hidden subcommand that turns glassbox into the sandbox
+// helper: `glassbox __sandbox-exec WORKSPACE TMPDIR net|nonet COMMAND`.
+// execute_command starts every command through it, so the helper — never
+// glassbox itself — confines itself with Landlock, becomes the command's
+// subreaper and then runs `sh -c COMMAND`.
+const SandboxArg = "__sandbox-exec"
+
+// helperReady says this program dispatches SandboxArg (RunSandboxHelper
+// was called at the top of main, or of a test's TestMain).
+var helperReady atomic.Bool
+
+// RunSandboxHelper must be the first thing main (and the TestMain of any
+// test that runs commands) does. When the program was started as the
+// helper it confines itself, runs the command and exits, never returning;
+// otherwise it records that this program can serve as the helper and
+// returns.
+func RunSandboxHelper() {
+	if len(os.Args) > 1 && os.Args[1] == SandboxArg {
+		os.Exit(sandboxHelperMain(os.Args[2:]))
+	}
+	helperReady.Store(true)
+}
+
+// helperStatus is what the helper reports on its status pipe (fd 3) when
+// the command is over: one JSON object.
+type helperStatus struct {
+	// Sandbox is "on: …" or "off — reason", as SandboxStatus says it.
+	Sandbox string `json:"sandbox"`
+	// Exit is the shell's exit code; -1 when a signal ended it.
+	Exit   int    `json:"exit"`
+	Signal string `json:"signal,omitempty"`
+	// Stopped counts the processes the command left behind (background
+	// jobs, setsid daemons) that the helper killed when the shell ended.
+	Stopped int `json:"stopped"`
+	// Cancelled says glassbox asked the helper to stop (timeout, Ctrl-C,
+	// a signal) before the shell ended.
+	Cancelled bool `json:"cancelled,omitempty"`
+	// Error is set when the helper could not run the command at all (the
+	// sandbox could not be applied: glassbox never runs a command less
+	// confined than it says).
+	Error string `json:"error,omitempty"`
+}
+
+func (s helperStatus) encode() []byte {
+	b, _ := json.Marshal(s) // plain fields: cannot fail
+	return append(b, '\n')
+}
+
+// stoppedNote says what happened to the processes a command left running.
+func stoppedNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return " (1 process it left running was stopped)"
+	}
+	return fmt.Sprintf(" (%d processes it left running were stopped)", n)
+}

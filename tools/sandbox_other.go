@@ -1,0 +1,29 @@
+//go:build !linux
+
+package tools
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"runtime"
+)
+
+// SandboxStatus says in one line whether execute_command's commands run
+// under the kernel's sandbox: never here.
+func SandboxStatus() string {
+	return "off — the sandbox uses Linux's Landlock; on " + runtime.GOOS + " commands run with glassbox's own rights"
+}
+
+func sandboxOn() bool { return false }
+
+// BecomeSubreaper does nothing here: subreapers are a Linux feature.
+func BecomeSubreaper() error { return nil }
+
+func helperCommand(ctx context.Context, command, dir, tmp string, network bool) (*exec.Cmd, error) {
+	return nil, errors.New("no sandbox helper on " + runtime.GOOS)
+}
+
+func sandboxHelperMain(args []string) int { return 2 }
+
+func sweepOrphans(live map[int]bool) int { return 0 }
