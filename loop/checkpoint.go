@@ -52,6 +52,7 @@ func (e *Engine) checkpoint() Checkpoint {
 func (e *Engine) restore(cp Checkpoint) {
 	e.seq, e.state, e.iteration = cp.Seq, cp.State, cp.Iteration
 	e.log.Truncate(cp.HistoryLen)
+	e.countNotes()
 	e.event, e.pending, e.current = cp.Event, slices.Clone(cp.Pending), cp.Current
 	e.toolOut, e.feedback, e.failure, e.final = cp.ToolOut, cp.Feedback, cp.Failure, cp.Final
 	e.taken = cp.Taken
@@ -66,10 +67,29 @@ func (e *Engine) restore(cp Checkpoint) {
 	e.reassemble()
 }
 
+// sendable is the history as a model sees it: without notes. Notes come
+// only with forks and edits, so the common case costs nothing.
+func (e *Engine) sendable() []history.Message {
+	if e.notes == 0 {
+		return e.log.Messages()
+	}
+	return history.WithoutNotes(e.log.Messages())
+}
+
+// countNotes counts the notes after the history was cut or replaced.
+func (e *Engine) countNotes() {
+	e.notes = 0
+	for _, m := range e.log.Messages() {
+		if m.Role == history.RoleNote {
+			e.notes++
+		}
+	}
+}
+
 // reassemble rebuilds the context about to be sent, in AWAITING_LLM_RESPONSE.
 func (e *Engine) reassemble() {
 	if e.state == AwaitingLLMResponse {
-		e.request = providers.Request{System: e.cfg.System, Messages: history.WithoutNotes(e.log.Messages()), Tools: e.specs}
+		e.request = providers.Request{System: e.cfg.System, Messages: e.sendable(), Tools: e.specs}
 	}
 }
 

@@ -96,6 +96,7 @@ func (e *Engine) switchProvider(onto *forkOnto) []history.Message {
 	msg := history.Message{Role: history.RoleNote, Text: note}
 	l.Append(msg)
 	e.log = l
+	e.countNotes()
 	return []history.Message{msg}
 }
 

@@ -150,6 +150,8 @@ type Engine struct {
 	edited bool
 	// toolMode is the Llama tool mode of the provider in use.
 	toolMode string
+	// notes counts the RoleNote messages in the history (see sendable).
+	notes int
 	// answer is the person's answer to the pending confirmation, found in
 	// the session after a crash: it is not asked again.
 	answer *Approval
@@ -375,7 +377,7 @@ func (e *Engine) assemble(t *Transition) Edge {
 	e.interrupted = false
 	e.request = providers.Request{
 		System:   e.cfg.System,
-		Messages: history.WithoutNotes(e.log.Messages()),
+		Messages: e.sendable(),
 		Tools:    e.specs,
 	}
 	return EdgeContextReady

@@ -33,6 +33,7 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 	}
 	last := e.checkpoints[len(e.checkpoints)-1]
 	e.log.Append(rl.Messages...)
+	e.countNotes()
 	if rl.Edit == nil && e.log.Len() != last.HistoryLen {
 		return nil, "", fmt.Errorf("%w: the history holds %d messages, step %d says %d", session.ErrCorrupt, e.log.Len(), last.Seq, last.HistoryLen)
 	}

@@ -84,8 +84,9 @@ func (e *Engine) ReplaceContext(data []byte) error {
 	var l history.Log
 	l.Append(msgs...)
 	e.log = l
+	e.countNotes()
 	e.cfg.System = c.System
-	e.request.System, e.request.Messages = c.System, history.WithoutNotes(e.log.Messages())
+	e.request.System, e.request.Messages = c.System, e.sendable()
 	e.edited = true
 	if e.journal != nil {
 		e.journal.fail(e.journal.w.Write(session.Record{Kind: session.KindEdit, Run: e.journal.run, Seq: e.seq, System: c.System, Messages: msgs}))
