@@ -325,7 +325,7 @@ func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.P
 			rc.Label = d.Label
 		}
 		if r.Session != nil {
-			rc.Exchanges = r.StepExchanges
+			rc.Exchanges = r.Exchanges
 		}
 		rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
 			o, err := r.OntoDialect(ctx, dialect)

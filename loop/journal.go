@@ -154,6 +154,7 @@ func (j *Journal) commit(t *Transition, cp Checkpoint) {
 	if len(t.Exchanges) > 0 {
 		rec.Exchanges, err = j.exchanges.write(j.w, t.Exchanges)
 		j.fail(err)
+		t.ExchangesAt = rec.Exchanges // where a screen can read them back
 	}
 	if t.From == ExecutingTool && t.Tool != nil && mayChangeFiles(t.Tool.Name) {
 		rec.Changes = j.changesSinceBefore()

@@ -105,7 +105,7 @@ type Transition struct {
 	HistoryLen int `json:"-"`
 	// Exchanges are the raw HTTP exchanges of an LLM call (redacted).
 	Exchanges []providers.Exchange `json:"-"`
-	// ExchangesAt, on a step read back from a session, is where its
+	// ExchangesAt, on a step written to or read back from a session, is where its
 	// exchanges are beside the session file (ExchangeReader.LoadAt), so a
 	// screen can load payloads only around the step it shows.
 	ExchangesAt *session.Span `json:"-"`

@@ -39,7 +39,7 @@ func TestStepKeyInThePastReturnsToThePresent(t *testing.T) {
 
 // journalled attaches a session journal to the world's engine, so forks
 // can put files back.
-func journalled(t *testing.T, w *testWorld) {
+func journalled(t *testing.T, w *testWorld) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	sw, err := session.Create(path, session.Header{Glassbox: "test", Started: time.Now(),
@@ -49,6 +49,7 @@ func journalled(t *testing.T, w *testWorld) {
 	}
 	t.Cleanup(func() { sw.Close() })
 	w.eng.SetJournal(loop.NewJournal(sw, "", w.dir))
+	return path
 }
 
 // The "done when": six steps, [ three times, f: the run continues

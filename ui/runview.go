@@ -62,8 +62,8 @@ type runView struct {
 	ask     *askModal
 
 	onto OntoFunc
-	load func(seq int) ([]providers.Exchange, error) // a spilled step's exchanges
-	keep int                                         // model calls whose payloads stay in memory
+	load func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
+	keep int                                                    // model calls whose payloads stay in memory
 	// spillMark: the steps before it are past keeping (spill looks no
 	// further back); reloaded: the old step whose payload was read back.
 	spillMark, reloaded, reloadedSeq int
@@ -103,9 +103,10 @@ type RunConfig struct {
 	// Onto builds another dialect's provider for this run to fork onto
 	// (F); switched is called once the engine uses it. Nil: F is off.
 	Onto OntoFunc
-	// Exchanges reads a step's raw exchanges back from the session file.
-	// With it, only the latest model calls' payloads stay in memory.
-	Exchanges func(seq int) ([]providers.Exchange, error)
+	// Exchanges reads a step's raw exchanges back from the session file
+	// (its ExchangesAt). With it, only the latest model calls' payloads
+	// stay in memory.
+	Exchanges func(t *loop.Transition) ([]providers.Exchange, error)
 }
 
 func newRunView(id int, rc RunConfig) *runView {
@@ -167,7 +168,7 @@ func (r *runView) loadPast(past []loop.Transition) {
 	for _, t := range past {
 		r.live.record(r.hist, t)
 		added += len(t.Added)
-		if t.LLM != nil && len(t.Exchanges) == 0 && r.load != nil {
+		if t.LLM != nil && len(t.Exchanges) == 0 && t.ExchangesAt != nil && r.load != nil {
 			// Its payload is on disk: read back when a pane shows it.
 			r.live.steps[len(r.live.steps)-1].spilled = true
 		}

@@ -36,7 +36,7 @@ func (r *runView) spill() {
 				s.preview = nil
 			}
 		}
-		if len(s.t.Exchanges) > 0 && r.load != nil {
+		if len(s.t.Exchanges) > 0 && r.load != nil && s.t.ExchangesAt != nil {
 			if held++; held > r.keep && i != sel && i != es {
 				s.t.Exchanges = nil
 				s.spilled = true
@@ -70,10 +70,10 @@ func (r *runView) fetchPayload() tea.Cmd {
 		return nil
 	}
 	s.loading = true
-	load, id, seq := r.load, r.id, s.t.Seq
+	load, id, t := r.load, r.id, s.t
 	return func() tea.Msg {
-		ex, err := load(seq)
-		return exchangesMsg{run: id, index: es, seq: seq, ex: ex, err: err}
+		ex, err := load(&t)
+		return exchangesMsg{run: id, index: es, seq: t.Seq, ex: ex, err: err}
 	}
 }
 

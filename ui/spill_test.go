@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 )
 
@@ -18,13 +19,13 @@ func TestOldPayloadsAreReadBackFromTheSession(t *testing.T) {
 		replies = append(replies, reply{calls: []history.ToolCall{call(fmt.Sprint("l", i), "list_files", map[string]any{"path": "."})}})
 	}
 	w := newWorld(t, replies...)
+	reader := loop.NewExchangeReader(journalled(t, w), 0)
 	cfg := w.config()
 	var asked []int
 	cfg.Runs = []RunConfig{{Engine: w.eng, Person: w.person, Backend: "offline",
-		Exchanges: func(seq int) ([]providers.Exchange, error) {
-			asked = append(asked, seq)
-			return []providers.Exchange{{Method: "POST", URL: fmt.Sprintf("https://read.back.from.the.session/step-%d", seq), Status: 200,
-				RequestBody: []byte(`{"from":"session"}`), ResponseBody: []byte(`{"ok":true}`)}}, nil
+		Exchanges: func(tr *loop.Transition) ([]providers.Exchange, error) {
+			asked = append(asked, tr.Seq)
+			return reader.LoadAt(*tr.ExchangesAt)
 		}}}
 	h := newHarness(t, cfg, 160, 48)
 	h.m.runs[0].keep = keep
@@ -55,7 +56,11 @@ func TestOldPayloadsAreReadBackFromTheSession(t *testing.T) {
 	if len(asked) == 0 || asked[len(asked)-1] != first.t.Seq {
 		t.Fatalf("asked for %v, want step %d", asked, first.t.Seq)
 	}
-	if v := h.plainView(); !strings.Contains(v, fmt.Sprintf("read.back.from.the.session/step-%d", first.t.Seq)) {
+	if len(first.t.Exchanges) != 1 || first.spilled {
+		t.Fatalf("step %d: %d exchanges, spilled %v", first.t.Seq, len(first.t.Exchanges), first.spilled)
+	}
+	h.press("r") // the request: the first one, with the person's words
+	if v := h.plainView(); !strings.Contains(v, "request body") {
 		t.Fatalf("the read-back payload is not shown:\n%s", v)
 	}
 }

@@ -11,9 +11,9 @@ import (
 
 // Past reads back the steps a resumed run had taken, as the transition
 // records a front end draws — messages, tool calls, decisions — so time
-// travel reaches the whole past. The raw HTTP exchanges stay on disk:
-// StepExchanges reads a step's when it is shown. A run that was not resumed
-// has none.
+// travel reaches the whole past. The raw HTTP exchanges stay on disk
+// (Transition.ExchangesAt): Exchanges reads a step's when it is shown. A run
+// that was not resumed has none.
 func (r *Run) Past() ([]loop.Transition, error) {
 	if r.Session == nil || !r.Session.Resumed {
 		return nil, nil
@@ -29,26 +29,17 @@ func (r *Run) Past() ([]loop.Transition, error) {
 	return loop.SessionTransitions(r.Session.Path, rl, false)
 }
 
-// StepExchanges reads the raw HTTP exchanges of step seq back from the
-// session file, so a screen can keep in memory only the payloads near the
-// step it shows. The file is read afresh each time: after a fork, a step
-// number names a step of the new line.
-func (r *Run) StepExchanges(seq int) ([]providers.Exchange, error) {
-	if r.Session == nil {
-		return nil, errors.New("this run keeps no session to read its payloads from")
+// Exchanges reads a step's raw HTTP exchanges back from beside the session
+// file (Transition.ExchangesAt), so a screen can keep in memory only the
+// payloads near the step it shows.
+func (r *Run) Exchanges(t *loop.Transition) ([]providers.Exchange, error) {
+	if r.Session == nil || t.ExchangesAt == nil {
+		return nil, errors.New("this step's payload is not in a session file")
 	}
-	f, err := session.Read(r.Session.Path)
-	if err != nil {
-		return nil, err
+	r.exchangesMu.Lock()
+	defer r.exchangesMu.Unlock()
+	if r.exchanges == nil {
+		r.exchanges = loop.NewExchangeReader(r.Session.Path, 0)
 	}
-	rl, ok := f.Run(r.Config.Name)
-	if !ok {
-		return nil, fmt.Errorf("%s holds no run named %q", r.Session.Path, r.Config.Name)
-	}
-	for _, st := range rl.Steps {
-		if st.Seq == seq {
-			return loop.LoadExchanges(r.Session.Path, st)
-		}
-	}
-	return nil, fmt.Errorf("step %d is not in %s", seq, r.Session.Path)
+	return r.exchanges.LoadAt(*t.ExchangesAt)
 }

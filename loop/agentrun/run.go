@@ -38,6 +38,9 @@ type Run struct {
 	answers   *loop.KeptAnswers // the person's answers to questions, kept in the session
 	closers   []func() error
 	trace     *traceFile // --trace, or nil
+	// exchanges reads payloads back from the session (Exchanges).
+	exchanges   *loop.ExchangeReader
+	exchangesMu sync.Mutex
 }
 
 // traceFile is the --trace file. Its writes are serialised and stop once
