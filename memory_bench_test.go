@@ -2,8 +2,10 @@ package main
 
 import (
 	"io"
+	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
@@ -95,6 +97,8 @@ func drivePeak(b *testing.B, iterations int) uint64 {
 	if err != nil {
 		b.Fatal(err)
 	}
+	ui.TuneMemory(os.Getenv) // as ui.Run does
+	defer debug.SetMemoryLimit(math.MaxInt64)
 	var m tea.Model = ui.New(cfg)
 	var update func(tea.Msg)
 	update = func(msg tea.Msg) {

@@ -93,6 +93,7 @@ func Run(ctx context.Context, cfg Config) error {
 		log.SetOutput(os.Stderr)
 		logFile.Close()
 	}()
+	TuneMemory(os.Getenv)
 	m := New(cfg)
 	for _, r := range m.runs {
 		r.base = ctx

@@ -14,13 +14,18 @@ import (
 // latest model calls and of the step shown, and reads older ones back from
 // the session file when time travel reaches them.
 
-// keepPayloads is how many model calls keep their exchanges in memory.
-const keepPayloads = 32
+// keepPayloads is how many model calls keep their exchanges in memory, and
+// keepBytes how many bytes of them at most: late in a long session one
+// request alone can be megabytes. The latest call always stays.
+const (
+	keepPayloads = 32
+	keepBytes    = 12 << 20
+)
 
 // spill drops the exchanges of model calls older than the latest r.keep
-// (keepPayloads), except the step shown; they can be read back (load).
-// Previews of requests go the same way whether or not there is a session:
-// the step after each one holds the request as it was sent.
+// (keepPayloads, and keepBytes), except the step shown; they can be read
+// back (load). Previews of requests go the same way whether or not there is
+// a session: the step after each one holds the request as it was sent.
 //
 // Each call looks only at the steps since the previous one's cut-off
 // (spillMark): a long session costs the same per step as a short one.
@@ -28,25 +33,42 @@ func (r *runView) spill() {
 	sel := r.live.selectedIndex()
 	es := r.live.exchangeStep(sel)
 	r.spillMark = min(r.spillMark, len(r.live.steps))
-	held, previews, mark := 0, 0, r.spillMark
+	var held, previews, heldBytes, previewBytes int
+	mark := r.spillMark
+	over := func(n, bytes int) bool { return n > 1 && (n > r.keep || bytes > keepBytes) }
 	for i := len(r.live.steps) - 1; i >= r.spillMark; i-- {
 		s := &r.live.steps[i]
 		if s.preview != nil {
-			if previews++; previews > r.keep && i != sel {
+			previews++
+			previewBytes += exchangeBytes(s.preview.ex)
+			if over(previews, previewBytes) && i != sel {
 				s.preview = nil
 			}
 		}
 		if len(s.t.Exchanges) > 0 && r.load != nil && s.t.ExchangesAt != nil {
-			if held++; held > r.keep && i != sel && i != es {
+			held++
+			for _, x := range s.t.Exchanges {
+				heldBytes += exchangeBytes(x)
+			}
+			if over(held, heldBytes) && i != sel && i != es {
 				s.t.Exchanges = nil
 				s.spilled = true
 			}
 		}
-		if (r.load != nil && held <= r.keep) || previews <= r.keep {
+		if (r.load != nil && !over(held, heldBytes)) || !over(previews, previewBytes) {
 			mark = i // the steps from here on are looked at again next time
 		}
 	}
 	r.spillMark = mark
+}
+
+// exchangeBytes is about how much memory an exchange's bodies take.
+func exchangeBytes(x providers.Exchange) int {
+	n := len(x.RequestBody) + len(x.ResponseBody)
+	for _, c := range x.Chunks {
+		n += len(c.Data)
+	}
+	return n
 }
 
 // exchangesMsg: the exchanges of a spilled step, read back from the session.
