@@ -43,6 +43,16 @@ func TestEndToEndInTmux(t *testing.T) {
 	waitFor("the answer", has("answer delivered to ui"))
 	waitFor("idle", has("state WAITING_FOR_EVENT"))
 
+	// A sentence typed with the stepper focused: nothing quits (the q of
+	// "quickly" only asks), nothing is lost (it all lands in the input).
+	keys("-l", "quickly list the files")
+	waitFor("the sentence in the input", has("› quickly list the files"))
+	if _, err := tm.tmux("has-session", "-t", "gb"); err != nil {
+		t.Fatal("typing a sentence at the stepper quit glassbox")
+	}
+	keys("Enter") // sent: the input is empty again
+	waitFor("the sentence queued", has("event queued"))
+
 	// Smaller: tabs; tiny: the too-small notice; back: four panes again.
 	tm.resize(80, 24)
 	waitFor("tabs at 80×24", has("History │ State machine │ Tool calls │ Raw payload"))
@@ -70,7 +80,46 @@ func TestEndToEndInTmux(t *testing.T) {
 	keys("[")
 	waitFor("time travel", has("◀ step"))
 	keys("q")
+	waitFor("the quit question", has("quit glassbox?"))
+	keys("y")
 	tm.waitExit()
+}
+
+// TestEndToEndApprovalOpensInTheSameStep steps the write-file lesson in
+// tmux with space: the step that enters AWAITING_USER_CONFIRMATION shows
+// the approval dialog at once; esc hides it (space brings it back) and y
+// approves.
+func TestEndToEndApprovalOpensInTheSameStep(t *testing.T) {
+	ws := t.TempDir()
+	tm := startTmux(t, 120, 34, "--offline", "--lesson", "write-file", "--workspace", ws, "--sim-latency", "10ms")
+	waitFor, keys := tm.waitFor, tm.keys
+	waitFor("the welcome", has("Enter: send the write-file lesson"))
+	keys("Enter")
+	waitFor("the queued event", has("press space to take it"))
+	for _, want := range []string{"ASSEMBLING_CONTEXT", "AWAITING_LLM_RESPONSE", "CHECKING_POLICY"} {
+		keys("Space")
+		waitFor(want, has("state "+want))
+	}
+	keys("Space") // confirm_required: the same press opens the dialog
+	s := waitFor("AWAITING_USER_CONFIRMATION", has("AWAITING_USER_CONFIRMATION"))
+	if !strings.Contains(s, "Confirm: write_file") {
+		s = waitFor("the dialog", has("Confirm: write_file"))
+	}
+	contains(t, s, "y allow once")
+	if strings.Contains(s, "state CHECKING_POLICY") {
+		t.Fatalf("the dialog opened before the state changed:\n%s", s)
+	}
+	keys("Escape")
+	waitFor("the dialog hidden", has("dialog is hidden"))
+	keys("Space")
+	waitFor("the dialog back", has("Confirm: write_file"))
+	keys("y")
+	waitFor("user_approval", has("state EXECUTING_TOOL"))
+	keys("c")
+	waitFor("the answer", has("state WAITING_FOR_EVENT"))
+	if _, err := os.Stat(filepath.Join(ws, "farewell.py")); err != nil {
+		t.Fatalf("farewell.py was not written: %v", err)
+	}
 }
 
 // tmuxRun is the real binary running in a tmux session of the test's own.
@@ -216,5 +265,7 @@ func TestEndToEndCompareInTmux(t *testing.T) {
 		return strings.Contains(s, "gemini  WAITING_FOR_EVENT") && strings.Contains(s, "llama  WAITING_FOR_EVENT")
 	})
 	tm.keys("q")
+	tm.waitFor("the quit question", has("quit glassbox?"))
+	tm.keys("y")
 	tm.waitExit()
 }

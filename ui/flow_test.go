@@ -137,7 +137,7 @@ func TestConfirmModalApproveAndDeny(t *testing.T) {
 	contains(t, v, "Confirm: write_file")
 	contains(t, v, "REQUIRE_USER_CONFIRMATION")
 	contains(t, v, "+buy milk")
-	contains(t, v, "y  allow once")
+	contains(t, v, "y allow once")
 
 	h.press("y")
 	got, err := os.ReadFile(filepath.Join(w.dir, "notes", "todo.txt"))
@@ -444,9 +444,9 @@ func TestCtrlCWhileTheModalIsOpenDenies(t *testing.T) {
 	if h.m.runs[0].confirm == nil {
 		t.Fatal("space should ask again")
 	}
-	h.press("esc")
+	h.press("n")
 	if h.m.runs[0].live.state != loop.RecordingError {
-		t.Fatalf("esc should deny: state %s", h.m.runs[0].live.state)
+		t.Fatalf("n should deny: state %s", h.m.runs[0].live.state)
 	}
 }
 

@@ -1,6 +1,11 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"unicode"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // keyMap is every key the glass box answers to. It is data: the handlers
 // match against it and the help overlay is drawn from it.
@@ -41,10 +46,12 @@ type keyMap struct {
 	Newline key.Binding
 	Leave   key.Binding
 
-	// Modals.
+	// Modals: each dialog has its own map (confirmKeys, askKeys,
+	// lessonKeys, helpKeys); these are the ones the full help lists.
 	AllowOnce    key.Binding
 	AllowSession key.Binding
 	Deny         key.Binding
+	Hide         key.Binding
 	Pick         key.Binding
 
 	Lessons key.Binding
@@ -90,7 +97,8 @@ func newKeyMap() keyMap {
 
 		AllowOnce:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow once")),
 		AllowSession: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow for session")),
-		Deny:         key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "deny")),
+		Deny:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
+		Hide:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "hide the dialog (space brings it back)")),
 		Pick:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "pick")),
 
 		Lessons: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "lessons")),
@@ -146,6 +154,152 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
 		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Help, k.Quit},
-		{k.AllowOnce, k.AllowSession, k.Deny},
+		{k.AllowOnce, k.AllowSession, k.Deny, k.Hide},
 	}
 }
+
+// all is every binding of the stepper and its panes: a rune that matches
+// none of them is typing, not a command.
+func (k keyMap) all() []key.Binding {
+	var out []key.Binding
+	for _, g := range k.FullHelp()[:4] { // the dialogs' keys are not the stepper's
+		out = append(out, g...)
+	}
+	return out
+}
+
+// isKey reports whether msg is one of the stepper's keys.
+func (k keyMap) isKey(msg tea.KeyMsg) bool {
+	for _, b := range k.all() {
+		if key.Matches(msg, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// typing reports whether msg is text a learner meant to type: printable
+// runes (no alt) of which at least one is not a stepper key. "nnn" and "[[["
+// are keys pressed fast; "quickly list the files" is a sentence.
+func (k keyMap) typing(msg tea.KeyMsg) bool {
+	if msg.Alt || (msg.Type != tea.KeyRunes && msg.Type != tea.KeySpace) {
+		return false
+	}
+	for _, r := range msg.Runes {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	for _, r := range msg.Runes {
+		if !k.isKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}) && r != ' ' {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmKeys are the approval dialog's keys. While it is open the look
+// keys ([ ] r tab) still move the panes, so the learner can read the
+// response that asked for the call.
+type confirmKeys struct {
+	AllowOnce, AllowSession, Deny, Hide, Up, Down, PageUp, PageDown key.Binding
+	Look                                                            key.Binding
+}
+
+func newConfirmKeys(k keyMap) confirmKeys {
+	return confirmKeys{
+		AllowOnce:    k.AllowOnce,
+		AllowSession: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow this exact call for the session")),
+		Deny:         k.Deny,
+		Hide:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "hide")),
+		Up:           k.Up,
+		Down:         k.Down,
+		PageUp:       k.PageUp,
+		PageDown:     k.PageDown,
+		Look:         key.NewBinding(key.WithKeys("[", "]", "r", "tab"), key.WithHelp("[ ] r tab", "look behind")),
+	}
+}
+
+// ShortHelp is the dialog's own key line and the help line under it.
+func (c confirmKeys) ShortHelp() []key.Binding {
+	return []key.Binding{c.AllowOnce, c.AllowSession, c.Deny, c.Hide, c.Look, c.Up}
+}
+func (c confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
+
+// askKeys are the ask_user dialog's keys; every other printable key types
+// the answer.
+type askKeys struct {
+	Pick, Move, Answer, Hide key.Binding
+}
+
+func newAskKeys() askKeys {
+	return askKeys{
+		Pick:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick")),
+		Move:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "choose")),
+		Answer: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer (or type your own)")),
+		Hide:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "hide")),
+	}
+}
+
+// ShortHelp lists the keys for a question with options; without options
+// only typing and enter answer.
+func (a askKeys) ShortHelp() []key.Binding {
+	return []key.Binding{a.Pick, a.Move, a.Answer, a.Hide}
+}
+func (a askKeys) FullHelp() [][]key.Binding { return [][]key.Binding{a.ShortHelp()} }
+
+// freeText is the help of a question without options.
+func (a askKeys) freeText() []key.Binding {
+	return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("type + enter", "answer")), a.Hide}
+}
+
+// lessonKeys are the lessons menu's keys.
+type lessonKeys struct {
+	Up, Down, Pick, Number, Close key.Binding
+}
+
+func newLessonKeys() lessonKeys {
+	return lessonKeys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Pick:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "pick (the request goes into the input)")),
+		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick")),
+		Close:  key.NewBinding(key.WithKeys("esc", "l", "q"), key.WithHelp("esc/l/q", "close")),
+	}
+}
+
+func (l lessonKeys) ShortHelp() []key.Binding {
+	return []key.Binding{l.Up, l.Down, l.Pick, l.Number, l.Close}
+}
+func (l lessonKeys) FullHelp() [][]key.Binding { return [][]key.Binding{l.ShortHelp()} }
+
+// helpKeys are the help overlay's keys. q closes it, as it closes the
+// lessons menu: an overlay never quits.
+type helpKeys struct {
+	Up, Down, PageUp, PageDown, Close key.Binding
+}
+
+func newHelpKeys(k keyMap) helpKeys {
+	return helpKeys{
+		Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown,
+		Close: key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?/q", "close")),
+	}
+}
+
+func (h helpKeys) ShortHelp() []key.Binding {
+	return []key.Binding{h.Close, h.Up, h.Down}
+}
+func (h helpKeys) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
+
+// quitKeys answer "quit glassbox?".
+type quitKeys struct{ Yes, No key.Binding }
+
+func newQuitKeys() quitKeys {
+	return quitKeys{
+		Yes: key.NewBinding(key.WithKeys("y", "q"), key.WithHelp("y/q", "quit")),
+		No:  key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "stay (any other key too)")),
+	}
+}
+
+func (q quitKeys) ShortHelp() []key.Binding  { return []key.Binding{q.Yes, q.No} }
+func (q quitKeys) FullHelp() [][]key.Binding { return [][]key.Binding{q.ShortHelp()} }

@@ -11,36 +11,41 @@ import (
 )
 
 // handleKey routes a key: ctrl+c first, then an open dialog, then the
-// lessons menu or help, then the input line if it has focus, then the stepper
-// and the focused pane.
+// lessons menu or help, then the quit question, then the input line if it
+// has focus, then the stepper and the focused pane.
 func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.Cancel) {
 		return m.interrupt()
 	}
 	dr := m.dialogRun()
-	// Keys typed faster than the terminal is read arrive together ("[[[",
-	// "nnn"). Outside text entry each one is a command: take them one by one.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.inputFocused && (dr == nil || dr.ask == nil) {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.inputFocused && dr == nil && m.lessons == nil && !m.helpOpen {
+		// Several runes at once: a sentence typed (or pasted) into the
+		// stepper goes to the input whole; keys pressed faster than the
+		// terminal is read ("[[[", "nnn") are taken one by one.
+		if m.keys.typing(msg) && !m.quitAsked {
+			return m.typeIntoInput(msg)
+		}
 		var next tea.Model = m
 		var cmds []tea.Cmd
-		for _, r := range msg.Runes {
+		for i, r := range msg.Runes {
 			var cmd tea.Cmd
-			next, cmd = next.(Model).handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+			nm := next.(Model)
+			if nm.inputFocused {
+				// A key before switched to typing: the rest is text.
+				next, cmd = nm.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]})
+				cmds = append(cmds, cmd)
+				break
+			}
+			next, cmd = nm.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
 			cmds = append(cmds, cmd)
 		}
 		return next, tea.Batch(cmds...)
 	}
 	switch {
 	case dr != nil && dr.confirm != nil:
-		if dr.confirm.update(msg, m.keys) {
-			return m, dr.answered()
-		}
-		return m, nil
+		return m.dialogKey(dr, dr.confirm.update(msg, m.confirmKeys), msg)
 	case dr != nil && dr.ask != nil:
-		if dr.ask.update(msg, m.keys) {
-			return m, dr.answered()
-		}
-		return m, nil
+		return m.dialogKey(dr, dr.ask.update(msg, m.askKeys), msg)
 	case m.forkAsk != nil:
 		m.forkKey(msg)
 		return m, nil
@@ -50,27 +55,113 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case m.lessons != nil:
 		return m.lessonKey(msg)
 	case m.helpOpen:
-		if key.Matches(msg, m.keys.Quit) {
-			return m.quit()
-		}
+		k := m.helpKeys
 		switch {
-		case key.Matches(msg, m.keys.Leave, m.keys.Help):
+		case key.Matches(msg, k.Close):
 			m.helpOpen = false
-		case key.Matches(msg, m.keys.Up):
+		case key.Matches(msg, k.Up):
 			m.helpTop.scroll(-1)
-		case key.Matches(msg, m.keys.Down):
+		case key.Matches(msg, k.Down):
 			m.helpTop.scroll(+1)
-		case key.Matches(msg, m.keys.PageUp):
+		case key.Matches(msg, k.PageUp):
 			m.helpTop.scroll(-10)
-		case key.Matches(msg, m.keys.PageDown):
+		case key.Matches(msg, k.PageDown):
 			m.helpTop.scroll(+10)
 		}
 		m.clampHelp()
 		return m, nil
+	case m.quitAsked:
+		return m.quitKey(msg)
 	case m.inputFocused:
 		return m.inputKey(msg)
 	}
 	return m.stepperKey(msg)
+}
+
+// dialogKey acts on what a key did to run r's dialog.
+func (m Model) dialogKey(r *runView, out dialogOutcome, msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch out {
+	case dialogAnswered:
+		return m, r.answered()
+	case dialogHidden:
+		r.hidden = true
+		m.focusPane(m.pane)
+		return m, nil
+	case dialogPass:
+		return m.stepperKey(msg)
+	}
+	return m, nil
+}
+
+// typeIntoInput gives the keyboard to the input line and types msg there:
+// text typed at the stepper is never lost.
+func (m Model) typeIntoInput(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	cmd := m.focusInput()
+	next, cmd2 := m.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes})
+	nm := next.(Model)
+	nm.notice = "typing into the input (it had no focus): Enter sends · esc goes back to stepping"
+	return nm, tea.Batch(cmd, cmd2)
+}
+
+// idleKeyNotice says why a stepper key did nothing here: most are a
+// pane's own keys, pressed while another pane has the focus.
+func (m Model) idleKeyNotice(msg tea.KeyMsg) string {
+	k := m.keys
+	in := func(p paneID) string {
+		return fmt.Sprintf("%s works in %s: tab there first (now: %s)", msg.String(), p.title(), m.pane.title())
+	}
+	switch {
+	case key.Matches(msg, k.Expand, k.ExpandAll):
+		return in(paneHistory)
+	case key.Matches(msg, k.Headers):
+		return in(panePayload)
+	case key.Matches(msg, k.Top, k.Bottom):
+		if m.pane == paneDiagram {
+			return msg.String() + " scrolls History, Tool calls and Raw payload; the diagram always shows every state"
+		}
+		return in(paneHistory)
+	case key.Matches(msg, k.Left, k.Right):
+		return in(paneDiagram)
+	}
+	return ""
+}
+
+// hasHistory reports whether quitting would lose something: a step taken
+// or a request queued in some run.
+func (m Model) hasHistory() bool {
+	for _, r := range m.runs {
+		if len(r.live.steps) > 0 || r.live.queued > 0 || r.busy {
+			return true
+		}
+	}
+	return false
+}
+
+// askQuit is q: quit at once on a fresh screen; on a run with history,
+// ask first.
+func (m Model) askQuit() (tea.Model, tea.Cmd) {
+	if !m.hasHistory() {
+		return m.quit()
+	}
+	m.quitAsked = true
+	return m, nil
+}
+
+// quitKey answers "quit glassbox?": y or q quits, n or esc stays, and any
+// other key stays and does what it does — a letter that is not a stepper
+// key starts typing, with the q in front ("quickly…" loses nothing).
+func (m Model) quitKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	m.quitAsked = false
+	switch {
+	case key.Matches(msg, m.quitKeys.Yes):
+		return m.quit()
+	case key.Matches(msg, m.quitKeys.No):
+		m.notice = "not quitting"
+		return m, nil
+	case m.keys.typing(msg):
+		return m.typeIntoInput(tea.KeyMsg{Type: tea.KeyRunes, Runes: append([]rune{'q'}, msg.Runes...)})
+	}
+	return m.handleKey(msg)
 }
 
 // interrupt is ctrl+c: cancel the steps in flight, or quit when there are
@@ -180,13 +271,21 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			r.notice = ""
 		}
 	}
+	if r := m.hiddenDialogRun(); r != nil && (key.Matches(msg, k.Step, k.Iteration, k.Continue, k.Send) ||
+		key.Matches(msg, m.confirmKeys.AllowOnce, m.confirmKeys.AllowSession) || k.typing(msg)) {
+		// The step waits for the person: stepping (or answering) brings
+		// the dialog back; the key itself answers nothing.
+		r.hidden = false
+		m.notice = "the dialog is back: answer it there"
+		return m, nil
+	}
 	// Keys that mean something else in one pane come first.
 	if handled, cmd := m.paneKey(msg); handled {
 		return m, cmd
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		return m.quit()
+		return m.askQuit()
 	case key.Matches(msg, k.Step, k.Iteration, k.Continue) && m.returnToPresent():
 		// A past step is shown: come back first, step on the next press.
 	case key.Matches(msg, k.Step):
@@ -259,7 +358,13 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case key.Matches(msg, k.Exchange):
 		for _, r := range m.targets() {
-			if es := r.live.exchangeStep(r.live.selectedIndex()); es >= 0 {
+			es := r.live.exchangeStep(r.live.selectedIndex())
+			switch {
+			case es < 0:
+				m.notice = "x: no model call yet, so no HTTP exchange to switch to"
+			case len(r.live.steps[es].t.Exchanges) < 2:
+				m.notice = "x: this model call made one HTTP exchange (retries make more)"
+			default:
 				r.payload.nextExchange(len(r.live.steps[es].t.Exchanges))
 			}
 		}
@@ -279,6 +384,10 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		} else {
 			m.notice = "breakpoint removed from " + string(s)
 		}
+	case m.keys.typing(msg):
+		return m.typeIntoInput(msg)
+	default:
+		m.notice = m.idleKeyNotice(msg)
 	}
 	m.clampScrolls()
 	return m, m.fetchPayloads()
@@ -397,7 +506,7 @@ func (m Model) lessonIndex() int {
 // lessonKey drives the lessons menu; a pick puts the lesson's request in
 // the input line and gives it the keyboard, ready for Enter.
 func (m Model) lessonKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	i, closed := m.lessons.update(msg, m.keys, len(m.cfg.Lessons))
+	i, closed := m.lessons.update(msg, m.lessonKeys, len(m.cfg.Lessons))
 	if !closed {
 		return m, nil
 	}

@@ -92,7 +92,14 @@ type Model struct {
 	runs []*runView
 	th   theme.Theme
 	keys keyMap
-	help help.Model
+	// Each dialog's keys, as data: the handlers match them and the help
+	// line and the dialogs draw from them.
+	confirmKeys confirmKeys
+	askKeys     askKeys
+	lessonKeys  lessonKeys
+	helpKeys    helpKeys
+	quitKeys    quitKeys
+	help        help.Model
 
 	width, height int
 	ready         bool // a WindowSizeMsg has arrived
@@ -122,6 +129,7 @@ type Model struct {
 	lessonName  string // the lesson offered on an empty input
 	lessonSent  bool
 	quitPending bool // a ctrl+c cancelled a step; the next one quits
+	quitAsked   bool // q was pressed on a run with history: "quit? y/n"
 }
 
 // New builds the UI around cfg's engine (or cfg.Runs' engines). It reads
@@ -133,12 +141,16 @@ func New(cfg Config) Model {
 		cfg:        cfg,
 		th:         th,
 		keys:       newKeyMap(),
+		askKeys:    newAskKeys(),
+		lessonKeys: newLessonKeys(),
+		quitKeys:   newQuitKeys(),
 		help:       help.New(),
 		animate:    true,
 		focus:      -1,
 		exec:       tea.ExecProcess,
 		lessonName: cfg.Lesson,
 	}
+	m.confirmKeys, m.helpKeys = newConfirmKeys(m.keys), newHelpKeys(m.keys)
 	runs := cfg.Runs
 	if len(runs) == 0 {
 		runs = []RunConfig{{Engine: cfg.Engine, Person: cfg.Person, Backend: cfg.Backend,
@@ -207,14 +219,26 @@ func (m Model) busy() bool {
 	return false
 }
 
-// dialogRun is the run whose dialog (approval or question) is open: the
-// focused run's if it has one, else the first run waiting for the person.
+// dialogRun is the run whose dialog (approval or question) is on screen:
+// the focused run's if it has one, else the first run waiting for the
+// person whose dialog is not hidden.
 func (m Model) dialogRun() *runView {
-	if r := m.cur(); m.focus >= 0 && r.waitsForPerson() {
+	if r := m.cur(); m.focus >= 0 && r.dialogShown() {
 		return r
 	}
 	for _, r := range m.runs {
-		if r.waitsForPerson() {
+		if r.dialogShown() {
+			return r
+		}
+	}
+	return nil
+}
+
+// hiddenDialogRun is the run whose dialog esc hid, if any: its step still
+// waits for the person.
+func (m Model) hiddenDialogRun() *runView {
+	for _, r := range m.targets() {
+		if r.waitsForPerson() && r.hidden {
 			return r
 		}
 	}
@@ -356,7 +380,7 @@ func (m *Model) updatePlaceholder() {
 		m.input.Placeholder = "Enter: send the " + l.Name + " lesson — " + firstLineOf(l.Request)
 		return
 	}
-	m.input.Placeholder = "type a request · Enter sends · alt+enter new line · l lessons"
+	m.input.Placeholder = "type a request · Enter sends · alt+enter new line · esc, then l: lessons"
 }
 
 func (m Model) currentLesson() (Lesson, bool) {

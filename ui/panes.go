@@ -429,7 +429,7 @@ func (r *runView) statusView(lk look, w int) string {
 // stateLabel is the state for the status bar, with the spinner while a
 // step works on it.
 func (r *runView) stateLabel(lk look, s loop.State) string {
-	if r.busy && !r.live.travelling() {
+	if r.busy && !r.live.travelling() && !r.waitsForPerson() { // a dialog waits for the person, not the machine
 		return lk.spin + " " + string(s) + "…"
 	}
 	return string(s)

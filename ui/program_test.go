@@ -28,7 +28,8 @@ func TestProgramRunsALesson(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("answer delivered to ui"))
 	}, teatest.WithDuration(5*time.Second))
-	tm.Send(keyMsg("q"))
+	tm.Send(keyMsg("q")) // a run with history asks first
+	tm.Send(keyMsg("y"))
 
 	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 	if !ok {
@@ -56,7 +57,8 @@ func TestProgramConfirmationRoundTrip(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("written"))
 	}, teatest.WithDuration(5*time.Second))
-	tm.Send(keyMsg("q"))
+	tm.Send(keyMsg("q")) // a run with history asks first
+	tm.Send(keyMsg("y"))
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 	if fm.runs[0].live.state != loop.WaitingForEvent {
 		t.Fatalf("state %s", fm.runs[0].live.state)

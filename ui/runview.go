@@ -60,6 +60,7 @@ type runView struct {
 	// The dialog this run's step is waiting on, if any.
 	confirm *confirmModal
 	ask     *askModal
+	hidden  bool // esc hid the dialog; the step still waits for the person
 
 	onto OntoFunc
 	load func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
@@ -422,7 +423,7 @@ func (r *runView) handleStepDone(res stepResult) tea.Cmd {
 	r.busy = false
 	r.cancelStep()
 	r.stepCancel = nil
-	r.confirm, r.ask = nil, nil // a cancelled step may leave a dialog behind
+	r.confirm, r.ask, r.hidden = nil, nil, false // a cancelled step may leave a dialog behind
 
 	if res.err != nil {
 		r.mode = runOne
@@ -454,6 +455,14 @@ func (r *runView) handleStepDone(res stepResult) tea.Cmd {
 	if stop, why := r.shouldStop(t); stop {
 		r.notice = why
 		r.mode = runOne
+		if t.To == loop.AwaitingUserConfirmation && r.person != nil {
+			// The engine asks the person in the next Step: start it at
+			// once, so the dialog opens in the step that entered the
+			// state. It takes no transition until the person answers.
+			cmd := r.startStep()
+			r.notice = why
+			return cmd
+		}
 		return nil
 	}
 	return r.startStep()
@@ -500,11 +509,16 @@ func (r *runView) handlePersonRequest(req *personRequest) tea.Cmd {
 		return r.await()
 	}
 	r.runModal = true
+	r.hidden = false
+	guard := ""
+	if r.runKey == "n" {
+		guard = "n"
+	}
 	switch {
 	case req.confirm != nil:
-		r.confirm = newConfirmModal(req, r.runKey == "n")
+		r.confirm = newConfirmModal(req, guard)
 	case req.question != nil:
-		r.ask = newAskModal(req)
+		r.ask = newAskModal(req, guard)
 	default:
 		req.dismiss()
 		return r.await()
@@ -514,12 +528,15 @@ func (r *runView) handlePersonRequest(req *personRequest) tea.Cmd {
 
 // answered closes the dialog and goes back to waiting for the step.
 func (r *runView) answered() tea.Cmd {
-	r.confirm, r.ask = nil, nil
+	r.confirm, r.ask, r.hidden = nil, nil, false
 	return r.await()
 }
 
 // waitsForPerson reports whether the run's step is stopped on a dialog.
 func (r *runView) waitsForPerson() bool { return r.confirm != nil || r.ask != nil }
+
+// dialogShown reports whether the run's dialog is on screen (open, not hidden).
+func (r *runView) dialogShown() bool { return r.waitsForPerson() && !r.hidden }
 
 // interrupt cancels the step in flight; it reports whether there was one.
 func (r *runView) interrupt() (bool, tea.Cmd) {

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -218,9 +217,30 @@ func (m Model) helpLineView(w int) string {
 	return notice + m.shortHelpView(w-ansi.StringWidth(notice))
 }
 
+// tempNote says that quitting removes the workspace copy, when the
+// workspace label says it is one.
+func (m Model) tempNote() string {
+	for _, r := range m.runs {
+		if strings.Contains(r.workspace, "removed on exit") {
+			return ", and the temporary workspace copy is removed"
+		}
+	}
+	return ""
+}
+
 // noticeText is the latest notice: the parent's own, else what happened to
 // the runs (each named in compare mode).
 func (m Model) noticeText() string {
+	if m.quitAsked {
+		return "quit glassbox? the steps on screen are lost" + m.tempNote()
+	}
+	if r := m.hiddenDialogRun(); r != nil && m.notice == "" {
+		what := "approval"
+		if r.ask != nil {
+			what = "question"
+		}
+		return "the " + what + " dialog is hidden and the step waits for you: space (or enter) brings it back"
+	}
 	if m.notice != "" {
 		return m.notice
 	}
@@ -251,13 +271,15 @@ func (m Model) shortHelpView(w int) string {
 	case m.ontoAsk != nil:
 		return m.th.Help.Render(ansi.Truncate("1–9 pick the dialect · esc close", w, "…"))
 	case dr != nil && dr.confirm != nil:
-		return h.ShortHelpView([]key.Binding{m.keys.AllowOnce, m.keys.AllowSession, m.keys.Deny, m.keys.Up, m.keys.Down, m.keys.Cancel})
+		return h.View(m.confirmKeys)
 	case dr != nil && dr.ask != nil:
-		return m.th.Help.Render(ansi.Truncate("1–9 pick · ↑/↓ + enter · type an answer + enter · esc dismiss", w, "…"))
+		return h.ShortHelpView(dr.ask.keys(m.askKeys))
 	case m.lessons != nil:
-		return m.th.Help.Render(ansi.Truncate("↑/↓ + enter or 1–9 pick · esc close", w, "…"))
+		return h.View(m.lessonKeys)
 	case m.helpOpen:
-		return m.th.Help.Render(ansi.Truncate("esc or ? closes the help", w, "…"))
+		return h.View(m.helpKeys)
+	case m.quitAsked:
+		return h.View(m.quitKeys)
 	case m.inputFocused:
 		return h.View(inputHelp{m.keys})
 	}
@@ -306,13 +328,13 @@ func (m Model) overlayView(body rect) (block, bool) {
 			m.th.StatusKey.Render(" y ")+" fork, keeping today's files   "+m.th.StatusKey.Render(" n ")+" or esc: do not fork")
 	case dr != nil && dr.confirm != nil:
 		title = "Confirm: " + dr.confirm.req.confirm.Call.Name + of
-		content = dr.confirm.view(m.th, iw, ih)
+		content = dr.confirm.view(m.th, m.help, m.confirmKeys, iw, ih)
 	case dr != nil && dr.ask != nil:
 		title = "Question from the agent" + of
-		content = dr.ask.view(m.th, iw, ih)
+		content = dr.ask.view(m.th, m.help, m.askKeys, iw, ih)
 	case m.lessons != nil:
 		title = "Lessons"
-		content = m.lessons.view(m.th, m.cfg.Lessons, iw, min(ih, len(m.cfg.Lessons)+5))
+		content = m.lessons.view(m.th, m.help, m.lessonKeys, m.cfg.Lessons, iw, min(ih, len(m.cfg.Lessons)+5))
 	case m.helpOpen:
 		title = "Keys"
 		content = m.helpView(iw, ih)
