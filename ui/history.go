@@ -157,7 +157,7 @@ func wrapLines(s string, w int) []string {
 			out = append(out, "")
 			continue
 		}
-		out = append(out, strings.Split(ansi.Wrap(para, w, ""), "\n")...)
+		out = append(out, wrapPara(para, w)...)
 	}
 	return out
 }

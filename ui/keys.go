@@ -23,6 +23,10 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		// stepper goes to the input whole; keys pressed faster than the
 		// terminal is read ("[[[", "nnn") are taken one by one.
 		if m.keys.typing(msg) && !m.quitAsked {
+			if key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[:1]}, m.keys.Input) {
+				// "/" and the text typed after it arrived together.
+				msg.Runes = msg.Runes[1:]
+			}
 			return m.typeIntoInput(msg)
 		}
 		var next tea.Model = m
@@ -122,6 +126,17 @@ func (m Model) idleKeyNotice(msg tea.KeyMsg) string {
 		return in(paneHistory)
 	case key.Matches(msg, k.Left, k.Right):
 		return in(paneDiagram)
+	}
+	return ""
+}
+
+// midEvent is the state of a run that is in the middle of an event, or "":
+// a request sent now waits behind it.
+func (m Model) midEvent() string {
+	for _, r := range m.runs {
+		if r.busy || r.live.state != loop.WaitingForEvent {
+			return string(r.live.state)
+		}
 	}
 	return ""
 }
@@ -253,8 +268,8 @@ func (m *Model) send() tea.Cmd {
 	case m.compare():
 		m.notice = "event queued in both runs — space steps both, tab picks one run, c runs both to the answer"
 		return nil
-	case m.busy():
-		m.notice = "event queued behind the one in progress"
+	case m.busy() || m.midEvent() != "":
+		m.notice = "event queued behind the one in progress (" + m.midEvent() + "): space goes on with that one; c runs it to its answer, then this one is next"
 	default:
 		m.notice = "event queued — press space to take it (new_event), c to run to the answer"
 	}
@@ -460,6 +475,10 @@ func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 				r.calls.scroll(-page)
 			case key.Matches(msg, k.PageDown):
 				r.calls.scroll(+page)
+			case key.Matches(msg, k.Top):
+				r.calls.off = 0
+			case key.Matches(msg, k.Bottom):
+				r.calls.toEnd()
 			default:
 				return false, nil
 			}
@@ -518,6 +537,9 @@ func (m Model) lessonKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	m.lessonName = l.Name
 	m.input.SetValue(l.Request)
 	m.notice = "lesson " + l.Name + ": press Enter to send its request"
+	if at := m.midEvent(); at != "" {
+		m.notice = "lesson " + l.Name + ": Enter queues its request behind the event in progress (" + at + "), which finishes first (c runs it to its answer)"
+	}
 	cmd := m.focusInput()
 	m.syncSizes()
 	return m, cmd

@@ -165,6 +165,7 @@ func New(cfg Config) Model {
 	m.help.Styles.FullDesc = th.Help
 	m.help.Styles.ShortSeparator = th.Help
 	m.help.Styles.FullSeparator = th.Help
+	m.help.Styles.Ellipsis = th.Help // help's own default is grey, even with NO_COLOR
 
 	m.input = newInput(th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(th.Warning))

@@ -32,12 +32,14 @@ func (s scroller) window(lines []string, h int) []string {
 	return lines[off:min(off+h, len(lines))]
 }
 
+// percent is how far down the view is scrolled: 0 at the top, 100 at the
+// bottom (and when everything fits).
 func (s scroller) percent(total, h int) int {
 	if total <= h {
 		return 100
 	}
-	off := min(max(s.off, 0), max(total-h, 0))
-	return min(100, (off+h)*100/total)
+	off := min(max(s.off, 0), total-h)
+	return off * 100 / (total - h)
 }
 
 // payloadPane is the Raw payload pane's state: which side of the exchange,

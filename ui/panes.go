@@ -175,9 +175,23 @@ func (r *runView) callLines(lk look, i int, pc loop.PendingCall, current, live b
 	out := []string{ansi.Truncate(name+args, w, "…")}
 
 	if d := pc.Decision; d != nil {
+		// The rule's name is the lesson: never cut it. When the verdict
+		// and the rule do not fit on one line, the rule gets its own.
 		verdict := th.Verdict(string(d.Verdict)).Render(string(d.Verdict))
 		line := "  " + verdict + th.Muted.Render(" · rule ") + d.Rule
-		out = append(out, ansi.Truncate(line, w, "…"))
+		if ansi.StringWidth(line) <= w {
+			out = append(out, line)
+		} else {
+			out = append(out, ansi.Truncate("  "+verdict, w, "…"))
+			rule := th.Muted.Render("rule ") + d.Rule
+			if ansi.StringWidth(d.Rule)+5 > w-2 {
+				out = append(out, "  "+th.Muted.Render("rule"))
+				rule = d.Rule
+			}
+			for _, ln := range wrapLines(rule, max(w-2, 1)) {
+				out = append(out, "  "+ln)
+			}
+		}
 		if a := pc.Approval; a != nil && *a != loop.Deny {
 			how := "  → approved once"
 			if *a == loop.AllowSession {
@@ -221,7 +235,7 @@ func (r *runView) callLines(lk look, i int, pc loop.PendingCall, current, live b
 		case loop.CheckingPolicy:
 			status, st = lk.spin+" checking policy", th.Warning
 		case loop.AwaitingUserConfirmation:
-			status, st = "awaiting approval (answer the modal)", th.Warning
+			status, st = "awaiting approval (answer the dialog)", th.Warning
 		}
 	} else if current && pc.Status == loop.CallPending && pc.Decision != nil {
 		status = "pending: allowed, runs next"
@@ -229,16 +243,38 @@ func (r *runView) callLines(lk look, i int, pc loop.PendingCall, current, live b
 	line := "  status: " + st.Render(status)
 	if pc.Result != nil {
 		line += th.Muted.Render(fmt.Sprintf(" · %d ms", pc.Result.DurationMS))
-		first := strings.TrimSpace(strings.SplitN(sanitize(pc.Result.Content), "\n", 2)[0])
 		out = append(out, ansi.Truncate(line, w, "…"))
 		rs := th.Muted
 		if pc.Result.IsError {
 			rs = th.Error
 		}
-		out = append(out, rs.Render(ansi.Truncate("  ⇒ "+first, w, "…")))
+		for _, ln := range resultGist(pc.Result.Content, w) {
+			out = append(out, rs.Render(ln))
+		}
 		return out
 	}
 	return append(out, ansi.Truncate(line, w, "…"))
+}
+
+// resultGist is a tool result in at most two lines of width w: its lines
+// joined (a list_files result shows its names, not only the first), cut
+// with … when there is more.
+func resultGist(content string, w int) []string {
+	var parts []string
+	for _, ln := range strings.Split(sanitize(content), "\n") {
+		if ln = strings.TrimSpace(ln); ln != "" {
+			parts = append(parts, ln)
+		}
+	}
+	lines := wrapLines("⇒ "+strings.Join(parts, " · "), max(w-2, 1))
+	if len(lines) > 2 {
+		lines = lines[:2]
+		lines[1] = ansi.Truncate(lines[1], max(w-3, 1), "") + "…"
+	}
+	for i := range lines {
+		lines[i] = "  " + lines[i]
+	}
+	return lines
 }
 
 func plural(n int) string {

@@ -1,6 +1,11 @@
 package ui
 
 import (
+	"regexp"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"slices"
 	"strings"
 	"testing"
@@ -194,5 +199,189 @@ func TestSteppingWithNIntoAQuestionTypesNothing(t *testing.T) {
 	}
 	if !slices.Equal(results, []string{"no"}) {
 		t.Fatalf("answers %q", results)
+	}
+}
+
+// Picking a lesson in the middle of an event says the truth: its request
+// waits behind the event in progress, which space goes on with.
+func TestLessonPickedMidEventSaysItWaits(t *testing.T) {
+	cfg, _ := offlineWorld(t, "tour")
+	h := newHarness(t, cfg, 120, 34)
+	h.press("enter")
+	h.stepUntil(loop.CheckingPolicy)
+	h.press("l", "2")
+	v := h.plainView()
+	contains(t, v, "behind the event in progress (CHECKING_POLICY)")
+	notContains(t, v, "press space to take it")
+	h.press("enter")
+	v = h.plainView()
+	contains(t, v, "event queued behind the one in progress (CHECKING_POLICY)")
+	notContains(t, v, "press space to take it")
+	h.press("space")
+	if got := h.edges()[len(h.edges())-1]; got == loop.EdgeNewEvent {
+		t.Fatal("space took the new event mid-event")
+	}
+}
+
+// The deciding rule is readable at the projector size: the verdict line
+// wraps instead of cutting the rule's name, G reaches the last call's
+// verdict, and a list_files result shows more than its first name.
+func TestToolCallsShowTheWholeRuleAt120x34(t *testing.T) {
+	cfg, _ := offlineWorld(t, "path-escape")
+	h := newHarness(t, cfg, 120, 34)
+	h.press("enter", "c")
+	r := h.m.runs[0]
+	// The last step of the first iteration: both calls have their verdict.
+	var decided []*loop.Decision
+	for i, s := range r.live.steps {
+		if s.t.Decision != nil && s.t.Iteration == 1 {
+			decided = append(decided, s.t.Decision)
+		}
+		if s.t.Edge == loop.EdgeObserved {
+			for r.live.selectedIndex() != i {
+				h.press("[")
+			}
+			break
+		}
+	}
+	if len(decided) < 2 {
+		t.Fatalf("fewer than two decisions in iteration 1; edges %v", h.edges())
+	}
+	h.press("tab", "tab") // Tool calls
+	if h.m.pane != paneTools {
+		t.Fatalf("pane %v", h.m.pane)
+	}
+	h.press("g")
+	contains(t, h.plainView(), decided[0].Rule)
+	h.press("G")
+	v := h.plainView()
+	contains(t, v, decided[len(decided)-1].Rule)
+	contains(t, v, "status: denied")
+}
+
+func TestListFilesResultShowsItsNames(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	h := newHarness(t, w.config(), 160, 48)
+	h.press("enter")
+	for h.m.runs[0].live.state != loop.RecordingResult {
+		h.press("space")
+	}
+	v := h.plainView()
+	contains(t, v, "⇒ README.md · hello.py")
+}
+
+// Line breaking keeps words whole (--provider, hello.py) and follows the
+// Japanese rules: 。、」 never start a line, 「 never ends one.
+func TestWrapKeepsWordsAndKinsoku(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		w    int
+		want []string
+	}{
+		{"then start with --provider gemini", 20, []string{"then start with", "--provider gemini"}},
+		{"これはhello.pyです。", 10, []string{"これは", "hello.pyで", "す。"}},
+		{"ファイルを読みました。次に", 12, []string{"ファイルを読", "みました。次", "に"}},
+		{"「はい」と答えた", 4, []string{"「は", "い」", "と答", "えた"}},
+		{`  "path": "a.txt"`, 40, []string{`  "path": "a.txt"`}},
+		{"abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
+	} {
+		got := wrapLines(tc.in, tc.w)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("wrap(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
+		}
+		for _, ln := range got {
+			if ansi.StringWidth(ln) > tc.w {
+				t.Errorf("line %q is wider than %d", ln, tc.w)
+			}
+			if r, _ := utf8.DecodeRuneInString(ln); strings.ContainsRune("。、」", r) {
+				t.Errorf("line %q starts with closing punctuation", ln)
+			}
+		}
+	}
+}
+
+// The payload border's percentage is how far down the view is: 0% at the
+// top, 100% at the bottom.
+func TestPayloadPercentIsHowFarDown(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	h := newHarness(t, w.config(), 120, 34)
+	h.press("enter", "space", "space", "space") // the first model call
+	for h.m.pane != panePayload {
+		h.press("tab")
+	}
+	h.press("g")
+	contains(t, h.plainView(), " · 0%")
+	h.press("G")
+	contains(t, h.plainView(), " · 100%")
+}
+
+// Keys that do nothing here say why.
+func TestIdleKeysSayWhy(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	h := newHarness(t, w.config(), 120, 34)
+	h.press("enter", "space", "space", "space")
+	h.press("x")
+	contains(t, h.plainView(), "x: this model call made one HTTP exchange")
+	for h.m.pane != paneTools {
+		h.press("tab")
+	}
+	h.press("e")
+	contains(t, h.plainView(), "e works in History: tab there first")
+	h.press("h")
+	contains(t, h.plainView(), "h works in Raw payload")
+	for h.m.pane != paneDiagram {
+		h.press("tab")
+	}
+	h.press("G")
+	contains(t, h.plainView(), "the diagram always shows every state")
+}
+
+// With NO_COLOR the help line's … carries no colour either.
+func TestNoColorHelpEllipsis(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	cfg := w.config()
+	cfg.NoColor = true
+	m := New(cfg)
+	if _, ok := m.help.Styles.Ellipsis.GetForeground().(lipgloss.NoColor); !ok {
+		t.Fatalf("the help ellipsis has colour %v under NO_COLOR", m.help.Styles.Ellipsis.GetForeground())
+	}
+}
+
+// At 120 columns the welcome keeps --provider whole.
+func TestWelcomeKeepsFlagsWhole(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	h := newHarness(t, w.config(), 120, 34)
+	if regexp.MustCompile(` -+ *│`).MatchString(h.plainView()) {
+		t.Fatalf("a History line ends in a lone '-':\n%s", h.plainView())
+	}
+	contains(t, h.plainView(), "--provider")
+}
+
+// ASSEMBLING_CONTEXT says what is new: the request, or a tool result.
+func TestAssemblingSaysWhatIsNew(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	h := newHarness(t, w.config(), 160, 48)
+	h.press("enter", "space")
+	contains(t, h.plainView(), "the new event (your request)")
+	for {
+		h.press("space")
+		if h.edges()[len(h.edges())-1] == loop.EdgeObserved {
+			break
+		}
+	}
+	v := h.plainView()
+	contains(t, v, "the tool results just")
+	notContains(t, v, "the latest event")
+}
+
+// "/" and the words typed right after it may arrive in one read: the / is
+// the key that opens the input, the rest is the text.
+func TestSlashAndTextTogether(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	h := newHarness(t, w.config(), 120, 34)
+	h.press("esc")
+	h.typeText("/first line")
+	if h.m.input.Value() != "first line" {
+		t.Fatalf("input %q", h.m.input.Value())
 	}
 }
