@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/charmbracelet/bubbles/key"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,8 +102,8 @@ func (m *Model) fork() {
 // esc keeps everything as it is.
 func (m *Model) forkKey(msg tea.KeyMsg) {
 	q := m.forkAsk
-	switch msg.String() {
-	case "y":
+	switch {
+	case key.Matches(msg, m.forkKeys.Yes):
 		m.forkAsk = nil
 		if err := q.run.forkHere(true, q.onto); err != nil {
 			m.notice = "cannot fork: " + err.Error()
@@ -110,7 +111,7 @@ func (m *Model) forkKey(msg tea.KeyMsg) {
 		}
 		m.notice = "forked, keeping the files as they are now (they could not be put back)"
 		m.syncSizes()
-	case "n", "esc":
+	case key.Matches(msg, m.forkKeys.No):
 		m.forkAsk = nil
 		m.notice = "not forked: nothing changed"
 	}
@@ -215,12 +216,12 @@ func (r *runView) dialect() string {
 // ontoKey answers F's menu: a number picks the dialect, esc closes it.
 func (m *Model) ontoKey(msg tea.KeyMsg) {
 	q := m.ontoAsk
-	if msg.String() == "esc" || msg.String() == "q" {
+	if key.Matches(msg, m.ontoKeys.Close) {
 		m.ontoAsk = nil
 		m.notice = "not forked: nothing changed"
 		return
 	}
-	if msg.Type != tea.KeyRunes || len(msg.Runes) != 1 {
+	if !key.Matches(msg, m.ontoKeys.Pick) {
 		return
 	}
 	i := int(msg.Runes[0] - '1')

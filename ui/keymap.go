@@ -291,6 +291,32 @@ func (h helpKeys) ShortHelp() []key.Binding {
 }
 func (h helpKeys) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
 
+// forkKeys answer "fork anyway?" when the files cannot go back.
+type forkKeys struct{ Yes, No key.Binding }
+
+func newForkKeys() forkKeys {
+	return forkKeys{
+		Yes: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "fork, keeping today's files")),
+		No:  key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "do not fork")),
+	}
+}
+
+func (f forkKeys) ShortHelp() []key.Binding  { return []key.Binding{f.Yes, f.No} }
+func (f forkKeys) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
+
+// ontoKeys drive F's menu of dialects.
+type ontoKeys struct{ Pick, Close key.Binding }
+
+func newOntoKeys() ontoKeys {
+	return ontoKeys{
+		Pick:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick the dialect")),
+		Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "close")),
+	}
+}
+
+func (o ontoKeys) ShortHelp() []key.Binding  { return []key.Binding{o.Pick, o.Close} }
+func (o ontoKeys) FullHelp() [][]key.Binding { return [][]key.Binding{o.ShortHelp()} }
+
 // quitKeys answer "quit glassbox?".
 type quitKeys struct{ Yes, No key.Binding }
 

@@ -99,6 +99,8 @@ type Model struct {
 	lessonKeys  lessonKeys
 	helpKeys    helpKeys
 	quitKeys    quitKeys
+	forkKeys    forkKeys
+	ontoKeys    ontoKeys
 	help        help.Model
 
 	width, height int
@@ -144,6 +146,8 @@ func New(cfg Config) Model {
 		askKeys:    newAskKeys(),
 		lessonKeys: newLessonKeys(),
 		quitKeys:   newQuitKeys(),
+		forkKeys:   newForkKeys(),
+		ontoKeys:   newOntoKeys(),
 		help:       help.New(),
 		animate:    true,
 		focus:      -1,

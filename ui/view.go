@@ -267,9 +267,9 @@ func (m Model) shortHelpView(w int) string {
 	dr := m.dialogRun()
 	switch {
 	case m.forkAsk != nil:
-		return m.th.Help.Render(ansi.Truncate("y fork keeping the files · n or esc do not fork", w, "…"))
+		return h.View(m.forkKeys)
 	case m.ontoAsk != nil:
-		return m.th.Help.Render(ansi.Truncate("1–9 pick the dialect · esc close", w, "…"))
+		return h.View(m.ontoKeys)
 	case dr != nil && dr.confirm != nil:
 		return h.View(m.confirmKeys)
 	case dr != nil && dr.ask != nil:
@@ -320,12 +320,16 @@ func (m Model) overlayView(body rect) (block, bool) {
 		for i, d := range m.ontoAsk.options {
 			content = append(content, fmt.Sprintf("  %d) %s", i+1, d))
 		}
-		content = append(content, "", m.th.Muted.Render("1–9 picks · esc closes"))
+		hk := m.help
+		hk.Width = iw
+		content = append(content, "", hk.View(m.ontoKeys))
 	case m.forkAsk != nil:
 		title = "Fork: the files cannot go back"
 		content = wrapLines("The workspace cannot be put back as it was at this step: "+m.forkAsk.reason+".", iw)
+		hk := m.help
+		hk.Width = iw
 		content = append(content, "", "Fork anyway? The conversation goes back to the step; the files stay as they are now.", "",
-			m.th.StatusKey.Render(" y ")+" fork, keeping today's files   "+m.th.StatusKey.Render(" n ")+" or esc: do not fork")
+			hk.View(m.forkKeys))
 	case dr != nil && dr.confirm != nil:
 		title = "Confirm: " + dr.confirm.req.confirm.Call.Name + of
 		content = dr.confirm.view(m.th, m.help, m.confirmKeys, iw, ih)
