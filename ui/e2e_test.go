@@ -75,6 +75,9 @@ func TestEndToEndInTmux(t *testing.T) {
 		return strings.Contains(s, "› first line") && strings.Contains(s, "› second line")
 	})
 	keys("Escape")
+	// Wait for the stepper before [: esc and [ read together are the start
+	// of an escape sequence, not two keys.
+	waitFor("the stepper's keys", has("space/n step"))
 
 	// Time travel one step back, then quit.
 	keys("[")

@@ -112,7 +112,9 @@ func newKeyMap() keyMap {
 type inputHelp struct{ k keyMap }
 
 func (h inputHelp) ShortHelp() []key.Binding {
-	return []key.Binding{h.k.Send, h.k.Newline, h.k.Leave, h.k.Cancel}
+	// Every letter types here: the stepper's keys (? l q …) are one esc away.
+	leave := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "to the stepper keys (there ? lists them all)"))
+	return []key.Binding{h.k.Send, h.k.Newline, leave, h.k.Cancel}
 }
 func (h inputHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
 

@@ -154,8 +154,9 @@ type askModal struct {
 	sel  int
 	text textinput.Model
 	// guard is the key that started the step that opened the question
-	// ("n"): its next press would be typed as the answer's first letter,
-	// so it is held back once, with a word.
+	// ("n"): a learner still stepping would type it as the answer's first
+	// letter, so while the answer is empty it is held back, with a word; a
+	// letter typed next puts it back in front ("no"), a digit picks.
 	guard  string
 	warned bool
 }
@@ -207,9 +208,13 @@ func (a *askModal) update(msg tea.KeyMsg, k askKeys) dialogOutcome {
 		}
 	case typed == "" && (msg.Type == tea.KeySpace || msg.String() == " "):
 		return dialogKept // the stepping key; an answer does not start with a space
-	case typed == "" && a.guard != "" && msg.String() == a.guard && !a.warned:
-		a.warned = true
+	case typed == "" && a.guard != "" && msg.String() == a.guard:
+		a.warned = true // held back, however often it comes
 		return dialogKept
+	}
+	if a.warned && typed == "" && msg.Type == tea.KeyRunes {
+		// A letter after the held-back n: the answer starts with it ("no").
+		msg.Runes = append([]rune(a.guard), msg.Runes...)
 	}
 	a.warned = false
 	a.text, _ = a.text.Update(msg)
@@ -239,7 +244,7 @@ func (a *askModal) view(th theme.Theme, hk help.Model, k askKeys, w, h int) []st
 	hk.Width = w
 	hint := []string{"", hk.ShortHelpView(a.keys(k))}
 	if a.warned {
-		hint = append(hint, th.Warning.Render(ansi.Truncate("you stepped with "+a.guard+": press "+a.guard+" again to type it", w, "…")))
+		hint = append(hint, th.Warning.Render(ansi.Truncate("you stepped with "+a.guard+": "+a.guard+" is held back until you type the next letter", w, "…")))
 	}
 	if len(out) > h-len(hint) {
 		out = out[len(out)-(h-len(hint)):]

@@ -183,12 +183,15 @@ func (r *runView) callLines(lk look, i int, pc loop.PendingCall, current, live b
 			out = append(out, line)
 		} else {
 			out = append(out, ansi.Truncate("  "+verdict, w, "…"))
-			rule := th.Muted.Render("rule ") + d.Rule
-			if ansi.StringWidth(d.Rule)+5 > w-2 {
+			prefix := "rule "
+			if ansi.StringWidth(d.Rule)+len(prefix) > w-2 {
 				out = append(out, "  "+th.Muted.Render("rule"))
-				rule = d.Rule
+				prefix = ""
 			}
-			for _, ln := range wrapLines(rule, max(w-2, 1)) {
+			for i, ln := range wrapLines(prefix+d.Rule, max(w-2, 1)) {
+				if i == 0 && prefix != "" {
+					ln = th.Muted.Render(prefix) + strings.TrimPrefix(ln, prefix)
+				}
 				out = append(out, "  "+ln)
 			}
 		}
@@ -235,7 +238,7 @@ func (r *runView) callLines(lk look, i int, pc loop.PendingCall, current, live b
 		case loop.CheckingPolicy:
 			status, st = lk.spin+" checking policy", th.Warning
 		case loop.AwaitingUserConfirmation:
-			status, st = "awaiting approval (answer the dialog)", th.Warning
+			status, st = "awaiting your approval", th.Warning
 		}
 	} else if current && pc.Status == loop.CallPending && pc.Decision != nil {
 		status = "pending: allowed, runs next"

@@ -529,6 +529,7 @@ func (r *runView) handlePersonRequest(req *personRequest) tea.Cmd {
 // answered closes the dialog and goes back to waiting for the step.
 func (r *runView) answered() tea.Cmd {
 	r.confirm, r.ask, r.hidden = nil, nil, false
+	r.live.cursor = -1 // the answer moves the run on: show the present again
 	return r.await()
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 	"slices"
 	"strings"
 	"testing"
@@ -162,9 +163,13 @@ func TestApprovalOpensInTheStepThatAsks(t *testing.T) {
 	if h.m.dialogRun() == nil {
 		t.Fatal("space should bring the dialog back")
 	}
+	h.press("[") // look back, then answer: the answer shows the present
 	h.press("y")
 	if r.live.state != loop.ExecutingTool || r.confirm != nil {
 		t.Fatalf("state %s after y", r.live.state)
+	}
+	if r.live.travelling() {
+		t.Fatal("after the answer the panes still show a past step")
 	}
 	if got := h.edges()[len(h.edges())-1]; got != loop.EdgeUserApproval {
 		t.Fatalf("last edge %s", got)
@@ -172,7 +177,8 @@ func TestApprovalOpensInTheStepThatAsks(t *testing.T) {
 }
 
 // Stepping with n into an ask_user question does not type n into the
-// answer: the first n after the question opened is held back, with a word.
+// answer: n is held back while the answer is empty, with a word; the next
+// letter puts it back in front ("no"), a digit picks an option.
 func TestSteppingWithNIntoAQuestionTypesNothing(t *testing.T) {
 	ask := map[string]any{"question": "Which file?"}
 	w := newWorld(t, reply{calls: []history.ToolCall{call("a1", "ask_user", ask)}}, reply{text: "ok"})
@@ -185,12 +191,12 @@ func TestSteppingWithNIntoAQuestionTypesNothing(t *testing.T) {
 		}
 		h.press("n")
 	}
-	h.press("n")
+	h.press("n", "n", "n") // still stepping
 	if got := h.m.runs[0].ask.text.Value(); got != "" {
 		t.Fatalf("stepping with n typed %q into the answer", got)
 	}
-	contains(t, h.plainView(), "press n again to type it")
-	h.press("n", "o", "enter", "space") // answer; record the result
+	contains(t, h.plainView(), "n is held back until you type the next letter")
+	h.press("o", "enter", "space") // "no"; record the result
 	var results []string
 	for _, e := range h.m.runs[0].hist.entries {
 		if e.kind == entryResult {
@@ -383,5 +389,46 @@ func TestSlashAndTextTogether(t *testing.T) {
 	h.typeText("/first line")
 	if h.m.input.Value() != "first line" {
 		t.Fatalf("input %q", h.m.input.Value())
+	}
+}
+
+// The wrapped verdict line carries no raw escape sequence.
+func TestWrappedRuleHasNoRawEscape(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.ANSI256) // styles emit escapes, as in a terminal
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	w := newWorld(t, reply{calls: writeCall()}, reply{text: "ok"})
+	cfg := w.config()
+	cfg.NoColor = false
+	h := newHarness(t, cfg, 120, 34)
+	h.typeText("write")
+	h.press("enter", "c", "esc")
+	v := h.plainView()
+	contains(t, v, "changes-need-approval")
+	notContains(t, v, "[0m")
+	notContains(t, v, `\x1b`)
+}
+
+// n held back, then a digit: the option is picked, not "n1" sent.
+func TestSteppingWithNThenADigitPicks(t *testing.T) {
+	ask := map[string]any{"question": "Delete old_log.txt?", "options": []string{"yes", "no"}}
+	w := newWorld(t, reply{calls: []history.ToolCall{call("a1", "ask_user", ask)}}, reply{text: "ok"})
+	h := newHarness(t, w.config(), 120, 34)
+	h.typeText("clean up")
+	h.press("enter")
+	for h.m.runs[0].ask == nil {
+		if len(h.m.runs[0].live.steps) > 20 {
+			t.Fatalf("no question; states %v", h.states())
+		}
+		h.press("n")
+	}
+	h.press("n", "n", "1", "space")
+	var results []string
+	for _, e := range h.m.runs[0].hist.entries {
+		if e.kind == entryResult {
+			results = append(results, e.text)
+		}
+	}
+	if !slices.Equal(results, []string{"yes"}) {
+		t.Fatalf("answers %q", results)
 	}
 }
