@@ -290,6 +290,8 @@ func TestWrapKeepsWordsAndKinsoku(t *testing.T) {
 		{"「はい」と答えた", 4, []string{"「は", "い」", "と答", "えた"}},
 		{`  "path": "a.txt"`, 40, []string{`  "path": "a.txt"`}},
 		{"abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
+		{"what is in ../../etc/passwd now", 22, []string{"what is in", "../../etc/passwd now"}},
+		{"a farewell(name) function", 18, []string{"a farewell(name)", "function"}},
 	} {
 		got := wrapLines(tc.in, tc.w)
 		if !slices.Equal(got, tc.want) {

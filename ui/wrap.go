@@ -17,10 +17,10 @@ import (
 // indented); a space where the line breaks is dropped.
 
 // noStart are characters that must not begin a line.
-const noStart = "。、，．・：；？！）」』】〕〉》”’ーぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ…‥々〜゛゜!),.:;?]}%"
+const noStart = "。、，．・：；？！）」』】〕〉》”’ーぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ…‥々〜゛゜"
 
 // noEnd are characters that must not end a line.
-const noEnd = "「『（【〔〈《“‘([{"
+const noEnd = "「『（【〔〈《“‘"
 
 // wrapPara breaks one paragraph (no newlines) into lines of at most w cells.
 func wrapPara(para string, w int) []string {
@@ -107,14 +107,14 @@ func wrapTokens(s string) []string {
 			toks = append(toks, s[i:j])
 			glueNext = false
 			i = j
-		case wide(r) || strings.ContainsRune(noStart, r) || strings.ContainsRune(noEnd, r):
+		case wide(r) || kinsoku(r):
 			add(s[i:i+n], true)
 			i += n
 		default:
 			j := i
 			for j < len(s) {
 				r2, n2 := utf8.DecodeRuneInString(s[j:])
-				if r2 == ' ' || wide(r2) || (j > i && strings.ContainsRune(noEnd, r2)) {
+				if r2 == ' ' || wide(r2) || kinsoku(r2) {
 					break
 				}
 				j += n2
@@ -124,6 +124,12 @@ func wrapTokens(s string) []string {
 		}
 	}
 	return toks
+}
+
+// kinsoku reports whether r is a non-ASCII character with a line-breaking
+// rule. ASCII punctuation stays inside its word: ../etc, farewell(name).
+func kinsoku(r rune) bool {
+	return r > unicode.MaxASCII && (strings.ContainsRune(noStart, r) || strings.ContainsRune(noEnd, r))
 }
 
 // wide reports whether r takes two cells (CJK and the like).
