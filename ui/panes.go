@@ -238,7 +238,7 @@ func (r *runView) callLines(lk look, i int, pc loop.PendingCall, current, live b
 		case loop.CheckingPolicy:
 			status, st = lk.spin+" checking policy", th.Warning
 		case loop.AwaitingUserConfirmation:
-			status, st = "awaiting your approval", th.Warning
+			status, st = "waiting for you", th.Warning
 		}
 	} else if current && pc.Status == loop.CallPending && pc.Decision != nil {
 		status = "pending: allowed, runs next"
