@@ -148,12 +148,13 @@ func (e *Engine) fork(seq int, files bool) error {
 		return ErrBusy
 	}
 	defer e.stepping.Unlock()
-	return e.forkLocked(seq, files, nil)
+	return e.forkLocked(seq, files, nil, -1)
 }
 
-// forkLocked is Fork with e.stepping held; added are messages (notes) to
-// append after the cut, and to, when not nil, the provider to continue with.
-func (e *Engine) forkLocked(seq int, files bool, onto *forkOnto) error {
+// forkLocked is Fork with e.stepping held; onto, when not nil, is the
+// provider to continue with; events, when not negative, is how many of the
+// events submitted so far stay (Abandon drops the one in progress).
+func (e *Engine) forkLocked(seq int, files bool, onto *forkOnto, events int) error {
 	cp, ok := e.Checkpoint(seq)
 	if !ok {
 		return fmt.Errorf("there is no step %d to fork from (steps 0 to %d)", seq, len(e.checkpoints)-1)
@@ -165,6 +166,13 @@ func (e *Engine) forkLocked(seq int, files bool, onto *forkOnto) error {
 	}
 	e.restore(cp)
 	e.checkpoints = slices.Clip(e.checkpoints[:seq+1])
+	if events >= 0 {
+		e.mu.Lock()
+		e.submitted = slices.Clip(e.submitted[:min(events, len(e.submitted))])
+		e.queue = slices.Clone(e.submitted[min(e.taken, len(e.submitted)):])
+		e.checkpoints[seq].Submitted = len(e.submitted)
+		e.mu.Unlock()
+	}
 	var added []history.Message
 	rec := ForkRecord{Run: e.cfg.Run, Fork: ForkInfo{From: seq, Provider: e.cfg.Provider.Name(), Model: e.cfg.Provider.Model(), ToolMode: e.toolMode}}
 	if onto != nil {

@@ -55,7 +55,7 @@ func (e *Engine) ForkOnto(seq int, onto Onto, files bool) error {
 		return ErrBusy
 	}
 	defer e.stepping.Unlock()
-	return e.forkLocked(seq, files, &forkOnto{Onto: onto})
+	return e.forkLocked(seq, files, &forkOnto{Onto: onto}, -1)
 }
 
 // switchProvider puts onto's provider in place and rewrites the history for

@@ -46,9 +46,10 @@ func (m *Model) returnToPresent() bool {
 // forkQuestion asks whether to fork although the workspace cannot go back
 // to how it was at the step.
 type forkQuestion struct {
-	run    *runView
-	reason string
-	onto   *ontoChoice // a fork onto another dialect, or nil
+	run     *runView
+	reason  string
+	onto    *ontoChoice // a fork onto another dialect, or nil
+	abandon bool        // A: abandoning the event in progress
 }
 
 // ontoChoice is the dialect a fork continues with, its provider built.
@@ -103,6 +104,14 @@ func (m *Model) fork() {
 func (m *Model) forkKey(msg tea.KeyMsg) {
 	q := m.forkAsk
 	switch {
+	case key.Matches(msg, m.forkKeys.Yes) && q.abandon:
+		m.forkAsk = nil
+		if err := q.run.abandonEvent(true); err != nil {
+			m.notice = "cannot abandon the event: " + err.Error()
+			return
+		}
+		m.notice = "event abandoned, keeping the files as they are now (they could not be put back)"
+		m.syncSizes()
 	case key.Matches(msg, m.forkKeys.Yes):
 		m.forkAsk = nil
 		if err := q.run.forkHere(true, q.onto); err != nil {
@@ -172,6 +181,81 @@ func (r *runView) forkHere(keepFiles bool, onto *ontoChoice) error {
 		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("the run continues with %s %s (%s)", r.provider, r.model, onto.dialect)})
 	}
 	r.payload.follow(&kept.t)
+	r.calls.off = 0
+	r.notice = ""
+	return nil
+}
+
+// abandon is A: every target run drops the event in progress and goes back
+// to the step before the loop took it; the events queued after it are next.
+func (m *Model) abandon() {
+	var done []string
+	for _, r := range m.targets() {
+		if r.busy {
+			m.notice = "a step is in flight: wait for it (or ctrl+c), then A abandons the event"
+			return
+		}
+		if r.live.state == loop.WaitingForEvent {
+			continue
+		}
+		err := r.abandonEvent(false)
+		var we *loop.WorkspaceError
+		switch {
+		case errors.As(err, &we):
+			m.forkAsk = &forkQuestion{run: r, reason: we.Reason, abandon: true}
+			return
+		case err != nil:
+			m.notice = "cannot abandon the event: " + err.Error()
+			return
+		}
+		done = append(done, r.title())
+	}
+	switch {
+	case len(done) == 0:
+		m.notice = "no event is in progress: A abandons one the loop has taken"
+	default:
+		m.notice = "event abandoned: the loop is back before it took it, the files as they were; space takes the next event"
+	}
+	m.syncSizes()
+}
+
+// abandonEvent drops the run's event in progress (Engine.Abandon) and cuts
+// the panes back to the step before the loop took it.
+func (r *runView) abandonEvent(keepFiles bool) error {
+	var seq int
+	var err error
+	if keepFiles {
+		seq, err = r.eng.AbandonKeepingFiles()
+	} else {
+		seq, err = r.eng.Abandon()
+	}
+	if err != nil {
+		return err
+	}
+	// The steps after seq go; so do their History entries.
+	i := len(r.live.steps)
+	for i > 0 && r.live.steps[i-1].t.Seq > seq {
+		i--
+	}
+	abandoned := len(r.live.steps) - i
+	entries := r.baseEntries
+	r.live.totals = totals{}
+	if i > 0 {
+		entries, r.live.totals = r.live.steps[i-1].entries, r.live.steps[i-1].totals
+	}
+	r.live.steps = r.live.steps[:i:i]
+	r.live.cursor = -1
+	r.hist.truncate(entries)
+	r.live.state, r.live.iteration, r.live.queued = r.eng.State(), r.eng.Iteration(), r.eng.QueueLen()
+	files := "the workspace's files are back as they were"
+	if keepFiles {
+		files = "the workspace's files were kept as they are now"
+	}
+	r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
+		"event abandoned: the %d step%s taken for it are gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), files, r.live.queued, plural(r.live.queued))})
+	if s := r.live.selected(); s != nil {
+		r.payload.follow(&s.t)
+	}
 	r.calls.off = 0
 	r.notice = ""
 	return nil

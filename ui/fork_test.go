@@ -254,3 +254,44 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 		t.Fatalf("provider %s", s.t.LLM.Provider)
 	}
 }
+
+// A mid-event: the event in progress is dropped, its write undone, the
+// request queued behind it is next, and History no longer shows its steps.
+func TestAbandonTheEventInProgress(t *testing.T) {
+	w := newWorld(t, append(writeScriptReplies(), reply{text: "listed"})...)
+	journalled(t, w)
+	todo := filepath.Join(w.dir, "notes", "todo.txt")
+	before := readFile(t, todo)
+	h := newHarness(t, w.config(), 160, 48)
+	h.typeText("Add '- buy milk' to notes/todo.txt")
+	h.press("enter")
+	r := h.m.runs[0]
+	for i := 0; i < 10 && r.confirm == nil; i++ {
+		h.press("space")
+	}
+	if r.confirm == nil {
+		t.Fatal("no confirmation")
+	}
+	h.press("y", "space") // approved, then the write happens
+	if readFile(t, todo) == before || r.live.state != loop.RecordingResult {
+		t.Fatalf("the write did not happen (state %s)", r.live.state)
+	}
+	h.press("/")
+	h.typeText("just list the files")
+	h.press("enter")
+	contains(t, h.plainView(), "A abandons it")
+	h.press("A")
+	if r.live.state != loop.WaitingForEvent || len(r.live.steps) != 0 || r.live.queued != 1 {
+		t.Fatalf("after A: state %s, %d steps, %d queued", r.live.state, len(r.live.steps), r.live.queued)
+	}
+	if got := readFile(t, todo); got != before {
+		t.Fatalf("the abandoned event's write is still there: %q", got)
+	}
+	v := h.plainView()
+	contains(t, v, "event abandoned")
+	notContains(t, v, "buy milk")
+	h.press("space")
+	if s := r.live.selected(); s == nil || s.t.Event == nil || s.t.Event.Data != "just list the files" {
+		t.Fatalf("the next event is not the queued request: %+v", s)
+	}
+}

@@ -269,7 +269,7 @@ func (m *Model) send() tea.Cmd {
 		m.notice = "event queued in both runs — space steps both, tab picks one run, c runs both to the answer"
 		return nil
 	case m.busy() || m.midEvent() != "":
-		m.notice = "event queued behind the one in progress (" + m.midEvent() + "): space goes on with that one; c runs it to its answer, then this one is next"
+		m.notice = "event queued behind the one in progress (" + m.midEvent() + "): space goes on with that one; c runs it to its answer, then this one is next; A abandons it"
 	default:
 		m.notice = "event queued — press space to take it (new_event), c to run to the answer"
 	}
@@ -314,6 +314,8 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.fork()
 	case key.Matches(msg, k.ForkOnto):
 		m.openOnto()
+	case key.Matches(msg, k.Abandon):
+		m.abandon()
 	case key.Matches(msg, k.WhatIf):
 		return m, m.whatIf()
 	case key.Matches(msg, k.Pause):
@@ -538,7 +540,7 @@ func (m Model) lessonKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	m.input.SetValue(l.Request)
 	m.notice = "lesson " + l.Name + ": press Enter to send its request"
 	if at := m.midEvent(); at != "" {
-		m.notice = "lesson " + l.Name + ": Enter queues its request behind the event in progress (" + at + "), which finishes first (c runs it to its answer)"
+		m.notice = "lesson " + l.Name + ": Enter queues its request behind the event in progress (" + at + "), which finishes first (c runs it to its answer; A abandons it)"
 	}
 	cmd := m.focusInput()
 	m.syncSizes()

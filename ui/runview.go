@@ -65,6 +65,9 @@ type runView struct {
 	onto OntoFunc
 	load func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
 	keep int                                                    // model calls whose payloads stay in memory
+	// baseEntries are the History entries from before the first step (the
+	// welcome, a resumed past): what abandoning the first event leaves.
+	baseEntries int
 	// spillMark: the steps before it are past keeping (spill looks no
 	// further back); reloaded: the old step whose payload was read back.
 	spillMark, reloaded, reloadedSeq int
@@ -175,6 +178,7 @@ func (r *runView) loadPast(past []loop.Transition) {
 		}
 	}
 	r.spill()
+	r.baseEntries = r.hist.len()
 	if hist := r.eng.History(); added < len(hist) {
 		for _, msg := range hist[added:] {
 			r.live.addMessage(r.hist, msg)

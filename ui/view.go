@@ -324,12 +324,17 @@ func (m Model) overlayView(body rect) (block, bool) {
 		hk.Width = iw
 		content = append(content, "", hk.View(m.ontoKeys))
 	case m.forkAsk != nil:
+		what := "Fork anyway? The conversation goes back to the step; the files stay as they are now."
 		title = "Fork: the files cannot go back"
+		if m.forkAsk.abandon {
+			title, what = "Abandon: the files cannot go back", "Abandon the event anyway? The conversation goes back to before it; the files stay as they are now."
+		}
 		content = wrapLines("The workspace cannot be put back as it was at this step: "+m.forkAsk.reason+".", iw)
 		hk := m.help
 		hk.Width = iw
-		content = append(content, "", "Fork anyway? The conversation goes back to the step; the files stay as they are now.", "",
-			hk.View(m.forkKeys))
+		content = append(content, "")
+		content = append(content, wrapLines(what, iw)...)
+		content = append(content, "", hk.View(m.forkKeys))
 	case dr != nil && dr.confirm != nil:
 		title = "Confirm: " + dr.confirm.req.confirm.Call.Name + of
 		content = dr.confirm.view(m.th, m.help, m.confirmKeys, iw, ih)
