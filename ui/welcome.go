@@ -40,8 +40,11 @@ func (m *Model) welcomeText(r *runView) string {
 	if r.workspace != "" {
 		fmt.Fprintf(&b, "Workspace (the only folder the tools may touch): %s\n", r.workspace)
 	}
-	if m.cfg.Sandbox != "" {
-		fmt.Fprintf(&b, "Sandbox for commands: %s\n", m.cfg.Sandbox)
+	if sb := m.cfg.Sandbox; sb != "" {
+		if strings.HasPrefix(sb, "on") {
+			sb, _, _ = strings.Cut(sb, ":") // "on — Landlock ABI 7"; off keeps its reason
+		}
+		fmt.Fprintf(&b, "Sandbox for commands: %s\n", sb)
 	}
 	b.WriteString("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key.")
 	if l, ok := m.currentLesson(); ok {
