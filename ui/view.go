@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/glassbox-dev/glassbox/ui/cell"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -107,20 +108,7 @@ func compose(width, height int, blocks []block) []string {
 }
 
 // fit truncates or pads s to exactly w cells.
-func fit(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	sw := ansi.StringWidth(s)
-	if sw > w {
-		s = ansi.Truncate(s, w, "")
-		sw = ansi.StringWidth(s)
-	}
-	if sw < w {
-		s += strings.Repeat(" ", w-sw)
-	}
-	return s
-}
+func fit(s string, w int) string { return cell.Fit(s, w, "") }
 
 // overlay draws box over screen, centred on its rectangle.
 func overlay(screen []string, box block) {

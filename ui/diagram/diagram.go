@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/cell"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -78,23 +79,15 @@ func Order() []loop.State {
 // padded with spaces, missing lines added blank, extra lines dropped.
 func fit(lines []string, width, height int) string {
 	var b strings.Builder
-	blank := strings.Repeat(" ", width)
 	for i := 0; i < height; i++ {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		if i >= len(lines) {
-			b.WriteString(blank)
-			continue
+		line := ""
+		if i < len(lines) {
+			line = lines[i]
 		}
-		line := lines[i]
-		w := ansi.StringWidth(line)
-		if w > width {
-			line = ansi.Truncate(line, width, "")
-			w = ansi.StringWidth(line)
-		}
-		b.WriteString(line)
-		b.WriteString(blank[:width-w])
+		b.WriteString(cell.Fit(line, width, ""))
 	}
 	return b.String()
 }

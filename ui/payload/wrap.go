@@ -58,7 +58,7 @@ func wrap(doc *document, width int, br *brushes) []string {
 					b.WriteString(spaces(hang))
 					used = hang
 				}
-				piece, w := fit(text, width-used)
+				piece, w := prefixFitting(text, width-used)
 				if len(piece) < len(text) {
 					piece, w = atSpace(piece, w, width-used)
 					if used > hang && !strings.Contains(piece, " ") && wordFits(text, width-hang) {
@@ -129,9 +129,9 @@ func isASCII(s string) bool {
 	return true
 }
 
-// fit returns the longest prefix of s that is at most room cells wide, and
+// prefixFitting returns the longest prefix of s that is at most room cells wide, and
 // its width. Printable ASCII takes the fast path: one byte, one cell.
-func fit(s string, room int) (string, int) {
+func prefixFitting(s string, room int) (string, int) {
 	if room <= 0 {
 		return "", 0
 	}

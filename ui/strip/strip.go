@@ -10,9 +10,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/cell"
 )
 
 // Call is one model call as the strip shows it.
@@ -178,8 +177,7 @@ func flexWidth(cols []column, width int) int {
 
 // pad cuts or fills s to exactly w cells.
 func pad(s string, w int) string {
-	s = ansi.Truncate(strings.ReplaceAll(s, "\n", " "), w, "…")
-	return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
+	return cell.Fit(strings.ReplaceAll(s, "\n", " "), w, "…")
 }
 
 func dash(s string) string {
