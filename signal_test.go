@@ -197,3 +197,33 @@ func TestCommandsCannotReadSecretsFromEnviron(t *testing.T) {
 		t.Fatalf("the run never reached the provider with its key: %s\n%s", stdout.String(), stderr.String())
 	}
 }
+
+// Issue 12 item 9: --replay refuses a device, a named pipe (at once, not
+// hanging) and an oversized file, naming the cap, with exit code 2.
+func TestReplayInputIsCapped(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.cassette")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge.cassette")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(300 << 20); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	f.Close()
+	for path, want := range map[string]string{
+		"/dev/zero": "not a regular file (it is a character device)",
+		fifo:        "not a regular file (it is a named pipe)",
+		huge:        "over the 256 MiB a cassette may hold",
+	} {
+		code, _, stderr := runJSON(t, "", "--replay", path, "hi")
+		if code != exitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("--replay %s: exit %d, stderr %q; want 2 and %q", path, code, stderr, want)
+		}
+	}
+}
