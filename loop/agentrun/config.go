@@ -123,8 +123,17 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.Replay != "" {
-		if err := checkReplay(c.Replay); err != nil {
-			return err
+		replays := []string{c.Replay}
+		if len(c.Compare) > 0 {
+			replays = nil // each run replays its own file, named after it
+			for _, r := range c.Runs() {
+				replays = append(replays, r.Replay)
+			}
+		}
+		for _, path := range replays {
+			if err := checkReplay(path); err != nil {
+				return err
+			}
 		}
 	}
 	for _, out := range []struct{ flag, path string }{{"--record", c.Record}, {"--trace", c.Trace}} {
