@@ -86,3 +86,17 @@ func TestHugeResponseIsCapped(t *testing.T) {
 		}
 	}
 }
+
+// Issue 12 item 11: a cassette naming a provider glassbox does not know gets
+// a clear sentence, not "run with --provider nonsense".
+func TestCassetteWithUnknownProvider(t *testing.T) {
+	isolate(t)
+	path := filepath.Join(t.TempDir(), "odd.cassette")
+	if err := os.WriteFile(path, []byte(`{"glassbox_cassette":1,"provider":"nonsense","model":"m","tool_mode":"","recorded_at":"2026-11-21T06:59:14Z"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runJSON(t, "", "--replay", path, "hi")
+	if code == exitOK || !strings.Contains(stderr, `names the provider "nonsense", which glassbox does not know`) || strings.Contains(stderr, "--provider nonsense") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
