@@ -121,13 +121,13 @@ func lastLine(t *testing.T, path string) string {
 	return last
 }
 
-// countProcesses counts the live processes whose command line holds s.
+// countProcesses counts the live processes running `sleep S`.
 func countProcesses(s string) int {
 	entries, _ := os.ReadDir("/proc")
 	n := 0
 	for _, e := range entries {
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !strings.Contains(string(b), s) {
+		if err != nil || !strings.HasPrefix(string(b), "sleep\x00"+s+"\x00") {
 			continue
 		}
 		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {

@@ -28,8 +28,9 @@ type Run struct {
 	Temporary bool
 	Engine    *loop.Engine
 
-	closers []func() error
-	trace   *traceFile // --trace, or nil
+	closers  []func() error
+	trace    *traceFile // --trace, or nil
+	registry *tools.Registry
 }
 
 // traceFile is the --trace file. Its writes are serialised and stop once
@@ -110,6 +111,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		r.closers = append(r.closers, func() error { return os.RemoveAll(root) })
 	}
 	registry := tools.Default(r.Workspace, person, 0)
+	r.registry = registry
 	policy := loop.DefaultPolicy()
 	if c.Policy != "" {
 		if policy, err = loop.LoadPolicy(c.Policy); err == nil {
@@ -205,9 +207,11 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 // Close ends the run: the cassette and trace are finished and a temporary
 // workspace is removed. It reports every error it met.
 func (r *Run) Close() error {
-	// Every command still running stops first, with everything it
+	// This run's commands still running stop first, with everything they
 	// started: nothing may keep writing into a folder about to go.
-	tools.StopAllCommands()
+	if ec, ok := r.registry.Get(tools.ExecuteCommandName); ok {
+		ec.(*tools.ExecuteCommand).StopCommands()
+	}
 	var errs []error
 	for i := len(r.closers) - 1; i >= 0; i-- {
 		errs = append(errs, r.closers[i]())
