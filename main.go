@@ -250,7 +250,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, l := range offline.Lessons() {
 		lessons = append(lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
 	}
-	err = ui.Run(ctx, ui.Config{
+	err = ui.Run(tuiContext(ctx), ui.Config{
 		Engine:        r.Engine,
 		Person:        person,
 		Banner:        r.Backend.Describe(),
@@ -272,6 +272,29 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitProvider
 	}
 	return exitOK
+}
+
+// tuiGrace is how long the TUI gets to end by itself on SIGINT or SIGTERM
+// before its context is cancelled.
+const tuiGrace = time.Second
+
+// tuiContext is the context the TUI runs under. Bubble Tea handles SIGINT
+// and SIGTERM itself by quitting; cancelling its context at the same moment
+// can deadlock its shutdown (v1.3.10: the signal handler blocks sending its
+// quit message to a program that is being killed). So those two cancel the
+// TUI only if it has not ended within tuiGrace; SIGHUP, which Bubble Tea
+// does not handle, cancels it at once. Either way ctx — what main checks
+// afterwards — says which signal ended the run.
+func tuiContext(ctx context.Context) context.Context {
+	tui, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		<-ctx.Done()
+		if cause := context.Cause(ctx); !strings.Contains(cause.Error(), syscall.SIGHUP.String()) {
+			time.Sleep(tuiGrace)
+		}
+		cancel(context.Cause(ctx))
+	}()
+	return tui
 }
 
 // fail prints err and returns its exit code: 2 for usage mistakes.

@@ -17,15 +17,27 @@ import (
 	"time"
 )
 
-// buildGlassbox builds the real binary once per test run.
+// buildGlassbox builds the real binary once per test run (builtDir is
+// removed by TestMain).
 func buildGlassbox(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "glassbox")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "glassbox-test-bin-*")
+		if built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "glassbox")
+		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // commandServer plays Gemini answering every request with one
@@ -226,4 +238,74 @@ func TestReplayInputIsCapped(t *testing.T) {
 			t.Errorf("--replay %s: exit %d, stderr %q; want 2 and %q", path, code, stderr, want)
 		}
 	}
+}
+
+// The full-screen glass box ends the same way on SIGHUP (its terminal
+// closed), SIGTERM and SIGINT: the trace ends with an interrupted record and the
+// temporary workspace is removed. script(1) gives it a terminal.
+func TestTUISignalsCleanUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	scriptPath, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is needed to give the TUI a terminal")
+	}
+	bin := buildGlassbox(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp := t.TempDir()
+			trace := filepath.Join(t.TempDir(), "t.jsonl")
+			cmd := exec.Command(scriptPath, "-qfc", bin+" --offline --trace "+trace, filepath.Join(t.TempDir(), "typescript"))
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_STATE_HOME="+t.TempDir(), "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			// glassbox is running once its workspace exists.
+			var pid int
+			deadline := time.Now().Add(30 * time.Second)
+			for pid == 0 {
+				if ws, _ := filepath.Glob(filepath.Join(tmp, "glassbox-workspace-*")); len(ws) > 0 {
+					pid = findProcess(bin)
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the TUI never opened its workspace")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			time.Sleep(300 * time.Millisecond) // past start-up, into the UI
+			if err := syscall.Kill(pid, sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("the TUI did not end after %s", sig)
+			}
+			if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
+				t.Fatalf("after %s, left behind: %v", sig, left)
+			}
+			if last := lastLine(t, trace); !strings.Contains(last, `"interrupted"`) || !strings.Contains(last, "signal received") {
+				t.Fatalf("after %s the trace ends with %s", sig, last)
+			}
+		})
+	}
+}
+
+// findProcess is the pid of the process whose first argument is path.
+func findProcess(path string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(string(b), path+"\x00") {
+			var pid int
+			fmt.Sscan(e.Name(), &pid)
+			return pid
+		}
+	}
+	return 0
 }
