@@ -86,17 +86,7 @@ func TestSignalsStopChildrenAndCleanUp(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("glassbox did not end after %s", sig)
-			}
+			signalAndWait(t, cmd, cmd.Process.Pid, sig)
 			if n := countProcesses(marker); n != 0 {
 				t.Fatalf("after %s, %d of the command's processes still run", sig, n)
 			}
@@ -114,6 +104,22 @@ func TestSignalsStopChildrenAndCleanUp(t *testing.T) {
 				t.Fatalf("stderr does not say where the run stopped: %s", stderr.String())
 			}
 		})
+	}
+}
+
+// signalAndWait sends sig to pid and waits (up to 20 s) for cmd to end.
+func signalAndWait(t *testing.T, cmd *exec.Cmd, pid int, sig syscall.Signal) {
+	t.Helper()
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("glassbox did not end after %s", sig)
 	}
 }
 
@@ -276,16 +282,7 @@ func TestTUISignalsCleanUp(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			time.Sleep(300 * time.Millisecond) // past start-up, into the UI
-			if err := syscall.Kill(pid, sig); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				t.Fatalf("the TUI did not end after %s", sig)
-			}
+			signalAndWait(t, cmd, pid, sig)
 			if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
 				t.Fatalf("after %s, left behind: %v", sig, left)
 			}
