@@ -73,6 +73,12 @@ func lessonCases() []lessonCase {
 			all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready tool_call allow tool_success observed max_iterations reported", "iteration limit"}},
 		{lesson: "rate-limit", all: lessonWant{"new_event context_ready final_answer delivered", ""}},
 		{lesson: "outage", code: exitProvider, all: lessonWant{"new_event context_ready llm_failure reported", "gave up after 3 retries"}},
+		{lesson: "token-limit", all: lessonWant{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "cut off (done_reason length"},
+			by: map[string]lessonWant{"gemini": {"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "cut off (finishReason MAX_TOKENS"}}},
+		{lesson: "repeat-stop", all: lessonWant{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "without retrying"},
+			by: map[string]lessonWant{"gemini": {"new_event context_ready final_answer delivered", "Gemini has no such stop"}}},
+		{lesson: "unknown-model", code: exitProvider, all: lessonWant{"new_event context_ready llm_failure reported", "ollama pull llama3.1:8b"},
+			by: map[string]lessonWant{"gemini": {"new_event context_ready llm_failure reported", "gemini-2.5-flash"}}},
 	}
 }
 
@@ -119,6 +125,25 @@ func TestLessonsHeadless(t *testing.T) {
 				case "outage":
 					if r := lines[2].LLM.Retries; len(r) != 3 || r[0].Status != 503 {
 						t.Errorf("retries = %+v, want three after 503s", r)
+					}
+				case "unknown-model":
+					if l := lines[2].LLM; len(l.Retries) != 0 || l.HTTPStatus != 404 {
+						t.Errorf("llm = %+v, want one 404 and no retry", l)
+					}
+					// The JSONL stays on stdout; the one-line reason goes to stderr.
+					// (The lines after it say where the session was saved.)
+					reason, _, _ := strings.Cut(stderr, "\n")
+					if !strings.HasPrefix(reason, "glassbox run: the provider failed: ") || !strings.Contains(reason, "not found") {
+						t.Errorf("stderr = %q, want the one-line reason first", stderr)
+					}
+				case "token-limit":
+					if l := lines[2].LLM; l.StopReason != "max_tokens" || len(l.Retries) != 0 {
+						t.Errorf("llm = %+v, want stop_reason max_tokens and no retry", l)
+					}
+				case "repeat-stop":
+					if l := lines[2].LLM; d.name != "gemini" && (l.StopReason != "incomplete" || len(l.Retries) != 0 || lines[2].Error == nil ||
+						!strings.Contains(lines[2].Error.Message, "token-repeat limit")) {
+						t.Errorf("transition %+v, llm %+v: want stop_reason incomplete, no retry, the stop explained", lines[2], l)
 					}
 				}
 			})

@@ -23,6 +23,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -72,6 +73,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return runHeadless(ctx, args[1:], nil, stdin, stdout, stderr)
 		case "lessons":
 			return listLessons(args[1:], stdout, stderr)
+		case "sessions":
+			return listSessions(args[1:], stdout, stderr)
 		case "version":
 			fmt.Fprintf(stdout, "glassbox %s\n", version)
 			return exitOK
@@ -90,6 +93,7 @@ Usage:
   glassbox [flags]              full-screen TUI (offline simulation unless a provider is configured)
   glassbox run [flags] PROMPT   headless: run the loop on PROMPT and print the trace
   glassbox lessons              list the bundled offline lessons
+  glassbox sessions             list the saved sessions (resume one with --resume ID)
   glassbox version
 
 Run 'glassbox run -h' for the flags.
@@ -131,6 +135,11 @@ func loadConfig(name string, args []string, headless bool, stderr io.Writer) (ag
 		}
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := c.ResumeFlags(set); err != nil {
+		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+	}
 	if err := c.Validate(); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
@@ -153,6 +162,9 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Record, "record", c.Record, "write a cassette of the raw HTTP exchanges to FILE")
 	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
 	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")
+	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
+	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")
+	fs.Var(agentrun.StepFlag{N: &c.From}, "from", "with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)")
 	fs.Var(compareFlag{&c.Compare}, "compare", "two runs side by side on the same input: --compare (gemini,llama) or --compare=A,B from gemini, llama, llama:native")
 	if headless {
 		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
@@ -188,6 +200,7 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		return fail(stderr, "glassbox run", err)
 	}
 	c.Sleep = sleep
+	headless.TuneGC(os.Getenv)
 	for _, a := range rest[min(1, len(rest)):] {
 		if strings.HasPrefix(a, "-") && len(a) > 1 {
 			fmt.Fprintf(stderr, "glassbox run: %q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)\n", a)
@@ -195,9 +208,13 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		}
 	}
 	prompt := strings.TrimSpace(strings.Join(rest, " "))
-	if prompt == "" {
+	if prompt == "" && c.Resume == "" {
 		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
 		prompt = lesson.Request
+	}
+	c.Request, c.Version = prompt, version
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		return fail(stderr, "glassbox run", err)
 	}
 
 	person := headless.NewPerson(stdin, stderr)
@@ -209,6 +226,7 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	if err := agentrun.CloseAll(runs); err != nil {
 		fmt.Fprintf(stderr, "glassbox run: %v\n", err)
 	}
+	headless.SessionSaved(stderr, "glassbox run", sessionDir(), runs)
 	switch outcome {
 	case headless.Halted:
 		return exitHalted
@@ -236,35 +254,36 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	person := ui.NewPerson()
-	r, err := agentrun.Open(ctx, c, person)
+	c.Version = version
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		return fail(stderr, "glassbox", err)
+	}
+	persons := map[string]*ui.Person{}
+	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person {
+		p := ui.NewPerson()
+		persons[name] = p
+		return p
+	})
 	if err != nil {
 		return fail(stderr, "glassbox", err)
 	}
 	defer func() {
-		if err := r.Close(); err != nil {
+		if err := agentrun.CloseAll(runs); err != nil {
 			fmt.Fprintf(stderr, "glassbox: %v\n", err)
 		}
+		headless.SessionSaved(stdout, "glassbox", sessionDir(), runs)
 	}()
-	var lessons []ui.Lesson
-	for _, l := range offline.Lessons() {
-		lessons = append(lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+	cfg, err := tuiConfig(c, runs, persons)
+	if err != nil {
+		return fail(stderr, "glassbox", err)
 	}
-	err = ui.Run(tuiContext(ctx), ui.Config{
-		Engine:        r.Engine,
-		Person:        person,
-		Banner:        r.Backend.Describe(),
-		Backend:       r.Backend.Kind,
-		BackendReason: r.Backend.Reason,
-		Workspace:     r.WorkspaceLabel(),
-		Lessons:       lessons,
-		Lesson:        c.Lesson,
-		NoColor:       os.Getenv("NO_COLOR") != "",
-	})
+	err = ui.Run(tuiContext(ctx), cfg)
 	if ctx.Err() != nil {
 		// A signal ended the glass box: the trace says so; the deferred
-		// Close stops the commands and removes the temporary workspace.
-		r.Interrupted(context.Cause(ctx))
+		// CloseAll stops the commands and removes temporary workspaces.
+		for _, r := range runs {
+			r.Interrupted(context.Cause(ctx))
+		}
 		return exitProvider
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -297,6 +316,49 @@ func tuiContext(ctx context.Context) context.Context {
 	return tui
 }
 
+// tuiConfig is what the glass box shows of the opened runs: each run's
+// engine, person and backend, and for a resumed session its past steps
+// (payloads included) and what resuming found.
+func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.Person) (ui.Config, error) {
+	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != "", Sandbox: tools.SandboxStatus()}
+	for _, d := range backend.Dialects() {
+		cfg.Dialects = append(cfg.Dialects, d.Name)
+	}
+	for _, l := range offline.Lessons() {
+		cfg.Lessons = append(cfg.Lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+	}
+	for _, r := range runs {
+		rc := ui.RunConfig{
+			Name:          r.Config.Name,
+			Engine:        r.Engine,
+			Person:        persons[r.Config.Name],
+			Banner:        r.Backend.Describe(),
+			Backend:       r.Backend.Kind,
+			BackendReason: r.Backend.Reason,
+			Workspace:     r.WorkspaceLabel(),
+		}
+		var err error
+		if rc.Past, err = r.Past(); err != nil {
+			return ui.Config{}, err
+		}
+		if s := r.Session; s != nil && s.Resumed {
+			rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
+		}
+		if d, ok := backend.Lookup(r.Config.Name); ok {
+			rc.Label = d.Label
+		}
+		if r.Session != nil {
+			rc.Exchanges = r.Exchanges
+		}
+		rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
+			o, err := r.OntoDialect(ctx, dialect)
+			return o.Onto, o.Switched, err
+		}
+		cfg.Runs = append(cfg.Runs, rc)
+	}
+	return cfg, nil
+}
+
 // fail prints err and returns its exit code: 2 for usage mistakes.
 func fail(stderr io.Writer, name string, err error) int {
 	fmt.Fprintf(stderr, "%s: %v\n", name, strings.TrimPrefix(err.Error(), agentrun.ErrUsage.Error()+": "))
@@ -313,6 +375,29 @@ func listLessons(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, l := range offline.Lessons() {
 		fmt.Fprintf(stdout, "%s\t%s\n", l.Name, l.Title)
+	}
+	return exitOK
+}
+
+// sessionDir is the default sessions folder ("" when there is none).
+func sessionDir() string {
+	dir, _ := agentrun.SessionDir(os.Getenv)
+	return dir
+}
+
+// listSessions is `glassbox sessions`.
+func listSessions(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "glassbox sessions: takes no arguments")
+		return exitUsage
+	}
+	dir, err := agentrun.SessionDir(os.Getenv)
+	if err == nil {
+		err = headless.ListSessions(stdout, stderr, dir)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox sessions: %v\n", err)
+		return exitUsage
 	}
 	return exitOK
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,8 @@ func isolate(t *testing.T) {
 		t.Setenv(k, "")
 	}
 	t.Chdir(t.TempDir())
-	t.Setenv("TMPDIR", t.TempDir()) // the sample workspace copies go here and are cleaned up
+	t.Setenv("TMPDIR", t.TempDir())         // the sample workspace copies go here and are cleaned up
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // sessions are saved here
 }
 
 type traceLine struct {
@@ -42,6 +44,7 @@ type traceLine struct {
 			Status  int `json:"status"`
 		} `json:"retries"`
 		Divergences []string `json:"divergences"`
+		HTTPStatus  int      `json:"http_status"`
 	} `json:"llm"`
 	Decision *struct {
 		Verdict string `json:"verdict"`
@@ -52,7 +55,8 @@ type traceLine struct {
 		Halted bool   `json:"halted"`
 	} `json:"output"`
 	Error *struct {
-		Kind string `json:"kind"`
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
 	} `json:"error"`
 	Summary *struct {
 		Outcome     string `json:"outcome"`
@@ -139,26 +143,36 @@ func TestPolicyNamingAnUnknownToolIsRefused(t *testing.T) {
 	}
 }
 
-func TestTemporaryWorkspaceIsRemovedOnExit(t *testing.T) {
+// The sample project's copy is the session's own workspace: kept with the
+// session so that it can be resumed; --workspace is used in place.
+func TestSessionKeepsItsWorkspace(t *testing.T) {
 	isolate(t)
 	var out, errb bytes.Buffer
 	if code := realMain(context.Background(), []string{"run", "--offline", "list the files"}, strings.NewReader(""), &out, &errb); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	line := strings.SplitN(out.String(), "\n", 3)[1]
-	dir, _, ok := strings.Cut(strings.TrimPrefix(line, "workspace: "), " (a fresh copy")
+	dir, _, ok := strings.Cut(strings.TrimPrefix(line, "workspace: "), " (kept with the session)")
 	if !ok {
-		t.Fatalf("workspace line %q does not say the copy is temporary", line)
+		t.Fatalf("workspace line %q does not say the workspace is kept with the session", line)
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Fatalf("the temporary workspace %s is still there (err %v)", dir, err)
+	saved := regexp.MustCompile(`session saved: (\S+)\nresume it with: glassbox run --resume (\S+)\n`).FindStringSubmatch(errb.String())
+	if saved == nil {
+		t.Fatalf("stderr does not say where the session is:\n%s", errb.String())
+	}
+	if !strings.HasPrefix(dir, strings.TrimSuffix(saved[1], ".jsonl")+".files"+string(os.PathSeparator)) {
+		t.Fatalf("the workspace %s is not beside the session %s", dir, saved[1])
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hello.py")); err != nil {
+		t.Fatalf("the session's workspace is gone: %v", err)
 	}
 	kept := t.TempDir()
+	out.Reset()
 	if code := realMain(context.Background(), []string{"run", "--offline", "--workspace", kept, "list the files"}, strings.NewReader(""), &out, &errb); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if _, err := os.Stat(kept); err != nil {
-		t.Fatalf("--workspace was removed: %v", err)
+	if line := strings.SplitN(out.String(), "\n", 3)[1]; line != "workspace: "+kept {
+		t.Fatalf("--workspace line %q", line)
 	}
 }
 

@@ -17,29 +17,6 @@ import (
 	"time"
 )
 
-// buildGlassbox builds the real binary once per test run (builtDir is
-// removed by TestMain).
-func buildGlassbox(t *testing.T) string {
-	t.Helper()
-	built.Do(func() {
-		built.dir, built.err = os.MkdirTemp("", "glassbox-test-bin-*")
-		if built.err != nil {
-			return
-		}
-		bin := filepath.Join(built.dir, "glassbox")
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		built.bin = bin
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
-}
-
 // commandServer plays Gemini answering every request with one
 // execute_command call.
 func commandServer(t *testing.T, command string) *httptest.Server {
@@ -247,8 +224,8 @@ func TestReplayInputIsCapped(t *testing.T) {
 }
 
 // The full-screen glass box ends the same way on SIGHUP (its terminal
-// closed), SIGTERM and SIGINT: the trace ends with an interrupted record and the
-// temporary workspace is removed. script(1) gives it a terminal.
+// closed), SIGTERM and SIGINT: the trace ends with an interrupted record and
+// no temporary file is left. script(1) gives it a terminal.
 func TestTUISignalsCleanUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -260,24 +237,24 @@ func TestTUISignalsCleanUp(t *testing.T) {
 	bin := buildGlassbox(t)
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			tmp := t.TempDir()
+			tmp, state := t.TempDir(), t.TempDir()
 			trace := filepath.Join(t.TempDir(), "t.jsonl")
 			cmd := exec.Command(scriptPath, "-qfc", bin+" --offline --trace "+trace, filepath.Join(t.TempDir(), "typescript"))
-			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_STATE_HOME="+t.TempDir(), "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_STATE_HOME="+state, "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
 			defer cmd.Process.Kill()
-			// glassbox is running once its workspace exists.
+			// glassbox is in the UI once the UI has opened its log.
 			var pid int
 			deadline := time.Now().Add(30 * time.Second)
 			for pid == 0 {
-				if ws, _ := filepath.Glob(filepath.Join(tmp, "glassbox-workspace-*")); len(ws) > 0 {
+				if _, err := os.Stat(filepath.Join(state, "glassbox", "glassbox.log")); err == nil {
 					pid = findProcess(bin)
 				}
 				if time.Now().After(deadline) {
-					t.Fatal("the TUI never opened its workspace")
+					t.Fatal("the TUI never started")
 				}
 				time.Sleep(50 * time.Millisecond)
 			}

@@ -66,6 +66,12 @@ type Config struct {
 	// Run names this run in compare mode; every transition record carries
 	// it. Empty for a single run.
 	Run string
+	// ToolMode is the Llama tool mode ("json" or "native"; "" for Gemini):
+	// a fork onto another dialect names what it leaves.
+	ToolMode string
+	// OnFork, if set, receives the record of each fork (the trace's line
+	// for it).
+	OnFork func(ForkRecord)
 	// Secrets are literal values (the API keys) masked in everything the
 	// engine records. The wire capture masks the payloads; this covers the
 	// rest, e.g. a command that prints the key from /proc/$PPID/environ, or a
@@ -110,9 +116,10 @@ type Engine struct {
 	specs []history.ToolSpec
 	mask  *providers.Masker
 
-	mu      sync.Mutex // guards queue and outputs
-	queue   []Event
-	outputs map[string]OutputFunc
+	mu        sync.Mutex // guards queue, submitted and outputs
+	queue     []Event
+	submitted []Event // every event queued, in order (the queue is its tail)
+	outputs   map[string]OutputFunc
 
 	stepping sync.Mutex // held for the duration of one Step
 
@@ -128,6 +135,26 @@ type Engine struct {
 	feedback  string // RECORDING_ERROR text for a malformed response
 	failure   *ErrorRecord
 	final     string
+	taken     int // events taken from the queue so far
+
+	// checkpoints[k] is the engine as it was after step k (0: at the
+	// start): time travel reads them, Fork returns to one.
+	checkpoints []Checkpoint
+	// journal keeps the session on disk (nil: no session).
+	journal *Journal
+	// recovered is set on resume after a crash in the middle of a step: the
+	// model call is sent again (resent) or the tool is recorded as
+	// interrupted without running it again.
+	recovered State
+	// edited marks the assembled context as replaced by a what-if edit.
+	edited bool
+	// toolMode is the Llama tool mode of the provider in use.
+	toolMode string
+	// notes counts the RoleNote messages in the history (see sendable).
+	notes int
+	// answer is the person's answer to the pending confirmation, found in
+	// the session after a crash: it is not asked again.
+	answer *Approval
 	// interrupted is set when a tool was cancelled while it ran: the rest
 	// of its batch is recorded as not run, never approved or run.
 	interrupted bool
@@ -157,13 +184,16 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Sleep = sleepCtx
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
-	return &Engine{
-		cfg:     cfg,
-		mask:    providers.NewMasker(cfg.Secrets...),
-		specs:   cfg.Tools.Specs(),
-		outputs: map[string]OutputFunc{},
-		state:   WaitingForEvent,
-	}, nil
+	e := &Engine{
+		cfg:      cfg,
+		mask:     providers.NewMasker(cfg.Secrets...),
+		specs:    cfg.Tools.Specs(),
+		outputs:  map[string]OutputFunc{},
+		state:    WaitingForEvent,
+		toolMode: cfg.ToolMode,
+	}
+	e.checkpoints = []Checkpoint{e.checkpoint()}
+	return e, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -177,11 +207,17 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Submit queues an event. It is safe to call while a Step runs.
+// Submit queues an event. It is safe to call while a Step runs. With a
+// session, the event is on disk before Submit returns: what a person typed
+// survives a crash even before the engine takes it.
 func (e *Engine) Submit(ev Event) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.queue = append(e.queue, ev)
+	e.submitted = append(e.submitted, ev)
+	if e.journal != nil {
+		e.journal.submitted(len(e.submitted), ev)
+	}
 }
 
 // Attach sets the output handler for an event source. The answer to an
@@ -237,6 +273,9 @@ func (e *Engine) Step(ctx context.Context) (Transition, error) {
 
 	from := e.state
 	t := Transition{From: from, Iteration: e.iteration}
+	if e.journal != nil {
+		e.journal.begin(e)
+	}
 	edge, err := e.advance(ctx, &t)
 	if err != nil {
 		return Transition{}, err
@@ -256,6 +295,11 @@ func (e *Engine) Step(ctx context.Context) (Transition, error) {
 	t.HistoryLen = e.log.Len()
 	t.Pending = append([]PendingCall(nil), e.pending...)
 	t.QueueLen = e.QueueLen()
+	cp := e.checkpoint()
+	e.checkpoints = append(e.checkpoints, cp)
+	if e.journal != nil {
+		e.journal.commit(&t, cp)
+	}
 	if e.cfg.OnTransition != nil {
 		e.cfg.OnTransition(t)
 	}
@@ -301,6 +345,7 @@ func (e *Engine) takeEvent(t *Transition) (Edge, error) {
 	}
 	ev := e.queue[0]
 	e.queue = e.queue[1:]
+	e.taken++
 	e.mu.Unlock()
 
 	e.event = &ev
@@ -332,7 +377,7 @@ func (e *Engine) assemble(t *Transition) Edge {
 	e.interrupted = false
 	e.request = providers.Request{
 		System:   e.cfg.System,
-		Messages: e.log.Messages(),
+		Messages: e.sendable(),
 		Tools:    e.specs,
 	}
 	return EdgeContextReady
@@ -340,13 +385,17 @@ func (e *Engine) assemble(t *Transition) Edge {
 
 // think is one provider call, with retries for transient failures.
 func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
-	rec := &LLMRecord{Provider: e.cfg.Provider.Name(), Backend: e.cfg.Backend, BackendReason: e.cfg.BackendReason, Model: e.cfg.Provider.Model()}
+	rec := &LLMRecord{Provider: e.cfg.Provider.Name(), Backend: e.cfg.Backend, BackendReason: e.cfg.BackendReason, Model: e.cfg.Provider.Model(),
+		Resent: e.recovered == AwaitingLLMResponse}
 	t.LLM = rec
+	t.Edited = e.edited
 	var exchanges []providers.Exchange
+	first := time.Now()
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
 		resp, err := e.cfg.Provider.Call(ctx, e.request)
 		rec.LatencyMS = time.Since(start).Milliseconds()
+		rec.TotalMS = time.Since(first).Milliseconds()
 		if resp != nil {
 			exchanges = append(exchanges, resp.Exchanges...)
 			for _, x := range resp.Exchanges {
@@ -363,6 +412,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			err = &providers.Error{Kind: providers.KindOther, Message: "the provider returned neither a response nor an error (a bug in the provider)"}
 		}
 		if err == nil {
+			e.recovered, e.edited = "", false
 			return e.read(resp, t), nil
 		}
 		if ctx.Err() != nil {
@@ -380,9 +430,10 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			}
 			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg}
 			t.Error = e.failure
+			e.recovered, e.edited = "", false
 			return EdgeLLMFailure, nil
 		}
-		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds()}
+		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds(), LatencyMS: rec.LatencyMS}
 		rec.Retries = append(rec.Retries, r)
 		if e.cfg.OnRetry != nil {
 			e.cfg.OnRetry(r)
@@ -435,6 +486,9 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 
 	if resp.Malformed != "" {
 		rec.StopReason = ""
+		if resp.StopReason == providers.StopMaxTokens || resp.StopReason == providers.StopIncomplete {
+			rec.StopReason = string(resp.StopReason) // why the reply could not be used
+		}
 		e.feedback = e.mask.Mask(resp.Malformed)
 		t.Error = &ErrorRecord{Kind: "malformed_response", Message: e.feedback}
 		return EdgeMalformedResponse
@@ -452,6 +506,10 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 	e.final = msg.Text
 	if strings.TrimSpace(e.final) == "" {
 		e.final = fmt.Sprintf("(the model returned no text; finish reason %s)", orDash(resp.FinishReason))
+	}
+	if resp.StopReason == providers.StopMaxTokens {
+		rec.StopReason = string(providers.StopMaxTokens)
+		e.final += fmt.Sprintf("\n\n[cut off at the token limit: finish reason %s]", orDash(resp.FinishReason))
 	}
 	return EdgeFinalAnswer
 }
@@ -535,12 +593,21 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err // cancelled before asking: nothing is approved
 	}
-	approval, err := e.cfg.Person.Confirm(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
+	var approval Approval
+	var err error
+	if e.answer != nil {
+		approval, e.answer = *e.answer, nil // answered before a crash
+	} else {
+		approval, err = e.cfg.Person.Confirm(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			approval = Deny // the person could not answer (e.g. EOF): deny
 		}
-		approval = Deny // the person could not answer (e.g. EOF): deny
+		if e.journal != nil && err == nil {
+			e.journal.answered(e.seq+1, approval)
+		}
 	}
 	pc.Approval = &approval
 	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String()}
@@ -573,12 +640,23 @@ func (e *Engine) act(ctx context.Context, t *Transition) (Edge, error) {
 		return "", err // cancelled before it started: it does not run
 	}
 	start := time.Now()
-	res, err := tool.Run(ctx, call.Args)
+	var res tools.Result
+	var err error
+	if e.recovered == ExecutingTool && mayChangeFiles(call.Name) {
+		// glassbox stopped while this tool ran: it may have done its work,
+		// or part of it. Running it again could do it twice. (A tool that
+		// changes nothing simply runs again.)
+		e.recovered = ""
+		err = errInterrupted
+	} else {
+		e.recovered = ""
+		res, err = tool.Run(ctx, call.Args)
+	}
 	dur := time.Since(start).Milliseconds()
 	res.Content = e.mask.Mask(res.Content)
 	if err != nil {
 		kind := "tool_failure"
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, errInterrupted) {
 			kind = "interrupted"
 			e.interrupted = true
 		}

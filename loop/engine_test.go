@@ -464,7 +464,8 @@ func TestPrintable(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"plain text\nwith\ttabs", "plain text\nwith\ttabs"},
 		{"title\x1b]0;PWNED\x07end", `title\x1b]0;PWNED\x07end`},
-		{"bell\x07 del\x7f c1\u009b", `bell\x07 del\x7f c1\x9b`},
+		{"bell\x07 del\x7f c1\u009b", `bell\x07 del\x7f c1\u009b`},
+		{"bad \xff byte", `bad \xff byte`},
 		{"日本語", "日本語"},
 		{"file‮txt.exe", `file\u202etxt.exe`},
 		{"⁦isolate⁩", `\u2066isolate\u2069`},

@@ -66,6 +66,7 @@ type Policy struct {
 	// refuses their outbound TCP connections.
 	Network bool
 	grants  map[string]bool
+	granted []history.ToolCall // the grants in order, for the session file
 }
 
 // sessionGrantRule names the decision for a call the person allowed for the
@@ -368,7 +369,21 @@ func (p *Policy) Grant(call history.ToolCall) {
 	if p.grants == nil {
 		p.grants = map[string]bool{}
 	}
+	if !p.grants[grantKey(call)] {
+		p.granted = append(p.granted, call)
+	}
 	p.grants[grantKey(call)] = true
+}
+
+// Grants lists the calls granted for the session, in order.
+func (p *Policy) Grants() []history.ToolCall { return slices.Clone(p.granted) }
+
+// SetGrants replaces the session's grants (resume, fork).
+func (p *Policy) SetGrants(calls []history.ToolCall) {
+	p.grants, p.granted = nil, nil
+	for _, c := range calls {
+		p.Grant(c)
+	}
 }
 
 func grantKey(call history.ToolCall) string { return call.Name + "\x00" + call.CanonicalArgs() }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // WriteJSON writes one transition as one JSONL line (docs/trace-format.md).
@@ -183,37 +181,6 @@ func nameOf(t Transition) string {
 // to the terminal (an ESC could retitle the window or write the clipboard).
 func Human(t Transition) string {
 	return Printable(fmt.Sprintf("%-9s #%d %s --%s--> %s · %s", Tag(t), t.Seq, t.From, t.Edge, t.To, Summary(t)))
-}
-
-// Printable replaces control characters other than newline and tab (C0, DEL,
-// C1) with a visible escape such as \x1b, so text from a model, a file or a
-// command cannot drive the terminal it is printed on; the bidirectional
-// controls (U+202A–U+202E, U+2066–U+2069) are escaped too (\u202e).
-func Printable(s string) string {
-	s = tools.EscapeBidi(s) // U+202E and friends would reorder the line on screen
-	clean := true
-	for _, r := range s {
-		if isControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0)
 }
 
 // Clip shortens s to at most n runes, marking the cut.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -93,6 +94,9 @@ type Transition struct {
 	Result   *ResultRecord     `json:"result,omitempty"`
 	Error    *ErrorRecord      `json:"error,omitempty"`
 	Output   *Output           `json:"output,omitempty"`
+	// Edited marks a provider call whose context a person replaced before
+	// it was sent (what-if).
+	Edited bool `json:"edited,omitempty"`
 
 	// Added are the messages this transition appended to history.
 	Added []history.Message `json:"-"`
@@ -101,6 +105,10 @@ type Transition struct {
 	HistoryLen int `json:"-"`
 	// Exchanges are the raw HTTP exchanges of an LLM call (redacted).
 	Exchanges []providers.Exchange `json:"-"`
+	// ExchangesAt, on a step written to or read back from a session, is where its
+	// exchanges are beside the session file (ExchangeReader.LoadAt), so a
+	// screen can load payloads only around the step it shows.
+	ExchangesAt *session.Span `json:"-"`
 	// Parse is the JSON-mode parse step of an LLM call.
 	Parse *providers.ParseStep `json:"-"`
 	// Pending is this iteration's tool calls and how far each has got,
@@ -123,6 +131,8 @@ type LLMRecord struct {
 	ToolCalls     []history.ToolCall `json:"tool_calls,omitempty"`
 	Usage         providers.Usage    `json:"usage"`
 	LatencyMS     int64              `json:"latency_ms"`
+	// TotalMS is the whole call: every attempt and every wait between them.
+	TotalMS int64 `json:"total_ms"`
 	// ServerMS is the time the provider itself reported for the call
 	// (Ollama's total_duration), beside the latency glassbox measured.
 	ServerMS   int64   `json:"server_ms,omitempty"`
@@ -131,6 +141,9 @@ type LLMRecord struct {
 	// Divergences, on replay, say where a request differed from the
 	// cassette's recording.
 	Divergences []string `json:"divergences,omitempty"`
+	// Resent marks a call sent again after glassbox stopped while it was
+	// in flight (a crash).
+	Resent bool `json:"resent,omitempty"`
 }
 
 // Retry is one retried provider call, visible before llm_failure.
@@ -139,6 +152,8 @@ type Retry struct {
 	Status  int    `json:"status,omitempty"`
 	Reason  string `json:"reason"`
 	WaitMS  int64  `json:"wait_ms"`
+	// LatencyMS is how long that failed attempt took.
+	LatencyMS int64 `json:"latency_ms"`
 }
 
 // ResultRecord is a tool's outcome as the trace shows it.
@@ -175,10 +190,10 @@ const (
 // PendingCall is one tool call of the current iteration, as the Tool calls
 // pane shows it.
 type PendingCall struct {
-	Call     history.ToolCall
-	Decision *Decision
+	Call     history.ToolCall `json:"call"`
+	Decision *Decision        `json:"decision,omitempty"`
 	// Approval is the person's answer when the policy asked for one.
-	Approval *Approval
-	Status   CallStatus
-	Result   *ResultRecord
+	Approval *Approval     `json:"approval,omitempty"`
+	Status   CallStatus    `json:"status"`
+	Result   *ResultRecord `json:"result,omitempty"`
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
+	"strings"
 	"sync"
 	"time"
 )
@@ -86,6 +88,10 @@ type Recorder struct {
 	// OnChunk, when set, is called for each piece of response body as it
 	// arrives (already redacted), from the goroutine reading the body.
 	OnChunk func(Chunk)
+	// DryRun stops every request at the capture: OnRequest sees it as it
+	// would go on the wire, and the transport answers ErrNotSent instead of
+	// sending it. Nothing is recorded (no exchange, no cassette entry).
+	DryRun bool
 
 	mu        sync.Mutex
 	exchanges []Exchange
@@ -149,12 +155,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ok {
 		c.notes.add("secret value in request body")
 	}
-	sent := req.Clone(req.Context())
+	// httptrace reports each header field as the transport writes it, so
+	// the exchange shows what went on the wire, not only what the SDK set.
+	trace := &httptrace.ClientTrace{WroteHeaderField: func(name string, values []string) {
+		c.wroteHeader(name, values, req.Header)
+	}}
+	sent := req.Clone(httptrace.WithClientTrace(req.Context(), trace))
 	if req.Body != nil && req.Body != http.NoBody {
 		sent.Body = io.NopCloser(bytes.NewReader(body))
 		sent.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	c.requestSent()
+	for _, r := range c.recorders {
+		if r.DryRun {
+			return nil, ErrNotSent
+		}
+	}
 
 	resp, err := t.base.RoundTrip(sent)
 	if err != nil {
@@ -174,7 +190,7 @@ func readRequestBody(req *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	defer req.Body.Close()
-	body, err := io.ReadAll(req.Body)
+	body, err := ReadBody(req.Body, req.ContentLength)
 	if err != nil {
 		return nil, fmt.Errorf("glassbox could not read the request body: %w", err)
 	}
@@ -210,6 +226,26 @@ func (c *capture) requestOnly() Exchange {
 		RequestHeaders: c.ex.RequestHeaders,
 		RequestBody:    c.ex.RequestBody,
 		Redacted:       append([]string(nil), c.notes...),
+	}
+}
+
+// wroteHeader records one header field the transport wrote, redacted, and
+// marks it when the SDK's request did not hold it. A field written again
+// from the start (the transport retried the request on a new connection)
+// starts the list over.
+func (c *capture) wroteHeader(name string, values []string, set http.Header) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done {
+		return
+	}
+	if len(c.ex.WireHeaders) > 0 && strings.EqualFold(c.ex.WireHeaders[0].Name, name) {
+		c.ex.WireHeaders = nil
+	}
+	_, inRequest := set[http.CanonicalHeaderKey(name)]
+	masked := c.transport.redact.headers(http.Header{name: values}, "", &c.notes)[name]
+	for _, v := range masked {
+		c.ex.WireHeaders = append(c.ex.WireHeaders, WireHeader{Name: name, Value: v, Added: !inRequest})
 	}
 }
 
@@ -282,7 +318,7 @@ func (c *capture) bodyEnded(err error) {
 	chunk, ok := c.chunkLocked(c.stream.flush())
 	if err != nil && !errors.Is(err, io.EOF) {
 		msg, _ := c.transport.redact.maskString(err.Error())
-		c.ex.Err = "the response body was cut off: " + msg
+		c.ex.Err = bodyCutPrefix + msg
 	}
 	body, masked := c.transport.redact.maskBytes(c.raw)
 	c.ex.ResponseBody = body

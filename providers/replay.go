@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // ReplayTransport serves a cassette's responses, in order, in place of the
@@ -80,11 +83,68 @@ func (t *ReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	t.mu.Unlock()
 
-	if rec.Err != "" {
-		// The recording failed on the transport; fail the same way.
-		return nil, fmt.Errorf("replayed from recording #%d: %s", n, rec.Err)
+	if rec.Err != "" && rec.Status == 0 {
+		// The recording failed before any response: fail the same way,
+		// with an error of the same kind (a refusal stays a refusal).
+		return nil, recordedFailure(rec.Err)
 	}
 	return replayResponse(req, rec, divergence), nil
+}
+
+// bodyCutPrefix is how the capture Transport words a failure while the
+// response body was being read; replay strips it, and the capture adds it
+// again, so the replayed exchange reads as the recorded one.
+const bodyCutPrefix = "the response body was cut off: "
+
+// recordedFailure rebuilds a recorded transport failure as an error with the
+// recorded text and the same kind underneath, so each SDK and provider
+// classifies it as it did live: a refused connection (not retried), an
+// unknown host, a reset or an unexpected EOF (retried), a timeout.
+func recordedFailure(text string) error {
+	text = strings.TrimPrefix(text, bodyCutPrefix)
+	lower := strings.ToLower(text)
+	var cause error
+	switch {
+	case strings.Contains(lower, "connection refused"):
+		cause = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	case strings.Contains(lower, "no such host"):
+		cause = &net.DNSError{Err: "no such host", Name: dnsName(text), IsNotFound: true}
+	case strings.Contains(lower, "connection reset"):
+		cause = &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	case strings.Contains(lower, "broken pipe"):
+		cause = &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}
+	case strings.Contains(lower, "unexpected eof"):
+		cause = io.ErrUnexpectedEOF
+	case strings.Contains(lower, "timeout") || strings.Contains(lower, "deadline exceeded"):
+		cause = &net.OpError{Op: "read", Net: "tcp", Err: timeoutError{}}
+	}
+	return &replayedFailure{text: text, cause: cause}
+}
+
+// replayedFailure reads as the recorded failure and unwraps to its kind.
+type replayedFailure struct {
+	text  string
+	cause error // nil when the kind was not recognised
+}
+
+func (e *replayedFailure) Error() string { return e.text }
+func (e *replayedFailure) Unwrap() error { return e.cause }
+
+// timeoutError is a net.Error that timed out.
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+// dnsName is the host a recorded "lookup HOST …: no such host" names.
+func dnsName(text string) string {
+	if _, after, ok := strings.Cut(text, "lookup "); ok {
+		if host, _, ok := strings.Cut(after, " "); ok {
+			return strings.TrimSuffix(host, ":")
+		}
+	}
+	return ""
 }
 
 // requestTarget is the path and query of u, with credential parameters masked.
@@ -117,18 +177,25 @@ func replayResponse(req *http.Request, rec Exchange, divergence string) *http.Re
 		header.Set(DivergenceHeader, divergence)
 	}
 
-	var body io.ReadCloser
+	var end error // what the body ends with after its last byte
+	if rec.Err != "" {
+		end = recordedFailure(rec.Err) // cut while the body arrived
+	}
 	length := int64(len(rec.ResponseBody))
+	reader := &chunkReader{end: end}
 	if len(rec.Chunks) > 0 && chunksMatchBody(rec) {
-		chunks := make([][]byte, len(rec.Chunks))
 		length = 0
-		for i, c := range rec.Chunks {
-			chunks[i] = c.Data
+		for _, c := range rec.Chunks {
+			reader.chunks = append(reader.chunks, c.Data)
 			length += int64(len(c.Data))
 		}
-		body = &chunkReader{chunks: chunks}
-	} else {
-		body = io.NopCloser(bytes.NewReader(rec.ResponseBody))
+	} else if len(rec.ResponseBody) > 0 {
+		reader.chunks = [][]byte{rec.ResponseBody}
+	}
+	var body io.ReadCloser = reader
+	if end != nil {
+		length = -1 // a cut body never reached a length
+		header.Del("Content-Length")
 	}
 	if header.Get("Content-Length") != "" {
 		// Redaction may have changed the length since it was recorded.
@@ -149,9 +216,11 @@ func replayResponse(req *http.Request, rec Exchange, divergence string) *http.Re
 
 // chunkReader hands out recorded chunks one Read at a time, so a streamed
 // response arrives in the same pieces it was recorded in (without the
-// delays: replay never sleeps).
+// delays: replay never sleeps), then ends as the recording did: at io.EOF,
+// or with the recorded failure at the same point.
 type chunkReader struct {
 	chunks [][]byte
+	end    error // nil: io.EOF
 }
 
 func (r *chunkReader) Read(p []byte) (int, error) {
@@ -159,6 +228,9 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 		r.chunks = r.chunks[1:]
 	}
 	if len(r.chunks) == 0 {
+		if r.end != nil {
+			return 0, r.end
+		}
 		return 0, io.EOF
 	}
 	n := copy(p, r.chunks[0])

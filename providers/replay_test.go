@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -187,8 +188,8 @@ func TestReplayFlagsDivergences(t *testing.T) {
 func TestReplayRepeatsARecordedTransportError(t *testing.T) {
 	rec := Exchange{Method: "POST", URL: "https://x.test/p", Err: "dial tcp 1.2.3.4:443: connect: connection refused"}
 	_, err := NewReplayTransport(&Cassette{Exchanges: []Exchange{rec}}).RoundTrip(newRequest(t, context.Background(), http.MethodPost, "https://x.test/p", ""))
-	if err == nil || !strings.Contains(err.Error(), "replayed from recording #1: dial tcp 1.2.3.4:443: connect: connection refused") {
-		t.Errorf("error = %v, want the recorded transport error", err)
+	if err == nil || err.Error() != "dial tcp 1.2.3.4:443: connect: connection refused" || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("error = %v, want the recorded refusal, as a refusal", err)
 	}
 }
 
@@ -224,5 +225,28 @@ func TestReplayServesAHandEditedBody(t *testing.T) {
 	}
 	if string(got) != `{"text":"edited by the instructor"}` {
 		t.Fatalf("served %s", got)
+	}
+}
+
+// A failure recorded while the body arrived replays as that body, in its
+// reads, then the same kind of failure at the same point.
+func TestReplayCutsTheBodyWhereTheRecordingWasCut(t *testing.T) {
+	for _, tt := range []struct {
+		err  string
+		kind error
+	}{
+		{"the response body was cut off: unexpected EOF", io.ErrUnexpectedEOF},
+		{"the response body was cut off: read tcp 127.0.0.1:5->127.0.0.1:6: read: connection reset by peer", syscall.ECONNRESET},
+	} {
+		rec := recorded("https://x.test/s", "", 200, "a\n", "b\n")
+		rec.Err = tt.err
+		resp, err := NewReplayTransport(&Cassette{Exchanges: []Exchange{rec}}).RoundTrip(newRequest(t, context.Background(), http.MethodPost, "https://x.test/s", ""))
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("RoundTrip = %v, %v; want the recorded 200", resp, err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		if string(got) != "a\nb\n" || !errors.Is(err, tt.kind) || "the response body was cut off: "+err.Error() != tt.err {
+			t.Errorf("body %q, error %v; want both lines, then %v", got, err, tt.kind)
+		}
 	}
 }

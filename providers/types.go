@@ -26,12 +26,24 @@ const (
 	StopToolUse StopReason = "tool_use"
 	// StopEndTurn: the reply is a final answer (no tool calls).
 	StopEndTurn StopReason = "end_turn"
+	// StopMaxTokens: the reply was cut at the token limit (Ollama's
+	// done_reason "length", Gemini's finishReason MAX_TOKENS). A cut text
+	// answer is still delivered, marked as cut; a cut tool call or an
+	// empty reply comes back Malformed.
+	StopMaxTokens StopReason = "max_tokens"
+	// StopIncomplete: the server ended the reply without saying it was done
+	// and without an error — Ollama's token-repeat stop closes the stream
+	// cleanly with no done:true line. The reply is always Malformed.
+	StopIncomplete StopReason = "incomplete"
 )
 
 // Usage is token accounting as the provider reported it.
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
+	// ThoughtsTokens is the part of OutputTokens the model spent thinking
+	// (Gemini's thoughtsTokenCount), when the provider reports it.
+	ThoughtsTokens int `json:"thoughts_tokens,omitempty"`
 }
 
 // Response is what a provider call produced. A provider returns a non-nil
@@ -72,9 +84,15 @@ type ParseStep struct {
 // Exchange is one HTTP request and its response as seen on the wire, with
 // secrets already redacted.
 type Exchange struct {
-	Method          string              `json:"method"`
-	URL             string              `json:"url"`
-	RequestHeaders  map[string][]string `json:"request_headers"`
+	Method         string              `json:"method"`
+	URL            string              `json:"url"`
+	RequestHeaders map[string][]string `json:"request_headers"`
+	// WireHeaders are the request's header fields as the HTTP transport
+	// wrote them on the wire, in order, each value redacted like
+	// RequestHeaders: the SDK's headers and the ones the transport adds
+	// (Host, User-Agent, Content-Length, Accept-Encoding: gzip). Absent
+	// when no network transport wrote the request (offline, replay).
+	WireHeaders     []WireHeader        `json:"wire_headers,omitempty"`
 	RequestBody     []byte              `json:"request_body"`
 	Status          int                 `json:"status"`
 	ResponseHeaders map[string][]string `json:"response_headers,omitempty"`
@@ -92,6 +110,15 @@ type Exchange struct {
 	// Divergence is set on replay when the request differs from the one
 	// recorded in the cassette: what differed, in one sentence.
 	Divergence string `json:"divergence,omitempty"`
+}
+
+// WireHeader is one request header field as the transport wrote it.
+type WireHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// Added marks a field the transport wrote itself, not one the SDK set
+	// on the request.
+	Added bool `json:"added,omitempty"`
 }
 
 // Chunk is one piece of a streamed response body.

@@ -53,13 +53,13 @@ type Asker interface {
 // a person reads is what is there. The file tools pass every result through
 // it.
 func EscapeBidi(s string) string {
-	if !strings.ContainsFunc(s, isBidiControl) {
+	if !strings.ContainsFunc(s, IsBidiControl) {
 		return s
 	}
 	var b strings.Builder
 	for len(s) > 0 {
 		r, size := utf8.DecodeRuneInString(s)
-		if isBidiControl(r) {
+		if IsBidiControl(r) {
 			fmt.Fprintf(&b, `\u%04x`, r)
 		} else {
 			b.WriteString(s[:size]) // an invalid byte stays as it was
@@ -69,8 +69,8 @@ func EscapeBidi(s string) string {
 	return b.String()
 }
 
-// isBidiControl reports whether r is one of the explicit bidirectional
+// IsBidiControl reports whether r is one of the explicit bidirectional
 // embedding, override or isolate controls.
-func isBidiControl(r rune) bool {
+func IsBidiControl(r rune) bool {
 	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
 }

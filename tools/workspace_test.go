@@ -280,12 +280,12 @@ func TestBidiControlsAreEscaped(t *testing.T) {
 		if !strings.Contains(res.Content, c.want) {
 			t.Errorf("%s(%s) = %q, want it to contain %q", c.tool.Spec().Name, c.args, res.Content, c.want)
 		}
-		if strings.ContainsFunc(res.Content, isBidiControl) {
+		if strings.ContainsFunc(res.Content, IsBidiControl) {
 			t.Errorf("%s(%s) = %q holds a raw bidi control", c.tool.Spec().Name, c.args, res.Content)
 		}
 	}
 	preview := NewWriteFile(ws).Preview([]byte(`{"path":"trojan.py","content":"access = \"user\u202e\"\n"}`))
-	if strings.ContainsFunc(preview, isBidiControl) || !strings.Contains(preview, `+access = "user\u202e"`) {
+	if strings.ContainsFunc(preview, IsBidiControl) || !strings.Contains(preview, `+access = "user\u202e"`) {
 		t.Errorf("Preview = %q, want the bidi controls escaped", preview)
 	}
 }

@@ -18,48 +18,83 @@ import (
 func benchModel(b *testing.B, n int) Model {
 	b.Helper()
 	w := newWorld(b)
-	m := New(w.config())
+	return benchFill(b, New(w.config()), n)
+}
+
+// benchCompareModel is compare mode at 160×48: two runs, each with n
+// history messages and a 1 MiB response payload.
+func benchCompareModel(b *testing.B, n int) Model {
+	b.Helper()
+	a, c := newWorld(b), newWorld(b)
+	cfg := a.config()
+	cfg.Runs = []RunConfig{
+		{Name: "gemini", Engine: a.eng, Person: a.person, Backend: "offline"},
+		{Name: "llama", Engine: c.eng, Person: c.person, Backend: "offline"},
+	}
+	return benchFill(b, New(cfg), n)
+}
+
+func benchFill(b *testing.B, m Model, n int) Model {
+	b.Helper()
 	m.animate = false
 	next, _ := m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	m = next.(Model)
-	for i := 0; i < n; i++ {
-		var msg history.Message
-		switch i % 4 {
-		case 0:
-			msg = history.Message{Role: history.RoleUser, Text: fmt.Sprintf("request %d: please look at the files and explain them 日本語も", i)}
-		case 1:
-			msg = history.Message{Role: history.RoleAssistant, Thought: "Thinking about it.",
-				ToolCalls: []history.ToolCall{{ID: "c", Name: "read_file", Args: []byte(`{"path":"hello.py"}`)}}}
-		case 2:
-			msg = history.Message{Role: history.RoleTool, Result: &history.ToolResult{Name: "read_file", Content: strings.Repeat("line of file content\n", 20)}}
-		default:
-			msg = history.Message{Role: history.RoleAssistant, Text: strings.Repeat("The answer is long enough to wrap over several lines. ", 6)}
-		}
-		m.live.addMessage(m.hist, msg)
-	}
 	body := bytes.Repeat([]byte(`{"candidates":[{"content":{"parts":[{"text":"hello world"}]}}]}`+"\n"), (1<<20)/64)
-	ex := providers.Exchange{Method: "POST", URL: "https://example.invalid/v1beta/models/x:generateContent",
-		RequestBody: body, ResponseBody: body, Status: 200}
-	m.live.record(m.hist, loop.Transition{Seq: 1, From: loop.AwaitingLLMResponse, To: loop.CheckingPolicy,
-		Edge: loop.EdgeToolCall, Iteration: 1, LLM: &loop.LLMRecord{}, Exchanges: []providers.Exchange{ex}})
-	m.payload.response = true
+	for _, r := range m.runs {
+		for i := 0; i < n; i++ {
+			var msg history.Message
+			switch i % 4 {
+			case 0:
+				msg = history.Message{Role: history.RoleUser, Text: fmt.Sprintf("request %d: please look at the files and explain them 日本語も", i)}
+			case 1:
+				msg = history.Message{Role: history.RoleAssistant, Thought: "Thinking about it.",
+					ToolCalls: []history.ToolCall{{ID: "c", Name: "read_file", Args: []byte(`{"path":"hello.py"}`)}}}
+			case 2:
+				msg = history.Message{Role: history.RoleTool, Result: &history.ToolResult{Name: "read_file", Content: strings.Repeat("line of file content\n", 20)}}
+			default:
+				msg = history.Message{Role: history.RoleAssistant, Text: strings.Repeat("The answer is long enough to wrap over several lines. ", 6)}
+			}
+			r.live.addMessage(r.hist, msg)
+		}
+		ex := providers.Exchange{Method: "POST", URL: "https://example.invalid/v1beta/models/x:generateContent",
+			RequestBody: body, ResponseBody: body, Status: 200}
+		r.live.record(r.hist, loop.Transition{Seq: 1, From: loop.AwaitingLLMResponse, To: loop.CheckingPolicy,
+			Edge: loop.EdgeToolCall, Iteration: 1, LLM: &loop.LLMRecord{}, Exchanges: []providers.Exchange{ex}})
+		r.payload.response = true
+	}
+	m.syncSizes()
 	return m
 }
 
 func BenchmarkView(b *testing.B) {
 	for _, n := range []int{10, 10_000} {
 		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
-			m := benchModel(b, n)
-			_ = m.View() // the first frame fills the caches
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := cpuTime()
-			for i := 0; i < b.N; i++ {
-				_ = m.View()
-			}
-			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+			benchFrames(b, benchModel(b, n))
 		})
 	}
+}
+
+// BenchmarkViewCompare is a compare-mode frame: n messages per run, a 1 MiB
+// payload in each run's Raw payload pane.
+func BenchmarkViewCompare(b *testing.B) {
+	for _, n := range []int{10, 10_000} {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			benchFrames(b, benchCompareModel(b, n))
+		})
+	}
+}
+
+// benchFrames measures View on m after a first frame has filled the caches.
+func benchFrames(b *testing.B, m Model) {
+	b.Helper()
+	_ = m.View() // the first frame fills the caches
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for i := 0; i < b.N; i++ {
+		_ = m.View()
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkViewScrolled is the worst case of a frame: History scrolled by
@@ -72,9 +107,9 @@ func BenchmarkViewScrolled(b *testing.B) {
 	start := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if i%200 < 100 {
-			m.hist.scrollUp(1, m.hist.len())
+			m.runs[0].hist.scrollUp(1, m.runs[0].hist.len())
 		} else {
-			m.hist.scrollDown(1, m.hist.len())
+			m.runs[0].hist.scrollDown(1, m.runs[0].hist.len())
 		}
 		_ = m.View()
 	}

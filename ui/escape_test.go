@@ -37,11 +37,11 @@ func TestModelTextCannotDriveTheTerminal(t *testing.T) {
 			h.press(k)
 			check("key " + k)
 		}
-		if h.m.confirm != nil {
+		if h.m.runs[0].confirm != nil {
 			check("confirm modal")
 			h.press("y")
 		}
-		if h.m.ask != nil {
+		if h.m.runs[0].ask != nil {
 			check("ask modal")
 			h.press("1")
 			h.press("enter")

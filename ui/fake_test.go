@@ -95,7 +95,9 @@ type testWorld struct {
 	dir    string
 }
 
-func newWorld(t testing.TB, replies ...reply) *testWorld {
+// sampleWorkspace is a fresh copy of the sample project in a temporary
+// folder of the test's own.
+func sampleWorkspace(t testing.TB) (*tools.Workspace, string) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := tools.CopySample(dir); err != nil {
@@ -105,6 +107,12 @@ func newWorld(t testing.TB, replies ...reply) *testWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ws, dir
+}
+
+func newWorld(t testing.TB, replies ...reply) *testWorld {
+	t.Helper()
+	ws, dir := sampleWorkspace(t)
 	person := NewPerson()
 	prov := &scriptedProvider{replies: replies}
 	eng, err := loop.New(loop.Config{
@@ -139,6 +147,15 @@ func (w *testWorld) config() Config {
 		Lessons:       testLessons,
 		Lesson:        "tour",
 		NoColor:       true,
+	}
+}
+
+// writeScriptReplies is a write_file call that needs approval, then done.
+func writeScriptReplies() []reply {
+	return []reply{
+		{thought: "The person wants a line added; write_file needs approval.",
+			calls: []history.ToolCall{call("w1", "write_file", map[string]any{"path": "notes/todo.txt", "content": "- buy milk\n"})}},
+		{text: "Done."},
 	}
 }
 

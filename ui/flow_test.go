@@ -22,7 +22,7 @@ func TestFirstRunWelcomeAndLessonOnEnter(t *testing.T) {
 	checkScreen(t, h.view(), 160, 48)
 	contains(t, v, "glassbox — an AI coding agent's")
 	contains(t, v, "offline: no GEMINI_API_KEY")
-	contains(t, v, "GEMINI_API_KEY=... go run . --provider gemini")
+	contains(t, v, "set GEMINI_API_KEY")
 	contains(t, v, "Enter: send the tour lesson")
 	if !h.m.inputFocused {
 		t.Fatal("the input should have focus at start")
@@ -35,7 +35,7 @@ func TestFirstRunWelcomeAndLessonOnEnter(t *testing.T) {
 	if h.m.inputFocused {
 		t.Fatal("Enter should hand focus to the stepper")
 	}
-	if len(h.m.live.steps) != 0 {
+	if len(h.m.runs[0].live.steps) != 0 {
 		t.Fatal("Enter must not step by itself")
 	}
 	contains(t, h.plainView(), "press space to take it")
@@ -78,14 +78,14 @@ func TestStepWholeTourWithSpace(t *testing.T) {
 
 	// Time travel to the first step: the status bar shows the numbers as
 	// they were then, not today's totals.
-	for h.m.live.selectedIndex() > 0 {
+	for h.m.runs[0].live.selectedIndex() > 0 {
 		h.press("[")
 	}
 	past := h.plainView()
 	contains(t, past, "tokens 0 in / 0 out")
 	contains(t, past, "context 1 msgs")
 	notContains(t, past, "600 in")
-	for h.m.live.travelling() {
+	for h.m.runs[0].live.travelling() {
 		h.press("]")
 	}
 	contains(t, h.plainView(), "tokens 600 in / 30 out")
@@ -111,8 +111,8 @@ func TestTypeRequestAndAltEnterNewline(t *testing.T) {
 	contains(t, input, "日本語の二行目")
 	h.press("enter")
 	h.press("c")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("state %s after c", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("state %s after c", h.m.runs[0].live.state)
 	}
 	contains(t, h.plainView(), "日本語の二行目")
 	contains(t, h.plainView(), "done")
@@ -129,7 +129,7 @@ func TestConfirmModalApproveAndDeny(t *testing.T) {
 	h.typeText("write and run")
 	h.press("enter", "c")
 
-	if h.m.confirm == nil {
+	if h.m.runs[0].confirm == nil {
 		t.Fatalf("no confirmation modal; states %v", h.states())
 	}
 	v := h.plainView()
@@ -137,7 +137,7 @@ func TestConfirmModalApproveAndDeny(t *testing.T) {
 	contains(t, v, "Confirm: write_file")
 	contains(t, v, "REQUIRE_USER_CONFIRMATION")
 	contains(t, v, "+buy milk")
-	contains(t, v, "y  allow once")
+	contains(t, v, "y allow once")
 
 	h.press("y")
 	got, err := os.ReadFile(filepath.Join(w.dir, "notes", "todo.txt"))
@@ -145,12 +145,12 @@ func TestConfirmModalApproveAndDeny(t *testing.T) {
 		t.Fatalf("todo.txt = %q, %v", got, err)
 	}
 	// c goes on after the answer and stops at the next confirmation.
-	if h.m.confirm == nil || h.m.confirm.req.confirm.Call.Name != "execute_command" {
+	if h.m.runs[0].confirm == nil || h.m.runs[0].confirm.req.confirm.Call.Name != "execute_command" {
 		t.Fatalf("expected the execute_command confirmation; states %v", h.states())
 	}
 	h.press("n")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("state %s, want idle after the run", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("state %s, want idle after the run", h.m.runs[0].live.state)
 	}
 	if !slices.Contains(h.edges(), loop.EdgeUserDenial) || !slices.Contains(h.edges(), loop.EdgeUserApproval) {
 		t.Fatalf("edges %v lack approval/denial", h.edges())
@@ -168,19 +168,19 @@ func TestAllowForSessionSkipsTheSecondConfirmation(t *testing.T) {
 	h := newHarness(t, w.config(), 160, 48)
 	h.typeText("write twice")
 	h.press("enter", "c", "a")
-	if h.m.confirm != nil {
+	if h.m.runs[0].confirm != nil {
 		t.Fatal("the same call was asked about twice after allow-for-session")
 	}
 	// Back to the first call: its Tool calls line says how it was approved.
-	for h.m.live.selectedIndex() > 0 && h.m.live.selected().t.Edge != loop.EdgeToolSuccess {
+	for h.m.runs[0].live.selectedIndex() > 0 && h.m.runs[0].live.selected().t.Edge != loop.EdgeToolSuccess {
 		h.press("[")
 	}
-	for h.m.live.selected().t.Iteration > 1 {
+	for h.m.runs[0].live.selected().t.Iteration > 1 {
 		h.press("[")
 	}
 	contains(t, h.plainView(), "approved for the session")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("state %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("state %s", h.m.runs[0].live.state)
 	}
 }
 
@@ -194,7 +194,7 @@ func TestAskUserPickByNumberAndFreeText(t *testing.T) {
 	h := newHarness(t, w.config(), 100, 30)
 	h.typeText("clean up")
 	h.press("enter", "c")
-	if h.m.ask == nil {
+	if h.m.runs[0].ask == nil {
 		t.Fatalf("no question modal; states %v", h.states())
 	}
 	v := h.plainView()
@@ -202,16 +202,16 @@ func TestAskUserPickByNumberAndFreeText(t *testing.T) {
 	contains(t, v, "Delete old_log.txt?")
 	contains(t, v, "2) no")
 	h.press("2")
-	if h.m.ask == nil {
+	if h.m.runs[0].ask == nil {
 		t.Fatal("the second question should be open")
 	}
 	h.typeText("it is 3 years old")
 	h.press("enter")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("state %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("state %s", h.m.runs[0].live.state)
 	}
 	var results []string
-	for _, e := range h.m.hist.entries {
+	for _, e := range h.m.runs[0].hist.entries {
 		if e.kind == entryResult {
 			results = append(results, e.text)
 		}
@@ -246,22 +246,22 @@ func TestBreakpointStopsContinue(t *testing.T) {
 		t.Fatalf("pane %v after tab", h.m.pane)
 	}
 	// Select EXECUTING_TOOL with the arrows and set a breakpoint.
-	for i := 0; i < len(h.m.diag.order()) && h.m.diag.selected() != loop.ExecutingTool; i++ {
+	for i := 0; i < len(h.m.runs[0].diag.order()) && h.m.runs[0].diag.selected() != loop.ExecutingTool; i++ {
 		h.press("right")
 	}
 	h.press("b")
-	if !h.m.diag.breakpoints[loop.ExecutingTool] {
+	if !h.m.runs[0].diag.breakpoints[loop.ExecutingTool] {
 		t.Fatal("no breakpoint on EXECUTING_TOOL")
 	}
 	h.press("c")
-	if h.m.live.state != loop.ExecutingTool {
-		t.Fatalf("c stopped in %s, want the breakpoint", h.m.live.state)
+	if h.m.runs[0].live.state != loop.ExecutingTool {
+		t.Fatalf("c stopped in %s, want the breakpoint", h.m.runs[0].live.state)
 	}
 	contains(t, h.plainView(), "breakpoint: stopped on entering EXECUTING_TOOL")
 	h.press("b") // remove it
 	h.press("c")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("state %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("state %s", h.m.runs[0].live.state)
 	}
 }
 
@@ -269,7 +269,7 @@ func TestTimeTravelShowsEarlierSteps(t *testing.T) {
 	w := newWorld(t, tourScript()...)
 	h := newHarness(t, w.config(), 160, 48)
 	h.press("enter", "c")
-	n := len(h.m.live.steps)
+	n := len(h.m.runs[0].live.steps)
 	if n != 14 {
 		t.Fatalf("%d steps", n)
 	}
@@ -280,7 +280,7 @@ func TestTimeTravelShowsEarlierSteps(t *testing.T) {
 	for i := 0; i < n-4; i++ {
 		h.press("[")
 	}
-	if got := h.m.live.selected().t; got.To != loop.ExecutingTool || got.Iteration != 1 {
+	if got := h.m.runs[0].live.selected().t; got.To != loop.ExecutingTool || got.Iteration != 1 {
 		t.Fatalf("selected %s", describe(got))
 	}
 	v := h.plainView()
@@ -295,7 +295,7 @@ func TestTimeTravelShowsEarlierSteps(t *testing.T) {
 	for i := 0; i < n; i++ {
 		h.press("]")
 	}
-	if h.m.live.travelling() {
+	if h.m.runs[0].live.travelling() {
 		t.Fatal("] should return to the latest step")
 	}
 	contains(t, h.plainView(), "hello.py prints a greeting")
@@ -317,7 +317,7 @@ func TestZoomTabsAndFocus(t *testing.T) {
 	}
 	h.press("z")
 	L = h.m.computeLayout()
-	if L.panes[paneHistory].w != 160 || L.shown[paneDiagram] {
+	if L.paneRect(paneHistory).w != 160 || L.shows(paneDiagram) {
 		t.Fatalf("zoom: %+v", L)
 	}
 	contains(t, h.plainView(), "zoomed (z)")
@@ -335,7 +335,7 @@ func TestZoomTabsAndFocus(t *testing.T) {
 	}
 	contains(t, h.plainView(), "each pane already fills the screen")
 	h.press("tab", "tab")
-	if h.m.pane != paneTools || !h.m.computeLayout().shown[paneTools] {
+	if h.m.pane != paneTools || !h.m.computeLayout().shows(paneTools) {
 		t.Fatalf("tab did not switch to Tool calls: pane %v", h.m.pane)
 	}
 	h.press("/")
@@ -383,15 +383,15 @@ func TestCtrlCCancelsAStepThenQuits(t *testing.T) {
 	h := newHarness(t, w.config(), 100, 30)
 	h.typeText("hello")
 	h.press("enter", "space", "space") // new_event, context_ready
-	if h.m.live.state != loop.AwaitingLLMResponse {
-		t.Fatalf("state %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.AwaitingLLMResponse {
+		t.Fatalf("state %s", h.m.runs[0].live.state)
 	}
 	// Start the blocking call by hand so the test can cancel it while it
 	// is in flight.
 	m := h.m
-	cmd := m.startRun(runOne)
+	cmd := m.runs[0].startRun(runOne, " ")
 	h.m = m
-	if !h.m.busy {
+	if !h.m.busy() {
 		t.Fatal("not busy after starting a step")
 	}
 	done := make(chan tea.Msg, 1)
@@ -409,7 +409,7 @@ func TestCtrlCCancelsAStepThenQuits(t *testing.T) {
 	}
 	h.send(msg)
 	contains(t, h.plainView(), "cancelled: press space to send again")
-	if h.m.live.state != loop.AwaitingLLMResponse || w.eng.State() != loop.AwaitingLLMResponse {
+	if h.m.runs[0].live.state != loop.AwaitingLLMResponse || w.eng.State() != loop.AwaitingLLMResponse {
 		t.Fatal("a cancelled step must not move the state")
 	}
 	h.press("ctrl+c")
@@ -425,15 +425,15 @@ func TestCtrlCWhileTheModalIsOpenDenies(t *testing.T) {
 	h := newHarness(t, w.config(), 100, 30)
 	h.typeText("write")
 	h.press("enter", "c")
-	if h.m.confirm == nil {
+	if h.m.runs[0].confirm == nil {
 		t.Fatal("no modal")
 	}
 	h.press("ctrl+c")
-	if h.m.confirm != nil || h.m.busy {
+	if h.m.runs[0].confirm != nil || h.m.busy() {
 		t.Fatal("ctrl+c should close the modal and end the step")
 	}
-	if h.m.live.state != loop.AwaitingUserConfirmation {
-		t.Fatalf("state %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.AwaitingUserConfirmation {
+		t.Fatalf("state %s", h.m.runs[0].live.state)
 	}
 	contains(t, h.plainView(), "cancelled: press space to try again")
 	if _, err := os.Stat(filepath.Join(w.dir, "a.txt")); err == nil {
@@ -441,12 +441,12 @@ func TestCtrlCWhileTheModalIsOpenDenies(t *testing.T) {
 	}
 	// Stepping again asks again.
 	h.press("space")
-	if h.m.confirm == nil {
+	if h.m.runs[0].confirm == nil {
 		t.Fatal("space should ask again")
 	}
-	h.press("esc")
-	if h.m.live.state != loop.RecordingError {
-		t.Fatalf("esc should deny: state %s", h.m.live.state)
+	h.press("n")
+	if h.m.runs[0].live.state != loop.RecordingError {
+		t.Fatalf("n should deny: state %s", h.m.runs[0].live.state)
 	}
 }
 
@@ -463,14 +463,14 @@ func TestHistorySelectExpandAndWideText(t *testing.T) {
 
 	// Select the read_file result with the arrows and expand it.
 	var idx int
-	for i, e := range h.m.hist.entries {
+	for i, e := range h.m.runs[0].hist.entries {
 		if e.kind == entryResult {
 			idx = i
 		}
 	}
-	for h.m.hist.sel != idx {
+	for h.m.runs[0].hist.sel != idx {
 		h.press("up")
-		if h.m.hist.sel == 0 {
+		if h.m.runs[0].hist.sel == 0 {
 			t.Fatal("never reached the result entry")
 		}
 	}
@@ -485,7 +485,7 @@ func TestHistorySelectExpandAndWideText(t *testing.T) {
 
 	// Every History line stays inside its pane, wide characters included.
 	L := h.m.computeLayout()
-	r := L.panes[paneHistory]
+	r := L.paneRect(paneHistory)
 	for i, ln := range strings.Split(h.view(), "\n")[r.y : r.y+r.h] {
 		if cell := cellAt(ln, r.x+r.w-1); cell != "╮" && cell != "│" && cell != "╯" && cell != "┃" && cell != "┓" && cell != "┛" {
 			t.Fatalf("row %d: the History pane's right border is %q:\n%s", i, cell, ln)
@@ -508,22 +508,22 @@ func TestMouseWheelScrollsThePaneUnderThePointer(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		h.press("i")
 	}
-	if !h.m.hist.atBottom(h.m.histEnd()) {
+	if !h.m.runs[0].hist.atBottom(h.m.runs[0].histEnd()) {
 		t.Fatal("History should follow the newest entry")
 	}
 	L := h.m.computeLayout()
-	r := L.panes[paneHistory]
+	r := L.paneRect(paneHistory)
 	h.send(tea.MouseMsg{X: r.x + 3, Y: r.y + 3, Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
-	if h.m.hist.atBottom(h.m.histEnd()) {
+	if h.m.runs[0].hist.atBottom(h.m.runs[0].histEnd()) {
 		t.Fatal("the wheel did not scroll History up")
 	}
 	contains(t, h.plainView(), "more below")
 	h.send(tea.MouseMsg{X: r.x + 3, Y: r.y + 3, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
-	if !h.m.hist.atBottom(h.m.histEnd()) {
+	if !h.m.runs[0].hist.atBottom(h.m.runs[0].histEnd()) {
 		t.Fatal("the wheel did not scroll History back down")
 	}
 	// A click focuses the pane under the pointer.
-	d := L.panes[panePayload]
+	d := L.paneRect(panePayload)
 	h.send(tea.MouseMsg{X: d.x + 2, Y: d.y + 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
 	if h.m.inputFocused || h.m.pane != panePayload {
 		t.Fatal("a click should focus the Raw payload pane")
@@ -565,19 +565,19 @@ func TestPauseStopsARunAfterTheCurrentTransition(t *testing.T) {
 	h.press("enter")
 	// Start c by hand so p can arrive while the first step is in flight.
 	m := h.m
-	cmd := m.startRun(runContinue)
+	cmd := m.runs[0].startRun(runContinue, "c")
 	h.m = m
 	msg := h.run(cmd)
 	h.press("p")
 	contains(t, h.plainView(), "pausing after this transition")
 	h.send(msg)
-	if n := len(h.m.live.steps); n != 1 {
+	if n := len(h.m.runs[0].live.steps); n != 1 {
 		t.Fatalf("p should stop c after one transition, took %d", n)
 	}
 	contains(t, h.plainView(), "paused")
 	h.press("c")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("c after a pause: %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("c after a pause: %s", h.m.runs[0].live.state)
 	}
 }
 
@@ -611,8 +611,8 @@ func TestKeysThatArriveTogetherAreTakenOneByOne(t *testing.T) {
 	h := newHarness(t, w.config(), 120, 40)
 	h.press("enter", "c")
 	h.typeText("[[[") // one KeyMsg with three runes, as a fast typist sends them
-	if got := h.m.live.selectedIndex(); got != len(h.m.live.steps)-4 {
-		t.Fatalf("selected step %d of %d after [[[", got, len(h.m.live.steps))
+	if got := h.m.runs[0].live.selectedIndex(); got != len(h.m.runs[0].live.steps)-4 {
+		t.Fatalf("selected step %d of %d after [[[", got, len(h.m.runs[0].live.steps))
 	}
 }
 
@@ -623,19 +623,19 @@ func TestSteppingWithNDoesNotDenyByAccident(t *testing.T) {
 	h := newHarness(t, w.config(), 160, 48)
 	h.typeText("write")
 	h.press("enter")
-	for h.m.confirm == nil {
-		if len(h.m.live.steps) > 20 {
+	for h.m.runs[0].confirm == nil {
+		if len(h.m.runs[0].live.steps) > 20 {
 			t.Fatalf("no confirmation; states %v", h.states())
 		}
 		h.press("n")
 	}
 	h.press("n")
-	if h.m.confirm == nil {
+	if h.m.runs[0].confirm == nil {
 		t.Fatal("the first n after stepping with n denied the call")
 	}
 	contains(t, h.plainView(), "press n again to deny")
 	h.press("n")
-	if h.m.confirm != nil || !slices.Contains(h.edges(), loop.EdgeUserDenial) {
+	if h.m.runs[0].confirm != nil || !slices.Contains(h.edges(), loop.EdgeUserDenial) {
 		t.Fatalf("the second n did not deny; edges %v", h.edges())
 	}
 
@@ -644,11 +644,11 @@ func TestSteppingWithNDoesNotDenyByAccident(t *testing.T) {
 	h = newHarness(t, w.config(), 160, 48)
 	h.typeText("write")
 	h.press("enter")
-	for h.m.confirm == nil {
+	for h.m.runs[0].confirm == nil {
 		h.press("space")
 	}
 	h.press("n")
-	if h.m.confirm != nil {
+	if h.m.runs[0].confirm != nil {
 		t.Fatal("n did not deny a dialog opened by space")
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,10 @@ func newHarness(t testing.TB, cfg Config, w, h int) *harness {
 	t.Helper()
 	m := New(cfg)
 	m.animate = false // no spinner ticks: frames are stable
+	// The what-if editor runs as a plain child process: no terminal to hand over.
+	m.exec = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+		return func() tea.Msg { return fn(c.Run()) }
+	}
 	hs := &harness{t: t, m: m}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return hs
@@ -149,7 +154,7 @@ func (h *harness) plainView() string { return ansi.Strip(h.m.View()) }
 // states is the sequence of states the received transitions went through.
 func (h *harness) states() []loop.State {
 	var out []loop.State
-	for _, s := range h.m.live.steps {
+	for _, s := range h.m.runs[0].live.steps {
 		out = append(out, s.t.To)
 	}
 	return out
@@ -157,7 +162,7 @@ func (h *harness) states() []loop.State {
 
 func (h *harness) edges() []loop.Edge {
 	var out []loop.Edge
-	for _, s := range h.m.live.steps {
+	for _, s := range h.m.runs[0].live.steps {
 		out = append(out, s.t.Edge)
 	}
 	return out
@@ -167,10 +172,10 @@ func (h *harness) edges() []loop.Edge {
 func (h *harness) stepUntil(s loop.State) {
 	h.t.Helper()
 	for i := 0; i < 100; i++ {
-		if h.m.live.state == s && len(h.m.live.steps) > 0 {
+		if h.m.runs[0].live.state == s && len(h.m.runs[0].live.steps) > 0 {
 			return
 		}
-		if h.m.confirm != nil || h.m.ask != nil {
+		if h.m.runs[0].confirm != nil || h.m.runs[0].ask != nil {
 			h.t.Fatalf("a modal opened before %s", s)
 		}
 		h.press("space")

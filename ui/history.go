@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -156,42 +157,25 @@ func wrapLines(s string, w int) []string {
 			out = append(out, "")
 			continue
 		}
-		out = append(out, strings.Split(ansi.Wrap(para, w, ""), "\n")...)
+		out = append(out, wrapPara(para, w)...)
 	}
 	return out
 }
 
-// sanitize strips escape sequences and control characters (keeping
-// newlines) and expands tabs.
+// sanitize makes text from the model, a file or a command safe for a pane:
+// loop.Printable's visible escapes (an ESC shows as \x1b, so an escape
+// sequence is seen, not obeyed), with tabs as four spaces.
 func sanitize(s string) string {
-	if strings.ContainsRune(s, '\x1b') {
-		s = ansi.Strip(s)
-	}
-	clean := true
-	for _, r := range s {
-		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	return expandTabs(loop.Printable(s))
+}
+
+// expandTabs writes each tab as four spaces: a pane measures its lines in
+// cells, and a tab has no fixed width.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\n':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			// dropped (\r, bells, ...)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return strings.ReplaceAll(s, "\t", "    ")
 }
 
 func compactJSON(s string) string {
@@ -228,6 +212,16 @@ type historyPane struct {
 func newHistoryPane() *historyPane { return &historyPane{sel: -1, follow: true} }
 
 func (p *historyPane) len() int { return len(p.entries) }
+
+// truncate keeps the first n entries (a fork cuts the abandoned steps') and
+// follows the newest again.
+func (p *historyPane) truncate(n int) {
+	if n >= len(p.entries) {
+		return
+	}
+	p.entries = p.entries[:max(n, 0):max(n, 0)]
+	p.sel, p.top, p.topLine, p.follow = -1, 0, 0, true
+}
 
 func (p *historyPane) add(e *historyEntry) {
 	e.expanded = p.allExpanded && e.foldable()

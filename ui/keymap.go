@@ -1,6 +1,11 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"unicode"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // keyMap is every key the glass box answers to. It is data: the handlers
 // match against it and the help overlay is drawn from it.
@@ -12,6 +17,9 @@ type keyMap struct {
 	Pause     key.Binding
 	Prev      key.Binding
 	Next      key.Binding
+	Fork      key.Binding
+	ForkOnto  key.Binding
+	WhatIf    key.Binding
 
 	// Panes.
 	Focus     key.Binding
@@ -38,10 +46,12 @@ type keyMap struct {
 	Newline key.Binding
 	Leave   key.Binding
 
-	// Modals.
+	// Modals: each dialog has its own map (confirmKeys, askKeys,
+	// lessonKeys, helpKeys); these are the ones the full help lists.
 	AllowOnce    key.Binding
 	AllowSession key.Binding
 	Deny         key.Binding
+	Hide         key.Binding
 	Pick         key.Binding
 
 	Lessons key.Binding
@@ -58,6 +68,9 @@ func newKeyMap() keyMap {
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Prev:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "back in time")),
 		Next:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward")),
+		Fork:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fork here")),
+		ForkOnto:  key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "fork onto a dialect")),
+		WhatIf:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what-if edit")),
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
@@ -84,7 +97,8 @@ func newKeyMap() keyMap {
 
 		AllowOnce:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow once")),
 		AllowSession: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow for session")),
-		Deny:         key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "deny")),
+		Deny:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
+		Hide:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "hide the dialog (space brings it back)")),
 		Pick:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "pick")),
 
 		Lessons: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "lessons")),
@@ -98,15 +112,18 @@ func newKeyMap() keyMap {
 type inputHelp struct{ k keyMap }
 
 func (h inputHelp) ShortHelp() []key.Binding {
-	return []key.Binding{h.k.Send, h.k.Newline, h.k.Leave, h.k.Cancel}
+	// Every letter types here: the stepper's keys (? l q …) are one esc away.
+	leave := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "to the stepper keys (there ? lists them all)"))
+	return []key.Binding{h.k.Send, h.k.Newline, leave, h.k.Cancel}
 }
 func (h inputHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
 
 // stepperHelp is the short help while a pane has focus; pane names the
 // pane-specific keys to add.
 type stepperHelp struct {
-	k    keyMap
-	pane paneID
+	k       keyMap
+	pane    paneID
+	compare bool // tab picks a run, not a pane
 }
 
 func (h stepperHelp) ShortHelp() []key.Binding {
@@ -119,7 +136,11 @@ func (h stepperHelp) ShortHelp() []key.Binding {
 	case panePayload:
 		b = append(b, h.k.ReqResp, h.k.Headers)
 	}
-	return append(b, h.k.Prev, h.k.Next, h.k.Input, h.k.Focus, h.k.Zoom, h.k.Lessons, h.k.Quit)
+	focus := h.k.Focus
+	if h.compare {
+		focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pick run"))
+	}
+	return append(b, h.k.Prev, h.k.Next, h.k.Input, focus, h.k.Zoom, h.k.Lessons, h.k.Quit)
 }
 
 func (h stepperHelp) FullHelp() [][]key.Binding { return h.k.FullHelp() }
@@ -131,10 +152,182 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Cancel},
+		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.ForkOnto, k.WhatIf, k.Cancel},
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
 		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Help, k.Quit},
-		{k.AllowOnce, k.AllowSession, k.Deny},
+		{k.AllowOnce, k.AllowSession, k.Deny, k.Hide},
 	}
 }
+
+// all is every binding of the stepper and its panes: a rune that matches
+// none of them is typing, not a command.
+func (k keyMap) all() []key.Binding {
+	var out []key.Binding
+	for _, g := range k.FullHelp()[:4] { // the dialogs' keys are not the stepper's
+		out = append(out, g...)
+	}
+	return out
+}
+
+// isKey reports whether msg is one of the stepper's keys.
+func (k keyMap) isKey(msg tea.KeyMsg) bool {
+	for _, b := range k.all() {
+		if key.Matches(msg, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// typing reports whether msg is text a learner meant to type: printable
+// runes (no alt) of which at least one is not a stepper key. "nnn" and "[[["
+// are keys pressed fast; "quickly list the files" is a sentence.
+func (k keyMap) typing(msg tea.KeyMsg) bool {
+	if msg.Alt || (msg.Type != tea.KeyRunes && msg.Type != tea.KeySpace) {
+		return false
+	}
+	for _, r := range msg.Runes {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	for _, r := range msg.Runes {
+		if !k.isKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}) && r != ' ' {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmKeys are the approval dialog's keys. While it is open the look
+// keys ([ ] r tab) still move the panes, so the learner can read the
+// response that asked for the call.
+type confirmKeys struct {
+	AllowOnce, AllowSession, Deny, Hide, Up, Down, PageUp, PageDown key.Binding
+	Look                                                            key.Binding
+}
+
+func newConfirmKeys(k keyMap) confirmKeys {
+	return confirmKeys{
+		AllowOnce:    k.AllowOnce,
+		AllowSession: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow this exact call for the session")),
+		Deny:         k.Deny,
+		Hide:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "hide")),
+		Up:           k.Up,
+		Down:         k.Down,
+		PageUp:       k.PageUp,
+		PageDown:     k.PageDown,
+		Look:         key.NewBinding(key.WithKeys("[", "]", "r", "tab"), key.WithHelp("[ ] r tab", "look behind")),
+	}
+}
+
+// ShortHelp is the dialog's own key line and the help line under it.
+func (c confirmKeys) ShortHelp() []key.Binding {
+	return []key.Binding{c.AllowOnce, c.AllowSession, c.Deny, c.Hide, c.Look, c.Up}
+}
+func (c confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{c.ShortHelp()} }
+
+// askKeys are the ask_user dialog's keys; every other printable key types
+// the answer.
+type askKeys struct {
+	Pick, Move, Answer, Hide key.Binding
+}
+
+func newAskKeys() askKeys {
+	return askKeys{
+		Pick:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick")),
+		Move:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "choose")),
+		Answer: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer (or type your own)")),
+		Hide:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "hide")),
+	}
+}
+
+// ShortHelp lists the keys for a question with options; without options
+// only typing and enter answer.
+func (a askKeys) ShortHelp() []key.Binding {
+	return []key.Binding{a.Pick, a.Move, a.Answer, a.Hide}
+}
+func (a askKeys) FullHelp() [][]key.Binding { return [][]key.Binding{a.ShortHelp()} }
+
+// freeText is the help of a question without options.
+func (a askKeys) freeText() []key.Binding {
+	return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("type + enter", "answer")), a.Hide}
+}
+
+// lessonKeys are the lessons menu's keys.
+type lessonKeys struct {
+	Up, Down, Pick, Number, Close key.Binding
+}
+
+func newLessonKeys() lessonKeys {
+	return lessonKeys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Pick:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "pick (the request goes into the input)")),
+		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick")),
+		Close:  key.NewBinding(key.WithKeys("esc", "l", "q"), key.WithHelp("esc/l/q", "close")),
+	}
+}
+
+func (l lessonKeys) ShortHelp() []key.Binding {
+	return []key.Binding{l.Up, l.Down, l.Pick, l.Number, l.Close}
+}
+func (l lessonKeys) FullHelp() [][]key.Binding { return [][]key.Binding{l.ShortHelp()} }
+
+// helpKeys are the help overlay's keys. q closes it, as it closes the
+// lessons menu: an overlay never quits.
+type helpKeys struct {
+	Up, Down, PageUp, PageDown, Close key.Binding
+}
+
+func newHelpKeys(k keyMap) helpKeys {
+	return helpKeys{
+		Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown,
+		Close: key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?/q", "close")),
+	}
+}
+
+func (h helpKeys) ShortHelp() []key.Binding {
+	return []key.Binding{h.Close, h.Up, h.Down}
+}
+func (h helpKeys) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
+
+// forkKeys answer "fork anyway?" when the files cannot go back.
+type forkKeys struct{ Yes, No key.Binding }
+
+func newForkKeys() forkKeys {
+	return forkKeys{
+		Yes: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "fork, keeping today's files")),
+		No:  key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "do not fork")),
+	}
+}
+
+func (f forkKeys) ShortHelp() []key.Binding  { return []key.Binding{f.Yes, f.No} }
+func (f forkKeys) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
+
+// ontoKeys drive F's menu of dialects.
+type ontoKeys struct{ Pick, Close key.Binding }
+
+func newOntoKeys() ontoKeys {
+	return ontoKeys{
+		Pick:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick the dialect")),
+		Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "close")),
+	}
+}
+
+func (o ontoKeys) ShortHelp() []key.Binding  { return []key.Binding{o.Pick, o.Close} }
+func (o ontoKeys) FullHelp() [][]key.Binding { return [][]key.Binding{o.ShortHelp()} }
+
+// quitKeys answer "quit glassbox?".
+type quitKeys struct{ Yes, No key.Binding }
+
+func newQuitKeys() quitKeys {
+	return quitKeys{
+		Yes: key.NewBinding(key.WithKeys("y", "q"), key.WithHelp("y/q", "quit")),
+		No:  key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "stay (any other key too)")),
+	}
+}
+
+func (q quitKeys) ShortHelp() []key.Binding  { return []key.Binding{q.Yes, q.No} }
+func (q quitKeys) FullHelp() [][]key.Binding { return [][]key.Binding{q.ShortHelp()} }

@@ -10,80 +10,202 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 )
 
-// handleKey routes a key: ctrl+c first, then an open modal, then the input
-// line if it has focus, then the stepper and the focused pane.
+// handleKey routes a key: ctrl+c first, then an open dialog, then the
+// lessons menu or help, then the quit question, then the input line if it
+// has focus, then the stepper and the focused pane.
 func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.Cancel) {
 		return m.interrupt()
 	}
-	// Keys typed faster than the terminal is read arrive together ("[[[",
-	// "nnn"). Outside text entry each one is a command: take them one by one.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.inputFocused && m.ask == nil {
+	dr := m.dialogRun()
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.inputFocused && dr == nil && m.lessons == nil && !m.helpOpen {
+		// Several runes at once: a sentence typed (or pasted) into the
+		// stepper goes to the input whole; keys pressed faster than the
+		// terminal is read ("[[[", "nnn") are taken one by one.
+		if m.keys.typing(msg) && !m.quitAsked {
+			if key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[:1]}, m.keys.Input) {
+				// "/" and the text typed after it arrived together.
+				msg.Runes = msg.Runes[1:]
+			}
+			return m.typeIntoInput(msg)
+		}
 		var next tea.Model = m
 		var cmds []tea.Cmd
-		for _, r := range msg.Runes {
+		for i, r := range msg.Runes {
 			var cmd tea.Cmd
-			next, cmd = next.(Model).handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+			nm := next.(Model)
+			if nm.inputFocused {
+				// A key before switched to typing: the rest is text.
+				next, cmd = nm.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]})
+				cmds = append(cmds, cmd)
+				break
+			}
+			next, cmd = nm.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
 			cmds = append(cmds, cmd)
 		}
 		return next, tea.Batch(cmds...)
 	}
 	switch {
-	case m.confirm != nil:
-		if m.confirm.update(msg, m.keys) {
-			return m, m.answered()
-		}
+	case dr != nil && dr.confirm != nil:
+		return m.dialogKey(dr, dr.confirm.update(msg, m.confirmKeys), msg)
+	case dr != nil && dr.ask != nil:
+		return m.dialogKey(dr, dr.ask.update(msg, m.askKeys), msg)
+	case m.forkAsk != nil:
+		m.forkKey(msg)
 		return m, nil
-	case m.ask != nil:
-		if m.ask.update(msg, m.keys) {
-			return m, m.answered()
-		}
+	case m.ontoAsk != nil:
+		m.ontoKey(msg)
 		return m, nil
 	case m.lessons != nil:
 		return m.lessonKey(msg)
 	case m.helpOpen:
-		if key.Matches(msg, m.keys.Quit) {
-			return m.quit()
-		}
+		k := m.helpKeys
 		switch {
-		case key.Matches(msg, m.keys.Leave, m.keys.Help):
+		case key.Matches(msg, k.Close):
 			m.helpOpen = false
-		case key.Matches(msg, m.keys.Up):
-			m.helpTop = max(m.helpTop-1, 0)
-		case key.Matches(msg, m.keys.Down):
-			m.helpTop++
-		case key.Matches(msg, m.keys.PageUp):
-			m.helpTop = max(m.helpTop-10, 0)
-		case key.Matches(msg, m.keys.PageDown):
-			m.helpTop += 10
+		case key.Matches(msg, k.Up):
+			m.helpTop.scroll(-1)
+		case key.Matches(msg, k.Down):
+			m.helpTop.scroll(+1)
+		case key.Matches(msg, k.PageUp):
+			m.helpTop.scroll(-10)
+		case key.Matches(msg, k.PageDown):
+			m.helpTop.scroll(+10)
 		}
+		m.clampHelp()
 		return m, nil
+	case m.quitAsked:
+		return m.quitKey(msg)
 	case m.inputFocused:
 		return m.inputKey(msg)
 	}
 	return m.stepperKey(msg)
 }
 
-// interrupt is ctrl+c: cancel the step in flight, or quit when there is
-// none (or when a cancel is already pending).
-func (m Model) interrupt() (tea.Model, tea.Cmd) {
-	if !m.busy || m.quitPending {
-		return m.quit()
-	}
-	m.cancelStep()
-	m.run = runOne
-	m.quitPending = true
-	m.notice = "cancelling… (ctrl+c again quits)"
-	if m.confirm != nil || m.ask != nil {
-		// The step stops waiting for the person; collect its result.
-		return m, m.answered()
+// dialogKey acts on what a key did to run r's dialog.
+func (m Model) dialogKey(r *runView, out dialogOutcome, msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch out {
+	case dialogAnswered:
+		return m, r.answered()
+	case dialogHidden:
+		r.hidden = true
+		m.focusPane(m.pane)
+		return m, nil
+	case dialogPass:
+		return m.stepperKey(msg)
 	}
 	return m, nil
 }
 
+// typeIntoInput gives the keyboard to the input line and types msg there:
+// text typed at the stepper is never lost.
+func (m Model) typeIntoInput(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	cmd := m.focusInput()
+	next, cmd2 := m.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes})
+	nm := next.(Model)
+	nm.notice = "typing into the input (it had no focus): Enter sends · esc goes back to stepping"
+	return nm, tea.Batch(cmd, cmd2)
+}
+
+// idleKeyNotice says why a stepper key did nothing here: most are a
+// pane's own keys, pressed while another pane has the focus.
+func (m Model) idleKeyNotice(msg tea.KeyMsg) string {
+	k := m.keys
+	in := func(p paneID) string {
+		return fmt.Sprintf("%s works in %s: tab there first (now: %s)", msg.String(), p.title(), m.pane.title())
+	}
+	switch {
+	case key.Matches(msg, k.Expand, k.ExpandAll):
+		return in(paneHistory)
+	case key.Matches(msg, k.Headers):
+		return in(panePayload)
+	case key.Matches(msg, k.Top, k.Bottom):
+		if m.pane == paneDiagram {
+			return msg.String() + " scrolls History, Tool calls and Raw payload; the diagram always shows every state"
+		}
+		return in(paneHistory)
+	case key.Matches(msg, k.Left, k.Right):
+		return in(paneDiagram)
+	}
+	return ""
+}
+
+// midEvent is the state of a run that is in the middle of an event, or "":
+// a request sent now waits behind it.
+func (m Model) midEvent() string {
+	for _, r := range m.runs {
+		if r.busy || r.live.state != loop.WaitingForEvent {
+			return string(r.live.state)
+		}
+	}
+	return ""
+}
+
+// hasHistory reports whether quitting would lose something: a step taken
+// or a request queued in some run.
+func (m Model) hasHistory() bool {
+	for _, r := range m.runs {
+		if len(r.live.steps) > 0 || r.live.queued > 0 || r.busy {
+			return true
+		}
+	}
+	return false
+}
+
+// askQuit is q: quit at once on a fresh screen; on a run with history,
+// ask first.
+func (m Model) askQuit() (tea.Model, tea.Cmd) {
+	if !m.hasHistory() {
+		return m.quit()
+	}
+	m.quitAsked = true
+	return m, nil
+}
+
+// quitKey answers "quit glassbox?": y or q quits, n or esc stays, and any
+// other key stays and does what it does — a letter that is not a stepper
+// key starts typing, with the q in front ("quickly…" loses nothing).
+func (m Model) quitKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	m.quitAsked = false
+	switch {
+	case key.Matches(msg, m.quitKeys.Yes):
+		return m.quit()
+	case key.Matches(msg, m.quitKeys.No):
+		m.notice = "not quitting"
+		return m, nil
+	case m.keys.typing(msg):
+		return m.typeIntoInput(tea.KeyMsg{Type: tea.KeyRunes, Runes: append([]rune{'q'}, msg.Runes...)})
+	}
+	return m.handleKey(msg)
+}
+
+// interrupt is ctrl+c: cancel the steps in flight, or quit when there are
+// none (or when a cancel is already pending).
+func (m Model) interrupt() (tea.Model, tea.Cmd) {
+	if !m.busy() || m.quitPending {
+		return m.quit()
+	}
+	var cmds []tea.Cmd
+	for _, r := range m.runs {
+		if ok, cmd := r.interrupt(); ok {
+			cmds = append(cmds, cmd)
+		}
+	}
+	m.quitPending = true
+	m.notice = "cancelling… (ctrl+c again quits)"
+	return m, tea.Batch(cmds...)
+}
+
 func (m Model) quit() (tea.Model, tea.Cmd) {
-	m.cancelStep()
+	m.cancelSteps()
 	return m, tea.Quit
+}
+
+// cancelSteps cancels every run's step in flight.
+func (m Model) cancelSteps() {
+	for _, r := range m.runs {
+		r.cancelStep()
+	}
 }
 
 // inputKey handles a key while the input line has focus: Enter sends,
@@ -108,8 +230,9 @@ func (m Model) inputKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return m, cmd
 }
 
-// send submits the input as a user_input event from the "ui" source and
-// hands the keyboard to the stepper. It does not step: the learner watches
+// send submits the input as a user_input event from the "ui" source (to
+// every run: one input feeds both in compare mode) and hands the keyboard to
+// the stepper. It does not step: the learner watches
 // the event sit in the queue and presses space to take it.
 func (m *Model) send() tea.Cmd {
 	text := strings.TrimSpace(m.input.Value())
@@ -124,29 +247,52 @@ func (m *Model) send() tea.Cmd {
 	if l, ok := m.currentLesson(); ok && text == strings.TrimSpace(l.Request) {
 		m.lessonSent = true
 	}
-	if m.eng == nil {
+	sent := 0
+	for _, r := range m.runs {
+		if r.eng == nil {
+			continue
+		}
+		r.eng.Submit(loop.Event{Source: "ui", Type: "user_input", Data: text})
+		r.live.queued++
+		sent++
+	}
+	if sent == 0 {
 		m.notice = "no engine is attached"
 		return nil
 	}
-	m.eng.Submit(loop.Event{Source: "ui", Type: "user_input", Data: text})
-	m.live.queued++
 	m.input.Reset()
 	m.updatePlaceholder()
 	m.focusPane(m.pane)
 	m.syncSizes()
-	if m.busy {
-		m.notice = "event queued behind the one in progress"
-	} else {
+	switch {
+	case m.compare():
+		m.notice = "event queued in both runs — space steps both, tab picks one run, c runs both to the answer"
+		return nil
+	case m.busy() || m.midEvent() != "":
+		m.notice = "event queued behind the one in progress (" + m.midEvent() + "): space goes on with that one; c runs it to its answer, then this one is next"
+	default:
 		m.notice = "event queued — press space to take it (new_event), c to run to the answer"
 	}
 	return nil
 }
 
-// stepperKey handles a key while a pane has focus.
+// stepperKey handles a key while a pane has focus. Keys that act on a run
+// act on every target run (compare mode: both, unless tab picked one).
 func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
-	if !m.busy {
-		m.notice = "" // the last notice was about the last step; this key moves on
+	m.notice = "" // the last notice was about the last key; this key moves on
+	for _, r := range m.runs {
+		if !r.busy {
+			r.notice = ""
+		}
+	}
+	if r := m.hiddenDialogRun(); r != nil && (key.Matches(msg, k.Step, k.Iteration, k.Continue, k.Send) ||
+		key.Matches(msg, m.confirmKeys.AllowOnce, m.confirmKeys.AllowSession) || k.typing(msg)) {
+		// The step waits for the person: stepping (or answering) brings
+		// the dialog back; the key itself answers nothing.
+		r.hidden = false
+		m.notice = "the dialog is back: answer it there"
+		return m, nil
 	}
 	// Keys that mean something else in one pane come first.
 	if handled, cmd := m.paneKey(msg); handled {
@@ -154,20 +300,28 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		return m.quit()
+		return m.askQuit()
+	case key.Matches(msg, k.Step, k.Iteration, k.Continue) && m.returnToPresent():
+		// A past step is shown: come back first, step on the next press.
 	case key.Matches(msg, k.Step):
-		m.runKey = msg.String() // "n" or " ": n also denies in the dialog a step may open
-		return m, m.startRun(runOne)
+		// "n" or " ": n also denies in the dialog a step may open.
+		return m, m.step(runOne, msg.String())
 	case key.Matches(msg, k.Iteration):
-		m.runKey = ""
-		return m, m.startRun(runIteration)
+		return m, m.step(runIteration, "")
 	case key.Matches(msg, k.Continue):
-		m.runKey = ""
-		return m, m.startRun(runContinue)
+		return m, m.step(runContinue, "")
+	case key.Matches(msg, k.Fork):
+		m.fork()
+	case key.Matches(msg, k.ForkOnto):
+		m.openOnto()
+	case key.Matches(msg, k.WhatIf):
+		return m, m.whatIf()
 	case key.Matches(msg, k.Pause):
-		if m.busy && m.run != runOne {
-			m.pauseAsked = true
-			m.notice = "pausing after this transition…"
+		for _, r := range m.targets() {
+			if r.busy && r.mode != runOne {
+				r.pauseAsked = true
+				m.notice = "pausing after this transition…"
+			}
 		}
 	case key.Matches(msg, k.Input):
 		return m, m.focusInput()
@@ -177,9 +331,12 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.syncSizes()
 		}
 	case key.Matches(msg, k.Help):
-		m.helpOpen, m.helpTop = true, 0
+		m.helpOpen = true
+		m.helpTop.off = 0
 	case key.Matches(msg, k.Lessons):
 		m.lessons = &lessonMenu{sel: m.lessonIndex()}
+	case key.Matches(msg, k.Focus) && m.compare():
+		m.cycleRun()
 	case key.Matches(msg, k.Focus):
 		m.focusPane((m.pane + 1) % numPanes)
 		m.syncSizes()
@@ -187,30 +344,54 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.focusPane((m.pane + numPanes - 1) % numPanes)
 		m.syncSizes()
 	case key.Matches(msg, k.Zoom):
-		if m.computeLayout().mode == layoutTabs && !m.zoomed {
-			m.notice = "tabs: each pane already fills the screen (z zooms in the four-pane layout, 120+ columns)"
+		if m.computeLayout().mode != layoutGrid && !m.zoomed {
+			m.notice = "each pane already fills the screen here (z zooms in the four-pane layout, from 120 columns)"
 			break
 		}
 		m.zoomed = !m.zoomed
 		m.syncSizes()
-	case key.Matches(msg, k.Prev):
-		m.live.move(-1)
-		m.payload.follow()
-		m.calls.off = 0
-	case key.Matches(msg, k.Next):
-		m.live.move(+1)
-		m.payload.follow()
-		m.calls.off = 0
+	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
+		delta := -1
+		if key.Matches(msg, k.Next) {
+			delta = +1
+		}
+		if m.compare() && m.focus < 0 {
+			m.travelByCall(delta)
+			break
+		}
+		for _, r := range m.targets() {
+			r.live.move(delta)
+			if s := r.live.selected(); s != nil {
+				r.payload.follow(&s.t)
+			}
+			r.calls.off = 0
+		}
 	case key.Matches(msg, k.ReqResp):
-		m.payload.response = !m.payload.response
-		m.payload.scroll.off = 0
+		for _, r := range m.targets() {
+			r.payload.response = !r.payload.response
+			r.payload.scroll.off = 0
+		}
 	case key.Matches(msg, k.Exchange):
-		if es := m.live.exchangeStep(m.live.selectedIndex()); es >= 0 {
-			m.payload.nextExchange(len(m.live.steps[es].t.Exchanges))
+		for _, r := range m.targets() {
+			es := r.live.exchangeStep(r.live.selectedIndex())
+			switch {
+			case es < 0:
+				m.notice = "x: no model call yet, so no HTTP exchange to switch to"
+			case len(r.live.steps[es].t.Exchanges) < 2:
+				m.notice = "x: this model call made one HTTP exchange (retries make more)"
+			default:
+				r.payload.nextExchange(len(r.live.steps[es].t.Exchanges))
+			}
 		}
 	case key.Matches(msg, k.Break):
-		s := m.diag.toggle()
-		if m.diag.breakpoints[s] {
+		r := m.cur()
+		s := r.diag.toggle()
+		for _, o := range m.targets() {
+			if o != r {
+				o.diag.set(s, r.diag.breakpoints[s])
+			}
+		}
+		if r.diag.breakpoints[s] {
 			m.notice = fmt.Sprintf("breakpoint on %s: i and c stop when the loop enters it", s)
 			if m.pane != paneDiagram {
 				m.notice += " (to pick another state: tab to State machine, ←/→, b)"
@@ -218,84 +399,118 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		} else {
 			m.notice = "breakpoint removed from " + string(s)
 		}
+	case m.keys.typing(msg):
+		return m.typeIntoInput(msg)
+	default:
+		m.notice = m.idleKeyNotice(msg)
 	}
-	return m, nil
+	m.clampScrolls()
+	return m, m.fetchPayloads()
+}
+
+// cycleRun is tab in compare mode: both runs → the first alone → the second
+// alone → both again. A run picked alone takes every key; its panes fill the
+// screen where there is room for one run only.
+func (m *Model) cycleRun() {
+	m.focus++
+	if m.focus >= len(m.runs) {
+		m.focus = -1
+	}
+	if m.focus >= 0 {
+		m.shown = m.focus
+		m.notice = "keys act on " + m.runs[m.focus].title() + " alone (tab: next)"
+	} else {
+		m.notice = "keys act on both runs (tab picks one)"
+	}
+	m.syncSizes()
 }
 
 // paneKey handles the focused pane's own keys (scrolling, selection,
-// headers). It reports whether it used the key.
+// headers) for every target run. It reports whether it used the key.
 func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	k := m.keys
-	page := max(m.computeLayout().panes[m.pane].inner().h-1, 1)
-	switch m.pane {
-	case paneHistory:
-		end := m.histEnd()
-		switch {
-		case key.Matches(msg, k.Up):
-			m.hist.moveSel(-1, end)
-		case key.Matches(msg, k.Down):
-			m.hist.moveSel(+1, end)
-		case key.Matches(msg, k.PageUp):
-			m.hist.scrollUp(page, end)
-		case key.Matches(msg, k.PageDown):
-			m.hist.scrollDown(page, end)
-		case key.Matches(msg, k.Top):
-			m.hist.toTop()
-		case key.Matches(msg, k.Bottom):
-			m.hist.toBottom()
-		case key.Matches(msg, k.Expand):
-			m.hist.toggle(end)
-		case key.Matches(msg, k.ExpandAll):
-			m.hist.toggleAll()
+	L := m.computeLayout()
+	page := max(L.paneRect(m.pane).inner().h-1, 1)
+	used := false
+	for _, r := range m.targets() {
+		switch m.pane {
+		case paneHistory:
+			end := r.histEnd()
+			switch {
+			case key.Matches(msg, k.Up):
+				r.hist.moveSel(-1, end)
+			case key.Matches(msg, k.Down):
+				r.hist.moveSel(+1, end)
+			case key.Matches(msg, k.PageUp):
+				r.hist.scrollUp(page, end)
+			case key.Matches(msg, k.PageDown):
+				r.hist.scrollDown(page, end)
+			case key.Matches(msg, k.Top):
+				r.hist.toTop()
+			case key.Matches(msg, k.Bottom):
+				r.hist.toBottom()
+			case key.Matches(msg, k.Expand):
+				r.hist.toggle(end)
+			case key.Matches(msg, k.ExpandAll):
+				r.hist.toggleAll()
+			default:
+				return false, nil
+			}
+		case paneDiagram:
+			switch {
+			case key.Matches(msg, k.Left), key.Matches(msg, k.Up):
+				r.diag.move(-1)
+			case key.Matches(msg, k.Right), key.Matches(msg, k.Down):
+				r.diag.move(+1)
+			default:
+				return false, nil
+			}
+		case paneTools:
+			switch {
+			case key.Matches(msg, k.Up):
+				r.calls.scroll(-1)
+			case key.Matches(msg, k.Down):
+				r.calls.scroll(+1)
+			case key.Matches(msg, k.PageUp):
+				r.calls.scroll(-page)
+			case key.Matches(msg, k.PageDown):
+				r.calls.scroll(+page)
+			case key.Matches(msg, k.Top):
+				r.calls.off = 0
+			case key.Matches(msg, k.Bottom):
+				r.calls.toEnd()
+			default:
+				return false, nil
+			}
+		case panePayload:
+			switch {
+			case key.Matches(msg, k.Headers):
+				r.payload.headers = !r.payload.headers
+				r.payload.scroll.off = 0
+			case key.Matches(msg, k.Up):
+				r.payload.scroll.scroll(-1)
+			case key.Matches(msg, k.Down):
+				r.payload.scroll.scroll(+1)
+			case key.Matches(msg, k.PageUp):
+				r.payload.scroll.scroll(-page)
+			case key.Matches(msg, k.PageDown):
+				r.payload.scroll.scroll(+page)
+			case key.Matches(msg, k.Top):
+				r.payload.scroll.off = 0
+			case key.Matches(msg, k.Bottom):
+				r.payload.scroll.toEnd()
+			default:
+				return false, nil
+			}
 		default:
 			return false, nil
 		}
-	case paneDiagram:
-		switch {
-		case key.Matches(msg, k.Left), key.Matches(msg, k.Up):
-			m.diag.move(-1)
-		case key.Matches(msg, k.Right), key.Matches(msg, k.Down):
-			m.diag.move(+1)
-		default:
-			return false, nil
-		}
-	case paneTools:
-		switch {
-		case key.Matches(msg, k.Up):
-			m.calls.scroll(-1)
-		case key.Matches(msg, k.Down):
-			m.calls.scroll(+1)
-		case key.Matches(msg, k.PageUp):
-			m.calls.scroll(-page)
-		case key.Matches(msg, k.PageDown):
-			m.calls.scroll(+page)
-		default:
-			return false, nil
-		}
-	case panePayload:
-		switch {
-		case key.Matches(msg, k.Headers):
-			m.payload.headers = !m.payload.headers
-			m.payload.scroll.off = 0
-		case key.Matches(msg, k.Up):
-			m.payload.scroll.scroll(-1)
-		case key.Matches(msg, k.Down):
-			m.payload.scroll.scroll(+1)
-		case key.Matches(msg, k.PageUp):
-			m.payload.scroll.scroll(-page)
-		case key.Matches(msg, k.PageDown):
-			m.payload.scroll.scroll(+page)
-		case key.Matches(msg, k.Top):
-			m.payload.scroll.off = 0
-		case key.Matches(msg, k.Bottom):
-			m.payload.scroll.off = 1 << 30 // clamped when drawn
-		default:
-			return false, nil
-		}
-	default:
-		return false, nil
+		used = true
 	}
-	return true, nil
+	if used {
+		m.clampScrolls()
+	}
+	return used, nil
 }
 
 func (m Model) lessonIndex() int {
@@ -310,7 +525,7 @@ func (m Model) lessonIndex() int {
 // lessonKey drives the lessons menu; a pick puts the lesson's request in
 // the input line and gives it the keyboard, ready for Enter.
 func (m Model) lessonKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	i, closed := m.lessons.update(msg, m.keys, len(m.cfg.Lessons))
+	i, closed := m.lessons.update(msg, m.lessonKeys, len(m.cfg.Lessons))
 	if !closed {
 		return m, nil
 	}
@@ -322,6 +537,9 @@ func (m Model) lessonKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	m.lessonName = l.Name
 	m.input.SetValue(l.Request)
 	m.notice = "lesson " + l.Name + ": press Enter to send its request"
+	if at := m.midEvent(); at != "" {
+		m.notice = "lesson " + l.Name + ": Enter queues its request behind the event in progress (" + at + "), which finishes first (c runs it to its answer)"
+	}
 	cmd := m.focusInput()
 	m.syncSizes()
 	return m, cmd

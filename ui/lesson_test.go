@@ -24,14 +24,7 @@ func offlineWorld(t testing.TB, lesson string) (Config, string) {
 // offlineWorldWith lets a test set the engine's retry policy and clock.
 func offlineWorldWith(t testing.TB, lesson string, base loop.Config) (Config, string) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := tools.CopySample(dir); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := tools.NewWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, dir := sampleWorkspace(t)
 	prov, err := gemini.New(context.Background(), gemini.Config{
 		APIKey:    "glassbox-placeholder-key-0000",
 		BaseURL:   "http://gemini.offline.invalid/",
@@ -71,8 +64,8 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 	h.press("enter") // the lesson's request, one keypress away
 
 	// Step the whole lesson with space, one transition per press.
-	for i := 0; i < 60 && !(len(h.m.live.steps) > 0 && h.m.live.state == loop.WaitingForEvent); i++ {
-		if h.m.confirm != nil || h.m.ask != nil {
+	for i := 0; i < 60 && !(len(h.m.runs[0].live.steps) > 0 && h.m.runs[0].live.state == loop.WaitingForEvent); i++ {
+		if h.m.runs[0].confirm != nil || h.m.runs[0].ask != nil {
 			t.Fatalf("the tour should not ask anything; states %v", h.states())
 		}
 		h.press("space")
@@ -85,7 +78,7 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 	if !slices.Contains(states, loop.ExecutingTool) || !slices.Contains(states, loop.DeliveringOutput) {
 		t.Fatalf("the tour ran no tool or delivered nothing: %v", states)
 	}
-	for _, s := range h.m.live.steps {
+	for _, s := range h.m.runs[0].live.steps {
 		if s.t.Edge == loop.EdgeToolCall && len(s.t.Exchanges) == 0 {
 			t.Fatal("a model call without its HTTP exchange")
 		}
@@ -101,16 +94,17 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 	if h.m.pane != panePayload {
 		t.Fatalf("pane %v", h.m.pane)
 	}
-	contains(t, h.plainView(), "request (r)")
+	// The last step was decided by the model's reply: the pane opens on it.
+	contains(t, h.plainView(), "response (r)")
 	contains(t, h.plainView(), "generateContent")
 	h.press("r")
-	contains(t, h.plainView(), "response (r)")
+	contains(t, h.plainView(), "request (r)")
 
 	// Time travel back to the first model call.
-	for h.m.live.selectedIndex() > 2 {
+	for h.m.runs[0].live.selectedIndex() > 2 {
 		h.press("[")
 	}
-	if got := h.m.live.selected().t.Edge; got != loop.EdgeToolCall {
+	if got := h.m.runs[0].live.selected().t.Edge; got != loop.EdgeToolCall {
 		t.Fatalf("step 3 is %s", got)
 	}
 	contains(t, h.plainView(), "list_files")
@@ -120,7 +114,7 @@ func TestOfflineWriteFileLessonNeedsApproval(t *testing.T) {
 	cfg, dir := offlineWorld(t, "write-file")
 	h := newHarness(t, cfg, 120, 40)
 	h.press("enter", "c")
-	if h.m.confirm == nil {
+	if h.m.runs[0].confirm == nil {
 		t.Fatalf("no confirmation; states %v", h.states())
 	}
 	v := h.plainView()
@@ -128,8 +122,8 @@ func TestOfflineWriteFileLessonNeedsApproval(t *testing.T) {
 	contains(t, v, "farewell.py")
 	contains(t, v, "+def farewell")
 	h.press("y")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("c did not run on to the answer after approval: %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("c did not run on to the answer after approval: %s", h.m.runs[0].live.state)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "farewell.py")); err != nil {
 		t.Fatalf("farewell.py was not written: %v", err)
@@ -143,18 +137,18 @@ func TestOfflineAskDeleteLesson(t *testing.T) {
 	cfg, dir := offlineWorld(t, "ask-delete")
 	h := newHarness(t, cfg, 120, 40)
 	h.press("enter", "c")
-	if h.m.ask == nil {
+	if h.m.runs[0].ask == nil {
 		t.Fatalf("no question; states %v", h.states())
 	}
 	contains(t, h.plainView(), "Delete old_log.txt?")
 	h.press("1") // yes
-	if h.m.confirm == nil {
+	if h.m.runs[0].confirm == nil {
 		t.Fatalf("deleting needs a confirmation; states %v", h.states())
 	}
 	contains(t, h.plainView(), "rm old_log.txt")
 	h.press("y")
-	if h.m.live.state != loop.WaitingForEvent {
-		t.Fatalf("state %s", h.m.live.state)
+	if h.m.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("state %s", h.m.runs[0].live.state)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "old_log.txt")); !os.IsNotExist(err) {
 		t.Fatalf("old_log.txt still exists: %v", err)
@@ -169,7 +163,7 @@ func TestOfflinePathEscapeIsDenied(t *testing.T) {
 		t.Fatalf("edges %v", h.edges())
 	}
 	// The step that denied it: the Tool calls pane shows the verdict and rule.
-	for h.m.live.selected().t.Edge != loop.EdgeDeny {
+	for h.m.runs[0].live.selected().t.Edge != loop.EdgeDeny {
 		h.press("[")
 	}
 	v := h.plainView()

@@ -41,8 +41,14 @@ type totals struct {
 // after it.
 type stepRecord struct {
 	t       loop.Transition
-	entries int    // History entries that existed after this transition
-	totals  totals // the status bar's numbers after this transition
+	entries int      // History entries that existed after this transition
+	totals  totals   // the status bar's numbers after this transition
+	preview *preview // context_ready: the request it assembled, not yet sent
+
+	// spilled: the exchanges were dropped to bound memory and can be read
+	// back from the session (loading: on their way; loadErr: they could not).
+	spilled, loading bool
+	loadErr          string
 }
 
 func newLiveState() *liveState { return &liveState{cursor: -1} }

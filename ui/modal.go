@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -13,57 +14,71 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
+// dialogOutcome is what a key did to a dialog.
+type dialogOutcome int
+
+const (
+	dialogKept     dialogOutcome = iota // the dialog used the key (scrolled, typed, warned)
+	dialogAnswered                      // the person answered: the step goes on
+	dialogHidden                        // esc: the dialog steps aside, the step keeps waiting
+	dialogPass                          // not the dialog's key: the panes take it ([ ] r tab)
+)
+
 // confirmModal asks the person to approve one tool call that a rule sent to
 // REQUIRE_USER_CONFIRMATION. It shows the call, the rule and its reason, and
 // the preview (a diff for write_file, the command and folder for
 // execute_command), which scrolls.
 type confirmModal struct {
 	req    *personRequest
-	scroll int
-	// guardN is set when the step that opened the dialog was started with
-	// n: n both steps and denies, so a learner stepping with n would deny
-	// the call they meant to look at. The first n then only asks for a
-	// second one; esc, y and a act at once.
-	guardN bool
+	scroll scroller
+	// guard is the key that started the step that opened the dialog. n
+	// both steps and denies, so a learner stepping with n would deny the
+	// call they meant to look at: the first n then only asks for a second
+	// one; esc, y and a act at once.
+	guard  string
 	warned bool
 }
 
-func newConfirmModal(req *personRequest, guardN bool) *confirmModal {
-	return &confirmModal{req: req, guardN: guardN}
+func newConfirmModal(req *personRequest, startKey string) *confirmModal {
+	return &confirmModal{req: req, guard: startKey}
 }
 
-// update handles a key; it returns true once the person has answered.
-func (c *confirmModal) update(msg tea.KeyMsg, k keyMap) bool {
+// update handles a key.
+func (c *confirmModal) update(msg tea.KeyMsg, k confirmKeys) dialogOutcome {
 	switch {
 	case key.Matches(msg, k.AllowOnce):
 		c.req.approve(loop.AllowOnce)
-		return true
+		return dialogAnswered
 	case key.Matches(msg, k.AllowSession):
 		c.req.approve(loop.AllowSession)
-		return true
+		return dialogAnswered
 	case key.Matches(msg, k.Deny):
-		if c.guardN && msg.String() == "n" {
-			c.guardN, c.warned = false, true
-			return false
+		if c.guard != "" && msg.String() == c.guard && !c.warned {
+			c.warned = true
+			return dialogKept
 		}
 		c.req.approve(loop.Deny)
-		return true
+		return dialogAnswered
+	case key.Matches(msg, k.Hide):
+		return dialogHidden
 	case key.Matches(msg, k.Up):
-		c.scroll = max(c.scroll-1, 0)
+		c.scroll.scroll(-1)
 	case key.Matches(msg, k.Down):
-		c.scroll++
+		c.scroll.scroll(+1)
 	case key.Matches(msg, k.PageUp):
-		c.scroll = max(c.scroll-10, 0)
+		c.scroll.scroll(-10)
 	case key.Matches(msg, k.PageDown):
-		c.scroll += 10
+		c.scroll.scroll(+10)
+	case key.Matches(msg, k.Look):
+		return dialogPass
 	}
-	return false
+	return dialogKept
 }
 
-// view draws the modal's content in w×h cells (without the frame).
-func (c *confirmModal) view(th theme.Theme, w, h int) []string {
+// parts are the dialog's fixed top (the call, the verdict, the rule, why),
+// its scrolling preview and its fixed bottom (the keys), at width w.
+func (c *confirmModal) parts(th theme.Theme, hk help.Model, k confirmKeys, w int) (top, body, bottom []string) {
 	r := c.req.confirm
-	var top []string
 	top = append(top, th.Warning.Render("The security layer asks you before this call runs:"), "")
 	top = append(top, th.RoleTool.Render(ansi.Truncate("  "+sanitize(r.Call.Name+" "+compactJSON(string(r.Call.Args))), w, "…")))
 	top = append(top, "  "+th.Verdict(string(r.Decision.Verdict)).Render(string(r.Decision.Verdict))+
@@ -77,24 +92,38 @@ func (c *confirmModal) view(th theme.Theme, w, h int) []string {
 	}
 	top = append(top, "", th.Bold.Render("Preview")+th.Muted.Render(" (↑/↓ scroll)"))
 
-	keys := th.StatusKey.Render(" y ") + " allow once   " +
-		th.StatusKey.Render(" a ") + " allow this exact call for the session   " +
-		th.StatusKey.Render(" n ") + " deny"
-	bottom := []string{"", ansi.Truncate(keys, w, "…")}
+	hk.Width = w
+	bottom = []string{"", hk.ShortHelpView([]key.Binding{k.AllowOnce, k.AllowSession, k.Deny}),
+		hk.ShortHelpView([]key.Binding{k.Hide, k.Look})}
 	if c.warned {
-		bottom = append(bottom, th.Warning.Render(ansi.Truncate("n here denies the call: press n again to deny, y or a to allow", w, "…")))
+		bottom = append(bottom, th.Warning.Render(ansi.Truncate(c.guard+" here denies the call: press "+c.guard+" again to deny, y or a to allow", w, "…")))
 	}
+	return top, previewLines(th, preview, w-2), bottom
+}
 
-	room := max(h-len(top)-len(bottom), 1)
-	body := previewLines(th, preview, w-2)
-	c.scroll = min(c.scroll, max(len(body)-room, 0))
-	view := body[c.scroll:min(c.scroll+room, len(body))]
+// room is how many preview lines fit in h rows.
+func (c *confirmModal) room(top, bottom []string, h int) int {
+	return max(h-len(top)-len(bottom), 1)
+}
+
+// clamp keeps the preview's scroll inside it for a w×h dialog.
+func (c *confirmModal) clamp(th theme.Theme, hk help.Model, k confirmKeys, w, h int) {
+	top, body, bottom := c.parts(th, hk, k, w)
+	c.scroll.clamp(len(body), c.room(top, bottom, h))
+}
+
+// view draws the modal's content in w×h cells (without the frame).
+func (c *confirmModal) view(th theme.Theme, hk help.Model, k confirmKeys, w, h int) []string {
+	top, body, bottom := c.parts(th, hk, k, w)
+	room := c.room(top, bottom, h)
+	view := c.scroll.window(body, room)
 	out := append([]string{}, top...)
 	for _, ln := range view {
 		out = append(out, "  "+ln)
 	}
 	if len(body) > room {
-		out = append(out, th.Muted.Render(fmt.Sprintf("  … lines %d–%d of %d", c.scroll+1, c.scroll+len(view), len(body))))
+		first := min(c.scroll.off, len(body)-room)
+		out = append(out, th.Muted.Render(fmt.Sprintf("  … lines %d–%d of %d", first+1, first+len(view), len(body))))
 		bottom = bottom[1:]
 	}
 	return append(out, bottom...)
@@ -124,9 +153,15 @@ type askModal struct {
 	req  *personRequest
 	sel  int
 	text textinput.Model
+	// guard is the key that started the step that opened the question
+	// ("n"): a learner still stepping would type it as the answer's first
+	// letter, so while the answer is empty it is held back, with a word; a
+	// letter typed next puts it back in front ("no"), a digit picks.
+	guard  string
+	warned bool
 }
 
-func newAskModal(req *personRequest) *askModal {
+func newAskModal(req *personRequest, startKey string) *askModal {
 	ti := textinput.New()
 	ti.Prompt = "your answer: "
 	ti.Placeholder = "type it here"
@@ -134,50 +169,59 @@ func newAskModal(req *personRequest) *askModal {
 		ti.Placeholder = "type here, or pick an option above"
 	}
 	ti.Focus()
-	return &askModal{req: req, text: ti}
+	return &askModal{req: req, text: ti, guard: startKey}
 }
 
-// update handles a key; it returns true once the person has answered.
-func (a *askModal) update(msg tea.KeyMsg, k keyMap) bool {
+// update handles a key.
+func (a *askModal) update(msg tea.KeyMsg, k askKeys) dialogOutcome {
 	opts := a.req.question.Options
 	typed := strings.TrimSpace(a.text.Value())
-	switch msg.Type {
-	case tea.KeyEsc:
-		a.req.dismiss()
-		return true
-	case tea.KeyEnter:
+	switch {
+	case key.Matches(msg, k.Hide):
+		return dialogHidden
+	case msg.Type == tea.KeyTab || msg.Type == tea.KeyShiftTab:
+		return dialogPass
+	case key.Matches(msg, k.Answer):
 		switch {
 		case typed != "":
 			a.req.answer(typed)
 		case len(opts) > 0:
 			a.req.answer(opts[a.sel])
 		default:
-			return false // nothing to send yet
+			return dialogKept // nothing to send yet
 		}
-		return true
-	case tea.KeyUp:
+		return dialogAnswered
+	case msg.Type == tea.KeyUp:
 		if len(opts) > 0 {
 			a.sel = (a.sel + len(opts) - 1) % len(opts)
 		}
-		return false
-	case tea.KeyDown:
+		return dialogKept
+	case msg.Type == tea.KeyDown:
 		if len(opts) > 0 {
 			a.sel = (a.sel + 1) % len(opts)
 		}
-		return false
-	case tea.KeyRunes:
-		if typed == "" && len(msg.Runes) == 1 {
-			if n := int(msg.Runes[0] - '1'); n >= 0 && n < len(opts) && n < 9 {
-				a.req.answer(opts[n])
-				return true
-			}
+		return dialogKept
+	case typed == "" && key.Matches(msg, k.Pick):
+		if n := int(msg.Runes[0] - '1'); n < len(opts) {
+			a.req.answer(opts[n])
+			return dialogAnswered
 		}
+	case typed == "" && (msg.Type == tea.KeySpace || msg.String() == " "):
+		return dialogKept // the stepping key; an answer does not start with a space
+	case typed == "" && a.guard != "" && msg.String() == a.guard:
+		a.warned = true // held back, however often it comes
+		return dialogKept
 	}
+	if a.warned && typed == "" && msg.Type == tea.KeyRunes {
+		// A letter after the held-back n: the answer starts with it ("no").
+		msg.Runes = append([]rune(a.guard), msg.Runes...)
+	}
+	a.warned = false
 	a.text, _ = a.text.Update(msg)
-	return false
+	return dialogKept
 }
 
-func (a *askModal) view(th theme.Theme, w, h int) []string {
+func (a *askModal) view(th theme.Theme, hk help.Model, k askKeys, w, h int) []string {
 	q := a.req.question
 	out := []string{th.Warning.Render("The agent asks you (ask_user):"), ""}
 	for _, ln := range wrapLines(sanitize(q.Text), w-2) {
@@ -197,14 +241,23 @@ func (a *askModal) view(th theme.Theme, w, h int) []string {
 	}
 	a.text.Width = max(w-4, 1)
 	out = append(out, a.text.View())
-	hint := "enter answers · esc dismisses (the tool then fails)"
-	if len(q.Options) > 0 {
-		hint = "1–9 or ↑/↓+enter pick · type your own answer + enter · esc dismisses"
+	hk.Width = w
+	hint := []string{"", hk.ShortHelpView(a.keys(k))}
+	if a.warned {
+		hint = append(hint, th.Warning.Render(ansi.Truncate("you stepped with "+a.guard+": "+a.guard+" is held back until you type the next letter", w, "…")))
 	}
-	if len(out) > h-2 {
-		out = out[len(out)-(h-2):]
+	if len(out) > h-len(hint) {
+		out = out[len(out)-(h-len(hint)):]
 	}
-	return append(out, "", th.Muted.Render(ansi.Truncate(hint, w, "…")))
+	return append(out, hint...)
+}
+
+// keys are the question's keys: with options, picking; without, typing.
+func (a *askModal) keys(k askKeys) []key.Binding {
+	if len(a.req.question.Options) > 0 {
+		return k.ShortHelp()
+	}
+	return k.freeText()
 }
 
 // lessonMenu lists the bundled lessons; picking one puts its request in the
@@ -213,28 +266,28 @@ type lessonMenu struct{ sel int }
 
 // update handles a key. It returns the picked lesson index, or -1, and
 // whether the menu closes.
-func (l *lessonMenu) update(msg tea.KeyMsg, k keyMap, n int) (int, bool) {
+func (l *lessonMenu) update(msg tea.KeyMsg, k lessonKeys, n int) (int, bool) {
 	switch {
-	case msg.Type == tea.KeyEsc, key.Matches(msg, k.Lessons), key.Matches(msg, k.Quit):
+	case key.Matches(msg, k.Close):
 		return -1, true
 	case key.Matches(msg, k.Up):
 		l.sel = max(l.sel-1, 0)
 	case key.Matches(msg, k.Down):
 		l.sel = min(l.sel+1, max(n-1, 0))
-	case msg.Type == tea.KeyEnter:
+	case key.Matches(msg, k.Pick):
 		if n == 0 {
 			return -1, true
 		}
 		return l.sel, true
-	case msg.Type == tea.KeyRunes && len(msg.Runes) == 1:
-		if i := int(msg.Runes[0] - '1'); i >= 0 && i < n && i < 9 {
+	case key.Matches(msg, k.Number):
+		if i := int(msg.Runes[0] - '1'); i < n {
 			return i, true
 		}
 	}
 	return -1, false
 }
 
-func (l *lessonMenu) view(th theme.Theme, lessons []Lesson, w, h int) []string {
+func (l *lessonMenu) view(th theme.Theme, hk help.Model, k lessonKeys, lessons []Lesson, w, h int) []string {
 	out := []string{th.Bold.Render("Lessons") + th.Muted.Render(" — the offline tutor model follows one script per lesson"), ""}
 	if len(lessons) == 0 {
 		out = append(out, th.Muted.Render("no lessons are bundled with this backend"))
@@ -255,5 +308,6 @@ func (l *lessonMenu) view(th theme.Theme, lessons []Lesson, w, h int) []string {
 	for len(out) < h-2 {
 		out = append(out, "")
 	}
-	return append(out, "", th.Muted.Render(ansi.Truncate("↑/↓ + enter or 1–9 picks (the request goes into the input) · esc closes", w, "…")))
+	hk.Width = w
+	return append(out, "", hk.ShortHelpView(k.ShortHelp()))
 }

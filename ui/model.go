@@ -2,6 +2,9 @@ package ui
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os/exec"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -11,9 +14,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/glassbox-dev/glassbox/loop"
-	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/ui/payload"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -83,18 +83,25 @@ const (
 
 // Model is the glass box: a tea.Model. Build it with New; Run wraps it in a
 // full-screen program.
+//
+// It holds one run (compare mode: two) and what is not a run's: the layout,
+// which pane and which run have the keyboard, the input line that feeds every
+// run, the lessons menu and the help overlay.
 type Model struct {
-	cfg    Config
-	eng    *loop.Engine
-	person *Person
-	th     theme.Theme
-	keys   keyMap
-	help   help.Model
-	base   context.Context // parent of every step's context
-
-	// Static facts read from the engine once, before any step runs.
-	provider, model, backend string
-	maxIter                  int
+	cfg  Config
+	runs []*runView
+	th   theme.Theme
+	keys keyMap
+	// Each dialog's keys, as data: the handlers match them and the help
+	// line and the dialogs draw from them.
+	confirmKeys confirmKeys
+	askKeys     askKeys
+	lessonKeys  lessonKeys
+	helpKeys    helpKeys
+	quitKeys    quitKeys
+	forkKeys    forkKeys
+	ontoKeys    ontoKeys
+	help        help.Model
 
 	width, height int
 	ready         bool // a WindowSizeMsg has arrived
@@ -102,67 +109,59 @@ type Model struct {
 	inputFocused bool
 	pane         paneID // the focused pane (and the tab shown in tabs mode)
 	zoomed       bool
+	// focus is the run the keys act on alone (compare mode, tab), or -1:
+	// every run. shown is the run drawn when the screen has room for one.
+	focus, shown int
 
 	input   textarea.Model
 	spin    spinner.Model
 	animate bool // spinner ticks; tests turn them off for stable frames
 	ticking bool
 
-	// What the transitions told us (the UI's own copy).
-	live *liveState
-
-	hist    *historyPane
-	calls   *scrollState
-	payload *payloadPane
-	diag    *diagramPane
-
-	// Driving the loop.
-	busy       bool
-	stepCtx    context.Context
-	stepCancel context.CancelFunc
-	stepDone   chan stepResult
-	retries    chan loop.Retry // from the engine's OnRetry hook, never blocking it
-	wire       chan tea.Msg    // the provider call's request and chunks as they happen
-	inflight   *providers.Exchange
-	run        runMode
-	runKey     string // the key that started the current run ("n" guards the dialog's deny)
-	runSteps   int    // transitions taken since the run started
-	runModal   bool   // the current run needed a person
-	pauseAsked bool
-
-	confirm  *confirmModal
-	ask      *askModal
-	lessons  *lessonMenu
+	lessons *lessonMenu
+	forkAsk *forkQuestion // f met a workspace that cannot be restored
+	ontoAsk *ontoMenu     // F: which dialect to fork onto
+	// exec hands the terminal to a program (the what-if editor) and calls
+	// back when it ends: tea.ExecProcess; tests run the program directly.
+	exec     func(*exec.Cmd, tea.ExecCallback) tea.Cmd
 	helpOpen bool
-	helpTop  int // first line of the help shown (it scrolls on small screens)
+	helpTop  scroller // the help overlay scrolls on small screens
 
-	notice      string // one line: what just happened ("cancelled: …")
+	notice      string // one line: what the last key did ("lesson tour: …")
 	lessonName  string // the lesson offered on an empty input
 	lessonSent  bool
 	quitPending bool // a ctrl+c cancelled a step; the next one quits
+	quitAsked   bool // q was pressed on a run with history: "quit? y/n"
 }
 
-// New builds the UI around cfg.Engine. It reads the engine's current state
-// and history (a resumed session shows what it already holds), so call it
-// before any Step runs.
+// New builds the UI around cfg's engine (or cfg.Runs' engines). It reads
+// each engine's current state and history (a resumed session shows what it
+// already holds), so call it before any Step runs.
 func New(cfg Config) Model {
 	th := theme.New(cfg.NoColor)
 	m := Model{
 		cfg:        cfg,
-		eng:        cfg.Engine,
-		person:     cfg.Person,
 		th:         th,
 		keys:       newKeyMap(),
+		askKeys:    newAskKeys(),
+		lessonKeys: newLessonKeys(),
+		quitKeys:   newQuitKeys(),
+		forkKeys:   newForkKeys(),
+		ontoKeys:   newOntoKeys(),
 		help:       help.New(),
-		base:       context.Background(),
-		backend:    cfg.Backend,
 		animate:    true,
-		live:       newLiveState(),
-		hist:       newHistoryPane(),
-		calls:      &scrollState{},
-		payload:    newPayloadPane(payload.NewRenderer()),
-		diag:       newDiagramPane(),
+		focus:      -1,
+		exec:       tea.ExecProcess,
 		lessonName: cfg.Lesson,
+	}
+	m.confirmKeys, m.helpKeys = newConfirmKeys(m.keys), newHelpKeys(m.keys)
+	runs := cfg.Runs
+	if len(runs) == 0 {
+		runs = []RunConfig{{Engine: cfg.Engine, Person: cfg.Person, Backend: cfg.Backend,
+			BackendReason: cfg.BackendReason, Banner: cfg.Banner, Workspace: cfg.Workspace}}
+	}
+	for i, rc := range runs {
+		m.runs = append(m.runs, newRunView(i, rc))
 	}
 	m.help.Styles.ShortKey = th.StatusKey
 	m.help.Styles.FullKey = th.StatusKey
@@ -170,40 +169,85 @@ func New(cfg Config) Model {
 	m.help.Styles.FullDesc = th.Help
 	m.help.Styles.ShortSeparator = th.Help
 	m.help.Styles.FullSeparator = th.Help
-
-	m.retries = make(chan loop.Retry, 16)
-	m.wire = make(chan tea.Msg, 1024)
-	if m.eng != nil {
-		retries := m.retries
-		m.eng.SetOnRetry(func(r loop.Retry) {
-			select {
-			case retries <- r:
-			default: // the UI is behind; the step's record still lists every retry
-			}
-		})
-		if p := m.eng.Provider(); p != nil {
-			m.provider, m.model = p.Name(), p.Model()
-		}
-		if m.backend == "" {
-			m.backend = m.eng.Backend()
-		}
-		m.maxIter = m.eng.MaxIterations()
-		m.live.state = m.eng.State()
-		m.live.iteration = m.eng.Iteration()
-		for _, msg := range m.eng.History() {
-			m.live.addMessage(m.hist, msg)
-		}
-	} else {
-		m.live.state = loop.WaitingForEvent
-	}
+	m.help.Styles.Ellipsis = th.Help // help's own default is grey, even with NO_COLOR
 
 	m.input = newInput(th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(th.Warning))
 	m.addWelcome()
+	for i, r := range m.runs {
+		r.loadPast(runs[i].Past)
+		for _, n := range runs[i].Notes {
+			r.hist.add(&historyEntry{kind: entryNote, text: n})
+		}
+		if len(runs[i].Past) > 0 {
+			m.lessonSent = true // a resumed session is past its first request
+			r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
+				"resumed: the %d steps above are the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), runs[i].Past[len(runs[i].Past)-1].Seq)})
+		}
+	}
 	m.inputFocused = true
 	m.input.Focus()
 	m.updatePlaceholder()
+	if m.compare() {
+		m.pane = panePayload // the raw payloads are what compare mode is for
+	}
 	return m
+}
+
+// compare reports whether the glass box shows two runs side by side.
+func (m Model) compare() bool { return len(m.runs) > 1 }
+
+// cur is the run whose panes the screen shows when it shows one: the
+// focused run, else the one last shown.
+func (m Model) cur() *runView {
+	if m.focus >= 0 && m.focus < len(m.runs) {
+		return m.runs[m.focus]
+	}
+	return m.runs[min(max(m.shown, 0), len(m.runs)-1)]
+}
+
+// targets are the runs a stepping key acts on: the focused one, or all.
+func (m Model) targets() []*runView {
+	if m.focus >= 0 && m.focus < len(m.runs) {
+		return m.runs[m.focus : m.focus+1]
+	}
+	return m.runs
+}
+
+// busy reports whether any run has a step in flight.
+func (m Model) busy() bool {
+	for _, r := range m.runs {
+		if r.busy {
+			return true
+		}
+	}
+	return false
+}
+
+// dialogRun is the run whose dialog (approval or question) is on screen:
+// the focused run's if it has one, else the first run waiting for the
+// person whose dialog is not hidden.
+func (m Model) dialogRun() *runView {
+	if r := m.cur(); m.focus >= 0 && r.dialogShown() {
+		return r
+	}
+	for _, r := range m.runs {
+		if r.dialogShown() {
+			return r
+		}
+	}
+	return nil
+}
+
+// hiddenDialogRun is the run whose dialog esc hid, if any: its step still
+// waits for the person.
+func (m Model) hiddenDialogRun() *runView {
+	for _, r := range m.targets() {
+		if r.waitsForPerson() && r.hidden {
+			return r
+		}
+	}
+	return nil
 }
 
 // newInput is the input line: Enter sends, alt+enter or ctrl+j breaks the
@@ -233,10 +277,12 @@ func newInput(th theme.Theme) textarea.Model {
 	return ta
 }
 
-// Init starts nothing: the learner types first.
-func (m Model) Init() tea.Cmd { return nil }
+// Init starts nothing but reading back, for a resumed session, the payload
+// of the step shown: the learner types first.
+func (m Model) Init() tea.Cmd { return m.fetchPayloads() }
 
-// Update routes each message to the handler for its concern.
+// Update routes each message to the handler for its concern: the run a
+// step message names, the key router, the layout.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -245,16 +291,30 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleKey(msg)
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
-	case stepDoneMsg:
-		return m.handleStepDone(msg)
-	case personRequestMsg:
-		return m.handlePersonRequest(msg)
-	case retryMsg:
-		return m.handleRetry(msg)
-	case wireRequestMsg, wireChunkMsg:
-		return m.handleWire(msg)
+	case runMsg:
+		id := msg.runID()
+		if id < 0 || id >= len(m.runs) {
+			return m, nil
+		}
+		r := m.runs[id]
+		if p, ok := msg.(personRequestMsg); ok && p.req != nil {
+			m.lessons, m.helpOpen = nil, false // the dialog goes on top
+		}
+		cmd := r.update(msg)
+		if done, ok := msg.(stepDoneMsg); ok {
+			// What the step did supersedes what the last key said
+			// ("cancelling…", "pausing…").
+			m.notice = ""
+			if done.err != nil && (errors.Is(done.err, context.Canceled) || errors.Is(done.err, context.DeadlineExceeded)) {
+				m.quitPending = true
+			}
+		}
+		if r.busy {
+			cmd = tea.Batch(cmd, m.tick())
+		}
+		return m, cmd
 	case spinner.TickMsg:
-		if !m.busy || !m.animate {
+		if !m.busy() || !m.animate {
 			m.ticking = false
 			return m, nil
 		}
@@ -268,6 +328,42 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// tick starts the spinner if it is not turning yet.
+func (m *Model) tick() tea.Cmd {
+	if !m.animate || m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return m.spin.Tick
+}
+
+// step starts mode on every target run that can take a step; the key that
+// started it is by. In compare mode a run that is idle or waits for the
+// person sits this one out and says so.
+func (m *Model) step(mode runMode, by string) tea.Cmd {
+	m.quitPending = false
+	var cmds []tea.Cmd
+	for _, r := range m.targets() {
+		if m.compare() && m.focus < 0 && (r.idle() || r.busy) {
+			if r.busy {
+				r.notice = "busy: waits for its step in flight"
+			} else {
+				r.notice = "idle: waits for the other run"
+			}
+			continue
+		}
+		cmds = append(cmds, r.startRun(mode, by))
+	}
+	if len(cmds) == 0 && m.compare() && m.focus < 0 {
+		// Both idle: let each say so in its own words.
+		for _, r := range m.runs {
+			cmds = append(cmds, r.startRun(mode, by))
+		}
+	}
+	cmds = append(cmds, m.tick())
+	return tea.Batch(cmds...)
 }
 
 // focusInput gives the keyboard to the input line.
@@ -289,7 +385,7 @@ func (m *Model) updatePlaceholder() {
 		m.input.Placeholder = "Enter: send the " + l.Name + " lesson — " + firstLineOf(l.Request)
 		return
 	}
-	m.input.Placeholder = "type a request · Enter sends · alt+enter new line · l lessons"
+	m.input.Placeholder = "type a request · Enter sends · alt+enter new line · esc, then l: lessons"
 }
 
 func (m Model) currentLesson() (Lesson, bool) {

@@ -10,14 +10,15 @@ const wheelLines = 3
 // handleMouse scrolls the pane under the pointer with the wheel, and
 // focuses what a click lands on (a pane, a tab, the input line).
 func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
-	if m.confirm != nil || m.ask != nil || m.lessons != nil || m.helpOpen {
-		if m.confirm != nil && msg.Action == tea.MouseActionPress {
+	if dr := m.dialogRun(); dr != nil || m.lessons != nil || m.helpOpen {
+		if dr != nil && dr.confirm != nil && msg.Action == tea.MouseActionPress {
 			switch msg.Button {
 			case tea.MouseButtonWheelUp:
-				m.confirm.scroll = max(m.confirm.scroll-wheelLines, 0)
+				dr.confirm.scroll.scroll(-wheelLines)
 			case tea.MouseButtonWheelDown:
-				m.confirm.scroll += wheelLines
+				dr.confirm.scroll.scroll(+wheelLines)
 			}
+			m.clampScrolls()
 		}
 		return m, nil
 	}
@@ -25,7 +26,7 @@ func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	if L.mode == layoutTooSmall {
 		return m, nil
 	}
-	p, onPane := m.paneAt(L, msg.X, msg.Y)
+	pl, onPane := L.paneAt(msg.X, msg.Y)
 	switch {
 	case msg.Button == tea.MouseButtonWheelUp || msg.Button == tea.MouseButtonWheelDown:
 		if onPane {
@@ -33,7 +34,9 @@ func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 			if msg.Button == tea.MouseButtonWheelUp {
 				delta = -delta
 			}
-			m.scrollPane(p, delta)
+			// The wheel scrolls the pane under the pointer, of that run only.
+			m.runs[pl.run].scrollPane(pl.pane, delta)
+			m.clampScrolls()
 		}
 	case msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress:
 		switch {
@@ -45,20 +48,20 @@ func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 		case L.input.contains(msg.X, msg.Y):
 			return m, m.focusInput()
 		case onPane:
-			m.focusPane(p)
+			m.focusPane(pl.pane)
 		}
 	}
 	return m, nil
 }
 
 // paneAt finds the pane under the cell (x, y).
-func (m Model) paneAt(L layout, x, y int) (paneID, bool) {
-	for p := paneID(0); p < numPanes; p++ {
-		if L.shown[p] && L.panes[p].contains(x, y) {
-			return p, true
+func (L layout) paneAt(x, y int) (placed, bool) {
+	for _, pl := range L.panes {
+		if pl.r.contains(x, y) {
+			return pl, true
 		}
 	}
-	return 0, false
+	return placed{}, false
 }
 
 // tabAt finds the tab under column x of the tab bar (drawn by tabBarView:
@@ -76,20 +79,20 @@ func tabAt(x, width int) (paneID, bool) {
 	return 0, false
 }
 
-// scrollPane scrolls pane p by delta lines (negative: up).
-func (m *Model) scrollPane(p paneID, delta int) {
+// scrollPane scrolls the run's pane p by delta lines (negative: up).
+func (r *runView) scrollPane(p paneID, delta int) {
 	switch p {
 	case paneHistory:
-		end := m.histEnd()
+		end := r.histEnd()
 		if delta < 0 {
-			m.hist.scrollUp(-delta, end)
+			r.hist.scrollUp(-delta, end)
 		} else {
-			m.hist.scrollDown(delta, end)
+			r.hist.scrollDown(delta, end)
 		}
 	case paneTools:
-		m.calls.scroll(delta)
+		r.calls.scroll(delta)
 	case panePayload:
-		m.payload.scroll.scroll(delta)
+		r.payload.scroll.scroll(delta)
 	case paneDiagram:
 		// The diagram always fits its pane.
 	}

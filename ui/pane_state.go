@@ -1,30 +1,45 @@
 package ui
 
 import (
+	"math"
+
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
-// scrollState is a line offset into content taller than its pane.
-type scrollState struct{ off int }
+// scroller is a line offset into content taller than its window: the one
+// scroll of the Tool calls and Raw payload panes, the approval dialog's
+// preview and the help overlay. Keys move it; Update clamps it once the
+// content's length is known (clamp); View only reads it (window).
+type scroller struct{ off int }
 
-// window returns the h lines visible at the offset, clamping it.
-func (s *scrollState) window(lines []string, h int) []string {
+func (s *scroller) scroll(delta int) { s.off = max(s.off+delta, 0) }
+
+// toEnd moves to the last page; the next clamp puts it exactly there.
+func (s *scroller) toEnd() { s.off = math.MaxInt32 }
+
+// clamp keeps the offset inside content of total lines shown h at a time.
+func (s *scroller) clamp(total, h int) { s.off = min(max(s.off, 0), max(total-h, 0)) }
+
+// window returns the h lines visible at the offset. It does not change the
+// offset: an offset past the end shows the last page.
+func (s scroller) window(lines []string, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	s.off = min(max(s.off, 0), max(len(lines)-h, 0))
-	return lines[s.off:min(s.off+h, len(lines))]
+	off := min(max(s.off, 0), max(len(lines)-h, 0))
+	return lines[off:min(off+h, len(lines))]
 }
 
-func (s *scrollState) scroll(delta int) { s.off = max(s.off+delta, 0) }
-
-func (s *scrollState) percent(total, h int) int {
+// percent is how far down the view is scrolled: 0 at the top, 100 at the
+// bottom (and when everything fits).
+func (s scroller) percent(total, h int) int {
 	if total <= h {
 		return 100
 	}
-	return min(100, (s.off+h)*100/total)
+	off := min(max(s.off, 0), total-h)
+	return off * 100 / (total - h)
 }
 
 // payloadPane is the Raw payload pane's state: which side of the exchange,
@@ -34,15 +49,28 @@ type payloadPane struct {
 	response bool
 	headers  bool
 	index    int // -1: the last exchange (the one that answered)
-	scroll   scrollState
+	scroll   scroller
 }
 
 func newPayloadPane(r *payload.Renderer) *payloadPane { return &payloadPane{r: r, index: -1} }
 
-// follow resets the pane for a new step: the last exchange, from the top.
-func (p *payloadPane) follow() {
+// follow resets the pane for the step t now shown: the last exchange, from
+// the top, on the side that step is about. A step the model's reply decided
+// (tool_call, final_answer, malformed_response, llm_failure) shows the
+// response; context_ready, which assembled the next request, shows the
+// request; any other step keeps the side the learner picked.
+func (p *payloadPane) follow(t *loop.Transition) {
 	p.index = -1
 	p.scroll.off = 0
+	if t == nil {
+		return
+	}
+	switch t.Edge {
+	case loop.EdgeToolCall, loop.EdgeFinalAnswer, loop.EdgeMalformedResponse, loop.EdgeLLMFailure:
+		p.response = true
+	case loop.EdgeContextReady:
+		p.response = false
+	}
 }
 
 func (p *payloadPane) exchangeIndex(n int) int {
@@ -87,6 +115,15 @@ func (d *diagramPane) selected() loop.State {
 func (d *diagramPane) move(delta int) {
 	n := len(d.order())
 	d.sel = ((d.sel+delta)%n + n) % n
+}
+
+// set puts a breakpoint on s or takes it off.
+func (d *diagramPane) set(s loop.State, on bool) {
+	if on {
+		d.breakpoints[s] = true
+	} else {
+		delete(d.breakpoints, s)
+	}
 }
 
 // toggle sets or clears the breakpoint on the selected state.

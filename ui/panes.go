@@ -11,127 +11,140 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
 	"github.com/glassbox-dev/glassbox/ui/payload"
+	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
-// paneView draws pane p, framed, in r.
-func (m Model) paneView(p paneID, r rect) []string {
-	in := r.inner()
-	focused := !m.inputFocused && m.pane == p
+// look is what a run's panes need from the parent to draw themselves: the
+// theme and the spinner's current frame.
+type look struct {
+	th      theme.Theme
+	spin    string
+	sandbox string // "on — …", "off — reason" or "" (not told)
+}
+
+// paneView draws the run's pane p, framed, in rc. focused: the pane has the
+// keyboard; zoomed: it fills the body.
+func (r *runView) paneView(lk look, p paneID, rc rect, focused, zoomed bool) []string {
+	in := rc.inner()
 	var content []string
 	var info string
 	switch p {
 	case paneHistory:
-		content, info = m.historyView(in, focused)
+		content, info = r.historyView(lk, in, focused)
 	case paneDiagram:
-		content, info = m.diagramView(in)
+		content, info = r.diagramView(lk, in, focused)
 	case paneTools:
-		content, info = m.toolsView(in)
+		content, info = r.toolsView(lk, in)
 	case panePayload:
-		content, info = m.payloadView(in)
+		content, info = r.payloadView(lk, in)
 	}
-	if m.zoomed && m.pane == p {
+	if zoomed {
 		info = strings.TrimPrefix(strings.TrimSpace(info+" · zoomed (z)"), "· ")
 	}
-	return frame(m.th, p.title(), info, focused, r, content)
+	return frame(lk.th, p.title(), info, focused, rc, content)
 }
 
 // histEnd is how many History entries existed at the selected step.
-func (m Model) histEnd() int {
-	if m.live.travelling() {
-		if s := m.live.selected(); s != nil {
+func (r *runView) histEnd() int {
+	if r.live.travelling() {
+		if s := r.live.selected(); s != nil {
 			return s.entries
 		}
 	}
-	return m.hist.len()
+	return r.hist.len()
 }
 
-func (m Model) historyView(in rect, focused bool) ([]string, string) {
-	m.hist.setSize(m.th, in.w-2, in.h)
-	end := m.histEnd()
+func (r *runView) historyView(lk look, in rect, focused bool) ([]string, string) {
+	end := r.histEnd()
 	info := ""
-	if m.live.messages > 0 {
-		info = fmt.Sprintf("%d message%s", m.live.messages, plural(m.live.messages))
+	if r.live.messages > 0 {
+		info = fmt.Sprintf("%d message%s", r.live.messages, plural(r.live.messages))
 	}
-	if m.live.travelling() {
-		info = "as of step #" + fmt.Sprint(m.live.selected().t.Seq)
-	} else if !m.hist.atBottom(end) {
+	if r.live.travelling() {
+		info = "as of step #" + fmt.Sprint(r.live.selected().t.Seq)
+	} else if !r.hist.atBottom(end) {
 		info = "↓ more below (G)"
 	}
-	return m.hist.view(end, focused), info
+	return r.hist.view(end, focused), info
 }
 
 // shownState is the state the diagram lights: the selected step's target,
 // or the engine's state now.
-func (m Model) shownState() (loop.State, *loop.Transition) {
-	if s := m.live.selected(); s != nil && m.live.travelling() {
+func (r *runView) shownState() (loop.State, *loop.Transition) {
+	if s := r.live.selected(); s != nil && r.live.travelling() {
 		return s.t.To, &s.t
 	}
-	if s := m.live.selected(); s != nil {
-		return m.live.state, &s.t
+	if s := r.live.selected(); s != nil {
+		return r.live.state, &s.t
 	}
-	return m.live.state, nil
+	return r.live.state, nil
 }
 
-func (m Model) diagramView(in rect) ([]string, string) {
-	state, t := m.shownState()
-	v := diagram.View{Current: state, Breakpoints: m.diag.breakpoints}
+func (r *runView) diagramView(lk look, in rect, focused bool) ([]string, string) {
+	state, t := r.shownState()
+	v := diagram.View{Current: state, Breakpoints: r.diag.breakpoints}
 	if t != nil {
 		v.LastFrom, v.LastEdge = t.From, t.Edge
 	}
-	focused := !m.inputFocused && m.pane == paneDiagram
 	if focused {
-		v.Selected = m.diag.selected()
+		v.Selected = r.diag.selected()
 	}
 	// The diagram's own footer says what is happening now; the frame's
 	// title adds whether a step is working on it.
-	out := strings.Split(diagram.Render(m.th, v, in.w, in.h), "\n")
-	iteration := m.live.iteration
-	if t != nil && m.live.travelling() {
+	out := strings.Split(diagram.Render(lk.th, v, in.w, in.h), "\n")
+	iteration := r.live.iteration
+	if t != nil && r.live.travelling() {
 		iteration = t.Iteration
 	}
-	info := fmt.Sprintf("iteration %d/%d", iteration, m.maxIter)
+	info := fmt.Sprintf("iteration %d/%d", iteration, r.maxIter)
 	switch {
-	case m.live.travelling():
-		info = fmt.Sprintf("◀ step %d of %d (] returns) · %s", m.live.selectedIndex()+1, len(m.live.steps), info)
-	case m.confirm != nil:
+	case r.live.travelling():
+		info = fmt.Sprintf("◀ viewing step %d of %d — ] returns, f forks from here · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
+	case r.confirm != nil:
 		info = "waiting for your approval · " + info
-	case m.ask != nil:
+	case r.ask != nil:
 		info = "waiting for your answer · " + info
-	case m.busy:
-		info = m.spin.View() + " working on " + string(state) + "… · " + info
+	case r.busy:
+		info = lk.spin + " working on " + string(state) + "… · " + info
 	}
 	if focused {
-		info = "←/→ select " + string(m.diag.selected()) + " · b breakpoint"
+		info = "←/→ select " + string(r.diag.selected()) + " · b breakpoint"
 	}
 	return out[:min(len(out), in.h)], info
 }
 
 // toolsView lists this iteration's tool calls at the selected step.
-func (m Model) toolsView(in rect) ([]string, string) {
-	s := m.live.selected()
+func (r *runView) toolsView(lk look, in rect) ([]string, string) {
+	lines, info := r.toolLines(lk, in)
+	return r.calls.window(lines, in.h), info
+}
+
+// toolLines is every line of the Tool calls pane (toolsView scrolls them).
+func (r *runView) toolLines(lk look, in rect) ([]string, string) {
+	s := r.live.selected()
 	if s == nil {
-		return []string{m.th.Muted.Render("No tool calls yet.")}, ""
+		return []string{lk.th.Muted.Render("No tool calls yet.")}, ""
 	}
 	t := &s.t
-	live := !m.live.travelling()
+	live := !r.live.travelling()
 	var out []string
 	if len(t.Pending) == 0 {
 		var msg string
-		es := m.live.exchangeStep(m.live.selectedIndex())
+		es := r.live.exchangeStep(r.live.selectedIndex())
 		switch {
 		case t.Iteration == 0:
 			msg = "No tool calls: no iteration has started."
-		case es >= 0 && m.live.steps[es].t.Edge == loop.EdgeLLMFailure:
+		case es >= 0 && r.live.steps[es].t.Edge == loop.EdgeLLMFailure:
 			msg = fmt.Sprintf("Iteration %d: the model call failed, so there are no tool calls (History says why).", t.Iteration)
-		case es >= 0 && m.live.steps[es].t.Edge == loop.EdgeMalformedResponse:
+		case es >= 0 && r.live.steps[es].t.Edge == loop.EdgeMalformedResponse:
 			msg = fmt.Sprintf("Iteration %d: the model's reply could not be read as a tool call or an answer; the loop told it what was wrong.", t.Iteration)
-		case es >= 0 && m.live.steps[es].t.LLM != nil && len(m.live.steps[es].t.LLM.ToolCalls) == 0:
+		case es >= 0 && r.live.steps[es].t.LLM != nil && len(r.live.steps[es].t.LLM.ToolCalls) == 0:
 			msg = fmt.Sprintf("Iteration %d: the model answered without calling a tool.", t.Iteration)
 		default:
 			msg = fmt.Sprintf("Iteration %d: no tool calls yet — the model has not answered.", t.Iteration)
 		}
 		for _, ln := range wrapLines(msg, in.w) {
-			out = append(out, m.th.Muted.Render(ln))
+			out = append(out, lk.th.Muted.Render(ln))
 		}
 	}
 	current := currentCall(t.Pending)
@@ -139,10 +152,10 @@ func (m Model) toolsView(in rect) ([]string, string) {
 		if i > 0 {
 			out = append(out, "")
 		}
-		out = append(out, m.callLines(i, pc, i == current, live, in.w)...)
+		out = append(out, r.callLines(lk, i, pc, i == current, live, in.w)...)
 	}
 	info := fmt.Sprintf("iter %d · %d call%s", t.Iteration, len(t.Pending), plural(len(t.Pending)))
-	return m.calls.window(out, in.h), info
+	return out, info
 }
 
 // currentCall is the index of the first call that has not finished.
@@ -155,16 +168,33 @@ func currentCall(calls []loop.PendingCall) int {
 	return -1
 }
 
-func (m Model) callLines(i int, pc loop.PendingCall, current, live bool, w int) []string {
-	th := m.th
+func (r *runView) callLines(lk look, i int, pc loop.PendingCall, current, live bool, w int) []string {
+	th := lk.th
 	name := th.RoleTool.Render(fmt.Sprintf("%d %s", i+1, sanitize(pc.Call.Name)))
 	args := th.Muted.Render(" " + sanitize(compactJSON(string(pc.Call.Args))))
 	out := []string{ansi.Truncate(name+args, w, "…")}
 
 	if d := pc.Decision; d != nil {
+		// The rule's name is the lesson: never cut it. When the verdict
+		// and the rule do not fit on one line, the rule gets its own.
 		verdict := th.Verdict(string(d.Verdict)).Render(string(d.Verdict))
 		line := "  " + verdict + th.Muted.Render(" · rule ") + d.Rule
-		out = append(out, ansi.Truncate(line, w, "…"))
+		if ansi.StringWidth(line) <= w {
+			out = append(out, line)
+		} else {
+			out = append(out, ansi.Truncate("  "+verdict, w, "…"))
+			prefix := "rule "
+			if ansi.StringWidth(d.Rule)+len(prefix) > w-2 {
+				out = append(out, "  "+th.Muted.Render("rule"))
+				prefix = ""
+			}
+			for i, ln := range wrapLines(prefix+d.Rule, max(w-2, 1)) {
+				if i == 0 && prefix != "" {
+					ln = th.Muted.Render(prefix) + strings.TrimPrefix(ln, prefix)
+				}
+				out = append(out, "  "+ln)
+			}
+		}
 		if a := pc.Approval; a != nil && *a != loop.Deny {
 			how := "  → approved once"
 			if *a == loop.AllowSession {
@@ -198,17 +228,17 @@ func (m Model) callLines(i int, pc loop.PendingCall, current, live bool, w int) 
 	case loop.CallWaiting:
 		st = th.Warning
 	}
-	if current && live && m.busy {
-		switch m.live.state {
+	if current && live && r.busy {
+		switch r.live.state {
 		case loop.ExecutingTool:
-			status, st = m.spin.View()+" running", th.Warning
-			if m.ask != nil {
+			status, st = lk.spin+" running", th.Warning
+			if r.ask != nil {
 				status = "running: waiting for your answer"
 			}
 		case loop.CheckingPolicy:
-			status, st = m.spin.View()+" checking policy", th.Warning
+			status, st = lk.spin+" checking policy", th.Warning
 		case loop.AwaitingUserConfirmation:
-			status, st = "awaiting approval (answer the modal)", th.Warning
+			status, st = "waiting for you", th.Warning
 		}
 	} else if current && pc.Status == loop.CallPending && pc.Decision != nil {
 		status = "pending: allowed, runs next"
@@ -216,16 +246,38 @@ func (m Model) callLines(i int, pc loop.PendingCall, current, live bool, w int) 
 	line := "  status: " + st.Render(status)
 	if pc.Result != nil {
 		line += th.Muted.Render(fmt.Sprintf(" · %d ms", pc.Result.DurationMS))
-		first := strings.TrimSpace(strings.SplitN(sanitize(pc.Result.Content), "\n", 2)[0])
 		out = append(out, ansi.Truncate(line, w, "…"))
 		rs := th.Muted
 		if pc.Result.IsError {
 			rs = th.Error
 		}
-		out = append(out, rs.Render(ansi.Truncate("  ⇒ "+first, w, "…")))
+		for _, ln := range resultGist(pc.Result.Content, w) {
+			out = append(out, rs.Render(ln))
+		}
 		return out
 	}
 	return append(out, ansi.Truncate(line, w, "…"))
+}
+
+// resultGist is a tool result in at most two lines of width w: its lines
+// joined (a list_files result shows its names, not only the first), cut
+// with … when there is more.
+func resultGist(content string, w int) []string {
+	var parts []string
+	for _, ln := range strings.Split(sanitize(content), "\n") {
+		if ln = strings.TrimSpace(ln); ln != "" {
+			parts = append(parts, ln)
+		}
+	}
+	lines := wrapLines("⇒ "+strings.Join(parts, " · "), max(w-2, 1))
+	if len(lines) > 2 {
+		lines = lines[:2]
+		lines[1] = ansi.Truncate(lines[1], max(w-3, 1), "") + "…"
+	}
+	for i := range lines {
+		lines[i] = "  " + lines[i]
+	}
+	return lines
 }
 
 func plural(n int) string {
@@ -236,32 +288,51 @@ func plural(n int) string {
 }
 
 // payloadView shows the raw HTTP exchange of the selected step's LLM call.
-func (m Model) payloadView(in rect) ([]string, string) {
-	if m.busy && m.inflight != nil && !m.live.travelling() {
-		return m.livePayloadView(in)
+func (r *runView) payloadView(lk look, in rect) ([]string, string) {
+	lines, info := r.payloadLines(lk, in)
+	if len(lines) > in.h {
+		info += fmt.Sprintf(" · %d%%", r.payload.scroll.percent(len(lines), in.h))
 	}
-	sel := m.live.selectedIndex()
-	es := m.live.exchangeStep(sel)
+	return r.payload.scroll.window(lines, in.h), info
+}
+
+// payloadLines is every line of the Raw payload pane (payloadView scrolls
+// them) and the pane's title info.
+func (r *runView) payloadLines(lk look, in rect) ([]string, string) {
+	if r.busy && r.inflight != nil && !r.live.travelling() {
+		return r.livePayloadLines(lk, in)
+	}
+	sel := r.live.selectedIndex()
+	if s := r.live.selected(); s != nil && s.preview != nil && s.t.Edge == loop.EdgeContextReady {
+		return r.previewLines(lk, in, s.preview)
+	}
+	es := r.live.exchangeStep(sel)
 	if es < 0 {
-		return m.payloadHint(in.w), ""
+		return r.payloadHint(lk, in.w), ""
 	}
-	t := &m.live.steps[es].t
+	t := &r.live.steps[es].t
+	switch s := &r.live.steps[es]; {
+	case s.loadErr != "":
+		return wrapStyled(lk.th.Error, s.loadErr, in.w), ""
+	case s.spilled:
+		return wrapStyled(lk.th.Muted, fmt.Sprintf("Reading the payload of step #%d back from the session…", t.Seq), in.w), ""
+	}
 	if len(t.Exchanges) == 0 {
-		return wrapStyled(m.th.Muted, "This model call has no captured HTTP exchange (the provider did not reach the wire).", in.w), ""
+		return wrapStyled(lk.th.Muted, "This model call has no captured HTTP exchange (the provider did not reach the wire).", in.w), ""
 	}
-	idx := m.payload.exchangeIndex(len(t.Exchanges))
+	idx := r.payload.exchangeIndex(len(t.Exchanges))
 	ex := t.Exchanges[idx]
 	v := payload.View{
 		Exchanges:  t.Exchanges,
 		Index:      idx,
-		Response:   m.payload.response,
-		Headers:    m.payload.headers,
+		Response:   r.payload.response,
+		Headers:    r.payload.headers,
 		Parse:      t.Parse,
 		Divergence: ex.Divergence,
 	}
-	lines := m.payload.r.Lines(m.th, v, in.w)
+	lines := r.payload.r.Lines(lk.th, v, in.w)
 	side := "request"
-	if m.payload.response {
+	if r.payload.response {
 		side = "response"
 	}
 	info := side + " (r)"
@@ -271,92 +342,119 @@ func (m Model) payloadView(in rect) ([]string, string) {
 	if es != sel {
 		info += fmt.Sprintf(" · of step #%d", t.Seq)
 	}
-	if len(lines) > in.h {
-		info += fmt.Sprintf(" · %d%%", m.payload.scroll.percent(len(lines), in.h))
-	}
-	return m.payload.scroll.window(lines, in.h), info
+	return lines, info
 }
 
-// livePayloadView shows the provider call still in flight: the request as it
+// previewLines shows the request a context_ready step assembled, built by
+// the SDK exactly as it will go on the wire, before it is sent.
+func (r *runView) previewLines(lk look, in rect, p *preview) ([]string, string) {
+	if p.err != nil {
+		return wrapStyled(lk.th.Warning, "The request is assembled, but glassbox could not build its HTTP form to show it here ("+sanitize(p.err.Error())+"). Press space to send it: the exchange appears here then.", in.w), "not sent yet"
+	}
+	lines := wrapStyled(lk.th.Warning, "Not sent yet: this is the request exactly as the SDK will put it on the wire. Press space to send it.", in.w)
+	if r.payload.response {
+		lines = append(lines, wrapStyled(lk.th.Muted, "There is no response yet (r shows the request).", in.w)...)
+		return lines, "not sent yet · response (r)"
+	}
+	info := "not sent yet · request (r)"
+	if r.edit != "" && !r.live.travelling() {
+		info = "edited (what-if) · " + info
+		lines = append(lines, lk.th.Bold.Render("What you changed in the context (what-if):"))
+		lines = append(lines, previewLines(lk.th, r.edit, in.w)...)
+		lines = append(lines, "")
+	}
+	v := payload.View{Exchanges: []providers.Exchange{p.ex}, Headers: r.payload.headers}
+	return append(lines, r.payload.r.Lines(lk.th, v, in.w)...), info
+}
+
+// livePayloadLines shows the provider call still in flight: the request as it
 // went out, and the response chunks that have arrived so far.
-func (m Model) livePayloadView(in rect) ([]string, string) {
+func (r *runView) livePayloadLines(lk look, in rect) ([]string, string) {
 	v := payload.View{
-		Exchanges: []providers.Exchange{*m.inflight},
-		Response:  m.payload.response,
-		Headers:   m.payload.headers,
+		Exchanges: []providers.Exchange{*r.inflight},
+		Response:  r.payload.response,
+		Headers:   r.payload.headers,
 		Live:      true,
 	}
-	lines := m.payload.r.Lines(m.th, v, in.w)
+	lines := r.payload.r.Lines(lk.th, v, in.w)
 	info := "live · request (r)"
-	if m.payload.response {
+	if r.payload.response {
 		info = "live · response (r)"
 	}
-	if n := len(m.inflight.Chunks); n > 0 && !m.payload.response {
+	if n := len(r.inflight.Chunks); n > 0 && !r.payload.response {
 		info += fmt.Sprintf(" · %d chunk%s arrived", n, plural(n))
 	}
-	return m.payload.scroll.window(lines, in.h), info
+	return lines, info
 }
 
-func (m Model) payloadHint(w int) []string {
+func (r *runView) payloadHint(lk look, w int) []string {
 	var s string
-	state, _ := m.shownState()
+	state, _ := r.shownState()
 	switch {
-	case len(m.live.steps) == 0:
+	case len(r.live.steps) == 0:
 		s = "No model call yet. Send a request, then step (space) until AWAITING_LLM_RESPONSE: the exact HTTP request and the model's response appear here."
-	case m.busy && state == loop.AwaitingLLMResponse && !m.live.travelling():
-		s = m.spin.View() + " The request is on the wire; the exchange appears here when the model answers."
+	case r.busy && state == loop.AwaitingLLMResponse && !r.live.travelling():
+		s = lk.spin + " The request is on the wire; the exchange appears here when the model answers."
+	case state == loop.AwaitingLLMResponse && r.live.travelling():
+		s = "This step assembled the request; the step after it sent it. Press ] to see the raw request and response."
 	case state == loop.AwaitingLLMResponse:
 		s = "The request is assembled but not sent yet. Press space: the provider call goes out and its raw request and response appear here."
 	default:
 		s = "This step has no model call of its own. Step to AWAITING_LLM_RESPONSE and past it to see the raw exchange; [ and ] move through earlier steps."
 	}
-	return wrapStyled(m.th.Muted, s, w)
+	return wrapStyled(lk.th.Muted, s, w)
 }
 
 // statusView is the bottom bar: provider, model, backend, iteration, state,
 // last latency, tokens and context size. When the terminal is narrow the
 // least important segments go first.
-func (m Model) statusView(w int) string {
-	th := m.th
+func (r *runView) statusView(lk look, w int) string {
+	th := lk.th
 	seg := func(k, v string) string {
 		return th.StatusKey.Render(" "+k+" ") + th.StatusBar.Render(v+" ")
 	}
-	backend := strings.ToUpper(m.backend)
+	backend := strings.ToUpper(r.backend)
 	if backend == "" {
 		backend = "?"
 	}
-	state, t := m.shownState()
-	iteration := m.live.iteration
-	if t != nil && m.live.travelling() {
+	state, t := r.shownState()
+	iteration := r.live.iteration
+	if t != nil && r.live.travelling() {
 		iteration = t.Iteration
 	}
-	tot := m.live.shownTotals()
+	tot := r.live.shownTotals()
 	latency := "-"
 	if tot.hasLatency {
 		latency = fmt.Sprintf("%d ms", tot.lastLatencyMS)
 	}
 	// In order of importance; the later ones are dropped first.
 	parts := []string{}
-	if m.live.travelling() {
-		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ step %d/%d ", m.live.selectedIndex()+1, len(m.live.steps))))
+	if r.live.travelling() {
+		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · f forks ", r.live.selectedIndex()+1, len(r.live.steps))))
 	}
 	parts = append(parts,
-		seg("state", m.stateLabel(state)),
-		seg("iter", fmt.Sprintf("%d/%d", iteration, m.maxIter)),
-		seg(m.provider, m.model),
+		seg("state", r.stateLabel(lk, state)),
+		seg("iter", fmt.Sprintf("%d/%d", iteration, r.maxIter)),
+		seg(r.provider, r.model),
 		seg("backend", backend),
+	)
+	if on, _, ok := strings.Cut(lk.sandbox, " — "); ok {
+		parts = append(parts, seg("sandbox", on))
+	}
+	parts = append(parts,
 		seg("latency", latency),
 		seg("tokens", fmt.Sprintf("%d in / %d out", tot.tokensIn, tot.tokensOut)),
 		seg("context", fmt.Sprintf("%d msgs ≈%s tok", tot.messages, approxTokens(tot.chars))),
 	)
-	if m.live.queued > 0 {
+	if r.live.queued > 0 {
 		// Right after the state: an event waiting is what space acts on next.
-		parts = slices.Insert(parts, len(parts)-6, seg("queue", fmt.Sprintf("%d event%s", m.live.queued, plural(m.live.queued))))
+		afterState := slices.Index(parts, seg("state", r.stateLabel(lk, state))) + 1
+		parts = slices.Insert(parts, afterState, seg("queue", fmt.Sprintf("%d event%s", r.live.queued, plural(r.live.queued))))
 	}
-	if m.cfg.BackendReason != "" {
+	if r.reason != "" {
 		withReason := slices.Clone(parts)
 		i := slices.Index(parts, seg("backend", backend))
-		withReason[i] = seg("backend", backend+" ("+m.cfg.BackendReason+")")
+		withReason[i] = seg("backend", backend+" ("+r.reason+")")
 		if line := strings.Join(withReason, ""); ansi.StringWidth(line) <= w {
 			return fitStyled(th.StatusBar, line, w)
 		}
@@ -369,9 +467,9 @@ func (m Model) statusView(w int) string {
 
 // stateLabel is the state for the status bar, with the spinner while a
 // step works on it.
-func (m Model) stateLabel(s loop.State) string {
-	if m.busy && !m.live.travelling() {
-		return m.spin.View() + " " + string(s) + "…"
+func (r *runView) stateLabel(lk look, s loop.State) string {
+	if r.busy && !r.live.travelling() && !r.waitsForPerson() { // a dialog waits for the person, not the machine
+		return lk.spin + " " + string(s) + "…"
 	}
 	return string(s)
 }

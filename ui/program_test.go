@@ -28,14 +28,15 @@ func TestProgramRunsALesson(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("answer delivered to ui"))
 	}, teatest.WithDuration(5*time.Second))
-	tm.Send(keyMsg("q"))
+	tm.Send(keyMsg("q")) // a run with history asks first
+	tm.Send(keyMsg("y"))
 
 	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 	if !ok {
 		t.Fatal("the final model is not a ui.Model")
 	}
-	if fm.live.state != loop.WaitingForEvent || len(fm.live.steps) != 14 {
-		t.Fatalf("final state %s after %d steps", fm.live.state, len(fm.live.steps))
+	if fm.runs[0].live.state != loop.WaitingForEvent || len(fm.runs[0].live.steps) != 14 {
+		t.Fatalf("final state %s after %d steps", fm.runs[0].live.state, len(fm.runs[0].live.steps))
 	}
 }
 
@@ -56,9 +57,10 @@ func TestProgramConfirmationRoundTrip(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("written"))
 	}, teatest.WithDuration(5*time.Second))
-	tm.Send(keyMsg("q"))
+	tm.Send(keyMsg("q")) // a run with history asks first
+	tm.Send(keyMsg("y"))
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-	if fm.live.state != loop.WaitingForEvent {
-		t.Fatalf("state %s", fm.live.state)
+	if fm.runs[0].live.state != loop.WaitingForEvent {
+		t.Fatalf("state %s", fm.runs[0].live.state)
 	}
 }

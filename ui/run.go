@@ -52,13 +52,27 @@ type Config struct {
 	Lesson string
 	// NoColor drops every colour (NO_COLOR).
 	NoColor bool
+	// Sandbox says whether execute_command runs under the kernel's sandbox:
+	// "on — …" or "off — reason" (tools.SandboxStatus).
+	Sandbox string
+	// Dialects are the dialects a run can fork onto (F), in menu order.
+	Dialects []string
+	// Runs, when it holds two runs, is compare mode: one input feeds both,
+	// the keys step both, the screen sets them side by side. Engine, Person,
+	// Banner, Backend, BackendReason and Workspace are then ignored.
+	Runs []RunConfig
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx
 // ends. Nothing is printed to stdout besides the UI itself.
 func Run(ctx context.Context, cfg Config) error {
-	if cfg.Engine == nil {
-		return errors.New("ui.Run: Config.Engine is required")
+	if cfg.Engine == nil && len(cfg.Runs) == 0 {
+		return errors.New("ui.Run: Config.Engine (or Config.Runs) is required")
+	}
+	for i, rc := range cfg.Runs {
+		if rc.Engine == nil {
+			return fmt.Errorf("ui.Run: Config.Runs[%d].Engine is required", i)
+		}
 	}
 	if cfg.NoColor && termenv.EnvColorProfile() == termenv.Ascii && isTerminal() {
 		// NO_COLOR asks for no colour, not for no emphasis: lipgloss reads
@@ -79,8 +93,11 @@ func Run(ctx context.Context, cfg Config) error {
 		log.SetOutput(os.Stderr)
 		logFile.Close()
 	}()
+	TuneMemory(os.Getenv)
 	m := New(cfg)
-	m.base = ctx
+	for _, r := range m.runs {
+		r.base = ctx
+	}
 	p := tea.NewProgram(m,
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),
@@ -88,7 +105,7 @@ func Run(ctx context.Context, cfg Config) error {
 	)
 	final, err := p.Run()
 	if fm, ok := final.(Model); ok {
-		fm.cancelStep()
+		fm.cancelSteps()
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the context ended (e.g. SIGINT from outside): a normal exit

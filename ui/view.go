@@ -5,16 +5,17 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
-// View draws the whole screen: panes (grid or tabs), any modal on top, the
-// input line, the key help and the status bar. Every line is exactly the
-// terminal's width, and there are exactly as many lines as it is tall.
+// View draws the whole screen: panes (grid, tabs or compare mode's two
+// columns), any dialog on top, the input line, the key help and the status
+// bar. Every line is exactly the terminal's width, and there are exactly as
+// many lines as it is tall. View changes nothing: sizes and scroll offsets
+// are settled in Update.
 func (m Model) View() string {
 	if !m.ready {
 		return "starting glassbox…"
@@ -23,14 +24,26 @@ func (m Model) View() string {
 	if L.mode == layoutTooSmall {
 		return m.tooSmallView()
 	}
+	lk := m.look()
 	var blocks []block
+	if L.strip.h > 0 {
+		blocks = append(blocks, block{L.strip, m.stripView(L.strip)})
+	}
+	if L.runBar.h > 0 {
+		blocks = append(blocks, block{L.runBar, []string{m.runBarView(L.runBar.w)}})
+	}
 	if L.mode == layoutTabs {
 		blocks = append(blocks, block{L.tabBar, []string{m.tabBarView(L.tabBar.w)}})
 	}
-	for p := paneID(0); p < numPanes; p++ {
-		if L.shown[p] {
-			blocks = append(blocks, block{L.panes[p], m.paneView(p, L.panes[p])})
+	for i, h := range L.heads {
+		if h.h > 0 {
+			blocks = append(blocks, block{h, []string{m.runHeadView(i, h.w)}})
 		}
+	}
+	for _, pl := range L.panes {
+		r := m.runs[pl.run]
+		focused := !m.inputFocused && m.pane == pl.pane && (m.focus < 0 || m.focus == pl.run)
+		blocks = append(blocks, block{pl.r, r.paneView(lk, pl.pane, pl.r, focused, m.zoomed && pl.pane == m.pane)})
 	}
 	blocks = append(blocks,
 		block{L.input, m.inputView()},
@@ -43,6 +56,9 @@ func (m Model) View() string {
 	}
 	return strings.Join(screen, "\n")
 }
+
+// look is what the runs' panes need to draw themselves now.
+func (m Model) look() look { return look{th: m.th, spin: m.spin.View(), sandbox: m.cfg.Sandbox} }
 
 func (m Model) tooSmallView() string {
 	msg := fmt.Sprintf("terminal too small: need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)
@@ -62,7 +78,7 @@ type block struct {
 }
 
 // compose lays blocks out on a width×height screen. Blocks must not overlap
-// (overlay handles modals); gaps are filled with spaces.
+// (overlay handles dialogs); gaps are filled with spaces.
 func compose(width, height int, blocks []block) []string {
 	sort.SliceStable(blocks, func(i, j int) bool { return blocks[i].r.x < blocks[j].r.x })
 	screen := make([]string, height)
@@ -195,10 +211,51 @@ func (m Model) helpLineView(w int) string {
 		return ""
 	}
 	notice := ""
-	if m.notice != "" {
-		notice = m.th.Warning.Render(ansi.Truncate(m.notice, w, "…")) + "  "
+	if text := m.noticeText(); text != "" {
+		notice = m.th.Warning.Render(ansi.Truncate(text, w, "…")) + "  "
 	}
 	return notice + m.shortHelpView(w-ansi.StringWidth(notice))
+}
+
+// tempNote says that quitting removes the workspace copy, when the
+// workspace label says it is one.
+func (m Model) tempNote() string {
+	for _, r := range m.runs {
+		if strings.Contains(r.workspace, "removed on exit") {
+			return ", and the temporary workspace copy is removed"
+		}
+	}
+	return ""
+}
+
+// noticeText is the latest notice: the parent's own, else what happened to
+// the runs (each named in compare mode).
+func (m Model) noticeText() string {
+	if m.quitAsked {
+		return "quit glassbox? the steps on screen are lost" + m.tempNote()
+	}
+	if r := m.hiddenDialogRun(); r != nil && m.notice == "" {
+		what := "approval"
+		if r.ask != nil {
+			what = "question"
+		}
+		return "the " + what + " dialog is hidden and the step waits for you: space (or enter) brings it back"
+	}
+	if m.notice != "" {
+		return m.notice
+	}
+	var parts []string
+	for _, r := range m.runs {
+		if r.notice == "" {
+			continue
+		}
+		if m.compare() {
+			parts = append(parts, r.name+": "+r.notice)
+		} else {
+			parts = append(parts, r.notice)
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 func (m Model) shortHelpView(w int) string {
@@ -207,42 +264,81 @@ func (m Model) shortHelpView(w int) string {
 	}
 	h := m.help
 	h.Width = w
+	dr := m.dialogRun()
 	switch {
-	case m.confirm != nil:
-		return h.ShortHelpView([]key.Binding{m.keys.AllowOnce, m.keys.AllowSession, m.keys.Deny, m.keys.Up, m.keys.Down, m.keys.Cancel})
-	case m.ask != nil:
-		return m.th.Help.Render(ansi.Truncate("1–9 pick · ↑/↓ + enter · type an answer + enter · esc dismiss", w, "…"))
+	case m.forkAsk != nil:
+		return h.View(m.forkKeys)
+	case m.ontoAsk != nil:
+		return h.View(m.ontoKeys)
+	case dr != nil && dr.confirm != nil:
+		return h.View(m.confirmKeys)
+	case dr != nil && dr.ask != nil:
+		return h.ShortHelpView(dr.ask.keys(m.askKeys))
 	case m.lessons != nil:
-		return m.th.Help.Render(ansi.Truncate("↑/↓ + enter or 1–9 pick · esc close", w, "…"))
+		return h.View(m.lessonKeys)
 	case m.helpOpen:
-		return m.th.Help.Render(ansi.Truncate("esc or ? closes the help", w, "…"))
+		return h.View(m.helpKeys)
+	case m.quitAsked:
+		return h.View(m.quitKeys)
 	case m.inputFocused:
 		return h.View(inputHelp{m.keys})
 	}
-	return h.View(stepperHelp{k: m.keys, pane: m.pane})
+	return h.View(stepperHelp{k: m.keys, pane: m.pane, compare: m.compare()})
 }
 
-// overlayView is the modal, lessons menu or help box on top of the body, if
-// one is open.
-func (m Model) overlayView(body rect) (block, bool) {
+// overlaySize is the largest box a dialog may take over body.
+func (m Model) overlaySize(body rect) (rect, bool) {
 	w := min(body.w, 100)
-	h := body.h
-	if w < 10 || h < 4 {
+	if w < 10 || body.h < 4 {
+		return rect{}, false
+	}
+	return rect{w: w, h: body.h}, true
+}
+
+// overlayView is the dialog, lessons menu or help box on top of the body, if
+// one is open. A run's dialog names its run in compare mode.
+func (m Model) overlayView(body rect) (block, bool) {
+	size, ok := m.overlaySize(body)
+	if !ok {
 		return block{}, false
 	}
+	w := size.w
 	var title string
 	var content []string
-	iw, ih := w-4, h-2
+	iw, ih := w-4, size.h-2
+	dr := m.dialogRun()
+	of := ""
+	if dr != nil && m.compare() {
+		of = " — " + dr.title() + " run"
+	}
 	switch {
-	case m.confirm != nil:
-		title = "Confirm: " + m.confirm.req.confirm.Call.Name
-		content = m.confirm.view(m.th, iw, ih)
-	case m.ask != nil:
-		title = "Question from the agent"
-		content = m.ask.view(m.th, iw, ih)
+	case m.ontoAsk != nil:
+		title = "Fork onto another dialect"
+		s := m.ontoAsk.run.live.selected()
+		content = wrapLines(fmt.Sprintf("Continue %s from step #%d with another provider: the conversation carries over in its neutral form; what cannot (Gemini's thought signatures, JSON-mode replies as written) is dropped with a note.", m.ontoAsk.run.title(), s.t.Seq), iw)
+		content = append(content, "")
+		for i, d := range m.ontoAsk.options {
+			content = append(content, fmt.Sprintf("  %d) %s", i+1, d))
+		}
+		hk := m.help
+		hk.Width = iw
+		content = append(content, "", hk.View(m.ontoKeys))
+	case m.forkAsk != nil:
+		title = "Fork: the files cannot go back"
+		content = wrapLines("The workspace cannot be put back as it was at this step: "+m.forkAsk.reason+".", iw)
+		hk := m.help
+		hk.Width = iw
+		content = append(content, "", "Fork anyway? The conversation goes back to the step; the files stay as they are now.", "",
+			hk.View(m.forkKeys))
+	case dr != nil && dr.confirm != nil:
+		title = "Confirm: " + dr.confirm.req.confirm.Call.Name + of
+		content = dr.confirm.view(m.th, m.help, m.confirmKeys, iw, ih)
+	case dr != nil && dr.ask != nil:
+		title = "Question from the agent" + of
+		content = dr.ask.view(m.th, m.help, m.askKeys, iw, ih)
 	case m.lessons != nil:
 		title = "Lessons"
-		content = m.lessons.view(m.th, m.cfg.Lessons, iw, min(ih, len(m.cfg.Lessons)+5))
+		content = m.lessons.view(m.th, m.help, m.lessonKeys, m.cfg.Lessons, iw, min(ih, len(m.cfg.Lessons)+5))
 	case m.helpOpen:
 		title = "Keys"
 		content = m.helpView(iw, ih)
@@ -259,8 +355,18 @@ func (m Model) overlayView(body rect) (block, bool) {
 }
 
 // helpView is the full key reference (bubbles/help) with a few words on
-// how the glass box works.
+// how the glass box works, scrolled to fit h lines.
 func (m Model) helpView(w, h int) []string {
+	out := m.helpLines(w)
+	if len(out) > h {
+		// Too tall: scroll (↑/↓), keeping the last line for the hint.
+		out = append(m.helpTop.window(out, h-1), m.th.Muted.Render("↑/↓ scroll the keys"))
+	}
+	return out
+}
+
+// helpLines is the whole help text at width w.
+func (m Model) helpLines(w int) []string {
 	intro := []string{
 		m.th.Bold.Render("glassbox: the agent loop, one transition at a time"),
 		"",
@@ -289,10 +395,19 @@ func (m Model) helpView(w, h int) []string {
 		}
 		out = append(out, strings.Split(hm.FullHelpView(groups[i:min(i+per, len(groups))]), "\n")...)
 	}
-	if len(out) > h {
-		// Too tall: scroll (↑/↓), keeping the last line for the hint.
-		top := min(m.helpTop, len(out)-(h-1))
-		out = append(out[top:top+h-1], m.th.Muted.Render("↑/↓ scroll the keys"))
-	}
 	return out
+}
+
+// clampHelp keeps the help overlay's scroll inside it.
+func (m *Model) clampHelp() {
+	if !m.helpOpen {
+		return
+	}
+	L := m.computeLayout()
+	size, ok := m.overlaySize(L.body)
+	if !ok {
+		return
+	}
+	w, h := size.w-4, size.h-2
+	m.helpTop.clamp(len(m.helpLines(w)), h-1)
 }

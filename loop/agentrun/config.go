@@ -52,6 +52,23 @@ type Config struct {
 	// two runs never touch each other's files.
 	CopyWorkspace bool
 
+	// Sessions (session.go): Session is the file to autosave to (--session,
+	// or a new file in the sessions folder; "" for none); Resume names a
+	// session to reopen (--resume ID|FILE); From is the step to fork from
+	// (--from; -1: the last step); Onto is the dialect to continue a resumed
+	// session with when --provider or --tool-mode names one.
+	Session string
+	Resume  string
+	From    int
+	Onto    string
+	// Request is the first request, for the session's header; Version is
+	// glassbox's version, written there too.
+	Request string
+	Version string
+	// KeepWorkspace is the folder Open makes the run's workspace in (a copy
+	// of Workspace, or of the sample project) and keeps: a session's own.
+	KeepWorkspace string
+
 	// Env holds keys and addresses from the environment (and .env).
 	Env backend.Env
 	// Sleep replaces the engine's retry wait; tests set it, no flag does.
@@ -67,6 +84,7 @@ func Defaults(headless bool) Config {
 		Lesson:        "tour",
 		MaxIterations: loop.DefaultMaxIterations,
 		SimLatency:    300 * time.Millisecond,
+		From:          -1,
 	}
 	if headless {
 		c.SimLatency = 0
@@ -153,6 +171,9 @@ func (c Config) Validate() error {
 		if err := checkCompare(c); err != nil {
 			return err
 		}
+	}
+	if err := checkSession(c); err != nil {
+		return err
 	}
 	if c.Record != "" && c.Record == c.Trace {
 		return fmt.Errorf("--record and --trace name the same file %s", c.Record)

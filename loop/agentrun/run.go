@@ -27,10 +27,21 @@ type Run struct {
 	// removed by Close (--workspace keeps its files).
 	Temporary bool
 	Engine    *loop.Engine
+	// Session is the session file this run writes, shared by the runs of
+	// compare mode (nil without one).
+	Session *Session
+	// Forks are the forks made when the session was reopened (--from,
+	// --provider), for the front end to show.
+	Forks []loop.ForkRecord
 
-	closers  []func() error
-	trace    *traceFile // --trace, or nil
-	registry *tools.Registry
+	engineCfg loop.Config       // what Engine was built from (Resume rebuilds it)
+	answers   *loop.KeptAnswers // the person's answers to questions, kept in the session
+	closers   []func() error
+	trace     *traceFile // --trace, or nil
+	registry  *tools.Registry
+	// exchanges reads payloads back from the session (Exchanges).
+	exchanges   *loop.ExchangeReader
+	exchangesMu sync.Mutex
 }
 
 // traceFile is the --trace file. Its writes are serialised and stop once
@@ -89,6 +100,10 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	}()
 
 	switch {
+	case c.KeepWorkspace != "":
+		if r.Workspace, err = keptWorkspace(c.KeepWorkspace, c.Workspace); err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
 	case c.Workspace != "" && !c.CopyWorkspace:
 		r.Workspace, err = tools.NewWorkspace(c.Workspace)
 		if err != nil {
@@ -110,6 +125,8 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		root := r.Workspace.Root()
 		r.closers = append(r.closers, func() error { return os.RemoveAll(root) })
 	}
+	r.answers = loop.NewKeptAnswers(person) // saved in the session as given
+	person = r.answers
 	registry := tools.Default(r.Workspace, person, 0)
 	r.registry = registry
 	policy := loop.DefaultPolicy()
@@ -152,7 +169,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	if c.Yes {
 		person = yesPerson{person}
 	}
-	r.Engine, err = loop.New(loop.Config{
+	r.engineCfg = loop.Config{
 		Provider:      r.Backend.Provider,
 		Backend:       r.Backend.Kind,
 		BackendReason: r.Backend.Reason,
@@ -166,8 +183,16 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		OnTransition:  onTransition,
 		// Keys are masked in everything the engine records, whichever
 		// backend runs: a tool's output may still quote one.
-		Secrets: c.Env.Secrets(),
-	})
+		Secrets:  c.Env.Secrets(),
+		ToolMode: dialect.ToolMode,
+		OnFork: func(f loop.ForkRecord) {
+			r.Forks = append(r.Forks, f)
+			if r.trace != nil {
+				r.trace.write(func(w io.Writer) error { return traceFork(w, f) })
+			}
+		},
+	}
+	r.Engine, err = loop.New(r.engineCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +206,8 @@ func (r *Run) WorkspaceLabel() string {
 		return r.Workspace.Root() + " (this run's own copy of " + r.Config.Workspace + ", removed on exit)"
 	case r.Temporary:
 		return r.Workspace.Root() + " (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)"
+	case r.Config.KeepWorkspace != "":
+		return r.Workspace.Root() + " (kept with the session)"
 	}
 	return r.Workspace.Root()
 }
@@ -209,8 +236,10 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 func (r *Run) Close() error {
 	// This run's commands still running stop first, with everything they
 	// started: nothing may keep writing into a folder about to go.
-	if ec, ok := r.registry.Get(tools.ExecuteCommandName); ok {
-		ec.(*tools.ExecuteCommand).StopCommands()
+	if r.registry != nil { // nil when Open failed before making it
+		if ec, ok := r.registry.Get(tools.ExecuteCommandName); ok {
+			ec.(*tools.ExecuteCommand).StopCommands()
+		}
 	}
 	var errs []error
 	for i := len(r.closers) - 1; i >= 0; i-- {
@@ -231,9 +260,23 @@ func (yesPerson) Confirm(context.Context, loop.ConfirmRequest) (loop.Approval, e
 
 // OpenAll opens every run of c — one, or two in compare mode — each with the
 // person person(name) returns. If one cannot open, none stays open.
+//
+// With c.Resume, the runs are those of the session it names, rebuilt from
+// the file; with c.Session, every run writes that session file.
 func OpenAll(ctx context.Context, c Config, person func(name string) loop.Person) ([]*Run, error) {
+	switch {
+	case c.Resume != "":
+		return resumeSession(ctx, c, person)
+	case c.Session != "":
+		return openSession(ctx, c, person)
+	}
+	return openRuns(ctx, c.Runs(), person)
+}
+
+// openRuns opens each run; if one cannot open, none stays open.
+func openRuns(ctx context.Context, configs []Config, person func(name string) loop.Person) ([]*Run, error) {
 	var runs []*Run
-	for _, rc := range c.Runs() {
+	for _, rc := range configs {
 		r, err := Open(ctx, rc, person(rc.Name))
 		if err != nil {
 			CloseAll(runs)

@@ -3,6 +3,7 @@ package backend
 import (
 	"strings"
 
+	"github.com/glassbox-dev/glassbox/providers/gemini"
 	"github.com/glassbox-dev/glassbox/providers/ollama"
 )
 
@@ -18,9 +19,8 @@ type Env struct {
 	OllamaHostVar string   // OLLAMA_HOST, OLLAMA_BASE_URL or ollama.SourceDefault
 }
 
-// KeyVars are the variables that may hold a Gemini key, in the genai SDK's
-// order: GOOGLE_API_KEY wins when both are set.
-var KeyVars = []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}
+// KeyVars are the variables that may hold a Gemini key (gemini.KeyVars).
+var KeyVars = gemini.KeyVars
 
 // Vars are every variable Env reads: what a .env file may set for glassbox.
 var Vars = append(append([]string{}, KeyVars...), "GOOGLE_GEMINI_BASE_URL", ollama.SourceOllamaHost, ollama.SourceOllamaBaseURL)

@@ -49,16 +49,29 @@ type Provider struct {
 	capture         *providers.Transport
 	model           string
 	includeThoughts bool
+	// replies keeps each Gemini reply decoded once: every call sends the
+	// whole conversation again, and decoding it all each time made long
+	// sessions quadratic.
+	replies replyCache
 }
 
-// New builds a Provider. It does not touch the network.
+// KeyVars are the variables that may hold a Gemini key, in the genai SDK's
+// order: GOOGLE_API_KEY wins when both are set. This is the one place that
+// knows them.
+var KeyVars = []string{"GOOGLE_API_KEY", "GEMINI_API_KEY"}
+
+// New builds a Provider. It does not touch the network. Without
+// cfg.APIKey it reads the key from KeyVars.
 func New(ctx context.Context, cfg Config) (*Provider, error) {
 	key := cfg.APIKey
-	if key == "" {
-		key = os.Getenv("GOOGLE_API_KEY")
-	}
-	if key == "" {
-		key = os.Getenv("GEMINI_API_KEY")
+	var envKeys []string
+	for _, name := range KeyVars {
+		if v := os.Getenv(name); v != "" {
+			envKeys = append(envKeys, v)
+			if key == "" {
+				key = v
+			}
+		}
 	}
 	if key == "" {
 		return nil, &providers.Error{
@@ -73,7 +86,7 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 
 	// Every key the environment holds is masked, not only the one in use,
 	// so none can leak into a recording.
-	capture := providers.NewTransport(cfg.Transport, key, os.Getenv("GOOGLE_API_KEY"), os.Getenv("GEMINI_API_KEY"))
+	capture := providers.NewTransport(cfg.Transport, append([]string{key}, envKeys...)...)
 	capture.OnExchange = cfg.OnExchange
 
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
@@ -96,12 +109,15 @@ func (p *Provider) Name() string { return Name }
 // Model returns the model id in use.
 func (p *Provider) Model() string { return p.model }
 
+// ThroughCapture says every call goes through the wire capture (loop.Previewable).
+func (p *Provider) ThroughCapture() {}
+
 // Call sends one GenerateContent request. The returned Response is never
 // nil: even on error it carries the HTTP exchanges that were made, so the
 // learner can inspect what went over the wire.
 func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.Response, error) {
 	out := &providers.Response{}
-	contents, err := buildContents(req.Messages)
+	contents, err := buildContents(req.Messages, &p.replies)
 	if err != nil {
 		return out, err
 	}

@@ -84,7 +84,7 @@ func TestResponseMapping(t *testing.T) {
 		{
 			file:       "resp_finishReason_MAX_TOKENS__firebase_developerapi_bdf8af9.json",
 			wantText:   "Safety error incoming in 5, 4, 3, 2...",
-			wantStop:   providers.StopEndTurn,
+			wantStop:   providers.StopMaxTokens,
 			wantFinish: "MAX_TOKENS",
 			wantUsage:  providers.Usage{InputTokens: 7, OutputTokens: 20},
 		},
@@ -101,7 +101,7 @@ func TestResponseMapping(t *testing.T) {
 			wantCalls:   []history.ToolCall{{Name: "now", Args: json.RawMessage(`{}`)}},
 			wantStop:    providers.StopToolUse,
 			wantFinish:  "STOP",
-			wantUsage:   providers.Usage{InputTokens: 38, OutputTokens: 8 + 501},
+			wantUsage:   providers.Usage{InputTokens: 38, OutputTokens: 8 + 501, ThoughtsTokens: 501},
 		},
 		{
 			file:       "resp_functionCall_STOP_no_usage__firebase_vertexai_dir.json",

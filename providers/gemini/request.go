@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"sync"
 
 	"google.golang.org/genai"
 
@@ -86,7 +87,7 @@ func functionDeclaration(spec history.ToolSpec) (*genai.FunctionDeclaration, err
 //     and tool calls;
 //   - a run of tool results becomes ONE "user" Content with one
 //     functionResponse part per result, as Gemini requires.
-func buildContents(msgs []history.Message) ([]*genai.Content, error) {
+func buildContents(msgs []history.Message, cache *replyCache) ([]*genai.Content, error) {
 	var contents []*genai.Content
 	var results *genai.Content // the tool-result Content being filled
 	for i, msg := range msgs {
@@ -97,7 +98,7 @@ func buildContents(msgs []history.Message) ([]*genai.Content, error) {
 		case history.RoleUser:
 			contents = append(contents, genai.NewContentFromText(msg.Text, genai.RoleUser))
 		case history.RoleAssistant:
-			content, err := modelContent(i, msg)
+			content, err := modelContent(i, msg, cache)
 			if err != nil {
 				return nil, err
 			}
@@ -124,8 +125,11 @@ func buildContents(msgs []history.Message) ([]*genai.Content, error) {
 
 // modelContent returns the "model" Content for an assistant message, or nil
 // when there is nothing to send (Gemini rejects a Content without parts).
-func modelContent(i int, msg history.Message) (*genai.Content, error) {
+func modelContent(i int, msg history.Message, cache *replyCache) (*genai.Content, error) {
 	if msg.Native != nil && msg.Native.Provider == Name {
+		if content, ok := cache.get(msg.Native.Data); ok {
+			return content, nil
+		}
 		var content genai.Content
 		if err := json.Unmarshal(msg.Native.Data, &content); err != nil {
 			return nil, providers.Errorf(providers.KindBadRequest, 0, err,
@@ -134,10 +138,12 @@ func modelContent(i int, msg history.Message) (*genai.Content, error) {
 		if content.Role == "" {
 			content.Role = genai.RoleModel
 		}
-		if len(content.Parts) == 0 {
-			return nil, nil
+		var out *genai.Content
+		if len(content.Parts) > 0 {
+			out = &content
 		}
-		return &content, nil
+		cache.put(msg.Native.Data, out)
+		return out, nil
 	}
 
 	// Written by another provider: rebuild it from the neutral fields. Its
@@ -170,4 +176,37 @@ func functionResponse(r history.ToolResult) *genai.FunctionResponse {
 		key = "error"
 	}
 	return &genai.FunctionResponse{ID: r.CallID, Name: r.Name, Response: map[string]any{key: r.Content}}
+}
+
+// replyCache maps a reply's native JSON to its decoded Content (nil: a
+// reply with no parts). The Contents are shared between calls and never
+// changed: the SDK only reads them. The zero value is ready.
+type replyCache struct {
+	mu sync.Mutex
+	m  map[string]*genai.Content
+}
+
+// replyCacheLimit bounds the memory: past it, the cache starts over.
+const replyCacheLimit = 50000
+
+func (c *replyCache) get(data []byte) (*genai.Content, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	content, ok := c.m[string(data)]
+	return content, ok
+}
+
+func (c *replyCache) put(data []byte, content *genai.Content) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= replyCacheLimit {
+		c.m = map[string]*genai.Content{}
+	}
+	c.m[string(data)] = content
 }

@@ -71,15 +71,68 @@ func readResponse(resp *genai.GenerateContentResponse, tools []history.ToolSpec,
 
 	out.Message = msg
 	out.FinishReason = string(cand.FinishReason)
-	out.StopReason = providers.StopEndTurn
-	if len(msg.ToolCalls) > 0 {
+	empty := len(msg.ToolCalls) == 0 && strings.TrimSpace(msg.Text) == ""
+	switch {
+	case len(msg.ToolCalls) > 0:
 		out.StopReason = providers.StopToolUse
+	case cand.FinishReason == genai.FinishReasonMaxTokens:
+		out.StopReason = providers.StopMaxTokens
+	default:
+		out.StopReason = providers.StopEndTurn
 	}
-	switch cand.FinishReason {
-	case genai.FinishReasonMalformedFunctionCall, genai.FinishReasonUnexpectedToolCall:
+	switch {
+	case cand.FinishReason == genai.FinishReasonMalformedFunctionCall, cand.FinishReason == genai.FinishReasonUnexpectedToolCall:
 		out.Malformed = malformedCall(cand.FinishReason, finishMessage(cand, out.Exchanges))
+	case empty && blockedFinish(cand.FinishReason):
+		return &providers.Error{
+			Kind: providers.KindBlocked,
+			Message: fmt.Sprintf("Gemini stopped its reply with finishReason %s and sent no content: the answer was blocked (%s); rephrase the request, or start a new conversation without that content.",
+				cand.FinishReason, blockedWhy(cand.FinishReason)),
+		}
+	case empty && cand.FinishReason == genai.FinishReasonMaxTokens:
+		out.Malformed = "Your last reply was cut off at the token limit (finishReason MAX_TOKENS) before it held any text or function call"
+		if msg.Thought != "" {
+			out.Malformed += " (the limit was spent on thinking)"
+		}
+		out.Malformed += ". Call a function, or answer, more briefly."
+	case empty:
+		out.Malformed = fmt.Sprintf("Your last reply was empty (finishReason %s): no text and no function call. Call a function, or give your final answer as text.", orNone(string(cand.FinishReason)))
 	}
 	return nil
+}
+
+// blockedFinish reports whether a finish reason means Gemini withheld the
+// reply's content (safety, recitation, a blocklist…).
+func blockedFinish(r genai.FinishReason) bool {
+	switch r {
+	case genai.FinishReasonSafety, genai.FinishReasonRecitation, genai.FinishReasonBlocklist,
+		genai.FinishReasonProhibitedContent, genai.FinishReasonSPII, genai.FinishReasonImageSafety,
+		genai.FinishReasonImageProhibitedContent, genai.FinishReasonImageRecitation:
+		return true
+	}
+	return false
+}
+
+// blockedWhy says in words what a blocking finish reason means.
+func blockedWhy(r genai.FinishReason) string {
+	switch r {
+	case genai.FinishReasonSafety, genai.FinishReasonImageSafety:
+		return "its safety filters flagged it"
+	case genai.FinishReasonRecitation, genai.FinishReasonImageRecitation:
+		return "it would have recited training data too closely"
+	case genai.FinishReasonBlocklist:
+		return "it contained a blocked term"
+	case genai.FinishReasonSPII:
+		return "it contained sensitive personal information"
+	}
+	return "it was prohibited content"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func toolCall(fc *genai.FunctionCall, tools []history.ToolSpec) (history.ToolCall, error) {
@@ -89,18 +142,6 @@ func toolCall(fc *genai.FunctionCall, tools []history.ToolSpec) (history.ToolCal
 			"could not read the arguments Gemini sent to %s: %v", fc.Name, err)
 	}
 	return history.ToolCall{ID: fc.ID, Name: fc.Name, Args: args}, nil
-}
-
-// marshalPlain encodes v without json.Marshal's HTML escaping, so a command
-// such as `ls && cat <a>` reads as written, not as \u0026\u0026 and \u003c.
-func marshalPlain(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // paramOrder is the declared parameter order of the named tool.
@@ -143,8 +184,8 @@ func orderedArgs(args map[string]any, order []string) (json.RawMessage, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := marshalPlain(k)
-		vb, err := marshalPlain(args[k])
+		kb, _ := history.MarshalPlain(k)
+		vb, err := history.MarshalPlain(args[k])
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +232,8 @@ func usage(m *genai.GenerateContentResponseUsageMetadata) providers.Usage {
 		return providers.Usage{}
 	}
 	return providers.Usage{
-		InputTokens:  int(m.PromptTokenCount + m.ToolUsePromptTokenCount),
-		OutputTokens: int(m.CandidatesTokenCount + m.ThoughtsTokenCount),
+		InputTokens:    int(m.PromptTokenCount + m.ToolUsePromptTokenCount),
+		OutputTokens:   int(m.CandidatesTokenCount + m.ThoughtsTokenCount),
+		ThoughtsTokens: int(m.ThoughtsTokenCount),
 	}
 }

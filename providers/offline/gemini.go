@@ -78,33 +78,56 @@ type geminiRequestError struct{ message string }
 
 func (e geminiRequestError) Error() string { return e.message }
 
+// geminiRequestList is geminiRequest in the shape the SDK sends: contents
+// as a list, each content kept raw.
+type geminiRequestList struct {
+	Contents              []json.RawMessage       `json:"contents"`
+	Tools                 json.RawMessage         `json:"tools"`
+	GenerationConfig      *geminiGenerationConfig `json:"generationConfig"`
+	GenerationConfigSnake *geminiGenerationConfig `json:"generation_config"`
+}
+
 // parseGemini decodes a generateContent body into a model call.
-func parseGemini(body []byte) (modelCall, bool, error) {
+func parseGemini(body []byte, cache *geminiContents) (modelCall, bool, error) {
 	var req geminiRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. " + err.Error()}
-	}
-	contents, err := oneOrMany[geminiInContent](req.Contents)
-	if err != nil {
-		return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. contents: " + err.Error()}
-	}
-	if len(contents) == 0 {
-		return modelCall{}, false, geminiRequestError{"* GenerateContentRequest.contents: contents is not specified\n"}
-	}
 	var items []item
-	for i, c := range contents {
-		parts, err := oneOrMany[geminiInPart](c.Parts)
+	count := 0
+	if list, known, n, ok := cache.read(body); ok {
+		req = geminiRequest{Tools: list.Tools, GenerationConfig: list.GenerationConfig, GenerationConfigSnake: list.GenerationConfigSnake}
+		items, count = known, n+len(list.Contents)
+		for i, raw := range list.Contents {
+			var c geminiInContent
+			if err := json.Unmarshal(raw, &c); err != nil {
+				return modelCall{}, false, geminiRequestError{fmt.Sprintf("Invalid JSON payload received. contents[%d]: %v", n+i, err)}
+			}
+			its, err := contentItems(n+i, c)
+			if err != nil {
+				return modelCall{}, false, err
+			}
+			items = append(items, its...)
+		}
+		cache.remember(body, list, count, items)
+	} else {
+		// Not the SDK's shape (contents as one object, white space, not
+		// JSON at all): the general path says exactly what is wrong.
+		if err := json.Unmarshal(body, &req); err != nil {
+			return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. " + err.Error()}
+		}
+		contents, err := oneOrMany[geminiInContent](req.Contents)
 		if err != nil {
-			return modelCall{}, false, geminiRequestError{fmt.Sprintf("Invalid JSON payload received. contents[%d].parts: %v", i, err)}
+			return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. contents: " + err.Error()}
 		}
-		switch c.Role {
-		case "model":
-			items = append(items, geminiModelItem(parts))
-		case "user", "function", "":
-			items = append(items, geminiUserItems(parts)...)
-		default:
-			return modelCall{}, false, geminiRequestError{fmt.Sprintf("Please use a valid role: user, model. (contents[%d].role is %q)", i, c.Role)}
+		count = len(contents)
+		for i, c := range contents {
+			its, err := contentItems(i, c)
+			if err != nil {
+				return modelCall{}, false, err
+			}
+			items = append(items, its...)
 		}
+	}
+	if count == 0 {
+		return modelCall{}, false, geminiRequestError{"* GenerateContentRequest.contents: contents is not specified\n"}
 	}
 	gc := req.GenerationConfig
 	if gc == nil {
@@ -260,6 +283,11 @@ func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
 		a.parts = []geminiPart{}
 		a.finishReason = "MALFORMED_FUNCTION_CALL"
 		a.finishMessage = "Malformed function call: print(default_api.read_file(path=\"notes/todo.txt\""
+	case r.cut:
+		// The limit came before Gemini had a whole call to return.
+		a.parts = []geminiPart{}
+		a.finishReason = "MAX_TOKENS"
+		a.usage.CandidatesTokenCount = 0
 	case len(r.calls) > 0:
 		for i, c := range r.calls {
 			p := geminiPart{FunctionCall: &geminiFunctionCall{Name: c.Name, Args: c.Args}}
@@ -281,8 +309,10 @@ func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
 // thoughtSignature is an opaque, deterministic signature for a function
 // call: the same conversation always gets the same bytes.
 func thoughtSignature(body []byte) string {
-	sum := sha256.Sum256(append([]byte("glassbox offline thoughtSignature\x00"), body...))
-	return base64.StdEncoding.EncodeToString(append([]byte("glassbox-offline:"), sum[:]...))
+	h := sha256.New() // the same sum as over the two joined, without copying a long body
+	h.Write([]byte("glassbox offline thoughtSignature\x00"))
+	h.Write(body)
+	return base64.StdEncoding.EncodeToString(h.Sum([]byte("glassbox-offline:")))
 }
 
 // whole is the answer as one generateContent response.
@@ -367,7 +397,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error(), nil)
 		return
 	}
-	m, thoughts, err := parseGemini(body)
+	m, thoughts, err := parseGemini(body, &s.contents)
 	if err != nil {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error(), nil)
 		return
@@ -428,6 +458,12 @@ func writeGeminiError(w http.ResponseWriter, code int, status, message string, d
 // writeGeminiFault writes the 429 or 503 a lesson demonstrates, shaped like
 // the real ones (RetryInfo is how Gemini says how long to wait).
 func writeGeminiFault(w http.ResponseWriter, f errFault, model string) {
+	if f.fault == faultUnknownModel {
+		// The recorded 404 (error_404_NOT_FOUND_unknown_model…), for v1beta.
+		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
+			"models/"+model+" is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods. (glassbox offline simulation: the unknown-model lesson answers every call this way.)", nil)
+		return
+	}
 	w.Header().Set("Retry-After", "1")
 	if f.fault == faultOutage {
 		writeGeminiError(w, http.StatusServiceUnavailable, "UNAVAILABLE",

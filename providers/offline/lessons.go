@@ -48,6 +48,16 @@ import (
 //	                 running the lesson again in the same process shows the 429 again.)
 //	outage           every call: HTTP 503 + Retry-After: 1 (Gemini UNAVAILABLE; Ollama "model is overloaded");
 //	                 the loop's retries run out → llm_failure → HALTED
+//	token-limit      → finishReason MAX_TOKENS,         → the JSON reply cut mid-way,   → `{"name": "read_file",
+//	                   no parts                           done_reason length              "parameters":` as text in the
+//	                                                                                      done line, done_reason length
+//	                 (each comes back as malformed_response) → read_file notes/todo.txt → answer naming the cut
+//	repeat-stop      → answer: Gemini has no            → `{"thought": "…",` then 31    → nothing (the tool parser held
+//	                   token-repeat stop                  newlines, then a clean end      the call back), a clean end
+//	                                                      with no done line               with no done line
+//	                 (Llama: malformed_response, no retry) → list_files "." → answer naming the stop
+//	unknown-model    every call: HTTP 404 (Ollama `model 'llama3.1:8b' not found`; Gemini NOT_FOUND) → llm_failure,
+//	                 not retried → HALTED. Any Ollama model name but llama3.1:8b gets the same 404.
 //
 // Requests that match no lesson go to a small intent matcher (tutor.go).
 type Lesson struct {
@@ -74,6 +84,9 @@ const (
 	faultRateLimitFirst
 	// faultOutage answers every model call with 503.
 	faultOutage
+	// faultUnknownModel answers every model call with the 404 a server gives
+	// for a model it does not have.
+	faultUnknownModel
 )
 
 // Lessons returns the bundled lessons in teaching order. The slice is new on
@@ -113,6 +126,15 @@ func Lessons() []Lesson {
 		{Name: "outage", Title: "HTTP 503 on every call: retries run out",
 			Request: "Summarise the README while the service is down.",
 			fault:   faultOutage},
+		{Name: "token-limit", Title: "A tool call cut at the token limit is fed back, not run",
+			Request: "Read notes/todo.txt, but answer within a tiny token limit.",
+			script:  tokenLimitScript},
+		{Name: "repeat-stop", Title: "Ollama stops a reply stuck repeating one token",
+			Request: "List the files, while the model is stuck repeating itself.",
+			script:  repeatStopScript},
+		{Name: "unknown-model", Title: "HTTP 404: the model is not on the server",
+			Request: "Say hello with a model the server does not have.",
+			fault:   faultUnknownModel},
 	}
 }
 
@@ -297,13 +319,9 @@ func malformedScript(c conversation) reply {
 		}
 		return reply{misfire: true, thought: "The todo list lives in notes/todo.txt, so I should read it."}
 	}
-	r, done := c.resultFor("read_file", "path", notes)
-	if !done {
-		return callReply("My last reply could not be used. This time: one valid read_file call.",
-			toolCall{Name: "read_file", Args: args{{"path", notes}}})
-	}
-	if r.IsError {
-		return finalReply("I could not read notes/todo.txt: " + firstLine(r.Content))
+	r, next := readTodoAgain(c, "My last reply could not be used. This time: one valid read_file call.")
+	if r == nil {
+		return next
 	}
 	var mistake string
 	switch {
@@ -315,6 +333,56 @@ func malformedScript(c conversation) reply {
 		mistake = "My first reply was not valid JSON (the closing brace was missing); the loop showed me the parse error and I sent a valid reply."
 	}
 	return finalReply("Left to do, according to notes/todo.txt:\n" + quote(r.Content, 12) + "\n" + mistake)
+}
+
+// readTodoAgain is the repair after an unusable first reply: read
+// notes/todo.txt (thought says why), then hand the read back for the
+// answer. It returns the next reply instead while the read is not done or
+// failed.
+func readTodoAgain(c conversation, thought string) (*toolResult, reply) {
+	const notes = "notes/todo.txt"
+	r, done := c.resultFor("read_file", "path", notes)
+	if !done {
+		return nil, callReply(thought, toolCall{Name: "read_file", Args: args{{"path", notes}}})
+	}
+	if r.IsError {
+		return nil, finalReply("I could not read notes/todo.txt: " + firstLine(r.Content))
+	}
+	return &r, reply{}
+}
+
+func tokenLimitScript(c conversation) reply {
+	if !c.misfired() {
+		return reply{cut: true, thought: "The todo list lives in notes/todo.txt, so I should read it."}
+	}
+	r, next := readTodoAgain(c, "My last call was cut off at the token limit. This time: a short read_file call.")
+	if r == nil {
+		return next
+	}
+	cut := "done_reason length: Ollama stopped generating at the token limit"
+	if c.dialect == dialectGemini {
+		cut = "finishReason MAX_TOKENS: Gemini stopped generating at the token limit"
+	}
+	return finalReply("Left to do, according to notes/todo.txt:\n" + quote(r.Content, 12) +
+		"\nMy first tool call was cut off (" + cut + "), so the loop fed it back instead of running half a call, and I sent it again.")
+}
+
+func repeatStopScript(c conversation) reply {
+	if c.dialect == dialectGemini {
+		return finalReply("(offline tutor: this lesson shows an Ollama behaviour. Ollama ends a generation when the model " +
+			"writes the same token more than 30 times in a row, and closes the stream without its done:true line; " +
+			"Gemini has no such stop. Run it with --provider llama.)")
+	}
+	if !c.misfired() {
+		return reply{repeatStop: true, thought: "I should list the files first."}
+	}
+	r, done := c.resultFor("list_files", "", "")
+	if !done {
+		return callReply("My last reply was stopped by Ollama's token-repeat limit. This time: one list_files call.",
+			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+	}
+	return finalReply("The files: " + summarizeListing(r.Content) + "\nMy first reply got stuck repeating one token, " +
+		"so Ollama stopped it and closed the stream without done:true; the loop fed that back once, without retrying, and I listed the files.")
 }
 
 func toolFailureScript(c conversation) reply {

@@ -278,7 +278,7 @@ func TestOutageLesson(t *testing.T) {
 
 func TestLessonCatalogue(t *testing.T) {
 	want := []string{"tour", "write-file", "run-command", "ask-delete", "path-escape", "malformed",
-		"tool-failure", "parallel", "iteration-limit", "rate-limit", "outage"}
+		"tool-failure", "parallel", "iteration-limit", "rate-limit", "outage", "token-limit", "repeat-stop", "unknown-model"}
 	var names []string
 	requests := map[string]bool{}
 	for _, l := range Lessons() {
@@ -290,7 +290,7 @@ func TestLessonCatalogue(t *testing.T) {
 			t.Errorf("lesson %q repeats another lesson's request", l.Name)
 		}
 		requests[strings.ToLower(l.Request)] = true
-		if l.script == nil && l.fault != faultOutage {
+		if l.script == nil && l.fault != faultOutage && l.fault != faultUnknownModel {
 			t.Errorf("lesson %q has no script", l.Name)
 		}
 		// A lesson's own request must not be mistaken for loop feedback.

@@ -9,18 +9,36 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
 )
 
-// ollamaVersion is what GET /api/version reports: the API version the
-// simulation follows, marked so nobody mistakes it for a real server.
-const ollamaVersion = "0.17.4-glassbox-offline"
+// ollamaVersion is what GET /api/version reports: the version of the Ollama
+// API the simulation follows (that of the github.com/ollama/ollama client
+// glassbox uses), in the form a real server reports its own. The model
+// details (/api/tags, /api/show) say it is the offline tutor.
+const ollamaVersion = "0.17.4"
 
-// defaultOllamaModel is the model /api/tags lists. /api/chat answers for
-// any model name: the tutor plays every model.
+// defaultOllamaModel is the model the simulation knows: /api/tags lists it,
+// and /api/chat and /api/show answer 404 `model '…' not found` for any
+// other name, as a server that has pulled only this model does.
 const defaultOllamaModel = "llama3.1:8b"
+
+// ollamaModelKnown reports whether the simulated server "has" model.
+func ollamaModelKnown(model string) bool { return model == defaultOllamaModel }
+
+// ollamaNotFound is Ollama's 404 for a model it does not have
+// (server/routes.go: fmt.Sprintf("model '%s' not found", req.Model)).
+func ollamaNotFound(w http.ResponseWriter, model string) {
+	writeOllamaError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", model))
+}
+
+// repeatLimit is how many equal tokens in a row Ollama sends before its
+// runner aborts the generation: it stops when the count of repeats after
+// the first passes 30 (llm/server.go), so 31 arrive.
+const repeatLimit = 31
 
 // ollamaModifiedAt is a fixed timestamp for the listed model, so /api/tags
 // and /api/show are byte-for-byte stable.
@@ -141,7 +159,11 @@ func ollamaAssistantItem(d dialect, msg api.Message) item {
 		}
 		return it
 	}
-	it.malformed = strings.TrimSpace(msg.Content) == ""
+	// Native mode: an empty reply, or a tool call written as text (cut at
+	// the token limit, so Ollama could not parse it), is one the loop
+	// could not use.
+	text := strings.TrimSpace(msg.Content)
+	it.malformed = text == "" || strings.HasPrefix(text, "{")
 	return it
 }
 
@@ -151,6 +173,18 @@ func encodeOllama(m modelCall, r reply) api.Message {
 	switch {
 	case r.misfire:
 		msg.Content = brokenJSONReply(r)
+	case r.cut && m.conv.dialect == dialectLlamaJSON:
+		full := jsonModeText(callReply(r.thought, toolCall{Name: "read_file", Args: args{{"path", "notes/todo.txt"}}}))
+		msg.Content = full[:strings.Index(full, `"input"`)+len(`"input": {"pa`)]
+	case r.cut:
+		msg.Content = `{"name": "read_file", "parameters":`
+	case r.repeatStop && m.conv.dialect == dialectLlamaJSON:
+		msg.Content = `{"thought": "` + r.thought + `",` + strings.Repeat("\n", repeatLimit)
+	case r.repeatStop:
+		// A native model writing a tool call as text: Ollama's tool parser
+		// holds it back until the call is complete, so when the repeat stop
+		// ends the generation, none of it is ever sent.
+		msg.Content = ""
 	case m.conv.dialect == dialectLlamaJSON:
 		msg.Content = jsonModeText(r)
 	case len(r.calls) > 0:
@@ -224,23 +258,96 @@ func ollamaCallID(body []byte, index int) string {
 	return string(id)
 }
 
-// ollamaMetrics fills the final object's counters: token estimates, and the
-// real time the call took split into load, prompt and generation.
-func ollamaMetrics(m modelCall, msg api.Message, start time.Time) api.Metrics {
-	out := len(msg.Content)
-	for _, tc := range msg.ToolCalls {
-		b, _ := json.Marshal(tc.Function)
-		out += len(b)
-	}
+// ollamaMetrics fills the final object's counters: the prompt's and the
+// reply's token counts, and the call's time split the way the simulation
+// spent it: prompt evaluation until the first line (measured), generation
+// while the lines streamed (the latency spread over them: zero, and so
+// omitted as Ollama omits it, without --sim-latency), loading the rest.
+func ollamaMetrics(m modelCall, evalCount int, start time.Time, promptEval, eval time.Duration) api.Metrics {
 	total := max(time.Since(start), 10*time.Microsecond)
 	return api.Metrics{
 		TotalDuration:      total,
-		LoadDuration:       total / 10,
+		LoadDuration:       max(total-promptEval-eval, 0),
 		PromptEvalCount:    tokens(len(m.body)),
-		PromptEvalDuration: total * 3 / 10,
-		EvalCount:          tokens(out),
-		EvalDuration:       total - total/10 - total*3/10,
+		PromptEvalDuration: promptEval,
+		EvalCount:          max(evalCount, 1),
+		EvalDuration:       eval,
 	}
+}
+
+// ollamaTokens cuts text into token-sized pieces the way a BPE tokenizer
+// roughly does: a word with its leading space (" weather"), a long word in
+// pieces of at most 8 letters, up to 3 punctuation marks together (`{"`,
+// `":`, ` "` with the space that leads them), each newline on its own. The
+// pieces concatenate back to text.
+func ollamaTokens(text string) []string {
+	const maxLetters, maxMarks = 8, 3
+	var out []string
+	var cur []rune
+	kind, n := 0, 0 // what cur holds (0 nothing or a lone space, 1 a word, 2 marks) and how many
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, string(cur))
+		}
+		cur, kind, n = cur[:0], 0, 0
+	}
+	for _, c := range text {
+		switch {
+		case c == '\n':
+			flush()
+			out = append(out, "\n")
+		case c == ' ':
+			flush()
+			cur = append(cur, c)
+		case unicode.IsLetter(c) || unicode.IsDigit(c):
+			if kind != 1 && kind != 0 || kind == 1 && n == maxLetters {
+				flush()
+			}
+			cur, kind, n = append(cur, c), 1, n+1
+		default:
+			if kind != 2 && kind != 0 || kind == 2 && n == maxMarks {
+				flush()
+			}
+			cur, kind, n = append(cur, c), 2, n+1
+		}
+	}
+	flush()
+	return out
+}
+
+// ollamaStream is the reply as a real server streams it (server/routes.go
+// ChatHandler): one token per line; each tool call in a line of its own
+// (index 0, then 1, …); the last token in the done:true line with the
+// metrics and done_reason — or, for a tool call cut at the token limit in
+// native mode, the whole unfinished call there (the tool parser held it
+// back); and no done line at all after Ollama's token-repeat stop.
+func ollamaStream(m modelCall, r reply, msg api.Message) (lines []api.Message, final *api.Message, reason string) {
+	reason = "stop"
+	if r.cut {
+		reason = "length"
+	}
+	toks := ollamaTokens(msg.Content)
+	if r.cut && m.conv.dialect == dialectLlamaNative {
+		toks = nil
+	}
+	for _, t := range toks {
+		lines = append(lines, api.Message{Role: "assistant", Content: t})
+	}
+	for i := range msg.ToolCalls {
+		lines = append(lines, api.Message{Role: "assistant", ToolCalls: msg.ToolCalls[i : i+1]})
+	}
+	if r.repeatStop {
+		return lines, nil, ""
+	}
+	final = &api.Message{Role: "assistant"}
+	switch {
+	case r.cut && m.conv.dialect == dialectLlamaNative:
+		final.Content = msg.Content
+	case len(msg.ToolCalls) == 0 && len(lines) > 0:
+		final.Content = lines[len(lines)-1].Content
+		lines = lines[:len(lines)-1]
+	}
+	return lines, final, reason
 }
 
 // serveOllamaChat answers POST /api/chat.
@@ -256,10 +363,18 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if !ollamaModelKnown(req.Model) {
+		ollamaNotFound(w, req.Model)
+		return
+	}
 	stream := req.Stream == nil || *req.Stream
 	rep, err := s.prepare(r.Context(), m, s.firstByteDelay(stream))
+	promptEval := max(time.Since(start), time.Microsecond)
 	var f errFault
 	switch {
+	case errors.As(err, &f) && f.fault == faultUnknownModel:
+		ollamaNotFound(w, req.Model)
+		return
 	case errors.As(err, &f):
 		w.Header().Set("Retry-After", "1")
 		msg := "rate limit exceeded"
@@ -272,23 +387,20 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	msg := encodeOllama(m, rep)
+	lines, final, reason := ollamaStream(m, rep, msg)
+	evalCount := len(lines) + 1
 	if !stream {
+		if final == nil {
+			// The repeat stop without streaming: Ollama's non-streamed
+			// reply is built from the done line, which never came.
+			writeOllamaError(w, http.StatusInternalServerError, "unexpected end of response")
+			return
+		}
 		writeJSON(w, http.StatusOK, api.ChatResponse{
 			Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg,
-			Done: true, DoneReason: "stop", Metrics: ollamaMetrics(m, msg, start),
+			Done: true, DoneReason: reason, Metrics: ollamaMetrics(m, evalCount, start, promptEval, 0),
 		})
 		return
-	}
-	// Streaming: the text in a few word chunks, tool calls whole in one
-	// line, then the final line with done:true and the metrics.
-	var lines []api.Message
-	for _, t := range splitWords(msg.Content, 8) {
-		if t != "" {
-			lines = append(lines, api.Message{Role: "assistant", Content: t})
-		}
-	}
-	if len(msg.ToolCalls) > 0 {
-		lines = append(lines, api.Message{Role: "assistant", ToolCalls: msg.ToolCalls})
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
@@ -304,21 +416,39 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 		rc.Flush()
 		return true
 	}
+	// The second half of the latency budget is spread over the lines, so
+	// tokens arrive at a steady rate.
+	// Each line is due at a fixed time after the first, so the timer's own
+	// overhead does not add up over hundreds of tokens.
 	delay := s.chunkDelay(len(lines) + 1)
+	first := time.Now()
+	var eval time.Duration
 	for i, l := range lines {
-		if i > 0 && sleep(r.Context(), delay) != nil {
-			return
+		if i > 0 {
+			eval += delay
+			if sleep(r.Context(), time.Until(first.Add(eval))) != nil {
+				return
+			}
 		}
 		if !write(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: l}) {
 			return
 		}
+		if i == 0 {
+			first = time.Now() // the client has taken the first line
+		}
 	}
-	if len(lines) > 0 && sleep(r.Context(), delay) != nil {
-		return
+	if final == nil {
+		return // Ollama's token-repeat stop: the stream ends, cleanly, here
+	}
+	if len(lines) > 0 {
+		eval += delay
+		if sleep(r.Context(), time.Until(first.Add(eval))) != nil {
+			return
+		}
 	}
 	write(api.ChatResponse{
-		Model: req.Model, CreatedAt: time.Now().UTC(), Message: api.Message{Role: "assistant"},
-		Done: true, DoneReason: "stop", Metrics: ollamaMetrics(m, msg, start),
+		Model: req.Model, CreatedAt: time.Now().UTC(), Message: *final,
+		Done: true, DoneReason: reason, Metrics: ollamaMetrics(m, evalCount, start, promptEval, eval),
 	})
 }
 
@@ -362,6 +492,10 @@ func serveOllamaShow(w http.ResponseWriter, r *http.Request) {
 	}
 	if name == "" {
 		writeOllamaError(w, http.StatusBadRequest, "model is required")
+		return
+	}
+	if !ollamaModelKnown(name) {
+		ollamaNotFound(w, name)
 		return
 	}
 	writeJSON(w, http.StatusOK, api.ShowResponse{

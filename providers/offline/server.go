@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // Config tunes the simulation.
@@ -37,6 +39,10 @@ const maxBody = 32 << 20
 type Server struct {
 	cfg      Config
 	attempts attemptCounter
+	// contents remembers Gemini contents already read: each request
+	// repeats the whole conversation, and reading it again each time made
+	// long sessions quadratic (see geminiContents).
+	contents geminiContents
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -107,7 +113,7 @@ func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	b, err := providers.ReadBody(io.LimitReader(r.Body, maxBody+1), min(r.ContentLength, maxBody+1))
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +157,8 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 		switch l.fault {
 		case faultOutage:
 			return reply{}, errFault{http.StatusServiceUnavailable, faultOutage}
+		case faultUnknownModel:
+			return reply{}, errFault{http.StatusNotFound, faultUnknownModel}
 		case faultRateLimitFirst:
 			// Only the lesson's first model call is limited, and only on
 			// every other attempt of the same request: the loop's retry

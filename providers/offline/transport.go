@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // NewTransport returns an http.RoundTripper that answers every request from
@@ -38,7 +41,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	var body []byte
 	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
+		b, err := providers.ReadBody(req.Body, req.ContentLength)
 		req.Body.Close()
 		if err != nil {
 			return nil, fmt.Errorf("offline transport: reading the request body: %w", err)
@@ -123,6 +126,10 @@ func (w *pipeResponseWriter) WriteHeader(status int) {
 	}
 	w.status = status
 	w.sent = w.header.Clone()
+	if _, ok := w.sent["Date"]; !ok {
+		// net/http's server adds it to every response; so do both real APIs.
+		w.sent.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	}
 	close(w.committed)
 }
 

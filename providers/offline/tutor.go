@@ -21,6 +21,14 @@ type reply struct {
 	// misfire asks for the dialect's own kind of unusable reply: broken
 	// JSON in JSON mode, MALFORMED_FUNCTION_CALL on Gemini.
 	misfire bool
+	// cut asks for a tool call cut at the token limit: Ollama's done_reason
+	// "length" (native mode: the unfinished call as text in the done line),
+	// Gemini's finishReason MAX_TOKENS with no parts.
+	cut bool
+	// repeatStop asks for Ollama's token-repeat stop: the reply's tokens,
+	// then the same token 31 times, then a clean end of the stream with no
+	// done:true line. Gemini has no such stop.
+	repeatStop bool
 }
 
 func callReply(thought string, calls ...toolCall) reply {

@@ -16,10 +16,19 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 )
 
-// errStreamCut is what glassbox reports when Ollama's NDJSON stream stops
-// without its final done:true line. The v0.17.4 client cannot tell: it
-// ignores the read error of a dropped connection and returns nil.
-var errStreamCut = errors.New("the Ollama stream ended before done:true — the connection was cut")
+// streamCut is what glassbox reports when the connection dropped in the
+// middle of Ollama's NDJSON stream (an unexpected EOF, a reset), before its
+// final done:true line. The v0.17.4 client cannot tell: it ignores the read
+// error of a dropped connection and returns nil, so Call reads it from the
+// captured exchange. A stream that ends cleanly without done:true is not
+// this: that is Ollama stopping on purpose (see readJSONReply).
+type streamCut struct {
+	cause string // the capture's words, e.g. "the response body was cut off: unexpected EOF"
+}
+
+func (e streamCut) Error() string {
+	return fmt.Sprintf("the connection to Ollama was cut in the middle of its reply, before done:true (%s)", e.cause)
+}
 
 // callFacts is what explainError needs to phrase a failure for a learner.
 type callFacts struct {
@@ -66,8 +75,9 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 		return explainStatus(statusErr.StatusCode, serverMessage(statusErr.ErrorMessage, f.last), err, f)
 	}
 
-	if errors.Is(err, errStreamCut) {
-		return providers.Errorf(providers.KindNetwork, 200, err, "%s.", errStreamCut)
+	var cut streamCut
+	if errors.As(err, &cut) {
+		return providers.Errorf(providers.KindNetwork, statusOf(f.last), err, "%s; it may work on a retry.", cut)
 	}
 
 	if errors.Is(err, syscall.ECONNREFUSED) {
@@ -96,10 +106,24 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 	// in the stream (or a line that is not JSON at all) into a plain error.
 	if f.last != nil && f.last.Status == http.StatusOK {
 		return providers.Errorf(providers.KindUnavailable, http.StatusOK, err,
-			"Ollama stopped in the middle of its reply with the error %q; the model runner may have crashed — try again, and check the `ollama serve` log if it repeats.", err.Error())
+			"Ollama stopped in the middle of its reply with the error %q; the model runner may have crashed — try again, and if it repeats read Ollama's log: %s.", err.Error(), ollamaLogs)
 	}
 
 	return providers.Errorf(providers.KindOther, statusOf(f.last), err, "the call to Ollama at %s failed: %v.", f.host, err)
+}
+
+// ollamaLogs says where Ollama writes its log (docs/troubleshooting.mdx in
+// the Ollama repository).
+const ollamaLogs = "`journalctl -u ollama` where it runs as a Linux service, ~/.ollama/logs/server.log on macOS, or the terminal running `ollama serve`"
+
+// runnerCrashed reports whether an Ollama error says its model process
+// died: "model runner has unexpectedly stopped, this may be due to resource
+// limitations or an internal error, check ollama server logs for details",
+// (llm/llama_server.go), or the older "llama runner process has
+// terminated: exit status 2".
+func runnerCrashed(lower string) bool {
+	return strings.Contains(lower, "runner has unexpectedly stopped") ||
+		strings.Contains(lower, "runner process has terminated")
 }
 
 // explainStatus phrases an HTTP error status from Ollama.
@@ -128,6 +152,11 @@ func explainStatus(status int, msg string, cause error, f callFacts) *providers.
 	case status == http.StatusTooManyRequests:
 		e := providers.Errorf(providers.KindRateLimit, status, cause,
 			"Ollama at %s is rate limiting requests (429)%s — wait a moment and try again.", f.host, said)
+		e.RetryAfter = retryAfter(f.last, time.Now())
+		return e
+	case status >= 500 && runnerCrashed(lower):
+		e := providers.Errorf(providers.KindUnavailable, status, cause,
+			"the model process on Ollama at %s crashed (%d %s)%s — often it ran out of memory; Ollama restarts it on the next call, so glassbox retries. To see why, read Ollama's log: %s.", f.host, status, http.StatusText(status), said, ollamaLogs)
 		e.RetryAfter = retryAfter(f.last, time.Now())
 		return e
 	case status >= 500:

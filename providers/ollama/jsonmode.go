@@ -567,7 +567,7 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 		}
 		b.Write(marshalPlain(f.Key))
 		b.WriteByte(':')
-		v, err := marshalPlainErr(f.Value)
+		v, err := history.MarshalPlain(f.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -581,19 +581,9 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 // text is read by a model and a learner, not embedded in HTML). It is for
 // values that always encode: strings, ordered objects, slices of them.
 func marshalPlain(v any) []byte {
-	b, err := marshalPlainErr(v)
+	b, err := history.MarshalPlain(v)
 	if err != nil {
 		return []byte("null")
 	}
 	return b
-}
-
-func marshalPlainErr(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -8,6 +8,7 @@
 package ollama
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -103,6 +104,9 @@ func (p *Provider) Name() string { return "llama" }
 // Model is the Ollama model name.
 func (p *Provider) Model() string { return p.model }
 
+// ThroughCapture says every call goes through the wire capture (loop.Previewable).
+func (p *Provider) ThroughCapture() {}
+
 // Host is the Ollama base URL the provider talks to.
 func (p *Provider) Host() string { return p.host }
 
@@ -133,8 +137,23 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 	if callErr == nil && last != nil && last.Status >= http.StatusBadRequest {
 		callErr = api.StatusError{StatusCode: last.Status, Status: http.StatusText(last.Status)}
 	}
+	// A stream that stopped before done:true either was cut (the capture
+	// saw a read error: unexpected EOF, reset) or was ended on purpose by
+	// the server with a clean end of body (Ollama's token-repeat stop).
+	// (A body that stops in the middle of a line was not ended by the
+	// server: the client gave up on it, as v0.17.4 does on a line over its
+	// 8 MiB buffer, and says nothing.)
+	incomplete := false
 	if callErr == nil && !stream.done {
-		callErr = errStreamCut
+		switch {
+		case last != nil && last.Err != "":
+			callErr = streamCut{cause: last.Err}
+		case last != nil && len(last.ResponseBody) > 0 && !bytes.HasSuffix(last.ResponseBody, []byte("\n")):
+			callErr = providers.Errorf(providers.KindOther, last.Status, nil,
+				"the Ollama client stopped reading in the middle of a reply line, %d bytes in, without an error (it gives up on a line longer than its 8 MiB buffer); the raw payload shows what arrived.", len(last.ResponseBody))
+		default:
+			incomplete = true
+		}
 	}
 	if callErr != nil {
 		perr := explainError(ctx, callErr, callFacts{host: p.host, model: p.model, last: last})
@@ -154,9 +173,9 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 		Exchanges: exchanges,
 	}
 	if p.toolMode == ToolModeJSON {
-		p.readJSONReply(resp, stream.message())
+		p.readJSONReply(resp, stream.message(), incomplete)
 	} else {
-		p.readNativeReply(resp, stream.message())
+		p.readNativeReply(resp, stream.message(), incomplete)
 	}
 	return resp, nil
 }
@@ -187,7 +206,12 @@ func (p *Provider) chatRequest(req providers.Request) (*api.ChatRequest, error) 
 
 // readJSONReply parses the text of a JSON-mode reply into the Response. A
 // reply that breaks the rules sets Malformed; the loop tells the model.
-func (p *Provider) readJSONReply(resp *providers.Response, msg api.Message) {
+//
+// incomplete says the stream ended without its done:true line (Ollama's
+// token-repeat stop): an object that is complete all the same is used, with
+// the stop noted in the parse outcome; anything else comes back Malformed
+// with what Ollama did.
+func (p *Provider) readJSONReply(resp *providers.Response, msg api.Message, incomplete bool) {
 	raw, _ := json.Marshal(msg.Content) // a string always marshals
 	resp.Message = history.Message{
 		Role:   history.RoleAssistant,
@@ -199,9 +223,20 @@ func (p *Provider) readJSONReply(resp *providers.Response, msg api.Message) {
 	if reply == nil {
 		resp.Message.Text = msg.Content
 		resp.Message.Thought = msg.Thinking
-		resp.Malformed = malformedFeedback(step.Error, resp.FinishReason == "length")
+		cut := resp.FinishReason == "length"
+		resp.Malformed = malformedFeedback(step.Error, cut)
 		resp.StopReason = providers.StopEndTurn
+		switch {
+		case incomplete:
+			resp.StopReason = providers.StopIncomplete
+			resp.Malformed = repeatStopFeedback(len(msg.Content)) + "\n" + resp.Malformed
+		case cut:
+			resp.StopReason = providers.StopMaxTokens
+		}
 		return
+	}
+	if incomplete {
+		step.Outcome += " (Ollama ended the stream without done:true — its token-repeat stop — after this object)"
 	}
 
 	resp.Message.Thought = joinThoughts(msg.Thinking, reply.Thought)
@@ -217,7 +252,31 @@ func (p *Provider) readJSONReply(resp *providers.Response, msg api.Message) {
 
 // readNativeReply copies a native-mode reply into the Response, keeping the
 // api.Message itself for an unchanged replay.
-func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message) {
+//
+// A reply that is not a usable answer comes back Malformed, never as a final
+// answer: one the server ended without done:true (incomplete), one cut at
+// the token limit where a tool call was being written (Ollama sends an
+// unfinished call as plain text), and an empty one. Its partial tool calls
+// are dropped, so the history never holds a call without a result.
+func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message, incomplete bool) {
+	cut := resp.FinishReason == "length"
+	var malformed string
+	switch {
+	case incomplete:
+		malformed = repeatStopFeedback(len(msg.Content))
+		if msg.Content == "" && len(msg.ToolCalls) == 0 {
+			malformed += " None of it arrived: in native mode Ollama holds back text that looks like a tool call until the call is complete."
+		}
+		malformed += " Try again, more briefly."
+	case cut && looksLikeToolCall(msg.Content):
+		malformed = "Your tool call was cut off at the token limit (done_reason length) before it was complete, so nothing was run: " +
+			snippet(msg.Content, 0, 0, 120) + ". Call the tool again with shorter arguments."
+	case strings.TrimSpace(msg.Content) == "" && len(msg.ToolCalls) == 0:
+		malformed = fmt.Sprintf("Your last reply was empty (done_reason %s): no text and no tool call. Call a tool, or give your final answer as text.", orNone(resp.FinishReason))
+	}
+	if malformed != "" {
+		msg.ToolCalls = nil
+	}
 	native, err := json.Marshal(msg)
 	if err != nil {
 		native = nil // replay falls back to the neutral fields
@@ -241,10 +300,38 @@ func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message) {
 			Args: args,
 		})
 	}
-	resp.StopReason = providers.StopEndTurn
-	if len(resp.Message.ToolCalls) > 0 {
+	resp.Malformed = malformed
+	switch {
+	case incomplete:
+		resp.StopReason = providers.StopIncomplete
+	case len(resp.Message.ToolCalls) > 0:
 		resp.StopReason = providers.StopToolUse
+	case cut:
+		resp.StopReason = providers.StopMaxTokens
+	default:
+		resp.StopReason = providers.StopEndTurn
 	}
+}
+
+// repeatStopFeedback says what Ollama did when its stream ended cleanly
+// without done:true.
+func repeatStopFeedback(chars int) string {
+	return fmt.Sprintf("Your last reply was stopped by Ollama after %d characters: the stream ended without its final done:true line and without an error, which is what Ollama does when the model writes the same token more than 30 times in a row (its token-repeat limit).", chars)
+}
+
+// looksLikeToolCall reports whether text a native-mode model wrote is the
+// start of a tool call Ollama could not parse: JSON, or a tool-call tag.
+func looksLikeToolCall(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") || strings.HasPrefix(t, "<") ||
+		strings.Contains(t, `"name"`) || strings.Contains(t, "tool_call")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // joinThoughts combines the server-side thinking (thinking models only) and

@@ -659,20 +659,20 @@ func TestCallFails(t *testing.T) {
 			message: []string{"(500 Internal Server Error)", `"the model failed to generate a response"`},
 		},
 		{
+			name: "500 model runner has unexpectedly stopped",
+			reply: func(t *testing.T) http.HandlerFunc {
+				return errorReply(500, []byte(`{"error":"model runner has unexpectedly stopped, this may be due to resource limitations or an internal error, check ollama server logs for details"}`), nil)
+			},
+			kind: providers.KindUnavailable, status: 500,
+			message: []string{"the model process on Ollama at", "crashed (500 Internal Server Error)", "journalctl -u ollama", "~/.ollama/logs/server.log"},
+		},
+		{
 			name: "error line mid-stream",
 			reply: func(t *testing.T) http.HandlerFunc {
 				return streamLines(strings.Split(strings.TrimSpace(string(readTestdata(t, "error_midstream.ndjson"))), "\n")...)
 			},
 			kind: providers.KindUnavailable, status: 200,
 			message: []string{`"an error was encountered while running the model"`, "middle of its reply"},
-		},
-		{
-			name: "stream ends without done:true",
-			reply: func(t *testing.T) http.HandlerFunc {
-				return streamLines(ndjsonLine(t, "chat_tools_stream_chunk_toolcall.json"))
-			},
-			kind: providers.KindNetwork, status: 200,
-			message: []string{"the Ollama stream ended before done:true — the connection was cut"},
 		},
 		{
 			name: "connection cut mid-stream",
@@ -692,7 +692,7 @@ func TestCallFails(t *testing.T) {
 				}
 			},
 			kind: providers.KindNetwork, status: 200,
-			message: []string{"the Ollama stream ended before done:true — the connection was cut"},
+			message: []string{"the connection to Ollama was cut in the middle of its reply, before done:true", "unexpected EOF", "retry"},
 		},
 	}
 	for _, mode := range []string{ToolModeJSON, ToolModeNative} {

@@ -138,11 +138,29 @@ func footer(th theme.Theme, v View, width int, compact bool, name func(loop.Stat
 	last = wrapWords(ws, width)
 
 	var explain []word
-	for _, f := range strings.Fields(loop.Explain(v.Current)) {
+	for _, f := range strings.Fields(explainNow(v)) {
 		explain = append(explain, word{f, lipgloss.NewStyle()})
 	}
 	now = wrapWords(explain, width)
 	return last, now
+}
+
+// explainNow is what is happening now. ASSEMBLING_CONTEXT names what is new
+// in the context: the event just taken, or the result (or error) the last
+// transition recorded.
+func explainNow(v View) string {
+	if v.Current == loop.AssemblingContext {
+		base := "Assembling context: system prompt + history + tool definitions + "
+		switch {
+		case v.LastEdge == loop.EdgeNewEvent:
+			return base + "the new event (your request)."
+		case v.LastEdge == loop.EdgeObserved && v.LastFrom == loop.RecordingError:
+			return base + "the error just recorded."
+		case v.LastEdge == loop.EdgeObserved:
+			return base + "the tool results just recorded."
+		}
+	}
+	return loop.Explain(v.Current)
 }
 
 // wrapWords lays styled words out greedily in lines of at most width cells,

@@ -65,9 +65,17 @@ type tally struct {
 func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, stdout, stderr io.Writer) Outcome {
 	p := printer{o: o, out: stdout, runs: runs}
 	p.header()
+	if err := p.resumed(stderr); err != nil {
+		fmt.Fprintf(stderr, "glassbox run: writing the trace: %v\n", err)
+		return ProviderFailed
+	}
 	tallies := make([]tally, len(runs))
 	for _, r := range runs {
-		r.Engine.Submit(loop.Event{Source: "cli", Type: "user_input", Data: prompt})
+		// A resumed session without a new request goes on with what it
+		// was doing (and what was queued).
+		if prompt != "" {
+			r.Engine.Submit(loop.Event{Source: "cli", Type: "user_input", Data: prompt})
+		}
 	}
 	for {
 		round := make([]*loop.Transition, len(runs))
@@ -135,6 +143,13 @@ func (t *tally) add(tr loop.Transition) {
 		t.outcome = max(t.outcome, Halted)
 	case loop.EdgeLLMFailure:
 		t.outcome = ProviderFailed
+	case loop.EdgeReported:
+		// A resumed session may start in HALTED: the report says why.
+		if tr.Error != nil && tr.Error.Kind == "llm_failure" {
+			t.outcome = ProviderFailed
+		} else {
+			t.outcome = max(t.outcome, Halted)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"slices"
@@ -103,7 +104,50 @@ func (d *document) headers(ex *providers.Exchange, response bool) {
 	if response {
 		h, which = ex.ResponseHeaders, "response headers"
 	}
-	d.section(which)
+	if !response && len(ex.WireHeaders) > 0 {
+		d.wireHeaders(ex)
+	} else {
+		d.section(which)
+		d.headerMap(h)
+	}
+	// The capture names what it masked on the response side with the word
+	// "response"; everything else was masked in the request.
+	var masked []string
+	for _, r := range ex.Redacted {
+		if strings.Contains(r, "response") == response {
+			masked = append(masked, r)
+		}
+	}
+	if len(masked) > 0 {
+		d.newLine(0, 4)
+		d.put(inkMuted, "redacted: ")
+		d.put(inkRedacted, strings.Join(masked, ", "))
+	}
+}
+
+// wireHeaders lists the request's header fields in the order the transport
+// wrote them, marking the ones it added to what the SDK set.
+func (d *document) wireHeaders(ex *providers.Exchange) {
+	d.section("request headers · as written on the wire")
+	added := 0
+	for _, h := range ex.WireHeaders {
+		d.newLine(0, 4)
+		d.put(inkKey, h.Name)
+		d.put(inkPunct, ": ")
+		d.put(inkPlain, h.Value)
+		if h.Added {
+			d.put(inkMuted, "  + transport")
+			added++
+		}
+	}
+	if added > 0 {
+		d.newLine(0, 4)
+		d.put(inkMuted, fmt.Sprintf("+ transport: %d field%s Go's HTTP transport added to the ones the SDK set", added, map[bool]string{true: "", false: "s"}[added == 1]))
+	}
+}
+
+// headerMap lists headers sorted by name.
+func (d *document) headerMap(h map[string][]string) {
 	if len(h) == 0 {
 		d.line(inkMuted, "(none recorded)")
 	}
@@ -121,19 +165,6 @@ func (d *document) headers(ex *providers.Exchange, response bool) {
 			d.put(inkPunct, ": ")
 			d.put(inkPlain, value)
 		}
-	}
-	// The capture names what it masked on the response side with the word
-	// "response"; everything else was masked in the request.
-	var masked []string
-	for _, r := range ex.Redacted {
-		if strings.Contains(r, "response") == response {
-			masked = append(masked, r)
-		}
-	}
-	if len(masked) > 0 {
-		d.newLine(0, 4)
-		d.put(inkMuted, "redacted: ")
-		d.put(inkRedacted, strings.Join(masked, ", "))
 	}
 }
 
@@ -159,8 +190,9 @@ func (d *document) response(ex *providers.Exchange, live bool) {
 		for _, c := range ex.Chunks {
 			total += len(c.Data)
 		}
-		d.section(fmt.Sprintf("response body · %s in %d chunks, as they arrived", size(total), len(ex.Chunks)))
-		d.chunks(ex.Chunks)
+		lines := streamLines(ex.Chunks)
+		d.section(fmt.Sprintf("response body · %s · %s in %s, as they arrived", size(total), plural(len(lines), "line"), plural(len(ex.Chunks), "read")))
+		d.chunks(lines)
 		return
 	}
 	title := fmt.Sprintf("response body · %s", size(len(ex.ResponseBody)))
@@ -191,28 +223,100 @@ func streamed(ex *providers.Exchange) bool {
 // chunkPrefix is the width of `+  12ms  `, the offset column of a chunk.
 const chunkPrefix = 10
 
-// chunks lists a streamed body read by read: the offset since the request
-// was sent, then each line of the read (an NDJSON object, an SSE field)
-// compact on one line, wrapping under the data column.
-func (d *document) chunks(chunks []providers.Chunk) {
+// streamLine is one line of a streamed body (an NDJSON object, an SSE
+// field) put back together from the reads that carried it.
+type streamLine struct {
+	text string
+	// offset is when the read that ended the line arrived; labelled says
+	// the line is the first to end in that read (later ones in the same
+	// read show no offset of their own).
+	offset   time.Duration
+	labelled bool
+	// pieces lists, for a line that a read boundary split, how many bytes
+	// each read carried and when.
+	pieces []providers.Chunk
+	// open is a last line with no line end: the stream stopped there, or
+	// (live) the rest has not arrived yet.
+	open bool
+}
+
+// streamLines splits the recorded reads into the body's lines. The capture
+// records reads as they happened: a read may hold two lines, or part of
+// one, so the lines are what the pane lists, and the reads show as the
+// offsets and as the pieces of a split line.
+func streamLines(chunks []providers.Chunk) []streamLine {
+	var lines []streamLine
+	var cur []byte
+	var pieces []providers.Chunk
 	for _, c := range chunks {
-		offset := fmt.Sprintf("+%7s  ", duration(c.Offset))
-		pieces := strings.Split(strings.TrimSuffix(string(c.Data), "\n"), "\n")
-		for j, piece := range pieces {
-			d.newLine(0, chunkPrefix)
-			if j == 0 {
-				d.put(inkMuted, offset)
-			} else {
-				d.put(inkMuted, spaces(chunkPrefix))
+		labelled := true
+		data := c.Data
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				cur = append(cur, data...)
+				pieces = append(pieces, providers.Chunk{Offset: c.Offset, Data: data})
+				break
 			}
-			piece = strings.TrimSuffix(piece, "\r")
-			if piece == "" {
-				d.put(inkMuted, "(blank line)")
-				continue
+			cur = append(cur, data[:i]...)
+			l := streamLine{text: strings.TrimSuffix(string(cur), "\r"), offset: c.Offset, labelled: labelled}
+			if len(pieces) > 0 {
+				l.pieces = append(pieces, providers.Chunk{Offset: c.Offset, Data: data[:i+1]})
 			}
-			d.record(piece)
+			lines = append(lines, l)
+			cur, pieces, labelled = cur[:0], nil, false
+			data = data[i+1:]
 		}
 	}
+	if len(pieces) > 0 {
+		last := pieces[len(pieces)-1]
+		l := streamLine{text: string(cur), offset: last.Offset, labelled: true, open: true}
+		if len(pieces) > 1 {
+			l.pieces = pieces
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// chunks lists a streamed body line by line: the offset of the read that
+// completed the line (blank for a further line of the same read), then the
+// line compact, wrapping under the data column. A line that reached the
+// client in more than one read says so underneath, read by read.
+func (d *document) chunks(lines []streamLine) {
+	for _, l := range lines {
+		d.newLine(0, chunkPrefix)
+		if l.labelled {
+			d.put(inkMuted, fmt.Sprintf("+%7s  ", duration(l.offset)))
+		} else {
+			d.put(inkMuted, spaces(chunkPrefix))
+		}
+		if l.text == "" {
+			d.put(inkMuted, "(blank line)")
+		} else {
+			d.record(l.text)
+		}
+		if len(l.pieces) > 1 {
+			var parts []string
+			for _, p := range l.pieces {
+				parts = append(parts, fmt.Sprintf("%s at +%s", size(len(p.Data)), duration(p.Offset)))
+			}
+			d.newLine(chunkPrefix, chunkPrefix+2)
+			d.put(inkWarning, fmt.Sprintf("↳ split across %d reads: %s", len(l.pieces), strings.Join(parts, ", ")))
+		}
+		if l.open {
+			d.newLine(chunkPrefix, chunkPrefix+2)
+			d.put(inkWarning, "↳ no line end: the stream stopped here, or the rest has not arrived yet")
+		}
+	}
+}
+
+// plural is "1 line", "2 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // record writes one line of a streamed body: a JSON object compactly, an

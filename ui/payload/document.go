@@ -2,9 +2,9 @@ package payload
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
@@ -158,72 +158,13 @@ func (d *document) text(k ink, s string, indent int) {
 	}
 }
 
-// clean makes s safe to print in a terminal: tabs become spaces, other
-// control characters (C0, DEL, C1) are shown as \xNN or \u00NN escapes, and
-// bytes that are not UTF-8 as \xNN. Clean text is returned as is.
+// clean makes s safe to print in a terminal as one line of the pane:
+// loop.Printable's visible escapes, a newline shown as \x0a, tabs as four
+// spaces. Clean text is returned as is.
 func clean(s string) string {
-	if isClean(s) {
-		return s
+	s = loop.Printable(s)
+	if strings.ContainsAny(s, "\n\t") {
+		s = strings.NewReplacer("\n", `\x0a`, "\t", "    ").Replace(s)
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	const hex = "0123456789abcdef"
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '\t':
-				b.WriteString("    ")
-			case c < 0x20 || c == 0x7f:
-				b.WriteString(`\x`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&0xf])
-			default:
-				b.WriteByte(c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\x`)
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&0xf])
-		case r >= 0x80 && r <= 0x9f: // C1 controls
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xf])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// isClean reports whether s needs no escaping.
-func isClean(s string) bool {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f {
-			return false
-		}
-		if c >= utf8.RuneSelf {
-			ascii = false
-		}
-	}
-	if ascii {
-		return true
-	}
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r >= 0x80 && r <= 0x9f {
-			return false
-		}
-	}
-	return true
+	return s
 }

@@ -119,11 +119,37 @@ func TestLinesGolden(t *testing.T) {
 		ResponseBody: []byte("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}]}}]}\r\n\r\ndata: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"lo\"}]},\"finishReason\": \"STOP\"}]}\r\n\r\n"),
 	}
 
+	// A real stream: two lines in one read, a line split across two
+	// reads, and a last line the stream never finished.
+	tok := func(s string) string {
+		return `{"model":"llama3.1:8b","message":{"role":"assistant","content":"` + s + `"},"done":false}` + "\n"
+	}
+	reads := []string{tok("The"), tok(" weather") + tok(" in"), tok(" Tokyo")[:30], tok(" Tokyo")[30:], `{"model":"llama3.1:8b","mess`}
+	readsEx := providers.Exchange{Method: "POST", URL: "http://127.0.0.1:11434/api/chat", Status: 200,
+		ResponseHeaders: map[string][]string{"Content-Type": {"application/x-ndjson"}}}
+	for i, r := range reads {
+		readsEx.Chunks = append(readsEx.Chunks, providers.Chunk{Offset: time.Duration(100+10*i) * time.Millisecond, Data: []byte(r)})
+		readsEx.ResponseBody = append(readsEx.ResponseBody, r...)
+	}
+
+	// Request headers as Go's transport wrote them for the genai client.
+	wired := gemini
+	wired.WireHeaders = []providers.WireHeader{
+		{Name: "Host", Value: "generativelanguage.googleapis.com", Added: true},
+		{Name: "User-Agent", Value: "google-genai-sdk/1.77.0 gl-go/go1.26"},
+		{Name: "Content-Length", Value: "1432", Added: true},
+		{Name: "Content-Type", Value: "application/json"},
+		{Name: "X-Goog-Api-Key", Value: providers.RedactedMark},
+		{Name: "Accept-Encoding", Value: "gzip", Added: true},
+	}
+
 	tests := []struct {
 		name  string
 		v     View
 		width int
 	}{
+		{"ollama_stream_reads", View{Exchanges: []providers.Exchange{readsEx}, Response: true}, 100},
+		{"wire_headers", View{Exchanges: []providers.Exchange{wired}, Headers: true}, 80},
 		{"gemini_request", View{Exchanges: []providers.Exchange{gemini}}, 80},
 		{"gemini_request_headers", View{Exchanges: []providers.Exchange{gemini}, Headers: true}, 80},
 		{"gemini_response_signature", View{Exchanges: []providers.Exchange{gemini}, Response: true}, 80},

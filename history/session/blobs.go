@@ -1,0 +1,92 @@
+package session
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Blobs is a content-addressed store of file contents (SHA-256), kept in the
+// session's folder: the before and after images of the files steps change.
+type Blobs struct {
+	dir string
+}
+
+// OpenBlobs is the store of the session at path, for reading.
+func OpenBlobs(path string) *Blobs { return &Blobs{dir: filepath.Join(DataDir(path), "blobs")} }
+
+// Hash is the name a content gets in the store.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func (b *Blobs) path(hash string) (string, error) {
+	if len(hash) != 64 {
+		return "", fmt.Errorf("%w: %q is not a content hash", ErrCorrupt, hash)
+	}
+	if _, err := hex.DecodeString(hash); err != nil {
+		return "", fmt.Errorf("%w: %q is not a content hash", ErrCorrupt, hash)
+	}
+	return filepath.Join(b.dir, hash[:2], hash[2:]), nil
+}
+
+// Has reports whether hash is stored.
+func (b *Blobs) Has(hash string) bool {
+	p, err := b.path(hash)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p)
+	return err == nil
+}
+
+// Put stores data under its hash (once) and returns the hash.
+func (b *Blobs) Put(data []byte) (string, error) {
+	h := Hash(data)
+	p, _ := b.path(h)
+	if _, err := os.Stat(p); err == nil {
+		return h, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".put-*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return h, nil
+}
+
+// Get reads the content stored under hash and checks it.
+func (b *Blobs) Get(hash string) ([]byte, error) {
+	p, err := b.path(hash)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: the copy of a file (%s…) is missing from %s", ErrCorrupt, hash[:12], b.dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if Hash(data) != hash {
+		return nil, fmt.Errorf("%w: the copy of a file (%s…) in %s was changed", ErrCorrupt, hash[:12], b.dir)
+	}
+	return data, nil
+}

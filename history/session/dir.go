@@ -1,0 +1,62 @@
+package session
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Dir is where sessions are saved by default: $XDG_STATE_HOME/glassbox/sessions,
+// or ~/.local/state/glassbox/sessions when XDG_STATE_HOME is not set.
+func Dir(getenv func(string) string) (string, error) {
+	if s := getenv("XDG_STATE_HOME"); s != "" {
+		if !filepath.IsAbs(s) {
+			return "", fmt.Errorf("XDG_STATE_HOME=%s is not an absolute path (the XDG spec says to ignore it, and so that a session is never saved somewhere unexpected, glassbox stops instead: set it to an absolute path or unset it)", s)
+		}
+		return filepath.Join(s, "glassbox", "sessions"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither XDG_STATE_HOME nor HOME is set, so there is no place for sessions; name a file with --session FILE")
+	}
+	return filepath.Join(home, ".local", "state", "glassbox", "sessions"), nil
+}
+
+// NewPath makes dir and names a new session file in it: its id is the start
+// time and a few random letters, e.g. 20261124-150405-3fa9.
+func NewPath(dir string, now time.Time) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("the sessions folder %s: %w", dir, err)
+	}
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	id := now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+	return filepath.Join(dir, id+".jsonl"), nil
+}
+
+// Find resolves what --resume names: a path to a session file, or the id
+// of a session in dir.
+func Find(dir, idOrFile string) (string, error) {
+	if idOrFile == "" {
+		return "", errors.New("--resume needs a session id or file (see 'glassbox sessions')")
+	}
+	if strings.ContainsRune(idOrFile, os.PathSeparator) || strings.HasSuffix(idOrFile, ".jsonl") {
+		if _, err := os.Stat(idOrFile); err != nil {
+			return "", fmt.Errorf("--resume %s: %w", idOrFile, err)
+		}
+		return idOrFile, nil
+	}
+	path := filepath.Join(dir, idOrFile+".jsonl")
+	if _, err := os.Stat(path); err != nil {
+		if _, err2 := os.Stat(idOrFile); err2 == nil {
+			return idOrFile, nil
+		}
+		return "", fmt.Errorf("--resume %s: no session with that id in %s (see 'glassbox sessions')", idOrFile, dir)
+	}
+	return path, nil
+}

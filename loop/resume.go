@@ -1,0 +1,151 @@
+package loop
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/glassbox-dev/glassbox/history/session"
+	"github.com/glassbox-dev/glassbox/providers"
+)
+
+// Resume builds an engine that continues a run from its session log: the
+// history, the step count, the state and what it was doing, the queue (every
+// event submitted and not yet taken) and the session grants, exactly as
+// after the last step in the file. j, if not nil, goes on writing the same
+// session.
+//
+// A step that began and never ended (glassbox was killed in it) is taken
+// up again from its start: a model call is sent again (the trace marks it
+// "resent"); a tool is not run a second time but recorded as interrupted,
+// with whatever it changed in the workspace. Recovery says what was found,
+// for the person ("" when the session ended cleanly).
+func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery string, err error) {
+	e, err = New(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, st := range rl.Steps {
+		var cp Checkpoint
+		if err := json.Unmarshal(st.Checkpoint, &cp); err != nil || cp.Seq != st.Seq {
+			return nil, "", fmt.Errorf("%w: step %d has no readable checkpoint", session.ErrCorrupt, st.Seq)
+		}
+		e.checkpoints = append(e.checkpoints, cp)
+	}
+	last := e.checkpoints[len(e.checkpoints)-1]
+	e.log.Append(rl.Messages...)
+	e.countNotes()
+	if rl.Edit == nil && e.log.Len() != last.HistoryLen {
+		return nil, "", fmt.Errorf("%w: the history holds %d messages, step %d says %d", session.ErrCorrupt, e.log.Len(), last.Seq, last.HistoryLen)
+	}
+	for i, raw := range rl.Submitted {
+		var ev Event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return nil, "", fmt.Errorf("%w: event %d is not readable: %v", session.ErrCorrupt, i+1, err)
+		}
+		e.submitted = append(e.submitted, ev)
+	}
+	if last.Taken > len(e.submitted) {
+		return nil, "", fmt.Errorf("%w: step %d took %d events of %d submitted", session.ErrCorrupt, last.Seq, last.Taken, len(e.submitted))
+	}
+	last.Submitted = len(e.submitted) // events typed after the last step are kept
+	if rl.System != "" {
+		e.cfg.System = rl.System
+	}
+	histLen := last.HistoryLen
+	last.HistoryLen = e.log.Len()
+	e.restore(last)
+	last.HistoryLen = histLen
+	if rl.Edit != nil && e.state == AwaitingLLMResponse {
+		e.edited = true
+	}
+	if j != nil {
+		j.changes = []*session.Changes{nil}
+		for _, st := range rl.Steps {
+			j.changes = append(j.changes, st.Changes)
+		}
+		e.SetJournal(j)
+	}
+	if a := rl.Answer; a != nil && a.Approval != nil && a.Seq == e.seq+1 && e.state == AwaitingUserConfirmation {
+		approval := Approval(*a.Approval)
+		e.answer = &approval
+		recovery = fmt.Sprintf("step %d: the person's answer (%s) was saved before glassbox stopped; it is not asked again", a.Seq, approval)
+	}
+	if in := rl.Interrupted; in != nil && in.Seq == e.seq+1 && State(in.State) == e.state {
+		e.recovered = e.state
+		switch e.state {
+		case AwaitingLLMResponse:
+			recovery = fmt.Sprintf("step %d was interrupted while the model call was in flight: it is sent again", in.Seq)
+		case ExecutingTool:
+			call := e.call().Call
+			recovery = fmt.Sprintf("step %d was interrupted while %s ran: it is recorded as interrupted, not run again (it may have changed the workspace)", in.Seq, call.Name)
+			if !mayChangeFiles(call.Name) {
+				recovery = fmt.Sprintf("step %d was interrupted while %s ran: it changes nothing, so it runs again", in.Seq, call.Name)
+				if a := rl.Answer; a != nil && a.Approval == nil && j != nil && j.answers != nil {
+					answer := a.Answer
+					j.answers.mu.Lock()
+					j.answers.replay = &answer
+					j.answers.mu.Unlock()
+					recovery = fmt.Sprintf("step %d was interrupted after the person answered %s's question: the answer is used, not asked again", in.Seq, call.Name)
+				}
+			}
+			if j != nil && in.Manifest != "" {
+				data, err := j.w.Blobs().Get(in.Manifest)
+				if err == nil {
+					j.before, err = decodeManifest(data)
+				}
+				if err != nil {
+					j.beforeErr = err.Error()
+				}
+			} else if j != nil && mayChangeFiles(call.Name) {
+				j.beforeErr = "glassbox stopped before it could copy the files"
+			}
+		}
+	}
+	return e, recovery, nil
+}
+
+// Recovered is the state whose step is taken up again after a crash ("" if
+// none): the next Step re-sends the model call or records the tool as
+// interrupted.
+func (e *Engine) Recovered() State { return e.recovered }
+
+// SessionTransitions reads back a run's steps as the transition records
+// the UI draws, with their messages, checkpoints, parse steps and (when
+// exchanges is true) raw HTTP exchanges from the file beside the session.
+func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Transition, error) {
+	out := make([]Transition, 0, len(rl.Steps))
+	reader := NewExchangeReader(path, 0)
+	for _, st := range rl.Steps {
+		var t Transition
+		if err := json.Unmarshal(st.Trace, &t); err != nil {
+			return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
+		}
+		var cp Checkpoint
+		if err := json.Unmarshal(st.Checkpoint, &cp); err != nil {
+			return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
+		}
+		t.Added, t.HistoryLen, t.Pending, t.ExchangesAt = st.Added, st.Len, cp.Pending, st.Exchanges
+		t.QueueLen = cp.Submitted - cp.Taken
+		if len(st.Parse) > 0 {
+			t.Parse = new(providers.ParseStep)
+			if err := json.Unmarshal(st.Parse, t.Parse); err != nil {
+				return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
+			}
+		}
+		if exchanges && st.Exchanges != nil {
+			x, err := reader.Load(st)
+			if err != nil {
+				return nil, err
+			}
+			t.Exchanges = x
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// LoadExchanges reads one step's raw HTTP exchanges from beside the session
+// file, so a screen can keep only the payloads near the step it shows.
+func LoadExchanges(path string, st session.Record) ([]providers.Exchange, error) {
+	return NewExchangeReader(path, 0).Load(st)
+}

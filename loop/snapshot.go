@@ -1,0 +1,212 @@
+package loop
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"github.com/glassbox-dev/glassbox/history/session"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// Workspace snapshots: before and after each step that runs write_file or
+// execute_command, the workspace's files are hashed and their contents kept
+// (once each) in the session's blob store, so a fork can put back the files
+// as they were. Small workspaces are the norm; past these limits a step's
+// changes are not kept and a fork across it says the workspace cannot be
+// restored.
+const (
+	SnapshotMaxFiles = 5000
+	SnapshotMaxBytes = 64 << 20
+)
+
+// mayChangeFiles reports whether a tool can change the workspace.
+func mayChangeFiles(tool string) bool {
+	return tool == tools.WriteFileName || tool == tools.ExecuteCommandName
+}
+
+// manifest is a workspace's regular files and folders: slash path →
+// content and mode (a folder has Dir set and no hash).
+type manifest map[string]manifestEntry
+
+type manifestEntry struct {
+	Hash string      `json:"hash,omitempty"`
+	Mode fs.FileMode `json:"mode"`
+	Dir  bool        `json:"dir,omitempty"`
+}
+
+// dirMark stands for a folder in a FileChange's Before or After.
+const dirMark = "dir"
+
+// errSnapshotTooLarge is a workspace past SnapshotMaxFiles or SnapshotMaxBytes.
+var errSnapshotTooLarge = errors.New("the workspace is too large to keep copies of")
+
+// scanWorkspace hashes every regular file under root and stores each
+// content in blobs. Symbolic links and special files are not followed.
+func scanWorkspace(root string, blobs *session.Blobs) (manifest, error) {
+	m := manifest{}
+	var total int64
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root {
+			rel, _ := filepath.Rel(root, p)
+			m[filepath.ToSlash(rel)] = manifestEntry{Dir: true, Mode: fs.ModeDir | 0o755}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		total += info.Size()
+		if len(m) >= SnapshotMaxFiles || total > SnapshotMaxBytes {
+			return fmt.Errorf("%w: more than %d files or %d MiB", errSnapshotTooLarge, SnapshotMaxFiles, SnapshotMaxBytes>>20)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		h, err := blobs.Put(data)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		m[filepath.ToSlash(rel)] = manifestEntry{Hash: h, Mode: info.Mode().Perm()}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// diffManifests lists the files that differ between two scans.
+func diffManifests(before, after manifest) []session.FileChange {
+	var out []session.FileChange
+	hash := func(e manifestEntry) string {
+		if e.Dir {
+			return dirMark
+		}
+		return e.Hash
+	}
+	for p, b := range before {
+		if a, ok := after[p]; !ok || a != b {
+			out = append(out, session.FileChange{Path: p, Before: hash(b), After: hash(a), Mode: uint32(b.Mode.Perm()), Dir: b.Dir || a.Dir})
+		}
+	}
+	for p, a := range after {
+		if _, ok := before[p]; !ok {
+			out = append(out, session.FileChange{Path: p, After: hash(a), Dir: a.Dir})
+		}
+	}
+	slices.SortFunc(out, func(a, b session.FileChange) int {
+		if a.Path < b.Path {
+			return -1
+		}
+		if a.Path > b.Path {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// undoChanges puts the files back as they were before the given steps,
+// latest step first. Every copy is checked before the first file is touched.
+func undoChanges(root string, blobs *session.Blobs, steps []*session.Changes) error {
+	for _, c := range steps {
+		for _, f := range c.Files {
+			if f.Before != "" && f.Before != dirMark && !blobs.Has(f.Before) {
+				return fmt.Errorf("the copy of %s is missing from the session", f.Path)
+			}
+		}
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for i := len(steps) - 1; i >= 0; i-- {
+		if err := undoStep(r, blobs, steps[i].Files); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// undoStep puts back what one step changed, in an order that also undoes
+// a file turned into a folder and back: the files it created go, then the
+// folders it created (deepest first; one that still holds something nobody
+// recorded stays), then the folders it removed come back, then the files it
+// changed or removed.
+func undoStep(r *os.Root, blobs *session.Blobs, files []session.FileChange) error {
+	var createdDirs []string
+	for _, f := range files {
+		name := filepath.FromSlash(f.Path)
+		switch {
+		case f.After == dirMark:
+			createdDirs = append(createdDirs, name)
+		case f.Before == "" || f.Before == dirMark:
+			if err := r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("removing %s: %w", f.Path, err)
+			}
+		}
+	}
+	slices.SortFunc(createdDirs, func(a, b string) int { return len(b) - len(a) })
+	for _, d := range createdDirs {
+		_ = r.Remove(d) // only when empty
+	}
+	for _, f := range files {
+		if f.Before == dirMark {
+			if err := r.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {
+				return fmt.Errorf("restoring the folder %s: %w", f.Path, err)
+			}
+		}
+	}
+	for _, f := range files {
+		if f.Before == "" || f.Before == dirMark {
+			continue
+		}
+		name := filepath.FromSlash(f.Path)
+		data, err := blobs.Get(f.Before)
+		if err != nil {
+			return err
+		}
+		if dir := path.Dir(f.Path); dir != "." {
+			if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
+				return fmt.Errorf("restoring %s: %w", f.Path, err)
+			}
+		}
+		mode := fs.FileMode(f.Mode)
+		if mode == 0 {
+			mode = 0o644
+		}
+		_ = r.Chmod(name, 0o600) // a read-only file now may have been writable then
+		if err := r.WriteFile(name, data, mode); err != nil {
+			return fmt.Errorf("restoring %s: %w", f.Path, err)
+		}
+		if err := r.Chmod(name, mode); err != nil {
+			return fmt.Errorf("restoring %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+func encodeManifest(m manifest) ([]byte, error) { return json.Marshal(m) }
+
+func decodeManifest(data []byte) (manifest, error) {
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%w: a workspace manifest is not JSON: %v", session.ErrCorrupt, err)
+	}
+	return m, nil
+}

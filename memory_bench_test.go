@@ -1,0 +1,130 @@
+package main
+
+import (
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/ui"
+)
+
+// BenchmarkTUIMemory is issue 9's memory target: the glass box driving an
+// offline session of the iteration-limit lesson, every transition drawn,
+// with its session on disk, until the conversation holds n messages (two
+// per model call). It reports the peak Go heap seen while it ran; the
+// target is under 150 MB for 10,000 messages:
+//
+//	go test -run XXX -bench TUIMemory -benchtime 1x .
+//
+// GLASSBOX_BENCH_LIVE=1 also reports the largest live heap (sampled after
+// a forced GC every half second, which slows the run); GLASSBOX_BENCH_HEAP=FILE
+// writes a heap profile at the end for go tool pprof.
+func BenchmarkTUIMemory(b *testing.B) {
+	for _, messages := range []int{1000, 4000, 10_000} {
+		b.Run(strconv.Itoa(messages)+"-messages", func(b *testing.B) {
+			b.Setenv("GEMINI_API_KEY", "")
+			b.Setenv("GOOGLE_API_KEY", "")
+			b.Setenv("TMPDIR", b.TempDir())
+			b.Setenv("XDG_STATE_HOME", b.TempDir())
+			for b.Loop() {
+				peak := drivePeak(b, messages/2)
+				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			}
+		})
+	}
+}
+
+// drivePeak runs the TUI's model through iterations model calls and
+// returns the largest heap in use it saw.
+func drivePeak(b *testing.B, iterations int) uint64 {
+	b.Helper()
+	runtime.GC()
+	var peak, live atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for n := 0; ; n++ {
+			if n%25 == 24 && os.Getenv("GLASSBOX_BENCH_LIVE") != "" {
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				if ms.HeapAlloc > live.Load() {
+					live.Store(ms.HeapAlloc)
+				}
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	c, _, err := loadConfig("glassbox", []string{"--offline", "--sim-latency", "0", "--lesson", "iteration-limit", "--max-iterations", strconv.Itoa(iterations)}, false, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		b.Fatal(err)
+	}
+	persons := map[string]*ui.Person{}
+	runs, err := agentrun.OpenAll(b.Context(), c, func(name string) loop.Person {
+		persons[name] = ui.NewPerson()
+		return persons[name]
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer agentrun.CloseAll(runs)
+	cfg, err := tuiConfig(c, runs, persons)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ui.TuneMemory(os.Getenv) // as ui.Run does
+	defer debug.SetMemoryLimit(math.MaxInt64)
+	var m tea.Model = ui.New(cfg)
+	var update func(tea.Msg)
+	update = func(msg tea.Msg) {
+		var cmd tea.Cmd
+		m, cmd = m.Update(msg)
+		_ = m.View()
+		run(cmd, update)
+	}
+	update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	update(tea.KeyMsg{Type: tea.KeyEnter}) // the lesson's request
+	update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}})
+	close(stop)
+	<-done
+	if f := os.Getenv("GLASSBOX_BENCH_HEAP"); f != "" {
+		runtime.GC()
+		if w, err := os.Create(f); err == nil {
+			pprof.WriteHeapProfile(w)
+			w.Close()
+		}
+	}
+	runtime.KeepAlive(m)
+	if got := len(runs[0].Engine.History()); got < 2*iterations {
+		b.Fatalf("the conversation holds %d messages, want %d", got, 2*iterations)
+	}
+	if l := live.Load(); l > 0 {
+		b.ReportMetric(float64(l)/(1<<20), "live-heap-MB")
+	}
+	return peak.Load()
+}

@@ -1,0 +1,194 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/ui/strip"
+)
+
+// latestCall is the run's latest model call at the step the panes show, for
+// the comparison strip; nil before the first call.
+func (r *runView) latestCall() *strip.Call {
+	for i := r.live.selectedIndex(); i >= 0; i-- {
+		if c, ok := strip.FromTransition(r.title(), r.live.steps[i].t); ok {
+			return &c
+		}
+	}
+	return nil
+}
+
+// stripView is compare mode's comparison strip in rc: each run's latest
+// model call in one row, the cells that differ in bold.
+func (m Model) stripView(rc rect) []string {
+	in := rc.inner()
+	var names [2]string
+	var calls [2]*strip.Call
+	for i := 0; i < 2 && i < len(m.runs); i++ {
+		names[i] = m.runs[i].title()
+		calls[i] = m.runs[i].latestCall()
+	}
+	body := strip.Render(in.w, names, calls, m.th.Muted.Render, m.th.Bold.Render)
+	return frame(m.th, "Compare: the latest model call of each run", "differences in bold", false, rc, strings.Split(body, "\n"))
+}
+
+// runBarView names the runs and says which one the keys act on (compare
+// mode when the runs do not fit side by side: tab picks the run shown).
+func (m Model) runBarView(w int) string {
+	var parts []string
+	for i, r := range m.runs {
+		name := " " + r.title() + " "
+		switch {
+		case m.focus == i || (m.focus < 0 && m.shown == i):
+			parts = append(parts, m.th.Current.Render(name))
+		default:
+			parts = append(parts, m.th.Muted.Render(name))
+		}
+	}
+	hint := "keys act on both runs · tab picks one"
+	if m.focus >= 0 {
+		hint = "keys act on " + m.runs[m.focus].title() + " alone · tab: next"
+	}
+	return ansi.Truncate(strings.Join(parts, m.th.Muted.Render("│"))+m.th.Muted.Render("  "+hint), w, "…")
+}
+
+// runHeadView is one run's title line above its column (compare mode,
+// wide): its name, backend and state, lit when the keys act on it alone.
+func (m Model) runHeadView(i, w int) string {
+	r := m.runs[i]
+	lk := m.look()
+	state, _ := r.shownState()
+	name := r.title()
+	if r.label != "" {
+		name = r.label
+	}
+	head := fmt.Sprintf(" %s · %s %s · %s ", name, r.model, strings.ToUpper(r.backend), r.stateLabel(lk, state))
+	st := m.th.Bold
+	if m.focus == i {
+		st = m.th.Current
+		head = " ▶" + head // the keys act on this run alone
+	}
+	return st.Render(ansi.Truncate(head, w, "…"))
+}
+
+// statusView is the status bar: the run shown when one run is on screen or
+// has the keys; in compare mode with both runs acting, a short segment per
+// run.
+func (m Model) statusView(w int) string {
+	lk := m.look()
+	if !m.compare() || m.focus >= 0 {
+		r := m.cur()
+		line := r.statusView(lk, w-m.runTagWidth())
+		if m.compare() {
+			line = m.th.Current.Render(" "+r.title()+" ") + line
+		}
+		return line
+	}
+	th := m.th
+	var parts []string
+	for _, r := range m.runs {
+		state, t := r.shownState()
+		iteration := r.live.iteration
+		if t != nil && r.live.travelling() {
+			iteration = t.Iteration
+		}
+		seg := th.StatusKey.Render(" "+r.title()+" ") + th.StatusBar.Render(fmt.Sprintf(" %s · iter %d/%d · %s ", r.stateLabel(lk, state), iteration, r.maxIter, strings.ToUpper(r.backend)))
+		if r.live.travelling() {
+			seg = th.Current.Render(fmt.Sprintf(" ◀ %d/%d ", r.live.selectedIndex()+1, len(r.live.steps))) + seg
+		}
+		parts = append(parts, seg)
+	}
+	return fitStyled(th.StatusBar, strings.Join(parts, th.StatusBar.Render(" │ ")), w)
+}
+
+// runTagWidth is the room the run's name takes in front of the status bar
+// in compare mode.
+func (m Model) runTagWidth() int {
+	if !m.compare() {
+		return 0
+	}
+	return ansi.StringWidth(m.cur().title()) + 2
+}
+
+// callSteps lists the indexes of the run's steps that made a model call,
+// in order: call k (1-based) is callSteps()[k-1].
+func (r *runView) callSteps() []int {
+	var out []int
+	for i := range r.live.steps {
+		if r.live.steps[i].t.LLM != nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// callAt is the number of the latest model call at or before the step the
+// panes show (0 before the first), and whether that step is the call itself.
+func (r *runView) callAt() (k int, exact bool) {
+	sel := r.live.selectedIndex()
+	for i, s := range r.callSteps() {
+		if s > sel {
+			break
+		}
+		k, exact = i+1, s == sel
+	}
+	return k, exact
+}
+
+// showCall selects the step of the run's model call k, or the present when
+// the run has made fewer calls.
+func (r *runView) showCall(k int) {
+	calls := r.callSteps()
+	if k < 1 || k > len(calls) || calls[k-1] == len(r.live.steps)-1 {
+		r.live.cursor = -1
+	} else {
+		r.live.cursor = calls[k-1]
+	}
+	if s := r.live.selected(); s != nil {
+		r.payload.follow(&s.t)
+	}
+	r.calls.off = 0
+}
+
+// travelByCall is [ and ] when the keys act on both runs of compare mode:
+// both move to the same model call, so call k of one run stands beside call
+// k of the other (their steps in between differ). The first [ lines both
+// up on the latest call shown.
+func (m *Model) travelByCall(delta int) {
+	k, aligned := 0, true
+	for _, r := range m.runs {
+		rk, exact := r.callAt()
+		if rk != k && k != 0 {
+			aligned = false
+		}
+		if !exact {
+			aligned = false
+		}
+		k = max(k, rk)
+	}
+	target := k + delta
+	if delta < 0 && !aligned {
+		target = k
+	}
+	most := 0
+	for _, r := range m.runs {
+		most = max(most, len(r.callSteps()))
+	}
+	switch {
+	case most == 0:
+		m.notice = "no model call yet: [ and ] move between the runs' model calls"
+		return
+	case target < 1:
+		target = 1
+		m.notice = "this is the first model call of both runs"
+	case target > most:
+		m.notice = "back to the present in both runs"
+	default:
+		m.notice = fmt.Sprintf("model call %d of each run, side by side ([ ] move both; tab picks one run to move step by step)", target)
+	}
+	for _, r := range m.runs {
+		r.showCall(target)
+	}
+}

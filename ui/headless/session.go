@@ -1,0 +1,49 @@
+package headless
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/glassbox-dev/glassbox/loop"
+)
+
+// resumed tells what reopening a session found and did: on stderr, the
+// warnings (a torn last line) and the recovery from a crash; in the trace,
+// the session's position and each fork (a record of its own in JSONL).
+func (p printer) resumed(stderr io.Writer) error {
+	if len(p.runs) == 0 || p.runs[0].Session == nil || !p.runs[0].Session.Resumed {
+		return nil
+	}
+	s := p.runs[0].Session
+	for _, w := range s.Warnings {
+		fmt.Fprintf(stderr, "glassbox run: warning: %s\n", loop.Printable(w))
+	}
+	for _, r := range s.Recovery {
+		fmt.Fprintf(stderr, "glassbox run: recovering: %s\n", loop.Printable(r))
+	}
+	for _, r := range p.runs {
+		if !p.o.JSON {
+			fmt.Fprintf(p.out, "%sresumed %s at step %d (%s)\n", prefix(r), s.Path, r.Engine.Seq(), r.Engine.State())
+		}
+		for _, f := range r.Forks {
+			if p.o.JSON {
+				line, err := f.JSON()
+				if err != nil {
+					return err
+				}
+				if _, err := fmt.Fprintf(p.out, "%s\n", line); err != nil {
+					return err
+				}
+				continue
+			}
+			note := ""
+			if f.Fork.Note != "" {
+				note = " · " + f.Fork.Note
+			}
+			if _, err := fmt.Fprintln(p.out, loop.Printable(fmt.Sprintf("%s[FORK]    from step %d, continuing with %s (%s)%s", prefix(r), f.Fork.From, f.Fork.Provider, f.Fork.Model, note))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

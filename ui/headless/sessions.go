@@ -1,0 +1,66 @@
+package headless
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/glassbox-dev/glassbox/history/session"
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
+)
+
+// ListSessions is `glassbox sessions`: the sessions saved in dir, one per
+// line, oldest first, tab-separated: id, started, provider(s), first
+// request, steps, last state. A file that cannot be read is listed with
+// the reason.
+func ListSessions(stdout, stderr io.Writer, dir string) error {
+	list, err := session.List(dir)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(stderr, "glassbox sessions: no sessions yet in %s\n", dir)
+		return nil
+	}
+	for _, s := range list {
+		if s.Err != nil {
+			fmt.Fprintf(stdout, "%s\t-\t-\t(unreadable: %s)\t-\t-\n", s.ID, loop.Printable(oneLine(s.Err.Error())))
+			continue
+		}
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"),
+			strings.Join(s.Providers, ","), quoteRequest(s.Request), s.Steps, s.LastState)
+	}
+	return nil
+}
+
+// quoteRequest is the first request on one line, quoted, at most 60
+// characters.
+func quoteRequest(s string) string {
+	s = oneLine(s)
+	if s == "" {
+		return "-"
+	}
+	if utf8.RuneCountInString(s) > 60 {
+		s = string([]rune(s)[:59]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// SessionSaved says where the session of runs is and the command that
+// picks it up again (cmd is "glassbox" or "glassbox run"); dir is the
+// default sessions folder, where an id is enough.
+func SessionSaved(w io.Writer, cmd, dir string, runs []*agentrun.Run) {
+	if len(runs) == 0 || runs[0].Session == nil {
+		return
+	}
+	s := runs[0].Session
+	if err := s.Err(); err != nil {
+		fmt.Fprintf(w, "%s: %v (the session file is incomplete)\n", cmd, err)
+	}
+	fmt.Fprintf(w, "session saved: %s\nresume it with: %s --resume %s\n", s.Path, cmd, s.ResumeArg(dir))
+}

@@ -1,0 +1,555 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui/payload"
+)
+
+// runView is one run in the glass box: its engine, how the UI drives it (the
+// step in flight, what that step waits for, the dialog it opened) and the
+// state of its panes. The single-run glass box has one; compare mode has
+// two, stepped from the same keys. The parent Model keeps what is not a
+// run's: the layout, the keyboard focus, the input line, the lessons menu and
+// the help overlay.
+//
+// Every message a run's step sends back carries the run's id (its index in
+// Model.runs), so two steps in flight never mix.
+type runView struct {
+	id    int
+	name  string // compare mode: the dialect ("gemini", "llama", "llama:native")
+	label string // compare mode: how the run is named on screen
+
+	eng    *loop.Engine
+	person *Person
+	base   context.Context // parent of every step's context
+
+	// Static facts read from the engine once, before any step runs.
+	provider, model, backend, reason string
+	banner, workspace                string
+	maxIter                          int
+
+	// What the transitions told us (the UI's own copy) and the panes' state.
+	live    *liveState
+	hist    *historyPane
+	calls   *scroller
+	payload *payloadPane
+	diag    *diagramPane
+
+	// Driving the loop.
+	busy       bool
+	stepCtx    context.Context
+	stepCancel context.CancelFunc
+	stepDone   chan stepResult
+	retries    chan loop.Retry // from the engine's OnRetry hook, never blocking it
+	wire       chan tea.Msg    // the provider call's request and chunks as they happen
+	inflight   *providers.Exchange
+	mode       runMode
+	runKey     string // the key that started the current run ("n" guards the dialog's deny)
+	runSteps   int    // transitions taken since the run started
+	runModal   bool   // the current run needed a person
+	pauseAsked bool
+
+	// The dialog this run's step is waiting on, if any.
+	confirm *confirmModal
+	ask     *askModal
+	hidden  bool // esc hid the dialog; the step still waits for the person
+
+	onto OntoFunc
+	load func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
+	keep int                                                    // model calls whose payloads stay in memory
+	// spillMark: the steps before it are past keeping (spill looks no
+	// further back); reloaded: the old step whose payload was read back.
+	spillMark, reloaded, reloadedSeq int
+	notice                           string // one line: what just happened to this run
+	// edit is what a what-if changed in the context about to be sent (a
+	// unified diff), shown with the request until the next step.
+	edit string
+}
+
+// OntoFunc builds the provider of another dialect ("gemini", "llama",
+// "llama:native") for a run to continue with.
+type OntoFunc func(ctx context.Context, dialect string) (onto loop.Onto, switched func(), err error)
+
+// RunConfig is one run of compare mode.
+type RunConfig struct {
+	// Name is the run's dialect: "gemini", "llama" or "llama:native".
+	Name string
+	// Label is how the screen names it, e.g. "Gemini · native function calling".
+	Label string
+	// Engine and Person as in Config; each run has its own.
+	Engine *loop.Engine
+	Person *Person
+	// Backend is "live", "offline" or "replay" for this run; BackendReason
+	// says why.
+	Backend       string
+	BackendReason string
+	// Banner describes the run's provider and backend in one line.
+	Banner string
+	// Workspace is this run's own copy of the workspace.
+	Workspace string
+	// Past are the steps a resumed run took before (loop.SessionTransitions):
+	// time travel reaches them, every pane as it was, payloads included.
+	Past []loop.Transition
+	// Notes are said in History before anything else happens: what resuming
+	// a session found (a torn line dropped, a step interrupted by a crash).
+	Notes []string
+	// Onto builds another dialect's provider for this run to fork onto
+	// (F); switched is called once the engine uses it. Nil: F is off.
+	Onto OntoFunc
+	// Exchanges reads a step's raw exchanges back from the session file
+	// (its ExchangesAt). With it, only the latest model calls' payloads
+	// stay in memory.
+	Exchanges func(t *loop.Transition) ([]providers.Exchange, error)
+}
+
+func newRunView(id int, rc RunConfig) *runView {
+	r := &runView{
+		id:        id,
+		name:      rc.Name,
+		label:     rc.Label,
+		eng:       rc.Engine,
+		person:    rc.Person,
+		base:      context.Background(),
+		backend:   rc.Backend,
+		reason:    rc.BackendReason,
+		banner:    rc.Banner,
+		onto:      rc.Onto,
+		load:      rc.Exchanges,
+		keep:      keepPayloads,
+		reloaded:  -1,
+		workspace: rc.Workspace,
+		live:      newLiveState(),
+		hist:      newHistoryPane(),
+		calls:     &scroller{},
+		payload:   newPayloadPane(payload.NewRenderer()),
+		diag:      newDiagramPane(),
+		retries:   make(chan loop.Retry, 16),
+		wire:      make(chan tea.Msg, 1024),
+	}
+	if r.eng == nil {
+		r.live.state = loop.WaitingForEvent
+		return r
+	}
+	retries := r.retries
+	r.eng.SetOnRetry(func(rt loop.Retry) {
+		select {
+		case retries <- rt:
+		default: // the UI is behind; the step's record still lists every retry
+		}
+	})
+	if p := r.eng.Provider(); p != nil {
+		r.provider, r.model = p.Name(), p.Model()
+	}
+	if r.backend == "" {
+		r.backend = r.eng.Backend()
+	}
+	r.maxIter = r.eng.MaxIterations()
+	r.live.state = r.eng.State()
+	r.live.iteration = r.eng.Iteration()
+	r.live.queued = r.eng.QueueLen()
+	return r
+}
+
+// loadPast puts what the engine already holds on the panes: the steps of a
+// resumed run as they were taken (past), then any message the engine holds
+// that no step added (a fork's note, a conversation given without steps).
+func (r *runView) loadPast(past []loop.Transition) {
+	if r.eng == nil {
+		return
+	}
+	added := 0
+	for _, t := range past {
+		r.live.record(r.hist, t)
+		added += len(t.Added)
+		if t.LLM != nil && len(t.Exchanges) == 0 && t.ExchangesAt != nil && r.load != nil {
+			// Its payload is on disk: read back when a pane shows it.
+			r.live.steps[len(r.live.steps)-1].spilled = true
+		}
+	}
+	r.spill()
+	if hist := r.eng.History(); added < len(hist) {
+		for _, msg := range hist[added:] {
+			r.live.addMessage(r.hist, msg)
+		}
+	}
+	r.live.state = r.eng.State()
+	r.live.iteration = r.eng.Iteration()
+}
+
+// title is how the screen names the run in a few letters: its dialect
+// ("gemini", "llama:native"), else its provider.
+func (r *runView) title() string {
+	if r.name != "" {
+		return r.name
+	}
+	return r.provider
+}
+
+// stepResult is what one engine.Step returned. A step that assembled the
+// next request (context_ready) also brings that request as it will go on
+// the wire, previewed before it is sent.
+type stepResult struct {
+	t       loop.Transition
+	err     error
+	preview *preview
+}
+
+// preview is the request a step assembled, built by the provider's SDK and
+// stopped before the wire (or why it could not be built).
+type preview struct {
+	ex  providers.Exchange
+	err error
+}
+
+// runMsg is a message from one run's step in flight.
+type runMsg interface{ runID() int }
+
+// stepDoneMsg: the run's step in flight has finished (or failed, or was
+// cancelled).
+type stepDoneMsg struct {
+	run int
+	stepResult
+}
+
+// personRequestMsg: the run's step in flight is waiting for the person (a
+// confirmation or an ask_user question).
+type personRequestMsg struct {
+	run int
+	req *personRequest
+}
+
+// wireRequestMsg: the run's provider call just put its request on the wire
+// (redacted, as captured).
+type wireRequestMsg struct {
+	run int
+	ex  providers.Exchange
+}
+
+// wireChunkMsg: a piece of the response body of the run's call arrived.
+type wireChunkMsg struct {
+	run   int
+	chunk providers.Chunk
+}
+
+// retryMsg: the run's provider call failed transiently; the engine waits
+// before trying again. Shown at once, not only when the step returns.
+type retryMsg struct {
+	run   int
+	retry loop.Retry
+}
+
+func (m stepDoneMsg) runID() int      { return m.run }
+func (m personRequestMsg) runID() int { return m.run }
+func (m wireRequestMsg) runID() int   { return m.run }
+func (m wireChunkMsg) runID() int     { return m.run }
+func (m retryMsg) runID() int         { return m.run }
+
+// update takes in a message from this run's step.
+func (r *runView) update(msg runMsg) tea.Cmd {
+	switch msg := msg.(type) {
+	case stepDoneMsg:
+		return r.handleStepDone(msg.stepResult)
+	case whatIfDoneMsg:
+		return r.whatIfDone(msg)
+	case exchangesMsg:
+		r.loaded(msg)
+		return nil
+	case previewMsg:
+		if n := len(r.live.steps); n > 0 && r.live.steps[n-1].t.Edge == loop.EdgeContextReady {
+			r.live.steps[n-1].preview = msg.preview
+		}
+		return nil
+	case personRequestMsg:
+		return r.handlePersonRequest(msg.req)
+	case retryMsg:
+		rt := msg.retry
+		what := rt.Reason
+		if rt.Status != 0 {
+			what = fmt.Sprintf("HTTP %d", rt.Status)
+		}
+		r.notice = fmt.Sprintf("retry %d: %s — waiting %s before trying again (ctrl+c cancels)", rt.Attempt, what, time.Duration(rt.WaitMS)*time.Millisecond)
+	case wireRequestMsg:
+		ex := msg.ex // a retry starts a new exchange
+		r.inflight = &ex
+	case wireChunkMsg:
+		if r.inflight != nil {
+			ex := *r.inflight
+			ex.Chunks = append(ex.Chunks[:len(ex.Chunks):len(ex.Chunks)], msg.chunk)
+			r.inflight = &ex
+		}
+	}
+	return r.await()
+}
+
+// stepCmd runs one engine.Step in the background and reports back. The step
+// may stop on the person halfway: then the command returns a
+// personRequestMsg, and once the dialog is answered await goes on waiting
+// for the same step. One reader of all the channels keeps the order exact.
+func (r *runView) stepCmd(ctx context.Context) tea.Cmd {
+	eng, done, w := r.eng, r.stepDone, r.waiting()
+	return func() tea.Msg {
+		go func() {
+			t, err := eng.Step(ctx)
+			res := stepResult{t: t, err: err}
+			if err == nil && t.To == loop.AwaitingLLMResponse {
+				ex, perr := eng.PreviewRequest(ctx)
+				if !errors.Is(perr, loop.ErrNoPreview) {
+					res.preview = &preview{ex: ex, err: perr}
+				}
+			}
+			done <- res
+		}()
+		return w.next()
+	}
+}
+
+// stepWait is everything a step in flight can tell the UI: that it ended,
+// that it needs the person, or that it is retrying a provider call.
+type stepWait struct {
+	run      int
+	done     chan stepResult
+	requests <-chan *personRequest
+	retries  <-chan loop.Retry
+	wire     <-chan tea.Msg // wireRequestMsg and wireChunkMsg, in arrival order
+}
+
+func (w stepWait) next() tea.Msg {
+	// Wire events first: every chunk is queued before the step can return,
+	// so the live view has all of them before the step's record replaces it.
+	select {
+	case msg := <-w.wire:
+		return msg
+	default:
+	}
+	select {
+	case res := <-w.done:
+		return stepDoneMsg{run: w.run, stepResult: res}
+	case req := <-w.requests:
+		return personRequestMsg{run: w.run, req: req}
+	case rt := <-w.retries:
+		return retryMsg{run: w.run, retry: rt}
+	case msg := <-w.wire:
+		return msg
+	}
+}
+
+// waiting is the stepWait of the run's step in flight.
+func (r *runView) waiting() stepWait {
+	return stepWait{run: r.id, done: r.stepDone, requests: r.person.requestChan(), retries: r.retries, wire: r.wire}
+}
+
+// await keeps waiting for the step in flight after a dialog was answered,
+// a retry was shown or a piece of the wire arrived.
+func (r *runView) await() tea.Cmd {
+	if !r.busy {
+		return nil
+	}
+	w := r.waiting()
+	return func() tea.Msg { return w.next() }
+}
+
+// watchWire returns ctx with a recorder that copies the call's exchange to
+// the UI as it happens: the request when it goes out, each chunk as it
+// arrives. Sends never block the HTTP reader; what the pane misses live,
+// the step's record has in full.
+func (r *runView) watchWire(ctx context.Context) context.Context {
+	wire, id := r.wire, r.id
+	send := func(msg tea.Msg) {
+		select {
+		case wire <- msg:
+		default:
+		}
+	}
+	return providers.WithRecorder(ctx, &providers.Recorder{
+		OnRequest: func(ex providers.Exchange) { send(wireRequestMsg{run: id, ex: ex}) },
+		OnChunk:   func(c providers.Chunk) { send(wireChunkMsg{run: id, chunk: c}) },
+	})
+}
+
+// startRun begins a run of steps: one transition, one iteration or
+// continue.
+func (r *runView) startRun(mode runMode, by string) tea.Cmd {
+	if r.busy {
+		r.notice = "busy: a step is in flight (p pauses a run, ctrl+c cancels)"
+		return nil
+	}
+	if r.eng == nil {
+		r.notice = "no engine is attached"
+		return nil
+	}
+	r.mode, r.runKey, r.runSteps, r.runModal, r.pauseAsked = mode, by, 0, false, false
+	r.live.cursor = -1 // stepping shows the present
+	return r.startStep()
+}
+
+// startStep sends one engine.Step on its way.
+func (r *runView) startStep() tea.Cmd {
+	ctx, cancel := context.WithCancel(r.base)
+	r.stepCtx, r.stepCancel = ctx, cancel
+	r.busy = true
+	r.notice = ""
+	r.edit = ""
+	r.stepDone = make(chan stepResult, 1)
+	for len(r.retries) > 0 { // notices of an earlier step: its record has them
+		<-r.retries
+	}
+	for len(r.wire) > 0 {
+		<-r.wire
+	}
+	r.inflight = nil
+	if r.live.state == loop.AwaitingLLMResponse {
+		ctx = r.watchWire(ctx)
+	}
+	return r.stepCmd(ctx)
+}
+
+// cancelStep cancels the step in flight, if any.
+func (r *runView) cancelStep() {
+	if r.stepCancel != nil {
+		r.stepCancel()
+	}
+}
+
+// handleStepDone takes in a finished step and decides whether the run goes on.
+func (r *runView) handleStepDone(res stepResult) tea.Cmd {
+	r.busy = false
+	r.cancelStep()
+	r.stepCancel = nil
+	r.confirm, r.ask, r.hidden = nil, nil, false // a cancelled step may leave a dialog behind
+
+	if res.err != nil {
+		r.mode = runOne
+		switch {
+		case errors.Is(res.err, loop.ErrIdle):
+			r.notice = "idle — nothing queued: enter (or /) to type a request"
+		case errors.Is(res.err, context.Canceled), errors.Is(res.err, context.DeadlineExceeded):
+			if r.live.state == loop.AwaitingLLMResponse {
+				r.notice = "cancelled: press space to send again"
+			} else {
+				r.notice = "cancelled: press space to try again"
+			}
+		case errors.Is(res.err, loop.ErrBusy):
+			r.notice = "the engine is busy with another step"
+		default:
+			r.notice = "step failed: " + res.err.Error()
+		}
+		return nil
+	}
+
+	t := res.t
+	r.live.record(r.hist, t)
+	r.live.steps[len(r.live.steps)-1].preview = res.preview
+	r.spill()
+	r.payload.follow(&t)
+	r.calls.off = 0
+	r.runSteps++
+
+	if stop, why := r.shouldStop(t); stop {
+		r.notice = why
+		r.mode = runOne
+		if t.To == loop.AwaitingUserConfirmation && r.person != nil {
+			// The engine asks the person in the next Step: start it at
+			// once, so the dialog opens in the step that entered the
+			// state. It takes no transition until the person answers.
+			cmd := r.startStep()
+			r.notice = why
+			return cmd
+		}
+		return nil
+	}
+	return r.startStep()
+}
+
+// idle reports whether the run has nothing to do until a new request.
+func (r *runView) idle() bool {
+	return !r.busy && r.live.state == loop.WaitingForEvent && r.live.queued == 0
+}
+
+// shouldStop decides whether a run ends after transition t, and says why.
+func (r *runView) shouldStop(t loop.Transition) (bool, string) {
+	idle := t.To == loop.WaitingForEvent && t.QueueLen == 0
+	done := "idle — the answer is in History; enter (or /) to type the next request"
+	if t.Edge == loop.EdgeReported {
+		done = "halted — History says why; enter (or /) to type a new request"
+	}
+	switch {
+	case r.mode == runOne:
+		if idle {
+			return true, done
+		}
+		return true, ""
+	case r.pauseAsked:
+		return true, "paused: space steps, i runs an iteration, c continues"
+	case idle:
+		return true, done
+	case r.diag.breakpoints[t.To]:
+		return true, fmt.Sprintf("breakpoint: stopped on entering %s", t.To)
+	case r.mode == runIteration && t.Edge == loop.EdgeContextReady && r.runSteps > 1:
+		return true, fmt.Sprintf("iteration %d begins: the request is assembled (space sends it)", t.Iteration)
+	case r.mode == runIteration && r.runModal:
+		return true, "stopped after the person answered (i runs on, c continues)"
+	}
+	return false, ""
+}
+
+// handlePersonRequest opens the confirmation or question dialog for the step
+// in flight. The step waits until the dialog is answered.
+func (r *runView) handlePersonRequest(req *personRequest) tea.Cmd {
+	if r.stepCtx != nil && r.stepCtx.Err() != nil {
+		// The step was cancelled as the request arrived: nobody waits for it.
+		req.dismiss()
+		return r.await()
+	}
+	r.runModal = true
+	r.hidden = false
+	guard := ""
+	if r.runKey == "n" {
+		guard = "n"
+	}
+	switch {
+	case req.confirm != nil:
+		r.confirm = newConfirmModal(req, guard)
+	case req.question != nil:
+		r.ask = newAskModal(req, guard)
+	default:
+		req.dismiss()
+		return r.await()
+	}
+	return nil
+}
+
+// answered closes the dialog and goes back to waiting for the step.
+func (r *runView) answered() tea.Cmd {
+	r.confirm, r.ask, r.hidden = nil, nil, false
+	r.live.cursor = -1 // the answer moves the run on: show the present again
+	return r.await()
+}
+
+// waitsForPerson reports whether the run's step is stopped on a dialog.
+func (r *runView) waitsForPerson() bool { return r.confirm != nil || r.ask != nil }
+
+// dialogShown reports whether the run's dialog is on screen (open, not hidden).
+func (r *runView) dialogShown() bool { return r.waitsForPerson() && !r.hidden }
+
+// interrupt cancels the step in flight; it reports whether there was one.
+func (r *runView) interrupt() (bool, tea.Cmd) {
+	if !r.busy {
+		return false, nil
+	}
+	r.cancelStep()
+	r.mode = runOne
+	r.notice = "cancelling…"
+	if r.waitsForPerson() {
+		// The step stops waiting for the person; collect its result.
+		return true, r.answered()
+	}
+	return true, nil
+}

@@ -1,0 +1,138 @@
+package ui
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Line breaking for the panes. Words (runs of narrow characters, such as
+// hello.py or --provider) are never split unless one is wider than the
+// line; a wide (CJK) character may end a line anywhere, except that the
+// Japanese line-breaking rules (kinsoku) hold: closing punctuation such as
+// 。、」 never starts a line and an opening bracket such as 「 never ends
+// one. Spaces inside a line are kept as they are (indented JSON stays
+// indented); a space where the line breaks is dropped.
+
+// noStart are characters that must not begin a line.
+const noStart = "。、，．・：；？！）」』】〕〉》”’ーぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ…‥々〜゛゜"
+
+// noEnd are characters that must not end a line.
+const noEnd = "「『（【〔〈《“‘"
+
+// wrapPara breaks one paragraph (no newlines) into lines of at most w cells.
+func wrapPara(para string, w int) []string {
+	toks := wrapTokens(para)
+	var out []string
+	var line strings.Builder
+	lw := 0
+	flush := func() {
+		out = append(out, strings.TrimRight(line.String(), " "))
+		line.Reset()
+		lw = 0
+	}
+	for _, t := range toks {
+		tw := ansi.StringWidth(t)
+		space := strings.TrimLeft(t, " ") == ""
+		switch {
+		case lw+tw <= w:
+			if space && lw == 0 && len(out) > 0 {
+				continue // a wrapped line does not start with the space it broke at
+			}
+			line.WriteString(t)
+			lw += tw
+		case space:
+			if lw > 0 {
+				flush()
+			}
+		case tw <= w:
+			flush()
+			line.WriteString(t)
+			lw = tw
+		default: // wider than a line: cut it by cells
+			for t != "" {
+				room := w - lw
+				if room <= 0 {
+					flush()
+					room = w
+				}
+				head := ansi.Truncate(t, room, "")
+				if head == "" { // a wide rune on a 1-cell line
+					_, n := utf8.DecodeRuneInString(t)
+					head = t[:n]
+				}
+				line.WriteString(head)
+				lw += ansi.StringWidth(head)
+				t = t[len(head):]
+			}
+		}
+	}
+	if lw > 0 || len(out) == 0 {
+		flush()
+	}
+	return out
+}
+
+// wrapTokens splits a paragraph into the pieces a line may break between:
+// runs of spaces, narrow words, and single wide characters, with kinsoku
+// characters glued to their neighbour.
+func wrapTokens(s string) []string {
+	var toks []string
+	glueNext := false // the last token must not end a line
+	add := func(t string, word bool) {
+		r, _ := utf8.DecodeRuneInString(t)
+		n := len(toks)
+		switch {
+		case n > 0 && glueNext && word:
+			toks[n-1] += t
+		case n > 0 && strings.ContainsRune(noStart, r) && strings.TrimLeft(toks[n-1], " ") != "":
+			toks[n-1] += t
+		default:
+			toks = append(toks, t)
+		}
+		last, _ := utf8.DecodeLastRuneInString(toks[len(toks)-1])
+		glueNext = word && strings.ContainsRune(noEnd, last)
+	}
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == ' ':
+			j := i
+			for j < len(s) && s[j] == ' ' {
+				j++
+			}
+			toks = append(toks, s[i:j])
+			glueNext = false
+			i = j
+		case wide(r) || kinsoku(r):
+			add(s[i:i+n], true)
+			i += n
+		default:
+			j := i
+			for j < len(s) {
+				r2, n2 := utf8.DecodeRuneInString(s[j:])
+				if r2 == ' ' || wide(r2) || kinsoku(r2) {
+					break
+				}
+				j += n2
+			}
+			add(s[i:j], true)
+			i = j
+		}
+	}
+	return toks
+}
+
+// kinsoku reports whether r is a non-ASCII character with a line-breaking
+// rule. ASCII punctuation stays inside its word: ../etc, farewell(name).
+func kinsoku(r rune) bool {
+	return r > unicode.MaxASCII && (strings.ContainsRune(noStart, r) || strings.ContainsRune(noEnd, r))
+}
+
+// wide reports whether r takes two cells (CJK and the like).
+func wide(r rune) bool {
+	return r >= 0x1100 && ansi.StringWidth(string(r)) == 2 || unicode.Is(unicode.Han, r)
+}
