@@ -277,7 +277,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "glassbox", err)
 	}
-	err = ui.Run(ctx, cfg)
+	err = ui.Run(tuiContext(ctx), cfg)
 	if ctx.Err() != nil {
 		// A signal ended the glass box: the trace says so; the deferred
 		// CloseAll stops the commands and removes temporary workspaces.
@@ -291,6 +291,29 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitProvider
 	}
 	return exitOK
+}
+
+// tuiGrace is how long the TUI gets to end by itself on SIGINT or SIGTERM
+// before its context is cancelled.
+const tuiGrace = time.Second
+
+// tuiContext is the context the TUI runs under. Bubble Tea handles SIGINT
+// and SIGTERM itself by quitting; cancelling its context at the same moment
+// can deadlock its shutdown (v1.3.10: the signal handler blocks sending its
+// quit message to a program that is being killed). So those two cancel the
+// TUI only if it has not ended within tuiGrace; SIGHUP, which Bubble Tea
+// does not handle, cancels it at once. Either way ctx — what main checks
+// afterwards — says which signal ended the run.
+func tuiContext(ctx context.Context) context.Context {
+	tui, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		<-ctx.Done()
+		if cause := context.Cause(ctx); !strings.Contains(cause.Error(), syscall.SIGHUP.String()) {
+			time.Sleep(tuiGrace)
+		}
+		cancel(context.Cause(ctx))
+	}()
+	return tui
 }
 
 // tuiConfig is what the glass box shows of the opened runs: each run's

@@ -63,17 +63,7 @@ func TestSignalsStopChildrenAndCleanUp(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("glassbox did not end after %s", sig)
-			}
+			signalAndWait(t, cmd, cmd.Process.Pid, sig)
 			if n := countProcesses(marker); n != 0 {
 				t.Fatalf("after %s, %d of the command's processes still run", sig, n)
 			}
@@ -94,6 +84,22 @@ func TestSignalsStopChildrenAndCleanUp(t *testing.T) {
 	}
 }
 
+// signalAndWait sends sig to pid and waits (up to 20 s) for cmd to end.
+func signalAndWait(t *testing.T, cmd *exec.Cmd, pid int, sig syscall.Signal) {
+	t.Helper()
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("glassbox did not end after %s", sig)
+	}
+}
+
 func lastLine(t *testing.T, path string) string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -110,13 +116,13 @@ func lastLine(t *testing.T, path string) string {
 	return last
 }
 
-// countProcesses counts the live processes whose command line holds s.
+// countProcesses counts the live processes running `sleep S`.
 func countProcesses(s string) int {
 	entries, _ := os.ReadDir("/proc")
 	n := 0
 	for _, e := range entries {
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !strings.Contains(string(b), s) {
+		if err != nil || !strings.HasPrefix(string(b), "sleep\x00"+s+"\x00") {
 			continue
 		}
 		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
@@ -185,4 +191,95 @@ func TestCommandsCannotReadSecretsFromEnviron(t *testing.T) {
 	if !strings.Contains(stdout.String(), `"backend":"live"`) {
 		t.Fatalf("the run never reached the provider with its key: %s\n%s", stdout.String(), stderr.String())
 	}
+}
+
+// Issue 12 item 9: --replay refuses a device, a named pipe (at once, not
+// hanging) and an oversized file, naming the cap, with exit code 2.
+func TestReplayInputIsCapped(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.cassette")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge.cassette")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(300 << 20); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	f.Close()
+	for path, want := range map[string]string{
+		"/dev/zero": "not a regular file (it is a character device)",
+		fifo:        "not a regular file (it is a named pipe)",
+		huge:        "over the 256 MiB a cassette may hold",
+	} {
+		code, _, stderr := runJSON(t, "", "--replay", path, "hi")
+		if code != exitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("--replay %s: exit %d, stderr %q; want 2 and %q", path, code, stderr, want)
+		}
+	}
+}
+
+// The full-screen glass box ends the same way on SIGHUP (its terminal
+// closed), SIGTERM and SIGINT: the trace ends with an interrupted record and
+// no temporary file is left. script(1) gives it a terminal.
+func TestTUISignalsCleanUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	scriptPath, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is needed to give the TUI a terminal")
+	}
+	bin := buildGlassbox(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp, state := t.TempDir(), t.TempDir()
+			trace := filepath.Join(t.TempDir(), "t.jsonl")
+			cmd := exec.Command(scriptPath, "-qfc", bin+" --offline --trace "+trace, filepath.Join(t.TempDir(), "typescript"))
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "XDG_STATE_HOME="+state, "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			// glassbox is in the UI once the UI has opened its log.
+			var pid int
+			deadline := time.Now().Add(30 * time.Second)
+			for pid == 0 {
+				if _, err := os.Stat(filepath.Join(state, "glassbox", "glassbox.log")); err == nil {
+					pid = findProcess(bin)
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the TUI never started")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			time.Sleep(300 * time.Millisecond) // past start-up, into the UI
+			signalAndWait(t, cmd, pid, sig)
+			if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
+				t.Fatalf("after %s, left behind: %v", sig, left)
+			}
+			if last := lastLine(t, trace); !strings.Contains(last, `"interrupted"`) || !strings.Contains(last, "signal received") {
+				t.Fatalf("after %s the trace ends with %s", sig, last)
+			}
+		})
+	}
+}
+
+// findProcess is the pid of the process whose first argument is path.
+func findProcess(path string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(string(b), path+"\x00") {
+			var pid int
+			fmt.Sscan(e.Name(), &pid)
+			return pid
+		}
+	}
+	return 0
 }

@@ -355,15 +355,33 @@ func (c *capture) complete() {
 	}
 }
 
+// MaxResponseBytes caps a provider's response body. A real reply is at
+// most a few hundred KiB; a runaway or hostile server sending more would
+// otherwise cost many times its size in memory (the SDK's copy, the
+// capture's, the decoded JSON) and as much again in trace and cassette.
+const MaxResponseBytes = 8 << 20
+
+// ErrResponseTooLarge ends the read of a response beyond MaxResponseBytes.
+var ErrResponseTooLarge = fmt.Errorf("the response is larger than the %d MiB glassbox reads from a provider, so it was cut off there and the call failed", MaxResponseBytes>>20)
+
 // capturedBody passes the response body through to the SDK unchanged while
-// recording each read.
+// recording each read, up to MaxResponseBytes.
 type capturedBody struct {
 	body    io.ReadCloser
 	capture *capture
+	read    int
 }
 
 func (b *capturedBody) Read(p []byte) (int, error) {
+	if b.read >= MaxResponseBytes {
+		b.capture.bodyEnded(ErrResponseTooLarge)
+		return 0, ErrResponseTooLarge
+	}
+	if room := MaxResponseBytes - b.read; len(p) > room {
+		p = p[:room]
+	}
 	n, err := b.body.Read(p)
+	b.read += n
 	if n > 0 {
 		b.capture.received(p[:n])
 	}

@@ -11,34 +11,29 @@ import (
 // stops them all when it ends, whatever ended it (StopAllCommands).
 var live struct {
 	sync.Mutex
-	cmds map[*exec.Cmd]bool
-	wg   sync.WaitGroup
+	cmds map[*exec.Cmd]*ExecuteCommand // each running command and the tool that runs it
 }
 
 // startTracked starts cmd and adds it to live in one step, under the lock
 // sweepStray holds: a sweep never mistakes a command just starting for a
 // stray process.
-func startTracked(cmd *exec.Cmd) error {
+func startTracked(cmd *exec.Cmd, owner *ExecuteCommand) error {
 	live.Lock()
 	defer live.Unlock()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	if live.cmds == nil {
-		live.cmds = map[*exec.Cmd]bool{}
+		live.cmds = map[*exec.Cmd]*ExecuteCommand{}
 	}
-	live.cmds[cmd] = true
-	live.wg.Add(1)
+	live.cmds[cmd] = owner
 	return nil
 }
 
 func untrack(cmd *exec.Cmd) {
 	live.Lock()
 	defer live.Unlock()
-	if live.cmds[cmd] {
-		delete(live.cmds, cmd)
-		live.wg.Done()
-	}
+	delete(live.cmds, cmd)
 }
 
 // sweepStray stops glassbox's children that are not running commands
@@ -66,21 +61,40 @@ func liveSet() map[int]bool {
 // way out — a quit, Ctrl-C, SIGTERM, SIGHUP — before it removes its
 // temporary folders. It returns how many stray processes it stopped.
 func StopAllCommands() int {
+	stopCommands(nil)
+	return sweepStray()
+}
+
+// StopCommands stops the commands this tool is running, with everything
+// they started, and waits (up to a few seconds) until each has ended: a
+// run calls it before its workspace goes. Other tools' commands go on.
+func (t *ExecuteCommand) StopCommands() { stopCommands(t) }
+
+// stopCommands signals the commands of owner (nil: every command) and
+// waits for them to end.
+func stopCommands(owner *ExecuteCommand) {
 	live.Lock()
-	for c := range live.cmds {
-		if c.Process != nil {
+	var stopping []*exec.Cmd
+	for c, o := range live.cmds {
+		if c.Process != nil && (owner == nil || o == owner) {
 			// The helper stops its command's whole tree on SIGTERM; a plain
 			// shell's process group is killed outright.
 			_ = c.Process.Signal(syscall.SIGTERM)
 			_ = killProcessGroup(c)
+			stopping = append(stopping, c)
 		}
 	}
 	live.Unlock()
-	done := make(chan struct{})
-	go func() { live.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
+	deadline := time.Now().Add(5 * time.Second)
+	for _, c := range stopping {
+		for time.Now().Before(deadline) {
+			live.Lock()
+			_, running := live.cmds[c]
+			live.Unlock()
+			if !running {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
-	return sweepStray()
 }

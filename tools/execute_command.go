@@ -180,7 +180,7 @@ func (t *ExecuteCommand) runHelper(ctx context.Context, command, tmp string, out
 	// if it does not within WaitDelay, os/exec kills it.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = outputWaitDelay
-	if err := startTracked(cmd); err != nil {
+	if err := startTracked(cmd, t); err != nil {
 		statusW.Close()
 		return Result{}, fmt.Errorf("could not start the sandbox helper: %w", err)
 	}
@@ -239,7 +239,7 @@ func (t *ExecuteCommand) runShell(ctx context.Context, command, tmp string, out 
 	startInOwnGroup(cmd)
 	cmd.Cancel = func() error { return killProcessGroup(cmd) }
 	cmd.WaitDelay = outputWaitDelay
-	if err := startTracked(cmd); err != nil {
+	if err := startTracked(cmd, t); err != nil {
 		return Result{}, fmt.Errorf("could not run sh: %w", err)
 	}
 	err := cmd.Wait()

@@ -118,7 +118,7 @@ func TestSetsidEscapeIsStopped(t *testing.T) {
 	}
 }
 
-// countProcesses counts the live processes whose command line holds s.
+// countProcesses counts the live processes running `sleep S`.
 func countProcesses(s string) int {
 	n := 0
 	for _, p := range processes() {
@@ -126,7 +126,7 @@ func countProcesses(s string) int {
 			continue
 		}
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
-		if err == nil && strings.Contains(string(b), s) {
+		if err == nil && strings.HasPrefix(string(b), "sleep\x00"+s+"\x00") {
 			n++
 		}
 	}
@@ -153,5 +153,45 @@ func TestWithoutHelperSandboxIsOffAndSetsidStillStopped(t *testing.T) {
 	}
 	if n := countProcesses(marker); n != 0 {
 		t.Fatalf("%d processes 'sleep %s' still run", n, marker)
+	}
+}
+
+// A run's StopCommands stops its own commands and leaves another run's
+// running; StopAllCommands (glassbox's way out) stops every one.
+func TestStopCommandsStopsOnlyItsOwn(t *testing.T) {
+	mine := NewExecuteCommand(newTestWorkspace(t, nil), 30*time.Second)
+	other := NewExecuteCommand(newTestWorkspace(t, nil), 30*time.Second)
+	marker := fmt.Sprintf("305.%d", time.Now().UnixNano()%1000000)
+	results := make(chan string, 2)
+	for _, ec := range []*ExecuteCommand{mine, other} {
+		go func() {
+			res, _ := ec.Run(t.Context(), []byte(`{"command":"sleep `+marker+`"}`))
+			results <- res.Content
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for countProcesses(marker) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the commands never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mine.StopCommands()
+	select {
+	case <-results:
+	case <-time.After(5 * time.Second):
+		t.Fatal("StopCommands did not stop its command")
+	}
+	if n := countProcesses(marker); n != 1 {
+		t.Fatalf("%d commands run after StopCommands, want the other run's 1", n)
+	}
+	StopAllCommands()
+	select {
+	case <-results:
+	case <-time.After(5 * time.Second):
+		t.Fatal("StopAllCommands did not stop the other command")
+	}
+	if n := countProcesses(marker); n != 0 {
+		t.Fatalf("%d commands still run", n)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/ollama"
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // ErrUsage marks a mistake in how glassbox was started (exit code 2): a bad
@@ -139,6 +140,20 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
+	if c.Replay != "" {
+		replays := []string{c.Replay}
+		if len(c.Compare) > 0 {
+			replays = nil // each run replays its own file, named after it
+			for _, r := range c.Runs() {
+				replays = append(replays, r.Replay)
+			}
+		}
+		for _, path := range replays {
+			if err := checkReplay(path); err != nil {
+				return err
+			}
+		}
+	}
 	for _, out := range []struct{ flag, path string }{{"--record", c.Record}, {"--trace", c.Trace}} {
 		if len(c.Compare) > 0 && out.flag == "--record" {
 			for _, r := range c.Runs() {
@@ -176,6 +191,26 @@ func checkFolder(dir string) error {
 		return fmt.Errorf("--workspace %s: %v", dir, err)
 	case !st.IsDir():
 		return fmt.Errorf("--workspace %s: this is a file, not a folder", dir)
+	}
+	return nil
+}
+
+// MaxCassetteBytes caps a cassette given to --replay: a recording of a
+// long session is a few MiB; /dev/zero or a huge file would exhaust memory.
+const MaxCassetteBytes = 256 << 20
+
+// checkReplay refuses a --replay path that is not a regular file of at most
+// MaxCassetteBytes, without opening it: a named pipe would wait forever for
+// a writer, a device would never end.
+func checkReplay(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--replay %s: %v", path, err)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("--replay %s: not a regular file (it is %s); give the path of a cassette recorded with --record", path, tools.DescribeFileType(st.Mode()))
+	case st.Size() > MaxCassetteBytes:
+		return fmt.Errorf("--replay %s: %d bytes, over the %d MiB a cassette may hold", path, st.Size(), MaxCassetteBytes>>20)
 	}
 	return nil
 }

@@ -38,6 +38,7 @@ type Run struct {
 	answers   *loop.KeptAnswers // the person's answers to questions, kept in the session
 	closers   []func() error
 	trace     *traceFile // --trace, or nil
+	registry  *tools.Registry
 	// exchanges reads payloads back from the session (Exchanges).
 	exchanges   *loop.ExchangeReader
 	exchangesMu sync.Mutex
@@ -127,6 +128,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	r.answers = loop.NewKeptAnswers(person) // saved in the session as given
 	person = r.answers
 	registry := tools.Default(r.Workspace, person, 0)
+	r.registry = registry
 	policy := loop.DefaultPolicy()
 	if c.Policy != "" {
 		if policy, err = loop.LoadPolicy(c.Policy); err == nil {
@@ -232,9 +234,13 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 // Close ends the run: the cassette and trace are finished and a temporary
 // workspace is removed. It reports every error it met.
 func (r *Run) Close() error {
-	// Every command still running stops first, with everything it
+	// This run's commands still running stop first, with everything they
 	// started: nothing may keep writing into a folder about to go.
-	tools.StopAllCommands()
+	if r.registry != nil { // nil when Open failed before making it
+		if ec, ok := r.registry.Get(tools.ExecuteCommandName); ok {
+			ec.(*tools.ExecuteCommand).StopCommands()
+		}
+	}
 	var errs []error
 	for i := len(r.closers) - 1; i >= 0; i-- {
 		errs = append(errs, r.closers[i]())
