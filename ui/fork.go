@@ -29,6 +29,10 @@ import (
 func (m *Model) returnToPresent() bool {
 	was := false
 	for _, r := range m.targets() {
+		if r.viewing != nil {
+			r.leaveBranch()
+			was = true
+		}
 		if r.live.travelling() {
 			was = true
 			r.live.cursor = -1
@@ -67,6 +71,9 @@ type ontoMenu struct {
 
 // fork is f: every target run continues from the step its panes show.
 func (m *Model) fork() {
+	if m.inBranch() {
+		return
+	}
 	var done []string
 	for _, r := range m.targets() {
 		if !r.live.travelling() {
@@ -162,6 +169,7 @@ func (r *runView) forkHere(keepFiles bool, onto *ontoChoice) error {
 	i := r.live.selectedIndex()
 	abandoned := len(r.live.steps) - i - 1
 	kept := *s
+	r.keepBranch(i, kept.entries)
 	r.live.steps = append(r.live.steps[:i:i], kept)
 	r.live.cursor = -1
 	r.live.totals = kept.totals
@@ -189,6 +197,9 @@ func (r *runView) forkHere(keepFiles bool, onto *ontoChoice) error {
 // abandon is A: every target run drops the event in progress and goes back
 // to the step before the loop took it; the events queued after it are next.
 func (m *Model) abandon() {
+	if m.inBranch() {
+		return
+	}
 	var done []string
 	for _, r := range m.targets() {
 		if r.busy {
@@ -243,6 +254,7 @@ func (r *runView) abandonEvent(keepFiles bool) error {
 	if i > 0 {
 		entries, r.live.totals = r.live.steps[i-1].entries, r.live.steps[i-1].totals
 	}
+	r.keepBranch(i-1, entries)
 	r.live.steps = r.live.steps[:i:i]
 	r.live.cursor = -1
 	r.hist.truncate(entries)
@@ -264,6 +276,9 @@ func (r *runView) abandonEvent(keepFiles bool) error {
 // openOnto is F: pick a dialect for the run shown to continue with, from
 // the step shown (or the present).
 func (m *Model) openOnto() {
+	if m.inBranch() {
+		return
+	}
 	r := m.cur()
 	switch {
 	case r.onto == nil || len(m.cfg.Dialects) == 0:
@@ -347,6 +362,9 @@ func (m whatIfDoneMsg) runID() int { return m.run }
 // (system prompt, messages, tool results) as JSON in $VISUAL or $EDITOR.
 // What the person saves is what is sent.
 func (m *Model) whatIf() tea.Cmd {
+	if m.inBranch() {
+		return nil
+	}
 	r := m.cur()
 	switch {
 	case r.busy:

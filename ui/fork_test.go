@@ -295,3 +295,45 @@ func TestAbandonTheEventInProgress(t *testing.T) {
 		t.Fatalf("the next event is not the queued request: %+v", s)
 	}
 }
+
+// The steps a fork left behind stay viewable: B shows the abandoned branch
+// in place of the run's line (read only), and a step key comes back.
+func TestAbandonedBranchStaysViewable(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	journalled(t, w)
+	h := newHarness(t, w.config(), 160, 48)
+	h.press("enter", "c")
+	r := h.m.runs[0]
+	n := len(r.live.steps)
+	if n < 10 || !strings.Contains(h.plainView(), "hello.py prints a greeting") {
+		t.Fatalf("the tour did not finish: %d steps", n)
+	}
+	for r.live.selectedIndex() > 2 {
+		h.press("[")
+	}
+	h.press("f")
+	if len(r.live.steps) != 3 {
+		t.Fatalf("after the fork: %d steps", len(r.live.steps))
+	}
+	notContains(t, h.plainView(), "hello.py prints a greeting")
+	h.press("B")
+	if r.viewing == nil || len(r.live.steps) != n {
+		t.Fatalf("B: viewing %v, %d steps (want %d)", r.viewing != nil, len(r.live.steps), n)
+	}
+	v := h.plainView()
+	contains(t, v, "abandoned branch")
+	contains(t, v, "hello.py prints a greeting") // the answer the branch reached
+	h.press("f") // not from a branch
+	if len(r.live.steps) != n || r.viewing == nil {
+		t.Fatal("f acted on the branch")
+	}
+	contains(t, h.plainView(), "this is an abandoned branch")
+	h.press("space") // comes back; takes no step
+	if r.viewing != nil || len(r.live.steps) != 3 || w.eng.Seq() != 3 {
+		t.Fatalf("after space: viewing %v, %d steps, engine at %d", r.viewing != nil, len(r.live.steps), w.eng.Seq())
+	}
+	h.press("space")
+	if len(r.live.steps) != 4 {
+		t.Fatalf("the run did not go on from the fork: %d steps", len(r.live.steps))
+	}
+}

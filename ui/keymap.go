@@ -20,6 +20,7 @@ type keyMap struct {
 	Fork      key.Binding
 	ForkOnto  key.Binding
 	Abandon   key.Binding
+	Branch    key.Binding
 	WhatIf    key.Binding
 
 	// Panes.
@@ -72,6 +73,7 @@ func newKeyMap() keyMap {
 		Fork:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fork here")),
 		ForkOnto:  key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "fork onto a dialect")),
 		Abandon:   key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "abandon the event")),
+		Branch:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "abandoned branches")),
 		WhatIf:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what-if edit")),
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
@@ -154,7 +156,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Cancel},
+		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.ForkOnto, k.Abandon, k.Branch, k.WhatIf, k.Cancel},
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
 		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Help, k.Quit},

@@ -316,6 +316,8 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.openOnto()
 	case key.Matches(msg, k.Abandon):
 		m.abandon()
+	case key.Matches(msg, k.Branch):
+		m.toggleBranch()
 	case key.Matches(msg, k.WhatIf):
 		return m, m.whatIf()
 	case key.Matches(msg, k.Pause):

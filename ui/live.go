@@ -20,6 +20,9 @@ type liveState struct {
 	steps []stepRecord
 	// cursor is the selected step, or -1 to follow the latest one.
 	cursor int
+	// pinned: every step shown is the past, the latest one too (an
+	// abandoned branch on screen, B).
+	pinned bool
 
 	totals
 
@@ -81,7 +84,7 @@ func (l *liveState) selected() *stepRecord {
 
 // travelling reports whether the panes show an earlier step than the latest.
 func (l *liveState) travelling() bool {
-	return l.cursor >= 0 && l.cursor < len(l.steps)-1
+	return l.cursor >= 0 && (l.cursor < len(l.steps)-1 || l.pinned)
 }
 
 // move shifts the time-travel cursor by delta steps; reaching the latest
@@ -91,7 +94,7 @@ func (l *liveState) move(delta int) {
 		return
 	}
 	i := min(max(l.selectedIndex()+delta, 0), len(l.steps)-1)
-	if i == len(l.steps)-1 {
+	if i == len(l.steps)-1 && !l.pinned {
 		l.cursor = -1
 		return
 	}

@@ -98,6 +98,8 @@ func (r *runView) diagramView(lk look, in rect, focused bool) ([]string, string)
 	}
 	info := fmt.Sprintf("iteration %d/%d", iteration, r.maxIter)
 	switch {
+	case r.viewing != nil:
+		info = fmt.Sprintf("◀ abandoned branch, step %d of %d — B or a step key returns · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
 	case r.live.travelling():
 		info = fmt.Sprintf("◀ viewing step %d of %d — ] returns, f forks from here · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
 	case r.confirm != nil:
@@ -429,7 +431,10 @@ func (r *runView) statusView(lk look, w int) string {
 	}
 	// In order of importance; the later ones are dropped first.
 	parts := []string{}
-	if r.live.travelling() {
+	switch {
+	case r.viewing != nil:
+		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ abandoned branch · step %d/%d · B ", r.live.selectedIndex()+1, len(r.live.steps))))
+	case r.live.travelling():
 		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · f forks ", r.live.selectedIndex()+1, len(r.live.steps))))
 	}
 	parts = append(parts,

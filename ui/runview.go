@@ -65,6 +65,10 @@ type runView struct {
 	onto OntoFunc
 	load func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
 	keep int                                                    // model calls whose payloads stay in memory
+	// branches are the steps forks and A left behind; viewing is the one B
+	// shows in place of the run's own line, or nil.
+	branches []branch
+	viewing  *branchView
 	// baseEntries are the History entries from before the first step (the
 	// welcome, a resumed past): what abandoning the first event leaves.
 	baseEntries int
