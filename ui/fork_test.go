@@ -323,7 +323,7 @@ func TestAbandonedBranchStaysViewable(t *testing.T) {
 	v := h.plainView()
 	contains(t, v, "abandoned branch")
 	contains(t, v, "hello.py prints a greeting") // the answer the branch reached
-	h.press("f") // not from a branch
+	h.press("f")                                 // not from a branch
 	if len(r.live.steps) != n || r.viewing == nil {
 		t.Fatal("f acted on the branch")
 	}
