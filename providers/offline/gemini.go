@@ -271,7 +271,7 @@ type geminiAnswer struct {
 // carry no id (as Gemini 2.5 sends them); the first call part carries the
 // thoughtSignature, as the thought-signatures doc describes for parallel calls.
 func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
-	sum := sha256.Sum256(append([]byte("glassbox offline responseId\x00"), m.body...))
+	sum := digest("glassbox offline responseId", m.body)
 	a := geminiAnswer{finishReason: "STOP", responseID: base64.RawURLEncoding.EncodeToString(sum[:17])}
 	a.usage.PromptTokenCount = tokens(len(m.body))
 	if thoughts && r.thought != "" {
@@ -309,10 +309,24 @@ func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
 // thoughtSignature is an opaque, deterministic signature for a function
 // call: the same conversation always gets the same bytes.
 func thoughtSignature(body []byte) string {
-	h := sha256.New() // the same sum as over the two joined, without copying a long body
-	h.Write([]byte("glassbox offline thoughtSignature\x00"))
-	h.Write(body)
-	return base64.StdEncoding.EncodeToString(h.Sum([]byte("glassbox-offline:")))
+	sum := digest("glassbox offline thoughtSignature", body)
+	return base64.StdEncoding.EncodeToString(append([]byte("glassbox-offline:"), sum[:]...))
+}
+
+// digestTail is how much of a request the simulation's ids are derived
+// from: its length and its last bytes, which hold the newest turns. Hashing
+// a whole long conversation on every call made long sessions quadratic.
+const digestTail = 16 << 10
+
+// digest is a deterministic sum of body for label: the same conversation
+// always gets the same id.
+func digest(label string, body []byte) [sha256.Size]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00", label, len(body))
+	h.Write(body[max(0, len(body)-digestTail):])
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // whole is the answer as one generateContent response.
