@@ -112,6 +112,11 @@ func newKeyMap() keyMap {
 	}
 }
 
+// scrolling are the keys that scroll a pane.
+func (k keyMap) scrolling() scrollKeys {
+	return scrollKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom}
+}
+
 // inputHelp is the short help while the input line has focus.
 type inputHelp struct{ k keyMap }
 

@@ -60,17 +60,10 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.lessonKey(msg)
 	case m.helpOpen:
 		k := m.helpKeys
-		switch {
-		case key.Matches(msg, k.Close):
+		if key.Matches(msg, k.Close) {
 			m.helpOpen = false
-		case key.Matches(msg, k.Up):
-			m.helpTop.scroll(-1)
-		case key.Matches(msg, k.Down):
-			m.helpTop.scroll(+1)
-		case key.Matches(msg, k.PageUp):
-			m.helpTop.scroll(-10)
-		case key.Matches(msg, k.PageDown):
-			m.helpTop.scroll(+10)
+		} else {
+			m.helpTop.key(msg, scrollKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown}, 10)
 		}
 		m.clampHelp()
 		return m, nil
@@ -470,20 +463,7 @@ func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 				return false, nil
 			}
 		case paneTools:
-			switch {
-			case key.Matches(msg, k.Up):
-				r.calls.scroll(-1)
-			case key.Matches(msg, k.Down):
-				r.calls.scroll(+1)
-			case key.Matches(msg, k.PageUp):
-				r.calls.scroll(-page)
-			case key.Matches(msg, k.PageDown):
-				r.calls.scroll(+page)
-			case key.Matches(msg, k.Top):
-				r.calls.off = 0
-			case key.Matches(msg, k.Bottom):
-				r.calls.toEnd()
-			default:
+			if !r.calls.key(msg, k.scrolling(), page) {
 				return false, nil
 			}
 		case panePayload:
@@ -491,18 +471,7 @@ func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 			case key.Matches(msg, k.Headers):
 				r.payload.headers = !r.payload.headers
 				r.payload.scroll.off = 0
-			case key.Matches(msg, k.Up):
-				r.payload.scroll.scroll(-1)
-			case key.Matches(msg, k.Down):
-				r.payload.scroll.scroll(+1)
-			case key.Matches(msg, k.PageUp):
-				r.payload.scroll.scroll(-page)
-			case key.Matches(msg, k.PageDown):
-				r.payload.scroll.scroll(+page)
-			case key.Matches(msg, k.Top):
-				r.payload.scroll.off = 0
-			case key.Matches(msg, k.Bottom):
-				r.payload.scroll.toEnd()
+			case r.payload.scroll.key(msg, k.scrolling(), page):
 			default:
 				return false, nil
 			}

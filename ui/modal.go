@@ -61,14 +61,7 @@ func (c *confirmModal) update(msg tea.KeyMsg, k confirmKeys) dialogOutcome {
 		return dialogAnswered
 	case key.Matches(msg, k.Hide):
 		return dialogHidden
-	case key.Matches(msg, k.Up):
-		c.scroll.scroll(-1)
-	case key.Matches(msg, k.Down):
-		c.scroll.scroll(+1)
-	case key.Matches(msg, k.PageUp):
-		c.scroll.scroll(-10)
-	case key.Matches(msg, k.PageDown):
-		c.scroll.scroll(+10)
+	case c.scroll.key(msg, scrollKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown}, 10):
 	case key.Matches(msg, k.Look):
 		return dialogPass
 	}

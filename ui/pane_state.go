@@ -3,6 +3,9 @@ package ui
 import (
 	"math"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
 	"github.com/glassbox-dev/glassbox/ui/payload"
@@ -15,6 +18,32 @@ import (
 type scroller struct{ off int }
 
 func (s *scroller) scroll(delta int) { s.off = max(s.off+delta, 0) }
+
+// scrollKeys are the keys that move a scroller: a line, a page, the ends
+// (a binding left empty matches nothing).
+type scrollKeys struct{ Up, Down, PageUp, PageDown, Top, Bottom key.Binding }
+
+// key moves the scroller for msg, a page being page lines; it reports
+// whether msg was one of ks.
+func (s *scroller) key(msg tea.KeyMsg, ks scrollKeys, page int) bool {
+	switch {
+	case key.Matches(msg, ks.Up):
+		s.scroll(-1)
+	case key.Matches(msg, ks.Down):
+		s.scroll(+1)
+	case key.Matches(msg, ks.PageUp):
+		s.scroll(-page)
+	case key.Matches(msg, ks.PageDown):
+		s.scroll(+page)
+	case key.Matches(msg, ks.Top):
+		s.off = 0
+	case key.Matches(msg, ks.Bottom):
+		s.toEnd()
+	default:
+		return false
+	}
+	return true
+}
 
 // toEnd moves to the last page; the next clamp puts it exactly there.
 func (s *scroller) toEnd() { s.off = math.MaxInt32 }
