@@ -19,7 +19,7 @@ import (
 // request alone can be megabytes. The latest call always stays.
 const (
 	keepPayloads = 32
-	keepBytes    = 12 << 20
+	keepBytes    = 4 << 20
 )
 
 // spill drops the exchanges of model calls older than the latest r.keep

@@ -35,10 +35,13 @@ type Renderer struct {
 }
 
 // How many results a Renderer keeps: enough to flip between request and
-// response, headers on and off, without recomputing.
+// response, headers on and off, without recomputing. Late in a long session
+// one request is megabytes, so past keepBytes of source text only the two
+// most recent stay.
 const (
 	keepDocuments = 4
 	keepPages     = 4
+	keepBytes     = 2 << 20
 )
 
 // contentKey identifies what a document shows, whatever the width or theme.
@@ -123,6 +126,7 @@ func (r *Renderer) Lines(th theme.Theme, v View, width int) []string {
 	}
 	lines := wrap(r.document(v, content), width, br)
 	r.pages = remember(r.pages, cachedPage{key, lines}, keepPages)
+	r.pages = trim(r.pages, func(p cachedPage) int { return p.key.content.size() })
 	return lines
 }
 
@@ -136,6 +140,7 @@ func (r *Renderer) document(v View, content contentKey) *document {
 	}
 	doc := build(v)
 	r.documents = remember(r.documents, cachedDocument{content, doc}, keepDocuments)
+	r.documents = trim(r.documents, func(d cachedDocument) int { return d.key.size() })
 	return doc
 }
 
@@ -180,6 +185,24 @@ func remember[T any](list []T, e T, n int) []T {
 	copy(list[1:], list[:len(list)-1])
 	list[0] = e
 	return list
+}
+
+// trim drops the oldest entries past the second once the entries' source
+// text adds up to more than keepBytes.
+func trim[T any](list []T, size func(T) int) []T {
+	total := 0
+	for i, e := range list {
+		if total += size(e); i >= 2 && total > keepBytes {
+			clear(list[i:])
+			return list[:i]
+		}
+	}
+	return list
+}
+
+// size is about how much source text a document shows.
+func (k contentKey) size() int {
+	return k.requestBody.n + k.responseBody.n + k.nChunks*64
 }
 
 // moveToFront makes list[i] the most recent entry.
