@@ -23,7 +23,6 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -273,7 +272,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		headless.SessionSaved(stdout, "glassbox", sessionDir(), runs)
 	}()
-	cfg, err := tuiConfig(c, runs, persons)
+	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
 	if err != nil {
 		return fail(stderr, "glassbox", err)
 	}
@@ -314,49 +313,6 @@ func tuiContext(ctx context.Context) context.Context {
 		cancel(context.Cause(ctx))
 	}()
 	return tui
-}
-
-// tuiConfig is what the glass box shows of the opened runs: each run's
-// engine, person and backend, and for a resumed session its past steps
-// (payloads included) and what resuming found.
-func tuiConfig(c agentrun.Config, runs []*agentrun.Run, persons map[string]*ui.Person) (ui.Config, error) {
-	cfg := ui.Config{Lesson: c.Lesson, NoColor: os.Getenv("NO_COLOR") != "", Sandbox: tools.SandboxStatus()}
-	for _, d := range backend.Dialects() {
-		cfg.Dialects = append(cfg.Dialects, d.Name)
-	}
-	for _, l := range offline.Lessons() {
-		cfg.Lessons = append(cfg.Lessons, ui.Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
-	}
-	for _, r := range runs {
-		rc := ui.RunConfig{
-			Name:          r.Config.Name,
-			Engine:        r.Engine,
-			Person:        persons[r.Config.Name],
-			Banner:        r.Backend.Describe(),
-			Backend:       r.Backend.Kind,
-			BackendReason: r.Backend.Reason,
-			Workspace:     r.WorkspaceLabel(),
-		}
-		var err error
-		if rc.Past, err = r.Past(); err != nil {
-			return ui.Config{}, err
-		}
-		if s := r.Session; s != nil && s.Resumed {
-			rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
-		}
-		if d, ok := backend.Lookup(r.Config.Name); ok {
-			rc.Label = d.Label
-		}
-		if r.Session != nil {
-			rc.Exchanges = r.Exchanges
-		}
-		rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
-			o, err := r.OntoDialect(ctx, dialect)
-			return o.Onto, o.Switched, err
-		}
-		cfg.Runs = append(cfg.Runs, rc)
-	}
-	return cfg, nil
 }
 
 // fail prints err and returns its exit code: 2 for usage mistakes.

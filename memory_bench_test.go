@@ -93,7 +93,7 @@ func drivePeak(b *testing.B, iterations int) uint64 {
 		b.Fatal(err)
 	}
 	defer agentrun.CloseAll(runs)
-	cfg, err := tuiConfig(c, runs, persons)
+	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
 	if err != nil {
 		b.Fatal(err)
 	}

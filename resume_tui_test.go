@@ -39,7 +39,7 @@ func TestResumeInTheGlassBoxBringsBackThePast(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer agentrun.CloseAll(runs)
-	cfg, err := tuiConfig(c, runs, persons)
+	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
 	if err != nil {
 		t.Fatal(err)
 	}

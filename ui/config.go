@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"context"
+	"os"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// ConfigFor is what the glass box shows of the runs glassbox opened
+// (agentrun.OpenAll): each run's engine, person (persons, by run name) and
+// backend, the lessons and dialects on offer, the sandbox's status, and for
+// a resumed session its past steps and what resuming found. lesson is the
+// lesson offered first.
+func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) (Config, error) {
+	cfg := Config{Lesson: lesson, NoColor: os.Getenv("NO_COLOR") != "", Sandbox: tools.SandboxStatus()}
+	for _, d := range backend.Dialects() {
+		cfg.Dialects = append(cfg.Dialects, d.Name)
+	}
+	for _, l := range offline.Lessons() {
+		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+	}
+	for _, r := range runs {
+		rc := RunConfig{
+			Name:          r.Config.Name,
+			Engine:        r.Engine,
+			Person:        persons[r.Config.Name],
+			Banner:        r.Backend.Describe(),
+			Backend:       r.Backend.Kind,
+			BackendReason: r.Backend.Reason,
+			Workspace:     r.WorkspaceLabel(),
+		}
+		var err error
+		if rc.Past, err = r.Past(); err != nil {
+			return Config{}, err
+		}
+		if s := r.Session; s != nil && s.Resumed {
+			rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
+		}
+		if d, ok := backend.Lookup(r.Config.Name); ok {
+			rc.Label = d.Label
+		}
+		if r.Session != nil {
+			rc.Exchanges = r.Exchanges
+		}
+		rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
+			o, err := r.OntoDialect(ctx, dialect)
+			return o.Onto, o.Switched, err
+		}
+		cfg.Runs = append(cfg.Runs, rc)
+	}
+	return cfg, nil
+}
