@@ -94,7 +94,7 @@ var dialects = []Dialect{
 			return true, env.GeminiKeyVar + " is set" + env.geminiDestination()
 		},
 		build: func(ctx context.Context, c connection) (Provider, error) {
-			return gemini.New(ctx, gemini.Config{APIKey: c.key, Model: c.model, BaseURL: c.geminiURL, Transport: c.transport, OnExchange: c.onExchange})
+			return gemini.New(ctx, gemini.Config{APIKey: c.key, Placeholder: c.key == placeholderKey, Model: c.model, BaseURL: c.geminiURL, Transport: c.transport, OnExchange: c.onExchange})
 		},
 	},
 	llamaDialect("llama", ollama.ToolModeJSON, "Llama · JSON-mode prompting"),

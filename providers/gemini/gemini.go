@@ -37,6 +37,10 @@ type Config struct {
 	// OnExchange, when set, receives every completed exchange (redacted),
 	// for example to write a cassette (see providers.CassetteWriter).
 	OnExchange func(providers.Exchange)
+	// Placeholder says APIKey only stands in for a key (the offline
+	// simulation, a replay): it is sent but, being no secret, not searched
+	// for in every payload. The key headers are redacted all the same.
+	Placeholder bool
 	// IncludeThoughts asks the model for thought summaries (thinkingConfig
 	// includeThoughts), which arrive as Message.Thought. Only thinking
 	// models (2.5 and later) accept it.
@@ -86,7 +90,11 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 
 	// Every key the environment holds is masked, not only the one in use,
 	// so none can leak into a recording.
-	capture := providers.NewTransport(cfg.Transport, append([]string{key}, envKeys...)...)
+	secrets := envKeys
+	if !cfg.Placeholder {
+		secrets = append([]string{key}, envKeys...)
+	}
+	capture := providers.NewTransport(cfg.Transport, secrets...)
 	capture.OnExchange = cfg.OnExchange
 
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
