@@ -25,10 +25,10 @@ func (p *instantProvider) Call(ctx context.Context, req providers.Request) (*pro
 	return &providers.Response{Message: history.Message{Role: history.RoleAssistant, Text: "done"}}, nil
 }
 
-// BenchmarkStep measures the engine's own cost per transition (target under
-// 100 µs, DESIGN §10): an instant provider and tool, so only the state
-// machine, the policy and the history are timed.
-func BenchmarkStep(b *testing.B) {
+// benchEngine is an engine with an instant provider and tool and no
+// iteration limit worth the name.
+func benchEngine(b *testing.B) *Engine {
+	b.Helper()
 	read := &fakeTool{name: "read_file", result: tools.Result{Content: "text"}}
 	reg, err := tools.NewRegistry(read)
 	if err != nil {
@@ -38,6 +38,14 @@ func BenchmarkStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return e
+}
+
+// BenchmarkStep measures the engine's own cost per transition (target under
+// 100 µs, DESIGN §10): an instant provider and tool, so only the state
+// machine, the policy and the history are timed.
+func BenchmarkStep(b *testing.B) {
+	e := benchEngine(b)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

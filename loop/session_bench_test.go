@@ -8,21 +8,12 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history/session"
-	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // BenchmarkStepWithSession is BenchmarkStep with the session file written
 // at every transition (no fsync: each line reaches the operating system).
 func BenchmarkStepWithSession(b *testing.B) {
-	read := &fakeTool{name: "read_file", result: tools.Result{Content: "text"}}
-	reg, err := tools.NewRegistry(read)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := New(Config{Provider: &instantProvider{}, Tools: reg, Person: &scriptedPerson{}, Workspace: sandbox{}, MaxIterations: 1 << 30})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := benchEngine(b)
 	path := filepath.Join(b.TempDir(), "s.jsonl")
 	w, err := session.Create(path, session.Header{Started: time.Now(), Runs: []session.RunInfo{{Provider: "instant"}}})
 	if err != nil {
