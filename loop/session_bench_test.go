@@ -1,8 +1,6 @@
 package loop
 
 import (
-	"context"
-	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,16 +19,7 @@ func BenchmarkStepWithSession(b *testing.B) {
 	}
 	defer w.Close()
 	e.SetJournal(NewJournal(w, "", b.TempDir()))
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := e.Step(ctx); errors.Is(err, ErrIdle) {
-			e.Submit(Event{Source: "bench", Type: "user_input", Data: "read a.txt"})
-		} else if err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchSteps(b, e)
 	if err := e.Journal().Err(); err != nil {
 		b.Fatal(err)
 	}
