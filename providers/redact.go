@@ -127,7 +127,9 @@ func (n *notes) add(s string) {
 }
 
 // maskBytes returns b with every literal secret replaced by RedactedMark and
-// whether anything was replaced. b itself is never modified.
+// whether anything was replaced. b itself is never modified; when nothing
+// is replaced the result is b itself (a long conversation's request body is
+// not copied once more), so a caller that changes b afterwards must clone.
 func (r *redactor) maskBytes(b []byte) ([]byte, bool) {
 	out, _, masked := r.scan(b, false)
 	return out, masked
@@ -145,14 +147,15 @@ func (r *redactor) maskString(s string) (string, bool) {
 // caller keeps those bytes back until the next read. Without holdTail, cut
 // is len(b).
 func (r *redactor) scan(b []byte, holdTail bool) (out []byte, cut int, masked bool) {
-	if len(r.secrets) == 0 {
-		return bytes.Clone(b), len(b), false
-	}
-	if !r.containsSecret(b) {
+	if len(r.secrets) == 0 || !r.containsSecret(b) {
 		// The common case, and a fast one: only the last few bytes can
-		// matter, if they might be the start of a secret.
+		// matter, if they might be the start of a secret. A stream's
+		// pending bytes are reused, so what it is given is a copy.
+		if !holdTail {
+			return b, len(b), false
+		}
 		cut = len(b)
-		if holdTail {
+		if len(r.secrets) > 0 {
 			cut = r.tailStart(b)
 		}
 		return bytes.Clone(b[:cut]), cut, false

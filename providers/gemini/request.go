@@ -114,7 +114,7 @@ func buildContents(msgs []history.Message, cache *replyCache) ([]*genai.Content,
 				results = &genai.Content{Role: genai.RoleUser}
 				contents = append(contents, results)
 			}
-			results.Parts = append(results.Parts, &genai.Part{FunctionResponse: functionResponse(*msg.Result)})
+			results.Parts = append(results.Parts, cache.resultPart(msg.Result))
 		default:
 			return nil, providers.Errorf(providers.KindBadRequest, 0, nil,
 				"history message %d has role %q, which Gemini has no place for", i+1, msg.Role)
@@ -127,7 +127,7 @@ func buildContents(msgs []history.Message, cache *replyCache) ([]*genai.Content,
 // when there is nothing to send (Gemini rejects a Content without parts).
 func modelContent(i int, msg history.Message, cache *replyCache) (*genai.Content, error) {
 	if msg.Native != nil && msg.Native.Provider == Name {
-		if content, ok := cache.get(msg.Native.Data); ok {
+		if content, ok := cache.get(msg.Native); ok {
 			return content, nil
 		}
 		var content genai.Content
@@ -142,7 +142,7 @@ func modelContent(i int, msg history.Message, cache *replyCache) (*genai.Content
 		if len(content.Parts) > 0 {
 			out = &content
 		}
-		cache.put(msg.Native.Data, out)
+		cache.put(msg.Native, out)
 		return out, nil
 	}
 
@@ -179,34 +179,57 @@ func functionResponse(r history.ToolResult) *genai.FunctionResponse {
 }
 
 // replyCache maps a reply's native JSON to its decoded Content (nil: a
-// reply with no parts). The Contents are shared between calls and never
-// changed: the SDK only reads them. The zero value is ready.
+// reply with no parts), and a tool result to its functionResponse Part.
+// Both are keyed by identity: history never changes a message's Native or
+// Result in place, it replaces them, and looking a pointer up costs the
+// same at the end of a long session as at its start.
+// The Contents and Parts are shared between calls and never changed: the
+// SDK only reads them. The zero value is ready.
 type replyCache struct {
-	mu sync.Mutex
-	m  map[string]*genai.Content
+	mu      sync.Mutex
+	m       map[*history.Native]*genai.Content
+	results map[*history.ToolResult]*genai.Part
+}
+
+// resultPart returns the functionResponse Part for r, built once.
+func (c *replyCache) resultPart(r *history.ToolResult) *genai.Part {
+	if c == nil {
+		return &genai.Part{FunctionResponse: functionResponse(*r)}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if part, ok := c.results[r]; ok {
+		return part
+	}
+	if c.results == nil || len(c.results) >= replyCacheLimit {
+		c.results = map[*history.ToolResult]*genai.Part{}
+	}
+	part := &genai.Part{FunctionResponse: functionResponse(*r)}
+	c.results[r] = part
+	return part
 }
 
 // replyCacheLimit bounds the memory: past it, the cache starts over.
 const replyCacheLimit = 50000
 
-func (c *replyCache) get(data []byte) (*genai.Content, bool) {
+func (c *replyCache) get(n *history.Native) (*genai.Content, bool) {
 	if c == nil {
 		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	content, ok := c.m[string(data)]
+	content, ok := c.m[n]
 	return content, ok
 }
 
-func (c *replyCache) put(data []byte, content *genai.Content) {
+func (c *replyCache) put(n *history.Native, content *genai.Content) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= replyCacheLimit {
-		c.m = map[string]*genai.Content{}
+		c.m = map[*history.Native]*genai.Content{}
 	}
-	c.m[string(data)] = content
+	c.m[n] = content
 }

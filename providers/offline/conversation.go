@@ -158,39 +158,63 @@ type conversation struct {
 // reads like feedback (see looksLikeFeedback). Everything else a user says
 // starts a new turn.
 func newConversation(d dialect, items []item) conversation {
-	c := conversation{dialect: d}
-	var pending []*toolCall
-	var prev item
-	havePrev := false
+	f := folder{conv: conversation{dialect: d}}
 	for _, it := range items {
-		switch it.kind {
-		case itemUser, itemFeedback:
-			if havePrev && isFeedback(prev, it.text) {
-				it.kind = itemFeedback
-				c.steps = append(c.steps, it)
-			} else {
-				it.kind = itemUser
-				c.request = strings.TrimSpace(it.text)
-				c.steps = nil
-				pending = nil
-			}
-		case itemAssistant:
-			c.steps = append(c.steps, it)
-			last := &c.steps[len(c.steps)-1]
-			pending = pending[:0]
-			for j := range last.calls {
-				pending = append(pending, &last.calls[j])
-			}
-		case itemResult:
-			if k := matchCall(pending, it.result); k >= 0 {
-				it.result.Call = pending[k]
-				pending = slices.Delete(pending, k, k+1)
-			}
-			c.steps = append(c.steps, it)
-		}
-		prev, havePrev = it, true
+		f.add(it)
 	}
-	return c
+	return f.conv
+}
+
+// folder builds a conversation one item at a time, so a long session's
+// conversation can be continued from where the last request left it
+// instead of read again from its start (see geminiContents).
+type folder struct {
+	conv     conversation
+	pending  []*toolCall // the latest turn's calls not yet answered
+	prev     item
+	havePrev bool
+}
+
+// add folds the next item into the conversation.
+func (f *folder) add(it item) {
+	c := &f.conv
+	switch it.kind {
+	case itemUser, itemFeedback:
+		if f.havePrev && isFeedback(f.prev, it.text) {
+			it.kind = itemFeedback
+			c.steps = append(c.steps, it)
+		} else {
+			it.kind = itemUser
+			c.request = strings.TrimSpace(it.text)
+			c.steps = nil
+			f.pending = nil
+		}
+	case itemAssistant:
+		c.steps = append(c.steps, it)
+		last := &c.steps[len(c.steps)-1]
+		f.pending = f.pending[:0]
+		for j := range last.calls {
+			f.pending = append(f.pending, &last.calls[j])
+		}
+	case itemResult:
+		if k := matchCall(f.pending, it.result); k >= 0 {
+			it.result.Call = f.pending[k]
+			f.pending = slices.Delete(f.pending, k, k+1)
+		}
+		c.steps = append(c.steps, it)
+	}
+	f.prev, f.havePrev = it, true
+}
+
+// fork returns a folder that continues from f's state without changing
+// what f (or a conversation handed out from it) holds: the steps are
+// shared up to their length and copied on the first add. The items'
+// calls are shared; nothing changes them once read.
+func (f *folder) fork() folder {
+	g := *f
+	g.conv.steps = slices.Clip(f.conv.steps)
+	g.pending = slices.Clone(f.pending)
+	return g
 }
 
 // matchCall returns the index of the pending call r answers: by call id when

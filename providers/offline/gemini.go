@@ -90,11 +90,14 @@ type geminiRequestList struct {
 // parseGemini decodes a generateContent body into a model call.
 func parseGemini(body []byte, cache *geminiContents) (modelCall, bool, error) {
 	var req geminiRequest
-	var items []item
+	fold := folder{conv: conversation{dialect: dialectGemini}}
 	count := 0
 	if list, known, n, ok := cache.read(body); ok {
 		req = geminiRequest{Tools: list.Tools, GenerationConfig: list.GenerationConfig, GenerationConfigSnake: list.GenerationConfigSnake}
-		items, count = known, n+len(list.Contents)
+		if n > 0 {
+			fold = known
+		}
+		count = n + len(list.Contents)
 		for i, raw := range list.Contents {
 			var c geminiInContent
 			if err := json.Unmarshal(raw, &c); err != nil {
@@ -104,9 +107,11 @@ func parseGemini(body []byte, cache *geminiContents) (modelCall, bool, error) {
 			if err != nil {
 				return modelCall{}, false, err
 			}
-			items = append(items, its...)
+			for _, it := range its {
+				fold.add(it)
+			}
 		}
-		cache.remember(body, list, count, items)
+		cache.remember(body, list, count, fold)
 	} else {
 		// Not the SDK's shape (contents as one object, white space, not
 		// JSON at all): the general path says exactly what is wrong.
@@ -123,7 +128,9 @@ func parseGemini(body []byte, cache *geminiContents) (modelCall, bool, error) {
 			if err != nil {
 				return modelCall{}, false, err
 			}
-			items = append(items, its...)
+			for _, it := range its {
+				fold.add(it)
+			}
 		}
 	}
 	if count == 0 {
@@ -135,8 +142,8 @@ func parseGemini(body []byte, cache *geminiContents) (modelCall, bool, error) {
 	}
 	thoughts := gc != nil && gc.ThinkingConfig != nil && gc.ThinkingConfig.IncludeThoughts
 	return modelCall{
-		conv:  newConversation(dialectGemini, items),
-		tools: geminiDeclaresFunctions(req.Tools),
+		conv:  fold.conv,
+		tools: cache.declaresFunctions(req.Tools),
 		body:  body,
 	}, thoughts, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 )
 
@@ -15,10 +14,29 @@ import (
 // read: those bytes were checked when they first came. The zero value is
 // ready; it is safe for concurrent use.
 type geminiContents struct {
-	mu    sync.Mutex
-	body  []byte // the last request, up to the end of its last content
-	items []item // what its contents were read into
-	n     int    // how many contents it had
+	mu   sync.Mutex
+	body []byte // the last request, up to the end of its last content
+	fold folder // what its contents were read into
+	n    int    // how many contents it had
+
+	tools    []byte // the last request's tools, as sent
+	declares bool   // whether they declare a function
+}
+
+// declaresFunctions is geminiDeclaresFunctions, read once for the tools a
+// session sends again with every request.
+func (g *geminiContents) declaresFunctions(raw json.RawMessage) bool {
+	g.mu.Lock()
+	if g.tools != nil && bytes.Equal(g.tools, raw) {
+		defer g.mu.Unlock()
+		return g.declares
+	}
+	g.mu.Unlock()
+	declares := geminiDeclaresFunctions(raw)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.tools, g.declares = append([]byte{}, raw...), declares
+	return declares
 }
 
 // geminiContentsHead is how the SDK's requests begin (its JSON keys come
@@ -26,15 +44,15 @@ type geminiContents struct {
 const geminiContentsHead = `{"contents":[`
 
 // read decodes body in the SDK's shape. When body continues the last
-// request, list holds only the new contents and known the items of the n
+// request, list holds only the new contents and known the conversation of the n
 // contents before them. ok is false when body is not in that shape; the
 // caller then reads it the general way.
-func (g *geminiContents) read(body []byte) (list geminiRequestList, known []item, n int, ok bool) {
+func (g *geminiContents) read(body []byte) (list geminiRequestList, known folder, n int, ok bool) {
 	if !bytes.HasPrefix(body, []byte(geminiContentsHead)) {
-		return list, nil, 0, false
+		return list, folder{}, 0, false
 	}
 	g.mu.Lock()
-	prev, prevItems, prevN := g.body, g.items, g.n
+	prev, prevFold, prevN := g.body, g.fold.fork(), g.n
 	g.mu.Unlock()
 	if len(prev) > 0 && len(body) > len(prev) && bytes.HasPrefix(body, prev) && (body[len(prev)] == ',' || body[len(prev)] == ']') {
 		rest := body[len(prev):]
@@ -43,14 +61,14 @@ func (g *geminiContents) read(body []byte) (list geminiRequestList, known []item
 		}
 		tail := append([]byte(geminiContentsHead), rest...)
 		if json.Unmarshal(tail, &list) == nil && contentsEnd(tail, list) >= 0 {
-			return list, cloneItems(prevItems), prevN, true
+			return list, prevFold, prevN, true
 		}
 		list = geminiRequestList{}
 	}
 	if err := json.Unmarshal(body, &list); err != nil || contentsEnd(body, list) < 0 {
-		return geminiRequestList{}, nil, 0, false
+		return geminiRequestList{}, folder{}, 0, false
 	}
-	return list, nil, 0, true
+	return list, folder{}, 0, true
 }
 
 // contentsEnd is the offset in body just after the last content, or -1
@@ -70,8 +88,8 @@ func contentsEnd(body []byte, list geminiRequestList) int {
 	return end
 }
 
-// remember keeps body up to the end of its contents, and their items.
-func (g *geminiContents) remember(body []byte, list geminiRequestList, n int, items []item) {
+// remember keeps body up to the end of its contents, and their conversation.
+func (g *geminiContents) remember(body []byte, list geminiRequestList, n int, fold folder) {
 	// list holds only the new contents when body continued the last
 	// request: the end is found from where those start.
 	g.mu.Lock()
@@ -96,22 +114,12 @@ func (g *geminiContents) remember(body []byte, list geminiRequestList, n int, it
 		end = len(g.body)
 	}
 	if end <= 0 || end >= len(body) || body[end] != ']' {
-		g.body, g.items, g.n = nil, nil, 0
+		g.body, g.fold, g.n = nil, folder{}, 0
 		return
 	}
-	// Nothing changes a request's body or items once read: keep them as
-	// they are (read hands out copies of the items).
-	g.body, g.items, g.n = body[:end:end], items, n
-}
-
-// cloneItems copies items and their calls: a conversation links results to
-// the calls it read.
-func cloneItems(items []item) []item {
-	out := slices.Clone(items)
-	for k := range out {
-		out[k].calls = slices.Clone(out[k].calls)
-	}
-	return out
+	// Nothing changes a request's body once read, and read hands out a
+	// fork of the fold: keep both as they are.
+	g.body, g.fold, g.n = body[:end:end], fold, n
 }
 
 // contentItems reads one content into items.

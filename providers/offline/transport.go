@@ -1,15 +1,12 @@
 package offline
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // NewTransport returns an http.RoundTripper that answers every request from
@@ -39,24 +36,21 @@ var _ http.RoundTripper = (*Transport)(nil)
 // context ends first, it returns the context's error.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	var body []byte
-	if req.Body != nil {
-		b, err := providers.ReadBody(req.Body, req.ContentLength)
-		req.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("offline transport: reading the request body: %w", err)
-		}
-		body = b
-	}
+	// The handler reads the body itself, as a server reads it from the
+	// connection: a long conversation's request is not copied once more
+	// here. The body is closed when the handler is done, which a
+	// RoundTripper may do after returning.
 	in := req.Clone(ctx)
-	in.Body = io.NopCloser(bytes.NewReader(body))
-	in.ContentLength = int64(len(body))
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
 	in.RequestURI = req.URL.RequestURI()
 	in.RemoteAddr = "offline"
 
 	pr, pw := io.Pipe()
 	w := &pipeResponseWriter{header: http.Header{}, pw: pw, committed: make(chan struct{})}
 	go func() {
+		defer in.Body.Close()
 		defer func() {
 			if p := recover(); p != nil {
 				// As net/http's server does, a handler panic costs one
