@@ -43,6 +43,10 @@ func TestResumeInTheGlassBoxBringsBackThePast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The session lives outside the sessions folder: quitting names it by path.
+	if want := "glassbox --resume " + path; cfg.Resume != want {
+		t.Errorf("the quit question would say %q, want %q", cfg.Resume, want)
+	}
 	steps := len(cfg.Runs[0].Past)
 	if steps < 10 {
 		t.Fatalf("%d past steps", steps)

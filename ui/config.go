@@ -53,5 +53,9 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 		}
 		cfg.Runs = append(cfg.Runs, rc)
 	}
+	if len(runs) > 0 && runs[0].Session != nil {
+		dir, _ := agentrun.SessionDir(os.Getenv)
+		cfg.Resume = runs[0].Session.ResumeCommand("glassbox", dir)
+	}
 	return cfg, nil
 }

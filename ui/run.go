@@ -57,6 +57,10 @@ type Config struct {
 	Sandbox string
 	// Dialects are the dialects a run can fork onto (F), in menu order.
 	Dialects []string
+	// Resume is the command that reopens this session after quitting
+	// (e.g. "glassbox --resume 20261124-150405-3fa9"); "" when the runs
+	// keep no session, and quitting loses the steps on screen.
+	Resume string
 	// Runs, when it holds two runs, is compare mode: one input feeds both,
 	// the keys step both, the screen sets them side by side. Engine, Person,
 	// Banner, Backend, BackendReason and Workspace are then ignored.

@@ -199,7 +199,11 @@ func (m Model) helpLineView(w int) string {
 		return ""
 	}
 	notice := ""
-	if text := m.noticeText(); text != "" {
+	text := m.noticeText()
+	if m.quitAsked {
+		text = m.quitText(w)
+	}
+	if text != "" {
 		notice = m.th.Warning.Render(ansi.Truncate(text, w, "…")) + "  "
 	}
 	return notice + m.shortHelpView(w-ansi.StringWidth(notice))
@@ -216,11 +220,27 @@ func (m Model) tempNote() string {
 	return ""
 }
 
+// quitText asks before quitting and says what quitting keeps: with a
+// session, the command that reopens it when it fits in w columns beside
+// the keys (w 0: no limit); it is printed on exit in any case.
+func (m Model) quitText(w int) string {
+	if m.cfg.Resume == "" {
+		return "quit glassbox? the steps on screen are lost" + m.tempNote()
+	}
+	full := "quit glassbox? the session is kept: " + m.cfg.Resume
+	keys := m.help
+	keys.Width = 0 // all of them
+	if w == 0 || ansi.StringWidth(full)+2+ansi.StringWidth(keys.View(m.quitKeys)) <= w {
+		return full
+	}
+	return "quit glassbox? the session is kept"
+}
+
 // noticeText is the latest notice: the parent's own, else what happened to
 // the runs (each named in compare mode).
 func (m Model) noticeText() string {
 	if m.quitAsked {
-		return "quit glassbox? the steps on screen are lost" + m.tempNote()
+		return m.quitText(0)
 	}
 	if r := m.hiddenDialogRun(); r != nil && m.notice == "" {
 		what := "approval"

@@ -73,7 +73,7 @@ func TestQuitAsksWhenThereIsHistory(t *testing.T) {
 		t.Fatal("q quit a run with history without asking")
 	}
 	v := h.plainView()
-	contains(t, v, "quit glassbox?")
+	contains(t, v, "quit glassbox? the steps on screen are lost")
 	contains(t, v, "y/q quit")
 	h.press("n")
 	if h.quit || h.m.quitAsked {
@@ -90,6 +90,33 @@ func TestQuitAsksWhenThereIsHistory(t *testing.T) {
 	h.press("q", "q")
 	if !h.quit {
 		t.Fatal("q twice should quit")
+	}
+}
+
+// With a session on disk, the quit question says that nothing is lost and
+// how to come back: the command when it fits beside the keys, else where
+// it will be.
+func TestQuitWithASessionSaysHowToResume(t *testing.T) {
+	for _, c := range []struct {
+		resume string
+		width  int
+		want   string
+	}{
+		{"glassbox --resume 20261124-150405-3fa9", 120, "quit glassbox? the session is kept: glassbox --resume 20261124-150405-3fa9  y/q quit • n/esc stay (any other key too)"},
+		{"glassbox --resume 20261124-150405-3fa9", 100, "quit glassbox? the session is kept  y/q quit • n/esc stay (any other key too)"},
+		{"glassbox --resume '/home/ada/workshop sessions/day 2 — the tour lesson.jsonl'", 120, "quit glassbox? the session is kept  y/q"},
+	} {
+		w := newWorld(t, tourScript()...)
+		cfg := w.config()
+		cfg.Resume = c.resume
+		h := newHarness(t, cfg, c.width, 34)
+		h.press("enter", "space", "q")
+		v := h.plainView()
+		contains(t, v, c.want)
+		contains(t, v, "y/q quit")
+		if strings.Contains(v, "are lost") {
+			t.Errorf("%d columns: the quit question says the steps are lost although the session is kept:\n%s", c.width, v)
+		}
 	}
 }
 

@@ -37,13 +37,21 @@ type Session struct {
 // ID is the session's id: the file's name without .jsonl.
 func (s *Session) ID() string { return strings.TrimSuffix(filepath.Base(s.Path), ".jsonl") }
 
-// ResumeArg is what --resume should be given to reopen the session: the id
-// when the file is in the sessions folder, else the path.
-func (s *Session) ResumeArg(dir string) string {
+// ResumeCommand is the command line that reopens the session, ready to
+// paste into a shell: "glassbox --resume 20261124-150405-3fa9" when the
+// file is in the sessions folder dir, else with its path (single-quoted
+// when it holds characters a shell would read).
+func (s *Session) ResumeCommand(cmd, dir string) string {
+	arg := s.Path
 	if filepath.Dir(s.Path) == dir {
-		return s.ID()
+		arg = s.ID()
 	}
-	return s.Path
+	if strings.ContainsFunc(arg, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
+	}) {
+		arg = "'" + strings.ReplaceAll(arg, "'", `'\''`) + "'"
+	}
+	return cmd + " --resume " + arg
 }
 
 // Err is the first error met saving the session, if any.

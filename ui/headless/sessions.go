@@ -62,5 +62,5 @@ func SessionSaved(w io.Writer, cmd, dir string, runs []*agentrun.Run) {
 	if err := s.Err(); err != nil {
 		fmt.Fprintf(w, "%s: %v (the session file is incomplete)\n", cmd, err)
 	}
-	fmt.Fprintf(w, "session saved: %s\nresume it with: %s --resume %s\n", s.Path, cmd, s.ResumeArg(dir))
+	fmt.Fprintf(w, "session saved: %s\nresume it with: %s\n", s.Path, s.ResumeCommand(cmd, dir))
 }
