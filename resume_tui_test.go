@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -51,18 +52,13 @@ func TestResumeInTheGlassBoxBringsBackThePast(t *testing.T) {
 	if steps < 10 {
 		t.Fatalf("%d past steps", steps)
 	}
-	var m tea.Model = ui.New(cfg)
-	// update feeds msg to the model and runs what it asks for (reading a
-	// payload back from the session) until nothing is left.
-	var update func(msg tea.Msg)
-	update = func(msg tea.Msg) {
-		var cmd tea.Cmd
-		m, cmd = m.Update(msg)
-		run(cmd, update)
-	}
-	run(m.Init(), update)
+	// Every message's commands run (reading a payload back from the
+	// session) until nothing is left.
+	p := &program{m: ui.New(cfg)}
+	p.send(messages(p.m.Init())...)
+	update := func(msg tea.Msg) { p.send(msg) }
 	update(tea.WindowSizeMsg{Width: 160, Height: 48})
-	view := func() string { return ansi.Strip(m.View()) }
+	view := func() string { return ansi.Strip(p.m.View()) }
 	v := view()
 	for _, want := range []string{"resumed: the", "Give me a tour", "answer delivered"} {
 		if !strings.Contains(v, want) {
@@ -83,19 +79,53 @@ func TestResumeInTheGlassBoxBringsBackThePast(t *testing.T) {
 	}
 }
 
-// run runs cmd (and every command of a batch) and hands each message to
-// update.
-func run(cmd tea.Cmd, update func(tea.Msg)) {
+// program is a Bubble Tea model driven the way the real program drives
+// it, without a terminal: one message at a time, each command run and its
+// message queued, and (with view) the screen drawn after every update. It
+// is a loop, not a recursion, so a session of 20,000 steps does not grow
+// a goroutine stack of 20,000 frames the real program never has. Spinner
+// frames are left out.
+type program struct {
+	m     tea.Model
+	view  bool
+	queue []tea.Msg
+}
+
+// send delivers msgs and everything their commands lead to.
+func (p *program) send(msgs ...tea.Msg) {
+	p.queue = append(p.queue, msgs...)
+	for len(p.queue) > 0 {
+		msg := p.queue[0]
+		p.queue = p.queue[1:]
+		if _, ok := msg.(spinner.TickMsg); ok {
+			// The real program runs the spinner's timer beside everything
+			// else; here it would wait 80 ms in line before each step.
+			continue
+		}
+		var cmd tea.Cmd
+		p.m, cmd = p.m.Update(msg)
+		if p.view {
+			_ = p.m.View()
+		}
+		p.queue = append(p.queue, messages(cmd)...)
+	}
+}
+
+// messages runs cmd (and every command of a batch) and returns what they said.
+func messages(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
-		return
+		return nil
 	}
 	switch msg := cmd().(type) {
 	case nil:
+		return nil
 	case tea.BatchMsg:
+		var out []tea.Msg
 		for _, c := range msg {
-			run(c, update)
+			out = append(out, messages(c)...)
 		}
+		return out
 	default:
-		update(msg)
+		return []tea.Msg{msg}
 	}
 }

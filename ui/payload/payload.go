@@ -36,8 +36,8 @@ type Renderer struct {
 
 // How many results a Renderer keeps: enough to flip between request and
 // response, headers on and off, without recomputing. Late in a long session
-// one request is megabytes, so past keepBytes of source text only the two
-// most recent stay.
+// one request is megabytes and its rendering ten times that, so only one
+// result over keepBytes of source text is kept (see trim).
 const (
 	keepDocuments = 4
 	keepPages     = 4
@@ -124,9 +124,12 @@ func (r *Renderer) Lines(th theme.Theme, v View, width int) []string {
 			return p.lines
 		}
 	}
+	if content.size() > keepBytes {
+		r.pages = dropLarge(r.pages, pageSize)
+	}
 	lines := wrap(r.document(v, content), width, br)
 	r.pages = remember(r.pages, cachedPage{key, lines}, keepPages)
-	r.pages = trim(r.pages, func(p cachedPage) int { return p.key.content.size() })
+	r.pages = trim(r.pages, pageSize)
 	return lines
 }
 
@@ -138,11 +141,17 @@ func (r *Renderer) document(v View, content contentKey) *document {
 			return d.doc
 		}
 	}
+	if content.size() > keepBytes {
+		r.documents = dropLarge(r.documents, documentSize)
+	}
 	doc := build(v)
 	r.documents = remember(r.documents, cachedDocument{content, doc}, keepDocuments)
-	r.documents = trim(r.documents, func(d cachedDocument) int { return d.key.size() })
+	r.documents = trim(r.documents, documentSize)
 	return doc
 }
+
+func documentSize(d cachedDocument) int { return d.key.size() }
+func pageSize(p cachedPage) int         { return p.key.content.size() }
 
 // keyOf builds the content key of v.
 func keyOf(v View) contentKey {
@@ -187,22 +196,51 @@ func remember[T any](list []T, e T, n int) []T {
 	return list
 }
 
-// trim drops the oldest entries past the second once the entries' source
-// text adds up to more than keepBytes.
+// trim bounds what the cache holds: at most one large entry (over
+// keepBytes of source text: late in a long session, one request), and
+// small ones while they add up to keepBytes. The most recent entry always
+// stays.
 func trim[T any](list []T, size func(T) int) []T {
-	total := 0
+	out := list[:0]
+	large, total := false, 0
 	for i, e := range list {
-		if total += size(e); i >= 2 && total > keepBytes {
-			clear(list[i:])
-			return list[:i]
+		n := size(e)
+		keep := i == 0
+		if n > keepBytes {
+			keep = keep || !large
+			large = true
+		} else {
+			total += n
+			keep = keep || total <= keepBytes
+		}
+		if keep {
+			out = append(out, e)
 		}
 	}
-	return list
+	clear(list[len(out):])
+	return out
 }
 
-// size is about how much source text a document shows.
+// dropLarge empties the cache's large entries before a new large result is
+// built, so two never live at once.
+func dropLarge[T any](list []T, size func(T) int) []T {
+	out := list[:0]
+	for _, e := range list {
+		if size(e) <= keepBytes {
+			out = append(out, e)
+		}
+	}
+	clear(list[len(out):])
+	return out
+}
+
+// size is about how much source text a document shows: the body on
+// screen (the request's, or the response's with its chunks).
 func (k contentKey) size() int {
-	return k.requestBody.n + k.responseBody.n + k.nChunks*64
+	if k.response {
+		return k.responseBody.n + k.nChunks*64
+	}
+	return k.requestBody.n
 }
 
 // moveToFront makes list[i] the most recent entry.

@@ -335,6 +335,57 @@ func TestLinesLargeBody(t *testing.T) {
 	checkWidth(t, lines[:2000], 80)
 }
 
+// Late in a long session one request is megabytes: the Renderer keeps one
+// large result at a time (never two, not even while building the next),
+// and the small ones beside it, so flipping to the response and back to
+// the same request costs no rebuild of the small side.
+func TestLinesKeepsOneLargeResult(t *testing.T) {
+	big := func(n int) providers.Exchange {
+		body := bytes.Repeat([]byte(`{"a":1},`), n)
+		body = append(append([]byte(`[`), body...), `{}]`...)
+		return providers.Exchange{Method: "POST", URL: geminiURL, RequestBody: body, ResponseBody: []byte(`{"ok":true}`)}
+	}
+	r := NewRenderer()
+	th := theme.New(true)
+	first := View{Exchanges: []providers.Exchange{big(keepBytes / 6)}}
+	second := View{Exchanges: []providers.Exchange{big(keepBytes/6 + 1)}}
+	large := func() (docs, pages int) {
+		for _, d := range r.documents {
+			if d.key.size() > keepBytes {
+				docs++
+			}
+		}
+		for _, p := range r.pages {
+			if p.key.content.size() > keepBytes {
+				pages++
+			}
+		}
+		return docs, pages
+	}
+
+	r.Lines(th, first, 80)
+	resp := first
+	resp.Response = true
+	small := r.Lines(th, resp, 80)
+	if d, p := large(); d != 1 || p != 1 {
+		t.Fatalf("after a large request and its response: %d large documents, %d large pages; want 1 and 1", d, p)
+	}
+	if got := r.Lines(th, resp, 80); &got[0] != &small[0] {
+		t.Error("the small response was not kept beside the large request")
+	}
+	r.Lines(th, second, 80)
+	if d, p := large(); d != 1 || p != 1 {
+		t.Fatalf("after a second large request: %d large documents, %d large pages; want 1 and 1", d, p)
+	}
+	if r.documents[0].key.requestBody != identify(second.Exchanges[0].RequestBody) {
+		t.Error("the large document kept is not the latest")
+	}
+	r.Lines(th, second, 60) // a resize: a new page of the same document
+	if d, p := large(); d != 1 || p != 1 {
+		t.Fatalf("after a resize: %d large documents, %d large pages; want 1 and 1", d, p)
+	}
+}
+
 func BenchmarkLinesCold(b *testing.B) {
 	v := View{Exchanges: []providers.Exchange{{Method: "POST", URL: geminiURL, RequestBody: bigJSON(b)}}}
 	th := theme.New(false)
