@@ -1,7 +1,9 @@
 package payload
 
 import (
+	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/glassbox-dev/glassbox/loop"
@@ -69,18 +71,29 @@ func (k ink) style(th theme.Theme) lipgloss.Style {
 }
 
 // span is a piece of text in one ink. The text is already safe to print:
-// no control characters, valid UTF-8.
+// no control characters, valid UTF-8. It is held as a pointer and a length
+// (16 bytes, not a string header and an ink's 24): a late request in a long
+// session is megabytes of JSON, hundreds of thousands of spans, nearly all
+// of them pieces of the body itself.
 type span struct {
-	ink  ink
-	text string
+	p   *byte
+	n   uint32
+	ink ink
 }
 
+func newSpan(k ink, text string) span {
+	return span{p: unsafe.StringData(text), n: uint32(len(text)), ink: k}
+}
+
+// text is the span's text.
+func (sp span) text() string { return unsafe.String(sp.p, int(sp.n)) }
+
 // line is one logical line: its indentation, the indentation of its
-// continuation lines when it wraps, and where its spans are in the
-// document's span list.
+// continuation lines when it wraps, and where its spans start in the
+// document's span list (they end where the next line's start).
 type line struct {
-	indent, hang int
-	first, end   int // its spans are document.spans[first:end]
+	first        uint32
+	indent, hang uint16
 }
 
 // document is the whole pane before wrapping. All lines share one list of
@@ -91,19 +104,30 @@ type document struct {
 	spans []span
 }
 
-// spansOf returns the spans of line l.
-func (d *document) spansOf(l line) []span { return d.spans[l.first:l.end] }
+// spansOf returns the spans of line i.
+func (d *document) spansOf(i int) []span {
+	end := len(d.spans)
+	if i+1 < len(d.lines) {
+		end = int(d.lines[i+1].first)
+	}
+	return d.spans[d.lines[i].first:end]
+}
 
 // newLine starts a line indented by indent cells whose continuations hang
-// at hang cells.
+// at hang cells (at most 65,535: no pane is that wide).
 func (d *document) newLine(indent, hang int) {
-	d.lines = append(d.lines, line{indent: indent, hang: hang, first: len(d.spans), end: len(d.spans)})
+	d.lines = append(d.lines, line{first: uint32(len(d.spans)), indent: cells(indent), hang: cells(hang)})
 }
+
+func cells(n int) uint16 { return uint16(min(max(n, 0), math.MaxUint16)) }
 
 // add appends a span to the last line.
 func (d *document) add(k ink, text string) {
-	d.spans = append(d.spans, span{k, text})
-	d.lines[len(d.lines)-1].end = len(d.spans)
+	for len(text) > math.MaxInt32 { // not in practice: bodies are capped far below
+		d.spans = append(d.spans, newSpan(k, text[:math.MaxInt32]))
+		text = text[math.MaxInt32:]
+	}
+	d.spans = append(d.spans, newSpan(k, text))
 }
 
 // put appends text in ink to the current line (starting one if needed).

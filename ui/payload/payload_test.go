@@ -205,10 +205,10 @@ func TestPrettyKeepsKeyOrder(t *testing.T) {
 			var d document
 			d.writeJSON(in, true, 0)
 			var out strings.Builder
-			for _, l := range d.lines {
-				out.WriteString(strings.Repeat(" ", l.indent))
-				for _, s := range d.spansOf(l) {
-					out.WriteString(s.text)
+			for i, l := range d.lines {
+				out.WriteString(strings.Repeat(" ", int(l.indent)))
+				for _, s := range d.spansOf(i) {
+					out.WriteString(s.text())
 				}
 				out.WriteByte('\n')
 			}

@@ -41,20 +41,21 @@ func wrap(doc *document, width int, br *brushes) []string {
 	if width <= 0 {
 		return nil
 	}
-	out := make([]string, 0, len(doc.lines)+len(doc.lines)/4)
+	// Every line is written into one buffer and handed out as a piece of
+	// it: a megabyte request wraps into hundreds of thousands of lines, and
+	// one allocation holds them all.
+	ends := make([]int, 0, len(doc.lines)+len(doc.lines)/4)
 	var b strings.Builder
-	for _, l := range doc.lines {
-		indent := min(l.indent, width/2)
-		hang := min(l.hang, width/2)
-		b.Reset()
+	for i, l := range doc.lines {
+		indent := min(int(l.indent), width/2)
+		hang := min(int(l.hang), width/2)
 		b.WriteString(spaces(indent))
 		used := indent
-		for _, sp := range doc.spansOf(l) {
-			text := sp.text
+		for _, sp := range doc.spansOf(i) {
+			text := sp.text()
 			for text != "" {
 				if used >= width {
-					out = append(out, b.String())
-					b.Reset()
+					ends = append(ends, b.Len())
 					b.WriteString(spaces(hang))
 					used = hang
 				}
@@ -88,7 +89,14 @@ func wrap(doc *document, width int, br *brushes) []string {
 				}
 			}
 		}
-		out = append(out, b.String())
+		ends = append(ends, b.Len())
+	}
+	all := b.String()
+	out := make([]string, len(ends))
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
 	}
 	return out
 }
