@@ -7,7 +7,7 @@ import "runtime/debug"
 // (every call encodes the whole conversation again), and near this limit the
 // collector runs more often instead of letting the heap grow to twice what
 // is live. It is a soft limit: a session that really needs more gets more.
-const MemoryLimit = 120 << 20
+const MemoryLimit = 96 << 20
 
 // TuneMemory sets MemoryLimit unless GOMEMLIMIT is set: a person's own
 // setting wins. ui.Run calls it.
