@@ -201,7 +201,7 @@ func (m Model) helpLineView(w int) string {
 	notice := ""
 	text := m.noticeText()
 	if m.quitAsked {
-		text = m.quitText(w)
+		text = m.quitText(w) // fitted to the line
 	}
 	if text != "" {
 		notice = m.th.Warning.Render(ansi.Truncate(text, w, "…")) + "  "

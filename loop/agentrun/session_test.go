@@ -27,8 +27,12 @@ func TestResumeCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := strings.TrimSuffix(c.path, ".jsonl"); string(out) != c.path && !strings.HasSuffix(want, string(out)) {
-			t.Errorf("%s: a shell reads the argument as %q", c.path, out)
+		want := c.path
+		if c.dir != "" && strings.HasPrefix(c.path, c.dir+"/") {
+			want = s.ID()
+		}
+		if string(out) != want {
+			t.Errorf("%s: a shell reads the argument as %q, want %q", c.path, out, want)
 		}
 	}
 }
