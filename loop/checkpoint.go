@@ -21,6 +21,7 @@ type Checkpoint struct {
 	State      State               `json:"state"`
 	Iteration  int                 `json:"iteration"`
 	HistoryLen int                 `json:"history_len"`
+	Notes      int                 `json:"notes,omitempty"` // of HistoryLen, the notes (never sent)
 	Event      *Event              `json:"event,omitempty"`
 	Pending    []PendingCall       `json:"pending,omitempty"`
 	Current    int                 `json:"current,omitempty"`
@@ -40,7 +41,7 @@ func (e *Engine) checkpoint() Checkpoint {
 	submitted := len(e.submitted)
 	e.mu.Unlock()
 	return Checkpoint{
-		Seq: e.seq, State: e.state, Iteration: e.iteration, HistoryLen: e.log.Len(),
+		Seq: e.seq, State: e.state, Iteration: e.iteration, HistoryLen: e.log.Len(), Notes: e.notes,
 		Event: e.event, Pending: slices.Clone(e.pending), Current: e.current, ToolOut: e.toolOut,
 		Feedback: e.feedback, Failure: e.failure, Final: e.final,
 		Taken: e.taken, Submitted: submitted, Grants: e.cfg.Policy.Grants(),

@@ -292,7 +292,7 @@ func (e *Engine) Step(ctx context.Context) (Transition, error) {
 	t.To = to
 	t.Edge = edge
 	t.Iteration = e.iteration
-	t.HistoryLen = e.log.Len()
+	t.HistoryLen, t.Notes = e.log.Len(), e.notes
 	t.Pending = append([]PendingCall(nil), e.pending...)
 	t.QueueLen = e.QueueLen()
 	cp := e.checkpoint()

@@ -124,7 +124,7 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 		if err := json.Unmarshal(st.Checkpoint, &cp); err != nil {
 			return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
 		}
-		t.Added, t.HistoryLen, t.Pending, t.ExchangesAt = st.Added, st.Len, cp.Pending, st.Exchanges
+		t.Added, t.HistoryLen, t.Notes, t.Pending, t.ExchangesAt = st.Added, st.Len, cp.Notes, cp.Pending, st.Exchanges
 		t.QueueLen = cp.Submitted - cp.Taken
 		if len(st.Parse) > 0 {
 			t.Parse = new(providers.ParseStep)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -420,4 +421,73 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 	if rl.Info.Provider != "llama" || len(rl.Messages) != len(e.History()) || rl.Messages[1].Native != nil {
 		t.Fatalf("session after the dialect fork: %s, %d messages", rl.Info.Provider, len(rl.Messages))
 	}
+}
+
+// A fork's note stays out of the count of messages the context carries:
+// the trace says how many the model is sent, and so does a step read back
+// from the session.
+func TestContextCountLeavesNotesOut(t *testing.T) {
+	gem := &nativeProvider{name: "gemini"}
+	gem.replies = []reply{{resp: &providers.Response{Message: history.Message{Role: history.RoleAssistant,
+		ToolCalls: []history.ToolCall{{Name: "read_file", Args: json.RawMessage(`{"path":"notes.txt"}`)}},
+		Native:    &history.Native{Provider: "gemini", Data: json.RawMessage(`{"parts":[{"functionCall":{"name":"read_file"}}]}`)}}}}}
+	r := newSessionRig(t)
+	cfg := r.config()
+	cfg.Provider = gem
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetJournal(NewJournal(r.w, "", r.ws.Root()))
+	e.Submit(Event{Source: "cli", Type: "user_input", Data: "read notes"})
+	stepUntil(t, e, CheckingPolicy)
+	llama := &nativeProvider{name: "llama"}
+	llama.replies = []reply{text("llama answers")}
+	if err := e.ForkOnto(e.Seq(), Onto{Provider: llama, Backend: "offline", ToolMode: "json"}, true); err != nil {
+		t.Fatal(err)
+	}
+	var ready Transition
+	for _, tr := range stepUntil(t, e, AwaitingLLMResponse) {
+		if tr.Edge == EdgeContextReady {
+			ready = tr
+		}
+	}
+	if ready.Edge != EdgeContextReady {
+		t.Fatal("no context_ready step after the fork")
+	}
+	h := e.History()
+	notes := 0
+	for _, m := range h {
+		if m.Role == history.RoleNote {
+			notes++
+		}
+	}
+	if notes != 1 {
+		t.Fatalf("%d notes in the history, want 1", notes)
+	}
+	want := fmt.Sprintf("context assembled (%d messages + tool definitions)", len(h)-1)
+	if got := Summary(ready); !strings.Contains(got, want) {
+		t.Fatalf("summary %q, want %q (the history holds %d messages, one a note)", got, want, len(h))
+	}
+
+	stepUntil(t, e, "")
+	r.w.Close()
+	f, err := session.Read(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ := f.Run("")
+	back, err := SessionTransitions(r.path, rl, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range back {
+		if tr.Seq == ready.Seq {
+			if got := Summary(tr); !strings.Contains(got, want) {
+				t.Fatalf("read back from the session: %q, want %q", got, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("step %d is not in the session", ready.Seq)
 }

@@ -93,7 +93,7 @@ func Summary(t Transition) string {
 	case EdgeNewEvent:
 		return fmt.Sprintf("%s/%s: %q", t.Event.Source, t.Event.Type, Clip(t.Event.Data, 200))
 	case EdgeContextReady:
-		return fmt.Sprintf("iteration %d: context assembled (%s + tool definitions)", t.Iteration, count(t.HistoryLen, "message"))
+		return fmt.Sprintf("iteration %d: context assembled (%s + tool definitions)", t.Iteration, count(t.HistoryLen-t.Notes, "message"))
 	case EdgeToolCall, EdgeFinalAnswer:
 		l := t.LLM
 		var b strings.Builder

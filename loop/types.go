@@ -101,8 +101,11 @@ type Transition struct {
 	// Added are the messages this transition appended to history.
 	Added []history.Message `json:"-"`
 	// HistoryLen is the length of the history after this transition: the
-	// checkpoint to return to.
+	// checkpoint to return to. Notes of them are notes (RoleNote: what a
+	// fork or an edit could not carry over), which are never sent to a
+	// model: the context holds HistoryLen-Notes messages.
 	HistoryLen int `json:"-"`
+	Notes      int `json:"-"`
 	// Exchanges are the raw HTTP exchanges of an LLM call (redacted).
 	Exchanges []providers.Exchange `json:"-"`
 	// ExchangesAt, on a step written to or read back from a session, is where its

@@ -2,12 +2,14 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers/backend"
@@ -245,6 +247,18 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 	for i := 0; i < 20 && r.live.state != loop.AwaitingLLMResponse; i++ {
 		h.press("space")
 	}
+	// The note is in History, not in what the model is sent.
+	hist := r.eng.History()
+	notes := 0
+	for _, m := range hist {
+		if m.Role == history.RoleNote {
+			notes++
+		}
+	}
+	if notes != 1 || r.live.messages != len(hist)-1 {
+		t.Fatalf("the context counts %d messages; the history holds %d, %d of them notes", r.live.messages, len(hist), notes)
+	}
+	contains(t, h.plainView(), fmt.Sprintf("context %d msgs", len(hist)-1))
 	h.press("space")
 	s := r.live.selected()
 	if len(s.t.Exchanges) == 0 || !strings.Contains(s.t.Exchanges[0].URL, "/api/chat") {

@@ -155,7 +155,7 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 		}
 	}
 	if t.HistoryLen > 0 {
-		l.messages = t.HistoryLen
+		l.messages = t.HistoryLen - t.Notes // what the model is sent
 	}
 	l.steps = append(l.steps, stepRecord{t: t, entries: h.len(), totals: l.totals})
 }
