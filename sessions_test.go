@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -284,5 +285,75 @@ func TestResumeACompareSession(t *testing.T) {
 	}
 	if code, _, stderr := runIn(t, "", "run", "--resume", file, "--provider", "llama"); code != exitUsage || !strings.Contains(stderr, "two runs of a comparison") {
 		t.Fatalf("--provider on a compare session: exit %d: %s", code, stderr)
+	}
+}
+
+// Replay is positional, and a replayed session resumed from a step goes on
+// in its cassette where its run had got to: the next request meets the
+// exchange it met the first time, with nothing flagged. A plain resume of a
+// finished replay goes on past everything the run used.
+func TestResumeAReplayedSessionLinesUpWithItsCassette(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	cassette := filepath.Join(dir, "tour.cassette")
+	if code, _, stderr := runJSON(t, "", "--offline", "--lesson", "tour", "--record", cassette); code != exitOK {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	file := filepath.Join(dir, "replayed.jsonl")
+	code, lines, stderr := runJSON(t, "", "--replay", cassette, "--lesson", "tour", "--session", file)
+	if code != exitOK {
+		t.Fatalf("replay: exit %d: %s", code, stderr)
+	}
+	var calls []int // the steps that made a model call
+	answer := ""
+	for _, l := range lines {
+		if l.LLM != nil {
+			calls = append(calls, l.Seq)
+			if len(l.LLM.Divergences) > 0 {
+				t.Fatalf("the replay itself diverged at step %d: %v", l.Seq, l.LLM.Divergences)
+			}
+		}
+		if l.Output != nil {
+			answer = l.Output.Text
+		}
+	}
+	if len(calls) < 3 || answer == "" {
+		t.Fatalf("the tour made %d model calls and answered %q", len(calls), answer)
+	}
+
+	// From the step after the first call: the second request meets exchange #2.
+	from := calls[0] + 1
+	code, forked, stderr := runJSON(t, "", "--resume", file, "--from", strconv.Itoa(from))
+	if code != exitOK {
+		t.Fatalf("resume --from %d: exit %d: %s", from, code, stderr)
+	}
+	again := ""
+	made := 0
+	for _, l := range forked {
+		if l.LLM != nil {
+			made++
+			if len(l.LLM.Divergences) > 0 {
+				t.Fatalf("resumed from step %d, the request at step %d was flagged: %v", from, l.Seq, l.LLM.Divergences)
+			}
+		}
+		if l.Output != nil {
+			again = l.Output.Text
+		}
+	}
+	if made != len(calls)-1 || again != answer {
+		t.Fatalf("resumed from step %d: %d model calls (want %d), answer %q (want %q)", from, made, len(calls)-1, again, answer)
+	}
+
+	// Everything the cassette holds has been used (the first run's calls,
+	// then the fork's): one more request finds none left, and says so.
+	code, more, stderr := runJSON(t, "", "--resume", file, "one more question")
+	past := false
+	for _, l := range more {
+		if l.Error != nil && strings.Contains(l.Error.Message, fmt.Sprintf("no recorded exchange #%d", len(calls)+1)) {
+			past = true
+		}
+	}
+	if !past {
+		t.Fatalf("a request past the cassette (exit %d) did not say that the cassette has no exchange #%d:\n%+v\n%s", code, len(calls)+1, more, stderr)
 	}
 }

@@ -109,6 +109,41 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 // interrupted.
 func (e *Engine) Recovered() State { return e.recovered }
 
+// CassettePosition is how many HTTP exchanges the run's model calls had
+// used, in the order they were made, by the time its step from was taken
+// (from < 0: by its last step): where a replayed run resumed from that step
+// goes on in its cassette. Each model call used one exchange per attempt.
+// A step abandoned by a fork to an earlier step than from came before it;
+// one abandoned by a fork to from or later came after it.
+func CassettePosition(rl *session.RunLog, from int) int {
+	used := func(r session.Record) int {
+		var t struct {
+			LLM *struct {
+				Retries []json.RawMessage `json:"retries"`
+			} `json:"llm"`
+		}
+		if json.Unmarshal(r.Trace, &t) != nil || t.LLM == nil {
+			return 0
+		}
+		return 1 + len(t.LLM.Retries)
+	}
+	n := 0
+	for _, st := range rl.Steps {
+		if from < 0 || st.Seq <= from {
+			n += used(st)
+		}
+	}
+	for _, branch := range rl.Branches {
+		if len(branch) == 0 || (from >= 0 && branch[0].Seq-1 >= from) {
+			continue
+		}
+		for _, st := range branch {
+			n += used(st)
+		}
+	}
+	return n
+}
+
 // SessionTransitions reads back a run's steps as the transition records
 // the UI draws, with their messages, checkpoints, parse steps and (when
 // exchanges is true) raw HTTP exchanges from the file beside the session.

@@ -491,3 +491,37 @@ func TestContextCountLeavesNotesOut(t *testing.T) {
 	}
 	t.Fatalf("step %d is not in the session", ready.Seq)
 }
+
+// Where a resumed replay goes on in its cassette: every attempt of every
+// model call made before the step, in the order they were made, abandoned
+// branches included when they were abandoned before it.
+func TestCassettePosition(t *testing.T) {
+	step := func(seq int, calls string) session.Record {
+		r := session.Record{Kind: session.KindStep, Seq: seq, Trace: json.RawMessage(`{"seq":1}`)}
+		switch calls {
+		case "call":
+			r.Trace = json.RawMessage(`{"llm":{"provider":"gemini"}}`)
+		case "retried":
+			r.Trace = json.RawMessage(`{"llm":{"retries":[{"attempt":1},{"attempt":2}]}}`)
+		}
+		return r
+	}
+	// Steps 1-6 were made (calls at 2 and 5, the one at 5 retried twice),
+	// then a fork to 3 abandoned 4-6, then 4'-5' (a call at 5').
+	rl := &session.RunLog{
+		Steps:    []session.Record{step(1, ""), step(2, "call"), step(3, ""), step(4, ""), step(5, "call")},
+		Branches: [][]session.Record{{step(4, ""), step(5, "retried"), step(6, "")}},
+	}
+	for _, c := range []struct{ from, want int }{
+		{-1, 5}, // all of it: 1 + 3 + 1
+		{0, 0},
+		{2, 1},
+		{3, 1}, // the branch was abandoned by a fork to 3: after step 3
+		{4, 4}, // step 4' came after the branch
+		{5, 5},
+	} {
+		if got := CassettePosition(rl, c.from); got != c.want {
+			t.Errorf("from %d: position %d, want %d", c.from, got, c.want)
+		}
+	}
+}

@@ -48,6 +48,14 @@ func NewReplayTransport(c *Cassette) *ReplayTransport {
 	return &ReplayTransport{cassette: c}
 }
 
+// StartAt makes exchange n (counted from 0) the next one served: a resumed
+// session goes on where its run had got to in the cassette.
+func (t *ReplayTransport) StartAt(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.next = min(max(n, 0), len(t.cassette.Exchanges))
+}
+
 // Divergences lists, in order, every way the replayed requests differed from
 // the recording.
 func (t *ReplayTransport) Divergences() []string {

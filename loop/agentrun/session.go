@@ -243,6 +243,13 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 			}
 		}
 	}
+	// Replay is positional: a replayed run goes on in its cassette where it
+	// had got to by the step it continues from.
+	for i, r := range runs {
+		if r.Backend.Replay != nil {
+			r.Backend.Replay.StartAt(loop.CassettePosition(f.Runs[i], c.From))
+		}
+	}
 	return runs, nil
 }
 
