@@ -257,6 +257,9 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := c.DefaultSession(os.Getenv); err != nil {
 		return fail(stderr, "glassbox", err)
 	}
+	// The glass box's memory limit holds from here: reading a long session
+	// back is the first thing that can grow the heap.
+	ui.TuneMemory(os.Getenv)
 	persons := map[string]*ui.Person{}
 	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person {
 		p := ui.NewPerson()

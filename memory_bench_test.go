@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
@@ -82,6 +84,98 @@ func peakRSS() uint64 {
 // returns the largest heap in use it saw.
 func drivePeak(b *testing.B, iterations int) uint64 {
 	b.Helper()
+	var p *program
+	var runs []*agentrun.Run
+	peak := sampleHeap(b, func() {
+		p, runs, _ = openGlassBox(b, "--offline", "--sim-latency", "0", "--lesson", "iteration-limit", "--max-iterations", strconv.Itoa(iterations))
+		p.send(tea.KeyMsg{Type: tea.KeyEnter}) // the lesson's request
+		p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}})
+	})
+	runtime.KeepAlive(p.m)
+	if got := len(runs[0].Engine.History()); got < 2*iterations {
+		b.Fatalf("the conversation holds %d messages, want %d", got, 2*iterations)
+	}
+	return peak
+}
+
+// BenchmarkTUIResumeMemory is the other way to a long session in the glass
+// box: one of n messages, written headless, reopened with --resume (every
+// past step read back), then 60 steps back through time with the request
+// shown, each payload read back from beside the session file. It reports
+// the peak heap and peak resident memory of the reopening and the walk:
+//
+//	go test -run XXX -bench TUIResumeMemory -benchtime 1x -timeout 60m .
+func BenchmarkTUIResumeMemory(b *testing.B) {
+	const messages = 10_000
+	b.Setenv("GEMINI_API_KEY", "")
+	b.Setenv("GOOGLE_API_KEY", "")
+	b.Setenv("TMPDIR", b.TempDir())
+	b.Setenv("XDG_STATE_HOME", b.TempDir())
+	file := filepath.Join(b.TempDir(), "long.jsonl")
+	code := runHeadless(b.Context(), []string{"--offline", "--lesson", "iteration-limit", "--max-iterations", strconv.Itoa(messages / 2), "--session", file},
+		noSleep, strings.NewReader(""), io.Discard, io.Discard)
+	if code != exitHalted {
+		b.Fatalf("writing the session: exit %d", code)
+	}
+	debug.SetGCPercent(100) // glassbox run's own setting is not the glass box's
+	for b.Loop() {
+		resetPeakRSS()
+		var p *program
+		peak := sampleHeap(b, func() {
+			p, _, _ = openGlassBox(b, "--resume", file)
+			p.send(tea.KeyMsg{Type: tea.KeyEsc}, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'r'}})
+			for range 60 {
+				p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'['}})
+			}
+		})
+		if v := ansi.Strip(p.m.View()); !strings.Contains(v, "◀ step") || !strings.Contains(v, "generateContent") {
+			b.Fatalf("the walk back did not show a past request:\n%s", v)
+		}
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		if rss := peakRSS(); rss > 0 {
+			b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
+		}
+	}
+}
+
+// openGlassBox opens runs from glassbox's arguments and the glass box's
+// model over them at 160×48, as the binary does, with its memory limit.
+func openGlassBox(b testing.TB, args ...string) (*program, []*agentrun.Run, ui.Config) {
+	b.Helper()
+	c, _, err := loadConfig("glassbox", args, false, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		b.Fatal(err)
+	}
+	ui.TuneMemory(os.Getenv) // as the binary does, before it opens the runs
+	b.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64) })
+	persons := map[string]*ui.Person{}
+	runs, err := agentrun.OpenAll(b.Context(), c, func(name string) loop.Person {
+		persons[name] = ui.NewPerson()
+		return persons[name]
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { agentrun.CloseAll(runs) })
+	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &program{m: ui.New(cfg), view: true}
+	p.send(messages(p.m.Init())...)
+	p.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	return p, runs, cfg
+}
+
+// sampleHeap runs work and returns the largest heap in use seen meanwhile
+// (sampled every 20 ms). With GLASSBOX_BENCH_LIVE it also reports the
+// largest live heap, and with GLASSBOX_BENCH_HEAP=FILE it writes a heap
+// profile when work is done.
+func sampleHeap(b *testing.B, work func()) uint64 {
+	b.Helper()
 	runtime.GC()
 	var peak, live atomic.Uint64
 	stop := make(chan struct{})
@@ -110,32 +204,7 @@ func drivePeak(b *testing.B, iterations int) uint64 {
 			}
 		}
 	}()
-	c, _, err := loadConfig("glassbox", []string{"--offline", "--sim-latency", "0", "--lesson", "iteration-limit", "--max-iterations", strconv.Itoa(iterations)}, false, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := c.DefaultSession(os.Getenv); err != nil {
-		b.Fatal(err)
-	}
-	persons := map[string]*ui.Person{}
-	runs, err := agentrun.OpenAll(b.Context(), c, func(name string) loop.Person {
-		persons[name] = ui.NewPerson()
-		return persons[name]
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer agentrun.CloseAll(runs)
-	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ui.TuneMemory(os.Getenv) // as ui.Run does
-	defer debug.SetMemoryLimit(math.MaxInt64)
-	p := &program{m: ui.New(cfg), view: true}
-	p.send(tea.WindowSizeMsg{Width: 160, Height: 48})
-	p.send(tea.KeyMsg{Type: tea.KeyEnter}) // the lesson's request
-	p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}})
+	work()
 	close(stop)
 	<-done
 	if f := os.Getenv("GLASSBOX_BENCH_HEAP"); f != "" {
@@ -144,10 +213,6 @@ func drivePeak(b *testing.B, iterations int) uint64 {
 			pprof.WriteHeapProfile(w)
 			w.Close()
 		}
-	}
-	runtime.KeepAlive(p.m)
-	if got := len(runs[0].Engine.History()); got < 2*iterations {
-		b.Fatalf("the conversation holds %d messages, want %d", got, 2*iterations)
 	}
 	if l := live.Load(); l > 0 {
 		b.ReportMetric(float64(l)/(1<<20), "live-heap-MB")

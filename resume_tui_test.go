@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,10 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/glassbox-dev/glassbox/loop"
-	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/ui"
 )
 
 // A session run headless, then reopened in the glass box: History holds the
@@ -27,23 +22,7 @@ func TestResumeInTheGlassBoxBringsBackThePast(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 
-	c, _, err := loadConfig("glassbox", []string{"--resume", path}, false, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	persons := map[string]*ui.Person{}
-	runs, err := agentrun.OpenAll(t.Context(), c, func(name string) loop.Person {
-		persons[name] = ui.NewPerson()
-		return persons[name]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer agentrun.CloseAll(runs)
-	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _, cfg := openGlassBox(t, "--resume", path)
 	// The session lives outside the sessions folder: quitting names it by path.
 	if want := "glassbox --resume " + path; cfg.Resume != want {
 		t.Errorf("the quit question would say %q, want %q", cfg.Resume, want)
@@ -54,10 +33,7 @@ func TestResumeInTheGlassBoxBringsBackThePast(t *testing.T) {
 	}
 	// Every message's commands run (reading a payload back from the
 	// session) until nothing is left.
-	p := &program{m: ui.New(cfg)}
-	p.send(messages(p.m.Init())...)
 	update := func(msg tea.Msg) { p.send(msg) }
-	update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	view := func() string { return ansi.Strip(p.m.View()) }
 	v := view()
 	for _, want := range []string{"resumed: the", "Give me a tour", "answer delivered"} {

@@ -101,7 +101,13 @@ type ExchangeReader struct {
 	cache map[int64][]providers.Exchange // by span offset
 	order []int64                        // oldest first
 	limit int
+	bytes int // of the bodies cached
 }
+
+// readerCacheBytes bounds what an ExchangeReader remembers: late in a long
+// session one request is megabytes, and the chain of differences that
+// rebuilds it passes through up to keyframeEvery of them.
+const readerCacheBytes = 8 << 20
 
 // NewExchangeReader reads the exchanges of the session at path, keeping up
 // to limit steps' exchanges (at least keyframeEvery+1).
@@ -115,7 +121,7 @@ func (r *ExchangeReader) Load(st session.Record) ([]providers.Exchange, error) {
 	if st.Exchanges == nil {
 		return nil, nil
 	}
-	x, err := r.read(*st.Exchanges, 0)
+	x, err := r.read(*st.Exchanges)
 	if err != nil {
 		return nil, fmt.Errorf("the exchanges of step %d: %w", st.Seq, err)
 	}
@@ -124,16 +130,32 @@ func (r *ExchangeReader) Load(st session.Record) ([]providers.Exchange, error) {
 
 // LoadAt returns the exchanges stored at span (a Transition's ExchangesAt).
 func (r *ExchangeReader) LoadAt(span session.Span) ([]providers.Exchange, error) {
-	return r.read(span, 0)
+	return r.read(span)
 }
 
-func (r *ExchangeReader) read(span session.Span, depth int) ([]providers.Exchange, error) {
+func (r *ExchangeReader) read(span session.Span) ([]providers.Exchange, error) {
 	if x, ok := r.cache[span.Offset]; ok {
 		return x, nil
 	}
-	if depth > keyframeEvery+1 {
-		return nil, fmt.Errorf("%w: a request body refers back too far", session.ErrCorrupt)
+	stored, err := r.decode(span)
+	if err != nil {
+		return nil, err
 	}
+	out := make([]providers.Exchange, len(stored))
+	for i, s := range stored {
+		out[i] = s.Exchange
+		if s.BodyFrom != nil {
+			if out[i].RequestBody, err = r.rebuild(s.BodyFrom, s.RequestBody); err != nil {
+				return nil, err
+			}
+		}
+	}
+	r.remember(span.Offset, out)
+	return out, nil
+}
+
+// decode reads the exchanges stored at span as the file keeps them.
+func (r *ExchangeReader) decode(span session.Span) ([]storedExchange, error) {
 	data, err := session.ReadExchanges(r.path, span)
 	if err != nil {
 		return nil, err
@@ -142,29 +164,78 @@ func (r *ExchangeReader) read(span session.Span, depth int) ([]providers.Exchang
 	if err := json.Unmarshal(data, &stored); err != nil {
 		return nil, fmt.Errorf("%w: the exchanges at %d: %v", session.ErrCorrupt, span.Offset, err)
 	}
-	out := make([]providers.Exchange, len(stored))
-	for i, s := range stored {
-		out[i] = s.Exchange
-		if ref := s.BodyFrom; ref != nil {
-			base, err := r.read(ref.At, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			if ref.Index < 0 || ref.Index >= len(base) || ref.Prefix > len(base[ref.Index].RequestBody) {
+	return stored, nil
+}
+
+// rebuild puts a request body back together: tail follows the first
+// ref.Prefix bytes of the body ref points to, which may itself be a
+// difference, back to one kept whole (or one the reader remembers). The
+// chain is applied in one buffer, so a megabyte body that took thirty
+// differences to write costs one megabyte to read, not thirty.
+func (r *ExchangeReader) rebuild(ref *bodyRef, tail []byte) ([]byte, error) {
+	type link struct {
+		prefix int
+		tail   []byte
+	}
+	links := []link{{ref.Prefix, tail}}
+	var base []byte
+	for at, index := ref.At, ref.Index; ; {
+		if len(links) > keyframeEvery+1 {
+			return nil, fmt.Errorf("%w: a request body refers back too far", session.ErrCorrupt)
+		}
+		if x, ok := r.cache[at.Offset]; ok {
+			if index < 0 || index >= len(x) {
 				return nil, fmt.Errorf("%w: a request body refers to bytes that are not there", session.ErrCorrupt)
 			}
-			out[i].RequestBody = append(base[ref.Index].RequestBody[:ref.Prefix:ref.Prefix], s.RequestBody...)
+			base = x[index].RequestBody
+			break
 		}
+		stored, err := r.decode(at)
+		if err != nil {
+			return nil, err
+		}
+		if index < 0 || index >= len(stored) {
+			return nil, fmt.Errorf("%w: a request body refers to bytes that are not there", session.ErrCorrupt)
+		}
+		s := stored[index]
+		if s.BodyFrom == nil {
+			base = s.RequestBody
+			break
+		}
+		links = append(links, link{s.BodyFrom.Prefix, s.RequestBody})
+		at, index = s.BodyFrom.At, s.BodyFrom.Index
 	}
-	r.remember(span.Offset, out)
-	return out, nil
+	// Oldest first: each difference keeps a prefix of the body before it.
+	n, most := len(base), len(base)
+	for k := len(links) - 1; k >= 0; k-- {
+		if links[k].prefix < 0 || links[k].prefix > n {
+			return nil, fmt.Errorf("%w: a request body refers to bytes that are not there", session.ErrCorrupt)
+		}
+		n = links[k].prefix + len(links[k].tail)
+		most = max(most, n)
+	}
+	body := append(make([]byte, 0, most), base...)
+	for k := len(links) - 1; k >= 0; k-- {
+		body = append(body[:links[k].prefix], links[k].tail...)
+	}
+	return body, nil
 }
 
 func (r *ExchangeReader) remember(off int64, x []providers.Exchange) {
 	r.cache[off] = x
 	r.order = append(r.order, off)
-	for len(r.order) > r.limit {
+	r.bytes += bodyBytes(x)
+	for len(r.order) > 1 && (len(r.order) > r.limit || r.bytes > readerCacheBytes) {
+		r.bytes -= bodyBytes(r.cache[r.order[0]])
 		delete(r.cache, r.order[0])
 		r.order = r.order[1:]
 	}
+}
+
+func bodyBytes(x []providers.Exchange) int {
+	n := 0
+	for _, e := range x {
+		n += e.BodyBytes()
+	}
+	return n
 }

@@ -112,6 +112,16 @@ type Exchange struct {
 	Divergence string `json:"divergence,omitempty"`
 }
 
+// BodyBytes is about how much memory the exchange's bodies take: the
+// request, the response and its chunks.
+func (x Exchange) BodyBytes() int {
+	n := len(x.RequestBody) + len(x.ResponseBody)
+	for _, c := range x.Chunks {
+		n += len(c.Data)
+	}
+	return n
+}
+
 // WireHeader is one request header field as the transport wrote it.
 type WireHeader struct {
 	Name  string `json:"name"`

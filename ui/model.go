@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -184,6 +185,12 @@ func New(cfg Config) Model {
 			r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
 				"resumed: the %d steps above are the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), runs[i].Past[len(runs[i].Past)-1].Seq)})
 		}
+	}
+	// The past now lives in the runs' own records: the model keeps no
+	// second list of a long session's steps.
+	m.cfg.Runs = slices.Clone(m.cfg.Runs)
+	for i := range m.cfg.Runs {
+		m.cfg.Runs[i].Past = nil
 	}
 	m.inputFocused = true
 	m.input.Focus()

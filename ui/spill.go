@@ -40,7 +40,7 @@ func (r *runView) spill() {
 		s := &r.live.steps[i]
 		if s.preview != nil {
 			previews++
-			previewBytes += exchangeBytes(s.preview.ex)
+			previewBytes += s.preview.ex.BodyBytes()
 			if over(previews, previewBytes) && i != sel {
 				s.preview = nil
 			}
@@ -48,7 +48,7 @@ func (r *runView) spill() {
 		if len(s.t.Exchanges) > 0 && r.load != nil && s.t.ExchangesAt != nil {
 			held++
 			for _, x := range s.t.Exchanges {
-				heldBytes += exchangeBytes(x)
+				heldBytes += x.BodyBytes()
 			}
 			if over(held, heldBytes) && i != sel && i != es {
 				s.t.Exchanges = nil
@@ -60,15 +60,6 @@ func (r *runView) spill() {
 		}
 	}
 	r.spillMark = mark
-}
-
-// exchangeBytes is about how much memory an exchange's bodies take.
-func exchangeBytes(x providers.Exchange) int {
-	n := len(x.RequestBody) + len(x.ResponseBody)
-	for _, c := range x.Chunks {
-		n += len(c.Data)
-	}
-	return n
 }
 
 // exchangesMsg: the exchanges of a spilled step, read back from the session.
