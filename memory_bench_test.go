@@ -27,7 +27,8 @@ import (
 // with its session on disk, until the conversation holds n messages (two
 // per model call). It reports the peak Go heap seen while it ran and the
 // process's peak resident memory (Linux: VmHWM, reset when the run starts);
-// the target is under 150 MB for 10,000 messages:
+// the target is under 150 MB for 10,000 messages (the metrics are in MiB,
+// 1 MiB = 1.048576 MB):
 //
 //	go test -run XXX -bench TUIMemory -benchtime 1x .
 //
@@ -44,9 +45,9 @@ func BenchmarkTUIMemory(b *testing.B) {
 			for b.Loop() {
 				resetPeakRSS()
 				peak := drivePeak(b, messages/2)
-				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 				if rss := peakRSS(); rss > 0 {
-					b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
+					b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MiB")
 				}
 			}
 		})
@@ -131,9 +132,9 @@ func BenchmarkTUIResumeMemory(b *testing.B) {
 		if v := ansi.Strip(p.m.View()); !strings.Contains(v, "◀ step") || !strings.Contains(v, "generateContent") {
 			b.Fatalf("the walk back did not show a past request:\n%s", v)
 		}
-		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		if rss := peakRSS(); rss > 0 {
-			b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
+			b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MiB")
 		}
 	}
 }
@@ -215,7 +216,7 @@ func sampleHeap(b *testing.B, work func()) uint64 {
 		}
 	}
 	if l := live.Load(); l > 0 {
-		b.ReportMetric(float64(l)/(1<<20), "live-heap-MB")
+		b.ReportMetric(float64(l)/(1<<20), "live-heap-MiB")
 	}
 	return peak.Load()
 }

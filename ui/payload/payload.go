@@ -36,8 +36,9 @@ type Renderer struct {
 
 // How many results a Renderer keeps: enough to flip between request and
 // response, headers on and off, without recomputing. Late in a long session
-// one request is megabytes and its rendering ten times that, so only one
-// result over keepBytes of source text is kept (see trim).
+// one request is megabytes and its rendering ten times that, so of a result
+// over keepBytes of source text only the wrapped page is kept, one at a
+// time (see trim and dropLarge).
 const (
 	keepDocuments = 4
 	keepPages     = 4
@@ -141,10 +142,13 @@ func (r *Renderer) document(v View, content contentKey) *document {
 			return d.doc
 		}
 	}
-	if content.size() > keepBytes {
-		r.documents = dropLarge(r.documents, documentSize)
-	}
 	doc := build(v)
+	if content.size() > keepBytes {
+		// A large document is wrapped once and its page kept; holding the
+		// document too would double what a late request costs, for the sake
+		// of a resize, which builds it again.
+		return doc
+	}
 	r.documents = remember(r.documents, cachedDocument{content, doc}, keepDocuments)
 	r.documents = trim(r.documents, documentSize)
 	return doc

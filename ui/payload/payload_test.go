@@ -335,10 +335,10 @@ func TestLinesLargeBody(t *testing.T) {
 	checkWidth(t, lines[:2000], 80)
 }
 
-// Late in a long session one request is megabytes: the Renderer keeps one
-// large result at a time (never two, not even while building the next),
-// and the small ones beside it, so flipping to the response and back to
-// the same request costs no rebuild of the small side.
+// Late in a long session one request is megabytes: the Renderer keeps the
+// page of one large result at a time and no large document (a resize
+// builds it again), and the small ones beside it, so flipping to the
+// response and back to the same request costs no rebuild of the small side.
 func TestLinesKeepsOneLargeResult(t *testing.T) {
 	big := func(n int) providers.Exchange {
 		body := bytes.Repeat([]byte(`{"a":1},`), n)
@@ -367,22 +367,26 @@ func TestLinesKeepsOneLargeResult(t *testing.T) {
 	resp := first
 	resp.Response = true
 	small := r.Lines(th, resp, 80)
-	if d, p := large(); d != 1 || p != 1 {
-		t.Fatalf("after a large request and its response: %d large documents, %d large pages; want 1 and 1", d, p)
+	if d, p := large(); d != 0 || p != 1 {
+		t.Fatalf("after a large request and its response: %d large documents, %d large pages; want 0 and 1", d, p)
 	}
 	if got := r.Lines(th, resp, 80); &got[0] != &small[0] {
 		t.Error("the small response was not kept beside the large request")
 	}
 	r.Lines(th, second, 80)
-	if d, p := large(); d != 1 || p != 1 {
-		t.Fatalf("after a second large request: %d large documents, %d large pages; want 1 and 1", d, p)
+	if d, p := large(); d != 0 || p != 1 {
+		t.Fatalf("after a second large request: %d large documents, %d large pages; want 0 and 1", d, p)
 	}
-	if r.documents[0].key.requestBody != identify(second.Exchanges[0].RequestBody) {
-		t.Error("the large document kept is not the latest")
+	if r.pages[0].key.content.requestBody != identify(second.Exchanges[0].RequestBody) {
+		t.Error("the large page kept is not the latest")
 	}
-	r.Lines(th, second, 60) // a resize: a new page of the same document
-	if d, p := large(); d != 1 || p != 1 {
-		t.Fatalf("after a resize: %d large documents, %d large pages; want 1 and 1", d, p)
+	again := r.Lines(th, second, 80)
+	r.Lines(th, second, 60) // a resize: the document built again, a new page
+	if d, p := large(); d != 0 || p != 1 {
+		t.Fatalf("after a resize: %d large documents, %d large pages; want 0 and 1", d, p)
+	}
+	if got := r.Lines(th, second, 60); len(got) <= len(again) {
+		t.Errorf("at 60 columns the request wraps into %d lines, at 80 into %d", len(got), len(again))
 	}
 }
 
