@@ -93,9 +93,22 @@ func TestCompareFlag(t *testing.T) {
 		{[]string{"run", "--offline", "--compare=gemini", "hi"}, exitUsage, "name two dialects"},
 		{[]string{"run", "--offline", "--compare=gemini,claude", "hi"}, exitUsage, `"claude" is not a dialect`},
 		{[]string{"run", "--offline", "--compare=llama,llama", "hi"}, exitUsage, "two different dialects"},
-		{[]string{"run", "--offline", "--compare", "--model", "x", "hi"}, exitUsage, "--model names one model"},
+		{[]string{"run", "--offline", "--compare", "--model", "x", "hi"}, exitUsage, "--model x names one model, but --compare=gemini,llama runs two providers (gemini and llama): give each run its own, e.g. --compare=gemini@MODEL,llama@MODEL"},
 		{[]string{"run", "--offline", "--compare", "list the files"}, exitOK, "[llama] [ACT]"},
 		{[]string{"run", "--offline", "--compare=llama,llama:native", "list the files"}, exitOK, "[llama:native] llama llama3.1:8b (native mode)"},
+		// Issue 18: with a space the list became the request, silently.
+		{[]string{"run", "--offline", "--compare", "gemini,llama:native"}, exitUsage, `--compare gemini,llama:native: write --compare=gemini,llama:native (with "=")`},
+		{[]string{"--offline", "--compare", "gemini,llama:native"}, exitUsage, `write --compare=gemini,llama:native`},
+		// A typo names the dialect and the choices, not "invalid boolean value" and the usage.
+		{[]string{"run", "--offline", "--compare=gemini,lama", "hi"}, exitUsage, `--compare=gemini,lama: "lama" is not a dialect; pick two of gemini, llama, llama:native`},
+		{[]string{"run", "--offline", "--compare=llama@", "hi"}, exitUsage, `names no model after @`},
+		// A model per run, said before the run starts; ollama is llama.
+		// (The offline Ollama has only llama3.1:8b: its 404 proves the model was asked for.)
+		{[]string{"run", "--offline", "--compare=ollama@tutor:1b,llama:native", "list the files"}, exitProvider, "compare: llama runs tutor:1b (given with @); llama:native runs llama3.1:8b (its default)"},
+		{[]string{"run", "--offline", "--compare=llama@tutor:1b,llama:native", "list the files"}, exitProvider, "[llama] llama tutor:1b"},
+		// --model applies to both sides of one provider.
+		{[]string{"run", "--offline", "--compare=llama,llama:native", "--model", "llama3.1:8b", "list the files"}, exitOK, "compare: llama runs llama3.1:8b (--model); llama:native runs llama3.1:8b (--model)"},
+		{[]string{"run", "--offline", "--compare=gemini@gemini-2.5-pro,llama", "--model", "llama3.1:8b", "list the files"}, exitOK, "compare: gemini runs gemini-2.5-pro (given with @); llama runs llama3.1:8b (--model)"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {

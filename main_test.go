@@ -102,7 +102,10 @@ func TestVersionAndUsage(t *testing.T) {
 	}{
 		{"version", []string{"version"}, exitOK, "glassbox "},
 		{"help", []string{"help"}, exitOK, "glassbox run [flags] PROMPT"},
-		{"bad provider", []string{"run", "--provider", "claude", "hi"}, exitUsage, `--provider "claude"`},
+		{"bad provider", []string{"run", "--provider", "claude", "hi"}, exitUsage, `--provider "claude": want gemini, llama (or ollama)`},
+		// ollama is what people type for Llama (issue 20).
+		{"ollama is llama", []string{"run", "--offline", "--provider", "ollama", "list the files"}, exitOK, "llama llama3.1:8b (json mode)"},
+		{"ollama with native tools", []string{"run", "--offline", "--provider", "ollama", "--tool-mode", "native", "list the files"}, exitOK, "llama llama3.1:8b (native mode)"},
 		{"bad tool mode", []string{"run", "--tool-mode", "xml", "hi"}, exitUsage, `--tool-mode "xml"`},
 		{"offline and live", []string{"run", "--offline", "--live", "hi"}, exitUsage, "contradict"},
 		{"unknown flag", []string{"run", "--frobnicate", "hi"}, exitUsage, "frobnicate"},
@@ -112,7 +115,7 @@ func TestVersionAndUsage(t *testing.T) {
 		{"lessons takes no args", []string{"lessons", "x"}, exitUsage, "no arguments"},
 		{"a flag after the prompt", []string{"run", "--offline", "list the files", "--json"}, exitUsage, "flags go before it"},
 		{"missing workspace", []string{"run", "--workspace", "/nonexistent/ws", "hi"}, exitUsage, "mkdir -p /nonexistent/ws"},
-		{"tool mode with gemini", []string{"run", "--tool-mode", "native", "hi"}, exitUsage, "applies to Llama only"},
+		{"tool mode with gemini", []string{"run", "--tool-mode", "native", "hi"}, exitUsage, "does not apply to --provider gemini"},
 		{"trace into a missing folder", []string{"run", "--trace", "/nonexistent/t.jsonl", "hi"}, exitUsage, "does not exist"},
 		{"unknown lesson with a prompt", []string{"run", "--lesson", "bogus", "hi"}, exitUsage, `no lesson named "bogus"`},
 	}

@@ -66,9 +66,9 @@ type Config struct {
 	// Run names this run in compare mode; every transition record carries
 	// it. Empty for a single run.
 	Run string
-	// ToolMode is the Llama tool mode ("json" or "native"; "" for Gemini):
-	// a fork onto another dialect names what it leaves.
-	ToolMode string
+	// Dialect is the provider's dialect: a fork onto another names what
+	// it leaves.
+	Dialect Dialect
 	// OnFork, if set, receives the record of each fork (the trace's line
 	// for it).
 	OnFork func(ForkRecord)
@@ -116,7 +116,7 @@ type Engine struct {
 	specs []history.ToolSpec
 	mask  *providers.Masker
 
-	mu        sync.Mutex // guards queue, submitted and outputs
+	mu        sync.Mutex // guards queue, submitted, outputs and dialect
 	queue     []Event
 	submitted []Event // every event queued, in order (the queue is its tail)
 	outputs   map[string]OutputFunc
@@ -148,8 +148,8 @@ type Engine struct {
 	recovered State
 	// edited marks the assembled context as replaced by a what-if edit.
 	edited bool
-	// toolMode is the Llama tool mode of the provider in use.
-	toolMode string
+	// dialect is the dialect of the provider in use (guarded by mu).
+	dialect Dialect
 	// notes counts the RoleNote messages in the history (see sendable).
 	notes int
 	// answer is the person's answer to the pending confirmation, found in
@@ -185,12 +185,12 @@ func New(cfg Config) (*Engine, error) {
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
 	e := &Engine{
-		cfg:      cfg,
-		mask:     providers.NewMasker(cfg.Secrets...),
-		specs:    cfg.Tools.Specs(),
-		outputs:  map[string]OutputFunc{},
-		state:    WaitingForEvent,
-		toolMode: cfg.ToolMode,
+		cfg:     cfg,
+		mask:    providers.NewMasker(cfg.Secrets...),
+		specs:   cfg.Tools.Specs(),
+		outputs: map[string]OutputFunc{},
+		state:   WaitingForEvent,
+		dialect: cfg.Dialect,
 	}
 	e.checkpoints = []Checkpoint{e.checkpoint()}
 	return e, nil

@@ -302,15 +302,7 @@ func (m *Model) openOnto() {
 }
 
 // dialect is the run's dialect name as --compare names it.
-func (r *runView) dialect() string {
-	if r.provider != "llama" {
-		return r.provider
-	}
-	if tm, ok := r.eng.Provider().(interface{ ToolMode() string }); ok && tm.ToolMode() == "native" {
-		return "llama:native"
-	}
-	return "llama"
-}
+func (r *runView) dialect() string { return r.eng.Dialect().Name }
 
 // ontoKey answers F's menu: a number picks the dialect, esc closes it.
 func (m *Model) ontoKey(msg tea.KeyMsg) {
