@@ -273,3 +273,27 @@ func TestDotEnvAddressIsShownLoudly(t *testing.T) {
 		t.Fatalf("warned about the environment's own value: %s", stderr)
 	}
 }
+
+// A count agrees with its noun everywhere a run reports one: with
+// --max-iterations 1 the halt says "1 model call", never "1 model calls".
+func TestCountsAgreeWithTheirNumber(t *testing.T) {
+	isolate(t)
+	for _, args := range [][]string{
+		{"run", "--offline", "--lesson", "iteration-limit", "--max-iterations", "1"},
+		{"run", "--offline", "--compare", "--lesson", "iteration-limit", "--max-iterations", "1"},
+	} {
+		var out, errb bytes.Buffer
+		if code := realMain(context.Background(), args, strings.NewReader(""), &out, &errb); code != exitHalted {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out.String(), errb.String())
+		}
+		all := out.String() + errb.String()
+		for _, want := range []string{"(1 model call for one request)", "stopped after 1 model call without"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%v: output lacks %q:\n%s", args, want, all)
+			}
+		}
+		if strings.Contains(all, "1 model calls") {
+			t.Errorf("%v: %q in\n%s", args, "1 model calls", all)
+		}
+	}
+}

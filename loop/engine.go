@@ -367,7 +367,7 @@ func (e *Engine) takeEvent(t *Transition) (Edge, error) {
 func (e *Engine) assemble(t *Transition) Edge {
 	if e.iteration >= e.cfg.MaxIterations {
 		e.failure = &ErrorRecord{Kind: "max_iterations", Message: fmt.Sprintf(
-			"stopped after %d model calls without a final answer (the iteration limit; raise it with --max-iterations)", e.cfg.MaxIterations)}
+			"stopped after %s without a final answer (the iteration limit; raise it with --max-iterations)", Count(e.cfg.MaxIterations, "model call"))}
 		t.Error = e.failure
 		return EdgeMaxIterations
 	}
@@ -426,7 +426,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		if !retry {
 			msg := e.mask.Mask(pe.Error()) + why
 			if len(rec.Retries) > 0 {
-				msg = fmt.Sprintf("%s (gave up after %d retries)", msg, len(rec.Retries))
+				msg = fmt.Sprintf("%s (gave up after %s)", msg, Count(len(rec.Retries), "retry"))
 			}
 			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg}
 			t.Error = e.failure

@@ -180,7 +180,7 @@ func (r *runView) forkHere(keepFiles bool, onto *ontoChoice) error {
 		files = "the workspace's files were kept as they are now"
 	}
 	r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
-		"forked at step #%d: the %d later step%s are abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), files)})
+		"forked at step #%d: the %d later step%s %s abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), isAre(abandoned), files)})
 	if onto != nil {
 		// The engine's note on what could not carry over (RoleNote).
 		if h := r.eng.History(); len(h) > 0 && h[len(h)-1].Role == history.RoleNote {
@@ -264,7 +264,7 @@ func (r *runView) abandonEvent(keepFiles bool) error {
 		files = "the workspace's files were kept as they are now"
 	}
 	r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
-		"event abandoned: the %d step%s taken for it are gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), files, r.live.queued, plural(r.live.queued))})
+		"event abandoned: the %d step%s taken for it %s gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), isAre(abandoned), files, r.live.queued, plural(r.live.queued))})
 	if s := r.live.selected(); s != nil {
 		r.payload.follow(&s.t)
 	}
@@ -301,8 +301,14 @@ func (m *Model) openOnto() {
 	m.ontoAsk = &ontoMenu{run: r, options: opts}
 }
 
-// dialect is the run's dialect name as --compare names it.
-func (r *runView) dialect() string { return r.eng.Dialect().Name }
+// dialect is the run's dialect name as --compare names it (the provider's
+// name for an engine built without one).
+func (r *runView) dialect() string {
+	if d := r.eng.Dialect().Name; d != "" {
+		return d
+	}
+	return r.provider
+}
 
 // ontoKey answers F's menu: a number picks the dialect, esc closes it.
 func (m *Model) ontoKey(msg tea.KeyMsg) {

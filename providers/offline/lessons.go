@@ -428,7 +428,7 @@ func parallelScript(c conversation) reply {
 	if readme.IsError {
 		fmt.Fprintf(&b, "README.md could not be read: %s\n", firstLine(readme.Content))
 	} else {
-		fmt.Fprintf(&b, "README.md has %d lines and begins: %q.", lineCount(readme.Content), firstLine(readme.Content))
+		fmt.Fprintf(&b, "README.md has %s and begins: %q.", lines(lineCount(readme.Content)), firstLine(readme.Content))
 		if strings.Contains(readme.Content, "hello.py") {
 			b.WriteString(" It mentions hello.py by name: the README is the prose, hello.py the code.\n")
 		} else {
@@ -501,9 +501,9 @@ func explainPython(name, content string) string {
 	var b strings.Builder
 	switch len(defs) {
 	case 0:
-		fmt.Fprintf(&b, "%s has %d lines and defines no functions.", name, lineCount(content))
+		fmt.Fprintf(&b, "%s has %s and defines no functions.", name, lines(lineCount(content)))
 	default:
-		fmt.Fprintf(&b, "%s has %d lines and defines %s.", name, lineCount(content), strings.Join(defs, ", "))
+		fmt.Fprintf(&b, "%s has %s and defines %s.", name, lines(lineCount(content)), strings.Join(defs, ", "))
 	}
 	if len(key) > 0 {
 		b.WriteString(" The lines that matter:\n" + quote(strings.Join(key, "\n"), 12))
@@ -583,7 +583,7 @@ func quote(s string, maxLines int) string {
 		b.WriteString("\n")
 	}
 	if more > 0 {
-		fmt.Fprintf(&b, "    … (%d more lines)\n", more)
+		fmt.Fprintf(&b, "    … (%d more %s)\n", more, lineWord(more))
 	}
 	return b.String()
 }
@@ -698,4 +698,15 @@ func isNo(answer string) bool {
 		return true
 	}
 	return strings.HasPrefix(a, "no ") || strings.HasPrefix(a, "no,")
+}
+
+// lines says "1 line", "12 lines".
+func lines(n int) string { return fmt.Sprintf("%d %s", n, lineWord(n)) }
+
+// lineWord is "line" or "lines", as n wants.
+func lineWord(n int) string {
+	if n == 1 {
+		return "line"
+	}
+	return "lines"
 }
