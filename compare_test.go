@@ -12,7 +12,7 @@ import (
 )
 
 // compareKey maps a --compare dialect name to the single-run tests' name.
-var compareKey = map[string]string{"gemini": "gemini", "llama": "llama-json", "llama:native": "llama-native"}
+var compareKey = map[string]string{"gemini": "gemini", "llama": "llama-json", "llama:native": "llama-native", "openai": "openai"}
 
 // TestLessonsHeadlessCompare runs every lesson in compare mode, for both
 // pairs the workshop uses, and checks that each run takes exactly the
@@ -20,7 +20,8 @@ var compareKey = map[string]string{"gemini": "gemini", "llama": "llama-json", "l
 // each run ends with a summary record.
 func TestLessonsHeadlessCompare(t *testing.T) {
 	isolate(t)
-	for _, pair := range [][2]string{{"gemini", "llama"}, {"llama", "llama:native"}} {
+	// llama:native,openai: the same Llama behind two APIs.
+	for _, pair := range [][2]string{{"gemini", "llama"}, {"llama", "llama:native"}, {"llama:native", "openai"}} {
 		for _, tc := range lessonCases() {
 			name := strings.Join(pair[:], ",") + "/" + tc.lesson
 			if tc.stdin != "" {

@@ -20,7 +20,7 @@ func noSleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
 // Ollama host, no base URL overrides, no .env in the working directory.
 func isolate(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "OLLAMA_HOST", "OLLAMA_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE"} {
+	for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "OLLAMA_HOST", "OLLAMA_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE"} {
 		t.Setenv(k, "")
 	}
 	t.Chdir(t.TempDir())

@@ -19,6 +19,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/gemini"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/ollama"
+	"github.com/glassbox-dev/glassbox/providers/openai"
 )
 
 // Provider is what a backend hands to the agent loop.
@@ -52,6 +53,7 @@ func registered() []Dialect {
 	return slices.Concat(
 		gemini.Dialects(),
 		ollama.Dialects(),
+		openai.Dialects(),
 	)
 }
 

@@ -329,6 +329,8 @@ func malformedScript(c conversation) reply {
 		mistake = "I first called open_file, a tool that does not exist; the engine denied it as an unknown tool and I switched to read_file."
 	case c.dialect == dialectGemini:
 		mistake = "My first attempt ended with finishReason MALFORMED_FUNCTION_CALL; the loop told me, and I sent a valid call."
+	case c.dialect == dialectOpenAI:
+		mistake = "The arguments of my first tool call were not valid JSON (the closing brace was missing); the loop showed me why it could not run the call, and I sent a valid one."
 	default:
 		mistake = "My first reply was not valid JSON (the closing brace was missing); the loop showed me the parse error and I sent a valid reply."
 	}
@@ -360,8 +362,11 @@ func tokenLimitScript(c conversation) reply {
 		return next
 	}
 	cut := "done_reason length: Ollama stopped generating at the token limit"
-	if c.dialect == dialectGemini {
+	switch c.dialect {
+	case dialectGemini:
 		cut = "finishReason MAX_TOKENS: Gemini stopped generating at the token limit"
+	case dialectOpenAI:
+		cut = "finish_reason length: the server stopped generating at the token limit, in the middle of the arguments"
 	}
 	return finalReply("Left to do, according to notes/todo.txt:\n" + quote(r.Content, 12) +
 		"\nMy first tool call was cut off (" + cut + "), so the loop fed it back instead of running half a call, and I sent it again.")
@@ -381,8 +386,12 @@ func repeatStopScript(c conversation) reply {
 		return callReply("My last reply was stopped by Ollama's token-repeat limit. This time: one list_files call.",
 			toolCall{Name: "list_files", Args: args{{"path", "."}}})
 	}
+	how := "Ollama stopped it and closed the stream without done:true"
+	if c.dialect == dialectOpenAI {
+		how = "the server stopped it and closed the stream without a finish_reason or data: [DONE]"
+	}
 	return finalReply("The files: " + summarizeListing(r.Content) + "\nMy first reply got stuck repeating one token, " +
-		"so Ollama stopped it and closed the stream without done:true; the loop fed that back once, without retrying, and I listed the files.")
+		"so " + how + "; the loop fed that back once, without retrying, and I listed the files.")
 }
 
 func toolFailureScript(c conversation) reply {

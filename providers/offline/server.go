@@ -58,6 +58,7 @@ func NewHandler(cfg Config) *Server {
 //	POST /v1beta/models/{model}:generateContent           Gemini
 //	POST /v1beta/models/{model}:streamGenerateContent     Gemini, SSE with ?alt=sse
 //	POST /api/chat                                        Ollama, NDJSON unless "stream": false
+//	POST /v1/chat/completions                             OpenAI-compatible, SSE with "stream": true
 //	GET  /api/tags, POST /api/show, GET /api/version      Ollama model info
 //	GET  /                                                "Ollama is running"
 //
@@ -67,6 +68,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.Contains(p, "/models/") && strings.Contains(p, ":"):
 		s.serveGemini(w, r)
+	case strings.HasSuffix(p, "/chat/completions"):
+		if requireMethod(w, r, http.MethodPost) {
+			s.serveOpenAIChat(w, r)
+		}
 	case strings.HasSuffix(p, "/api/chat"):
 		if requireMethod(w, r, http.MethodPost) {
 			s.serveOllamaChat(w, r)
