@@ -3,6 +3,7 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -97,4 +98,39 @@ func AsError(err error) *Error {
 // Errorf builds an *Error with a formatted message.
 func Errorf(kind ErrorKind, status int, cause error, format string, args ...any) *Error {
 	return &Error{Kind: kind, Status: status, Err: cause, Message: fmt.Sprintf(format, args...)}
+}
+
+// RetryAfterOf reads the Retry-After header of x's response: a number of
+// seconds or an HTTP date. Zero when x is nil or the server named no delay.
+func RetryAfterOf(x *Exchange, now time.Time) time.Duration {
+	if x == nil {
+		return 0
+	}
+	var value string
+	for name, values := range x.ResponseHeaders {
+		if strings.EqualFold(name, "Retry-After") && len(values) > 0 {
+			value = strings.TrimSpace(values[0])
+			break
+		}
+	}
+	if value == "" {
+		return 0
+	}
+	if d, ok := RetryAfterSeconds(value); ok {
+		return d
+	}
+	if when, err := http.ParseTime(value); err == nil {
+		if d := when.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// StatusOf is the HTTP status of an exchange, 0 when there was none.
+func StatusOf(x *Exchange) int {
+	if x == nil {
+		return 0
+	}
+	return x.Status
 }

@@ -222,20 +222,17 @@ func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep, err := s.prepare(r.Context(), m, s.firstByteDelay(req.Stream))
-	var f errFault
-	switch {
-	case errors.As(err, &f) && f.fault == faultUnknownModel:
-		openAINotFound(w, req.Model)
-		return
-	case errors.As(err, &f):
-		w.Header().Set("Retry-After", "1")
-		msg := "rate limit exceeded: retry after 1s"
-		if f.fault == faultOutage {
-			msg = "the model is overloaded, please try again later"
-		}
-		writeOpenAIError(w, f.status, "api_error", msg)
-		return
-	case err != nil: // the caller gave up while waiting
+	errs := apiErrors{
+		notFound: func() { openAINotFound(w, req.Model) },
+		fault: func(status int, overloaded bool) {
+			msg := "rate limit exceeded: retry after 1s"
+			if overloaded {
+				msg = "the model is overloaded, please try again later"
+			}
+			writeOpenAIError(w, status, "api_error", msg)
+		},
+	}
+	if errs.wrote(w, err) {
 		return
 	}
 	deltas, finish := openAIReply(m, rep)

@@ -180,6 +180,28 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 	return r, nil
 }
 
+// apiErrors writes a lesson's faults in one API's own error shape.
+type apiErrors struct {
+	notFound func() // the model is unknown
+	// fault writes status with msg, overloaded (503) or rate limited (429).
+	fault func(status int, overloaded bool)
+}
+
+// wrote answers err from prepare: a lesson's fault is written (with
+// Retry-After: 1 where the client may come back); a caller that gave up
+// gets nothing. It reports whether the call ends here.
+func (a apiErrors) wrote(w http.ResponseWriter, err error) bool {
+	var f errFault
+	switch {
+	case errors.As(err, &f) && f.fault == faultUnknownModel:
+		a.notFound()
+	case errors.As(err, &f):
+		w.Header().Set("Retry-After", "1")
+		a.fault(f.status, f.fault == faultOutage)
+	}
+	return err != nil
+}
+
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {

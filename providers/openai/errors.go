@@ -46,7 +46,7 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 	if errors.As(err, &streamErr) {
 		// An {"error": …} event in the middle of a 200 stream: the server
 		// failed after it had started answering.
-		return providers.Errorf(providers.KindUnavailable, statusOf(f.last), err,
+		return providers.Errorf(providers.KindUnavailable, providers.StatusOf(f.last), err,
 			"%s stopped in the middle of its reply with the error %q; try again, and if it repeats read the server's log.", f.base, streamErr.Message)
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
@@ -64,10 +64,10 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) || f.last != nil && f.last.Err != "" {
-		return providers.Errorf(providers.KindNetwork, statusOf(f.last), err,
+		return providers.Errorf(providers.KindNetwork, providers.StatusOf(f.last), err,
 			"the connection to %s failed in the middle of the call (%v); it may work on a retry.", f.base, err)
 	}
-	return providers.Errorf(providers.KindOther, statusOf(f.last), err, "the call to %s failed: %v.", f.base, err)
+	return providers.Errorf(providers.KindOther, providers.StatusOf(f.last), err, "the call to %s failed: %v.", f.base, err)
 }
 
 // explainStatus phrases an HTTP error status; msg is the server's own
@@ -90,47 +90,16 @@ func explainStatus(status int, msg string, cause error, f callFacts) *providers.
 	case status == http.StatusTooManyRequests:
 		e := providers.Errorf(providers.KindRateLimit, status, cause,
 			"%s is rate limiting requests (429)%s — glassbox waits as it asks and tries again.", f.base, said)
-		e.RetryAfter = retryAfter(f.last, time.Now())
+		e.RetryAfter = providers.RetryAfterOf(f.last, time.Now())
 		return e
 	case status >= 500:
 		e := providers.Errorf(providers.KindUnavailable, status, cause,
 			"%s could not answer (%d %s)%s — it may be overloaded or still loading the model; try again shortly.", f.base, status, http.StatusText(status), said)
-		e.RetryAfter = retryAfter(f.last, time.Now())
+		e.RetryAfter = providers.RetryAfterOf(f.last, time.Now())
 		return e
 	case status >= 400:
 		return providers.Errorf(providers.KindBadRequest, status, cause,
 			"%s rejected the request (%d %s)%s.", f.base, status, http.StatusText(status), said)
 	}
 	return providers.Errorf(providers.KindOther, status, cause, "%s answered %d%s.", f.base, status, said)
-}
-
-// retryAfter reads the Retry-After header of the last response: seconds or
-// an HTTP date. Zero when the server named no delay.
-func retryAfter(last *providers.Exchange, now time.Time) time.Duration {
-	if last == nil {
-		return 0
-	}
-	value := strings.TrimSpace(http.Header(last.ResponseHeaders).Get("Retry-After"))
-	if value == "" {
-		for name, vs := range last.ResponseHeaders {
-			if strings.EqualFold(name, "Retry-After") && len(vs) > 0 {
-				value = strings.TrimSpace(vs[0])
-			}
-		}
-	}
-	if d, ok := providers.RetryAfterSeconds(value); ok {
-		return d
-	}
-	if when, err := http.ParseTime(value); err == nil && when.After(now) {
-		return when.Sub(now)
-	}
-	return 0
-}
-
-// statusOf is the HTTP status of an exchange, 0 when there was none.
-func statusOf(ex *providers.Exchange) int {
-	if ex == nil {
-		return 0
-	}
-	return ex.Status
 }
