@@ -107,6 +107,10 @@ func parseOpenAIChat(body []byte) (openAIRequest, modelCall, error) {
 			it.malformed = it.malformed || len(it.calls) == 0 && strings.TrimSpace(it.text) == ""
 			items = append(items, it)
 		case "tool":
+			if _, ok := names[msg.ToolCallID]; !ok || msg.ToolCallID == "" {
+				// As OpenAI's API refuses it: a result needs the call it answers.
+				return req, modelCall{}, fmt.Errorf("invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id %q answers none)", msg.ToolCallID)
+			}
 			content := msg.text()
 			items = append(items, item{kind: itemResult, result: toolResult{
 				CallID: msg.ToolCallID, Name: names[msg.ToolCallID], Content: content,

@@ -107,3 +107,12 @@ func TestOpenAIConversation(t *testing.T) {
 		t.Errorf("a call with arguments that are not JSON should count as a misfire: %+v", c.steps[2])
 	}
 }
+
+// A tool message must answer a call of an earlier assistant message, as
+// the real API demands: a request that breaks the pairing is refused.
+func TestOpenAIToolMessageNeedsItsCall(t *testing.T) {
+	w := openAIPost(t, `{"model":"llama3.1:8b","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"call_x","content":"r"}]}`)
+	if w.Code != 400 || !strings.Contains(w.Body.String(), "must be a response to a preceding message with 'tool_calls'") {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+}
