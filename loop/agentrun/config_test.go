@@ -116,3 +116,25 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// The OpenAI-compatible dialect's variables come from .env like the
+// others; an address only .env sets is announced, and the key is a secret.
+func TestDotEnvKnowsTheOpenAIVariables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".env")
+	if err := os.WriteFile(path, []byte("OPENAI_BASE_URL=http://elsewhere.example/v1\nOPENAI_API_KEY=sk-dotenv-123456\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vals, ignored, err := ReadDotEnv(path)
+	if err != nil || len(ignored) != 0 || vals["OPENAI_BASE_URL"] != "http://elsewhere.example/v1" {
+		t.Fatalf("vals %v, ignored %v, err %v", vals, ignored, err)
+	}
+	warnings := strings.Join(DotEnvAddresses(vals, func(string) string { return "" }), "\n")
+	if !strings.Contains(warnings, "OPENAI_BASE_URL=http://elsewhere.example/v1 is set here: live OpenAI-compatible calls, with OPENAI_API_KEY, go to http://elsewhere.example/v1") {
+		t.Fatalf("warnings: %s", warnings)
+	}
+	c := Defaults(true)
+	c.ApplyEnv(func(k string) string { return vals[k] })
+	if got := c.Env.Secrets(); len(got) != 1 || got[0] != "sk-dotenv-123456" {
+		t.Fatalf("secrets %v", got)
+	}
+}

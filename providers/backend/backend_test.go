@@ -152,3 +152,31 @@ func TestRecordWritesEveryExchange(t *testing.T) {
 		})
 	}
 }
+
+// The OpenAI-compatible dialect is live when OPENAI_BASE_URL or
+// OPENAI_API_KEY is set; with the key alone the banner says the calls go to
+// OpenAI's own service.
+func TestOpenAIAutoRule(t *testing.T) {
+	d, ok := Lookup("openai")
+	if !ok {
+		t.Fatal("no openai dialect")
+	}
+	for _, tc := range []struct {
+		vars map[string]string
+		kind string
+		says string
+	}{
+		{nil, KindOffline, "neither OPENAI_BASE_URL nor OPENAI_API_KEY is set"},
+		{map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, KindLive, "OPENAI_BASE_URL is set (http://127.0.0.1:9/v1)"},
+		{map[string]string{"OPENAI_API_KEY": "sk-x-123456"}, KindLive, "OPENAI_API_KEY is set (https://api.openai.com/v1, OpenAI's own service"},
+	} {
+		env := EnvFrom(func(k string) string { return tc.vars[k] })
+		b, err := Choose(context.Background(), Options{Dialect: d, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Kind != tc.kind || !strings.Contains(b.Reason, tc.says) {
+			t.Errorf("%v: %s: %s", tc.vars, b.Kind, b.Reason)
+		}
+	}
+}
