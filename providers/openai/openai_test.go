@@ -278,3 +278,23 @@ func TestBaseURLMustBeHTTP(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The request can be previewed (the glass box shows it before space sends
+// it): the client encodes it as on the wire, and the capture stops it
+// there, so nothing reaches the server.
+func TestPreviewStopsBeforeTheWire(t *testing.T) {
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls++ }))
+	defer srv.Close()
+	p := newProvider(t, srv.URL)
+	ex, err := providers.Preview(context.Background(), func(ctx context.Context) error {
+		_, err := p.Call(ctx, request())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 0 || !strings.HasSuffix(ex.URL, "/v1/chat/completions") || !strings.Contains(string(ex.RequestBody), `"stream":true`) {
+		t.Fatalf("%d calls reached the server; preview %s %s", calls, ex.URL, ex.RequestBody)
+	}
+}
