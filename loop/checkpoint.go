@@ -181,7 +181,9 @@ func (e *Engine) forkLocked(seq int, files bool, onto *forkOnto, events int) err
 		e.reassemble()
 		rec.Fork = ForkInfo{From: seq, Provider: onto.Provider.Name(), Model: onto.Provider.Model(), ToolMode: onto.ToolMode, Note: onto.Note}
 	}
-	e.checkpoints[seq].HistoryLen = e.log.Len()
+	// The fork's note belongs to the step it was made at: going back to
+	// that step later keeps it (the session folds it into the step too).
+	e.checkpoints[seq].HistoryLen, e.checkpoints[seq].Notes = e.log.Len(), e.notes
 	if e.journal != nil {
 		e.journal.fork(e, seq, added, onto)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
 )
@@ -25,8 +26,8 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		return nil, "", err
 	}
 	for _, st := range rl.Steps {
-		var cp Checkpoint
-		if err := json.Unmarshal(st.Checkpoint, &cp); err != nil || cp.Seq != st.Seq {
+		cp, err := stepCheckpoint(st)
+		if err != nil || cp.Seq != st.Seq {
 			return nil, "", fmt.Errorf("%w: step %d has no readable checkpoint", session.ErrCorrupt, st.Seq)
 		}
 		e.checkpoints = append(e.checkpoints, cp)
@@ -104,6 +105,26 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 	return e, recovery, nil
 }
 
+// stepCheckpoint reads the engine's checkpoint after a step. A fork onto
+// another dialect made at the step added its note after the step was
+// written; the session folds the note into the step's record (Added, Len),
+// and the checkpoint counts it as the engine's own did.
+func stepCheckpoint(st session.Record) (Checkpoint, error) {
+	var cp Checkpoint
+	if err := json.Unmarshal(st.Checkpoint, &cp); err != nil {
+		return cp, err
+	}
+	if extra := st.Len - cp.HistoryLen; extra > 0 && extra <= len(st.Added) {
+		for _, m := range st.Added[len(st.Added)-extra:] {
+			if m.Role == history.RoleNote {
+				cp.Notes++
+			}
+		}
+		cp.HistoryLen = st.Len
+	}
+	return cp, nil
+}
+
 // Recovered is the state whose step is taken up again after a crash ("" if
 // none): the next Step re-sends the model call or records the tool as
 // interrupted.
@@ -155,8 +176,8 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 		if err := json.Unmarshal(st.Trace, &t); err != nil {
 			return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
 		}
-		var cp Checkpoint
-		if err := json.Unmarshal(st.Checkpoint, &cp); err != nil {
+		cp, err := stepCheckpoint(st)
+		if err != nil {
 			return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
 		}
 		t.Added, t.HistoryLen, t.Notes, t.Pending, t.ExchangesAt = st.Added, st.Len, cp.Notes, cp.Pending, st.Exchanges

@@ -525,3 +525,99 @@ func TestCassettePosition(t *testing.T) {
 		}
 	}
 }
+
+// A session forked onto another dialect reads back as it was on screen:
+// the fork's note belongs to the step it was made at (where the engine's
+// own checkpoint puts it), so the steps read back add up to the history
+// the resumed engine holds — no message shown twice, none missing — and a
+// later fork to that step keeps the note, on disk as in memory.
+func TestResumeAfterForkOntoReadsBackTheSameConversation(t *testing.T) {
+	gem := &nativeProvider{name: "gemini"}
+	gem.replies = []reply{{resp: &providers.Response{Message: history.Message{Role: history.RoleAssistant,
+		ToolCalls: []history.ToolCall{{Name: "read_file", Args: json.RawMessage(`{"path":"notes.txt"}`)}},
+		Native:    &history.Native{Provider: "gemini", Data: json.RawMessage(`{"parts":[{"functionCall":{"name":"read_file"},"thoughtSignature":"c2ln"}]}`)}}}}}
+	r := newSessionRig(t)
+	cfg := r.config()
+	cfg.Provider = gem
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetJournal(NewJournal(r.w, "", r.ws.Root()))
+	e.Submit(Event{Source: "cli", Type: "user_input", Data: "read notes"})
+	stepUntil(t, e, CheckingPolicy)
+	k := e.Seq()
+	llama := &nativeProvider{name: "llama"}
+	llama.replies = []reply{text("llama answers")}
+	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", ToolMode: "json"}, true); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, e, "")
+	before := e.History()
+	cpK, _ := e.Checkpoint(k)
+	last, _ := e.Checkpoint(e.Seq())
+
+	r.w.Close()
+	f, err := session.Read(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ := f.Run("")
+	back, err := SessionTransitions(r.path, rl, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added []history.Message
+	for _, tr := range back {
+		added = append(added, tr.Added...)
+		if tr.Seq == k {
+			if n := len(tr.Added); n == 0 || tr.Added[n-1].Role != history.RoleNote || !strings.Contains(tr.Added[n-1].Text, "Llama") {
+				t.Errorf("step %d read back without the fork's note: %+v", k, tr.Added)
+			}
+			if tr.HistoryLen != cpK.HistoryLen || tr.Notes != cpK.Notes || cpK.Notes != 1 {
+				t.Errorf("step %d read back: %d messages (%d notes), the engine had %d (%d)", k, tr.HistoryLen, tr.Notes, cpK.HistoryLen, cpK.Notes)
+			}
+		}
+	}
+	if len(added) != len(before) {
+		t.Fatalf("the steps read back add %d messages; the history held %d", len(added), len(before))
+	}
+	for i := range before {
+		if added[i].Role != before[i].Role || added[i].Text != before[i].Text {
+			t.Fatalf("message %d read back as %s %q, was %s %q", i+1, added[i].Role, added[i].Text, before[i].Role, before[i].Text)
+		}
+	}
+	if tr := back[len(back)-1]; tr.HistoryLen-tr.Notes != last.HistoryLen-last.Notes {
+		t.Errorf("the last step read back sends %d messages, it sent %d", tr.HistoryLen-tr.Notes, last.HistoryLen-last.Notes)
+	}
+
+	if r.w, err = session.Append(f); err != nil {
+		t.Fatal(err)
+	}
+	rcfg := r.config()
+	rcfg.Provider = llama
+	e2, _, err := Resume(rcfg, rl, NewJournal(r.w, "", r.ws.Root()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e2.Checkpoint(k); got.HistoryLen != cpK.HistoryLen || got.Notes != cpK.Notes {
+		t.Fatalf("resumed checkpoint %d: %d messages (%d notes), want %d (%d)", k, got.HistoryLen, got.Notes, cpK.HistoryLen, cpK.Notes)
+	}
+	// Back to step k: the note stays, in the engine and in the file.
+	if err := e2.ForkKeepingFiles(k); err != nil {
+		t.Fatal(err)
+	}
+	h := e2.History()
+	if len(h) != cpK.HistoryLen || h[len(h)-1].Role != history.RoleNote {
+		t.Fatalf("after a fork to step %d the history holds %d messages, want %d ending with the note", k, len(h), cpK.HistoryLen)
+	}
+	r.w.Close()
+	f, err = session.Read(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ = f.Run("")
+	if len(rl.Messages) != len(h) || rl.Messages[len(h)-1].Role != history.RoleNote {
+		t.Fatalf("the file says %d messages after the fork, the engine %d", len(rl.Messages), len(h))
+	}
+}

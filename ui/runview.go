@@ -175,6 +175,7 @@ func (r *runView) loadPast(past []loop.Transition) {
 	added := 0
 	for _, t := range past {
 		r.live.record(r.hist, t)
+		r.payload.follow(&t) // the side the payload pane was on, as when it was live
 		added += len(t.Added)
 		if t.LLM != nil && len(t.Exchanges) == 0 && t.ExchangesAt != nil && r.load != nil {
 			// Its payload is on disk: read back when a pane shows it.
