@@ -64,7 +64,8 @@ func (e *Engine) restore(cp Checkpoint) {
 	e.queue = slices.Clone(e.submitted[min(cp.Taken, len(e.submitted)):])
 	e.mu.Unlock()
 	e.cfg.Policy.SetGrants(cp.Grants)
-	e.recovered, e.edited, e.answer = "", false, nil
+	e.recovered, e.answer = "", nil
+	e.clearEdit()
 	e.reassemble()
 }
 

@@ -49,6 +49,7 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		return nil, "", fmt.Errorf("%w: step %d took %d events of %d submitted", session.ErrCorrupt, last.Seq, last.Taken, len(e.submitted))
 	}
 	last.Submitted = len(e.submitted) // events typed after the last step are kept
+	system := e.cfg.System            // as assembled, before any what-if edit
 	if rl.System != "" {
 		e.cfg.System = rl.System
 	}
@@ -57,7 +58,11 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 	e.restore(last)
 	last.HistoryLen = histLen
 	if rl.Edit != nil && e.state == AwaitingLLMResponse {
-		e.edited = true
+		if rl.EditSystem != "" {
+			system = rl.EditSystem
+		}
+		e.edited, e.editBase, e.editSystem = true, rl.EditBase, system
+		e.edit = diffContext(system, e.cfg.System, rl.EditBase, rl.Messages, e.mask.Mask)
 	}
 	if j != nil {
 		j.changes = []*session.Changes{nil}

@@ -48,8 +48,12 @@ type RunLog struct {
 	// Interrupted is a step that began and never ended (a crash): its
 	// begin record. Nil when the last step ended.
 	Interrupted *Record
-	// Edit is a what-if edit made after the last step, if any.
-	Edit *Record
+	// Edit is a what-if edit made after the last step, if any; EditBase
+	// and EditSystem are the messages and system prompt ("" for the
+	// default) it replaced, as assembled.
+	Edit       *Record
+	EditBase   []history.Message
+	EditSystem string
 	// Answer is a person's answer to the confirmation of the step after
 	// the last one, given before a crash ended it: it is not asked again.
 	Answer *Record
@@ -187,7 +191,7 @@ func (f *File) rebuild() error {
 				return fmt.Errorf("record %d: step %d leaves %d messages, the records add up to %d", i+2, r.Seq, r.Len, len(rl.Messages))
 			}
 			rl.Steps = append(rl.Steps, r)
-			rl.Interrupted, rl.Edit, rl.Answer = nil, nil, nil
+			rl.Interrupted, rl.Edit, rl.EditBase, rl.Answer = nil, nil, nil, nil
 		case KindFork:
 			if r.Seq < 0 || r.Seq > len(rl.Steps) {
 				return fmt.Errorf("record %d: a fork from step %d of %d", i+2, r.Seq, len(rl.Steps))
@@ -218,8 +222,11 @@ func (f *File) rebuild() error {
 				rl.Info.Provider, rl.Info.ToolMode, rl.Info.Model = r.Provider, r.ToolMode, r.Model
 				rl.Messages = StripNative(rl.Messages, NativeName(r.Provider, r.ToolMode))
 			}
-			rl.Interrupted, rl.Edit, rl.Answer = nil, nil, nil
+			rl.Interrupted, rl.Edit, rl.EditBase, rl.Answer = nil, nil, nil, nil
 		case KindEdit:
+			if rl.Edit == nil {
+				rl.EditBase, rl.EditSystem = slices.Clip(rl.Messages), rl.System
+			}
 			rec := r
 			rl.Messages = slices.Clone(r.Messages)
 			rl.Edit = &rec
