@@ -130,6 +130,9 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	l.state = t.To
 	l.iteration = t.Iteration
 	l.queued = t.QueueLen
+	if t.Edit != nil { // the model was sent the messages above as a person edited them
+		h.add(&historyEntry{kind: entryEdit, edit: t.Edit})
+	}
 	if t.LLM != nil {
 		l.tokensIn += t.LLM.Usage.InputTokens
 		l.tokensOut += t.LLM.Usage.OutputTokens
