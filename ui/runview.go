@@ -176,7 +176,7 @@ func (r *runView) loadPast(past []loop.Transition) {
 	for _, t := range past {
 		r.live.record(r.hist, t)
 		r.payload.follow(&t) // the side the payload pane was on, as when it was live
-		added += len(t.Added)
+		added = max(added+len(t.Added), t.HistoryLen) // a what-if edit may have added messages no step did
 		if t.LLM != nil && len(t.Exchanges) == 0 && t.ExchangesAt != nil && r.load != nil {
 			// Its payload is on disk: read back when a pane shows it.
 			r.live.steps[len(r.live.steps)-1].spilled = true

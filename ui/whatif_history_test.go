@@ -1,11 +1,17 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers/gemini"
+	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // After w adds a file to list_files' result, History shows what the model
@@ -53,4 +59,85 @@ sed -i '0,/hello\.py\\n/s//hello.py\\nplan.txt\\n/' "$1"
 	// Back before the edited call: History is as it was then.
 	h.press("[")
 	notContains(t, h.plainView(), "edited before sending")
+}
+
+// An edit that adds a message, sent, quit and resumed: the panes read the
+// past back as they were — the same count of messages in the context and
+// no message shown twice (the engine's history holds one message more than
+// the steps added, which used to bring its last message back a second time).
+func TestResumeAfterAnEditThatAddedAMessage(t *testing.T) {
+	newEngine := func(ws *tools.Workspace, person *Person) loop.Config {
+		prov, err := gemini.New(context.Background(), gemini.Config{
+			APIKey: "glassbox-placeholder-key-0000", BaseURL: "http://gemini.offline.invalid/",
+			Transport: offline.NewTransport(offline.Config{Latency: 0}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loop.Config{Provider: prov, Backend: "offline", Person: person, Tools: tools.Default(ws, person, 0), Workspace: ws}
+	}
+	ws, dir := sampleWorkspace(t)
+	person := NewPerson()
+	eng, err := loop.New(newEngine(ws, person))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	sw, err := session.Create(path, session.Header{Glassbox: "test", Started: time.Now(),
+		Runs: []session.RunInfo{{Provider: "gemini", Backend: "offline", Workspace: dir, MaxIterations: 10}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.SetJournal(loop.NewJournal(sw, "", dir))
+	editor := filepath.Join(t.TempDir(), "editor.sh")
+	script := `#!/bin/sh
+sed -i 's/"messages": \[/"messages": [{"role": "user", "text": "Also mention plan.txt."},/' "$1"
+`
+	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VISUAL", editor)
+	cfg := Config{Engine: eng, Person: person, Backend: "offline", Workspace: dir, Lessons: testLessons, Lesson: "tour", NoColor: true}
+	h := newHarness(t, cfg, 160, 48)
+	h.press("enter")
+	h.stepUntil(loop.AwaitingLLMResponse)
+	h.press("w", "c")
+	r := h.m.runs[0]
+	if r.live.state != loop.WaitingForEvent {
+		t.Fatalf("the run stopped at %s: %q", r.live.state, h.m.noticeText())
+	}
+	if s := r.live.steps[2]; s.t.Edit == nil || s.t.Edit.Messages[0].Change != "added" {
+		t.Fatalf("the first call carries no added message: %+v", s.t.Edit)
+	}
+	msgs, entries := r.live.messages, r.hist.len()
+	sw.Close()
+
+	f, err := session.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ := f.Run("")
+	person = NewPerson()
+	ws2, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, _, err = loop.Resume(newEngine(ws2, person), rl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	past, err := loop.SessionTransitions(path, rl, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = Config{Runs: []RunConfig{{Engine: eng, Person: person, Backend: "offline", Workspace: dir, Past: past}}, Lessons: testLessons, Lesson: "tour", NoColor: true}
+	h = newHarness(t, cfg, 160, 48)
+	r = h.m.runs[0]
+	if r.live.messages != msgs {
+		t.Errorf("resumed: the context holds %d messages, it held %d", r.live.messages, msgs)
+	}
+	// The resumed History adds one note ("resumed: …") to what was there.
+	if got := r.hist.len(); got != entries+1 {
+		t.Errorf("resumed: %d History entries, %d before quitting (+1 for the resume note)", got, entries)
+	}
 }
