@@ -1,4 +1,4 @@
-// Package diagram draws the agent's state machine (DESIGN §4) in box-drawing
+// Package diagram draws the agent's state machine (docs/architecture.md, "The state machine") in box-drawing
 // characters: all ten states, the arcs of loop.Table between them, the
 // current state lit, the edge just taken labelled, breakpoints marked, and a
 // one-line account of what is happening now.
