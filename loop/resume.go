@@ -58,11 +58,7 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 	e.restore(last)
 	last.HistoryLen = histLen
 	if rl.Edit != nil && e.state == AwaitingLLMResponse {
-		if rl.EditSystem != "" {
-			system = rl.EditSystem
-		}
-		e.edited, e.editBase, e.editSystem = true, rl.EditBase, system
-		e.edit = diffContext(system, e.cfg.System, rl.EditBase, rl.Messages, e.mask.Mask)
+		e.resumeEdit(rl, system)
 	}
 	if j != nil {
 		j.changes = []*session.Changes{nil}
@@ -108,6 +104,17 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		}
 	}
 	return e, recovery, nil
+}
+
+// resumeEdit takes up a what-if edit made after the last step and not yet
+// sent: it is sent with the same account of what changed. system is the
+// default system prompt.
+func (e *Engine) resumeEdit(rl *session.RunLog, system string) {
+	if rl.EditSystem != "" {
+		system = rl.EditSystem // an earlier edit's, as assembled
+	}
+	e.edited, e.editBase, e.editSystem = true, rl.EditBase, system
+	e.edit = diffContext(system, e.cfg.System, rl.EditBase, rl.Messages, e.mask.Mask)
 }
 
 // stepCheckpoint reads the engine's checkpoint after a step. A fork onto

@@ -205,15 +205,7 @@ func (f *File) rebuild() error {
 			}
 			rl.Steps = rl.Steps[:r.Seq]
 			rl.Messages = append(slices.Clip(rl.Messages[:keep]), r.Added...)
-			if r.Seq > 0 && len(r.Added) > 0 {
-				// What the fork added (the note on what could not carry
-				// over to another dialect) belongs to the step it was made
-				// at, as in the engine: a later fork to that step keeps it,
-				// and the steps read back add up to the messages.
-				st := &rl.Steps[r.Seq-1]
-				st.Added = append(slices.Clip(st.Added), r.Added...)
-				st.Len = len(rl.Messages)
-			}
+			rl.foldForkAdded(r)
 			if r.N > len(rl.Submitted) {
 				return fmt.Errorf("record %d: a fork keeps %d events of %d", i+2, r.N, len(rl.Submitted))
 			}
@@ -236,6 +228,19 @@ func (f *File) rebuild() error {
 		}
 	}
 	return nil
+}
+
+// foldForkAdded puts what fork r added (the note on what could not carry
+// over to another dialect) into the step it was made at, as the engine
+// does: a later fork to that step keeps it, and the steps read back add up
+// to the messages.
+func (rl *RunLog) foldForkAdded(r Record) {
+	if r.Seq == 0 || len(r.Added) == 0 {
+		return
+	}
+	st := &rl.Steps[r.Seq-1]
+	st.Added = append(slices.Clip(st.Added), r.Added...)
+	st.Len = len(rl.Messages)
 }
 
 // Summary is one line of `glassbox sessions`.
