@@ -44,8 +44,10 @@ func places(t *testing.T, out string, g grid) map[loop.State][2]int {
 // learner's eye does not chase it from step to step.
 func TestCompactPlacesAreFixed(t *testing.T) {
 	views := compactViews()
+	// From 14 rows every width has its final grid (more rows only lengthen
+	// the footer), so the sweep stops there.
 	for w := 8; w <= FullWidth+30; w++ {
-		for h := 1; h <= FullHeight+6; h++ {
+		for h := 1; h <= 14; h++ {
 			if w >= FullWidth && h >= FullHeight {
 				continue // the full picture: its places are drawn by hand
 			}
@@ -57,7 +59,10 @@ func TestCompactPlacesAreFixed(t *testing.T) {
 			if len(want) != len(loop.States) {
 				t.Fatalf("%dx%d: %d of %d states found in the list:\n%s", w, h, len(want), len(loop.States), Render(plainTheme(), views[0], w, h))
 			}
-			for _, v := range views[1:] {
+			for i, v := range views[1:] {
+				if i%2 == 0 && w%4 != 0 {
+					continue // the variants with breakpoints and a selection: every fourth width
+				}
 				out := Render(plainTheme(), v, w, h)
 				got := places(t, out, g)
 				for _, s := range loop.States {
