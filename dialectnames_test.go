@@ -14,7 +14,8 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/backend"
 )
 
-// TestDialectNamesLiveInProviders enforces DESIGN §12: outside providers/,
+// TestDialectNamesLiveInProviders enforces what docs/providers.md says under
+// "Dialects as descriptors": outside providers/,
 // no Go code spells a dialect's name — "gemini", "llama:native", an alias
 // such as "ollama" — in a string; it asks providers/backend's registry.
 // Comments, tests and the docs may name them; a string that says

@@ -1,7 +1,8 @@
 // Package backend is the registry of the dialects glassbox speaks (each
 // described by its own package, listed in registered) and decides how one is
 // reached — the live service, the offline simulation or a replayed cassette
-// — before it builds its provider (DESIGN §3's auto rule).
+// — before it builds its provider, as docs/architecture.md says under
+// "How a run is opened".
 package backend
 
 import (
@@ -292,7 +293,7 @@ func (b *Backend) Close() error {
 	return errors.Join(errs...)
 }
 
-// Choose applies DESIGN §3's auto rule: live when configured, else the
+// Choose applies the auto rule (docs/architecture.md, "How a run is opened"): live when configured, else the
 // offline simulation; Offline, Live and Replay force a choice. A configured
 // live backend that fails later is never swapped for the simulation.
 func Choose(ctx context.Context, o Options) (*Backend, error) {
