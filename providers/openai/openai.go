@@ -232,8 +232,8 @@ func readReply(resp *providers.Response, c oa.ChatCompletion, last *providers.Ex
 				"the connection was cut in the middle of the reply, before its finish_reason (%s); it may work on a retry.", last.Err)
 		}
 		resp.StopReason = providers.StopIncomplete
-		resp.Malformed = fmt.Sprintf("Your last reply stopped after %d characters and %s without a finish_reason: the server ended the stream without saying the reply was done (Ollama does so at its token-repeat limit, when the model writes one token over and over), so nothing of it was used. Try again, more briefly.",
-			len(msg.Content), count(len(msg.ToolCalls), "tool call"))
+		resp.Malformed = fmt.Sprintf("Your last reply stopped after %s and %s without a finish_reason: the server ended the stream without saying the reply was done (Ollama does so at its token-repeat limit, when the model writes one token over and over), so nothing of it was used. Try again, more briefly.",
+			count(len(msg.Content), "character"), count(len(msg.ToolCalls), "tool call"))
 	case choice.FinishReason == "content_filter":
 		return providers.Errorf(providers.KindBlocked, providers.StatusOf(last), nil,
 			"the server's content filter stopped the reply (finish_reason content_filter); rephrase the request.")
