@@ -296,4 +296,13 @@ func TestCountsAgreeWithTheirNumber(t *testing.T) {
 			t.Errorf("%v: %q in\n%s", args, "1 model calls", all)
 		}
 	}
+	// The offline tutor counts a file's lines the same way.
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "one.txt"), []byte("just this\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := realMain(context.Background(), []string{"run", "--offline", "--workspace", ws, "read one.txt"}, strings.NewReader(""), &out, &errb); code != exitOK || !strings.Contains(out.String(), "one.txt (1 line):") {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
+	}
 }
