@@ -49,6 +49,8 @@ type Config struct {
 	// Secrets are more values to mask wherever they appear (every key the
 	// environment holds).
 	Secrets []string
+	// Unary asks for one JSON body instead of a stream (no "stream": true).
+	Unary bool
 }
 
 // defaultBaseURL is OpenAI's own endpoint.
@@ -61,13 +63,14 @@ type Provider struct {
 	capture *providers.Transport
 	model   string
 	baseURL string
+	unary   bool
 }
 
 // New builds a Provider without touching the network. The client is given
 // every setting explicitly and never reads OPENAI_* itself: glassbox's
 // config pipeline (.env, the environment, the flags) decides.
 func New(cfg Config) (*Provider, error) {
-	p := &Provider{model: cfg.Model, baseURL: strings.TrimRight(cfg.BaseURL, "/")}
+	p := &Provider{model: cfg.Model, baseURL: strings.TrimRight(cfg.BaseURL, "/"), unary: cfg.Unary}
 	if p.model == "" {
 		p.model = DefaultModel
 	}
@@ -120,13 +123,7 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 			"glassbox could not build the chat completions request: %v.", err)
 	}
 	rec := &providers.Recorder{}
-	stream := p.chat.NewStreaming(providers.WithRecorder(ctx, rec), params)
-	var acc oa.ChatCompletionAccumulator
-	for stream.Next() {
-		acc.AddChunk(stream.Current())
-	}
-	streamErr := stream.Err()
-	stream.Close()
+	completion, streamErr := p.complete(providers.WithRecorder(ctx, rec), params)
 
 	exchanges := rec.Exchanges()
 	var last *providers.Exchange
@@ -141,25 +138,43 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 		return &providers.Response{Exchanges: exchanges}, perr
 	}
 	resp := &providers.Response{Exchanges: exchanges}
-	if err := readReply(resp, acc.ChatCompletion, last); err != nil {
+	if err := readReply(resp, completion, last); err != nil {
 		return resp, p.capture.MaskError(err)
 	}
 	return resp, nil
 }
 
+// complete makes the call: streamed, the events accumulated into one
+// completion (openai-go joins a tool call's argument pieces), or unary.
+func (p *Provider) complete(ctx context.Context, params oa.ChatCompletionNewParams) (oa.ChatCompletion, error) {
+	if p.unary {
+		c, err := p.chat.New(ctx, params)
+		if err != nil || c == nil {
+			return oa.ChatCompletion{}, err
+		}
+		return *c, nil
+	}
+	params.StreamOptions = oa.ChatCompletionStreamOptionsParam{IncludeUsage: oa.Bool(true)}
+	stream := p.chat.NewStreaming(ctx, params)
+	defer stream.Close()
+	var acc oa.ChatCompletionAccumulator
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	return acc.ChatCompletion, stream.Err()
+}
+
 // params builds the request: the system prompt, the conversation, the tool
-// definitions, temperature 0, and a streamed reply whose last event carries
-// the token usage.
+// definitions and temperature 0.
 func (p *Provider) params(req providers.Request) (oa.ChatCompletionNewParams, error) {
 	msgs, err := messages(req.System, req.Messages)
 	if err != nil {
 		return oa.ChatCompletionNewParams{}, err
 	}
 	params := oa.ChatCompletionNewParams{
-		Model:         p.model,
-		Messages:      msgs,
-		Temperature:   oa.Float(0),
-		StreamOptions: oa.ChatCompletionStreamOptionsParam{IncludeUsage: oa.Bool(true)},
+		Model:       p.model,
+		Messages:    msgs,
+		Temperature: oa.Float(0),
 	}
 	for _, t := range req.Tools {
 		params.Tools = append(params.Tools, oa.ChatCompletionFunctionTool(oa.FunctionDefinitionParam{

@@ -298,3 +298,29 @@ func TestPreviewStopsBeforeTheWire(t *testing.T) {
 		t.Fatalf("%d calls reached the server; preview %s %s", calls, ex.URL, ex.RequestBody)
 	}
 }
+
+// Unary (the stream engineer's --stream=false): one chat.completion body,
+// no "stream" and no stream_options in the request.
+func TestUnaryCall(t *testing.T) {
+	var sent []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sent, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_u","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":4,"total_tokens":13}}`)
+	}))
+	defer srv.Close()
+	p, err := New(Config{BaseURL: srv.URL + "/v1", Model: "m", Unary: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Call(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StopReason != providers.StopToolUse || len(resp.ToolCalls()) != 1 || resp.ToolCalls()[0].ID != "call_u" || resp.Usage.InputTokens != 9 {
+		t.Fatalf("%+v", resp)
+	}
+	if strings.Contains(string(sent), `"stream"`) {
+		t.Fatalf("a unary request asked for a stream: %s", sent)
+	}
+}
