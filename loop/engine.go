@@ -609,8 +609,11 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 			e.journal.answered(e.seq+1, approval)
 		}
 	}
+	if approval == AllowSession && pc.Decision.NeedsPerson {
+		approval = AllowOnce // no grant covers what the security layer cannot read
+	}
 	pc.Approval = &approval
-	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String()}
+	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String(), NeedsPerson: pc.Decision.NeedsPerson}
 	t.Decision = &d
 	if approval == Deny {
 		pc.Status = CallDenied
