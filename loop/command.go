@@ -62,7 +62,14 @@ const (
 	maxStageNames = 16
 	// maxNodes bounds the syntax nodes one decision looks at, over both
 	// readings and every nested command line.
-	maxNodes = 200_000
+	maxNodes = 60_000
+	// maxDepth bounds how deeply parentheses and braces nest in the
+	// command line, counted on its text before it is parsed: the parser's
+	// cost grows with the square of the depth of $((((…)))).
+	maxDepth = 128
+	// maxAmpRedirects bounds the `&>` the POSIX reading splits (each split
+	// parses the line again).
+	maxAmpRedirects = 8
 	// maxPathChecks bounds how many paths one decision resolves on disk.
 	maxPathChecks = 256
 )
@@ -118,6 +125,10 @@ func readCommand(src string, ws PathChecker) *command {
 		c.tooLarge = fmt.Sprintf("the command is %d bytes long; the security layer reads commands of up to %d bytes", len(src), maxCommandBytes)
 		return c
 	}
+	if d := nesting(src); d > maxDepth {
+		c.tooLarge = fmt.Sprintf("its parentheses and braces nest %d deep; the security layer reads up to %d", d, maxDepth)
+		return c
+	}
 	b := &budget{nodes: maxNodes, paths: maxPathChecks}
 	for _, d := range []dialect{posixDialect, bashDialect} {
 		r := &reader{d: d, ws: ws, budget: b, out: &reading{dialect: d}, vars: map[string]varValue{}, funcs: map[string]*funcInfo{}}
@@ -129,6 +140,21 @@ func readCommand(src string, ws PathChecker) *command {
 		c.readings = append(c.readings, r.out)
 	}
 	return c
+}
+
+// nesting is how deeply ( and { nest in src, quotes or not.
+func nesting(src string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ')', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
 }
 
 // parsed is the readings whose grammar could read the command line.
@@ -253,7 +279,7 @@ func (r *reader) parse(src string) (*syntax.File, string, error) {
 }
 
 func (r *reader) parseDash(src string) (*syntax.File, string, error) {
-	for range 64 {
+	for range maxAmpRedirects + 1 {
 		file, err := syntax.NewParser(syntax.Variant(r.d.lang)).Parse(strings.NewReader(src), "")
 		var le syntax.LangError
 		if err == nil || r.d.lang != syntax.LangPOSIX || !errors.As(err, &le) || !strings.HasPrefix(le.Feature, "`&>") {
@@ -265,7 +291,7 @@ func (r *reader) parseDash(src string) (*syntax.File, string, error) {
 		}
 		src = src[:at+1] + " " + src[at+1:]
 	}
-	return nil, src, errors.New("more than 64 `&>` in one command line")
+	return nil, src, fmt.Errorf("more than %d `&>` in one command line", maxAmpRedirects)
 }
 
 // readFile walks one parsed command line. outer is the part of the
@@ -273,7 +299,9 @@ func (r *reader) parseDash(src string) (*syntax.File, string, error) {
 // says the command line's standard input is a stream that may carry code
 // (it was piped into the shell that runs it).
 func (r *reader) readFile(file *syntax.File, src, outer string, depth int, stream bool) {
-	r.prepass(file)
+	if r.prepass(file); r.tooLarge != "" {
+		return
+	}
 	sourceOf := func(n syntax.Node) string {
 		if outer != "" {
 			return outer
@@ -389,7 +417,12 @@ func (r *reader) prepass(file *syntax.File) {
 			r.vars[name] = varValue{}
 		}
 	}
+	nodes := 0
 	syntax.Walk(file, func(node syntax.Node) bool {
+		if nodes++; nodes > r.budget.nodes {
+			r.tooLarge = fmt.Sprintf("it has more than %d parts", maxNodes)
+			return false
+		}
 		switch n := node.(type) {
 		case *syntax.Assign:
 			if n.Name != nil {

@@ -373,6 +373,9 @@ var quotedStrings = regexp.MustCompile("'([^'\\\\]|\\\\.)*'|\"([^\"\\\\]|\\\\.)*
 // command inside them is denied.
 func (r *reader) inlineCode(base, code string, ctx callContext) {
 	r.unknown(fmt.Sprintf("%s runs code given on its command line; the commands that code starts cannot be read", base))
+	if hasMarker(code) { // python3 -c "$(curl …)": the code itself is fetched
+		r.fed(fmt.Sprintf("%s runs code built at run time", base))
+	}
 	if ctx.stream {
 		r.fed(fmt.Sprintf("%s runs code and reads its input", base))
 	}
