@@ -415,3 +415,29 @@ func TestHostileInputsAreDecided(t *testing.T) {
 		t.Errorf("sh -c nested %d deep: got %+v, want the nesting limit named", maxNesting+2, d)
 	}
 }
+
+// TestAllowSessionIsOnceWhenItNeedsAPerson: a person's "allow for the
+// session" on a call the security layer cannot read approves it once; the
+// same call is asked about again and no grant is kept.
+func TestAllowSessionIsOnceWhenItNeedsAPerson(t *testing.T) {
+	unreadable := call("write_file", `{"path":"a","command":"$X id"}`)
+	f := newFixture(t, 0, calls(unreadable), calls(unreadable), text("done"))
+	f.person.approvals = []Approval{AllowSession, AllowOnce}
+	_, ts := f.run(t, "twice")
+	var decisions []string
+	for _, tr := range ts {
+		if tr.From == CheckingPolicy {
+			decisions = append(decisions, string(tr.Decision.Verdict)+"/"+tr.Decision.Rule)
+		}
+	}
+	want := "REQUIRE_USER_CONFIRMATION/unknowable-command REQUIRE_USER_CONFIRMATION/unknowable-command"
+	if got := strings.Join(decisions, " "); got != want {
+		t.Fatalf("decisions\n got %s\nwant %s", got, want)
+	}
+	if len(f.person.asked) != 2 || !f.person.asked[1].Decision.NeedsPerson {
+		t.Fatalf("person asked %d times (%+v), want twice, needing a person", len(f.person.asked), f.person.asked)
+	}
+	if g := f.engine.cfg.Policy.Grants(); len(g) != 0 {
+		t.Fatalf("grants kept: %+v", g)
+	}
+}
