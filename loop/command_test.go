@@ -40,21 +40,11 @@ tools = ["execute_command"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		command       string
-		verdict       Verdict
-		rule, matched string
-	}{
+	checkSpellings(t, p, []shellSpelling{
 		{`ls -l`, Allow, "anything-else", ""},
 		{`ls; id`, DenyVerdict, "no-shell-tricks", `";"`},
-		{`echo 'unterminated`, RequireConfirm, "unparsable-command", "reached EOF"},
-	} {
-		args, _ := json.Marshal(map[string]string{"command": tc.command})
-		d := p.Check(history.ToolCall{Name: "execute_command", Args: args}, nil, sandbox{})
-		if d.Verdict != tc.verdict || d.Rule != tc.rule || !strings.Contains(d.Reason, tc.matched) {
-			t.Errorf("%s: got %+v, want %s/%s showing %q", tc.command, d, tc.verdict, tc.rule, tc.matched)
-		}
-	}
+		{`echo 'unterminated`, RequireConfirm, unparsableRule, "reached EOF"},
+	})
 }
 
 func TestReadCommand(t *testing.T) {

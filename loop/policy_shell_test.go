@@ -273,8 +273,13 @@ func checkCommand(t *testing.T, p *Policy, command string) Decision {
 // verdict and rule of the table; what a rule cannot know needs a person
 // (and says why), and an ordinary command stays an ordinary confirmation.
 func TestShellSpellings(t *testing.T) {
-	p := DefaultPolicy()
-	for _, tc := range issue19Spellings {
+	checkSpellings(t, DefaultPolicy(), issue19Spellings)
+}
+
+// checkSpellings checks p's decision on each command of the table.
+func checkSpellings(t *testing.T, p *Policy, table []shellSpelling) {
+	t.Helper()
+	for _, tc := range table {
 		t.Run(tc.command, func(t *testing.T) {
 			d := checkCommand(t, p, tc.command)
 			if d.Verdict != tc.verdict || d.Rule != tc.rule {
@@ -312,21 +317,13 @@ tools = ["execute_command"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		command, rule string
-		verdict       Verdict
-	}{
-		{`ls -l`, "anything", Allow},
-		{`X=sudo; $X id`, "no-root", DenyVerdict},
-		{`$(printf sud%s o) id`, unknowableRule, RequireConfirm},
-		{`true &>/dev/null rm x`, shellsDisagreeRule, RequireConfirm},
-		{`echo 'unterminated`, unparsableRule, RequireConfirm},
-	} {
-		d := checkCommand(t, p, tc.command)
-		if d.Verdict != tc.verdict || d.Rule != tc.rule {
-			t.Errorf("%s: got %s/%s (%s), want %s/%s", tc.command, d.Verdict, d.Rule, d.Reason, tc.verdict, tc.rule)
-		}
-	}
+	checkSpellings(t, p, []shellSpelling{
+		{`ls -l`, Allow, "anything", ""},
+		{`X=sudo; $X id`, DenyVerdict, "no-root", "sudo id"},
+		{`$(printf sud%s o) id`, RequireConfirm, unknowableRule, "needs a person"},
+		{`true &>/dev/null rm x`, RequireConfirm, shellsDisagreeRule, "needs a person"},
+		{`echo 'unterminated`, RequireConfirm, unparsableRule, "needs a person"},
+	})
 }
 
 // TestSessionGrantDoesNotCoverNeedsPerson: a grant of the exact call does
@@ -424,14 +421,8 @@ func TestAllowSessionIsOnceWhenItNeedsAPerson(t *testing.T) {
 	f := newFixture(t, 0, calls(unreadable), calls(unreadable), text("done"))
 	f.person.approvals = []Approval{AllowSession, AllowOnce}
 	_, ts := f.run(t, "twice")
-	var decisions []string
-	for _, tr := range ts {
-		if tr.From == CheckingPolicy {
-			decisions = append(decisions, string(tr.Decision.Verdict)+"/"+tr.Decision.Rule)
-		}
-	}
 	want := "REQUIRE_USER_CONFIRMATION/unknowable-command REQUIRE_USER_CONFIRMATION/unknowable-command"
-	if got := strings.Join(decisions, " "); got != want {
+	if got := strings.Join(policyDecisions(ts), " "); got != want {
 		t.Fatalf("decisions\n got %s\nwant %s", got, want)
 	}
 	if len(f.person.asked) != 2 || !f.person.asked[1].Decision.NeedsPerson {
