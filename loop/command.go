@@ -131,7 +131,7 @@ func readCommand(src string, ws PathChecker) *command {
 	}
 	b := &budget{nodes: maxNodes, paths: maxPathChecks}
 	for _, d := range []dialect{posixDialect, bashDialect} {
-		r := &reader{d: d, ws: ws, budget: b, out: &reading{dialect: d}, vars: map[string]varValue{}, funcs: map[string]*funcInfo{}}
+		r := &reader{d: d, ws: ws, budget: b, out: &reading{dialect: d}, vars: map[string]varValue{}, funcs: map[string]*funcInfo{}, written: map[string]bool{}}
 		r.out.err = r.readTop(src)
 		if r.tooLarge != "" {
 			c.tooLarge = r.tooLarge
@@ -237,8 +237,10 @@ type reader struct {
 	vars     map[string]varValue
 	funcs    map[string]*funcInfo
 	cwd      cwdState
-	fetcher  string // a network download seen, as its source
-	feeds    string // an interpreter reading code from a stream, as its source
+	fetcher  string          // a network download seen, as its source
+	feeds    string          // an interpreter reading code from a stream, as its source
+	written  map[string]bool // files the command line writes (redirections, curl -o, wget)
+	ran      []string        // files it runs as programs (sh x.sh, ./x.sh, source x)
 	tooLarge string
 }
 
@@ -253,6 +255,14 @@ func (r *reader) readTop(src string) error {
 	r.readFile(file, src, "", 0, false)
 	if r.fetcher != "" && r.feeds != "" {
 		r.find("download-to-interpreter", fmt.Sprintf("%s, and %s", r.fetcher, r.feeds), src)
+	}
+	if r.fetcher != "" {
+		for _, f := range r.ran {
+			if r.written[f] {
+				r.find("download-to-interpreter", fmt.Sprintf("%s, and %s is written and then run", r.fetcher, shownSource(f)), src)
+				break
+			}
+		}
 	}
 	r.findForkBombs()
 	return nil
@@ -353,8 +363,8 @@ func (r *reader) readFile(file *syntax.File, src, outer string, depth int, strea
 			}
 		case *syntax.FuncDecl:
 			r.function(n)
-		case *syntax.WhileClause:
-			r.endlessLoop(n, sourceOf(n))
+		case *syntax.WhileClause, *syntax.ForClause:
+			r.endlessLoop(n.(syntax.Command), sourceOf(n))
 		case *syntax.Word:
 			if r.d.lang == syntax.LangBash && braceCount(n) > maxBraceWords && !numbersOnly(n) {
 				r.tooLarge = fmt.Sprintf("a word stands for more than %d words after brace expansion", maxBraceWords)

@@ -74,6 +74,7 @@ var interpreters = map[string]interpreter{
 	"lua":       {inline: "e", withValue: "l"},
 	"luajit":    {inline: "e", withValue: "l"},
 	"rscript":   {inline: "e"},
+	"r":         {inline: "e"},
 	"tclsh":     {},
 	"wish":      {},
 	"expect":    {inline: "c"},
@@ -135,8 +136,19 @@ func (r *reader) check(words []string, ctx callContext) {
 		}
 	}
 	r.deviceArgs(base, words, whole, ctx)
+	if base == "tee" {
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				r.wrote(a)
+			}
+		}
+	}
 	if slices.Contains(fetchers, base) {
 		r.fetched(fmt.Sprintf("%s downloads (%s)", base, shownSource(ctx.source)))
+		r.downloadsTo(base, args)
+	}
+	if strings.Contains(name, "/") {
+		r.runs(name) // ./install.sh
 	}
 	for _, w := range words {
 		if strings.Contains(w, "/dev/tcp/") || strings.Contains(w, "/dev/udp/") {
@@ -150,6 +162,40 @@ func (r *reader) check(words []string, ctx callContext) {
 		r.changes(base, args, ctx)
 	}
 	r.runsCode(words, ctx)
+}
+
+// downloadsTo notes the files a download writes: curl -o FILE, wget -O
+// FILE, and the name a URL ends in (curl -O, wget's default).
+func (r *reader) downloadsTo(base string, args []string) {
+	for i, a := range args {
+		switch {
+		case (a == "-o" || a == "-O" || a == "--output" || a == "--output-document") && i+1 < len(args) &&
+			(a != "-O" || base == "wget" || base == "wget2"):
+			r.wrote(args[i+1])
+		case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
+			_, v, _ := strings.Cut(a, "=")
+			r.wrote(v)
+		case strings.Contains(a, "://"):
+			u := a
+			if j := strings.IndexAny(u, "?#"); j >= 0 {
+				u = u[:j]
+			}
+			r.wrote(path.Base(u))
+		}
+	}
+}
+
+// wrote notes a file the command line writes; runs one it runs.
+func (r *reader) wrote(f string) {
+	if f != "" && !hasMarker(f) {
+		r.written[path.Clean(f)] = true
+	}
+}
+
+func (r *reader) runs(f string) {
+	if f != "" && !hasMarker(f) {
+		r.ran = append(r.ran, path.Clean(f))
+	}
 }
 
 func (r *reader) fetched(what string) {
@@ -186,6 +232,8 @@ func (r *reader) runsCode(words []string, ctx callContext) {
 		case operand != "" && (streamPath(operand) || hasMarker(operand)):
 			r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, shownSource(operand)))
 			r.fed(fmt.Sprintf("%s reads its program from %s", base, shownSource(operand)))
+		case operand != "":
+			r.runs(operand)
 		case fromStdin && ctx.stdin.hasDoc:
 			nestedIn(ctx.stdin.code, r.shellDialect(base), base+" <<", false)
 		case fromStdin && ctx.stream:
@@ -204,6 +252,9 @@ func (r *reader) runsCode(words []string, ctx callContext) {
 			nestedIn(line, r.d, "eval", ctx.stream)
 		}
 	case base == "source" || base == ".":
+		if len(args) > 0 {
+			r.runs(args[0])
+		}
 		if len(args) > 0 && (streamPath(args[0]) || hasMarker(args[0])) {
 			r.unknown(fmt.Sprintf("%s runs the commands in %s, known only when it runs", base, shownSource(args[0])))
 			r.fed(fmt.Sprintf("%s reads commands from %s", base, shownSource(args[0])))
@@ -226,6 +277,14 @@ func (r *reader) runsCode(words []string, ctx callContext) {
 				nestedIn(args[i+1], r.d, base+" -c", ctx.stream)
 			} else if v, ok := strings.CutPrefix(a, "--command="); ok {
 				nestedIn(v, r.d, base+" -c", ctx.stream)
+			}
+		}
+	case base == "env":
+		for i, a := range args {
+			if (a == "-S" || a == "--split-string") && i+1 < len(args) {
+				nestedIn(args[i+1], r.d, "env -S", ctx.stream)
+			} else if v, ok := strings.CutPrefix(a, "--split-string="); ok {
+				nestedIn(v, r.d, "env -S", ctx.stream)
 			}
 		}
 	case base == "watch":
@@ -316,6 +375,8 @@ func (r *reader) interpreter(base string, in interpreter, args []string, ctx cal
 		case a == "-":
 			dash = true // the program is read from standard input
 		case a == "--":
+		case strings.HasPrefix(a, "--"):
+			// another long option (--no-save, --version)
 		case strings.HasPrefix(a, "-") && len(a) > 1 && !strings.HasPrefix(a, "--"):
 			for k := 1; k < len(a); k++ {
 				c := a[k]
@@ -343,6 +404,9 @@ func (r *reader) interpreter(base string, in interpreter, args []string, ctx cal
 			if len(code) == 0 && (streamPath(a) || hasMarker(a)) {
 				r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, shownSource(a)))
 				r.fed(fmt.Sprintf("%s reads its program from %s", base, shownSource(a)))
+			}
+			if len(code) == 0 {
+				r.runs(a)
 			}
 			fromFile = true // a script, or the inline code's arguments
 		}
@@ -563,6 +627,9 @@ func (r *reader) redirect(rd *syntax.Redirect, target, source string) {
 	}
 	switch rd.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut, syntax.DplOut:
+		if rd.Op != syntax.DplOut {
+			r.wrote(target)
+		}
 		if isDevice(target) {
 			r.find("device-write", shownSource(rd.Op.String()+" "+target), source)
 		}
@@ -813,22 +880,34 @@ func (r *reader) findForkBombs() {
 }
 
 // endlessLoop finds a loop that never ends and starts commands in the
-// background: while true; do x & done.
-func (r *reader) endlessLoop(w *syntax.WhileClause, source string) {
-	if len(w.Cond) != 1 {
-		return
-	}
-	call, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 {
-		return
-	}
-	cond, _ := r.literal(call.Args[0])
-	forever := (!w.Until && (cond == "true" || cond == ":")) || (w.Until && cond == "false")
-	if !forever {
+// background: while true; do x & done, for ((;;)); do x & done.
+func (r *reader) endlessLoop(loop syntax.Command, source string) {
+	var body []*syntax.Stmt
+	switch w := loop.(type) {
+	case *syntax.WhileClause:
+		if len(w.Cond) != 1 {
+			return
+		}
+		call, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return
+		}
+		cond, _ := r.literal(call.Args[0])
+		if !(!w.Until && (cond == "true" || cond == ":")) && !(w.Until && cond == "false") {
+			return
+		}
+		body = w.Do
+	case *syntax.ForClause:
+		c, ok := w.Loop.(*syntax.CStyleLoop)
+		if !ok || c.Cond != nil {
+			return
+		}
+		body = w.Do
+	default:
 		return
 	}
 	background, stops := false, false
-	for _, st := range w.Do {
+	for _, st := range body {
 		syntax.Walk(st, func(node syntax.Node) bool {
 			switch n := node.(type) {
 			case *syntax.Stmt:
