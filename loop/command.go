@@ -256,13 +256,16 @@ func (r *reader) readTop(src string) error {
 	if r.fetcher != "" && r.feeds != "" {
 		r.find("download-to-interpreter", fmt.Sprintf("%s, and %s", r.fetcher, r.feeds), src)
 	}
-	if r.fetcher != "" {
-		for _, f := range r.ran {
-			if r.written[f] {
-				r.find("download-to-interpreter", fmt.Sprintf("%s, and %s is written and then run", r.fetcher, shownSource(f)), src)
-				break
-			}
+	for _, f := range r.ran {
+		if !r.written[f] {
+			continue
 		}
+		if r.fetcher != "" {
+			r.find("download-to-interpreter", fmt.Sprintf("%s, and %s is written and then run", r.fetcher, shownSource(f)), src)
+		} else {
+			r.unknown(fmt.Sprintf("%s is written by this command line and then run; what it runs cannot be read", shownSource(f)))
+		}
+		break
 	}
 	r.findForkBombs()
 	return nil
@@ -344,6 +347,11 @@ func (r *reader) readFile(file *syntax.File, src, outer string, depth int, strea
 		switch n := node.(type) {
 		case *syntax.Stmt:
 			call, isCall := n.Cmd.(*syntax.CallExpr)
+			if d, ok := n.Cmd.(*syntax.DeclClause); ok {
+				// bash parses export/local/declare apart; dash runs them as
+				// commands: both readings see the same words.
+				call, isCall = &syntax.CallExpr{Args: declWords(d)}, true
+			}
 			if isCall || n.Cmd == nil {
 				simples = append(simples, simple{n, call, sourceOf(n), stream || streamed(stack, n)})
 			}
@@ -389,6 +397,31 @@ func (r *reader) readFile(file *syntax.File, src, outer string, depth int, strea
 	}
 }
 
+// declWords are the words of export, local, declare, readonly and typeset
+// as a simple command has them: export PATH=$PATH:./bin.
+func declWords(d *syntax.DeclClause) []*syntax.Word {
+	words := []*syntax.Word{{Parts: []syntax.WordPart{d.Variant}}}
+	for _, a := range d.Args {
+		switch {
+		case a.Name == nil && a.Value != nil:
+			words = append(words, a.Value)
+		case a.Name == nil:
+		case a.Naked:
+			words = append(words, &syntax.Word{Parts: []syntax.WordPart{a.Name}})
+		case a.Value != nil && a.Index == nil:
+			op := "="
+			if a.Append {
+				op = "+="
+			}
+			parts := []syntax.WordPart{&syntax.Lit{Value: a.Name.Value + op}}
+			words = append(words, &syntax.Word{Parts: append(parts, a.Value.Parts...)})
+		default: // an array or an index: known only at run time
+			words = append(words, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: a.Name.Value + "="}, &syntax.ParamExp{Param: a.Name}}})
+		}
+	}
+	return words
+}
+
 // streamed reports whether the statement n reads a stream from another
 // command: a later stage of a pipeline, or the commands of >(…).
 func streamed(stack []syntax.Node, n *syntax.Stmt) bool {
@@ -416,16 +449,8 @@ func streamed(stack []syntax.Node, n *syntax.Stmt) bool {
 // every assignment agrees.
 func (r *reader) prepass(file *syntax.File) {
 	set := func(name string, w *syntax.Word) {
-		v, seen := r.vars[name]
 		lit, literal := r.literal(w)
-		switch {
-		case !literal:
-			r.vars[name] = varValue{}
-		case !seen:
-			r.vars[name] = varValue{value: lit, known: true}
-		case v.known && v.value != lit:
-			r.vars[name] = varValue{}
-		}
+		r.setVar(name, lit, literal)
 	}
 	nodes := 0
 	syntax.Walk(file, func(node syntax.Node) bool {
@@ -465,6 +490,20 @@ func (r *reader) prepass(file *syntax.File) {
 		}
 		return true
 	})
+}
+
+// setVar notes one assignment of value to name: the variable stays known
+// while every assignment gives it the same literal.
+func (r *reader) setVar(name, value string, literal bool) {
+	v, seen := r.vars[name]
+	switch {
+	case !literal:
+		r.vars[name] = varValue{}
+	case !seen:
+		r.vars[name] = varValue{value: value, known: true}
+	case v.known && v.value != value:
+		r.vars[name] = varValue{}
+	}
 }
 
 // literal is a word's value when it holds no expansion known only at run
@@ -841,17 +880,17 @@ func isAssignment(word string) bool {
 }
 
 // shellArgs reads a shell's arguments: the command line of -c (the first
-// plain argument after an option cluster holding c: -c, -ec, -xc), or the
-// script file it runs, or whether it reads its program from standard
-// input (-s, or no operand).
-func shellArgs(args []string) (line string, dashC bool, operand string, fromStdin bool) {
+// plain argument after an option cluster holding c: -c, -ec, -xc) and the
+// words after it ($0, $1, … of that line), or the script file it runs, or
+// whether it reads its program from standard input (-s, or no operand).
+func shellArgs(args []string) (line string, dashC bool, operand string, fromStdin bool, params []string) {
 	dashS := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--" || a == "-":
 			if i+1 < len(args) && !dashC && !dashS {
-				return "", false, args[i+1], false
+				return "", false, args[i+1], false, nil
 			}
 		case a == "-o" || a == "+o" || a == "-O" || a == "+O" || a == "--rcfile" || a == "--init-file":
 			i++ // takes an option name
@@ -862,15 +901,15 @@ func shellArgs(args []string) (line string, dashC bool, operand string, fromStdi
 			// a long option (--norc, --login)
 		default:
 			if dashC {
-				return a, true, "", false
+				return a, true, "", false, args[i+1:]
 			}
 			if dashS {
-				return "", false, "", true
+				return "", false, "", true, nil
 			}
-			return "", false, a, false
+			return "", false, a, false, nil
 		}
 	}
-	return "", false, "", !dashC
+	return "", false, "", !dashC, nil
 }
 
 // quoteWords joins words back into a command line that parses into the

@@ -10,6 +10,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -222,13 +223,21 @@ func (r *reader) runsCode(words []string, ctx callContext) {
 	}
 	switch {
 	case slices.Contains(shellNames, base):
-		line, dashC, operand, fromStdin := shellArgs(args)
+		line, dashC, operand, fromStdin, params := shellArgs(args)
 		switch {
 		case dashC && hasMarker(line):
 			r.unknown(fmt.Sprintf("%s -c runs a command line built at run time (%s)", base, shownSource(line)))
 			r.fed(fmt.Sprintf("%s -c runs %s", base, shownSource(line)))
 		case dashC:
+			// sh -c 'rm -rf "$1"' _ ~: the words after the line are its $0,
+			// $1, …, for that line only.
+			saved := maps.Clone(r.vars)
+			for i, p := range params {
+				delete(r.vars, strconv.Itoa(i))
+				r.setVar(strconv.Itoa(i), p, !hasMarker(p))
+			}
 			nestedIn(line, r.shellDialect(base), base+" -c", ctx.stream)
+			r.vars = saved
 		case operand != "" && (streamPath(operand) || hasMarker(operand)):
 			r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, shownSource(operand)))
 			r.fed(fmt.Sprintf("%s reads its program from %s", base, shownSource(operand)))

@@ -58,6 +58,9 @@ var issue19Spellings = []shellSpelling{
 	{`/usr/bin/su?o id`, RequireConfirm, unknowableRule, "is a pattern"},
 	{`s{u,x}do id`, DenyVerdict, privilegeRule, "sudo"},
 	{`$0 & $0`, RequireConfirm, unknowableRule, "$0 is only known"},
+	{`printf 'rm -rf ~' > x.sh; sh x.sh`, RequireConfirm, unknowableRule, "x.sh is written by this command line and then run"},
+	{`echo 'sudo id' > run.sh && chmod +x run.sh && ./run.sh`, DenyVerdict, privilegeRule, "sudo"},
+	{`echo c3VkbyBpZA== | base64 -d | sh`, RequireConfirm, unknowableRule, "sh reads the commands it runs from its input"},
 	// cd outside the workspace, then a destructive command.
 	{`cd / && rm -rf *`, DenyVerdict, deleteRule, "rm: * is outside the workspace, after cd /"},
 	{`cd .. && rm -rf *`, DenyVerdict, deleteRule, "after cd .."},
@@ -85,6 +88,10 @@ var issue19Spellings = []shellSpelling{
 	{`mv ~/.ssh junk`, DenyVerdict, deleteRule, "mv: ~/.ssh is a home folder"},
 	{`truncate -s 0 /etc/passwd`, DenyVerdict, deleteRule, "/etc/passwd is outside the workspace"},
 	{`bash -c 'rm -rf ~/'`, DenyVerdict, deleteRule, "~/ is a home folder"},
+	{`sh -c 'rm -rf "$1"' _ ~`, DenyVerdict, deleteRule, "rm: ~ is a home folder"},
+	{`sh -c 'cd "$1" && rm -rf *' _ /`, DenyVerdict, deleteRule, "after cd /"},
+	{`a=~; rm -rf $a`, DenyVerdict, deleteRule, "a home folder"},
+	{`rm -rf -- "$PWD"/..`, DenyVerdict, deleteRule, "the root folder when $PWD is empty"},
 	{`sh <<EOT
 rm -rf ~/
 EOT`, DenyVerdict, deleteRule, "~/ is a home folder"},
@@ -269,6 +276,8 @@ EOT`, RequireConfirm, askRule, ""},
 	{`sh -c 'python3 -m pytest -q'`, RequireConfirm, askRule, ""},
 	{`while true; do date; sleep 1; done`, RequireConfirm, askRule, ""},
 	{`go test ./... && go vet ./...`, RequireConfirm, askRule, ""},
+	{`export PATH=$PATH:./bin; make test`, RequireConfirm, askRule, ""},
+	{`export X=sudo; $X id`, DenyVerdict, privilegeRule, "export X=sudo"},
 }
 
 func checkCommand(t *testing.T, p *Policy, command string) Decision {
