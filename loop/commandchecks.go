@@ -436,6 +436,10 @@ func (r *reader) interpreter(base string, in interpreter, args []string, ctx cal
 	}
 }
 
+// maxCodeStrings bounds how many quoted strings of interpreter code are
+// read as command lines.
+const maxCodeStrings = 64
+
 // quotedStrings finds the strings quoted in interpreter code ('…', "…",
 // `…`): where a command line given to os.system, system() or exec would be.
 var quotedStrings = regexp.MustCompile("'([^'\\\\]|\\\\.)*'|\"([^\"\\\\]|\\\\.)*\"|`[^`]*`")
@@ -464,7 +468,7 @@ func (r *reader) codeStrings(base, code string, ctx callContext) {
 	if ctx.depth+1 > maxNesting {
 		return
 	}
-	for _, q := range quotedStrings.FindAllString(code, 256) {
+	for _, q := range quotedStrings.FindAllString(code, maxCodeStrings) {
 		r.denialsIn(q[1:len(q)-1], ctx.source, ctx.depth)
 		if r.tooLarge != "" {
 			return
