@@ -101,7 +101,7 @@ const (
 	tooLargeRule = "too-large-to-read"
 )
 
-// DefaultPolicy returns the built-in rules of DESIGN §4.
+// DefaultPolicy returns the built-in rules (docs/architecture.md, "Confinement at a glance").
 func DefaultPolicy() *Policy {
 	p, err := ParsePolicy([]byte(DefaultPolicyTOML))
 	if err != nil {
