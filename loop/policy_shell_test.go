@@ -504,3 +504,19 @@ func TestConfirmationReadBackIsDecidedAgain(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPolicyCommand: any command line gets a decision with a rule and a
+// reason, and nothing it holds makes the reading panic. (Reading only:
+// nothing runs.)
+func FuzzPolicyCommand(f *testing.F) {
+	for _, tc := range issue19Spellings {
+		f.Add(tc.command)
+	}
+	p := DefaultPolicy()
+	f.Fuzz(func(t *testing.T, command string) {
+		d := checkCommand(t, p, command)
+		if d.Rule == "" || d.Reason == "" || d.Verdict == Allow {
+			t.Fatalf("%q: %+v", command, d)
+		}
+	})
+}
