@@ -326,7 +326,11 @@ func (r *reader) readFile(file *syntax.File, src, outer string, depth int, strea
 		return src[start:end]
 	}
 	inPipeline := map[*syntax.BinaryCmd]bool{} // pipes already read as part of a longer pipeline
+	// stack holds the nodes above the one visited, and inStream whether
+	// each reads a stream from another command (a later pipeline stage,
+	// the commands of >(…)), so a statement's context costs nothing to find.
 	var stack []syntax.Node
+	var inStream []bool
 	type simple struct {
 		stmt   *syntax.Stmt
 		call   *syntax.CallExpr
@@ -337,11 +341,21 @@ func (r *reader) readFile(file *syntax.File, src, outer string, depth int, strea
 	var code []simple // assignments whose value holds a command substitution
 	syntax.Walk(file, func(node syntax.Node) bool {
 		if node == nil {
-			stack = stack[:len(stack)-1]
+			stack, inStream = stack[:len(stack)-1], inStream[:len(inStream)-1]
 			return true
 		}
+		streamedHere := false
+		if len(stack) > 0 {
+			switch parent := stack[len(stack)-1].(type) {
+			case *syntax.BinaryCmd:
+				streamedHere = isPipe(parent) && node == syntax.Node(parent.Y)
+			case *syntax.ProcSubst:
+				streamedHere = parent.Op == syntax.CmdOut
+			}
+			streamedHere = streamedHere || inStream[len(inStream)-1]
+		}
 		if r.budget.nodes--; r.budget.nodes < 0 {
-			r.tooLarge = fmt.Sprintf("it has more than %d parts", maxNodes)
+			r.overNodes()
 			return false
 		}
 		switch n := node.(type) {
@@ -353,7 +367,7 @@ func (r *reader) readFile(file *syntax.File, src, outer string, depth int, strea
 				call, isCall = &syntax.CallExpr{Args: declWords(d)}, true
 			}
 			if isCall || n.Cmd == nil {
-				simples = append(simples, simple{n, call, sourceOf(n), stream || streamed(stack, n)})
+				simples = append(simples, simple{n, call, sourceOf(n), stream || streamedHere})
 			}
 		case *syntax.BinaryCmd:
 			if isPipe(n) && !inPipeline[n] {
@@ -379,7 +393,7 @@ func (r *reader) readFile(file *syntax.File, src, outer string, depth int, strea
 				return false
 			}
 		}
-		stack = append(stack, node)
+		stack, inStream = append(stack, node), append(inStream, streamedHere)
 		return true
 	})
 	for _, c := range code {
@@ -422,28 +436,6 @@ func declWords(d *syntax.DeclClause) []*syntax.Word {
 	return words
 }
 
-// streamed reports whether the statement n reads a stream from another
-// command: a later stage of a pipeline, or the commands of >(…).
-func streamed(stack []syntax.Node, n *syntax.Stmt) bool {
-	for i, anc := range stack {
-		var child syntax.Node = n
-		if i+1 < len(stack) {
-			child = stack[i+1]
-		}
-		switch a := anc.(type) {
-		case *syntax.BinaryCmd:
-			if isPipe(a) && child == syntax.Node(a.Y) {
-				return true
-			}
-		case *syntax.ProcSubst:
-			if a.Op == syntax.CmdOut {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // prepass notes the variables the command line gives literal values to
 // (X=sudo, for X in …, export X=…), so a command named $X is known when
 // every assignment agrees.
@@ -455,7 +447,7 @@ func (r *reader) prepass(file *syntax.File) {
 	nodes := 0
 	syntax.Walk(file, func(node syntax.Node) bool {
 		if nodes++; nodes > r.budget.nodes {
-			r.tooLarge = fmt.Sprintf("it has more than %d parts", maxNodes)
+			r.overNodes()
 			return false
 		}
 		switch n := node.(type) {
@@ -542,6 +534,14 @@ func (r *reader) nested(src string, d dialect, by, outer string, depth int, stre
 		return
 	}
 	r.readFile(file, src, outer, depth+1, stream)
+}
+
+// overNodes notes that the command has more parts than a decision reads.
+// The walk goes on visiting (refusing) the rest, so this stays cheap.
+func (r *reader) overNodes() {
+	if r.tooLarge == "" {
+		r.tooLarge = fmt.Sprintf("it has more than %d parts", maxNodes)
+	}
 }
 
 func (r *reader) unknown(why string) {

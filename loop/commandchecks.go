@@ -27,6 +27,34 @@ var commandChecks = map[string]string{
 	"power-off":                "shuts down or restarts the machine",
 }
 
+// privilegeWords are the names privilegeIn looks for.
+var privilegeWords = []string{"sudo", "doas", "pkexec", "run0"}
+
+// privilegeIn finds sudo, doas, pkexec or run0 in s as a word of its own:
+// not inside a longer name (pseudo, sudoers, sudo.conf, sudo-rs is
+// sudo-rs). It returns the name, or "". A scan, not a regular expression:
+// it runs on every word and on whole interpreter programs.
+func privilegeIn(s string) string {
+	isNamePart := func(c byte) bool {
+		return c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
+	for _, name := range privilegeWords {
+		for from := 0; ; {
+			i := strings.Index(s[from:], name)
+			if i < 0 {
+				break
+			}
+			i += from
+			end := i + len(name)
+			if (i == 0 || !isNamePart(s[i-1])) && (end == len(s) || !isNamePart(s[end])) {
+				return name
+			}
+			from = i + 1
+		}
+	}
+	return ""
+}
+
 // callContext is where a simple command stands.
 type callContext struct {
 	source string
@@ -36,7 +64,6 @@ type callContext struct {
 }
 
 var (
-	privilegeWord = regexp.MustCompile(`(^|[^\w.-])(sudo|doas|pkexec|run0)([^\w.-]|$)`)
 	privilegeName = []string{"sudo", "doas", "pkexec", "run0", "su", "runuser", "ksu", "sg"}
 	fetchers      = []string{"curl", "wget", "wget2", "nc", "ncat", "netcat", "socat", "telnet", "fetch", "aria2c", "axel",
 		"http", "https", "xh", "curlie", "lwp-request", "GET", "POST", "HEAD", "lynx", "links", "w3m", "elinks",
@@ -115,7 +142,7 @@ func (r *reader) check(words []string, ctx callContext) {
 		}
 	}
 	for _, w := range words {
-		if privilegeWord.MatchString(w) {
+		if privilegeIn(w) != "" {
 			r.find("privilege-escalation", whole, ctx.source)
 			break
 		}
@@ -462,8 +489,8 @@ func (r *reader) inlineCode(base, code string, ctx callContext) {
 // codeStrings reads the quoted strings of interpreter code as command
 // lines, for the denials they hold.
 func (r *reader) codeStrings(base, code string, ctx callContext) {
-	if m := privilegeWord.FindStringSubmatch(code); m != nil {
-		r.find("privilege-escalation", fmt.Sprintf("%s code naming %s", base, m[2]), ctx.source)
+	if name := privilegeIn(code); name != "" {
+		r.find("privilege-escalation", fmt.Sprintf("%s code naming %s", base, name), ctx.source)
 	}
 	if ctx.depth+1 > maxNesting {
 		return

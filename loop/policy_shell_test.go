@@ -406,6 +406,8 @@ func hostileCommands() map[string]string {
 		"long interpreter code": `python3 -c "` + strings.Repeat(`'a' `, 15_000) + `"`,
 		"over 64 KiB":           strings.Repeat("x", maxCommandBytes+1),
 		"many &>":               strings.Repeat("a &>b ", 10_000),
+		"long && chain":         strings.Repeat("a && ", 13_000) + "b",
+		"long pipeline":         strings.Repeat("a | ", 16_000) + "b",
 	}
 }
 
