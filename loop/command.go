@@ -208,8 +208,9 @@ func orNothing(s string) string {
 // varValue is what a command line's own assignments tell about a variable:
 // its one literal value, when every assignment gives the same literal.
 type varValue struct {
-	value string
-	known bool
+	value  string // the literal, or (not known) the value as rendered, marks and all
+	known  bool   // every assignment gives the same literal
+	single bool   // every assignment gives the same value, literal or not
 }
 
 // funcInfo is what a function definition does: the commands it calls and
@@ -441,8 +442,9 @@ func declWords(d *syntax.DeclClause) []*syntax.Word {
 // every assignment agrees.
 func (r *reader) prepass(file *syntax.File) {
 	set := func(name string, w *syntax.Word) {
-		lit, literal := r.literal(w)
-		r.setVar(name, lit, literal)
+		var b strings.Builder
+		literal := w == nil || r.writeParts(&b, w.Parts, false, false)
+		r.setVar(name, b.String(), literal)
 	}
 	nodes := 0
 	syntax.Walk(file, func(node syntax.Node) bool {
@@ -469,6 +471,19 @@ func (r *reader) prepass(file *syntax.File) {
 				}
 			}
 		case *syntax.CallExpr:
+			// export X=1 in dash is a command whose word is an assignment,
+			// as bash's export is.
+			if len(n.Args) > 1 {
+				if name, ok := r.literal(n.Args[0]); ok && slices.Contains([]string{"export", "readonly", "local", "declare", "typeset"}, name) {
+					for _, a := range n.Args[1:] {
+						var b strings.Builder
+						literal := r.writeParts(&b, a.Parts, false, false)
+						if k, v, ok := strings.Cut(b.String(), "="); ok && isName(k) {
+							r.setVar(k, v, literal)
+						}
+					}
+				}
+			}
 			// read, getopts, printf -v, mapfile: values only known at run time.
 			if len(n.Args) > 1 {
 				if name, ok := r.literal(n.Args[0]); ok && slices.Contains([]string{"read", "getopts", "printf", "mapfile", "readarray", "select"}, name) {
@@ -486,14 +501,18 @@ func (r *reader) prepass(file *syntax.File) {
 
 // setVar notes one assignment of value to name: the variable stays known
 // while every assignment gives it the same literal.
+//
+// A variable given one value that holds an expansion (D=$HOME,
+// D=$(pwd)/..) reads as that value, marks and all: rm -rf "$D" is aimed at
+// $HOME.
 func (r *reader) setVar(name, value string, literal bool) {
 	v, seen := r.vars[name]
 	switch {
-	case !literal:
+	case strings.Contains(value, mark+"$"+name): // PATH=$PATH:./bin: known only at run time
 		r.vars[name] = varValue{}
 	case !seen:
-		r.vars[name] = varValue{value: value, known: true}
-	case v.known && v.value != value:
+		r.vars[name] = varValue{value: value, known: literal, single: true}
+	case v.value != value || v.known != literal:
 		r.vars[name] = varValue{}
 	}
 }
@@ -1057,9 +1076,10 @@ func (r *reader) writeParts(b *strings.Builder, parts []syntax.WordPart, quoted,
 			if p.Param != nil {
 				name = p.Param.Value
 			}
-			if v, ok := r.vars[name]; ok && v.known && p.Exp == nil && p.Repl == nil && p.Index == nil &&
+			if v, ok := r.vars[name]; ok && v.single && p.Exp == nil && p.Repl == nil && p.Index == nil &&
 				p.Slice == nil && !p.Length && !p.Excl && !p.Width && p.Names == 0 {
 				b.WriteString(v.value)
+				known = known && v.known
 				continue
 			}
 			b.WriteString(mark + "$" + name)
