@@ -249,11 +249,49 @@ type reader struct {
 // as a whole (a download fed to an interpreter, a function that forks
 // itself).
 func (r *reader) readTop(src string) error {
-	file, src, err := r.parse(src)
+	file, text, err := r.parse(src)
 	if err != nil {
+		// The shell runs the lines before the one it cannot read: they are
+		// read for what they would do, though the reading as a whole fails.
+		if prefix := linesBefore(text, err); prefix != "" {
+			if f, p, perr := r.parse(prefix); perr == nil {
+				r.readFile(f, p, "", 0, false)
+				r.wholeLine(p)
+			}
+		}
 		return err
 	}
-	r.readFile(file, src, "", 0, false)
+	r.readFile(file, text, "", 0, false)
+	r.wholeLine(text)
+	return nil
+}
+
+// linesBefore is src up to the start of the line err points at, or "".
+func linesBefore(src string, err error) string {
+	var line uint
+	var pe syntax.ParseError
+	var le syntax.LangError
+	switch {
+	case errors.As(err, &pe):
+		line = pe.Pos.Line()
+	case errors.As(err, &le):
+		line = le.Pos.Line()
+	}
+	end := 0
+	for ; line > 1; line-- {
+		i := strings.IndexByte(src[end:], '\n')
+		if i < 0 {
+			return ""
+		}
+		end += i + 1
+	}
+	return src[:end]
+}
+
+// wholeLine runs the checks that look at a command line as a whole: a
+// download fed to an interpreter, a file written and then run, a function
+// that forks itself.
+func (r *reader) wholeLine(src string) {
 	if r.fetcher != "" && r.feeds != "" {
 		r.find("download-to-interpreter", fmt.Sprintf("%s, and %s", r.fetcher, r.feeds), src)
 	}
@@ -269,7 +307,6 @@ func (r *reader) readTop(src string) error {
 		break
 	}
 	r.findForkBombs()
-	return nil
 }
 
 // parse parses src in the reader's dialect. The POSIX parser refuses `&>`

@@ -476,7 +476,7 @@ func (r Rule) matches(tool string, args map[string]any, cmd *command, spec *hist
 // matchChecks reports what the rule's named checks found in either
 // reading: `: sudo id (bash reading of: x=$(sudo id))`.
 func (r Rule) matchChecks(cmd *command) (string, bool) {
-	for _, rd := range cmd.parsed() {
+	for _, rd := range cmd.readings { // a reading that failed still read the lines before its error
 		for _, f := range rd.findings {
 			if slices.Contains(r.CommandChecks, f.check) {
 				return fmt.Sprintf(": %s (%s reading of: %s)", f.what, rd.dialect.name, shownSource(f.source)), true
@@ -500,7 +500,7 @@ func (r Rule) matchCommand(cmd *command) (string, bool) {
 	if r.Verdict != DenyVerdict {
 		return "", false
 	}
-	for _, rd := range cmd.parsed() {
+	for _, rd := range cmd.readings {
 		if m, ok := r.matchLines(rd.lines); ok {
 			return m, true
 		}

@@ -252,6 +252,9 @@ EOT`, DenyVerdict, privilegeRule, "sudo id"},
 	{`echo "unterminated`, RequireConfirm, unparsableRule, "reached EOF without closing quote"},
 	{`ls &&`, RequireConfirm, unparsableRule, "must be followed by a statement"},
 	{`rm -rf / "`, RequireConfirm, unparsableRule, "cannot be read as a shell command line"},
+	// A shell runs the lines before one it cannot read.
+	{"rm -rf ~/\necho 'unterminated", DenyVerdict, deleteRule, "~/ is a home folder"},
+	{"echo $'\\' ; rm -rf ~/ # '\na=(1 2)", DenyVerdict, deleteRule, "sh (POSIX, as dash reads it) reading of: rm -rf ~/"},
 	{`sh -c 'echo (oops'`, RequireConfirm, unknowableRule, "the command line given to sh -c cannot be read"},
 	// Harmless commands stay an ordinary confirmation, which --yes answers.
 	{`python3 hello.py`, RequireConfirm, askRule, ""},
