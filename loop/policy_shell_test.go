@@ -414,6 +414,7 @@ func hostileCommands() map[string]string {
 		"many &>":               strings.Repeat("a &>b ", 10_000),
 		"long && chain":         strings.Repeat("a && ", 13_000) + "b",
 		"long pipeline":         strings.Repeat("a | ", 16_000) + "b",
+		"lines then an error":   strings.Repeat("a\n", 30_000) + "'",
 	}
 }
 
