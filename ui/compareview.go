@@ -149,7 +149,7 @@ func (r *runView) showCall(k int) {
 	if s := r.live.selected(); s != nil {
 		r.payload.follow(&s.t)
 	}
-	r.calls.off = 0
+	r.calls.reset()
 }
 
 // travelByCall is [ and ] when the keys act on both runs of compare mode:

@@ -189,7 +189,7 @@ func (r *runView) forkHere(keepFiles bool, onto *ontoChoice) error {
 		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("the run continues with %s %s (%s)", r.provider, r.model, onto.dialect)})
 	}
 	r.payload.follow(&kept.t)
-	r.calls.off = 0
+	r.calls.reset()
 	r.notice = ""
 	return nil
 }
@@ -268,7 +268,7 @@ func (r *runView) abandonEvent(keepFiles bool) error {
 	if s := r.live.selected(); s != nil {
 		r.payload.follow(&s.t)
 	}
-	r.calls.off = 0
+	r.calls.reset()
 	r.notice = ""
 	return nil
 }

@@ -26,6 +26,7 @@ type keyMap struct {
 	// Panes.
 	Focus     key.Binding
 	FocusBack key.Binding
+	Look      key.Binding // compare mode: show the other run
 	Zoom      key.Binding
 	Up        key.Binding
 	Down      key.Binding
@@ -78,6 +79,7 @@ func newKeyMap() keyMap {
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
+		Look:      key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "show the other run")),
 		Zoom:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom")),
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
@@ -131,19 +133,15 @@ func (h inputHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHe
 // pane-specific keys to add.
 type stepperHelp struct {
 	k       keyMap
-	pane    paneID
-	compare bool // tab picks a run, not a pane
+	pane    component // the focused pane: its own keys join the line
+	compare bool      // tab picks a run, not a pane
 }
 
 func (h stepperHelp) ShortHelp() []key.Binding {
 	b := []key.Binding{h.k.Step, h.k.Iteration, h.k.Continue, h.k.Help, h.k.Pause}
-	switch h.pane {
-	case paneHistory:
-		b = append(b, h.k.Expand)
-	case paneDiagram:
-		b = append(b, h.k.Break)
-	case panePayload:
-		b = append(b, h.k.ReqResp, h.k.Headers)
+	if h.pane != nil {
+		own := h.pane.keys(h.k)
+		b = append(b, own[:min(len(own), 2)]...)
 	}
 	focus := h.k.Focus
 	if h.compare {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -103,24 +104,21 @@ func (m Model) typeIntoInput(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // idleKeyNotice says why a stepper key did nothing here: most are a
 // pane's own keys, pressed while another pane has the focus.
 func (m Model) idleKeyNotice(msg tea.KeyMsg) string {
-	k := m.keys
-	in := func(p paneID) string {
-		return fmt.Sprintf("%s works in %s: tab there first (now: %s)", msg.String(), p.title(), m.pane.title())
-	}
-	switch {
-	case key.Matches(msg, k.Expand, k.ExpandAll):
-		return in(paneHistory)
-	case key.Matches(msg, k.Headers):
-		return in(panePayload)
-	case key.Matches(msg, k.Top, k.Bottom):
-		if m.pane == paneDiagram {
-			return msg.String() + " scrolls History, Tool calls and Raw payload; the diagram always shows every state"
+	r := m.cur()
+	var in []string
+	for p, c := range r.panes {
+		if paneID(p) != m.pane && slices.ContainsFunc(c.keys(m.keys), func(b key.Binding) bool { return key.Matches(msg, b) }) {
+			in = append(in, c.title())
 		}
-		return in(paneHistory)
-	case key.Matches(msg, k.Left, k.Right):
-		return in(paneDiagram)
 	}
-	return ""
+	if len(in) == 0 {
+		return ""
+	}
+	where := strings.Join(in, ", ")
+	if n := len(in); n > 1 {
+		where = strings.Join(in[:n-1], ", ") + " and " + in[n-1]
+	}
+	return fmt.Sprintf("%s works in %s: tab there first (now: %s)", msg.String(), where, r.pane(m.pane).title())
 }
 
 // midEvent is the state of a run that is in the middle of an event, or "":
@@ -361,7 +359,7 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			if s := r.live.selected(); s != nil {
 				r.payload.follow(&s.t)
 			}
-			r.calls.off = 0
+			r.calls.reset()
 		}
 	case key.Matches(msg, k.ReqResp):
 		for _, r := range m.targets() {
@@ -422,63 +420,16 @@ func (m *Model) cycleRun() {
 	m.syncSizes()
 }
 
-// paneKey handles the focused pane's own keys (scrolling, selection,
-// headers) for every target run. It reports whether it used the key.
+// paneKey hands a key to the focused pane of every target run. It reports
+// whether the pane used it.
 func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
-	k := m.keys
 	L := m.computeLayout()
 	page := max(L.paneRect(m.pane).inner().h-1, 1)
 	used := false
 	for _, r := range m.targets() {
-		switch m.pane {
-		case paneHistory:
-			end := r.histEnd()
-			switch {
-			case key.Matches(msg, k.Up):
-				r.hist.moveSel(-1, end)
-			case key.Matches(msg, k.Down):
-				r.hist.moveSel(+1, end)
-			case key.Matches(msg, k.PageUp):
-				r.hist.scrollUp(page, end)
-			case key.Matches(msg, k.PageDown):
-				r.hist.scrollDown(page, end)
-			case key.Matches(msg, k.Top):
-				r.hist.toTop()
-			case key.Matches(msg, k.Bottom):
-				r.hist.toBottom()
-			case key.Matches(msg, k.Expand):
-				r.hist.toggle(end)
-			case key.Matches(msg, k.ExpandAll):
-				r.hist.toggleAll()
-			default:
-				return false, nil
-			}
-		case paneDiagram:
-			switch {
-			case key.Matches(msg, k.Left), key.Matches(msg, k.Up):
-				r.diag.move(-1)
-			case key.Matches(msg, k.Right), key.Matches(msg, k.Down):
-				r.diag.move(+1)
-			default:
-				return false, nil
-			}
-		case paneTools:
-			if !r.calls.key(msg, k.scrolling(), page) {
-				return false, nil
-			}
-		case panePayload:
-			switch {
-			case key.Matches(msg, k.Headers):
-				r.payload.headers = !r.payload.headers
-				r.payload.scroll.off = 0
-			case r.payload.scroll.key(msg, k.scrolling(), page):
-			default:
-				return false, nil
-			}
-		default:
-			return false, nil
+		if r.pane(m.pane).key(msg, m.keys, page) {
+			used = true
 		}
-		used = true
 	}
 	if used {
 		m.clampScrolls()

@@ -18,61 +18,6 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
-// paneID names the four panes. The order is the tab order.
-type paneID int
-
-const (
-	paneHistory paneID = iota
-	paneDiagram
-	paneTools
-	panePayload
-	numPanes
-)
-
-func (p paneID) title() string {
-	switch p {
-	case paneHistory:
-		return "History"
-	case paneDiagram:
-		return "State machine"
-	case paneTools:
-		return "Tool calls"
-	case panePayload:
-		return "Raw payload"
-	}
-	return ""
-}
-
-// shortTitle is the pane's name on a narrow tab bar.
-func (p paneID) shortTitle() string {
-	switch p {
-	case paneHistory:
-		return "Hist"
-	case paneDiagram:
-		return "States"
-	case paneTools:
-		return "Tools"
-	case panePayload:
-		return "Raw"
-	}
-	return ""
-}
-
-// tabTitles are the names on the tab bar at width w: full names when they
-// fit, short ones otherwise.
-func tabTitles(w int) [numPanes]string {
-	var full, short [numPanes]string
-	n := 0
-	for p := paneID(0); p < numPanes; p++ {
-		full[p], short[p] = p.title(), p.shortTitle()
-		n += len(full[p]) + 3
-	}
-	if n <= w {
-		return full
-	}
-	return short
-}
-
 // runMode is how far the loop runs on its own after a keypress.
 type runMode int
 

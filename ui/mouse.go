@@ -80,20 +80,4 @@ func tabAt(x, width int) (paneID, bool) {
 }
 
 // scrollPane scrolls the run's pane p by delta lines (negative: up).
-func (r *runView) scrollPane(p paneID, delta int) {
-	switch p {
-	case paneHistory:
-		end := r.histEnd()
-		if delta < 0 {
-			r.hist.scrollUp(-delta, end)
-		} else {
-			r.hist.scrollDown(delta, end)
-		}
-	case paneTools:
-		r.calls.scroll(delta)
-	case panePayload:
-		r.payload.scroll.scroll(delta)
-	case paneDiagram:
-		// The diagram always fits its pane.
-	}
-}
+func (r *runView) scrollPane(p paneID, delta int) { r.pane(p).scroll(delta) }

@@ -25,23 +25,12 @@ type look struct {
 // paneView draws the run's pane p, framed, in rc. focused: the pane has the
 // keyboard; zoomed: it fills the body.
 func (r *runView) paneView(lk look, p paneID, rc rect, focused, zoomed bool) []string {
-	in := rc.inner()
-	var content []string
-	var info string
-	switch p {
-	case paneHistory:
-		content, info = r.historyView(lk, in, focused)
-	case paneDiagram:
-		content, info = r.diagramView(lk, in, focused)
-	case paneTools:
-		content, info = r.toolsView(lk, in)
-	case panePayload:
-		content, info = r.payloadView(lk, in)
-	}
+	c := r.pane(p)
+	content, info := c.view(lk, rc.inner(), focused)
 	if zoomed {
 		info = strings.TrimPrefix(strings.TrimSpace(info+" · zoomed (z)"), "· ")
 	}
-	return frame(lk.th, p.title(), info, focused, rc, content)
+	return frame(lk.th, c.title(), info, focused, rc, content)
 }
 
 // histEnd is how many History entries existed at the selected step.
@@ -115,17 +104,36 @@ func (r *runView) diagramView(lk look, in rect, focused bool) ([]string, string)
 	return out[:min(len(out), in.h)], info
 }
 
-// toolsView lists this iteration's tool calls at the selected step.
+// toolsView lists this iteration's tool calls at the selected step, with a
+// mark on the first and last line when calls lie above or below the window.
 func (r *runView) toolsView(lk look, in rect) ([]string, string) {
-	lines, info := r.toolLines(lk, in)
-	return r.calls.window(lines, in.h), info
+	lines, info, _ := r.toolLines(lk, in)
+	win := r.calls.window(lines, in.h)
+	if len(lines) <= in.h || in.h < 3 {
+		return win, info
+	}
+	win = append([]string(nil), win...)
+	off := min(max(r.calls.off, 0), len(lines)-in.h)
+	if off > 0 {
+		win[0] = lk.th.Warning.Render(ansi.Truncate(fmt.Sprintf("↑ %d more line%s above (↑/k)", off, plural(off)), in.w, "…"))
+	}
+	if below := len(lines) - off - in.h; below > 0 {
+		win[len(win)-1] = lk.th.Warning.Render(ansi.Truncate(fmt.Sprintf("↓ %d more line%s below (↓/j)", below, plural(below)), in.w, "…"))
+	}
+	return win, info
 }
 
-// toolLines is every line of the Tool calls pane (toolsView scrolls them).
-func (r *runView) toolLines(lk look, in rect) ([]string, string) {
+// callSpan is where the call being worked on sits in the Tool calls pane's
+// lines: [at, end), or at -1.
+type callSpan struct{ at, end int }
+
+// toolLines is every line of the Tool calls pane (toolsView scrolls them),
+// its title info, and the lines of the call the loop is on.
+func (r *runView) toolLines(lk look, in rect) ([]string, string, callSpan) {
 	s := r.live.selected()
+	span := callSpan{-1, -1}
 	if s == nil {
-		return []string{lk.th.Muted.Render("No tool calls yet.")}, ""
+		return []string{lk.th.Muted.Render("No tool calls yet.")}, "", span
 	}
 	t := &s.t
 	live := !r.live.travelling()
@@ -154,10 +162,19 @@ func (r *runView) toolLines(lk look, in rect) ([]string, string) {
 		if i > 0 {
 			out = append(out, "")
 		}
+		if i == current {
+			span.at = len(out)
+		}
 		out = append(out, r.callLines(lk, i, pc, i == current, live, in.w)...)
+		if i == current {
+			span.end = len(out)
+		}
 	}
 	info := fmt.Sprintf("iter %d · %d call%s", t.Iteration, len(t.Pending), plural(len(t.Pending)))
-	return out, info
+	if current >= 0 && len(t.Pending) > 1 {
+		info = fmt.Sprintf("iter %d · call %d of %d", t.Iteration, current+1, len(t.Pending))
+	}
+	return out, info, span
 }
 
 // currentCall is the index of the first call that has not finished.
@@ -295,7 +312,17 @@ func (r *runView) payloadView(lk look, in rect) ([]string, string) {
 	if len(lines) > in.h {
 		info += fmt.Sprintf(" · %d%%", r.payload.scroll.percent(len(lines), in.h))
 	}
-	return r.payload.scroll.window(lines, in.h), info
+	win := r.payload.scroll.window(lines, in.h)
+	p := r.payload
+	if s := r.live.selected(); s != nil && p.mark >= 0 && p.markOf == pageOf(lines) {
+		off := min(max(p.scroll.off, 0), max(len(lines)-in.h, 0))
+		if i := p.mark - off; i >= 0 && i < len(win) {
+			win = append([]string(nil), win...)
+			win[i] = markLine(lk, win[i], in.w)
+			info = "▶ decided " + string(s.t.Edge) + " · " + info
+		}
+	}
+	return win, info
 }
 
 // payloadLines is every line of the Raw payload pane (payloadView scrolls

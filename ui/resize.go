@@ -195,14 +195,14 @@ func (m *Model) syncSizes() {
 	m.help.Width = m.width
 	L := m.computeLayout()
 	for _, r := range m.runs {
-		in := rect{w: max(m.width-2, 1), h: max(L.body.h-2, 1)}
-		// Keep the History cache width stable while History is hidden.
-		for _, pl := range L.panes {
-			if pl.pane == paneHistory && pl.run == r.id {
-				in = pl.r.inner()
+		// A pane never placed yet gets the body's size, so that its
+		// caches have a width; one placed before keeps the size it had.
+		for p, c := range r.panes {
+			if !r.sized[p] {
+				c.sync(m.look(), rect{w: max(m.width-2, 1), h: max(L.body.h-2, 1)})
+				r.sized[p] = true
 			}
 		}
-		r.hist.setSize(m.th, in.w-2, in.h)
 	}
 	m.clampScrolls()
 }
@@ -213,15 +213,7 @@ func (m *Model) clampScrolls() {
 	L := m.computeLayout()
 	lk := m.look()
 	for _, pl := range L.panes {
-		r, in := m.runs[pl.run], pl.r.inner()
-		switch pl.pane {
-		case paneTools:
-			lines, _ := r.toolLines(lk, in)
-			r.calls.clamp(len(lines), in.h)
-		case panePayload:
-			lines, _ := r.payloadLines(lk, in)
-			r.payload.scroll.clamp(len(lines), in.h)
-		}
+		m.runs[pl.run].pane(pl.pane).sync(lk, pl.r.inner())
 	}
 	if dr := m.dialogRun(); dr != nil && dr.confirm != nil {
 		if box, ok := m.overlaySize(L.body); ok {

@@ -39,9 +39,11 @@ type runView struct {
 	// What the transitions told us (the UI's own copy) and the panes' state.
 	live    *liveState
 	hist    *historyPane
-	calls   *scroller
+	calls   *toolsScroll
 	payload *payloadPane
 	diag    *diagramPane
+	panes   [numPanes]component // the run's panes, drawn from the state above
+	sized   [numPanes]bool      // the pane has been given a size
 
 	// Driving the loop.
 	busy       bool
@@ -138,11 +140,12 @@ func newRunView(id int, rc RunConfig) *runView {
 		workspace: rc.Workspace,
 		live:      newLiveState(),
 		hist:      newHistoryPane(),
-		calls:     &scroller{},
+		calls:     &toolsScroll{},
 		payload:   newPayloadPane(payload.NewRenderer()),
 		diag:      newDiagramPane(),
 		events:    make(chan tea.Msg, 1024),
 	}
+	r.panes = newPanes(r)
 	if r.eng == nil {
 		r.live.state = loop.WaitingForEvent
 		return r
@@ -442,7 +445,7 @@ func (r *runView) handleStepDone(res stepResult) tea.Cmd {
 	r.live.steps[len(r.live.steps)-1].preview = res.preview
 	r.spill()
 	r.payload.follow(&t)
-	r.calls.off = 0
+	r.calls.reset()
 	r.runSteps++
 
 	if stop, why := r.shouldStop(t); stop {

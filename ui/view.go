@@ -291,7 +291,7 @@ func (m Model) shortHelpView(w int) string {
 	case m.inputFocused:
 		return h.View(inputHelp{m.keys})
 	}
-	return h.View(stepperHelp{k: m.keys, pane: m.pane, compare: m.compare()})
+	return h.View(stepperHelp{k: m.keys, pane: m.cur().pane(m.pane), compare: m.compare()})
 }
 
 // overlaySize is the largest box a dialog may take over body.

@@ -368,7 +368,7 @@ func TestIdleKeysSayWhy(t *testing.T) {
 		h.press("tab")
 	}
 	h.press("G")
-	contains(t, h.plainView(), "the diagram always shows every state")
+	contains(t, h.plainView(), "G works in History, Tool calls and Raw payload")
 }
 
 // With NO_COLOR the help line's … carries no colour either.
