@@ -368,7 +368,7 @@ func TestHelpOverlayOpensAndCloses(t *testing.T) {
 	contains(t, v, "step")
 	contains(t, v, "breakpoint")
 	h.press("esc")
-	if h.m.helpOpen {
+	if isOpen[helpDialog](h.m) {
 		t.Fatal("esc should close the help")
 	}
 	h.press("q")

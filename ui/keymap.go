@@ -167,10 +167,32 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	}
 }
 
+// forCompare is the key map as the keys work in compare mode: tab picks the
+// run the keys act on, shift+tab the pane, v shows the other run.
+func (k keyMap) forCompare() keyMap {
+	k.Focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pick run: both → one → other"))
+	k.FocusBack = key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "pane"))
+	k.Zoom = key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom: a pane of both runs"))
+	k.Prev = key.NewBinding(key.WithKeys("["), key.WithHelp("[", "back a model call (both runs)"))
+	return k
+}
+
+// fullHelp is the help overlay's key groups; in compare mode as the keys
+// work there.
+func (k keyMap) fullHelp(compare bool) [][]key.Binding {
+	if !compare {
+		return k.FullHelp()
+	}
+	c := k.forCompare()
+	groups := c.FullHelp()
+	groups[1] = append([]key.Binding{c.Focus, c.Look}, groups[1][1:]...)
+	return groups
+}
+
 // all is every binding of the stepper and its panes: a rune that matches
 // none of them is typing, not a command.
 func (k keyMap) all() []key.Binding {
-	var out []key.Binding
+	out := []key.Binding{k.Look}
 	for _, g := range k.FullHelp()[:4] { // the dialogs' keys are not the stepper's
 		out = append(out, g...)
 	}

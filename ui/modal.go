@@ -259,7 +259,7 @@ type lessonMenu struct{ sel int }
 
 // update handles a key. It returns the picked lesson index, or -1, and
 // whether the menu closes.
-func (l *lessonMenu) update(msg tea.KeyMsg, k lessonKeys, n int) (int, bool) {
+func (l *lessonMenu) key(msg tea.KeyMsg, k lessonKeys, n int) (int, bool) {
 	switch {
 	case key.Matches(msg, k.Close):
 		return -1, true

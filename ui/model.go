@@ -64,20 +64,18 @@ type Model struct {
 	animate bool // spinner ticks; tests turn them off for stable frames
 	ticking bool
 
-	lessons *lessonMenu
-	forkAsk *forkQuestion // f met a workspace that cannot be restored
-	ontoAsk *ontoMenu     // F: which dialect to fork onto
+	// stack holds the open dialogs, the last on top (see top for the
+	// one precedence rule).
+	stack []dialog
 	// exec hands the terminal to a program (the what-if editor) and calls
 	// back when it ends: tea.ExecProcess; tests run the program directly.
-	exec     func(*exec.Cmd, tea.ExecCallback) tea.Cmd
-	helpOpen bool
-	helpTop  scroller // the help overlay scrolls on small screens
+	exec    func(*exec.Cmd, tea.ExecCallback) tea.Cmd
+	helpTop scroller // the help overlay scrolls on small screens
 
 	notice      string // one line: what the last key did ("lesson tour: …")
 	lessonName  string // the lesson offered on an empty input
 	lessonSent  bool
 	quitPending bool // a ctrl+c cancelled a step; the next one quits
-	quitAsked   bool // q was pressed on a run with history: "quit? y/n"
 }
 
 // New builds the UI around cfg's engine (or cfg.Runs' engines). It reads
@@ -243,6 +241,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleKey(msg)
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
+	case forkDoneMsg:
+		return m.forkDone(msg)
+	case whatIfReadyMsg:
+		return m.whatIfReady(msg)
 	case runMsg:
 		id := msg.runID()
 		if id < 0 || id >= len(m.runs) {
@@ -250,7 +252,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		r := m.runs[id]
 		if p, ok := msg.(personRequestMsg); ok && p.req != nil {
-			m.lessons, m.helpOpen = nil, false // the dialog goes on top
+			// The person's dialog goes on top; menus opened before it close.
+			closeKind[*lessonMenu](&m)
+			closeKind[helpDialog](&m)
 		}
 		cmd := r.update(msg)
 		if done, ok := msg.(stepDoneMsg); ok {

@@ -10,7 +10,8 @@ const wheelLines = 3
 // handleMouse scrolls the pane under the pointer with the wheel, and
 // focuses what a click lands on (a pane, a tab, the input line).
 func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
-	if dr := m.dialogRun(); dr != nil || m.lessons != nil || m.helpOpen {
+	if m.blocksPanes() {
+		dr := m.dialogRun()
 		if dr != nil && dr.confirm != nil && msg.Action == tea.MouseActionPress {
 			switch msg.Button {
 			case tea.MouseButtonWheelUp:

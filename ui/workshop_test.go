@@ -76,16 +76,16 @@ func TestQuitAsksWhenThereIsHistory(t *testing.T) {
 	contains(t, v, "quit glassbox? the steps on screen are lost")
 	contains(t, v, "y/q quit")
 	h.press("n")
-	if h.quit || h.m.quitAsked {
+	if h.quit || isOpen[quitDialog](h.m) {
 		t.Fatal("n should stay")
 	}
 	h.press("?", "q")
-	if h.quit || h.m.helpOpen {
-		t.Fatalf("q in the help overlay: quit %v, open %v", h.quit, h.m.helpOpen)
+	if h.quit || isOpen[helpDialog](h.m) {
+		t.Fatalf("q in the help overlay: quit %v, open %v", h.quit, isOpen[helpDialog](h.m))
 	}
 	h.press("l", "q")
-	if h.quit || h.m.lessons != nil {
-		t.Fatalf("q in the lessons menu: quit %v, open %v", h.quit, h.m.lessons != nil)
+	if h.quit || isOpen[*lessonMenu](h.m) {
+		t.Fatalf("q in the lessons menu: quit %v, open %v", h.quit, isOpen[*lessonMenu](h.m))
 	}
 	h.press("q", "q")
 	if !h.quit {
