@@ -31,23 +31,45 @@ func (m Model) stripView(rc rect) []string {
 		calls[i] = m.runs[i].latestCall()
 	}
 	body := strip.Render(in.w, names, calls, m.th.Muted.Render, m.th.Bold.Render)
-	return frame(m.th, "Compare: the latest model call of each run", "differences in bold", false, rc, strings.Split(body, "\n"))
+	return frame(m.th, m.stripTitle(), "differences in bold", false, rc, strings.Split(body, "\n"))
 }
 
-// runBarView names the runs and says which one the keys act on (compare
-// mode when the runs do not fit side by side: tab picks the run shown).
+// stripTitle says which model call the strip compares: the latest, or the
+// one time travel shows ("model call 2 of 3").
+func (m Model) stripTitle() string {
+	var shown []string
+	travelling := false
+	for _, r := range m.runs {
+		k, _ := r.callAt()
+		n := len(r.callSteps())
+		shown = append(shown, fmt.Sprintf("%s: model call %d of %d", r.title(), k, n))
+		if k < n {
+			travelling = true
+		}
+	}
+	if !travelling {
+		return "Compare: the latest model call of each run"
+	}
+	return "Compare: " + strings.Join(shown, " · ")
+}
+
+// runBarView names the runs when one run's panes are on screen: the run
+// shown is lit, and the line says which runs the keys act on (tab picks)
+// and that v shows the other run without changing that.
 func (m Model) runBarView(w int) string {
 	var parts []string
 	for i, r := range m.runs {
 		name := " " + r.title() + " "
-		switch {
-		case m.focus == i || (m.focus < 0 && m.shown == i):
-			parts = append(parts, m.th.Current.Render(name))
-		default:
-			parts = append(parts, m.th.Muted.Render(name))
+		if i == m.cur().id {
+			name = " ▶ showing " + r.title() + " "
 		}
+		st := m.th.Muted
+		if i == m.cur().id {
+			st = m.th.Current
+		}
+		parts = append(parts, st.Render(name))
 	}
-	hint := "keys act on both runs · tab picks one"
+	hint := "keys act on both runs · tab picks one · v shows the other run · z: a pane of both"
 	if m.focus >= 0 {
 		hint = "keys act on " + m.runs[m.focus].title() + " alone · tab: next"
 	}

@@ -221,6 +221,7 @@ func (m *Model) send() tea.Cmd {
 	}
 	m.input.Reset()
 	m.updatePlaceholder()
+	m.refreshWelcome()
 	m.focusPane(m.pane)
 	m.syncSizes()
 	switch {
@@ -275,6 +276,7 @@ func (m Model) lessonKey(menu *lessonMenu, msg tea.KeyMsg) (tea.Model, tea.Cmd) 
 	}
 	l := lessons[i]
 	m.lessonName = l.Name
+	m.refreshWelcome()
 	m.input.SetValue(l.Request)
 	m.notice = "lesson " + l.Name + ": press Enter to send its request"
 	if at := m.midEvent(); at != "" {

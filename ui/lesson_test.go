@@ -42,7 +42,7 @@ func offlineWorldWith(t testing.TB, lesson string, base loop.Config) (Config, st
 	}
 	var lessons []Lesson
 	for _, l := range offline.Lessons() {
-		lessons = append(lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+		lessons = append(lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects})
 	}
 	return Config{
 		Engine:        eng,

@@ -135,6 +135,7 @@ func New(cfg Config) Model {
 	for i := range m.cfg.Runs {
 		m.cfg.Runs[i].Past = nil
 	}
+	m.refreshWelcome() // a resumed session offers no first lesson
 	m.inputFocused = true
 	m.input.Focus()
 	m.updatePlaceholder()
@@ -257,6 +258,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			closeKind[helpDialog](&m)
 		}
 		cmd := r.update(msg)
+		switch msg.(type) {
+		case stepDoneMsg, exchangesMsg, previewMsg, forkDoneMsg:
+			m.clampScrolls() // the panes follow what the step did
+		}
 		if done, ok := msg.(stepDoneMsg); ok {
 			// What the step did supersedes what the last key said
 			// ("cancelling…", "pausing…").

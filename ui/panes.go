@@ -309,9 +309,6 @@ func plural(n int) string {
 // payloadView shows the raw HTTP exchange of the selected step's LLM call.
 func (r *runView) payloadView(lk look, in rect) ([]string, string) {
 	lines, info := r.payloadLines(lk, in)
-	if len(lines) > in.h {
-		info += fmt.Sprintf(" · %d%%", r.payload.scroll.percent(len(lines), in.h))
-	}
 	win := r.payload.scroll.window(lines, in.h)
 	p := r.payload
 	if s := r.live.selected(); s != nil && p.mark >= 0 && p.markOf == pageOf(lines) {
@@ -319,8 +316,11 @@ func (r *runView) payloadView(lk look, in rect) ([]string, string) {
 		if i := p.mark - off; i >= 0 && i < len(win) {
 			win = append([]string(nil), win...)
 			win[i] = markLine(lk, win[i], in.w)
-			info = "▶ decided " + string(s.t.Edge) + " · " + info
+			info += " · ▶ " + string(s.t.Edge)
 		}
+	}
+	if len(lines) > in.h {
+		info += fmt.Sprintf(" · %d%%", r.payload.scroll.percent(len(lines), in.h))
 	}
 	return win, info
 }

@@ -165,7 +165,7 @@ func frame(th theme.Theme, title, info string, focused bool, r rect, content []s
 		if i < len(content) {
 			line = content[i]
 		}
-		out = append(out, left+fit(line, iw)+right)
+		out = append(out, left+cell.Fit(line, iw, "…")+right) // a line cut short says so
 	}
 	out = append(out, bs.Render(bd.BottomLeft+strings.Repeat(bd.Bottom, iw)+bd.BottomRight))
 	return out
