@@ -28,7 +28,7 @@ func (r *runView) paneView(lk look, p paneID, rc rect, focused, zoomed bool) []s
 	c := r.pane(p)
 	content, info := c.view(lk, rc.inner(), focused)
 	if zoomed {
-		info = strings.TrimPrefix(strings.TrimSpace(info+" · zoomed (z)"), "· ")
+		info = strings.TrimSuffix("zoomed (z) · "+info, " · ")
 	}
 	return frame(lk.th, c.title(), info, focused, rc, content)
 }
@@ -172,7 +172,7 @@ func (r *runView) toolLines(lk look, in rect) ([]string, string, callSpan) {
 	}
 	info := fmt.Sprintf("iter %d · %d call%s", t.Iteration, len(t.Pending), plural(len(t.Pending)))
 	if current >= 0 && len(t.Pending) > 1 {
-		info = fmt.Sprintf("iter %d · call %d of %d", t.Iteration, current+1, len(t.Pending))
+		info = fmt.Sprintf("call %d/%d · iter %d", current+1, len(t.Pending), t.Iteration)
 	}
 	return out, info, span
 }
