@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -157,6 +158,33 @@ func (p *payloadPane) nextExchange(n int) {
 type diagramPane struct {
 	sel         int
 	breakpoints map[loop.State]bool
+	// The last drawing and what it was drawn from: the picture changes
+	// only with a step, a breakpoint, the selection or the size.
+	drawnFor drawing
+	drawn    []string
+}
+
+// drawing is what a diagram is drawn from.
+type drawing struct {
+	current, lastFrom, selected loop.State
+	lastEdge                    loop.Edge
+	breakpoints                 string
+	w, h                        int
+}
+
+// render draws v in w×h cells, or returns the drawing it already has.
+func (d *diagramPane) render(lk look, v diagram.View, w, h int) []string {
+	var bp []string
+	for _, s := range d.order() {
+		if v.Breakpoints[s] {
+			bp = append(bp, string(s))
+		}
+	}
+	key := drawing{v.Current, v.LastFrom, v.Selected, v.LastEdge, strings.Join(bp, ","), w, h}
+	if d.drawn == nil || key != d.drawnFor {
+		d.drawnFor, d.drawn = key, strings.Split(diagram.Render(lk.th, v, w, h), "\n")
+	}
+	return d.drawn
 }
 
 func newDiagramPane() *diagramPane { return &diagramPane{breakpoints: map[loop.State]bool{}} }

@@ -80,7 +80,7 @@ func (r *runView) diagramView(lk look, in rect, focused bool) ([]string, string)
 	}
 	// The diagram's own footer says what is happening now; the frame's
 	// title adds whether a step is working on it.
-	out := strings.Split(diagram.Render(lk.th, v, in.w, in.h), "\n")
+	out := r.diag.render(lk, v, in.w, in.h)
 	iteration := r.live.iteration
 	if t != nil && r.live.travelling() {
 		iteration = t.Iteration
