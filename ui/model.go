@@ -247,33 +247,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case whatIfReadyMsg:
 		return m.whatIfReady(msg)
 	case runMsg:
-		id := msg.runID()
-		if id < 0 || id >= len(m.runs) {
-			return m, nil
-		}
-		r := m.runs[id]
-		if p, ok := msg.(personRequestMsg); ok && p.req != nil {
-			// The person's dialog goes on top; menus opened before it close.
-			closeKind[*lessonMenu](&m)
-			closeKind[helpDialog](&m)
-		}
-		cmd := r.update(msg)
-		switch msg.(type) {
-		case stepDoneMsg, exchangesMsg, previewMsg, forkDoneMsg:
-			m.clampScrolls() // the panes follow what the step did
-		}
-		if done, ok := msg.(stepDoneMsg); ok {
-			// What the step did supersedes what the last key said
-			// ("cancelling…", "pausing…").
-			m.notice = ""
-			if done.err != nil && (errors.Is(done.err, context.Canceled) || errors.Is(done.err, context.DeadlineExceeded)) {
-				m.quitPending = true
-			}
-		}
-		if r.busy {
-			cmd = tea.Batch(cmd, m.tick())
-		}
-		return m, cmd
+		return m.handleRunMsg(msg)
 	case spinner.TickMsg:
 		if !m.busy() || !m.animate {
 			m.ticking = false
@@ -289,6 +263,38 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// handleRunMsg routes a message from a run's step to that run, then lets
+// the panes follow what the step did.
+func (m Model) handleRunMsg(msg runMsg) (tea.Model, tea.Cmd) {
+	id := msg.runID()
+	if id < 0 || id >= len(m.runs) {
+		return m, nil
+	}
+	r := m.runs[id]
+	if p, ok := msg.(personRequestMsg); ok && p.req != nil {
+		// The person's dialog goes on top; menus opened before it close.
+		closeKind[*lessonMenu](&m)
+		closeKind[helpDialog](&m)
+	}
+	cmd := r.update(msg)
+	switch msg := msg.(type) {
+	case stepDoneMsg:
+		// What the step did supersedes what the last key said
+		// ("cancelling…", "pausing…").
+		m.notice = ""
+		if errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, context.DeadlineExceeded) {
+			m.quitPending = true
+		}
+		m.clampScrolls() // the panes follow what the step did
+	case exchangesMsg, previewMsg:
+		m.clampScrolls()
+	}
+	if r.busy {
+		cmd = tea.Batch(cmd, m.tick())
+	}
+	return m, cmd
 }
 
 // tick starts the spinner if it is not turning yet.
