@@ -5,52 +5,13 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/glassbox-dev/glassbox/ui/strip"
 )
 
-// latestCall is the run's latest model call at the step the panes show, for
-// the comparison strip; nil before the first call.
-func (r *runView) latestCall() *strip.Call {
-	for i := r.live.selectedIndex(); i >= 0; i-- {
-		if c, ok := strip.FromTransition(r.title(), r.live.steps[i].t); ok {
-			return &c
-		}
-	}
-	return nil
-}
-
-// stripView is compare mode's comparison strip in rc: each run's latest
-// model call in one row, the cells that differ in bold.
+// stripView draws compare mode's comparison strip in rc.
 func (m Model) stripView(rc rect) []string {
-	in := rc.inner()
-	var names [2]string
-	var calls [2]*strip.Call
-	for i := 0; i < 2 && i < len(m.runs); i++ {
-		names[i] = m.runs[i].title()
-		calls[i] = m.runs[i].latestCall()
-	}
-	body := strip.Render(in.w, names, calls, m.th.Muted.Render, m.th.Bold.Render)
-	return frame(m.th, m.stripTitle(), "differences in bold", false, rc, strings.Split(body, "\n"))
-}
-
-// stripTitle says which model call the strip compares: the latest, or the
-// one time travel shows ("model call 2 of 3").
-func (m Model) stripTitle() string {
-	var shown []string
-	travelling := false
-	for _, r := range m.runs {
-		k, _ := r.callAt()
-		n := len(r.callSteps())
-		shown = append(shown, fmt.Sprintf("%s: model call %d of %d", r.title(), k, n))
-		if k < n {
-			travelling = true
-		}
-	}
-	if !travelling {
-		return "Compare: the latest model call of each run"
-	}
-	return "Compare: " + strings.Join(shown, " · ")
+	c := stripComponent{m.runs}
+	content, info := c.view(m.look(), rc.inner(), false)
+	return frame(m.th, c.heading(), info, false, rc, content)
 }
 
 // runBarView names the runs when one run's panes are on screen: the run
