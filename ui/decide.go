@@ -40,14 +40,18 @@ func decidingLine(lines []string, edge loop.Edge) int {
 	return -1
 }
 
-// decidingEdge is the edge the model's reply decided at the step shown, if
-// the step shown is one the reply decided and the response is shown ("").
+// decidingEdge is the edge the model's reply decided, for the response the
+// Raw payload shows: that of the step shown or, at a later step, of the
+// model call before it ("" when the pane shows no decided response).
 func (r *runView) decidingEdge() loop.Edge {
-	s := r.live.selected()
-	if s == nil || s.t.LLM == nil || !r.payload.response {
+	if !r.payload.response || (r.busy && r.inflight != nil && !r.live.travelling()) {
 		return ""
 	}
-	return s.t.Edge
+	es := r.live.exchangeStep(r.live.selectedIndex())
+	if es < 0 || r.live.steps[es].t.LLM == nil {
+		return ""
+	}
+	return r.live.steps[es].t.Edge
 }
 
 // markLine draws the deciding line: a ▶ in its first cell, in the theme's

@@ -96,7 +96,11 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 	}
 	// The last step was decided by the model's reply: the pane opens on it.
 	contains(t, h.plainView(), "response (r)")
-	contains(t, h.plainView(), "generateContent")
+	// It is scrolled to what decided final_answer: Gemini's finishReason.
+	contains(t, h.plainView(), "▶ final_answer")
+	if !marked(h.plainView(), `"finishReason"`) {
+		t.Fatalf("finishReason is not marked:\n%s", h.plainView())
+	}
 	h.press("r")
 	contains(t, h.plainView(), "request (r)")
 

@@ -137,12 +137,12 @@ func (r *runView) payloadView(lk look, in rect) ([]string, string) {
 	lines, info := r.payloadLines(lk, in)
 	win := r.payload.scroll.window(lines, in.h)
 	p := r.payload
-	if s := r.live.selected(); s != nil && p.mark >= 0 && p.markOf == pageOf(lines) {
+	if edge := r.decidingEdge(); edge != "" && p.mark >= 0 && p.markOf == pageOf(lines) {
 		off := min(max(p.scroll.off, 0), max(len(lines)-in.h, 0))
 		if i := p.mark - off; i >= 0 && i < len(win) {
 			win = append([]string(nil), win...)
 			win[i] = markLine(lk, win[i], in.w)
-			info += " · ▶ " + string(s.t.Edge)
+			info += " · ▶ " + string(edge)
 		}
 	}
 	if len(lines) > in.h {
