@@ -27,6 +27,7 @@ const (
 	entryWelcome                    // the first-run welcome
 	entryHalt                       // why the loop halted
 	entryRetry                      // a retried provider call (folded to one line)
+	entryEdit                       // a what-if edit of the context before it was sent
 )
 
 // maxExpandedLines caps an expanded tool result; the Raw payload pane has
@@ -41,6 +42,7 @@ type historyEntry struct {
 	text     string // message text, call arguments (JSON) or result content
 	isError  bool
 	expanded bool
+	edit     *loop.ContextEdit // entryEdit: what the edit changed
 
 	cacheW   int
 	cacheExp bool
@@ -73,6 +75,9 @@ func (e *historyEntry) build(th theme.Theme, w int) []string {
 		return e.welcomeLines(th, w)
 	case entryRetry:
 		return e.retryLines(th, w)
+	case entryEdit:
+		out := []string{"", th.Warning.Bold(true).Render(ansi.Truncate("✎ edited before sending (what-if)", w, "…"))}
+		return append(out, editLines(th, e.edit, w)...)
 	}
 	head, st, text := e.speech(th)
 	return append([]string{"", st.Bold(true).Render(ansi.Truncate(head, w, "…"))}, indented(e.bodyStyle(th), text, w)...)
@@ -180,6 +185,30 @@ func (e *historyEntry) retryLines(th theme.Theme, w int) []string {
 	out := []string{th.Warning.Render(ansi.Truncate(mark+e.name, w, "…"))}
 	if e.expanded {
 		out = append(out, indented(th.Muted, e.text, w)...)
+	}
+	return out
+}
+
+// editLines says what a what-if edit changed: each message changed, added
+// or removed, with the lines that differ as the model was sent them.
+func editLines(th theme.Theme, c *loop.ContextEdit, w int) []string {
+	var out []string
+	for _, m := range c.Messages {
+		for _, ln := range wrapLines(fmt.Sprintf("%s (message %d) %s:", m.About, m.N, m.Change), w-2) {
+			out = append(out, "  "+th.Warning.Render(ln))
+		}
+		diff := m.Diff
+		if strings.HasPrefix(diff, "--- ") { // the two names say nothing here
+			if _, rest, ok := strings.Cut(diff, "\n+++ "); ok {
+				_, diff, _ = strings.Cut(rest, "\n")
+			}
+		}
+		for _, ln := range previewLines(th, diff, w-4) {
+			out = append(out, "    "+ln)
+		}
+	}
+	if c.System {
+		out = append(out, "  "+th.Warning.Render(ansi.Truncate("the system prompt changed", w-2, "…")))
 	}
 	return out
 }
