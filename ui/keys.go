@@ -206,16 +206,13 @@ func (m *Model) send() tea.Cmd {
 	if l, ok := m.currentLesson(); ok && text == strings.TrimSpace(l.Request) {
 		m.lessonSent = true
 	}
-	sent := 0
+	var cmds []tea.Cmd
 	for _, r := range m.runs {
-		if r.eng == nil {
-			continue
+		if r.eng != nil {
+			cmds = append(cmds, r.submitCmd(loop.Event{Source: "ui", Type: "user_input", Data: text}))
 		}
-		r.eng.Submit(loop.Event{Source: "ui", Type: "user_input", Data: text})
-		r.live.queued++
-		sent++
 	}
-	if sent == 0 {
+	if len(cmds) == 0 {
 		m.notice = "no engine is attached"
 		return nil
 	}
@@ -227,13 +224,30 @@ func (m *Model) send() tea.Cmd {
 	switch {
 	case m.compare():
 		m.notice = "event queued in both runs — space steps both, tab picks one run, c runs both to the answer"
-		return nil
 	case m.busy() || m.midEvent() != "":
 		m.notice = "event queued behind the one in progress (" + m.midEvent() + "): space goes on with that one; c runs it to its answer, then this one is next; A abandons it"
 	default:
 		m.notice = "event queued — press space to take it (new_event), c to run to the answer"
 	}
-	return nil
+	return tea.Batch(cmds...)
+}
+
+// submitCmd queues ev in the run's engine, in a command (the engine writes
+// it to the session file). The run counts it as queued at once; a step
+// started before the engine has it waits for it (see stepCmd), and events
+// go in in the order they were sent.
+func (r *runView) submitCmd(ev loop.Event) tea.Cmd {
+	r.live.queued++
+	eng, before, done := r.eng, r.submitted, make(chan struct{})
+	r.submitted = done
+	return func() tea.Msg {
+		if before != nil {
+			<-before
+		}
+		eng.Submit(ev)
+		close(done)
+		return nil
+	}
 }
 
 // paneKey hands a key to the focused pane of every target run. It reports

@@ -46,8 +46,11 @@ type runView struct {
 	sized   [numPanes]bool      // the pane has been given a size
 
 	// Driving the loop.
-	busy       bool
-	forking    bool // the engine is going back to a step (f, F, A) in a command
+	busy    bool
+	forking bool // the engine is going back to a step (f, F, A) in a command
+	// submitted is closed once the engine has the last event sent to it
+	// (submitCmd); nil before the first.
+	submitted  chan struct{}
 	stepCtx    context.Context
 	stepCancel context.CancelFunc
 	// events is the one stream from the engine to this run's panes: what a
@@ -272,6 +275,7 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 	case exchangesMsg:
 		r.loaded(msg)
 		return nil
+
 	case previewMsg:
 		if n := len(r.live.steps); n > 0 && r.live.steps[n-1].t.Edge == loop.EdgeContextReady {
 			r.live.steps[n-1].preview = msg.preview
@@ -326,9 +330,12 @@ func (r *runView) hear(n loop.Notice) {
 // command returns a personRequestMsg, and once the dialog is answered await
 // goes on reading the same stream.
 func (r *runView) stepCmd(ctx context.Context) tea.Cmd {
-	eng, events, w, id := r.eng, r.events, r.waiting(), r.id
+	eng, events, w, id, queued := r.eng, r.events, r.waiting(), r.id, r.submitted
 	return func() tea.Msg {
 		go func() {
+			if queued != nil {
+				<-queued // the event sent just before is in the engine
+			}
 			t, err := eng.Step(ctx)
 			res := stepResult{t: t, err: err}
 			if err == nil && t.To == loop.AwaitingLLMResponse {
@@ -387,6 +394,7 @@ func (r *runView) startRun(mode runMode, by string) tea.Cmd {
 		r.notice = "busy: the run is going back to a step"
 		return nil
 	}
+
 	if r.eng == nil {
 		r.notice = "no engine is attached"
 		return nil
