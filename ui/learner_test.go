@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -249,4 +250,45 @@ func TestSmallThingsALearnerSees(t *testing.T) {
 		h.press("enter") // sent
 		notContains(t, h.plainView(), "Press Enter to send")
 	})
+}
+
+// Update does no I/O: a fork puts the files back, and a request reaches the
+// engine (which writes it to the session file), only when the command Update
+// returned runs.
+func TestUpdateLeavesIOToCommands(t *testing.T) {
+	w := newWorld(t, writeScriptReplies()...)
+	journalled(t, w)
+	todo := filepath.Join(w.dir, "notes", "todo.txt")
+	before := readFile(t, todo)
+	h := newHarness(t, w.config(), 160, 48)
+	h.typeText("Add '- buy milk' to notes/todo.txt")
+
+	next, cmd := h.m.Update(keyMsg("enter")) // send, without running its command
+	if got := w.eng.QueueLen(); got != 0 || cmd == nil {
+		t.Fatalf("Update queued the event itself (%d queued, command %v)", got, cmd != nil)
+	}
+	h.m = next.(Model)
+	h.send(cmd())
+	if got := w.eng.QueueLen(); got != 1 {
+		t.Fatalf("the command did not queue the event: %d", got)
+	}
+
+	h.press("space", "space", "space", "space")
+	r := h.m.runs[0]
+	for i := 0; i < 5 && r.confirm == nil; i++ {
+		h.press("space")
+	}
+	h.press("y", "space") // the file is written
+	for r.live.selectedIndex() > 2 {
+		h.press("[")
+	}
+	next, cmd = h.m.Update(keyMsg("f")) // fork, without running its command
+	if got := readFile(t, todo); got == before || cmd == nil {
+		t.Fatalf("Update put the file back itself (or returned no command)")
+	}
+	h.m = next.(Model)
+	h.send(cmd())
+	if got := readFile(t, todo); got != before {
+		t.Fatalf("the fork's command did not put the file back: %q", got)
+	}
 }
