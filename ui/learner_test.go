@@ -124,6 +124,7 @@ func TestCompareHelpListsTheKeysAsTheyWorkThere(t *testing.T) {
 	v := h.plainView()
 	contains(t, v, "pick run")
 	contains(t, v, "show the other run")
+	contains(t, v, "it goes to both runs")
 	notContains(t, v, "next pane")
 }
 
