@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -51,9 +53,24 @@ func (c historyComponent) scroll(delta int) {
 }
 
 func (c historyComponent) view(lk look, in rect, focused bool) ([]string, string) {
-	return c.r.historyView(lk, in, focused)
+	return c.historyView(lk, in, focused)
 }
 
 func (historyComponent) keys(k keyMap) []key.Binding {
 	return []key.Binding{k.Expand, k.ExpandAll, k.Top, k.Bottom}
+}
+
+func (c historyComponent) historyView(lk look, in rect, focused bool) ([]string, string) {
+	r := c.r
+	end := r.histEnd()
+	info := ""
+	if r.live.messages > 0 {
+		info = fmt.Sprintf("%d message%s", r.live.messages, plural(r.live.messages))
+	}
+	if r.live.travelling() {
+		info = "as of step #" + fmt.Sprint(r.live.selected().t.Seq)
+	} else if !r.hist.atBottom(end) {
+		info = "↓ more below (G)"
+	}
+	return r.hist.view(end, focused), info
 }
