@@ -60,6 +60,9 @@ type Config struct {
 	// OnRetry, if set, hears about each retry as it happens (on the
 	// goroutine running Step), before the engine waits.
 	OnRetry func(Retry)
+	// OnNotice, if set, hears everything a step tells while it runs:
+	// retries, the request going out, the response's chunks (see Notice).
+	OnNotice func(Notice)
 	// OnTransition, if set, receives every transition record at the end of
 	// its Step (on the goroutine running Step): --trace uses it.
 	OnTransition func(Transition)
@@ -399,6 +402,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 	}
 	var exchanges []providers.Exchange
 	first := time.Now()
+	ctx = e.watchWire(ctx)
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
 		resp, err := e.cfg.Provider.Call(ctx, e.request)
@@ -447,6 +451,9 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		rec.Retries = append(rec.Retries, r)
 		if e.cfg.OnRetry != nil {
 			e.cfg.OnRetry(r)
+		}
+		if e.cfg.OnNotice != nil {
+			e.cfg.OnNotice(r)
 		}
 		if err := e.cfg.Sleep(ctx, wait); err != nil {
 			return "", err
