@@ -13,8 +13,8 @@ func TestForkNoteAgreesWithOneStep(t *testing.T) {
 	h := newHarness(t, w.config(), 160, 48)
 	h.typeText("Add '- buy milk' to notes/todo.txt")
 	h.press("enter", "space", "space", "[", "f")
-	if h.m.forkAsk != nil {
-		t.Fatalf("asked: %s", h.m.forkAsk.reason)
+	if isOpen[*forkQuestion](h.m) {
+		t.Fatalf("asked: %s", must(opened[*forkQuestion](h.m)).reason)
 	}
 	var notes []string
 	for _, e := range h.m.runs[0].hist.entries {
