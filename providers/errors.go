@@ -134,3 +134,24 @@ func StatusOf(x *Exchange) int {
 	}
 	return x.Status
 }
+
+// StatusFailure phrases the HTTP error statuses every API answers alike:
+// 429 (with the delay the response asked for), 5xx, another 4xx, anything
+// else. who names the server in the sentence ("Ollama at http://…"), said
+// is the server's own words in parentheses ("" when it said nothing).
+func StatusFailure(who string, status int, said string, cause error, last *Exchange) *Error {
+	switch {
+	case status == http.StatusTooManyRequests:
+		e := Errorf(KindRateLimit, status, cause, "%s is rate limiting requests (429)%s — wait a moment and try again.", who, said)
+		e.RetryAfter = RetryAfterOf(last, time.Now())
+		return e
+	case status >= 500:
+		e := Errorf(KindUnavailable, status, cause,
+			"%s could not answer (%d %s)%s — it may be overloaded or still loading the model; try again shortly.", who, status, http.StatusText(status), said)
+		e.RetryAfter = RetryAfterOf(last, time.Now())
+		return e
+	case status >= 400:
+		return Errorf(KindBadRequest, status, cause, "%s rejected the request (%d %s)%s.", who, status, http.StatusText(status), said)
+	}
+	return Errorf(KindOther, status, cause, "%s answered %d%s.", who, status, said)
+}

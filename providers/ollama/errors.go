@@ -149,26 +149,13 @@ func explainStatus(status int, msg string, cause error, f callFacts) *providers.
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return providers.Errorf(providers.KindAuth, status, cause,
 			"Ollama at %s refused the request (%d %s)%s — check the server's access settings.", f.host, status, http.StatusText(status), said)
-	case status == http.StatusTooManyRequests:
-		e := providers.Errorf(providers.KindRateLimit, status, cause,
-			"Ollama at %s is rate limiting requests (429)%s — wait a moment and try again.", f.host, said)
-		e.RetryAfter = providers.RetryAfterOf(f.last, time.Now())
-		return e
 	case status >= 500 && runnerCrashed(lower):
 		e := providers.Errorf(providers.KindUnavailable, status, cause,
 			"the model process on Ollama at %s crashed (%d %s)%s — often it ran out of memory; Ollama restarts it on the next call, so glassbox retries. To see why, read Ollama's log: %s.", f.host, status, http.StatusText(status), said, ollamaLogs)
 		e.RetryAfter = providers.RetryAfterOf(f.last, time.Now())
 		return e
-	case status >= 500:
-		e := providers.Errorf(providers.KindUnavailable, status, cause,
-			"Ollama at %s could not answer (%d %s)%s — it may be overloaded or still loading the model; try again shortly.", f.host, status, http.StatusText(status), said)
-		e.RetryAfter = providers.RetryAfterOf(f.last, time.Now())
-		return e
-	case status >= 400:
-		return providers.Errorf(providers.KindBadRequest, status, cause,
-			"Ollama at %s rejected the request (%d %s)%s.", f.host, status, http.StatusText(status), said)
 	}
-	return providers.Errorf(providers.KindOther, status, cause, "Ollama at %s answered %d%s.", f.host, status, said)
+	return providers.StatusFailure("Ollama at "+f.host, status, said, cause, f.last)
 }
 
 // serverMessage is the error text Ollama sent. The client reads only the

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
-	"time"
 
 	oa "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -87,19 +86,6 @@ func explainStatus(status int, msg string, cause error, f callFacts) *providers.
 	case status == http.StatusNotFound:
 		return providers.Errorf(providers.KindNotFound, status, cause,
 			"%s answered 404 Not Found for /chat/completions%s — OPENAI_BASE_URL should end in /v1 (e.g. http://localhost:11434/v1).", f.base, said)
-	case status == http.StatusTooManyRequests:
-		e := providers.Errorf(providers.KindRateLimit, status, cause,
-			"%s is rate limiting requests (429)%s — glassbox waits as it asks and tries again.", f.base, said)
-		e.RetryAfter = providers.RetryAfterOf(f.last, time.Now())
-		return e
-	case status >= 500:
-		e := providers.Errorf(providers.KindUnavailable, status, cause,
-			"%s could not answer (%d %s)%s — it may be overloaded or still loading the model; try again shortly.", f.base, status, http.StatusText(status), said)
-		e.RetryAfter = providers.RetryAfterOf(f.last, time.Now())
-		return e
-	case status >= 400:
-		return providers.Errorf(providers.KindBadRequest, status, cause,
-			"%s rejected the request (%d %s)%s.", f.base, status, http.StatusText(status), said)
 	}
-	return providers.Errorf(providers.KindOther, status, cause, "%s answered %d%s.", f.base, status, said)
+	return providers.StatusFailure(f.base, status, said, cause, f.last)
 }
