@@ -158,8 +158,12 @@ func (p *Provider) complete(ctx context.Context, params oa.ChatCompletionNewPara
 	stream := p.chat.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc oa.ChatCompletionAccumulator
-	for stream.Next() {
-		acc.AddChunk(stream.Current())
+	for n := 1; stream.Next(); n++ {
+		if !acc.AddChunk(stream.Current()) {
+			// Never a reply with a piece silently missing.
+			return acc.ChatCompletion, providers.Errorf(providers.KindOther, 0, nil,
+				"event %d of the stream does not continue the reply (another completion id, or a choice or tool call index out of range), so the reply cannot be put together; the raw payload shows the events.", n)
+		}
 	}
 	return acc.ChatCompletion, stream.Err()
 }

@@ -324,3 +324,14 @@ func TestUnaryCall(t *testing.T) {
 		t.Fatalf("a unary request asked for a stream: %s", sent)
 	}
 }
+
+// An event that does not continue the reply (another completion's id) is
+// an error, never a reply with a piece left out.
+func TestForeignEventIsRefused(t *testing.T) {
+	srv := sse(t, evRole, strings.Replace(evHello, "chatcmpl-1", "chatcmpl-2", 1), evStop+evDone)
+	resp, err := newProvider(t, srv.URL).Call(context.Background(), request())
+	var pe *providers.Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "event 2 of the stream does not continue the reply") || resp == nil || len(resp.Exchanges) != 1 {
+		t.Fatalf("err = %v, resp %+v", err, resp)
+	}
+}
