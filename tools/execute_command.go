@@ -45,12 +45,31 @@ type ExecuteCommand struct {
 	// network lets commands connect out (the policy's network = true);
 	// the sandbox otherwise refuses outbound TCP.
 	network atomic.Bool
+	pass    atomic.Value // []string: variables the policy passes on (PassEnv)
 	sandbox atomic.Value // string: the last command's sandbox line
 }
 
 // AllowNetwork lets commands connect out under the sandbox (the policy's
 // network setting). Call it before the first command.
 func (t *ExecuteCommand) AllowNetwork(on bool) { t.network.Store(on) }
+
+// PassEnv names variables commands get from glassbox's environment besides
+// the allow-list (the policy's env setting). A name that looks secret is
+// refused (CheckPassEnv); call it before the first command.
+func (t *ExecuteCommand) PassEnv(names []string) error {
+	for _, n := range names {
+		if err := CheckPassEnv(n); err != nil {
+			return err
+		}
+	}
+	t.pass.Store(append([]string(nil), names...))
+	return nil
+}
+
+func (t *ExecuteCommand) passEnv() []string {
+	names, _ := t.pass.Load().([]string)
+	return names
+}
 
 // LastSandbox is the sandbox line of the last command that ran ("on — …"
 // or "off — reason"), or SandboxStatus() before any has.
@@ -117,13 +136,14 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 	if strings.TrimSpace(p.Command) == "" {
 		return failure("%s: the command is empty; give a shell command line such as: ls -l", ExecuteCommandName), nil
 	}
-	// Each command gets its own temporary folder (TMPDIR), the only place
-	// outside the workspace the sandbox lets it write; it goes afterwards.
-	tmp, err := os.MkdirTemp("", "glassbox-cmd-*")
+	// Each command gets its own temporary folder (TMPDIR, and HOME inside
+	// it), the only place outside the workspace the sandbox lets it write;
+	// it goes afterwards, or at the next start if glassbox dies first.
+	tmp, err := newCommandTemp()
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: cannot make the command's temporary folder: %w", ExecuteCommandName, err)
 	}
-	defer os.RemoveAll(tmp)
+	defer tmp.remove()
 
 	runCtx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
@@ -147,22 +167,9 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 	return res, nil
 }
 
-// commandEnv is the environment a command gets: glassbox's without the
-// secrets, with TMPDIR pointing to the command's own temporary folder.
-func commandEnv(tmp string) []string {
-	env := scrubEnv(os.Environ())
-	kept := env[:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
-			kept = append(kept, kv)
-		}
-	}
-	return append(kept, "TMPDIR="+tmp)
-}
-
 // runHelper runs command through the sandbox helper and reads its report.
-func (t *ExecuteCommand) runHelper(ctx context.Context, command, tmp string, out *headTailBuffer) (Result, error) {
-	cmd, err := helperCommand(ctx, command, t.ws.Root(), tmp, t.network.Load())
+func (t *ExecuteCommand) runHelper(ctx context.Context, command string, tmp commandTemp, out *headTailBuffer) (Result, error) {
+	cmd, err := helperCommand(ctx, command, t.ws.Root(), tmp.dir, t.network.Load())
 	if err != nil {
 		return t.runShell(ctx, command, tmp, out)
 	}
@@ -173,7 +180,7 @@ func (t *ExecuteCommand) runHelper(ctx context.Context, command, tmp string, out
 	defer statusR.Close()
 	cmd.ExtraFiles = []*os.File{statusW}
 	cmd.Dir = t.ws.Root()
-	cmd.Env = commandEnv(tmp)
+	cmd.Env = commandEnv(os.Environ(), tmp, t.ws.Root(), t.passEnv())
 	cmd.Stdout, cmd.Stderr = out, out
 	startInOwnGroup(cmd)
 	// The helper stops the command and everything it started, then exits;
@@ -223,10 +230,10 @@ func (t *ExecuteCommand) runHelper(ctx context.Context, command, tmp string, out
 
 // runShell runs command as `sh -c` in its own process group: no sandbox
 // helper is available (a test binary without it, or not Linux).
-func (t *ExecuteCommand) runShell(ctx context.Context, command, tmp string, out *headTailBuffer) (Result, error) {
+func (t *ExecuteCommand) runShell(ctx context.Context, command string, tmp commandTemp, out *headTailBuffer) (Result, error) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = t.ws.Root()
-	cmd.Env = commandEnv(tmp)
+	cmd.Env = commandEnv(os.Environ(), tmp, t.ws.Root(), t.passEnv())
 	// One writer for both streams keeps them interleaved as they happened;
 	// os/exec then writes from one goroutine at a time.
 	cmd.Stdout, cmd.Stderr = out, out
@@ -294,19 +301,6 @@ func sandboxNote(network bool) string {
 	}
 	return "[sandbox] The security policy let this command run, but it ran under the kernel's sandbox (Landlock), which refuses " +
 		what + ": a \"Permission denied\" above is most likely the kernel saying no. Work inside the workspace instead."
-}
-
-// scrubEnv returns env without the variables that hold secrets, so a command
-// the model writes (env, printenv, a script) cannot leak an API key.
-func scrubEnv(env []string) []string {
-	kept := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !IsSecretEnvName(name) {
-			kept = append(kept, kv)
-		}
-	}
-	return kept
 }
 
 // IsSecretEnvName reports whether an environment variable's name suggests a
