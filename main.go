@@ -54,6 +54,9 @@ func main() {
 	if err := tools.BecomeSubreaper(); err != nil {
 		fmt.Fprintf(os.Stderr, "glassbox: cannot become a subreaper (%v): a command's detached processes may outlive it\n", err)
 	}
+	// A glassbox killed outright (kill -9) left its commands' folders
+	// behind; this start removes those whose owner is gone.
+	tools.RemoveStaleCommandFolders()
 	// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) all end the
 	// run the same way: children stopped, the trace closed with an
 	// interrupted record, temporary files removed.
