@@ -206,7 +206,7 @@ func TestSandboxRestrictsReads(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_STATE_HOME", state)
 	ws := newTestWorkspace(t, map[string]string{
-		"hello.py": "import json, os, sys\nprint('Hello from', os.path.basename(os.getcwd()), json.dumps([1, 2]))\n",
+		"hello.py":  "import json, os, sys\nprint('Hello from', os.path.basename(os.getcwd()), json.dumps([1, 2]))\n",
 		"notes.txt": "alpha\nbeta\ngamma\n",
 	})
 	outside := outsideDir(t, ws)
