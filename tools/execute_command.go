@@ -295,12 +295,12 @@ func kernelRefusal(output string) bool {
 // sandboxNote is the teaching line under a command the kernel may have
 // refused: the rule said ALLOW (or a person approved), the kernel said no.
 func sandboxNote(network bool) string {
-	what := "writes outside the workspace and TMPDIR, and outbound TCP connections"
+	what := "reads outside the workspace, TMPDIR and the system's program folders, writes outside the workspace and TMPDIR, and connections out"
 	if network {
-		what = "writes outside the workspace and TMPDIR"
+		what = "reads outside the workspace, TMPDIR and the system's program folders, writes outside the workspace and TMPDIR, and Unix and raw sockets"
 	}
-	return "[sandbox] The security policy let this command run, but it ran under the kernel's sandbox (Landlock), which refuses " +
-		what + ": a \"Permission denied\" above is most likely the kernel saying no. Work inside the workspace instead."
+	return "[sandbox] The security policy let this command run, but it ran under the kernel's sandbox (Landlock and seccomp), which refuses " +
+		what + ": a \"Permission denied\" or \"Operation not permitted\" above is most likely the kernel saying no. Work inside the workspace instead."
 }
 
 // IsSecretEnvName reports whether an environment variable's name suggests a
