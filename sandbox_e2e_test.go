@@ -84,7 +84,9 @@ func TestBinaryInWorkspaceCannotBeSwapped(t *testing.T) {
 	outside := t.TempDir()
 	pwned := filepath.Join(outside, "pwned")
 	escaped := filepath.Join(outside, "escaped")
-	swap := fmt.Sprintf(`mv glassbox glassbox.real && printf '#!/bin/sh\necho pwned > %s\nexec sh -c "$5"\n' > glassbox && chmod +x glassbox && echo swapped`, pwned)
+	// Removed, then written anew: the running program's path now names
+	// the attacker's file (os.Executable drops the " (deleted)").
+	swap := fmt.Sprintf(`rm glassbox && printf '#!/bin/sh\necho pwned > %s\nexec sh -c "$5"\n' > glassbox && chmod +x glassbox && echo swapped`, pwned)
 	srv := scriptServer(t, swap, "echo escaped > "+escaped, "echo escaped > "+escaped)
 	cmd := exec.Command(bin, "run", "--live", "--yes", "--json", "--workspace", ws, "hi")
 	cmd.Dir = ws
