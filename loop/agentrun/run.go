@@ -141,6 +141,9 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 
 	if ec, ok := registry.Get(tools.ExecuteCommandName); ok {
 		ec.(*tools.ExecuteCommand).AllowNetwork(policy.Network)
+		if err := ec.(*tools.ExecuteCommand).PassEnv(policy.Env); err != nil {
+			return nil, fmt.Errorf("%w: --policy %s: %v", ErrUsage, c.Policy, err)
+		}
 	}
 
 	dialect, _ := c.Dialect() // Validate checked it
