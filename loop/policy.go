@@ -100,11 +100,6 @@ const DefaultPolicyTOML = `# glassbox built-in security policy. First matching r
 # TCP connections unless this is true.
 network = false
 
-# Commands see only PATH, the locale, TERM, TZ, their own TMPDIR and HOME.
-# Name here any other variable of glassbox's environment they need, e.g.
-# env = ["PIP_INDEX_URL"]; a secret-looking name is refused.
-env = []
-
 [[rule]]
 name = "path-outside-workspace"
 verdict = "DENY"
