@@ -536,3 +536,21 @@ func TestSandboxLineNamesWhatIsOpen(t *testing.T) {
 		t.Errorf("a command's line %q differs from the status %q", res.Sandbox, SandboxStatus())
 	}
 }
+
+// BenchmarkSandboxedCommand measures one `true` through the whole path: a
+// temporary folder, the helper, the confining stage (capabilities,
+// Landlock, seccomp) and the shell.
+func BenchmarkSandboxedCommand(b *testing.B) {
+	dir := b.TempDir()
+	ws, err := NewWorkspace(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ec := NewExecuteCommand(ws, 10*time.Second)
+	for b.Loop() {
+		res, err := ec.Run(b.Context(), []byte(`{"command":"true"}`))
+		if err != nil || res.IsError {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+}
