@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/loop"
 )
 
 // Issue 19, on the built binary: the confinement as an attacker meets it.
@@ -230,5 +232,37 @@ func TestTmuxEscapeIsClosed(t *testing.T) {
 	title, err := tmux("display-message", "-p", "-t", "main", "#{pane_title}")
 	if err != nil || strings.Contains(title, "glassbox-pwned") {
 		t.Errorf("pane title %q (%v): the command reached the terminal", title, err)
+	}
+}
+
+// Item 8: the `glassbox run` header names what the sandbox leaves open for
+// this run's policy: nothing by default, TCP and UDP when the policy sets
+// network = true; and the policy's env reaches the command, a secret name
+// in it is refused.
+func TestRunHeaderNamesWhatIsOpen(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	open := filepath.Join(dir, "network.toml")
+	if err := os.WriteFile(open, []byte(strings.Replace(loop.DefaultPolicyTOML, "network = false", "network = true", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(dir, "secret.toml")
+	if err := os.WriteFile(secret, []byte("env = [\"GITHUB_TOKEN\"]\n"+loop.DefaultPolicyTOML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--offline", "hi"}, exitOK, "\nsandbox: on — Landlock ABI"},
+		{[]string{"run", "--offline", "--policy", open, "hi"}, exitOK, "\nsandbox: on (open: TCP, UDP) — "},
+		{[]string{"run", "--offline", "--policy", secret, "hi"}, exitUsage, "env: GITHUB_TOKEN looks like a secret"},
+	} {
+		var out, errb strings.Builder
+		code := realMain(t.Context(), tc.args, strings.NewReader(""), &out, &errb)
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q in\n%s%s", tc.args, code, tc.code, tc.want, out.String(), errb.String())
+		}
 	}
 }

@@ -72,12 +72,13 @@ func (t *ExecuteCommand) passEnv() []string {
 }
 
 // LastSandbox is the sandbox line of the last command that ran ("on — …"
-// or "off — reason"), or SandboxStatus() before any has.
+// or "off — reason"), or before any has, the line its commands will get
+// (with the policy's network setting).
 func (t *ExecuteCommand) LastSandbox() string {
 	if s, ok := t.sandbox.Load().(string); ok {
 		return s
 	}
-	return SandboxStatus()
+	return sandboxStatus(t.network.Load())
 }
 
 func (t *ExecuteCommand) setLastSandbox(s string) { t.sandbox.Store(s) }

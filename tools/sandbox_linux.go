@@ -53,7 +53,11 @@ func landlockABI() (int, error) {
 // "on — …", "on (open: …) — …" or "off — reason". It describes a policy
 // without network; a command's own line (Result.Sandbox) says what its
 // run had.
-func SandboxStatus() string {
+func SandboxStatus() string { return sandboxStatus(false) }
+
+// sandboxStatus is SandboxStatus for commands run with or without the
+// policy's network = true.
+func sandboxStatus(network bool) string {
 	if !helperReady.Load() {
 		if why, ok := helperMissing.Load().(string); ok {
 			return "off — the sandbox helper could not be prepared: " + why
@@ -61,7 +65,7 @@ func SandboxStatus() string {
 		return "off — this program does not start the sandbox helper (glassbox's main calls tools.RunSandboxHelper first)"
 	}
 	abi, llErr := landlockABI()
-	return sandboxLine(abi, llErr, seccompAvailable(), false)
+	return sandboxLine(abi, llErr, seccompAvailable(), network)
 }
 
 // sandboxLine is the one wording of the sandbox's reach: what commands may

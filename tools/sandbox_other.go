@@ -15,6 +15,8 @@ func SandboxStatus() string {
 	return "off — the sandbox uses Linux's Landlock; on " + runtime.GOOS + " commands run with glassbox's own rights"
 }
 
+func sandboxStatus(network bool) string { return SandboxStatus() }
+
 func sandboxOn() bool { return false }
 
 // BecomeSubreaper does nothing here: subreapers are a Linux feature.

@@ -202,6 +202,18 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	return r, nil
 }
 
+// Sandbox is the sandbox line of this run's commands (tools.SandboxStatus
+// with the policy's network setting): what confines them and what this
+// kernel leaves open.
+func (r *Run) Sandbox() string {
+	if r.registry != nil {
+		if ec, ok := r.registry.Get(tools.ExecuteCommandName); ok {
+			return ec.(*tools.ExecuteCommand).LastSandbox()
+		}
+	}
+	return tools.SandboxStatus()
+}
+
 // WorkspaceLabel is the workspace as a person should read it.
 func (r *Run) WorkspaceLabel() string {
 	switch {
