@@ -29,3 +29,8 @@ func helperCommand(ctx context.Context, command, dir, tmp string, network bool) 
 func sandboxHelperMain(args []string) int { return 2 }
 
 func sweepOrphans(live map[int]bool) int { return 0 }
+
+func confineMain(args []string) int { return 2 }
+
+// openSelf has nothing to open here: there is no helper to execute.
+func openSelf() error { return nil }
