@@ -258,6 +258,10 @@ func TestSandboxRestrictsReads(t *testing.T) {
 		{"bash -c 'cat <(echo fromfd)'", "fromfd"},
 		{"date +%Y", "20"},
 		{"env | wc -l", "\n"},
+		{"git init -q repo && cd repo && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x && git log --oneline | wc -l", "1"},
+		{"python3 -m venv v && ./v/bin/python -c 'print(\"venv ok\")'", "venv ok"},
+		{`python3 -c 'import sqlite3; c = sqlite3.connect("x.db"); c.execute("create table t(a)"); print("sqlite ok")'`, "sqlite ok"},
+		{"python3 -c 'import concurrent.futures as f; print(list(f.ThreadPoolExecutor(2).map(abs, [-7])))'", "[7]"},
 	}
 	for _, c := range ordinary {
 		t.Run(c.command, func(t *testing.T) {
