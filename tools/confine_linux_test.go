@@ -324,6 +324,60 @@ func TestSandboxRefusesDevicesFIFOsAndSetuidFiles(t *testing.T) {
 	}
 }
 
+// Landlock does not govern metadata: without more, a command could chmod,
+// chown, touch or set attributes on any file it can name (as root: chmod
+// 666 /etc/passwd). Run as root, the command sees every mount but its own
+// folders read-only, so each of these is refused outside and works inside;
+// glassbox's own view of the file system is untouched.
+func TestSandboxRefusesMetadataChangesOutside(t *testing.T) {
+	requireRoot(t)
+	requireLandlock(t)
+	ws := newTestWorkspace(t, map[string]string{"mine.txt": "x"})
+	outside := filepath.Join(outsideDir(t, ws), "secret.txt")
+	before, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mountsBefore, _ := os.ReadFile("/proc/self/mountinfo")
+	ec := NewExecuteCommand(ws, 20*time.Second)
+	for _, cmd := range []string{
+		"chmod 666 " + outside,
+		"chown nobody " + outside,
+		"touch -m -d 2000-01-01 " + outside,
+		"python3 -c 'import os; os.setxattr(" + pyQuote(outside) + ", \"user.x\", b\"1\")'",
+		"python3 -c 'import os; os.utime(" + pyQuote(outside) + ", (0, 0))'",
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			res := runCommand(t, ec, cmd)
+			if !res.IsError || !strings.Contains(res.Content, "Read-only file system") {
+				t.Fatalf("the sandbox let it through: %s", res.Content)
+			}
+		})
+	}
+	after, err := os.Stat(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, st2 := before.Sys().(*syscall.Stat_t), after.Sys().(*syscall.Stat_t)
+	if after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) || st.Uid != st2.Uid {
+		t.Fatalf("the file outside changed: %v %v uid %d → %v %v uid %d", before.Mode(), before.ModTime(), st.Uid, after.Mode(), after.ModTime(), st2.Uid)
+	}
+	res := runCommand(t, ec, `chmod 600 mine.txt && touch -d 2001-01-01 mine.txt && echo y >> mine.txt && echo t > "$TMPDIR/t" && chmod 600 "$TMPDIR/t" && ls -l mine.txt`)
+	if res.IsError || !strings.Contains(res.Content, "-rw-------") {
+		t.Fatalf("changing the workspace's own files: %s", res.Content)
+	}
+	if !strings.Contains(res.Sandbox, "read-only mounts") {
+		t.Fatalf("sandbox line %q", res.Sandbox)
+	}
+	mountsAfter, _ := os.ReadFile("/proc/self/mountinfo")
+	if string(mountsBefore) != string(mountsAfter) {
+		t.Fatalf("glassbox's own mounts changed:\n%s\n---\n%s", mountsBefore, mountsAfter)
+	}
+	if err := os.WriteFile(outside, []byte("glassbox may"), 0o644); err != nil {
+		t.Fatalf("glassbox itself can no longer write outside: %v", err)
+	}
+}
+
 // A command run as root keeps only the capabilities that let it work in a
 // workspace that is not its own: no module loading, raw I/O, mknod,
 // network administration or file capabilities, in its effective, permitted
@@ -502,23 +556,25 @@ func TestRemoveStaleCommandFolders(t *testing.T) {
 func TestSandboxLineNamesWhatIsOpen(t *testing.T) {
 	noSeccomp := errors.New("this kernel has no seccomp filter")
 	noLandlock := errors.New("this kernel has no Landlock")
+	notRoot := errNoPrivateMounts
 	tests := []struct {
-		name     string
-		abi      int
-		ll, sc   error
-		network  bool
-		head     string
-		contains []string
+		name       string
+		abi        int
+		ll, sc, ro error
+		network    bool
+		head       string
+		contains   []string
 	}{
-		{"this kernel", 7, nil, nil, false, "on", []string{"Landlock ABI 7 + seccomp", "sockets closed: Unix, raw, UDP, TCP", "nothing left open", "read only the workspace"}},
-		{"network", 7, nil, nil, true, "on (open: TCP, UDP)", []string{"sockets closed: Unix, raw", "left open: TCP, UDP (network allowed by the policy)"}},
-		{"no seccomp", 7, nil, noSeccomp, false, "on (open: Unix sockets, raw sockets, UDP, setuid files)", []string{"Landlock ABI 7:", "sockets closed: TCP", "no seccomp filter"}},
-		{"old Landlock", 3, nil, nil, false, "on (open: TCP, signals to your other processes)", []string{"TCP rules need Landlock ABI 4", "scoping needs Landlock ABI 6"}},
-		{"no Landlock", 0, noLandlock, nil, false, "off", []string{"no Landlock", "seccomp filter still refuses"}},
+		{"this kernel, root", 7, nil, nil, nil, false, "on", []string{"Landlock ABI 7 + seccomp + read-only mounts", "sockets closed: Unix, raw, UDP, TCP", "nothing left open", "read only the workspace", "change only the first two"}},
+		{"network", 7, nil, nil, nil, true, "on (open: TCP, UDP)", []string{"sockets closed: Unix, raw", "left open: TCP, UDP (network allowed by the policy)"}},
+		{"not root", 7, nil, nil, notRoot, false, "on (open: chmod, chown and touch outside)", []string{"Landlock ABI 7 + seccomp:", "Landlock does not govern file modes, owners and times", "needs root"}},
+		{"no seccomp", 7, nil, noSeccomp, nil, false, "on (open: Unix sockets, raw sockets, UDP, setuid files)", []string{"Landlock ABI 7 + read-only mounts:", "sockets closed: TCP", "no seccomp filter"}},
+		{"old Landlock", 3, nil, nil, nil, false, "on (open: TCP, signals to your other processes)", []string{"TCP rules need Landlock ABI 4", "scoping needs Landlock ABI 6"}},
+		{"no Landlock", 0, noLandlock, nil, nil, false, "off", []string{"no Landlock", "seccomp filter still refuses"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			line := sandboxLine(tt.abi, tt.ll, tt.sc, tt.network)
+			line := sandboxLine(reach{abi: tt.abi, landlock: tt.ll, seccomp: tt.sc, readOnly: tt.ro, network: tt.network})
 			head, _, ok := strings.Cut(line, " — ")
 			if !ok || head != tt.head {
 				t.Errorf("head %q, want %q (line %q)", head, tt.head, line)

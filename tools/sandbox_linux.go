@@ -65,13 +65,24 @@ func sandboxStatus(network bool) string {
 		return "off — this program does not start the sandbox helper (glassbox's main calls tools.RunSandboxHelper first)"
 	}
 	abi, llErr := landlockABI()
-	return sandboxLine(abi, llErr, seccompAvailable(), network)
+	_, roErr := privateMountsAttr()
+	return sandboxLine(reach{abi: abi, landlock: llErr, seccomp: seccompAvailable(), readOnly: roErr, network: network})
+}
+
+// reach is what confines a command: the Landlock ABI (or why there is
+// none), seccomp, the read-only view of everything outside its folders,
+// and whether the policy grants network.
+type reach struct {
+	abi                         int
+	landlock, seccomp, readOnly error
+	network                     bool
 }
 
 // sandboxLine is the one wording of the sandbox's reach: what commands may
 // read and write, which socket routes out are closed, and — in the head,
 // so the status bar shows it — which stay open on this kernel and why.
-func sandboxLine(abi int, llErr, scErr error, network bool) string {
+func sandboxLine(r reach) string {
+	abi, llErr, scErr, network := r.abi, r.landlock, r.seccomp, r.network
 	if llErr != nil {
 		line := "off — " + llErr.Error()
 		if scErr == nil {
@@ -102,6 +113,10 @@ func sandboxLine(abi int, llErr, scErr error, network bool) string {
 	default:
 		closed = append(closed, "TCP")
 	}
+	if r.readOnly != nil {
+		open = append(open, "chmod, chown and touch outside")
+		why = append(why, "Landlock does not govern file modes, owners and times, and "+r.readOnly.Error())
+	}
 	if abi < minScopeABI {
 		open = append(open, "signals to your other processes")
 		why = append(why, fmt.Sprintf("scoping needs Landlock ABI %d", minScopeABI))
@@ -114,7 +129,10 @@ func sandboxLine(abi int, llErr, scErr error, network bool) string {
 	if scErr == nil {
 		tool += " + seccomp"
 	}
-	line := fmt.Sprintf("%s — %s: commands read only the workspace, their temporary folder and the system's program folders and write only in the first two; no device nodes, FIFOs", head, tool)
+	if r.readOnly == nil {
+		tool += " + read-only mounts"
+	}
+	line := fmt.Sprintf("%s — %s: commands read only the workspace, their temporary folder and the system's program folders and change only the first two; no device nodes, FIFOs", head, tool)
 	if scErr == nil {
 		line += " or setuid files"
 	}
@@ -235,10 +253,23 @@ func sandboxHelperMain(args []string) int {
 	if err != nil {
 		return report(helperStatus{Error: err.Error()})
 	}
-	proc, err := os.StartProcess("/proc/self/exe", append([]string{"glassbox", confineArg}, args...), &os.ProcAttr{
-		Dir: ws, Env: os.Environ(), Files: []*os.File{devnull, os.Stdout, os.Stderr, confW},
-		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
-	})
+	// The confining stage gets a mount namespace of its own where this
+	// process may make one, and is told so; otherwise it runs in this one
+	// and its line says what stays open.
+	start := func(sys *syscall.SysProcAttr, mounts string) (*os.Process, error) {
+		sys.Pdeathsig = syscall.SIGKILL
+		return os.StartProcess("/proc/self/exe", []string{"glassbox", confineArg, ws, tmp, args[2], mounts, args[3]}, &os.ProcAttr{
+			Dir: ws, Env: os.Environ(), Files: []*os.File{devnull, os.Stdout, os.Stderr, confW}, Sys: sys,
+		})
+	}
+	var proc *os.Process
+	sys, roErr := privateMountsAttr()
+	if roErr == nil {
+		proc, err = start(sys, privateMountsArg)
+	}
+	if roErr != nil || err != nil {
+		proc, err = start(&syscall.SysProcAttr{}, "shared-mounts")
+	}
 	devnull.Close()
 	confW.Close()
 	if err != nil {
@@ -323,17 +354,17 @@ func confineMain(args []string) int {
 			out.Write(s.encode())
 		}
 	}
-	if len(args) != 4 {
-		say(helperStatus{Error: fmt.Sprintf("the sandbox wants 4 arguments, got %d", len(args))})
+	if len(args) != 5 {
+		say(helperStatus{Error: fmt.Sprintf("the sandbox wants 5 arguments, got %d", len(args))})
 		return 2
 	}
-	ws, tmp, network, command := args[0], args[1], args[2] == "net", args[3]
+	ws, tmp, network, private, command := args[0], args[1], args[2] == "net", args[3] == privateMountsArg, args[4]
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		say(helperStatus{Error: "cannot find sh: " + err.Error()})
 		return 2
 	}
-	line, err := confine(ws, tmp, network)
+	line, err := confine(ws, tmp, network, private)
 	if err != nil {
 		say(helperStatus{Sandbox: line, Error: err.Error()})
 		return 2
@@ -348,9 +379,17 @@ func confineMain(args []string) int {
 // starts). It returns the sandbox line; an error means the kernel offers a
 // part of the sandbox that could not be applied, and the command must not
 // run.
-func confine(ws, tmp string, network bool) (string, error) {
+func confine(ws, tmp string, network, private bool) (string, error) {
 	abi, llErr := landlockABI()
 	scErr := seccompAvailable()
+	roErr := errNoPrivateMounts
+	if private {
+		// First, while this process may still mount.
+		if err := readOnlyOutside(ws, tmp); err != nil {
+			return "", fmt.Errorf("the file system outside the workspace could not be made read-only (%v), so the command was not run", err)
+		}
+		roErr = nil
+	}
 	if err := dropCapabilities(); err != nil {
 		return "", fmt.Errorf("the command's capabilities could not be dropped (%v), so it was not run", err)
 	}
@@ -375,7 +414,7 @@ func confine(ws, tmp string, network bool) (string, error) {
 			return "", fmt.Errorf("the kernel offers seccomp but the filter could not be loaded (%v), so the command was not run", err)
 		}
 	}
-	return sandboxLine(abi, llErr, scErr, network), nil
+	return sandboxLine(reach{abi: abi, landlock: llErr, seccomp: scErr, readOnly: roErr, network: network}), nil
 }
 
 // workspaceRights are what a command may do in the workspace and its
