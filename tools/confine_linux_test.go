@@ -3,8 +3,10 @@
 package tools
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -612,5 +614,71 @@ func BenchmarkSandboxedCommand(b *testing.B) {
 		if err != nil || res.IsError {
 			b.Fatalf("%v %+v", err, res)
 		}
+	}
+}
+
+// Not run as root, glassbox makes no private mount namespace: the command
+// still runs under Landlock and seccomp, and the line says what that
+// leaves open. The helper is started here as nobody (uid 65534), as
+// glassbox would start it.
+func TestSandboxAsAnotherUser(t *testing.T) {
+	requireRoot(t)
+	requireLandlock(t)
+	requireSeccomp(t)
+	base := t.TempDir()
+	for _, d := range []string{filepath.Dir(base), base} { // t.TempDir makes both private
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, tmp, outside := filepath.Join(base, "ws"), filepath.Join(base, "glassbox-cmd-1-1"), filepath.Join(base, "outside")
+	for _, d := range []string{ws, tmp, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTestFile(t, filepath.Join(outside, "mine.txt"), "x")
+	for _, p := range []string{ws, tmp, outside, filepath.Join(outside, "mine.txt")} {
+		if err := os.Chown(p, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A copy of this program nobody may run (go test's own is private).
+	self, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(base, "glassbox")
+	if err := os.WriteFile(path, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := `echo in > in.txt && cat in.txt; echo out > ` + outside + `/new.txt; chmod 600 ` + outside + `/mine.txt && echo chmod-ok; python3 -c 'import socket; socket.socket(socket.AF_UNIX)'`
+	cmd := exec.Command(path, SandboxArg, ws, tmp, "nonet", command)
+	cmd.Args[0] = "glassbox"
+	cmd.Dir = ws
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "TMPDIR=" + tmp}
+	cmd.ExtraFiles = []*os.File{statusW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}, Setsid: true}
+	out, err := cmd.CombinedOutput()
+	statusW.Close()
+	report, _ := io.ReadAll(statusR)
+	var st helperStatus
+	if json.Unmarshal(report, &st) != nil || st.Error != "" {
+		t.Fatalf("helper as nobody: %v %s\nreport %s", err, out, report)
+	}
+	if !strings.HasPrefix(st.Sandbox, "on (open: chmod, chown and touch outside) — Landlock ABI") || !strings.Contains(st.Sandbox, "needs root") {
+		t.Fatalf("sandbox line as nobody: %q", st.Sandbox)
+	}
+	for _, want := range []string{"in\n", "Permission denied", "chmod-ok", "Operation not permitted"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
+		t.Error("a write outside the workspace went through")
 	}
 }
