@@ -558,7 +558,7 @@ func TestRemoveStaleCommandFolders(t *testing.T) {
 func TestSandboxLineNamesWhatIsOpen(t *testing.T) {
 	noSeccomp := errors.New("this kernel has no seccomp filter")
 	noLandlock := errors.New("this kernel has no Landlock")
-	notRoot := errNoPrivateMounts
+	noMounts := errNoPrivateMounts
 	tests := []struct {
 		name       string
 		abi        int
@@ -569,7 +569,7 @@ func TestSandboxLineNamesWhatIsOpen(t *testing.T) {
 	}{
 		{"this kernel, root", 7, nil, nil, nil, false, "on", []string{"Landlock ABI 7 + seccomp + read-only mounts", "sockets closed: Unix, raw, UDP, TCP", "nothing left open", "read only the workspace", "change only the first two"}},
 		{"network", 7, nil, nil, nil, true, "on (open: TCP, UDP)", []string{"sockets closed: Unix, raw", "left open: TCP, UDP (network allowed by the policy)"}},
-		{"not root", 7, nil, nil, notRoot, false, "on (open: chmod, chown and touch outside)", []string{"Landlock ABI 7 + seccomp:", "Landlock does not govern file modes, owners and times", "needs root"}},
+		{"no mount namespace", 7, nil, nil, noMounts, false, "on (open: chmod, chown and touch outside)", []string{"Landlock ABI 7 + seccomp:", "Landlock does not govern file modes, owners and times", "would not give the command a read-only view"}},
 		{"no seccomp", 7, nil, noSeccomp, nil, false, "on (open: Unix sockets, raw sockets, UDP, setuid files)", []string{"Landlock ABI 7 + read-only mounts:", "sockets closed: TCP", "no seccomp filter"}},
 		{"old Landlock", 3, nil, nil, nil, false, "on (open: TCP, signals to your other processes)", []string{"TCP rules need Landlock ABI 4", "scoping needs Landlock ABI 6"}},
 		{"no Landlock", 0, noLandlock, nil, nil, false, "off", []string{"no Landlock", "seccomp filter still refuses"}},
@@ -617,10 +617,11 @@ func BenchmarkSandboxedCommand(b *testing.B) {
 	}
 }
 
-// Not run as root, glassbox makes no private mount namespace: the command
-// still runs under Landlock and seccomp, and the line says what that
-// leaves open. The helper is started here as nobody (uid 65534), as
-// glassbox would start it.
+// Not run as root, the helper gives the command its read-only view inside
+// a user namespace that maps only its own user: the command runs as that
+// user (not root), with no capability, under Landlock and seccomp, and a
+// chmod outside is refused like a write. The helper is started here as
+// nobody (uid 65534), as glassbox would start it.
 func TestSandboxAsAnotherUser(t *testing.T) {
 	requireRoot(t)
 	requireLandlock(t)
@@ -656,7 +657,7 @@ func TestSandboxAsAnotherUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	command := `echo in > in.txt && cat in.txt; echo out > ` + outside + `/new.txt; chmod 600 ` + outside + `/mine.txt && echo chmod-ok; python3 -c 'import socket; socket.socket(socket.AF_UNIX)'`
+	command := `echo in > in.txt && cat in.txt; echo out > ` + outside + `/new.txt; chmod 600 ` + outside + `/mine.txt && echo chmod-ok; python3 -c 'import socket; socket.socket(socket.AF_UNIX)'; echo "uid=$(id -u)"; grep CapEff /proc/self/status`
 	cmd := exec.Command(path, SandboxArg, ws, tmp, "nonet", command)
 	cmd.Args[0] = "glassbox"
 	cmd.Dir = ws
@@ -670,13 +671,16 @@ func TestSandboxAsAnotherUser(t *testing.T) {
 	if json.Unmarshal(report, &st) != nil || st.Error != "" {
 		t.Fatalf("helper as nobody: %v %s\nreport %s", err, out, report)
 	}
-	if !strings.HasPrefix(st.Sandbox, "on (open: chmod, chown and touch outside) — Landlock ABI") || !strings.Contains(st.Sandbox, "needs root") {
+	if !strings.HasPrefix(st.Sandbox, "on — Landlock ABI") || !strings.Contains(st.Sandbox, "+ read-only mounts") {
 		t.Fatalf("sandbox line as nobody: %q", st.Sandbox)
 	}
-	for _, want := range []string{"in\n", "Permission denied", "chmod-ok", "Operation not permitted"} {
+	for _, want := range []string{"in\n", "new.txt: Read-only file system", "mine.txt': Read-only file system", "Operation not permitted", "uid=65534\n", "CapEff:\t0000000000000000"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(string(out), "chmod-ok") {
+		t.Errorf("a chmod outside the workspace went through:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
 		t.Error("a write outside the workspace went through")

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -26,36 +26,72 @@ import (
 const privateMountsArg = "private-mounts"
 
 // privateMountsAttr is how the helper starts the confining stage in a
-// mount namespace of its own. Making one needs CAP_SYS_ADMIN: root has it;
-// for anyone else it would take a user namespace, which glassbox does not
-// make (files would show as owned by nobody), so the line says what stays
+// mount namespace of its own. Root makes one directly; anyone else inside
+// a user namespace of their own that maps only their own user and group
+// (root's files then show as owned by nobody inside it). Where the kernel
+// refuses either, the stage runs without and its line says what stays
 // open.
 func privateMountsAttr() (*syscall.SysProcAttr, error) {
-	if os.Geteuid() != 0 {
-		return nil, errNoPrivateMounts
+	if os.Geteuid() == 0 {
+		return &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS}, nil
 	}
-	return &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS}, nil
+	// Settings that refuse user namespaces, or the capabilities in them,
+	// to users (Debian's, Ubuntu's AppArmor restriction): no use trying.
+	for file, refuses := range map[string]string{
+		"/proc/sys/user/max_user_namespaces":                     "0",
+		"/proc/sys/kernel/unprivileged_userns_clone":             "0",
+		"/proc/sys/kernel/apparmor_restrict_unprivileged_userns": "1",
+	} {
+		if b, err := os.ReadFile(file); err == nil && strings.TrimSpace(string(b)) == refuses {
+			return nil, fmt.Errorf("%w (%s is %s)", errNoPrivateMounts, file, refuses)
+		}
+	}
+	return &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}},
+		// Not root inside either, the stage would lose the namespace's
+		// capabilities at exec; it keeps the one it mounts with, and drops
+		// it (dropCapabilities) before the shell.
+		AmbientCaps: []uintptr{unix.CAP_SYS_ADMIN},
+	}, nil
 }
 
-var errNoPrivateMounts = errors.New("the read-only view of the rest of the file system needs root (a mount namespace of its own)")
+// errNoPrivateMounts is why a stage started without its own namespace has
+// no read-only view.
+var errNoPrivateMounts = errors.New("this kernel would not give the command a read-only view of the rest of the file system (a mount namespace of its own)")
 
-// ownMountNamespace reports whether this process has a mount namespace
-// other than its parent's: the confining stage checks this before it
+// mountsError is a failure to make that view inside the stage's namespace.
+type mountsError struct{ err error }
+
+func (e *mountsError) Error() string {
+	return "the file system outside the workspace could not be made read-only: " + e.err.Error()
+}
+
+// mountNamespace names this process's mount namespace ("mnt:[4026531841]").
+func mountNamespace() string {
+	ns, _ := os.Readlink("/proc/self/ns/mnt")
+	return ns
+}
+
+// privateMountsFor is the confining stage's mounts argument when it is
+// started in a namespace of its own: privateMountsArg and the helper's own
+// namespace, which the stage checks it is not in.
+func privateMountsFor() string { return privateMountsArg + "=" + mountNamespace() }
+
+// ownMountNamespace reports whether this process's mount namespace is not
+// the helper's (parentNS): the confining stage checks this before it
 // touches a mount, so it can never remount the machine's own.
-func ownMountNamespace() bool {
-	mine, err := os.Readlink("/proc/self/ns/mnt")
-	if err != nil {
-		return false
-	}
-	parents, err := os.Readlink("/proc/" + strconv.Itoa(os.Getppid()) + "/ns/mnt")
-	return err == nil && mine != parents
+func ownMountNamespace(parentNS string) bool {
+	mine := mountNamespace()
+	return mine != "" && parentNS != "" && mine != parentNS
 }
 
 // readOnlyOutside makes every mount of this (private) namespace read-only,
 // then mounts ws and tmp over themselves read-write, and moves into ws
 // again (the working folder still pointed into the read-only mount).
-func readOnlyOutside(ws, tmp string) error {
-	if !ownMountNamespace() {
+func readOnlyOutside(ws, tmp, parentNS string) error {
+	if !ownMountNamespace(parentNS) {
 		return errors.New("not in a mount namespace of its own")
 	}
 	// Nothing done here may reach the machine's mounts.

@@ -68,6 +68,10 @@ type helperStatus struct {
 	// Cancelled says glassbox asked the helper to stop (timeout, Ctrl-C,
 	// a signal) before the shell ended.
 	Cancelled bool `json:"cancelled,omitempty"`
+	// NoMounts, from the confining stage, says it could not make the file
+	// system outside the workspace read-only in its own namespace and ran
+	// nothing: the helper starts it again without one.
+	NoMounts bool `json:"no_mounts,omitempty"`
 	// Error is set when the helper could not run the command at all (the
 	// sandbox could not be applied: glassbox never runs a command less
 	// confined than it says).

@@ -238,54 +238,47 @@ func sandboxHelperMain(args []string) int {
 	if len(args) != 4 {
 		return report(helperStatus{Error: fmt.Sprintf("the sandbox helper wants 4 arguments (workspace, temporary folder, net|nonet, command), got %d", len(args))})
 	}
-	ws, tmp := args[0], args[1]
+	tmp := args[1]
 	parent := os.Getppid()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return report(helperStatus{Error: "cannot become the command's subreaper: " + err.Error()})
 	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return report(helperStatus{Error: err.Error()})
-	}
-	confR, confW, err := os.Pipe()
-	if err != nil {
-		return report(helperStatus{Error: err.Error()})
-	}
-	// The confining stage gets a mount namespace of its own where this
-	// process may make one, and is told so; otherwise it runs in this one
-	// and its line says what stays open.
-	start := func(sys *syscall.SysProcAttr, mounts string) (*os.Process, error) {
-		sys.Pdeathsig = syscall.SIGKILL
-		return os.StartProcess("/proc/self/exe", []string{"glassbox", confineArg, ws, tmp, args[2], mounts, args[3]}, &os.ProcAttr{
-			Dir: ws, Env: os.Environ(), Files: []*os.File{devnull, os.Stdout, os.Stderr, confW}, Sys: sys,
-		})
-	}
-	var proc *os.Process
+	// The confining stage gets a mount namespace of its own where one can
+	// be made, and is told so. If it cannot use it (a kernel or policy that
+	// refuses the mounts), it says so before running anything, and runs
+	// again in this namespace, its line saying what stays open.
 	sys, roErr := privateMountsAttr()
-	if roErr == nil {
-		proc, err = start(sys, privateMountsArg)
+	var (
+		stage    confiningStage
+		err      error
+		attempts int
+	)
+	for {
+		attempts++
+		if roErr == nil {
+			stage, err = startConfiningStage(sys, privateMountsFor(), args)
+		}
+		if roErr != nil || err != nil {
+			stage, err = startConfiningStage(&syscall.SysProcAttr{}, "shared-mounts", args)
+		}
+		if err != nil {
+			return report(helperStatus{Error: "cannot start the sandbox: " + err.Error()})
+		}
+		if roErr != nil || attempts > 1 {
+			break
+		}
+		// A stage that could not use its namespace ends at once.
+		conf := <-stage.confined
+		if !conf.NoMounts {
+			stage.confined <- conf // for the report below
+			break
+		}
+		<-stage.done
+		roErr = errors.New(conf.Error)
 	}
-	if roErr != nil || err != nil {
-		proc, err = start(&syscall.SysProcAttr{}, "shared-mounts")
-	}
-	devnull.Close()
-	confW.Close()
-	if err != nil {
-		confR.Close()
-		return report(helperStatus{Error: "cannot start the sandbox: " + err.Error()})
-	}
-	confined := make(chan helperStatus, 1)
-	go func() {
-		confined <- readConfineReport(confR)
-		confR.Close()
-	}()
-	done := make(chan *os.ProcessState, 1)
-	go func() {
-		st, _ := proc.Wait()
-		done <- st
-	}()
+	done, confined := stage.done, stage.confined
 	var s helperStatus
 	var st *os.ProcessState
 	select {
@@ -317,6 +310,47 @@ func sandboxHelperMain(args []string) int {
 	return report(s)
 }
 
+// confiningStage is a started confining stage: its end, and its report.
+type confiningStage struct {
+	done     chan *os.ProcessState
+	confined chan helperStatus
+}
+
+// startConfiningStage starts this program as the confining stage for the
+// helper's args (workspace, temporary folder, net|nonet, command), with sys
+// (its namespaces) and mounts telling it which it got. It dies with the
+// helper (SIGKILL), and starts from the helper's locked thread.
+func startConfiningStage(sys *syscall.SysProcAttr, mounts string, args []string) (confiningStage, error) {
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return confiningStage{}, err
+	}
+	defer devnull.Close()
+	confR, confW, err := os.Pipe()
+	if err != nil {
+		return confiningStage{}, err
+	}
+	sys.Pdeathsig = syscall.SIGKILL
+	proc, err := os.StartProcess("/proc/self/exe", []string{"glassbox", confineArg, args[0], args[1], args[2], mounts, args[3]}, &os.ProcAttr{
+		Dir: args[0], Env: os.Environ(), Files: []*os.File{devnull, os.Stdout, os.Stderr, confW}, Sys: sys,
+	})
+	confW.Close()
+	if err != nil {
+		confR.Close()
+		return confiningStage{}, err
+	}
+	stage := confiningStage{done: make(chan *os.ProcessState, 1), confined: make(chan helperStatus, 1)}
+	go func() {
+		stage.confined <- readConfineReport(confR)
+		confR.Close()
+	}()
+	go func() {
+		st, _ := proc.Wait()
+		stage.done <- st
+	}()
+	return stage, nil
+}
+
 // readConfineReport reads what the confining stage wrote before it became
 // the shell (or failed to): JSON objects, the last word winning.
 func readConfineReport(r io.Reader) helperStatus {
@@ -333,6 +367,7 @@ func readConfineReport(r io.Reader) helperStatus {
 		if next.Error != "" {
 			s.Error = next.Error
 		}
+		s.NoMounts = s.NoMounts || next.NoMounts
 	}
 	if s.Sandbox == "" && s.Error == "" {
 		s.Error = "the sandbox ended before it could say whether it was applied"
@@ -358,13 +393,23 @@ func confineMain(args []string) int {
 		say(helperStatus{Error: fmt.Sprintf("the sandbox wants 5 arguments, got %d", len(args))})
 		return 2
 	}
-	ws, tmp, network, private, command := args[0], args[1], args[2] == "net", args[3] == privateMountsArg, args[4]
+	ws, tmp, network, command := args[0], args[1], args[2] == "net", args[4]
+	// "private-mounts=NS": started in a namespace of its own; NS is the
+	// helper's, which this stage must not be in.
+	parentNS, private := strings.CutPrefix(args[3], privateMountsArg+"=")
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		say(helperStatus{Error: "cannot find sh: " + err.Error()})
 		return 2
 	}
-	line, err := confine(ws, tmp, network, private)
+	line, err := confine(ws, tmp, network, private, parentNS)
+	var noMounts *mountsError
+	if errors.As(err, &noMounts) {
+		// Nothing has been confined yet: the helper runs the stage again
+		// without the namespace, and the line will say what stays open.
+		say(helperStatus{Error: noMounts.Error(), NoMounts: true})
+		return 3
+	}
 	if err != nil {
 		say(helperStatus{Sandbox: line, Error: err.Error()})
 		return 2
@@ -379,14 +424,14 @@ func confineMain(args []string) int {
 // starts). It returns the sandbox line; an error means the kernel offers a
 // part of the sandbox that could not be applied, and the command must not
 // run.
-func confine(ws, tmp string, network, private bool) (string, error) {
+func confine(ws, tmp string, network, private bool, parentNS string) (string, error) {
 	abi, llErr := landlockABI()
 	scErr := seccompAvailable()
 	roErr := errNoPrivateMounts
 	if private {
 		// First, while this process may still mount.
-		if err := readOnlyOutside(ws, tmp); err != nil {
-			return "", fmt.Errorf("the file system outside the workspace could not be made read-only (%v), so the command was not run", err)
+		if err := readOnlyOutside(ws, tmp, parentNS); err != nil {
+			return "", &mountsError{err}
 		}
 		roErr = nil
 	}

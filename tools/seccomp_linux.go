@@ -237,7 +237,11 @@ func dropCapabilities() error {
 		keep[c] = true
 		mask[c/32] |= 1 << (c % 32)
 	}
-	for c := uintptr(0); c <= last; c++ {
+	// Root regains its bounding set at every exec, so that must shrink.
+	// Anyone else (in the user namespace of the read-only view, holding
+	// CAP_SYS_ADMIN there as an ambient capability) loses every capability
+	// at the exec of a non-root program once the ambient set is clear.
+	for c := uintptr(0); c <= last && os.Geteuid() == 0; c++ {
 		if keep[c] {
 			continue
 		}
@@ -247,6 +251,9 @@ func dropCapabilities() error {
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	if os.Geteuid() != 0 {
+		mask = [2]uint32{}
 	}
 	for i := range data {
 		data[i].Effective &= mask[i]
