@@ -686,3 +686,36 @@ func TestSandboxAsAnotherUser(t *testing.T) {
 		t.Error("a write outside the workspace went through")
 	}
 }
+
+// The confining stage remounts only a namespace of its own: told it has
+// one while it shares the helper's (here: the test's), it touches no mount,
+// runs nothing, and says so with no_mounts, which makes the helper start it
+// again without one.
+func TestConfiningStageNeverRemountsTheMachine(t *testing.T) {
+	ws := newTestWorkspace(t, nil)
+	marker := filepath.Join(ws.Root(), "ran")
+	mountsBefore, _ := os.ReadFile("/proc/self/mountinfo")
+	path, err := selfPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path, confineArg, ws.Root(), t.TempDir(), "nonet", privateMountsArg+"="+mountNamespace(), "touch "+marker)
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Run()
+	w.Close()
+	report, _ := io.ReadAll(r)
+	var st helperStatus
+	if json.Unmarshal(report, &st) != nil || !st.NoMounts || !strings.Contains(st.Error, "not in a mount namespace of its own") {
+		t.Fatalf("stage: %v, report %s", err, report)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran")
+	}
+	if mountsAfter, _ := os.ReadFile("/proc/self/mountinfo"); string(mountsAfter) != string(mountsBefore) {
+		t.Fatalf("the machine's mounts changed:\n%s\n---\n%s", mountsBefore, mountsAfter)
+	}
+}
