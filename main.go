@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -111,6 +112,9 @@ func loadConfig(name string, args []string, headless bool, stderr io.Writer) (ag
 	dot, ignored, err := agentrun.ReadDotEnv(".env")
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: .env: %v (file ignored)\n", name, err)
+	}
+	if abs, err := filepath.Abs(".env"); err == nil && dot != nil {
+		c.DotEnv = abs // hidden from commands, even inside the workspace
 	}
 	if len(ignored) > 0 {
 		fmt.Fprintf(stderr, "%s: .env: ignored %s — glassbox reads only its own variables from .env\n", name, strings.Join(ignored, ", "))

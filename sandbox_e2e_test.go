@@ -266,3 +266,35 @@ func TestRunHeaderNamesWhatIsOpen(t *testing.T) {
 		}
 	}
 }
+
+// The .env glassbox read is out of reach of commands even when glassbox
+// runs in the folder it hands the agent (--workspace .), on the built
+// binary: the command finds it empty, glassbox still read its key from it.
+func TestDotEnvInTheWorkspaceIsConcealed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildGlassbox(t)
+	ws := t.TempDir()
+	srv := commandServer(t, "cat .env; grep -r dotenv-marker . ; echo done")
+	dotenv := "# dotenv-marker-4711\nGEMINI_API_KEY=" + testKey + "\nGOOGLE_GEMINI_BASE_URL=" + srv.URL + "\n"
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte(dotenv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--live", "--yes", "--json", "--max-iterations", "2", "--workspace", ".", "hi")
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir(), "GEMINI_API_KEY=", "GOOGLE_API_KEY=", "GOOGLE_GEMINI_BASE_URL=")
+	out, _ := cmd.CombinedOutput()
+	results := toolResults(t, string(out))
+	if len(results) == 0 || !strings.Contains(results[0], "done") {
+		t.Fatalf("the command did not run (did glassbox read its key from .env?):\n%s", out)
+	}
+	for _, r := range results {
+		if strings.Contains(r, "dotenv-marker") || strings.Contains(r, "REDACTED") {
+			t.Fatalf("the command read the .env glassbox read: %s", r)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".env")); string(b) != dotenv {
+		t.Fatalf(".env changed: %q", b)
+	}
+}

@@ -658,7 +658,7 @@ func TestSandboxAsAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	command := `echo in > in.txt && cat in.txt; echo out > ` + outside + `/new.txt; chmod 600 ` + outside + `/mine.txt && echo chmod-ok; python3 -c 'import socket; socket.socket(socket.AF_UNIX)'; echo "uid=$(id -u)"; grep CapEff /proc/self/status`
-	cmd := exec.Command(path, SandboxArg, ws, tmp, "nonet", command)
+	cmd := exec.Command(path, SandboxArg, ws, tmp, "nonet", "[]", command)
 	cmd.Args[0] = "glassbox"
 	cmd.Dir = ws
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "TMPDIR=" + tmp}
@@ -703,7 +703,7 @@ func TestConfiningStageNeverRemountsTheMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(path, confineArg, ws.Root(), t.TempDir(), "nonet", privateMountsArg+"="+mountNamespace(), "touch "+marker)
+	cmd := exec.Command(path, confineArg, ws.Root(), t.TempDir(), "nonet", privateMountsArg+"="+mountNamespace(), "[]", "touch "+marker)
 	cmd.ExtraFiles = []*os.File{w}
 	err = cmd.Run()
 	w.Close()
@@ -717,5 +717,37 @@ func TestConfiningStageNeverRemountsTheMachine(t *testing.T) {
 	}
 	if mountsAfter, _ := os.ReadFile("/proc/self/mountinfo"); string(mountsAfter) != string(mountsBefore) {
 		t.Fatalf("the machine's mounts changed:\n%s\n---\n%s", mountsBefore, mountsAfter)
+	}
+}
+
+// Issue item 5 / brief item 4: the .env glassbox read is out of a command's
+// reach even when it lies inside the workspace (glassbox run from the
+// project folder with --workspace .): the command finds an empty file it
+// can neither change, move, remove nor copy anything out of, however it
+// names it; glassbox still sees the file as it was. Run as root and (below)
+// as another user.
+func TestConcealedFileInsideTheWorkspace(t *testing.T) {
+	requireLandlock(t)
+	ws := newTestWorkspace(t, map[string]string{".env": "GEMINI_API_KEY=AIzaSyCONCEALED-marker\n", "notes.txt": "visible\n"})
+	dotenv := filepath.Join(ws.Root(), ".env")
+	ec := NewExecuteCommand(ws, 20*time.Second)
+	ec.Conceal([]string{dotenv})
+	for _, cmd := range []string{
+		"cat .env", "cat ./.env " + dotenv, "cp .env copy && cat copy", "cat /proc/self/cwd/.env", "sh -c 'cd .. && cat ws/.env'",
+		"python3 -c 'print(open(\".env\").read())'", "grep -r CONCEALED .", "tar cf - . | strings",
+		"mv .env moved", "rm -f .env", "echo x > .env", "ln .env hard", "chmod 644 .env",
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			res := runCommand(t, ec, cmd)
+			if strings.Contains(res.Content, "CONCEALED") {
+				t.Fatalf("the command read the concealed file: %s", res.Content)
+			}
+		})
+	}
+	if b, err := os.ReadFile(dotenv); err != nil || string(b) != "GEMINI_API_KEY=AIzaSyCONCEALED-marker\n" {
+		t.Fatalf("glassbox's own .env changed: %q %v", b, err)
+	}
+	if res := runCommand(t, ec, "cat notes.txt"); !strings.Contains(res.Content, "visible") {
+		t.Fatalf("the rest of the workspace: %s", res.Content)
 	}
 }

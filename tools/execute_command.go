@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -46,6 +47,7 @@ type ExecuteCommand struct {
 	// the sandbox otherwise refuses outbound TCP.
 	network atomic.Bool
 	pass    atomic.Value // []string: variables the policy passes on (PassEnv)
+	conceal atomic.Value // []string: files commands must not read (Conceal)
 	sandbox atomic.Value // string: the last command's sandbox line
 }
 
@@ -64,6 +66,33 @@ func (t *ExecuteCommand) PassEnv(names []string) error {
 	}
 	t.pass.Store(append([]string(nil), names...))
 	return nil
+}
+
+// Conceal names files commands must not read even where they lie inside
+// the workspace: the .env glassbox read its keys from, when glassbox runs
+// in the folder it hands the agent (--workspace .). In the command's own
+// mount namespace each is covered by an empty, read-only file; glassbox
+// still sees it as it is. Paths outside the workspace need nothing: the
+// sandbox does not let commands read there at all.
+func (t *ExecuteCommand) Conceal(paths []string) {
+	var abs []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			abs = append(abs, a)
+		}
+	}
+	t.conceal.Store(abs)
+}
+
+func (t *ExecuteCommand) concealed() []string {
+	paths, _ := t.conceal.Load().([]string)
+	return paths
 }
 
 func (t *ExecuteCommand) passEnv() []string {
@@ -170,7 +199,7 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 
 // runHelper runs command through the sandbox helper and reads its report.
 func (t *ExecuteCommand) runHelper(ctx context.Context, command string, tmp commandTemp, out *headTailBuffer) (Result, error) {
-	cmd, err := helperCommand(ctx, command, t.ws.Root(), tmp.dir, t.network.Load())
+	cmd, err := helperCommand(ctx, command, t.ws.Root(), tmp.dir, t.network.Load(), t.concealed())
 	if err != nil {
 		return t.runShell(ctx, command, tmp, out)
 	}

@@ -88,9 +88,11 @@ func ownMountNamespace(parentNS string) bool {
 }
 
 // readOnlyOutside makes every mount of this (private) namespace read-only,
-// then mounts ws and tmp over themselves read-write, and moves into ws
-// again (the working folder still pointed into the read-only mount).
-func readOnlyOutside(ws, tmp, parentNS string) error {
+// then mounts ws and tmp over themselves read-write, covers each file of
+// conceal that lies inside them with an empty read-only file (/dev/null),
+// and moves into ws again (the working folder still pointed into the
+// read-only mount).
+func readOnlyOutside(ws, tmp, parentNS string, conceal []string) error {
 	if !ownMountNamespace(parentNS) {
 		return errors.New("not in a mount namespace of its own")
 	}
@@ -109,6 +111,17 @@ func readOnlyOutside(ws, tmp, parentNS string) error {
 		}
 		if err := unix.MountSetattr(unix.AT_FDCWD, dir, unix.AT_RECURSIVE, rw); err != nil {
 			return fmt.Errorf("making %s writable: %w", dir, err)
+		}
+	}
+	for _, f := range conceal {
+		if fi, err := os.Lstat(f); err != nil || !fi.Mode().IsRegular() || !(within(f, ws) || within(f, tmp)) {
+			continue // gone, not a plain file, or outside: unreadable anyway
+		}
+		if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("concealing %s: %w", f, err)
+		}
+		if err := unix.MountSetattr(unix.AT_FDCWD, f, 0, ro); err != nil {
+			return fmt.Errorf("concealing %s: %w", f, err)
 		}
 	}
 	return os.Chdir(ws)

@@ -198,7 +198,7 @@ func selfPath() (string, error) {
 // this same program, from the descriptor opened at start, with SandboxArg.
 // The helper gets SIGTERM if glassbox dies, however it dies (kill -9
 // included), and then stops everything the command started.
-func helperCommand(ctx context.Context, command, dir, tmp string, network bool) (*exec.Cmd, error) {
+func helperCommand(ctx context.Context, command, dir, tmp string, network bool, conceal []string) (*exec.Cmd, error) {
 	path, err := selfPath()
 	if err != nil {
 		return nil, err
@@ -207,7 +207,11 @@ func helperCommand(ctx context.Context, command, dir, tmp string, network bool) 
 	if network {
 		net = "net"
 	}
-	cmd := exec.CommandContext(ctx, path, SandboxArg, dir, tmp, net, command)
+	hide, err := json.Marshal(conceal)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, path, SandboxArg, dir, tmp, net, string(hide), command)
 	cmd.Args[0] = "glassbox"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	return cmd, nil
@@ -235,8 +239,8 @@ func sandboxHelperMain(args []string) int {
 		}
 		return 0
 	}
-	if len(args) != 4 {
-		return report(helperStatus{Error: fmt.Sprintf("the sandbox helper wants 4 arguments (workspace, temporary folder, net|nonet, command), got %d", len(args))})
+	if len(args) != 5 {
+		return report(helperStatus{Error: fmt.Sprintf("the sandbox helper wants 5 arguments (workspace, temporary folder, net|nonet, files to conceal, command), got %d", len(args))})
 	}
 	tmp := args[1]
 	parent := os.Getppid()
@@ -317,7 +321,8 @@ type confiningStage struct {
 }
 
 // startConfiningStage starts this program as the confining stage for the
-// helper's args (workspace, temporary folder, net|nonet, command), with sys
+// helper's args (workspace, temporary folder, net|nonet, files to conceal,
+// command), with sys
 // (its namespaces) and mounts telling it which it got. It dies with the
 // helper (SIGKILL), and starts from the helper's locked thread.
 func startConfiningStage(sys *syscall.SysProcAttr, mounts string, args []string) (confiningStage, error) {
@@ -331,7 +336,7 @@ func startConfiningStage(sys *syscall.SysProcAttr, mounts string, args []string)
 		return confiningStage{}, err
 	}
 	sys.Pdeathsig = syscall.SIGKILL
-	proc, err := os.StartProcess("/proc/self/exe", []string{"glassbox", confineArg, args[0], args[1], args[2], mounts, args[3]}, &os.ProcAttr{
+	proc, err := os.StartProcess("/proc/self/exe", []string{"glassbox", confineArg, args[0], args[1], args[2], mounts, args[3], args[4]}, &os.ProcAttr{
 		Dir: args[0], Env: os.Environ(), Files: []*os.File{devnull, os.Stdout, os.Stderr, confW}, Sys: sys,
 	})
 	confW.Close()
@@ -389,11 +394,16 @@ func confineMain(args []string) int {
 			out.Write(s.encode())
 		}
 	}
-	if len(args) != 5 {
-		say(helperStatus{Error: fmt.Sprintf("the sandbox wants 5 arguments, got %d", len(args))})
+	if len(args) != 6 {
+		say(helperStatus{Error: fmt.Sprintf("the sandbox wants 6 arguments, got %d", len(args))})
 		return 2
 	}
-	ws, tmp, network, command := args[0], args[1], args[2] == "net", args[4]
+	ws, tmp, network, command := args[0], args[1], args[2] == "net", args[5]
+	var conceal []string
+	if err := json.Unmarshal([]byte(args[4]), &conceal); err != nil {
+		say(helperStatus{Error: "the files to conceal are not a JSON list: " + err.Error()})
+		return 2
+	}
 	// "private-mounts=NS": started in a namespace of its own; NS is the
 	// helper's, which this stage must not be in.
 	parentNS, private := strings.CutPrefix(args[3], privateMountsArg+"=")
@@ -402,7 +412,7 @@ func confineMain(args []string) int {
 		say(helperStatus{Error: "cannot find sh: " + err.Error()})
 		return 2
 	}
-	line, err := confine(ws, tmp, network, private, parentNS)
+	line, err := confine(ws, tmp, network, private, parentNS, conceal)
 	var noMounts *mountsError
 	if errors.As(err, &noMounts) {
 		// Nothing has been confined yet: the helper runs the stage again
@@ -424,13 +434,13 @@ func confineMain(args []string) int {
 // starts). It returns the sandbox line; an error means the kernel offers a
 // part of the sandbox that could not be applied, and the command must not
 // run.
-func confine(ws, tmp string, network, private bool, parentNS string) (string, error) {
+func confine(ws, tmp string, network, private bool, parentNS string, conceal []string) (string, error) {
 	abi, llErr := landlockABI()
 	scErr := seccompAvailable()
 	roErr := errNoPrivateMounts
 	if private {
 		// First, while this process may still mount.
-		if err := readOnlyOutside(ws, tmp, parentNS); err != nil {
+		if err := readOnlyOutside(ws, tmp, parentNS, conceal); err != nil {
 			return "", &mountsError{err}
 		}
 		roErr = nil

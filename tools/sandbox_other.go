@@ -22,7 +22,7 @@ func sandboxOn() bool { return false }
 // BecomeSubreaper does nothing here: subreapers are a Linux feature.
 func BecomeSubreaper() error { return nil }
 
-func helperCommand(ctx context.Context, command, dir, tmp string, network bool) (*exec.Cmd, error) {
+func helperCommand(ctx context.Context, command, dir, tmp string, network bool, conceal []string) (*exec.Cmd, error) {
 	return nil, errors.New("no sandbox helper on " + runtime.GOOS)
 }
 

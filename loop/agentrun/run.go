@@ -144,6 +144,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		if err := ec.(*tools.ExecuteCommand).PassEnv(policy.Env); err != nil {
 			return nil, fmt.Errorf("%w: --policy %s: %v", ErrUsage, c.Policy, err)
 		}
+		ec.(*tools.ExecuteCommand).Conceal([]string{c.DotEnv})
 	}
 
 	dialect, _ := c.Dialect() // Validate checked it
