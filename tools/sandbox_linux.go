@@ -48,11 +48,11 @@ func landlockABI() (int, error) {
 }
 
 // SandboxStatus says in one line whether execute_command's commands run
-// under the kernel's sandbox and what this kernel leaves open, for the
-// welcome note, the status bar, the trace and the headless header:
-// "on — …", "on (open: …) — …" or "off — reason". It describes a policy
-// without network; a command's own line (Result.Sandbox) says what its
-// run had.
+// under the kernel's sandbox and what this kernel leaves open: "on — …",
+// "on (open: …) — …" or "off — reason". It describes a policy without
+// network; a run's line (ExecuteCommand.LastSandbox, which the welcome
+// note, the status bar and the headless header show) follows its policy,
+// and each command's (Result.Sandbox, in the trace) says what it had.
 func SandboxStatus() string { return sandboxStatus(false) }
 
 // sandboxStatus is SandboxStatus for commands run with or without the
