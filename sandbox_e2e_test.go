@@ -298,3 +298,24 @@ func TestDotEnvInTheWorkspaceIsConcealed(t *testing.T) {
 		t.Fatalf(".env changed: %q", b)
 	}
 }
+
+// The same holds when each run works on a copy of that folder: in compare
+// mode both runs' copies of the .env are hidden from their commands.
+func TestDotEnvCopiesAreConcealedInCompareMode(t *testing.T) {
+	isolate(t)
+	dir, _ := os.Getwd() // isolate's fresh folder: the project glassbox runs in
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("# dotenv-marker-4712\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	code := realMain(t.Context(), []string{"run", "--offline", "--yes", "--json", "--compare", "--workspace", ".", "run `cat .env; echo read-done`"}, strings.NewReader(""), &out, &errb)
+	results := toolResults(t, out.String())
+	if code != exitOK || len(results) != 2 {
+		t.Fatalf("exit %d, %d results:\n%s%s", code, len(results), out.String(), errb.String())
+	}
+	for _, r := range results {
+		if !strings.Contains(r, "read-done") || strings.Contains(r, "dotenv-marker") {
+			t.Fatalf("a run's command: %s", r)
+		}
+	}
+}
