@@ -186,9 +186,12 @@ func TestTmuxEscapeIsClosed(t *testing.T) {
 		out, err := exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
 		return string(out), err
 	}
-	t.Cleanup(func() { tmux("kill-server") })
-	outside := t.TempDir()
 	socketPath := fmt.Sprintf("/tmp/tmux-%d/%s", os.Getuid(), sock)
+	t.Cleanup(func() {
+		tmux("kill-server")
+		os.Remove(socketPath) // the server leaves its socket file behind
+	})
+	outside := t.TempDir()
 	attack := strings.Join([]string{
 		`tmux run-shell "id > ` + outside + `/by-env"`,
 		`tmux -L ` + sock + ` run-shell "id > ` + outside + `/by-name"`,
