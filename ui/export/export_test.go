@@ -139,7 +139,7 @@ func TestStepPageHoldsTheStep(t *testing.T) {
 		"step 4 of 10",
 		"CHECKING_POLICY ─confirm_required→ AWAITING_USER_CONFIRMATION",
 		"last: CHECKING_POLICY ─confirm_required─▶", // the diagram's edge line
-		"▶AWAITING_USER_CONFIRMATION",                // the current state marked
+		"▶AWAITING_USER_CONFIRMATION",               // the current state marked
 		"REQUIRE_USER_CONFIRMATION — rule changes-need-approval",
 		"### History as of this step",
 		"`user`", "Create a file farewell.py",
