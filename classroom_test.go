@@ -32,8 +32,14 @@ func TestExportCommand(t *testing.T) {
 		if code != exitOK || stdout != "" {
 			t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 		}
+		if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("the page's permissions: %v %v (want 0600: it holds the whole conversation)", st.Mode(), err)
+		}
 		data, err := os.ReadFile(out)
-		if err != nil || !strings.HasPrefix(string(data), "<!DOCTYPE html>") || !strings.Contains(string(data), "step 6 of 10") || !strings.Contains(string(data), "EXECUTING_TOOL ─tool_success→ RECORDING_RESULT") {
+		if err != nil || !strings.Contains(string(data), `content="default-src 'none'; style-src 'unsafe-inline'"`) {
+			t.Fatalf("no Content-Security-Policy: %v", err)
+		}
+		if !strings.HasPrefix(string(data), "<!DOCTYPE html>") || !strings.Contains(string(data), "step 6 of 10") || !strings.Contains(string(data), "EXECUTING_TOOL ─tool_success→ RECORDING_RESULT") {
 			t.Fatalf("%v:\n%s", err, data)
 		}
 	})
@@ -42,6 +48,15 @@ func TestExportCommand(t *testing.T) {
 		t.Setenv("GEMINI_API_KEY", "farewell(name)") // a "key" the page is full of
 		code, out, stderr := runIn(t, "", "export", id, "--step", "1")
 		if code != exitOK || strings.Contains(out, "farewell(name)") || !strings.Contains(out, "Create a file farewell.py with a [REDACTED] function") {
+			t.Fatalf("exit %d, %s:\n%s", code, stderr, out)
+		}
+	})
+
+	t.Run("a comparison shows both runs", func(t *testing.T) {
+		_, _, stderr := runIn(t, "", "run", "--offline", "--compare", "--lesson", "tour")
+		cmp, _ := savedSession(t, stderr)
+		code, out, stderr := runIn(t, "", "export", cmp)
+		if code != exitOK || !strings.Contains(out, "## Run `gemini`") || !strings.Contains(out, "## Run `llama`") {
 			t.Fatalf("exit %d, %s:\n%s", code, stderr, out)
 		}
 	})
