@@ -25,30 +25,40 @@ type Health struct {
 	Failures map[string]int
 	P50, Max time.Duration // time per call, every attempt and wait included
 	In, Out  int           // tokens in and out, as the providers reported them
+
+	times []time.Duration // every call's time, sorted: P50 and Max come from here
 }
 
 // HealthOf adds up the transitions of one or more runs. Bytes is left for
 // the caller (SessionHealth measures it on disk).
 func HealthOf(ts []Transition) Health {
-	h := Health{Failures: map[string]int{}}
-	var times []time.Duration
+	var h Health
 	for _, t := range ts {
-		if t.LLM != nil {
-			h.Calls++
-			h.Retries += len(t.LLM.Retries)
-			h.In += t.LLM.Usage.InputTokens
-			h.Out += t.LLM.Usage.OutputTokens
-			times = append(times, time.Duration(max(t.LLM.TotalMS, t.LLM.LatencyMS))*time.Millisecond)
-		}
-		if t.To == RecordingError && t.Error != nil {
-			h.Failures[t.Error.Kind]++
-		}
-	}
-	if len(times) > 0 {
-		slices.Sort(times)
-		h.P50, h.Max = times[(len(times)-1)/2], times[len(times)-1]
+		h.Add(t)
 	}
 	return h
+}
+
+// Add counts one more transition: a screen that keeps a run's health up to
+// date adds each transition as it arrives instead of adding them all up
+// again.
+func (h *Health) Add(t Transition) {
+	if t.LLM != nil {
+		h.Calls++
+		h.Retries += len(t.LLM.Retries)
+		h.In += t.LLM.Usage.InputTokens
+		h.Out += t.LLM.Usage.OutputTokens
+		d := time.Duration(max(t.LLM.TotalMS, t.LLM.LatencyMS)) * time.Millisecond
+		i, _ := slices.BinarySearch(h.times, d)
+		h.times = slices.Insert(h.times, i, d)
+		h.P50, h.Max = h.times[(len(h.times)-1)/2], h.times[len(h.times)-1]
+	}
+	if t.To == RecordingError && t.Error != nil {
+		if h.Failures == nil {
+			h.Failures = map[string]int{}
+		}
+		h.Failures[t.Error.Kind]++
+	}
 }
 
 // FedBack is the number of failures fed back to the model.

@@ -54,4 +54,15 @@ func TestHealthP50IsTheLowerMedian(t *testing.T) {
 	if h := HealthOf(ts); h.P50 != 200*time.Millisecond || h.Max != 400*time.Millisecond {
 		t.Fatalf("p50 %v max %v", h.P50, h.Max)
 	}
+	// Added one at a time, as a screen does, the health is the same at every step.
+	var h Health
+	for i, tr := range ts {
+		h.Add(tr)
+		if want := HealthOf(ts[:i+1]); h.String() != want.String() {
+			t.Fatalf("after %d: %s, want %s", i+1, h, want)
+		}
+	}
+	if h.P50 != 200*time.Millisecond {
+		t.Fatalf("incremental p50 %v", h.P50)
+	}
 }

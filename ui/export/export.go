@@ -287,8 +287,9 @@ func buildRun(path string, rl *session.RunLog, ts []loop.Transition, step int, c
 			rp.Timeline = append(rp.Timeline, row{Seq: t.Seq, From: string(t.From), Edge: string(t.Edge), To: string(t.To), Notes: c.s(summary(t))})
 		}
 	}
+	exchanges := loop.NewExchangeReader(path, 0) // one reader: the exchanges are stored as deltas
 	for i := first; i < last; i++ {
-		sp, err := buildStep(path, rl.Steps[i], ts[i], c)
+		sp, err := buildStep(exchanges, rl.Steps[i], ts[i], c)
 		if err != nil {
 			return rp, err
 		}
@@ -297,7 +298,7 @@ func buildRun(path string, rl *session.RunLog, ts []loop.Transition, step int, c
 	return rp, nil
 }
 
-func buildStep(path string, rec session.Record, t loop.Transition, c clean) (stepPage, error) {
+func buildStep(exchanges *loop.ExchangeReader, rec session.Record, t loop.Transition, c clean) (stepPage, error) {
 	sp := stepPage{
 		Seq:       t.Seq,
 		Arc:       fmt.Sprintf("%s ─%s→ %s", t.From, t.Edge, t.To),
@@ -309,7 +310,7 @@ func buildStep(path string, rec session.Record, t loop.Transition, c clean) (ste
 	for _, pc := range t.Pending {
 		sp.Calls = append(sp.Calls, callOf(pc, c))
 	}
-	xs, err := loop.LoadExchanges(path, rec)
+	xs, err := exchanges.Load(rec)
 	if err != nil {
 		return sp, err
 	}

@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 // lessonSession runs an offline lesson headless, as `glassbox run --offline
 // --lesson NAME` does, into a session file in a temporary folder, with
 // answers for its confirmations and questions, and returns the file.
-func lessonSession(t *testing.T, lesson, answers string) string {
+func lessonSession(t testing.TB, lesson, answers string) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("HOME", dir)
@@ -438,6 +438,30 @@ func TestEveryLessonExports(t *testing.T) {
 					if err := Write(io.Discard, path, Options{Step: step, Format: format}); err != nil {
 						t.Fatalf("step %d %s: %v", step, format, err)
 					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkExport measures a page of the write-file lesson's session: one
+// step, and the whole session, in each format.
+func BenchmarkExport(b *testing.B) {
+	path := lessonSession(b, "write-file", "y\n")
+	for _, bc := range []struct {
+		name string
+		opt  Options
+	}{
+		{"step/md", Options{Step: 3, Format: Markdown}},
+		{"step/html", Options{Step: 3, Format: HTML}},
+		{"whole/md", Options{Format: Markdown}},
+		{"whole/html", Options{Format: HTML}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Write(io.Discard, path, bc.opt); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
