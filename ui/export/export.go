@@ -160,6 +160,7 @@ type row struct {
 // stepPage is one transition.
 type stepPage struct {
 	Seq       int
+	To        string // the state the step reached
 	Arc       string // "AWAITING_LLM_RESPONSE ─tool_call→ CHECKING_POLICY"
 	Iteration int
 	Time      string
@@ -167,6 +168,18 @@ type stepPage struct {
 	Facts     []fact
 	Calls     []call
 	Payloads  []payload
+}
+
+// Lit splits the diagram around the current state's name, so the HTML page
+// can highlight it: before, the name with its ▶ mark, after. The mark
+// alone says it in Markdown.
+func (s stepPage) Lit() [3]string {
+	i := strings.Index(s.Diagram, "▶"+s.To)
+	if i < 0 {
+		return [3]string{s.Diagram, "", ""}
+	}
+	j := i + len("▶"+s.To)
+	return [3]string{s.Diagram[:i], s.Diagram[i:j], s.Diagram[j:]}
 }
 
 // fact is one labelled line or block of a step: the event, the model
@@ -301,6 +314,7 @@ func buildRun(path string, rl *session.RunLog, ts []loop.Transition, step int, c
 func buildStep(exchanges *loop.ExchangeReader, rec session.Record, t loop.Transition, c clean) (stepPage, error) {
 	sp := stepPage{
 		Seq:       t.Seq,
+		To:        string(t.To),
 		Arc:       fmt.Sprintf("%s ─%s→ %s", t.From, t.Edge, t.To),
 		Iteration: t.Iteration,
 		Time:      t.Time.UTC().Format(time.RFC3339Nano),

@@ -148,6 +148,9 @@ func TestStepPageHoldsTheStep(t *testing.T) {
 			t.Errorf("step 4 lacks %q:\n%s", want, md)
 		}
 	}
+	if h := render(t, path, Options{Step: 4, Format: HTML}); !strings.Contains(h, "<mark>▶AWAITING_USER_CONFIRMATION</mark>") {
+		t.Errorf("the HTML diagram does not highlight the current state:\n%s", h)
+	}
 	if strings.Contains(md, "Raw HTTP exchange") {
 		t.Error("a policy step shows a payload it did not make")
 	}

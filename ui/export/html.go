@@ -26,6 +26,7 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.25rem; border-bottom: 1px solid #ccc
 pre, code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; }
 pre { background: #f5f5f7; padding: .6rem .8rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; border-radius: 4px; }
 pre.diagram { white-space: pre; line-height: 1.2; background: #fbfbfd; border: 1px solid #ddd; }
+pre.diagram mark { background: #e4dcff; color: inherit; font-weight: 700; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; } th, td { border: 1px solid #ccc; padding: .2rem .4rem; text-align: left; vertical-align: top; }
 td code { overflow-wrap: anywhere; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } dt { font-weight: 600; } dd { margin: 0; }
@@ -61,7 +62,7 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } d
 <article>
 <h3>Step {{.Seq}}: <code>{{.Arc}}</code></h3>
 <p>Iteration {{.Iteration}} · {{.Time}}</p>
-<pre class="diagram">{{.Diagram}}</pre>
+<pre class="diagram">{{with .Lit}}{{index . 0}}<mark>{{index . 1}}</mark>{{index . 2}}{{end}}</pre>
 {{- range .Facts}}
 {{- if .Block}}
 <p>{{.Label}}:</p>
