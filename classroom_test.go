@@ -20,6 +20,9 @@ func TestExportCommand(t *testing.T) {
 	}
 	path, id := savedSession(t, stderr)
 
+	if _, out, _ := runIn(t, "", "help"); !strings.Contains(out, "glassbox export SESSION [--step N] [--format md|html] [--out FILE]") || !strings.Contains(out, "glassbox sessions [--stats [ID]]") {
+		t.Fatalf("help does not list export and --stats:\n%s", out)
+	}
 	t.Run("by id, whole, markdown on stdout", func(t *testing.T) {
 		code, out, stderr := runIn(t, "", "export", id)
 		if code != exitOK || !strings.HasPrefix(out, "# glassbox handout: a whole session, 10 steps\n") || strings.Count(out, "### Step ") != 10 {
@@ -65,6 +68,10 @@ func TestExportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	link := filepath.Join(t.TempDir(), "handout.md")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -78,6 +85,8 @@ func TestExportCommand(t *testing.T) {
 		{"unknown format", []string{"export", id, "--format", "pdf"}, `--format "pdf": want md or html`},
 		{"two sessions", []string{"export", id, id}, "one session at a time"},
 		{"--out is the session", []string{"export", id, "--out", path}, "is the session's own file"},
+		{"--out is a link to the session", []string{"export", id, "--out", link}, "is the session's own file"},
+		{"--out is the session's exchanges", []string{"export", id, "--out", strings.TrimSuffix(path, ".jsonl") + ".files/exchanges.jsonl"}, "is the session's own file"},
 		{"a file that is not a session", []string{"export", filepath.Join(t.TempDir(), "x.jsonl")}, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
