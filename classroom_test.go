@@ -182,3 +182,26 @@ func TestSessionsStats(t *testing.T) {
 		}
 	}
 }
+
+// A forked session exports its present line: the steps the fork cut are
+// gone from the page, the ones taken after it are there.
+func TestExportAForkedSession(t *testing.T) {
+	isolate(t)
+	file := filepath.Join(t.TempDir(), "w.jsonl")
+	if code, _, stderr := runIn(t, "y\n", "run", "--offline", "--lesson", "write-file", "--session", file); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runIn(t, "n\n", "run", "--resume", file, "--from", "4"); code != exitOK {
+		t.Fatalf("fork: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := runIn(t, "", "export", file)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "| 5 | `AWAITING_USER_CONFIRMATION` | `user_denial` | `RECORDING_ERROR` |") || strings.Contains(out, "`user_approval`") || strings.Contains(out, "← result of write_file: wrote") {
+		t.Fatalf("the page is not the present line after the fork:\n%s", out)
+	}
+	if code, out, stderr := runIn(t, "", "sessions", "--stats", file); code != exitOK || !regexp.MustCompile(`(?m)^fed back +1 \(user_denied 1\)$`).MatchString(out) {
+		t.Fatalf("stats after the fork: exit %d, %s:\n%s", code, stderr, out)
+	}
+}
