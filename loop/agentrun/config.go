@@ -42,6 +42,9 @@ type Config struct {
 	Replay        string        // --replay
 	JSON          bool          // --json (run only)
 	Trace         string        // --trace
+	// DotEnv is the .env file glassbox read its settings from ("" for
+	// none): commands never read it, even inside the workspace.
+	DotEnv string
 	// CompareSpec is --compare's value as given ("true" for the bare
 	// flag, "" without it); ApplyCompare reads it into Compare, the two
 	// runs of compare mode (empty for a single run). Runs splits such a
