@@ -306,7 +306,7 @@ func (e *Engine) Step(ctx context.Context) (Transition, error) {
 	cp := e.checkpoint()
 	e.checkpoints = append(e.checkpoints, cp)
 	if e.journal != nil {
-		e.journal.commit(&t, cp)
+		e.journal.commit(e, &t, cp)
 	}
 	if e.cfg.OnTransition != nil {
 		e.cfg.OnTransition(t)
@@ -683,7 +683,7 @@ func (e *Engine) act(ctx context.Context, t *Transition) (Edge, error) {
 	start := time.Now()
 	var res tools.Result
 	var err error
-	if e.recovered == ExecutingTool && mayChangeFiles(call.Name) {
+	if e.recovered == ExecutingTool && e.mayChangeFiles(call.Name) {
 		// glassbox stopped while this tool ran: it may have done its work,
 		// or part of it. Running it again could do it twice. (A tool that
 		// changes nothing simply runs again.)
