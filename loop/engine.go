@@ -201,6 +201,7 @@ func New(cfg Config) (*Engine, error) {
 		toolMode: cfg.ToolMode,
 	}
 	e.checkpoints = []Checkpoint{e.checkpoint()}
+	e.SetOnNotice(cfg.OnNotice)
 	return e, nil
 }
 
@@ -303,6 +304,9 @@ func (e *Engine) Step(ctx context.Context) (Transition, error) {
 	t.HistoryLen, t.Notes = e.log.Len(), e.notes
 	t.Pending = append([]PendingCall(nil), e.pending...)
 	t.QueueLen = e.QueueLen()
+	// The MCP frames that passed since the last step (a tool call's, a
+	// server's notifications, the handshake before the first step).
+	t.MCP = e.cfg.Tools.Wire().Drain()
 	cp := e.checkpoint()
 	e.checkpoints = append(e.checkpoints, cp)
 	if e.journal != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // Notice is something a Step tells while it runs, before its Transition is
@@ -20,16 +21,27 @@ type WireRequest struct{ Exchange providers.Exchange }
 // WireChunk: a piece of the model call's response body arrived (redacted).
 type WireChunk struct{ Chunk providers.Chunk }
 
+// MCPFrame: a JSON-RPC frame passed between glassbox and an MCP server.
+type MCPFrame struct{ Frame tools.Frame }
+
 func (Retry) notice()       {}
 func (WireRequest) notice() {}
 func (WireChunk) notice()   {}
+func (MCPFrame) notice()    {}
 
 // SetOnNotice sets the function that hears every Notice of the steps to
 // come, on the goroutine running Step (or the one reading the response
 // body); it must not block. Call it before stepping, never while a Step
 // runs. It is the one way the engine reports what a step is doing while it
 // does it.
-func (e *Engine) SetOnNotice(fn func(Notice)) { e.cfg.OnNotice = fn }
+func (e *Engine) SetOnNotice(fn func(Notice)) {
+	e.cfg.OnNotice = fn
+	if fn == nil {
+		e.cfg.Tools.Wire().SetOnFrame(nil)
+		return
+	}
+	e.cfg.Tools.Wire().SetOnFrame(func(f tools.Frame) { fn(MCPFrame{Frame: f}) })
+}
 
 // watchWire returns ctx with the provider's HTTP capture reporting to
 // OnNotice, when one is set.
