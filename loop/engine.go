@@ -306,7 +306,7 @@ func (e *Engine) Step(ctx context.Context) (Transition, error) {
 	t.QueueLen = e.QueueLen()
 	// The MCP frames that passed since the last step (a tool call's, a
 	// server's notifications, the handshake before the first step).
-	t.MCP = e.cfg.Tools.Wire().Drain()
+	t.MCP = e.takeFrames()
 	cp := e.checkpoint()
 	e.checkpoints = append(e.checkpoints, cp)
 	if e.journal != nil {

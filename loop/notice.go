@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -40,7 +41,33 @@ func (e *Engine) SetOnNotice(fn func(Notice)) {
 		e.cfg.Tools.Wire().SetOnFrame(nil)
 		return
 	}
-	e.cfg.Tools.Wire().SetOnFrame(func(f tools.Frame) { fn(MCPFrame{Frame: f}) })
+	e.cfg.Tools.Wire().SetOnFrame(func(f tools.Frame) { fn(MCPFrame{Frame: e.maskFrame(f)}) })
+}
+
+// maskFrame hides every secret value in a frame (a key a model or a
+// server echoed), keeping the body valid JSON: a body that masking would
+// break is kept as one JSON string.
+func (e *Engine) maskFrame(f tools.Frame) tools.Frame {
+	f.Error = e.mask.Mask(f.Error)
+	if len(f.Body) > 0 {
+		masked := e.mask.Mask(string(f.Body))
+		if json.Valid([]byte(masked)) {
+			f.Body = json.RawMessage(masked)
+		} else {
+			f.Body, _ = json.Marshal(masked)
+		}
+	}
+	return f
+}
+
+// takeFrames returns, masked, the MCP frames that passed since it was last
+// called.
+func (e *Engine) takeFrames() []tools.Frame {
+	frames := e.cfg.Tools.Wire().Drain()
+	for i := range frames {
+		frames[i] = e.maskFrame(frames[i])
+	}
+	return frames
 }
 
 // watchWire returns ctx with the provider's HTTP capture reporting to

@@ -16,6 +16,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
 
 // Run is one run of the agent, ready to step.
@@ -129,6 +130,9 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	person = r.answers
 	registry := tools.Default(r.Workspace, person, 0)
 	r.registry = registry
+	if err := r.attachMCP(ctx, c.MCP); err != nil {
+		return nil, err
+	}
 	policy := loop.DefaultPolicy()
 	if c.Policy != "" {
 		if policy, err = loop.LoadPolicy(c.Policy); err == nil {
@@ -229,6 +233,28 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 		return nil, err
 	}
 	return ws, nil
+}
+
+// attachMCP attaches the --mcp servers (docs/mcp.md): a stdio server runs
+// in the workspace; each server's tools join the registry after the
+// built-in ones, and every server is closed with the run.
+func (r *Run) attachMCP(ctx context.Context, specs []string) error {
+	for _, m := range specs {
+		spec, err := mcptool.ParseSpec(m)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		s, err := mcptool.Attach(ctx, spec, r.registry.Wire(), mcptool.Options{Dir: r.Workspace.Root()})
+		if err != nil {
+			// A server that cannot be reached is how glassbox was started.
+			return fmt.Errorf("%w: --mcp %s: %v", ErrUsage, spec.Name, err)
+		}
+		r.closers = append(r.closers, s.Close)
+		if err := r.registry.Add(s.Tools()...); err != nil {
+			return fmt.Errorf("--mcp %s: %w", spec.Name, err)
+		}
+	}
+	return nil
 }
 
 // Close ends the run: the cassette and trace are finished and a temporary

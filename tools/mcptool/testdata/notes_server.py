@@ -11,8 +11,8 @@ import time
 
 TOOLS = [
     {"name": "echo", "description": "Say the text back.",
-     "inputSchema": {"type": "object", "properties": {"text": {"type": "string", "minLength": 1}},
-                     "required": ["text"], "additionalProperties": False},
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string", "description": "what to say"}},
+                     "required": ["text"]},
      "annotations": {"readOnlyHint": True}},
     {"name": "env", "description": "List the names of the server's environment variables.",
      "inputSchema": {"type": "object", "properties": {}}},

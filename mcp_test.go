@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var pythonOnce = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	return strings.TrimSpace(string(out)), err
+})
+
+// notesServer is the --mcp command of the stdio server written by hand in
+// Python (tools/mcptool/testdata/notes_server.py), with the interpreter's
+// real path (a version manager's shim needs variables the server's
+// allow-listed environment does not pass).
+func notesServer() string {
+	_, file, _, _ := runtime.Caller(0)
+	py, err := pythonOnce()
+	if err != nil || py == "" {
+		py = "python3-is-missing"
+	}
+	return py + " " + filepath.Join(filepath.Dir(file), "tools", "mcptool", "testdata", "notes_server.py")
+}
+
+// frameMethods lists a record's MCP frames as "dir method".
+func frameMethods(l traceLine) []string {
+	var out []string
+	for _, f := range l.MCP {
+		out = append(out, f.Dir+" "+f.Method)
+	}
+	return out
+}
+
+// TestMCPStdioEndToEnd: `glassbox run --mcp notes=python3 …` on the
+// mcp-tool lesson: the handshake's frames are in the first record, the
+// tools/call request and answer in the step that ran the tool, in the JSON
+// trace and in the session file; the human trace prints them.
+func TestMCPStdioEndToEnd(t *testing.T) {
+	isolate(t)
+	sessionFile := filepath.Join(t.TempDir(), "s.jsonl")
+	code, lines, stderr := runJSON(t, "y\n", "--offline", "--lesson", "mcp-tool", "--mcp", "notes="+notesServer(), "--session", sessionFile)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	first := strings.Join(frameMethods(lines[0]), ", ")
+	if !strings.HasPrefix(first, "send initialize, recv initialize, send notifications/initialized, send tools/list, recv tools/list") {
+		t.Errorf("first record's frames = %s, want the handshake", first)
+	}
+	var call *traceLine
+	for i, l := range lines {
+		if l.Edge == "tool_success" {
+			call = &lines[i]
+		}
+	}
+	if call == nil {
+		t.Fatalf("no tool ran: %v", edges(lines))
+	}
+	if got := strings.Join(frameMethods(*call), ", "); got != "send tools/call, recv tools/call" {
+		t.Fatalf("the tool step's frames = %s", got)
+	}
+	if !bytes.Contains(call.MCP[0].Body, []byte(`"name":"echo"`)) || !bytes.Contains(call.MCP[1].Body, []byte("echo: hello from the glass box")) {
+		t.Errorf("frames = %s / %s", call.MCP[0].Body, call.MCP[1].Body)
+	}
+	data, err := os.ReadFile(sessionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(`"method":"tools/call"`)) || !bytes.Contains(data, []byte(`"method":"initialize"`)) {
+		t.Error("the session file does not keep the MCP frames")
+	}
+
+	var out, errb bytes.Buffer
+	code = runHeadless(context.Background(), []string{"--offline", "--lesson", "mcp-tool", "--mcp", "notes=" + notesServer()}, noSleep, strings.NewReader("y\n"), &out, &errb)
+	if code != exitOK || !strings.Contains(out.String(), "[MCP]     notes → tools/call") || !strings.Contains(out.String(), "[MCP]     notes ← tools/call") {
+		t.Errorf("exit %d; the human trace does not show the frames:\n%s\n%s", code, out.String(), errb.String())
+	}
+}
+
+// TestMCPStreamableHTTPEndToEnd: a server on streamable HTTP (the SDK's,
+// on loopback) through `glassbox run --mcp web=URL`; its isError result
+// goes back to the model as a failed tool call.
+func TestMCPStreamableHTTPEndToEnd(t *testing.T) {
+	isolate(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+		func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res := &mcp.CallToolResult{}
+			res.SetError(errors.New("the web server is read-only today"))
+			return res, nil
+		})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	for _, d := range dialects {
+		t.Run(d.name, func(t *testing.T) {
+			args := append([]string{"--offline", "--lesson", "mcp-tool", "--mcp", "web=" + hs.URL}, d.args...)
+			code, lines, stderr := runJSON(t, "y\n", args...)
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			want := "new_event context_ready tool_call confirm_required user_approval tool_failure observed context_ready final_answer delivered"
+			if got := strings.Join(edges(lines), " "); got != want {
+				t.Fatalf("edges %s\nwant %s", got, want)
+			}
+			if out := lines[len(lines)-1].Output.Text; !strings.Contains(out, "the web server is read-only today") {
+				t.Errorf("answer = %q", out)
+			}
+		})
+	}
+}
+
+func TestMCPUsageErrors(t *testing.T) {
+	isolate(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--mcp", "notes"}, "want NAME=COMMAND or NAME=URL"},
+		{[]string{"--mcp", "a=x", "--mcp", "a=y"}, `two servers are named "a"`},
+		{[]string{"--mcp", "gone=/nonexistent/mcp-server"}, "--mcp gone: MCP server gone: connecting"},
+	} {
+		code, _, stderr := runJSON(t, "", append([]string{"--offline"}, append(tc.args, "hi")...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
+}
