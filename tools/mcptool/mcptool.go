@@ -6,6 +6,7 @@ package mcptool
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,7 +32,7 @@ import (
 // Separator joins a server's name and its tool's name: NAME__tool.
 const Separator = "__"
 
-// DefaultTimeout bounds the handshake and each tool call.
+// DefaultTimeout bounds the handshake and each tool call unless Options say otherwise.
 const DefaultTimeout = 30 * time.Second
 
 // protocolVersion is sent in initialize. The SDK would otherwise first try
@@ -80,8 +81,11 @@ func ParseSpec(s string) (Spec, error) {
 type Options struct {
 	// Dir is a stdio server's working folder (the workspace).
 	Dir string
-	// Timeout bounds the handshake and each call (DefaultTimeout if 0).
+	// Timeout bounds each call (DefaultTimeout if 0).
 	Timeout time.Duration
+	// ConnectTimeout bounds the handshake: initialize and tools/list
+	// (DefaultTimeout if 0).
+	ConnectTimeout time.Duration
 	// HTTPClient reaches streamable HTTP servers (http.DefaultClient if nil).
 	HTTPClient *http.Client
 }
@@ -121,7 +125,7 @@ func attach(ctx context.Context, name string, inner mcp.Transport, wire *tools.W
 		s.timeout = DefaultTimeout
 	}
 	t := &frameTransport{inner: inner, server: name, wire: wire}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(opt.ConnectTimeout, DefaultTimeout))
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "glassbox", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})

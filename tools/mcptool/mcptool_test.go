@@ -235,7 +235,7 @@ func TestBrokenStdioServers(t *testing.T) {
 	for _, tc := range []struct{ tool, want string }{
 		{"garbage", "the MCP server notes failed"},
 		{"hang", "no answer within 1s"},
-		{"crash", "the MCP server notes failed"},
+		{"crash", "notes server: crashing on purpose"},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			s, _ := pythonServer(t, time.Second)
