@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -82,6 +84,9 @@ func (c payloadComponent) payloadLines(lk look, in rect) ([]string, string) {
 		return c.livePayloadLines(lk, in)
 	}
 	sel := r.live.selectedIndex()
+	if s := r.live.selected(); s != nil && len(s.t.MCP) > 0 {
+		return c.mcpLines(lk, in, &s.t)
+	}
 	if s := r.live.selected(); s != nil && s.preview != nil && s.t.Edge == loop.EdgeContextReady {
 		return c.previewLines(lk, in, s.preview)
 	}
@@ -122,6 +127,44 @@ func (c payloadComponent) payloadLines(lk look, in rect) ([]string, string) {
 		info += fmt.Sprintf(" · of step #%d", t.Seq)
 	}
 	return lines, info
+}
+
+// mcpLines shows the JSON-RPC frames a step exchanged with MCP servers
+// (docs/mcp.md): those glassbox sent, or with r those it received, each
+// with its server, method and arrival time, the message indented.
+func (c payloadComponent) mcpLines(lk look, in rect, t *loop.Transition) ([]string, string) {
+	dir, arrow, side := "send", "→", "sent"
+	if c.r.payload.response {
+		dir, arrow, side = "recv", "←", "received"
+	}
+	lines := wrapStyled(lk.th.Muted, fmt.Sprintf("MCP frames of step #%d: JSON-RPC between glassbox and its MCP servers (r: sent / received).", t.Seq), in.w)
+	n := 0
+	for _, f := range t.MCP {
+		if f.Dir != dir {
+			continue
+		}
+		n++
+		method := f.Method
+		if method == "" {
+			method = "-"
+		}
+		lines = append(lines, "")
+		lines = append(lines, wrapStyled(lk.th.Bold, fmt.Sprintf("%s %s · %s · %s", arrow, f.Server, method, f.Time.Format("15:04:05.000")), in.w)...)
+		if f.Error != "" {
+			lines = append(lines, wrapStyled(lk.th.Error, "error: "+f.Error, in.w)...)
+			continue
+		}
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, f.Body, "", "  ") != nil {
+			pretty.Reset()
+			pretty.Write(f.Body)
+		}
+		lines = append(lines, wrapLines(pretty.String(), in.w)...)
+	}
+	if n == 0 {
+		lines = append(lines, "", lk.th.Muted.Render("No frame was "+side+" in this step."))
+	}
+	return lines, fmt.Sprintf("MCP · %s (r) · %d frame%s", side, n, plural(n))
 }
 
 // previewLines shows the request a context_ready step assembled, built by
