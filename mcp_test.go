@@ -36,6 +36,18 @@ func notesServer() string {
 	return py + " " + filepath.Join(filepath.Dir(file), "tools", "mcptool", "testdata", "notes_server.py")
 }
 
+// runNotesLesson runs the mcp-tool lesson offline with the Python stdio
+// server attached, approving its call, and returns the JSONL trace.
+func runNotesLesson(t *testing.T, extra ...string) []traceLine {
+	t.Helper()
+	args := append([]string{"--offline", "--lesson", "mcp-tool", "--mcp", "notes=" + notesServer()}, extra...)
+	code, lines, stderr := runJSON(t, "y\n", args...)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	return lines
+}
+
 // frameMethods lists a record's MCP frames as "dir method".
 func frameMethods(l traceLine) []string {
 	var out []string
@@ -52,10 +64,7 @@ func frameMethods(l traceLine) []string {
 func TestMCPStdioEndToEnd(t *testing.T) {
 	isolate(t)
 	sessionFile := filepath.Join(t.TempDir(), "s.jsonl")
-	code, lines, stderr := runJSON(t, "y\n", "--offline", "--lesson", "mcp-tool", "--mcp", "notes="+notesServer(), "--session", sessionFile)
-	if code != exitOK {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
-	}
+	lines := runNotesLesson(t, "--session", sessionFile)
 	first := strings.Join(frameMethods(lines[0]), ", ")
 	if !strings.HasPrefix(first, "send initialize, recv initialize, send notifications/initialized, send tools/list, recv tools/list") {
 		t.Errorf("first record's frames = %s, want the handshake", first)
@@ -84,7 +93,7 @@ func TestMCPStdioEndToEnd(t *testing.T) {
 	}
 
 	var out, errb bytes.Buffer
-	code = runHeadless(context.Background(), []string{"--offline", "--lesson", "mcp-tool", "--mcp", "notes=" + notesServer()}, noSleep, strings.NewReader("y\n"), &out, &errb)
+	code := runHeadless(context.Background(), []string{"--offline", "--lesson", "mcp-tool", "--mcp", "notes=" + notesServer()}, noSleep, strings.NewReader("y\n"), &out, &errb)
 	if code != exitOK || !strings.Contains(out.String(), "[MCP]     notes → tools/call") || !strings.Contains(out.String(), "[MCP]     notes ← tools/call") {
 		t.Errorf("exit %d; the human trace does not show the frames:\n%s\n%s", code, out.String(), errb.String())
 	}
@@ -135,6 +144,37 @@ func TestMCPUsageErrors(t *testing.T) {
 		code, _, stderr := runJSON(t, "", append([]string{"--offline"}, append(tc.args, "hi")...)...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
+}
+
+// TestMCPRecordAndReplay: --record keeps the MCP frames beside the
+// cassette; --replay of it runs the same lesson with neither the model
+// nor the MCP server, the server's answers coming from the recording.
+func TestMCPRecordAndReplay(t *testing.T) {
+	isolate(t)
+	cassette := filepath.Join(t.TempDir(), "mcp.cassette")
+	recorded := runNotesLesson(t, "--record", cassette)
+	if _, err := os.Stat(cassette + ".mcp.jsonl"); err != nil {
+		t.Fatalf("no MCP recording beside the cassette: %v", err)
+	}
+	code, replayed, stderr := runJSON(t, "y\n", "--replay", cassette, "--lesson", "mcp-tool")
+	if code != exitOK {
+		t.Fatalf("replay: exit %d; stderr:\n%s", code, stderr)
+	}
+	if got, want := strings.Join(edges(replayed), " "), strings.Join(edges(recorded), " "); got != want {
+		t.Fatalf("replayed edges %s\nrecorded %s", got, want)
+	}
+	last := replayed[len(replayed)-1]
+	if !strings.Contains(last.Output.Text, "echo: hello from the glass box") {
+		t.Errorf("replayed answer = %q", last.Output.Text)
+	}
+	for _, l := range replayed {
+		if l.LLM != nil && len(l.LLM.Divergences) > 0 {
+			t.Errorf("the replay diverged: %v", l.LLM.Divergences)
+		}
+		if l.Edge == "tool_success" && strings.Join(frameMethods(l), ", ") != "send tools/call, recv tools/call" {
+			t.Errorf("replayed tool step frames = %v", frameMethods(l))
 		}
 	}
 }

@@ -44,13 +44,16 @@ func (e *Engine) SetOnNotice(fn func(Notice)) {
 	e.cfg.Tools.Wire().SetOnFrame(func(f tools.Frame) { fn(MCPFrame{Frame: e.maskFrame(f)}) })
 }
 
-// maskFrame hides every secret value in a frame (a key a model or a
+// maskFrame hides every secret value in a frame (MaskFrame).
+func (e *Engine) maskFrame(f tools.Frame) tools.Frame { return MaskFrame(e.mask, f) }
+
+// MaskFrame hides every secret value m knows in a frame (a key a model or a
 // server echoed), keeping the body valid JSON: a body that masking would
 // break is kept as one JSON string.
-func (e *Engine) maskFrame(f tools.Frame) tools.Frame {
-	f.Error = e.mask.Mask(f.Error)
+func MaskFrame(m *providers.Masker, f tools.Frame) tools.Frame {
+	f.Error = m.Mask(f.Error)
 	if len(f.Body) > 0 {
-		masked := e.mask.Mask(string(f.Body))
+		masked := m.Mask(string(f.Body))
 		if json.Valid([]byte(masked)) {
 			f.Body = json.RawMessage(masked)
 		} else {

@@ -32,12 +32,32 @@ type WireLog struct {
 	mu      sync.Mutex
 	frames  []Frame
 	onFrame func(Frame)
+	keep    bool
+	kept    []Frame
+}
+
+// Keep makes the log also keep every frame for Kept, past Drain (a run
+// recording a cassette).
+func (w *WireLog) Keep() {
+	w.mu.Lock()
+	w.keep = true
+	w.mu.Unlock()
+}
+
+// Kept returns every frame added since Keep.
+func (w *WireLog) Kept() []Frame {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]Frame(nil), w.kept...)
 }
 
 // Add records a frame and tells the function set by SetOnFrame.
 func (w *WireLog) Add(f Frame) {
 	w.mu.Lock()
 	w.frames = append(w.frames, f)
+	if w.keep {
+		w.kept = append(w.kept, f)
+	}
 	fn := w.onFrame
 	w.mu.Unlock()
 	if fn != nil {

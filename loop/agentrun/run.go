@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
@@ -130,7 +131,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	person = r.answers
 	registry := tools.Default(r.Workspace, person, 0)
 	r.registry = registry
-	if err := r.attachMCP(ctx, c.MCP); err != nil {
+	if err := r.attachMCP(ctx, c); err != nil {
 		return nil, err
 	}
 	policy := loop.DefaultPolicy()
@@ -237,21 +238,57 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 
 // attachMCP attaches the --mcp servers (docs/mcp.md): a stdio server runs
 // in the workspace; each server's tools join the registry after the
-// built-in ones, and every server is closed with the run.
-func (r *Run) attachMCP(ctx context.Context, specs []string) error {
-	for _, m := range specs {
-		spec, err := mcptool.ParseSpec(m)
+// built-in ones, and every server is closed with the run. With --record,
+// the run's frames are written beside the cassette when it closes; with
+// --replay, the servers of that recording answer instead (--mcp starts
+// nothing).
+func (r *Run) attachMCP(ctx context.Context, c Config) error {
+	wire := r.registry.Wire()
+	if c.Record != "" {
+		wire.Keep()
+		path, secrets := mcptool.RecordingPath(c.Record), c.Env.Secrets()
+		r.closers = append(r.closers, func() error { // runs after the servers close
+			frames := wire.Kept()
+			if len(frames) == 0 {
+				return nil
+			}
+			m := providers.NewMasker(secrets...)
+			for i := range frames {
+				frames[i] = loop.MaskFrame(m, frames[i])
+			}
+			return mcptool.WriteRecording(path, frames)
+		})
+	}
+	var servers []*mcptool.Server
+	if c.Replay != "" {
+		frames, err := mcptool.LoadRecording(mcptool.RecordingPath(c.Replay))
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrUsage, err)
+			return fmt.Errorf("%w: --replay: %v", ErrUsage, err)
 		}
-		s, err := mcptool.Attach(ctx, spec, r.registry.Wire(), mcptool.Options{Dir: r.Workspace.Root()})
-		if err != nil {
-			// A server that cannot be reached is how glassbox was started.
-			return fmt.Errorf("%w: --mcp %s: %v", ErrUsage, spec.Name, err)
+		if servers, err = mcptool.ReplayServers(ctx, frames, wire, mcptool.Options{}); err != nil {
+			return fmt.Errorf("%w: --replay: %v", ErrUsage, err)
 		}
-		r.closers = append(r.closers, s.Close)
+		for _, s := range servers {
+			r.closers = append(r.closers, s.Close)
+		}
+	} else {
+		for _, m := range c.MCP {
+			spec, err := mcptool.ParseSpec(m)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrUsage, err)
+			}
+			s, err := mcptool.Attach(ctx, spec, wire, mcptool.Options{Dir: r.Workspace.Root()})
+			if err != nil {
+				// A server that cannot be reached is how glassbox was started.
+				return fmt.Errorf("%w: --mcp %s: %v", ErrUsage, spec.Name, err)
+			}
+			servers = append(servers, s)
+			r.closers = append(r.closers, s.Close)
+		}
+	}
+	for _, s := range servers {
 		if err := r.registry.Add(s.Tools()...); err != nil {
-			return fmt.Errorf("--mcp %s: %w", spec.Name, err)
+			return fmt.Errorf("--mcp %s: %w", s.Name(), err)
 		}
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -297,8 +298,14 @@ func (t *frameTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 type frameConn struct {
 	mcp.Connection
 	t       *frameTransport
+	closing atomic.Bool // the session is ending: a failing read is not news
 	mu      sync.Mutex
 	methods map[string]string // request id → method, to name a response
+}
+
+func (c *frameConn) Close() error {
+	c.closing.Store(true)
+	return c.Connection.Close()
 }
 
 func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -321,7 +328,7 @@ func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 func (c *frameConn) record(dir string, msg jsonrpc.Message, err error) {
 	f := tools.Frame{Server: c.t.server, Dir: dir, Time: time.Now()}
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		if errors.Is(err, context.Canceled) || c.closing.Load() {
 			return // the session ending, not the server
 		}
 		f.Error = err.Error()

@@ -281,3 +281,53 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(a, b)
 }
+
+// TestReplayAnswersFromTheRecording: a server replayed from its frames
+// lists the same tools and answers a recorded call as it did; a call the
+// recording does not hold is a failed result saying so.
+func TestReplayAnswersFromTheRecording(t *testing.T) {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := sdkServer().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := &tools.WireLog{}
+	wire.Keep()
+	s, err := AttachTransport(context.Background(), "demo", ct, wire, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := toolNamed(t, s, "demo__echo").Run(context.Background(), json.RawMessage(`{"text":"once"}`)); err != nil || res.Content != "echo: once" {
+		t.Fatalf("recorded call = %+v, %v", res, err)
+	}
+	s.Close()
+	ss.Close()
+	path := filepath.Join(t.TempDir(), "c.mcp.jsonl")
+	if err := WriteRecording(path, wire.Kept()); err != nil {
+		t.Fatal(err)
+	}
+	frames, err := LoadRecording(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayWire := &tools.WireLog{}
+	servers, err := ReplayServers(context.Background(), frames, replayWire, Options{})
+	if err != nil || len(servers) != 1 || len(servers[0].Tools()) != 4 {
+		t.Fatalf("replayed servers = %v, %v", servers, err)
+	}
+	t.Cleanup(func() { servers[0].Close() })
+	echo := toolNamed(t, servers[0], "demo__echo")
+	if res, err := echo.Run(context.Background(), json.RawMessage(`{"text":"other"}`)); err != nil || !res.IsError || !strings.Contains(res.Content, "differs from the recording's") {
+		t.Fatalf("a call with other arguments = %+v, %v; want a failed result naming the difference", res, err)
+	}
+	if res, err := echo.Run(context.Background(), json.RawMessage(`{"text":"once"}`)); err != nil || res.IsError || res.Content != "echo: once" {
+		t.Fatalf("replayed call = %+v, %v", res, err)
+	}
+	res, err := echo.Run(context.Background(), json.RawMessage(`{"text":"once"}`))
+	if err != nil || !res.IsError || !strings.Contains(res.Content, "the MCP recording has no further tools/call request to replay") {
+		t.Fatalf("a call past the recording = %+v, %v", res, err)
+	}
+	if _, err := LoadRecording(filepath.Join(t.TempDir(), "none")); err != nil {
+		t.Errorf("a missing recording: %v, want none", err)
+	}
+}
