@@ -184,7 +184,21 @@ type Tool struct {
 
 var _ tools.Tool = (*Tool)(nil)
 
+// toolNamePattern is what every dialect accepts as a function name
+// (Gemini's rule is the narrowest: a letter or _ first, then letters,
+// digits, _ . -, at most 64 in all); the server's name and the separator
+// come first.
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+
+// maxResultBytes caps the text of one result, as read_file caps a file: a
+// server cannot flood the model's context.
+const maxResultBytes = 256 << 10
+
 func newTool(s *Server, t *mcp.Tool) (*Tool, error) {
+	if name := s.name + Separator + t.Name; !toolNamePattern.MatchString(name) {
+		return nil, fmt.Errorf("MCP server %s: the tool %q cannot be offered to a model: its name %q must be at most 64 letters, digits, _ . or -",
+			s.name, t.Name, name)
+	}
 	schema, err := json.Marshal(t.InputSchema)
 	if err != nil || !bytes.HasPrefix(bytes.TrimSpace(schema), []byte("{")) {
 		return nil, fmt.Errorf("MCP server %s: tool %q has an input schema that is not a JSON object", s.name, t.Name)
@@ -249,7 +263,11 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 		}
 		return failed("%s: the MCP server %s failed: %s%s", t.spec.Name, t.server.name, why, t.server.stderrTail()), nil
 	}
-	return tools.Result{Content: tools.EscapeBidi(contentText(res)), IsError: res.IsError}, nil
+	text := contentText(res)
+	if len(text) > maxResultBytes {
+		text = strings.ToValidUTF8(text[:maxResultBytes], "") + fmt.Sprintf("\n[… cut: the server's result is %d bytes; the first %d are shown]", len(text), maxResultBytes)
+	}
+	return tools.Result{Content: tools.EscapeBidi(text), IsError: res.IsError}, nil
 }
 
 func failed(format string, a ...any) tools.Result {

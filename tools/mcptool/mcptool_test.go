@@ -331,3 +331,46 @@ func TestReplayAnswersFromTheRecording(t *testing.T) {
 		t.Errorf("a missing recording: %v, want none", err)
 	}
 }
+
+// TestHostileServers: a tool name no model accepts refuses the server with
+// the reason; a huge result is cut, saying so; bidirectional controls in a
+// result are shown escaped.
+func TestHostileServers(t *testing.T) {
+	attach := func(t *testing.T, srv *mcp.Server) (*Server, error) {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		return AttachTransport(context.Background(), "evil", ct, &tools.WireLog{}, Options{})
+	}
+	empty := json.RawMessage(`{"type":"object"}`)
+	t.Run("a name no model accepts", func(t *testing.T) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "evil", Version: "1"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "rm -rf", InputSchema: empty}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+		if _, err := attach(t, srv); err == nil || !strings.Contains(err.Error(), `the tool "rm -rf" cannot be offered to a model`) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("a flood and a bidi trick", func(t *testing.T) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "evil", Version: "1"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "flood", InputSchema: empty}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "\u202e" + strings.Repeat("x", 1<<20)}}}, nil
+		})
+		s, err := attach(t, srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		res, err := toolNamed(t, s, "evil__flood").Run(context.Background(), nil)
+		if err != nil || len(res.Content) > maxResultBytes+200 || !strings.Contains(res.Content, "[… cut: the server's result is 1048579 bytes") {
+			t.Fatalf("result of %d bytes, %v: %.80q…", len(res.Content), err, res.Content)
+		}
+		if strings.ContainsRune(res.Content, '\u202e') || !strings.HasPrefix(res.Content, `\u202e`) {
+			t.Errorf("the bidi control is not escaped: %.20q", res.Content)
+		}
+	})
+}
