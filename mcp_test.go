@@ -178,3 +178,22 @@ func TestMCPRecordAndReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPSchemaOllamaNativeCannotCarry: with Ollama's native tools, a
+// server's schema the tool type cannot hold stops the run at start with
+// what would be lost; JSON mode takes the same server.
+func TestMCPSchemaOllamaNativeCannotCarry(t *testing.T) {
+	isolate(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "strict", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "search", InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","minLength":2}}}`)},
+		func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	code, _, stderr := runJSON(t, "", "--offline", "--provider", "llama", "--tool-mode", "native", "--mcp", "strict="+hs.URL, "hi")
+	if code != exitUsage || !strings.Contains(stderr, "tool strict__search cannot be described to Ollama") || !strings.Contains(stderr, "/properties/q/minLength") {
+		t.Errorf("native: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runJSON(t, "", "--offline", "--provider", "llama", "--tool-mode", "json", "--mcp", "strict="+hs.URL, "hi"); code != exitOK {
+		t.Errorf("json mode: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
@@ -160,6 +161,15 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		return nil, err
 	}
 	r.closers = append(r.closers, r.Backend.Close)
+	// A tool the dialect cannot describe (an MCP server's schema Ollama's
+	// native tools cannot carry) is refused now, not at the first call.
+	if tc, ok := r.Backend.Provider.(interface {
+		CheckTools([]history.ToolSpec) error
+	}); ok {
+		if err := tc.CheckTools(registry.Specs()); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+	}
 
 	var onTransition func(loop.Transition)
 	if c.Trace != "" {

@@ -90,3 +90,14 @@ func lostKeywords(given, kept any, at string) []string {
 	}
 	return []string{at}
 }
+
+// CheckTools reports, before any call, a tool this provider cannot describe
+// to the model: in native mode, a schema Ollama's tool type cannot carry
+// (schemaParameters). JSON mode takes every schema as written.
+func (p *Provider) CheckTools(specs []history.ToolSpec) error {
+	if p.toolMode != ToolModeNative {
+		return nil
+	}
+	_, err := nativeTools(specs)
+	return err
+}
