@@ -186,7 +186,9 @@ func TestMCPSchemaOllamaNativeCannotCarry(t *testing.T) {
 	isolate(t)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "strict", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "search", InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","minLength":2}}}`)},
-		func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(hs.Close)
 	code, _, stderr := runJSON(t, "", "--offline", "--provider", "llama", "--tool-mode", "native", "--mcp", "strict="+hs.URL, "hi")
