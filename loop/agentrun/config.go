@@ -47,6 +47,9 @@ type Config struct {
 	// MCP lists the servers to attach (--mcp NAME=COMMAND… or NAME=URL,
 	// repeatable; docs/mcp.md).
 	MCP []string
+	// DotEnv is the .env file glassbox read its settings from ("" for
+	// none): commands never read it, even inside the workspace.
+	DotEnv string
 	// Compare names the two dialects of compare mode (--compare); empty
 	// for a single run. Runs splits such a Config into one per run.
 	Compare []string
