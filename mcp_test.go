@@ -199,3 +199,25 @@ func TestMCPSchemaOllamaNativeCannotCarry(t *testing.T) {
 		t.Errorf("json mode: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestMCPResumeTakesTheFlagAgain: a session never starts a server by
+// itself (a session file is untrusted); resumed with the same --mcp, the
+// server's tool is there again and the next request uses it.
+func TestMCPResumeTakesTheFlagAgain(t *testing.T) {
+	isolate(t)
+	sessionFile := filepath.Join(t.TempDir(), "s.jsonl")
+	runNotesLesson(t, "--session", sessionFile)
+	code, lines, stderr := runJSON(t, "y\n", "--resume", sessionFile, "--mcp", "notes="+notesServer(), "mcp-tool")
+	if code != exitOK {
+		t.Fatalf("resume: exit %d; stderr:\n%s", code, stderr)
+	}
+	var ran bool
+	for _, l := range lines {
+		if l.Edge == "tool_success" && strings.Join(frameMethods(l), ", ") == "send tools/call, recv tools/call" {
+			ran = true
+		}
+	}
+	if !ran {
+		t.Fatalf("the resumed run did not call the server: %v", edges(lines))
+	}
+}
