@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/glassbox-dev/glassbox/history"
@@ -57,7 +58,31 @@ func TestPayloadPaneShowsMCPFrames(t *testing.T) {
 	w := &testWorld{eng: eng, person: person, prov: prov}
 	h := newHarness(t, w.config(), 160, 48)
 	h.press("enter")
-	h.stepUntil(loop.RecordingResult)
+	h.stepUntil(loop.ExecutingTool)
+	// While the tool runs, the frames show live as they pass.
+	var live string
+	var frames int
+	h.normalize = func(msg tea.Msg) tea.Msg {
+		switch msg.(type) {
+		case mcpFrameMsg:
+			frames++
+		case stepDoneMsg:
+			if live == "" {
+				live = h.plainView() // the last live frame, before the record replaces it
+			}
+		}
+		return msg
+	}
+	h.press("space")
+	h.normalize = nil
+	if frames != 2 {
+		t.Fatalf("%d MCP frames reached the UI live, want the request and the answer", frames)
+	}
+	contains(t, live, "live · MCP")
+	contains(t, live, "MCP frames of step #5")
+	if h.m.runs[0].live.state != loop.RecordingResult {
+		t.Fatalf("state %s after the tool step", h.m.runs[0].live.state)
+	}
 	// The pane keeps the side it showed last (the model's response here):
 	// the frames the server sent.
 	v := h.plainView()

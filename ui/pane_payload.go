@@ -10,6 +10,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
@@ -83,9 +84,17 @@ func (c payloadComponent) payloadLines(lk look, in rect) ([]string, string) {
 	if r.busy && r.inflight != nil && !r.live.travelling() {
 		return c.livePayloadLines(lk, in)
 	}
+	if r.busy && len(r.liveFrames) > 0 && !r.live.travelling() {
+		seq := 1
+		if n := len(r.live.steps); n > 0 {
+			seq = r.live.steps[n-1].t.Seq + 1
+		}
+		lines, info := c.mcpLines(lk, in, seq, r.liveFrames)
+		return lines, "live · " + info
+	}
 	sel := r.live.selectedIndex()
 	if s := r.live.selected(); s != nil && len(s.t.MCP) > 0 {
-		return c.mcpLines(lk, in, &s.t)
+		return c.mcpLines(lk, in, s.t.Seq, s.t.MCP)
 	}
 	if s := r.live.selected(); s != nil && s.preview != nil && s.t.Edge == loop.EdgeContextReady {
 		return c.previewLines(lk, in, s.preview)
@@ -132,14 +141,14 @@ func (c payloadComponent) payloadLines(lk look, in rect) ([]string, string) {
 // mcpLines shows the JSON-RPC frames a step exchanged with MCP servers
 // (docs/mcp.md): those glassbox sent, or with r those it received, each
 // with its server, method and arrival time, the message indented.
-func (c payloadComponent) mcpLines(lk look, in rect, t *loop.Transition) ([]string, string) {
+func (c payloadComponent) mcpLines(lk look, in rect, seq int, frames []tools.Frame) ([]string, string) {
 	dir, arrow, side := "send", "→", "sent"
 	if c.r.payload.response {
 		dir, arrow, side = "recv", "←", "received"
 	}
-	lines := wrapStyled(lk.th.Muted, fmt.Sprintf("MCP frames of step #%d: JSON-RPC between glassbox and its MCP servers (r: sent / received).", t.Seq), in.w)
+	lines := wrapStyled(lk.th.Muted, fmt.Sprintf("MCP frames of step #%d: JSON-RPC between glassbox and its MCP servers (r: sent / received).", seq), in.w)
 	n := 0
-	for _, f := range t.MCP {
+	for _, f := range frames {
 		if f.Dir != dir {
 			continue
 		}
