@@ -221,3 +221,22 @@ func TestMCPResumeTakesTheFlagAgain(t *testing.T) {
 		t.Fatalf("the resumed run did not call the server: %v", edges(lines))
 	}
 }
+
+// TestMCPCompareModeStartsAServerPerRun: in compare mode each run has its
+// own copy of the server, and each run's tool step carries its own frames.
+func TestMCPCompareModeStartsAServerPerRun(t *testing.T) {
+	isolate(t)
+	code, lines, stderr := runJSON(t, "y\ny\n", "--compare", "--offline", "--lesson", "mcp-tool", "--mcp", "notes="+notesServer())
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	ran := map[string]bool{}
+	for _, l := range lines {
+		if l.Edge == "tool_success" && strings.Join(frameMethods(l), ", ") == "send tools/call, recv tools/call" {
+			ran[l.Run] = true
+		}
+	}
+	if !ran["gemini"] || !ran["llama"] {
+		t.Fatalf("runs that called the server: %v", ran)
+	}
+}
