@@ -27,6 +27,10 @@ type liveState struct {
 	totals
 
 	queued int // events waiting in the engine's queue
+
+	// health is the run's health so far (loop.Health): each transition
+	// recorded adds to it; a fork or A counts the line that is left again.
+	health loop.Health
 }
 
 // totals are the running numbers of the status bar. Each step keeps a copy,
@@ -130,6 +134,7 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	l.state = t.To
 	l.iteration = t.Iteration
 	l.queued = t.QueueLen
+	l.health.Add(t)
 	if t.Edit != nil { // the model was sent the messages above as a person edited them
 		h.add(&historyEntry{kind: entryEdit, edit: t.Edit})
 	}
@@ -161,6 +166,17 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 		l.messages = t.HistoryLen - t.Notes // what the model is sent
 	}
 	l.steps = append(l.steps, stepRecord{t: t, entries: h.len(), totals: l.totals})
+}
+
+// recount counts the run's health again from the steps on its line, after
+// a fork or A cut the later ones (as --stats counts a session's present
+// line). The size on disk stays until it is measured again.
+func (l *liveState) recount() {
+	bytes := l.health.Bytes
+	l.health = loop.Health{Bytes: bytes}
+	for i := range l.steps {
+		l.health.Add(l.steps[i].t)
+	}
 }
 
 // addMessage turns one history message into History entries: the text, the
