@@ -246,4 +246,3 @@ func TestSessionSizeIsMeasuredPaced(t *testing.T) {
 		t.Fatal("not measured when the run stopped")
 	}
 }
-
