@@ -215,6 +215,12 @@ func TestHealthAfterAForkCountsThePresentLine(t *testing.T) {
 	if r.live.health.Bytes == 0 {
 		t.Error("the session's size was lost in the fork")
 	}
+	// The abandoned branch (B) is not on the session's line: no handout.
+	h.press("B", "X")
+	contains(t, h.plainView(), "X: this is an abandoned branch")
+	if r.live.health.Calls != 1 {
+		t.Errorf("showing the branch changed the run's health: %d calls", r.live.health.Calls)
+	}
 }
 
 // The size is measured in a command, one at a time and at most once per
