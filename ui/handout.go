@@ -106,7 +106,8 @@ func (r *runView) sizeMeasured(msg sessionSizeMsg) tea.Cmd {
 	if msg.err != nil {
 		r.sizeErr = msg.err.Error()
 	} else {
-		r.sizeErr, r.live.health.Bytes = "", msg.bytes
+		r.sizeErr = ""
+		r.live.sized(msg.bytes)
 	}
 	if r.sizeStale && !r.busy {
 		return r.measureSize(true)
@@ -125,9 +126,7 @@ func (m Model) healthLines(w int) []string {
 			title = r.title() + "'s health"
 		}
 		out = append(out, m.th.Bold.Render(title))
-		for _, ln := range wrapLines(h.String(), w) {
-			out = append(out, ln)
-		}
+		out = append(out, wrapLines(r.live.healthLine, w)...)
 		var more []string
 		if kinds := h.FailureKinds(); kinds != "" {
 			more = append(more, "failures fed back: "+kinds)

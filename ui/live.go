@@ -30,7 +30,9 @@ type liveState struct {
 
 	// health is the run's health so far (loop.Health): each transition
 	// recorded adds to it; a fork or A counts the line that is left again.
-	health loop.Health
+	// healthLine is its String, made when it changes, not at every frame.
+	health     loop.Health
+	healthLine string
 }
 
 // totals are the running numbers of the status bar. Each step keeps a copy,
@@ -58,7 +60,9 @@ type stepRecord struct {
 	loadErr          string
 }
 
-func newLiveState() *liveState { return &liveState{cursor: -1} }
+func newLiveState() *liveState {
+	return &liveState{cursor: -1, healthLine: loop.Health{}.String()}
+}
 
 // shownTotals are the status bar's numbers for the step the panes show: the
 // selected step's when travelling, the latest otherwise.
@@ -135,6 +139,7 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	l.iteration = t.Iteration
 	l.queued = t.QueueLen
 	l.health.Add(t)
+	l.healthLine = l.health.String()
 	if t.Edit != nil { // the model was sent the messages above as a person edited them
 		h.add(&historyEntry{kind: entryEdit, edit: t.Edit})
 	}
@@ -177,6 +182,13 @@ func (l *liveState) recount() {
 	for i := range l.steps {
 		l.health.Add(l.steps[i].t)
 	}
+	l.healthLine = l.health.String()
+}
+
+// sized sets the session's size on disk in the health.
+func (l *liveState) sized(n int64) {
+	l.health.Bytes = n
+	l.healthLine = l.health.String()
 }
 
 // addMessage turns one history message into History entries: the text, the

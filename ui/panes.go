@@ -151,12 +151,18 @@ func (r *runView) statusView(lk look, w int) string {
 	// Last and lowest: the run's health in the room that is left, its parts
 	// falling from the end as the room shrinks (the help overlay has it in
 	// full).
-	hp := strings.Split(r.live.health.String(), " · ")
-	for n := len(hp); n > 0; n-- {
-		if h := seg("health", strings.Join(hp[:n], " · ")); ansi.StringWidth(line+h) <= w {
-			line += h
+	room := w - ansi.StringWidth(line) - ansi.StringWidth(seg("health", ""))
+	v := r.live.healthLine
+	for room > 0 && ansi.StringWidth(v) > room {
+		i := strings.LastIndex(v, " · ")
+		if i < 0 {
+			v = ""
 			break
 		}
+		v = v[:i]
+	}
+	if room > 0 && v != "" {
+		line += seg("health", v)
 	}
 	return fitStyled(th.StatusBar, line, w)
 }
