@@ -445,6 +445,8 @@ func (r *runView) handleStepDone(res stepResult) tea.Cmd {
 	return tea.Batch(cmd, r.measureSize(!r.busy))
 }
 
+// stepDone records the step's transition (or says why it failed) and
+// starts the next step when the run goes on.
 func (r *runView) stepDone(res stepResult) tea.Cmd {
 	r.busy = false
 	r.cancelStep()
