@@ -94,6 +94,9 @@ func TestHandoutKeyWithoutASessionOrAStep(t *testing.T) {
 		h.press("X")
 		contains(t, h.plainView(), "handout of step 1 not written: ")
 		notContains(t, h.plainView(), "handout written")
+		// The health says it cannot measure the session any more.
+		h.press("space", "?")
+		contains(t, h.plainView(), "session size unknown: ")
 	})
 }
 
