@@ -118,7 +118,9 @@ func parseOpenAIChat(body []byte) (openAIRequest, modelCall, error) {
 			}})
 		}
 	}
-	return req, modelCall{conv: newConversation(dialectOpenAI, items), tools: len(req.Tools) > 0, body: body}, nil
+	conv := newConversation(dialectOpenAI, items)
+	conv.mcpTools = mcpToolNames(body)
+	return req, modelCall{conv: conv, tools: len(req.Tools) > 0, body: body}, nil
 }
 
 // openAIChunk is one chat.completion.chunk event.
