@@ -248,6 +248,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.whatIfReady(msg)
 	case runMsg:
 		return m.handleRunMsg(msg)
+	case NoticeMsg:
+		return m.notify(msg)
 	case spinner.TickMsg:
 		if !m.busy() || !m.animate {
 			m.ticking = false

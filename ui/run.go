@@ -101,10 +101,7 @@ func Run(ctx context.Context, cfg Config) error {
 		logFile.Close()
 	}()
 	TuneMemory(os.Getenv)
-	m := New(cfg)
-	for _, r := range m.runs {
-		r.base = ctx
-	}
+	m := NewServed(ctx, cfg)
 	p := tea.NewProgram(m,
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),
