@@ -264,6 +264,13 @@ func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, "glassbox serve", err)
 	}
 	o.Run.Version = version
+	if o.Instruct {
+		if !ui.IsTerminal(stdout) {
+			fmt.Fprintln(stderr, "glassbox serve: --instruct runs your glass box here and needs a terminal")
+			return exitUsage
+		}
+		ctx = tuiContext(ctx)
+	}
 	if err := serve.Main(ctx, o, stdout); err != nil {
 		return fail(stderr, "glassbox serve", err)
 	}

@@ -33,6 +33,10 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, k.Quit) {
 		return m.askQuit()
 	}
+	if m.followKey(msg) {
+		m.clampScrolls()
+		return m, m.fetchPayloads()
+	}
 	var cmd tea.Cmd
 	switch a, ok := m.action(msg); {
 	case key.Matches(msg, k.Step, k.Iteration, k.Continue) && m.returnToPresent():

@@ -62,6 +62,10 @@ func (m Model) manyRunes(msg tea.KeyMsg, quitting bool) (tea.Model, tea.Cmd) {
 // typeIntoInput gives the keyboard to the input line and types msg there:
 // text typed at the stepper is never lost.
 func (m Model) typeIntoInput(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if m.cfg.Follow != nil {
+		m.notice = m.readOnly()
+		return m, nil
+	}
 	cmd := m.focusInput()
 	next, cmd2 := m.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes})
 	nm := next.(Model)

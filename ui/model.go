@@ -119,6 +119,13 @@ func New(cfg Config) Model {
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(th.Warning))
 	m.addWelcome()
 	for i, r := range m.runs {
+		r.observe, r.status = cfg.OnTransition, cfg.Status
+		if cfg.Follow != nil {
+			for _, t := range runs[i].Past {
+				r.record(t)
+			}
+			runs[i].Past = nil
+		}
 		r.loadPast(runs[i].Past)
 		for _, n := range runs[i].Notes {
 			r.hist.add(&historyEntry{kind: entryNote, text: n})
@@ -136,8 +143,10 @@ func New(cfg Config) Model {
 		m.cfg.Runs[i].Past = nil
 	}
 	m.refreshWelcome() // a resumed session offers no first lesson
-	m.inputFocused = true
-	m.input.Focus()
+	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
+	if m.inputFocused {
+		m.input.Focus()
+	}
 	m.updatePlaceholder()
 	if m.compare() {
 		m.pane = panePayload // the raw payloads are what compare mode is for
@@ -230,7 +239,7 @@ func newInput(th theme.Theme) textarea.Model {
 
 // Init starts nothing but reading back, for a resumed session, the payload
 // of the step shown: the learner types first.
-func (m Model) Init() tea.Cmd { return m.fetchPayloads() }
+func (m Model) Init() tea.Cmd { return tea.Batch(m.fetchPayloads(), m.followCmd()) }
 
 // Update routes each message to the handler for its concern: the run a
 // step message names, the key router, the layout.
@@ -250,6 +259,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleRunMsg(msg)
 	case NoticeMsg:
 		return m.notify(msg)
+	case followMsg:
+		return m.followed(msg)
 	case spinner.TickMsg:
 		if !m.busy() || !m.animate {
 			m.ticking = false
@@ -337,6 +348,10 @@ func (m *Model) step(mode runMode, by string) tea.Cmd {
 
 // focusInput gives the keyboard to the input line.
 func (m *Model) focusInput() tea.Cmd {
+	if m.cfg.Follow != nil {
+		m.notice = m.readOnly()
+		return nil
+	}
 	m.inputFocused = true
 	return m.input.Focus()
 }

@@ -110,6 +110,11 @@ func (r *runView) statusView(lk look, w int) string {
 	case r.live.travelling():
 		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · f forks ", r.live.selectedIndex()+1, len(r.live.steps))))
 	}
+	if r.status != nil {
+		if k, v := r.status(); k != "" {
+			parts = append(parts, seg(k, v))
+		}
+	}
 	parts = append(parts,
 		seg("state", r.stateLabel(lk, state)),
 		seg("iter", fmt.Sprintf("%d/%d", iteration, r.maxIter)),

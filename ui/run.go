@@ -68,6 +68,15 @@ type Config struct {
 	// the keys step both, the screen sets them side by side. Engine, Person,
 	// Banner, Backend, BackendReason and Workspace are then ignored.
 	Runs []RunConfig
+	// OnTransition, when set, hears every transition a run takes here
+	// (on the UI's goroutine, in order): a workshop broadcasts the
+	// instructor's run with it. It must not block.
+	OnTransition func(loop.Transition)
+	// Follow makes the glass box a read-only view of another's run.
+	Follow *Follow
+	// Status, when set, is one more status bar segment (key, value), read
+	// at every frame: how many follow the instructor, whom a follower follows.
+	Status func() (key, value string)
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx

@@ -71,6 +71,10 @@ type runView struct {
 	hidden  bool // esc hid the dialog; the step still waits for the person
 
 	onto OntoFunc
+	// observe hears each transition this run takes (Config.OnTransition).
+	observe func(loop.Transition)
+	// status is one more status bar segment (Config.Status).
+	status func() (string, string)
 	load func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
 	keep int                                                    // model calls whose payloads stay in memory
 	// branches are the steps forks and A left behind; viewing is the one B
@@ -453,6 +457,9 @@ func (r *runView) handleStepDone(res stepResult) tea.Cmd {
 
 	t := res.t
 	r.live.record(r.hist, t)
+	if r.observe != nil {
+		r.observe(t)
+	}
 	r.live.steps[len(r.live.steps)-1].preview = res.preview
 	r.spill()
 	r.payload.follow(&t)

@@ -1,9 +1,15 @@
 package serve
 
 import (
+	"os"
+	"strconv"
+	"strings"
+
 	"context"
 	"flag"
 	"fmt"
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui"
 	"io"
 	"net"
 	"path/filepath"
@@ -19,6 +25,7 @@ func BindFlags(fs *flag.FlagSet, o *Options) {
 	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", "serve: an authorized_keys FILE; its keys get in (and only they, unless a passphrase is also set)")
 	fs.IntVar(&o.MaxLearners, "max-learners", 50, "serve: learners connected at once")
 	fs.DurationVar(&o.Idle, "idle", 30*time.Minute, "serve: disconnect a learner after this long without a key")
+	fs.BoolVar(&o.Instruct, "instruct", false, "serve: run your own glass box here and broadcast it to the learners who connect as 'follow'")
 	fs.IntVar(&o.MaxPaste, "max-paste", 4096, "serve: the largest paste accepted, in bytes")
 }
 
@@ -57,6 +64,9 @@ func Configure(o *Options, c agentrun.Config, fs *flag.FlagSet, rest []string, g
 
 // Main serves the room on o.Addr until ctx ends, after printing how to get in.
 func Main(ctx context.Context, o Options, out io.Writer) error {
+	if o.Instruct {
+		return instruct(ctx, o, out)
+	}
 	s, err := New(o)
 	if err != nil {
 		return err
@@ -91,6 +101,9 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	if len(s.keys) > 0 {
 		fmt.Fprintf(out, "  authorized keys:        %d from %s\n", len(s.keys), s.opts.AuthorizedKeys)
 	}
+	if s.opts.Broadcast != nil {
+		fmt.Fprintf(out, "  follow the instructor:  ssh -p %s %s@HOST  (read-only, live)\n", port, FollowUser)
+	}
 	fmt.Fprintf(out, "  host key fingerprint:   %s\n", s.fingerprint)
 	kind := "offline simulation"
 	if !s.opts.Run.Offline {
@@ -98,4 +111,51 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	}
 	fmt.Fprintf(out, "  every learner runs:     %s, lesson %s\n", kind, s.opts.Run.Lesson)
 	fmt.Fprintln(out, "  stop with Ctrl-C")
+}
+
+// instruct is Main with --instruct: the instructor's glass box runs in this
+// terminal, with its own session, while the room is served; each of its
+// transitions is broadcast to the followers, and its status bar counts them.
+func instruct(ctx context.Context, o Options, out io.Writer) error {
+	c := o.Run
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		return err
+	}
+	person := ui.NewPerson()
+	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
+	if err != nil {
+		return err
+	}
+	defer agentrun.CloseAll(runs)
+	cfg, err := ui.ConfigFor(c.Lesson, runs, map[string]*ui.Person{runs[0].Config.Name: person})
+	if err != nil {
+		return err
+	}
+	b := NewBroadcast(cfg.Runs[0].Past)
+	o.Broadcast, o.Instructor = b, cfg.Runs[0]
+	o.Instructor.Past = nil
+	s, err := New(o)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, o.Addr, err)
+	}
+	var room strings.Builder
+	s.Announce(&room, ln.Addr())
+	fmt.Fprint(out, room.String())
+	for _, line := range strings.Split(strings.TrimSpace(room.String()), "\n") {
+		if !strings.Contains(line, "Ctrl-C") {
+			cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, strings.TrimSpace(line))
+		}
+	}
+	cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, "your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)")
+	cfg.OnTransition = b.Publish
+	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
+	go s.Serve(ln)
+	err = ui.Run(ctx, cfg)
+	b.End()
+	s.Close()
+	return err
 }

@@ -44,6 +44,9 @@ type roomModel struct {
 type idleCheckMsg struct{}
 
 func (m roomModel) idleCheck() tea.Cmd {
+	if m.l.follower {
+		return nil // a follower watches; it types nothing
+	}
 	wait := m.opts.Idle - m.now().Sub(m.last)
 	return tea.Tick(max(wait, time.Millisecond), func(time.Time) tea.Msg { return idleCheckMsg{} })
 }

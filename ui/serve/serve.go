@@ -38,6 +38,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
 )
 
@@ -46,6 +47,9 @@ import (
 type Options struct {
 	// Addr is where Main listens (":2222").
 	Addr string
+	// Instruct makes Main run the instructor's own glass box in its
+	// terminal, broadcast to the learners who connect as FollowUser.
+	Instruct bool
 	// StateDir is glassbox's state folder ($XDG_STATE_HOME/glassbox): the
 	// host key and the learners' folders live there. Required.
 	StateDir string
@@ -66,7 +70,18 @@ type Options struct {
 	// Run is every learner's run: provider, model, backend, lesson, limits.
 	// Its Workspace, Session and Resume are the server's to set.
 	Run agentrun.Config
+	// Broadcast is the instructor's run, for the learners who connect as
+	// FollowUser; nil when nobody instructs.
+	Broadcast *Broadcast
+	// Instructor describes the instructor's run to its followers (banner,
+	// backend, sandbox).
+	Instructor ui.RunConfig
 }
+
+// FollowUser is the user name that follows the instructor instead of
+// getting a glass box of one's own.
+const FollowUser = "follow"
+
 
 func (o *Options) defaults() {
 	if o.MaxLearners <= 0 {
@@ -94,6 +109,8 @@ type Server struct {
 	keys        []gossh.PublicKey
 	fingerprint string
 
+	sandbox     string // tools.SandboxStatus, for followers' status bar
+
 	mu     sync.Mutex
 	active map[string]bool // learner ids connected now
 	count  int
@@ -114,7 +131,7 @@ func New(opts Options) (*Server, error) {
 	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, active: map[string]bool{}, passphrase: opts.Passphrase}
+	s := &Server{opts: opts, active: map[string]bool{}, passphrase: opts.Passphrase, sandbox: tools.SandboxStatus()}
 	if opts.AuthorizedKeys != "" {
 		keys, err := readAuthorizedKeys(opts.AuthorizedKeys)
 		if err != nil {
@@ -232,6 +249,8 @@ type learner struct {
 	ctx    context.Context // the base of the learner's steps
 	cancel context.CancelFunc
 	reason string // why the server ended the connection ("" when the learner quit)
+	// follower watches the instructor: no run of their own, no idle limit.
+	follower bool
 }
 
 const learnerState ctxKey = "glassbox-learner-state"
@@ -249,6 +268,10 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		}
 		if _, _, ok := sess.Pty(); !ok {
 			wish.Fatalln(sess, "glassbox serve: the glass box needs a terminal: connect with `ssh -t` (commands are not run here)")
+			return
+		}
+		if sess.User() == FollowUser {
+			s.follow(sess, next)
 			return
 		}
 		if msg := s.enter(id); msg != "" {
@@ -273,6 +296,36 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			fmt.Fprintf(sess, "\r\nglassbox serve: %s; your session is kept — connect again to go on.\r\n", l.reason)
 		}
 	}
+}
+
+// follow serves a follower: the instructor's run, read-only.
+func (s *Server) follow(sess ssh.Session, next ssh.Handler) {
+	b := s.opts.Broadcast
+	if b == nil {
+		wish.Fatalln(sess, "glassbox serve: nobody is instructing in this room (the instructor starts glassbox serve --instruct); connect with your own name for your own glass box")
+		return
+	}
+	id := "follow-" + sess.Context().SessionID()
+	if msg := s.enter(id); msg != "" {
+		wish.Fatalln(sess, "glassbox serve: "+msg)
+		return
+	}
+	defer s.leave(id)
+	f, past := b.Follow()
+	defer f.Close()
+	rc := s.opts.Instructor
+	rc.Engine, rc.Person, rc.Onto, rc.Exchanges, rc.Notes = nil, nil, nil, nil, nil
+	rc.Past = past
+	cfg := ui.Config{
+		Runs:    []ui.RunConfig{rc},
+		Sandbox: s.sandbox,
+		Follow:  &ui.Follow{Who: "instructor", Next: f.Next},
+		Status:  func() (string, string) { return "FOLLOWING", "the instructor" },
+	}
+	ctx, cancel := context.WithCancel(sess.Context())
+	defer cancel()
+	sess.Context().SetValue(learnerState, &learner{id: id, cfg: cfg, ctx: ctx, cancel: cancel, follower: true})
+	next(sess)
 }
 
 // enter takes a place in the room for learner id, or says why not.
