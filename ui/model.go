@@ -142,7 +142,7 @@ func New(cfg Config) Model {
 	for i := range m.cfg.Runs {
 		m.cfg.Runs[i].Past = nil
 	}
-	m.refreshWelcome() // a resumed session offers no first lesson
+	m.refreshWelcome()                 // a resumed session offers no first lesson
 	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
 	if m.inputFocused {
 		m.input.Focus()

@@ -75,8 +75,8 @@ type runView struct {
 	observe func(loop.Transition)
 	// status is one more status bar segment (Config.Status).
 	status func() (string, string)
-	load func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
-	keep int                                                    // model calls whose payloads stay in memory
+	load   func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
+	keep   int                                                    // model calls whose payloads stay in memory
 	// branches are the steps forks and A left behind; viewing is the one B
 	// shows in place of the run's own line, or nil.
 	branches []branch

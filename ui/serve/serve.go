@@ -82,7 +82,6 @@ type Options struct {
 // getting a glass box of one's own.
 const FollowUser = "follow"
 
-
 func (o *Options) defaults() {
 	if o.MaxLearners <= 0 {
 		o.MaxLearners = 50
@@ -109,7 +108,7 @@ type Server struct {
 	keys        []gossh.PublicKey
 	fingerprint string
 
-	sandbox     string // tools.SandboxStatus, for followers' status bar
+	sandbox string // tools.SandboxStatus, for followers' status bar
 
 	mu     sync.Mutex
 	active map[string]bool // learner ids connected now
