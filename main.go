@@ -133,7 +133,7 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		extra(fs)
 	}
 	fs.Usage = func() {
-		if extra != nil {
+		if name == "glassbox serve" {
 			fmt.Fprintln(stderr, "Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:")
 		} else if headless {
 			fmt.Fprintln(stderr, "Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:")
@@ -279,7 +279,10 @@ func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 // runTUI opens the full-screen glass box.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, rest, err := loadConfig("glassbox", args, false, stderr)
+	predict := false
+	c, rest, err := loadConfigWith("glassbox", args, false, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&predict, "predict", false, "predict mode: pick the edge you expect before each step (P toggles it)")
+	})
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -321,6 +324,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "glassbox", err)
 	}
+	cfg.Predict = predict
 	err = ui.Run(tuiContext(ctx), cfg)
 	if ctx.Err() != nil {
 		// A signal ended the glass box: the trace says so; the deferred

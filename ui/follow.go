@@ -89,7 +89,7 @@ func (m *Model) followKey(msg tea.KeyMsg) bool {
 			m.notice = "caught up: the " + m.cfg.Follow.Who + "'s latest step"
 		}
 		return true
-	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch) || k.typing(msg):
+	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict) || k.typing(msg):
 		m.notice = m.readOnly()
 		return true
 	}

@@ -209,6 +209,9 @@ func (m *Model) send() tea.Cmd {
 	}
 	if l, ok := m.currentLesson(); ok && text == strings.TrimSpace(l.Request) {
 		m.lessonSent = true
+		m.scoreLesson(l.Name)
+	} else {
+		m.scoreLesson("")
 	}
 	var cmds []tea.Cmd
 	for _, r := range m.runs {

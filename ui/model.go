@@ -75,7 +75,8 @@ type Model struct {
 	notice      string // one line: what the last key did ("lesson tour: …")
 	lessonName  string // the lesson offered on an empty input
 	lessonSent  bool
-	quitPending bool // a ctrl+c cancelled a step; the next one quits
+	quitPending bool         // a ctrl+c cancelled a step; the next one quits
+	pred        predictState // predict mode (P, --predict)
 }
 
 // New builds the UI around cfg's engine (or cfg.Runs' engines). It reads
@@ -142,7 +143,10 @@ func New(cfg Config) Model {
 	for i := range m.cfg.Runs {
 		m.cfg.Runs[i].Past = nil
 	}
-	m.refreshWelcome()                 // a resumed session offers no first lesson
+	m.refreshWelcome() // a resumed session offers no first lesson
+	m.pred.on = cfg.Predict && !m.compare() && cfg.Follow == nil
+	m.pred.lesson = cfg.Lesson
+	m.syncPredict()
 	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
 	if m.inputFocused {
 		m.input.Focus()
@@ -297,6 +301,7 @@ func (m Model) handleRunMsg(msg runMsg) (tea.Model, tea.Cmd) {
 		// What the step did supersedes what the last key said
 		// ("cancelling…", "pausing…").
 		m.notice = ""
+		m.predicted(r, msg.err)
 		if errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, context.DeadlineExceeded) {
 			m.quitPending = true
 		}

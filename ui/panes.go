@@ -115,6 +115,9 @@ func (r *runView) statusView(lk look, w int) string {
 			parts = append(parts, seg(k, v))
 		}
 	}
+	if r.predict != "" {
+		parts = append(parts, seg("predict", r.predict))
+	}
 	parts = append(parts,
 		seg("state", r.stateLabel(lk, state)),
 		seg("iter", fmt.Sprintf("%d/%d", iteration, r.maxIter)),

@@ -72,6 +72,9 @@ type Config struct {
 	// (on the UI's goroutine, in order): a workshop broadcasts the
 	// instructor's run with it. It must not block.
 	OnTransition func(loop.Transition)
+	// Predict starts in predict mode (--predict; P toggles it): each step
+	// first asks which edge the learner expects.
+	Predict bool
 	// Follow makes the glass box a read-only view of another's run.
 	Follow *Follow
 	// Status, when set, is one more status bar segment (key, value), read

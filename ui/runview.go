@@ -75,6 +75,8 @@ type runView struct {
 	observe func(loop.Transition)
 	// status is one more status bar segment (Config.Status).
 	status func() (string, string)
+	// predict is predict mode's score for the status bar ("" when off).
+	predict string
 	load   func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
 	keep   int                                                    // model calls whose payloads stay in memory
 	// branches are the steps forks and A left behind; viewing is the one B

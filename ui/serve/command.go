@@ -26,6 +26,7 @@ func BindFlags(fs *flag.FlagSet, o *Options) {
 	fs.IntVar(&o.MaxLearners, "max-learners", 50, "serve: learners connected at once")
 	fs.DurationVar(&o.Idle, "idle", 30*time.Minute, "serve: disconnect a learner after this long without a key")
 	fs.BoolVar(&o.Instruct, "instruct", false, "serve: run your own glass box here and broadcast it to the learners who connect as 'follow'")
+	fs.BoolVar(&o.Predict, "predict", false, "serve: every learner starts in predict mode (P toggles it)")
 	fs.IntVar(&o.MaxPaste, "max-paste", 4096, "serve: the largest paste accepted, in bytes")
 }
 
@@ -151,6 +152,7 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 		}
 	}
 	cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, "your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)")
+	cfg.Predict = o.Predict
 	cfg.OnTransition = b.Publish
 	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
 	go s.Serve(ln)

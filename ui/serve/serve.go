@@ -47,6 +47,8 @@ import (
 type Options struct {
 	// Addr is where Main listens (":2222").
 	Addr string
+	// Predict starts every learner's glass box in predict mode.
+	Predict bool
 	// Instruct makes Main run the instructor's own glass box in its
 	// terminal, broadcast to the learners who connect as FollowUser.
 	Instruct bool
@@ -378,6 +380,7 @@ func (s *Server) open(ctx context.Context, id string) (*learner, error) {
 		return nil, err
 	}
 	cfg.Resume = "" // the learner reconnects; no command of the server's applies to them
+	cfg.Predict = s.opts.Predict
 	lctx, cancel := context.WithCancel(ctx)
 	return &learner{id: id, runs: runs, cfg: cfg, ctx: lctx, cancel: cancel}, nil
 }
