@@ -245,7 +245,7 @@ func (d *predictDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 func (d *predictDialog) box(m Model, w, h int) (string, []string) {
 	th := m.th
 	out := []string{
-		th.Bold.Render("Which edge will the loop take from "+string(d.from)+"?"),
+		th.Bold.Render("Which edge will the loop take from " + string(d.from) + "?"),
 		th.Muted.Render(ansi.Truncate(loop.Explain(d.from), w, "…")),
 		"",
 	}

@@ -77,8 +77,8 @@ type runView struct {
 	status func() (string, string)
 	// predict is predict mode's score for the status bar ("" when off).
 	predict string
-	load   func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
-	keep   int                                                    // model calls whose payloads stay in memory
+	load    func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
+	keep    int                                                    // model calls whose payloads stay in memory
 	// branches are the steps forks and A left behind; viewing is the one B
 	// shows in place of the run's own line, or nil.
 	branches []branch
