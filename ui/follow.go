@@ -99,3 +99,23 @@ func (m *Model) followKey(msg tea.KeyMsg) bool {
 func (m Model) readOnly() string {
 	return "read-only: you follow the " + m.cfg.Follow.Who + "'s run (space catches up · [ ] go back in time · q quits)"
 }
+
+// changedMsg says Config.Status has something new to show.
+type changedMsg struct{}
+
+// changedCmd waits for Config.Changed.
+func (m Model) changedCmd() tea.Cmd {
+	ch := m.cfg.Changed
+	if ch == nil {
+		return nil
+	}
+	ctx := m.runs[0].base
+	return func() tea.Msg {
+		select {
+		case <-ch:
+			return changedMsg{}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}

@@ -3,8 +3,11 @@ package ui
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
 )
@@ -130,5 +133,31 @@ func TestFollowerIsReadOnlyAndCatchesUp(t *testing.T) {
 	contains(t, f.plainView(), "read-only: you follow the instructor's run")
 	if w.eng.QueueLen() != 0 {
 		t.Fatal("a follower's key reached the instructor's engine")
+	}
+}
+
+// The instructor's status bar counts followers: Config.Changed wakes the
+// glass box when the count moves, so the frame is drawn again.
+func TestStatusSegmentRedrawsWhenChanged(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	cfg := w.config()
+	n := 0
+	ch := make(chan struct{}, 1)
+	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(n) }
+	cfg.Changed = ch
+	h := newHarness(t, cfg, 160, 48)
+	contains(t, h.plainView(), "followers 0")
+	n = 3
+	ch <- struct{}{}
+	msg := h.m.changedCmd()()
+	if _, ok := msg.(changedMsg); !ok {
+		t.Fatalf("Changed delivered %T, want changedMsg", msg)
+	}
+	next, cmd := h.m.Update(msg)
+	if cmd == nil {
+		t.Fatal("the glass box stopped listening to Changed")
+	}
+	if v := ansi.Strip(next.(Model).View()); !strings.Contains(v, "followers 3") {
+		t.Fatal("the status bar did not show the new count")
 	}
 }

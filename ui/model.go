@@ -243,7 +243,7 @@ func newInput(th theme.Theme) textarea.Model {
 
 // Init starts nothing but reading back, for a resumed session, the payload
 // of the step shown: the learner types first.
-func (m Model) Init() tea.Cmd { return tea.Batch(m.fetchPayloads(), m.followCmd()) }
+func (m Model) Init() tea.Cmd { return tea.Batch(m.fetchPayloads(), m.followCmd(), m.changedCmd()) }
 
 // Update routes each message to the handler for its concern: the run a
 // step message names, the key router, the layout.
@@ -265,6 +265,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.notify(msg)
 	case followMsg:
 		return m.followed(msg)
+	case changedMsg:
+		return m, m.changedCmd() // the frame is drawn again: Config.Status is read anew
 	case spinner.TickMsg:
 		if !m.busy() || !m.animate {
 			m.ticking = false
@@ -370,6 +372,10 @@ func (m *Model) focusPane(p paneID) {
 
 // updatePlaceholder offers the starting lesson until it has been sent.
 func (m *Model) updatePlaceholder() {
+	if m.cfg.Follow != nil {
+		m.input.Placeholder = "read-only: you follow the " + m.cfg.Follow.Who + "'s run · [ ] back in time · space catches up · q quits"
+		return
+	}
 	if l, ok := m.currentLesson(); ok && !m.lessonSent {
 		m.input.Placeholder = "Enter: send the " + l.Name + " lesson — " + firstLineOf(l.Request)
 		return

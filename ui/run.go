@@ -80,6 +80,8 @@ type Config struct {
 	// Status, when set, is one more status bar segment (key, value), read
 	// at every frame: how many follow the instructor, whom a follower follows.
 	Status func() (key, value string)
+	// Changed, when set, says Status has changed: the frame is drawn again.
+	Changed <-chan struct{}
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx

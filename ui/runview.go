@@ -125,6 +125,10 @@ type RunConfig struct {
 	// Onto builds another dialect's provider for this run to fork onto
 	// (F); switched is called once the engine uses it. Nil: F is off.
 	Onto OntoFunc
+	// Provider, Model and MaxIterations describe a run with no Engine (a
+	// followed run): an engine's own are used when there is one.
+	Provider, Model string
+	MaxIterations   int
 	// Exchanges reads a step's raw exchanges back from the session file
 	// (its ExchangesAt). With it, only the latest model calls' payloads
 	// stay in memory.
@@ -156,6 +160,7 @@ func newRunView(id int, rc RunConfig) *runView {
 	}
 	r.panes = newPanes(r)
 	if r.eng == nil {
+		r.provider, r.model, r.maxIter = rc.Provider, rc.Model, rc.MaxIterations
 		r.live.state = loop.WaitingForEvent
 		return r
 	}

@@ -19,6 +19,17 @@ type Broadcast struct {
 	wake      chan struct{} // closed (and replaced) by every Publish and by End
 	ended     bool
 	followers int
+	changed   chan struct{} // told (never blocking) when followers changes
+}
+
+// Changed says the number of followers has changed (ui.Config.Changed).
+func (b *Broadcast) Changed() <-chan struct{} { return b.changed }
+
+func (b *Broadcast) tell() {
+	select {
+	case b.changed <- struct{}{}:
+	default:
+	}
 }
 
 // resyncAfter is how far behind a follower may fall before it is told.
@@ -27,7 +38,7 @@ const resyncAfter = 64
 // NewBroadcast starts a broadcast with the steps the run already took (a
 // resumed session's past).
 func NewBroadcast(past []loop.Transition) *Broadcast {
-	return &Broadcast{log: append([]loop.Transition(nil), past...), wake: make(chan struct{})}
+	return &Broadcast{log: append([]loop.Transition(nil), past...), wake: make(chan struct{}), changed: make(chan struct{}, 1)}
 }
 
 // Publish adds the instructor's latest transition. It never blocks on a
@@ -70,6 +81,7 @@ func (b *Broadcast) Follow() (f *Follower, past []loop.Transition) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.followers++
+	b.tell()
 	return &Follower{b: b, next: len(b.log)}, append([]loop.Transition(nil), b.log...)
 }
 
@@ -78,6 +90,7 @@ func (f *Follower) Close() {
 	f.once.Do(func() {
 		f.b.mu.Lock()
 		f.b.followers--
+		f.b.tell()
 		f.b.mu.Unlock()
 	})
 }

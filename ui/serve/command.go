@@ -133,8 +133,7 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 		return err
 	}
 	b := NewBroadcast(cfg.Runs[0].Past)
-	o.Broadcast, o.Instructor = b, cfg.Runs[0]
-	o.Instructor.Past = nil
+	o.Broadcast, o.Instructor = b, InstructorView(cfg.Runs[0])
 	s, err := New(o)
 	if err != nil {
 		return err
@@ -148,13 +147,14 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	fmt.Fprint(out, room.String())
 	for _, line := range strings.Split(strings.TrimSpace(room.String()), "\n") {
 		if !strings.Contains(line, "Ctrl-C") {
-			cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, strings.TrimSpace(line))
+			cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, strings.Join(strings.Fields(line), " "))
 		}
 	}
 	cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, "your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)")
 	cfg.Predict = o.Predict
 	cfg.OnTransition = b.Publish
 	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
+	cfg.Changed = b.Changed()
 	go s.Serve(ln)
 	err = ui.Run(ctx, cfg)
 	b.End()

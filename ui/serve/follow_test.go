@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -106,7 +107,9 @@ func TestFollowTheInstructorOverSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := NewBroadcast(nil)
-	r.srv.opts.Broadcast, r.srv.opts.Instructor = b, cfg.Runs[0]
+	r.srv.opts.Broadcast, r.srv.opts.Instructor = b, InstructorView(cfg.Runs[0])
+	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
+	cfg.Changed = b.Changed()
 	var mu sync.Mutex
 	var sent []int
 	cfg.OnTransition = func(t loop.Transition) { mu.Lock(); sent = append(sent, t.Seq); mu.Unlock(); b.Publish(t) }
@@ -127,7 +130,7 @@ func TestFollowTheInstructorOverSSH(t *testing.T) {
 	p.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}})
 	for _, f := range followers {
 		f.waitFor("answer delivered to ui")
-		f.waitFor("state WAITING_FOR_EVENT")
+		f.waitFor("state WAITING_FOR_EVENT  iter 3/10  gemini gemini-2.5-flash")
 	}
 	// A follower's keys reach nobody: typing is refused on their screen.
 	followers[0].keys("x")

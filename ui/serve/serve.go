@@ -76,7 +76,7 @@ type Options struct {
 	// FollowUser; nil when nobody instructs.
 	Broadcast *Broadcast
 	// Instructor describes the instructor's run to its followers (banner,
-	// backend, sandbox).
+	// backend, provider): InstructorView makes it.
 	Instructor ui.RunConfig
 }
 
@@ -315,7 +315,6 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler) {
 	f, past := b.Follow()
 	defer f.Close()
 	rc := s.opts.Instructor
-	rc.Engine, rc.Person, rc.Onto, rc.Exchanges, rc.Notes = nil, nil, nil, nil, nil
 	rc.Past = past
 	cfg := ui.Config{
 		Runs:    []ui.RunConfig{rc},
@@ -327,6 +326,19 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler) {
 	defer cancel()
 	sess.Context().SetValue(learnerState, &learner{id: id, cfg: cfg, ctx: ctx, cancel: cancel, follower: true})
 	next(sess)
+}
+
+// InstructorView is what followers are told of the instructor's run rc:
+// its static facts, read once before the room opens, and no engine.
+func InstructorView(rc ui.RunConfig) ui.RunConfig {
+	if e := rc.Engine; e != nil {
+		if p := e.Provider(); p != nil {
+			rc.Provider, rc.Model = p.Name(), p.Model()
+		}
+		rc.MaxIterations = e.MaxIterations()
+	}
+	rc.Engine, rc.Person, rc.Onto, rc.Exchanges, rc.Notes, rc.Past = nil, nil, nil, nil, nil, nil
+	return rc
 }
 
 // enter takes a place in the room for learner id, or says why not.
