@@ -53,6 +53,8 @@ func TestPredictModeAsksThenScores(t *testing.T) {
 		t.Fatalf("last History entry %q", n[len(n)-1].text)
 	}
 
+	h.press("i")
+	contains(t, h.plainView(), "predict mode: space steps one transition")
 	h.press("c")
 	contains(t, h.plainView(), "predict mode: space steps one transition")
 	if h.m.runs[0].live.state != loop.ExecutingTool {
