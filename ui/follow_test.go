@@ -115,6 +115,8 @@ func TestFollowerIsReadOnlyAndCatchesUp(t *testing.T) {
 	if n := len(f.m.runs[0].live.steps); n != len(sent) {
 		t.Fatalf("the follower has %d steps, want %d", n, len(sent))
 	}
+	contains(t, f.plainView(), "space catches up")
+	notContains(t, f.plainView(), "f forks")
 	f.press("space")
 	if f.m.runs[0].live.travelling() {
 		t.Fatal("space did not catch up")

@@ -159,3 +159,13 @@ func TestFollowWithoutAnInstructor(t *testing.T) {
 	tm.waitFor("nobody is instructing in this room")
 	tm.waitEnd()
 }
+
+// Followers take places in the room like learners do.
+func TestFollowersCountTowardTheRoom(t *testing.T) {
+	r := newRoom(t, Options{MaxLearners: 1})
+	r.srv.opts.Broadcast = NewBroadcast(nil)
+	r.learn(FollowUser).waitFor("FOLLOWING the instructor")
+	late := r.learn("ada")
+	late.waitFor("the room is full (1 learners connected, the limit)")
+	late.waitEnd()
+}
