@@ -120,6 +120,7 @@ func New(cfg Config) Model {
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(th.Warning))
 	m.addWelcome()
 	for i, r := range m.runs {
+		r.session = cfg.Session
 		r.observe, r.status = cfg.OnTransition, cfg.Status
 		if cfg.Follow != nil {
 			for _, t := range runs[i].Past {
@@ -242,8 +243,16 @@ func newInput(th theme.Theme) textarea.Model {
 }
 
 // Init starts nothing but reading back, for a resumed session, the payload
-// of the step shown: the learner types first.
-func (m Model) Init() tea.Cmd { return tea.Batch(m.fetchPayloads(), m.followCmd(), m.changedCmd()) }
+// of the step shown, and measuring the session's size: the learner types
+// first. A follower starts listening to the run it follows; a glass box
+// with a status segment, to what changes it.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd()}
+	for _, r := range m.runs {
+		cmds = append(cmds, r.measureSize(true)) // for the health line
+	}
+	return tea.Batch(cmds...)
+}
 
 // Update routes each message to the handler for its concern: the run a
 // step message names, the key router, the layout.
