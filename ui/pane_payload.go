@@ -81,24 +81,39 @@ func (c payloadComponent) payloadView(lk look, in rect) ([]string, string) {
 // them) and the pane's title info.
 func (c payloadComponent) payloadLines(lk look, in rect) ([]string, string) {
 	r := c.r
-	if r.busy && r.inflight != nil && !r.live.travelling() {
-		return c.livePayloadLines(lk, in)
-	}
-	if r.busy && len(r.liveFrames) > 0 && !r.live.travelling() {
-		seq := 1
-		if n := len(r.live.steps); n > 0 {
-			seq = r.live.steps[n-1].t.Seq + 1
+	if r.busy && !r.live.travelling() {
+		if r.inflight != nil {
+			return c.livePayloadLines(lk, in)
 		}
-		lines, info := c.mcpLines(lk, in, seq, r.liveFrames)
-		return lines, "live · " + info
+		if len(r.liveFrames) > 0 {
+			return c.liveMCPLines(lk, in)
+		}
 	}
-	sel := r.live.selectedIndex()
 	if s := r.live.selected(); s != nil && len(s.t.MCP) > 0 {
 		return c.mcpLines(lk, in, s.t.Seq, s.t.MCP)
 	}
 	if s := r.live.selected(); s != nil && s.preview != nil && s.t.Edge == loop.EdgeContextReady {
 		return c.previewLines(lk, in, s.preview)
 	}
+	return c.exchangeLines(lk, in)
+}
+
+// liveMCPLines are the MCP frames of the step in work, as they arrive.
+func (c payloadComponent) liveMCPLines(lk look, in rect) ([]string, string) {
+	r := c.r
+	seq := 1
+	if n := len(r.live.steps); n > 0 {
+		seq = r.live.steps[n-1].t.Seq + 1
+	}
+	lines, info := c.mcpLines(lk, in, seq, r.liveFrames)
+	return lines, "live · " + info
+}
+
+// exchangeLines shows the HTTP exchange of the model call the selected
+// step belongs to, or says why there is none to show.
+func (c payloadComponent) exchangeLines(lk look, in rect) ([]string, string) {
+	r := c.r
+	sel := r.live.selectedIndex()
 	es := r.live.exchangeStep(sel)
 	if es < 0 {
 		return c.payloadHint(lk, in.w), ""

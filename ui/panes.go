@@ -92,14 +92,52 @@ func isAre(n int) string {
 // last latency, tokens, context size and the run's health. When the terminal is narrow the
 // least important segments go first.
 func (r *runView) statusView(lk look, w int) string {
-	th := lk.th
-	seg := func(k, v string) string {
-		return th.StatusKey.Render(" "+k+" ") + th.StatusBar.Render(v+" ")
+	line, whole := r.statusLine(lk, w)
+	if !whole {
+		return fitStyled(lk.th.StatusBar, line, w) // no room left for the health
 	}
+	// Last and lowest: the run's health in the room that is left, its parts
+	// falling from the end as the room shrinks (the help overlay has it in
+	// full).
+	room := w - ansi.StringWidth(line) - ansi.StringWidth(lk.statusSegment("health", ""))
+	if v := fitHealth(r.live.healthLine, room); v != "" {
+		line += lk.statusSegment("health", v)
+	}
+	return fitStyled(lk.th.StatusBar, line, w)
+}
+
+// statusSegment is one labelled segment of the status bar.
+func (lk look) statusSegment(k, v string) string {
+	return lk.th.StatusKey.Render(" "+k+" ") + lk.th.StatusBar.Render(v+" ")
+}
+
+// statusLine is the status bar's segments that fit in w; whole says none
+// had to go. The backend's reason is shown only when every segment fits
+// with it.
+func (r *runView) statusLine(lk look, w int) (line string, whole bool) {
 	backend := strings.ToUpper(r.backend)
 	if backend == "" {
 		backend = "?"
 	}
+	parts, backendAt := r.statusParts(lk, backend)
+	if r.reason != "" {
+		withReason := slices.Clone(parts)
+		withReason[backendAt] = lk.statusSegment("backend", backend+" ("+r.reason+")")
+		if l := strings.Join(withReason, ""); ansi.StringWidth(l) <= w {
+			return l, true
+		}
+	}
+	all := len(parts)
+	for len(parts) > 1 && ansi.StringWidth(strings.Join(parts, "")) > w {
+		parts = parts[:len(parts)-1]
+	}
+	return strings.Join(parts, ""), len(parts) == all
+}
+
+// statusParts are the status bar's segments in order of importance (the
+// later ones are dropped first), and where the backend's is among them.
+func (r *runView) statusParts(lk look, backend string) (parts []string, backendAt int) {
+	seg := lk.statusSegment
 	state, t := r.shownState()
 	iteration := r.live.iteration
 	if t != nil && r.live.travelling() {
@@ -110,17 +148,8 @@ func (r *runView) statusView(lk look, w int) string {
 	if tot.hasLatency {
 		latency = fmt.Sprintf("%d ms", tot.lastLatencyMS)
 	}
-	// In order of importance; the later ones are dropped first.
-	parts := []string{}
-	switch {
-	case r.viewing != nil:
-		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ abandoned branch · step %d/%d · B ", r.live.selectedIndex()+1, len(r.live.steps))))
-	case r.live.travelling():
-		hint := "f forks"
-		if r.eng == nil {
-			hint = "space catches up" // a followed run: nothing forks here
-		}
-		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · %s ", r.live.selectedIndex()+1, len(r.live.steps), hint)))
+	if travel := r.travelSegment(lk); travel != "" {
+		parts = append(parts, travel)
 	}
 	if r.status != nil {
 		if k, v := r.status(); k != "" {
@@ -130,12 +159,17 @@ func (r *runView) statusView(lk look, w int) string {
 	if r.predict != "" {
 		parts = append(parts, seg("predict", r.predict))
 	}
+	parts = append(parts, seg("state", r.stateLabel(lk, state)))
+	if r.live.queued > 0 {
+		// Right after the state: an event waiting is what space acts on next.
+		parts = append(parts, seg("queue", fmt.Sprintf("%d event%s", r.live.queued, plural(r.live.queued))))
+	}
 	parts = append(parts,
-		seg("state", r.stateLabel(lk, state)),
 		seg("iter", fmt.Sprintf("%d/%d", iteration, r.maxIter)),
 		seg(r.provider, r.model),
-		seg("backend", backend),
 	)
+	backendAt = len(parts)
+	parts = append(parts, seg("backend", backend))
 	if on, _, ok := strings.Cut(lk.sandbox, " — "); ok {
 		parts = append(parts, seg("sandbox", on))
 	}
@@ -144,47 +178,39 @@ func (r *runView) statusView(lk look, w int) string {
 		seg("tokens", fmt.Sprintf("%d in / %d out", tot.tokensIn, tot.tokensOut)),
 		seg("context", fmt.Sprintf("%d msg%s ≈%s tok", tot.messages, plural(tot.messages), approxTokens(tot.chars))),
 	)
-	if r.live.queued > 0 {
-		// Right after the state: an event waiting is what space acts on next.
-		afterState := slices.Index(parts, seg("state", r.stateLabel(lk, state))) + 1
-		parts = slices.Insert(parts, afterState, seg("queue", fmt.Sprintf("%d event%s", r.live.queued, plural(r.live.queued))))
-	}
-	line := ""
-	if r.reason != "" {
-		withReason := slices.Clone(parts)
-		i := slices.Index(parts, seg("backend", backend))
-		withReason[i] = seg("backend", backend+" ("+r.reason+")")
-		if l := strings.Join(withReason, ""); ansi.StringWidth(l) <= w {
-			line = l
+	return parts, backendAt
+}
+
+// travelSegment is the status bar's first segment when the run shows a
+// past step or an abandoned branch, and what to press there; "" otherwise.
+func (r *runView) travelSegment(lk look) string {
+	switch {
+	case r.viewing != nil:
+		return lk.th.Current.Render(fmt.Sprintf(" ◀ abandoned branch · step %d/%d · B ", r.live.selectedIndex()+1, len(r.live.steps)))
+	case r.live.travelling():
+		hint := "f forks"
+		if r.eng == nil {
+			hint = "space catches up" // a followed run: nothing forks here
 		}
+		return lk.th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · %s ", r.live.selectedIndex()+1, len(r.live.steps), hint))
 	}
-	if line == "" {
-		all := len(parts)
-		for len(parts) > 1 && ansi.StringWidth(strings.Join(parts, "")) > w {
-			parts = parts[:len(parts)-1]
-		}
-		line = strings.Join(parts, "")
-		if len(parts) < all {
-			return fitStyled(th.StatusBar, line, w) // no room left for the health
-		}
+	return ""
+}
+
+// fitHealth drops the health line's parts from the end until it fits in
+// room; "" when not even its first part fits.
+func fitHealth(v string, room int) string {
+	if room <= 0 {
+		return ""
 	}
-	// Last and lowest: the run's health in the room that is left, its parts
-	// falling from the end as the room shrinks (the help overlay has it in
-	// full).
-	room := w - ansi.StringWidth(line) - ansi.StringWidth(seg("health", ""))
-	v := r.live.healthLine
-	for room > 0 && ansi.StringWidth(v) > room {
+	for ansi.StringWidth(v) > room {
 		i := strings.LastIndex(v, " · ")
 		if i < 0 {
-			v = ""
-			break
+			return ""
 		}
 		v = v[:i]
 	}
-	if room > 0 && v != "" {
-		line += seg("health", v)
-	}
-	return fitStyled(th.StatusBar, line, w)
+	return v
 }
 
 // stateLabel is the state for the status bar, with the spinner while a

@@ -134,15 +134,26 @@ func (m *Model) scoreLesson(name string) {
 
 // edgeReason is the one-line reason a step took its edge, from its record.
 func edgeReason(t loop.Transition) string {
-	toolNames := func() string {
-		var names []string
-		if t.LLM != nil {
-			for _, c := range t.LLM.ToolCalls {
-				names = append(names, c.Name)
-			}
+	switch t.Edge {
+	case loop.EdgeToolCall:
+		return "the model asked for a tool: " + toolNames(t)
+	case loop.EdgeMalformedResponse:
+		return withError(t, "the reply could not be read as a tool call or an answer")
+	case loop.EdgeLLMFailure:
+		return withError(t, "the provider failed")
+	case loop.EdgeToolFailure:
+		return withError(t, "the tool failed")
+	case loop.EdgeAllow, loop.EdgeDeny, loop.EdgeConfirmRequired:
+		if d := t.Decision; d != nil {
+			return fmt.Sprintf("rule %s: %s", d.Rule, d.Reason)
 		}
-		return strings.Join(names, ", ")
 	}
+	return plainEdgeReason(t)
+}
+
+// plainEdgeReason is the reason of an edge whose record adds nothing to it;
+// any other edge is explained by the state it leads to.
+func plainEdgeReason(t loop.Transition) string {
 	switch t.Edge {
 	case loop.EdgeNewEvent:
 		return "an event was waiting in the queue"
@@ -150,37 +161,36 @@ func edgeReason(t loop.Transition) string {
 		return "the context is assembled and the iteration limit is not reached"
 	case loop.EdgeMaxIterations:
 		return "the event used up its model calls (the iteration limit)"
-	case loop.EdgeToolCall:
-		return "the model asked for a tool: " + toolNames()
 	case loop.EdgeFinalAnswer:
 		return "the model answered in text, with no tool call"
-	case loop.EdgeMalformedResponse:
-		if t.Error != nil {
-			return "the reply could not be read as a tool call or an answer: " + t.Error.Message
-		}
-		return "the reply could not be read as a tool call or an answer"
-	case loop.EdgeLLMFailure:
-		if t.Error != nil {
-			return "the provider failed: " + t.Error.Message
-		}
-		return "the provider failed"
-	case loop.EdgeAllow, loop.EdgeDeny, loop.EdgeConfirmRequired:
-		if d := t.Decision; d != nil {
-			return fmt.Sprintf("rule %s: %s", d.Rule, d.Reason)
-		}
 	case loop.EdgeToolSuccess:
 		return "the tool ran and returned its result"
-	case loop.EdgeToolFailure:
-		if t.Error != nil {
-			return "the tool failed: " + t.Error.Message
-		}
-		return "the tool failed"
 	case loop.EdgeNextToolCall:
 		return "the reply has another tool call waiting"
 	case loop.EdgeObserved:
 		return "every tool call of the reply is done: back to the model"
 	}
 	return loop.Explain(t.To)
+}
+
+// withError adds the step's error message, when it has one, to a reason.
+func withError(t loop.Transition, reason string) string {
+	if t.Error != nil {
+		return reason + ": " + t.Error.Message
+	}
+	return reason
+}
+
+// toolNames are the tools the step's model call asked for, comma-separated.
+func toolNames(t loop.Transition) string {
+	if t.LLM == nil {
+		return ""
+	}
+	var names []string
+	for _, c := range t.LLM.ToolCalls {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 // predictDialog asks for the edge the learner expects.

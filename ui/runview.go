@@ -311,14 +311,29 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 		return nil
 	case sessionSizeMsg:
 		return r.sizeMeasured(msg)
-
 	case previewMsg:
-		if n := len(r.live.steps); n > 0 && r.live.steps[n-1].t.Edge == loop.EdgeContextReady {
-			r.live.steps[n-1].preview = msg.preview
-		}
+		r.previewed(msg)
 		return nil
 	case personRequestMsg:
 		return r.handlePersonRequest(msg.req)
+	}
+	r.heard(msg)
+	return r.await()
+}
+
+// previewed keeps the request a context_ready step assembled, for the Raw
+// payload pane to show before it is sent.
+func (r *runView) previewed(msg previewMsg) {
+	if n := len(r.live.steps); n > 0 && r.live.steps[n-1].t.Edge == loop.EdgeContextReady {
+		r.live.steps[n-1].preview = msg.preview
+	}
+}
+
+// heard takes in what the engine told while the step runs (see hear): a
+// retry's wait, an MCP frame, the model call's request and each piece of
+// its response.
+func (r *runView) heard(msg runMsg) {
+	switch msg := msg.(type) {
 	case retryMsg:
 		rt := msg.retry
 		what := rt.Reason
@@ -338,7 +353,6 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 			r.inflight = &ex
 		}
 	}
-	return r.await()
 }
 
 // hear turns what the engine tells during a step into the run's typed

@@ -380,25 +380,7 @@ func facts(t loop.Transition, c clean) []fact {
 		add("Event data", ev.Data, true)
 	}
 	if l := t.LLM; l != nil {
-		add("Model call", fmt.Sprintf("%s · %s · %s (%s)", l.Provider, l.Model, l.Backend, l.BackendReason), false)
-		add("Stop reason", fmt.Sprintf("%s (finish reason %s)", l.StopReason, l.FinishReason), false)
-		add("Tokens", fmt.Sprintf("%d in, %d out", l.Usage.InputTokens, l.Usage.OutputTokens), false)
-		add("Timing", fmt.Sprintf("latency %d ms, whole call %d ms, HTTP %d", l.LatencyMS, l.TotalMS, l.HTTPStatus), false)
-		for _, r := range l.Retries {
-			add("Retry", fmt.Sprintf("attempt %d: %s (HTTP %d) after %d ms, waited %d ms", r.Attempt, r.Reason, r.Status, r.LatencyMS, r.WaitMS), false)
-		}
-		if l.Thought != "" {
-			add("Thought", l.Thought, true)
-		}
-		if l.Text != "" {
-			add("Text", l.Text, true)
-		}
-		for _, tc := range l.ToolCalls {
-			add("Tool call", tc.Name+" "+string(tc.Args), true)
-		}
-		for _, d := range l.Divergences {
-			add("Divergence", d, false)
-		}
+		llmFacts(l, add)
 	}
 	if t.Edited {
 		add("What-if", "a person replaced the context before it was sent", false)
@@ -410,15 +392,7 @@ func facts(t loop.Transition, c clean) []fact {
 		add("Decision", fmt.Sprintf("%s — rule %s: %s", d.Verdict, d.Rule, d.Reason), false)
 	}
 	if r := t.Result; r != nil {
-		state := "ok"
-		if r.IsError {
-			state = "error"
-		}
-		add("Result", fmt.Sprintf("%s in %d ms", state, r.DurationMS), false)
-		if r.Sandbox != "" {
-			add("Sandbox", r.Sandbox, false)
-		}
-		add("Result content", r.Content, true)
+		resultFacts(r, add)
 	}
 	if e := t.Error; e != nil {
 		add("Error", e.Kind, false)
@@ -429,6 +403,45 @@ func facts(t loop.Transition, c clean) []fact {
 		add("Output", o.Text, true)
 	}
 	return out
+}
+
+// addFact records one labelled entry of a step's facts.
+type addFact func(label, text string, block bool)
+
+// llmFacts are the facts of a step's model call.
+func llmFacts(l *loop.LLMRecord, add addFact) {
+	add("Model call", fmt.Sprintf("%s · %s · %s (%s)", l.Provider, l.Model, l.Backend, l.BackendReason), false)
+	add("Stop reason", fmt.Sprintf("%s (finish reason %s)", l.StopReason, l.FinishReason), false)
+	add("Tokens", fmt.Sprintf("%d in, %d out", l.Usage.InputTokens, l.Usage.OutputTokens), false)
+	add("Timing", fmt.Sprintf("latency %d ms, whole call %d ms, HTTP %d", l.LatencyMS, l.TotalMS, l.HTTPStatus), false)
+	for _, r := range l.Retries {
+		add("Retry", fmt.Sprintf("attempt %d: %s (HTTP %d) after %d ms, waited %d ms", r.Attempt, r.Reason, r.Status, r.LatencyMS, r.WaitMS), false)
+	}
+	if l.Thought != "" {
+		add("Thought", l.Thought, true)
+	}
+	if l.Text != "" {
+		add("Text", l.Text, true)
+	}
+	for _, tc := range l.ToolCalls {
+		add("Tool call", tc.Name+" "+string(tc.Args), true)
+	}
+	for _, d := range l.Divergences {
+		add("Divergence", d, false)
+	}
+}
+
+// resultFacts are the facts of a tool's result.
+func resultFacts(r *loop.ResultRecord, add addFact) {
+	state := "ok"
+	if r.IsError {
+		state = "error"
+	}
+	add("Result", fmt.Sprintf("%s in %d ms", state, r.DurationMS), false)
+	if r.Sandbox != "" {
+		add("Sandbox", r.Sandbox, false)
+	}
+	add("Result content", r.Content, true)
 }
 
 func callOf(pc loop.PendingCall, c clean) call {
