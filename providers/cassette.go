@@ -110,12 +110,17 @@ type CassetteWriter struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
+	mask *Masker
 }
 
 // NewCassetteWriter creates (or truncates) the cassette at path and writes
 // its header. A zero RecordedAt is set to now; Version is always
 // CassetteVersion.
-func NewCassetteWriter(path string, h CassetteHeader) (*CassetteWriter, error) {
+//
+// secrets are masked in every exchange written (Masker.Exchange: each field,
+// and a streamed body as the whole it reassembles into), over what the wire
+// capture already masked.
+func NewCassetteWriter(path string, h CassetteHeader, secrets ...string) (*CassetteWriter, error) {
 	h.Version = CassetteVersion
 	if h.RecordedAt.IsZero() {
 		h.RecordedAt = time.Now().UTC().Truncate(time.Second)
@@ -124,7 +129,7 @@ func NewCassetteWriter(path string, h CassetteHeader) (*CassetteWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create cassette %s: %w", path, err)
 	}
-	w := &CassetteWriter{f: f, path: path}
+	w := &CassetteWriter{f: f, path: path, mask: NewMasker(secrets...)}
 	if err := w.writeLine(h); err != nil {
 		f.Close()
 		return nil, err
@@ -134,7 +139,7 @@ func NewCassetteWriter(path string, h CassetteHeader) (*CassetteWriter, error) {
 
 // Write appends one exchange.
 func (w *CassetteWriter) Write(ex Exchange) error {
-	return w.writeLine(newExchangeJSON(ex))
+	return w.writeLine(newExchangeJSON(w.mask.Exchange(ex)))
 }
 
 func (w *CassetteWriter) writeLine(v any) error {

@@ -1,0 +1,234 @@
+package providers
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Exchange returns x with every secret masked in every field — the URL,
+// each header, both bodies, the error — and in a streamed response as the
+// whole it reassembles into: a key a model wrote across two NDJSON or SSE
+// events ("sk-ab" in one chunk's content, "cd…" in the next) is found in
+// the concatenated text of each field and masked in both pieces, so that no
+// chunk keeps a part of it.
+func (m *Masker) Exchange(x Exchange) Exchange {
+	if m.Empty() {
+		return x
+	}
+	x.URL = m.Mask(x.URL)
+	x.RequestHeaders = m.headerMap(x.RequestHeaders)
+	x.ResponseHeaders = m.headerMap(x.ResponseHeaders)
+	if len(x.WireHeaders) > 0 {
+		wh := slices.Clone(x.WireHeaders)
+		for i := range wh {
+			wh[i].Value = m.Mask(wh[i].Value)
+		}
+		x.WireHeaders = wh
+	}
+	x.RequestBody = m.stream([][]byte{x.RequestBody})[0]
+	x.ResponseBody = m.stream([][]byte{x.ResponseBody})[0]
+	if len(x.Chunks) > 0 {
+		pieces := make([][]byte, len(x.Chunks))
+		for i, c := range x.Chunks {
+			pieces[i] = c.Data
+		}
+		pieces = m.stream(pieces)
+		chunks := slices.Clone(x.Chunks)
+		for i := range chunks {
+			chunks[i].Data = pieces[i]
+		}
+		x.Chunks = chunks
+	}
+	x.Err, x.Divergence = m.Mask(x.Err), m.Mask(x.Divergence)
+	return x
+}
+
+func (m *Masker) headerMap(h map[string][]string) map[string][]string {
+	if len(h) == 0 {
+		return h
+	}
+	out := make(map[string][]string, len(h))
+	for k, vs := range h {
+		vs = slices.Clone(vs)
+		for i := range vs {
+			vs[i] = m.Mask(vs[i])
+		}
+		out[k] = vs
+	}
+	return out
+}
+
+// stream masks a body that arrived in pieces as one: the secrets are found
+// in the pieces' concatenation — and in the text each JSON field of its
+// events adds up to — and each piece gets its share of the masking, with
+// the mark in every piece that held a part.
+func (m *Masker) stream(pieces [][]byte) [][]byte {
+	body := bytes.Join(pieces, nil)
+	if len(body) == 0 {
+		return pieces
+	}
+	spans := m.find(body)
+	spans = append(spans, m.eventFieldSpans(body)...)
+	if len(spans) == 0 {
+		return pieces
+	}
+	spans = merge(body, spans)
+	out := make([][]byte, len(pieces))
+	start := 0
+	for i, p := range pieces {
+		end := start + len(p)
+		var b []byte
+		pos := start
+		for _, s := range spans {
+			if s.end <= start || s.start >= end {
+				continue
+			}
+			from, to := max(s.start, start), min(s.end, end)
+			b = append(b, body[pos:from]...)
+			b = append(b, RedactedMark...)
+			pos = to
+		}
+		out[i] = append(b, body[pos:end]...)
+		start = end
+	}
+	return out
+}
+
+// eventFieldSpans finds secrets spread over the events of a stream: for
+// each JSON event (an NDJSON line, or an SSE "data:" line), the raw text of
+// every string field is appended to that field's running text (by its path:
+// message.content, candidates.0.content.parts.0.text); a secret found in a
+// running text is mapped back to the pieces of the body it came from.
+func (m *Masker) eventFieldSpans(body []byte) []span {
+	if !bytes.Contains(body, []byte("\n")) {
+		return nil
+	}
+	type piece struct{ bodyStart, textStart, n int }
+	type field struct {
+		text   []byte
+		pieces []piece
+	}
+	fields := map[string]*field{}
+	var order []string
+	for lineStart := 0; lineStart < len(body); {
+		end := bytes.IndexByte(body[lineStart:], '\n')
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += lineStart
+		}
+		line := body[lineStart:end]
+		off := lineStart
+		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			off += len(line) - len(rest)
+			line = rest
+		}
+		if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '{' {
+			off += len(line) - len(t)
+			jsonStrings(t, func(path string, start, end int) {
+				f := fields[path]
+				if f == nil {
+					f = &field{}
+					fields[path] = f
+					order = append(order, path)
+				}
+				f.pieces = append(f.pieces, piece{bodyStart: off + start, textStart: len(f.text), n: end - start})
+				f.text = append(f.text, t[start:end]...)
+			})
+		}
+		lineStart = end + 1
+	}
+	var spans []span
+	for _, path := range order {
+		f := fields[path]
+		if len(f.pieces) < 2 {
+			continue // one piece: find saw it whole in the body
+		}
+		for _, s := range m.find(f.text) {
+			for _, p := range f.pieces {
+				from, to := max(s.start, p.textStart), min(s.end, p.textStart+p.n)
+				if from < to {
+					spans = append(spans, span{p.bodyStart + from - p.textStart, p.bodyStart + to - p.textStart})
+				}
+			}
+		}
+	}
+	return spans
+}
+
+// jsonLevel is one open object or array on the way to a value.
+type jsonLevel struct {
+	object bool
+	key    string
+	index  int
+	want   bool // object: the next string is a key
+}
+
+// afterValue moves a level past one value: an object waits for its next
+// key, an array counts the element.
+func afterValue(l *jsonLevel) {
+	if l.object {
+		l.want = true
+	} else {
+		l.index++
+	}
+}
+
+// jsonStrings calls fn with the path and the raw range (inside the quotes)
+// of every string value in the JSON document doc.
+func jsonStrings(doc []byte, fn func(path string, start, end int)) {
+	d := json.NewDecoder(bytes.NewReader(doc))
+	var stack []jsonLevel
+	path := func() string {
+		parts := make([]string, 0, len(stack))
+		for _, l := range stack {
+			if l.object {
+				parts = append(parts, l.key)
+			} else {
+				parts = append(parts, strconv.Itoa(l.index))
+			}
+		}
+		return strings.Join(parts, ".")
+	}
+	for {
+		before := int(d.InputOffset())
+		tok, err := d.Token()
+		if err != nil {
+			return
+		}
+		after := int(d.InputOffset())
+		var top *jsonLevel
+		if len(stack) > 0 {
+			top = &stack[len(stack)-1]
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, jsonLevel{object: true, want: true})
+			case '[':
+				stack = append(stack, jsonLevel{})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 {
+					afterValue(&stack[len(stack)-1])
+				}
+			}
+			continue
+		case string:
+			if top != nil && top.object && top.want {
+				top.key, top.want = v, false
+				continue
+			}
+			if q := bytes.IndexByte(doc[before:after], '"'); q >= 0 && after-1 > before+q {
+				fn(path(), before+q+1, after-1)
+			}
+		}
+		if top != nil {
+			afterValue(top)
+		}
+	}
+}
