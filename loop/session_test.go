@@ -21,6 +21,7 @@ import (
 // session file.
 type sessionRig struct {
 	dir, path string
+	key       *session.Key // this user's sealing key
 	ws        *tools.Workspace
 	w         *session.Writer
 	provider  *scriptedProvider
@@ -48,6 +49,10 @@ func newSessionRig(t *testing.T, replies ...reply) *sessionRig {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if r.key, err = session.LoadKey(filepath.Join(r.dir, "state")); err != nil {
+		t.Fatal(err)
+	}
+	r.w.Guard(r.key, nil)
 	r.engine = r.newEngine(t)
 	r.engine.SetJournal(NewJournal(r.w, "", r.ws.Root()))
 	return r
@@ -96,6 +101,7 @@ func (r *sessionRig) reopen(t *testing.T) (*Engine, string) {
 	if r.w, err = session.Append(f); err != nil {
 		t.Fatal(err)
 	}
+	r.w.Guard(r.key, nil)
 	e, recovery, err := Resume(r.config(), rl, NewJournal(r.w, "", r.ws.Root()))
 	if err != nil {
 		t.Fatal(err)

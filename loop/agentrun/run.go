@@ -144,9 +144,13 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	}
 
 	dialect, _ := c.Dialect() // Validate checked it
+	var recordTemp string
+	if c.Record != "" {
+		recordTemp = recordTempDir(os.Getenv)
+	}
 	r.Backend, err = backend.Choose(ctx, backend.Options{
 		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
-		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, Env: c.Env,
+		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, RecordTemp: recordTemp, Env: c.Env,
 	})
 	if err != nil {
 		if errors.Is(err, backend.ErrWrongDialect) {

@@ -193,13 +193,21 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 	if c.Onto != "" && len(f.Runs) > 1 {
 		return nil, fmt.Errorf("%w: --provider/--tool-mode with --resume continue one run on another dialect; %s holds the two runs of a comparison", ErrUsage, path)
 	}
+	if c.Workspace != "" && len(f.Runs) > 1 {
+		return nil, fmt.Errorf("%w: --workspace with --resume names the folder of one run; %s holds the two runs of a comparison, each in its own folder beside it", ErrUsage, path)
+	}
 	var configs []Config
 	for _, rl := range f.Runs {
-		rc, err := resumedConfig(c, rl.Info)
+		rc, err := resumedConfig(c, path, rl.Info)
 		if err != nil {
 			return nil, err
 		}
 		configs = append(configs, rc)
+	}
+	for _, rc := range configs {
+		if err := checkOutputs(rc.outputs(), rc.inputsOf(path)); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
 	}
 	runs, err := openRuns(ctx, configs, person)
 	if err != nil {
@@ -263,7 +271,13 @@ func prefixName(name string) string {
 // resumedConfig is the Config of a run as the session's header recorded
 // it, with the person's flags where they apply (--yes, --trace, --json,
 // --record, and the backend when --offline, --live or --replay is given).
-func resumedConfig(c Config, info session.RunInfo) (Config, error) {
+//
+// A session file is untrusted input (anyone can write one, or hand one to
+// a learner): what could widen what commands may do is never taken from
+// it. Its workspace is used only if it is the session's own folder
+// (sessionWorkspace), and a policy file it names is used only when the
+// person names it again with --policy.
+func resumedConfig(c Config, path string, info session.RunInfo) (Config, error) {
 	rc := c
 	rc.Resume, rc.From, rc.Onto = "", -1, ""
 	rc.Compare, rc.Name = nil, info.Name
@@ -272,8 +286,17 @@ func resumedConfig(c Config, info session.RunInfo) (Config, error) {
 		rc.Lesson = info.Lesson
 	}
 	rc.MaxIterations = info.MaxIterations
-	rc.Policy = info.Policy
-	rc.Workspace, rc.CopyWorkspace, rc.KeepWorkspace = info.Workspace, false, ""
+	if rc.MaxIterations < 1 {
+		return rc, fmt.Errorf("%w: the session %s says max_iterations %d; it has been edited or is damaged", ErrUsage, path, info.MaxIterations)
+	}
+	if info.Policy != "" && c.Policy == "" {
+		return rc, fmt.Errorf("%w: the session %s ran under the policy file %s; glassbox never takes rules from a session file. To go on under them, name the file yourself: glassbox --resume %s --policy %s", ErrUsage, path, info.Policy, path, info.Policy)
+	}
+	ws, err := sessionWorkspace(path, info, c.Workspace)
+	if err != nil {
+		return rc, err
+	}
+	rc.Workspace, rc.CopyWorkspace, rc.KeepWorkspace = ws, false, ""
 	if rc.Provider == "gemini" {
 		rc.ToolMode = ""
 	}
@@ -290,8 +313,8 @@ func resumedConfig(c Config, info session.RunInfo) (Config, error) {
 			rc.Replay = info.Replay
 		}
 	}
-	if _, err := os.Stat(info.Workspace); err != nil {
-		return rc, fmt.Errorf("%w: the session's workspace %s is gone (%v); a session can only continue on its files", ErrUsage, info.Workspace, err)
+	if _, err := os.Stat(rc.Workspace); err != nil {
+		return rc, fmt.Errorf("%w: the session's workspace %s is gone (%v); a session can only continue on its files", ErrUsage, rc.Workspace, err)
 	}
 	return rc, nil
 }
@@ -383,8 +406,6 @@ func checkSession(c Config) error {
 	switch {
 	case c.Session != "":
 		return errors.New("--resume continues the session in its own file; leave --session out")
-	case c.Workspace != "":
-		return errors.New("--resume continues on the session's own workspace; leave --workspace out")
 	case len(c.Compare) > 0:
 		return errors.New("--resume reopens the runs the session holds; leave --compare out")
 	}
