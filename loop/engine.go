@@ -408,6 +408,11 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			}
 		}
 		t.Exchanges = exchanges
+		for i := range t.Exchanges {
+			// Over what the capture masked: every secret the run knows,
+			// a streamed body searched as the whole it adds up to.
+			t.Exchanges[i] = e.mask.Exchange(t.Exchanges[i])
+		}
 		if err == nil && resp == nil {
 			err = &providers.Error{Kind: providers.KindOther, Message: "the provider returned neither a response nor an error (a bug in the provider)"}
 		}
@@ -519,10 +524,18 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 func (e *Engine) masked(resp *providers.Response) (history.Message, *providers.ParseStep) {
 	msg := resp.Message
 	msg.Text, msg.Thought = e.mask.Mask(msg.Text), e.mask.Mask(msg.Thought)
+	if msg.Native != nil {
+		// The reply as the provider wrote it is kept and sent back to the
+		// model: a key in it (plain, \u-escaped, in a call's arguments)
+		// is masked there too.
+		native := *msg.Native
+		native.Data = json.RawMessage(e.mask.MaskJSON(native.Data))
+		msg.Native = &native
+	}
 	if len(msg.ToolCalls) > 0 {
 		calls := make([]history.ToolCall, len(msg.ToolCalls))
 		for i, c := range msg.ToolCalls {
-			c.Args = json.RawMessage(e.mask.Mask(string(c.Args))) // the mark holds no quote: JSON stays valid
+			c.Args = json.RawMessage(e.mask.MaskJSON(c.Args))
 			calls[i] = c
 		}
 		msg.ToolCalls = calls

@@ -4,16 +4,19 @@
 package agentrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -50,6 +53,7 @@ type Run struct {
 type traceFile struct {
 	mu     sync.Mutex
 	f      *os.File
+	mask   *providers.Masker
 	closed bool
 }
 
@@ -59,7 +63,19 @@ func (t *traceFile) write(fn func(io.Writer) error) {
 	if t.closed {
 		return
 	}
-	if err := fn(t.f); err != nil {
+	var line bytes.Buffer
+	err := fn(&line)
+	if err == nil {
+		// Each record is masked whole, over what the engine masked field
+		// by field: a reason or a message that quotes a secret too.
+		for _, rec := range bytes.SplitAfter(line.Bytes(), []byte("\n")) {
+			body := bytes.TrimSuffix(rec, []byte("\n"))
+			if _, err = t.f.Write(append(t.mask.MaskJSON(body), rec[len(body):]...)); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
 		log.Printf("glassbox: --trace: %v", err)
 	}
 }
@@ -120,6 +136,10 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		}
 		r.Temporary = true
 	}
+	// A .env in the workspace holds secrets glassbox did not read: they
+	// are masked like the environment's.
+	c.Env.Withheld = append(slices.Clone(c.Env.Withheld), workspaceSecrets(r.Workspace.Root())...)
+	r.Config = c
 	if r.Temporary {
 		// Only a folder glassbox made itself is ever removed.
 		root := r.Workspace.Root()
@@ -166,7 +186,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --trace: %v", ErrUsage, err)
 		}
-		r.trace = &traceFile{f: f}
+		r.trace = &traceFile{f: f, mask: providers.NewMasker(c.Env.Secrets()...)}
 		r.closers = append(r.closers, r.trace.close)
 		onTransition = func(t loop.Transition) { r.trace.write(func(w io.Writer) error { return loop.WriteJSON(w, t) }) }
 	}

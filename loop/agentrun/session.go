@@ -15,6 +15,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -126,7 +127,11 @@ func openSession(ctx context.Context, c Config, person func(name string) loop.Pe
 	if err != nil {
 		return nil, err
 	}
-	h := session.Header{Glassbox: c.Version, Started: time.Now().UTC(), Request: c.Request}
+	var secrets []string
+	for _, r := range runs {
+		secrets = append(secrets, r.Config.Env.Secrets()...)
+	}
+	h := session.Header{Glassbox: c.Version, Started: time.Now().UTC(), Request: providers.NewMasker(secrets...).Mask(c.Request)}
 	for _, r := range runs {
 		h.Runs = append(h.Runs, runInfo(r))
 	}
@@ -135,6 +140,7 @@ func openSession(ctx context.Context, c Config, person func(name string) loop.Pe
 		CloseAll(runs)
 		return nil, fmt.Errorf("%w: --session: %v", ErrUsage, err)
 	}
+	sessionGuard(w, runs)
 	s := &Session{Path: c.Session, writer: w}
 	for _, r := range runs {
 		j := loop.NewJournal(w, r.Config.Name, r.Workspace.Root())
@@ -222,6 +228,7 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 	if err != nil {
 		return nil, fmt.Errorf("reopening %s: %w", path, err)
 	}
+	sessionGuard(w, runs)
 	s := &Session{Path: path, Resumed: true, Warnings: f.Warnings, writer: w}
 	runs[len(runs)-1].closers = append([]func() error{w.Close}, runs[len(runs)-1].closers...)
 	for i, r := range runs {

@@ -2,11 +2,15 @@ package agentrun
 
 import (
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/history/session"
+	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // This file holds what glassbox refuses to trust or to overwrite: folders
@@ -233,4 +237,75 @@ func recordTempDir(getenv func(string) string) string {
 		return ""
 	}
 	return dir
+}
+
+// SecretsIn are the values to mask that the environment and the .env file
+// at dotEnv hold: every variable whose name or value looks secret
+// (providers.SecretValues), whether glassbox uses it or not — a command
+// that prints the .env, or an environment dumped by a model, must show
+// none of them.
+func SecretsIn(environ []string, dotEnv string) []string {
+	vars := slices.Clone(environ)
+	return providers.SecretValues(append(vars, dotEnvVars(dotEnv)...))
+}
+
+// dotEnvVars are every variable of a .env file as NAME=VALUE (none when it
+// is missing or unreadable: the config pipeline reports that).
+func dotEnvVars(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	all, err := parseDotEnv(io.LimitReader(f, dotEnvLimit+1))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for k, v := range all {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// workspaceSecrets are the secrets of the .env files at the top of a
+// workspace (.env, .env.local, …): glassbox did not read them, but a
+// command may print them, and a copy of the folder would keep them.
+func workspaceSecrets(root string) []string {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var vars []string
+	for _, e := range entries {
+		if name := e.Name(); e.Type().IsRegular() && (name == ".env" || strings.HasPrefix(name, ".env.")) {
+			vars = append(vars, dotEnvVars(filepath.Join(root, name))...)
+		}
+	}
+	return providers.SecretValues(vars)
+}
+
+// sessionGuard masks and seals what a session file keeps: the masker knows
+// every secret of every run; the key is this user's (nil when there is no
+// state folder: nothing is sealed, and a resumed session then trusts none
+// of its approvals).
+func sessionGuard(w *session.Writer, runs []*Run) *providers.Masker {
+	var secrets []string
+	for _, r := range runs {
+		secrets = append(secrets, r.Config.Env.Secrets()...)
+	}
+	mask := providers.NewMasker(secrets...)
+	var key *session.Key
+	if state, err := StateDir(os.Getenv); err == nil {
+		if key, err = session.LoadKey(state); err != nil {
+			log.Printf("glassbox: the key that seals approvals: %v; approvals in this session will be asked again after a resume", err)
+			key = nil
+		}
+	}
+	w.Guard(key, mask)
+	return mask
 }

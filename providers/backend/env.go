@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/providers/gemini"
@@ -17,6 +18,9 @@ type Env struct {
 	GeminiBaseURL string   // GOOGLE_GEMINI_BASE_URL; "" for Google's endpoint
 	OllamaHost    string   // the Ollama base URL
 	OllamaHostVar string   // OLLAMA_HOST, OLLAMA_BASE_URL or ollama.SourceDefault
+	// Withheld are the values of every other variable whose name or value
+	// looks secret (providers.SecretValues): masked too, never sent.
+	Withheld []string
 }
 
 // KeyVars are the variables that may hold a Gemini key (gemini.KeyVars).
@@ -45,7 +49,7 @@ func EnvFrom(lookup func(string) string) Env {
 }
 
 // Secrets are the values to mask in everything recorded or shown.
-func (e Env) Secrets() []string { return e.GeminiKeys }
+func (e Env) Secrets() []string { return append(slices.Clone(e.GeminiKeys), e.Withheld...) }
 
 // geminiDestination says where the key goes when it is not Google's own
 // endpoint: a .env or a classroom proxy may point it elsewhere, and the
