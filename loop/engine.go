@@ -115,6 +115,9 @@ type Engine struct {
 	cfg   Config
 	specs []history.ToolSpec
 	mask  *providers.Masker
+	// requests masks the request bodies of the exchanges, each the last
+	// one and a few more messages: what they share is searched once.
+	requests *providers.Conversation
 
 	mu        sync.Mutex // guards queue, submitted and outputs
 	queue     []Event
@@ -184,9 +187,11 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Sleep = sleepCtx
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
+	mask := providers.NewMasker(cfg.Secrets...)
 	e := &Engine{
 		cfg:      cfg,
-		mask:     providers.NewMasker(cfg.Secrets...),
+		mask:     mask,
+		requests: mask.Conversation(),
 		specs:    cfg.Tools.Specs(),
 		outputs:  map[string]OutputFunc{},
 		state:    WaitingForEvent,
@@ -411,7 +416,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		for i := range t.Exchanges {
 			// Over what the capture masked: every secret the run knows,
 			// a streamed body searched as the whole it adds up to.
-			t.Exchanges[i] = e.mask.Exchange(t.Exchanges[i])
+			t.Exchanges[i] = e.mask.ExchangeIn(t.Exchanges[i], e.requests)
 		}
 		if err == nil && resp == nil {
 			err = &providers.Error{Kind: providers.KindOther, Message: "the provider returned neither a response nor an error (a bug in the provider)"}

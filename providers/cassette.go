@@ -111,6 +111,9 @@ type CassetteWriter struct {
 	f    *os.File
 	path string
 	mask *Masker
+	// conv masks the request bodies, each the last one and a little more.
+	conv   *Conversation
+	convMu sync.Mutex
 }
 
 // NewCassetteWriter creates (or truncates) the cassette at path and writes
@@ -129,7 +132,8 @@ func NewCassetteWriter(path string, h CassetteHeader, secrets ...string) (*Casse
 	if err != nil {
 		return nil, fmt.Errorf("cannot create cassette %s: %w", path, err)
 	}
-	w := &CassetteWriter{f: f, path: path, mask: NewMasker(secrets...)}
+	mask := NewMasker(secrets...)
+	w := &CassetteWriter{f: f, path: path, mask: mask, conv: mask.Conversation()}
 	if err := w.writeLine(h); err != nil {
 		f.Close()
 		return nil, err
@@ -139,7 +143,10 @@ func NewCassetteWriter(path string, h CassetteHeader, secrets ...string) (*Casse
 
 // Write appends one exchange.
 func (w *CassetteWriter) Write(ex Exchange) error {
-	return w.writeLine(newExchangeJSON(w.mask.Exchange(ex)))
+	w.convMu.Lock()
+	ex = w.mask.ExchangeIn(ex, w.conv)
+	w.convMu.Unlock()
+	return w.writeLine(newExchangeJSON(ex))
 }
 
 func (w *CassetteWriter) writeLine(v any) error {

@@ -44,8 +44,13 @@ const minFuzzyLen = 8
 // costs nothing.
 type Masker struct {
 	r *redactor
-	// fuzzy are the spellings matched in the letters and digits of a text.
+	// exact are the values too short for the letters-and-digits match,
+	// matched as they are.
+	exact [][]byte
+	// fuzzy are the spellings matched in the letters and digits of a text,
+	// found in one pass with the help of first (fuzzyFilter).
 	fuzzy [][]byte
+	first fuzzyFilter
 	// raw are the values themselves, matched in decoded hex dumps.
 	raw [][]byte
 }
@@ -56,6 +61,9 @@ func NewMasker(secrets ...string) *Masker {
 	for _, s := range secrets {
 		s = strings.TrimSpace(s)
 		if len(alnum([]byte(s))) < minFuzzyLen {
+			if len(s) >= minSecretLen && !slices.ContainsFunc(m.exact, func(b []byte) bool { return string(b) == s }) {
+				m.exact = append(m.exact, []byte(s))
+			}
 			continue
 		}
 		if !slices.ContainsFunc(m.raw, func(b []byte) bool { return string(b) == s }) {
@@ -67,7 +75,52 @@ func NewMasker(secrets ...string) *Masker {
 			}
 		}
 	}
+	// Longest first, so a value that contains another is masked whole.
+	slices.SortStableFunc(m.exact, func(a, b []byte) int { return len(b) - len(a) })
+	m.first = newFuzzyFilter(m.fuzzy)
 	return m
+}
+
+// fuzzyFilter finds every spelling in one pass over a text, whatever their
+// number: a bit per hash of each spelling's first eight bytes says where
+// one may start, and only there are the spellings compared.
+type fuzzyFilter struct {
+	bits   []uint64            // 1<<16 bits
+	starts map[uint64][][]byte // first eight bytes → the spellings that begin so
+}
+
+func prefix8(b []byte) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+func hash16(w uint64) uint32 { return uint32((w * 0x9E3779B97F4A7C15) >> 48) }
+
+func newFuzzyFilter(spellings [][]byte) fuzzyFilter {
+	f := fuzzyFilter{bits: make([]uint64, 1<<16/64), starts: map[uint64][][]byte{}}
+	for _, s := range spellings {
+		w := prefix8(s)
+		h := hash16(w)
+		f.bits[h/64] |= 1 << (h % 64)
+		f.starts[w] = append(f.starts[w], s)
+	}
+	return f
+}
+
+// each calls fn with the start and length of every spelling found in p.
+func (f *fuzzyFilter) each(p []byte, fn func(start, n int)) {
+	for i := 0; i+8 <= len(p); i++ {
+		w := prefix8(p[i:])
+		h := hash16(w)
+		if f.bits[h/64]&(1<<(h%64)) == 0 {
+			continue
+		}
+		for _, s := range f.starts[w] {
+			if len(p)-i >= len(s) && string(p[i:i+len(s)]) == string(s) {
+				fn(i, len(s))
+			}
+		}
+	}
 }
 
 // Empty reports whether the Masker knows no secret.
@@ -196,9 +249,9 @@ const maxEscapeLevels = 3
 // find returns the ranges of b that hold a secret, sorted and merged.
 func (m *Masker) find(b []byte) []span {
 	var spans []span
-	for _, s := range m.r.secrets {
+	for _, s := range m.exact {
 		for off := 0; ; {
-			i := bytes.Index(b[off:], []byte(s))
+			i := bytes.Index(b[off:], s)
 			if i < 0 {
 				break
 			}
@@ -345,17 +398,9 @@ func (m *Masker) fuzzyMatches(v *view) []span {
 	}
 	p.proj, p.at = proj, at
 	var spans []span
-	for _, f := range m.fuzzy {
-		for off := 0; ; {
-			i := bytes.Index(proj[off:], f)
-			if i < 0 {
-				break
-			}
-			first, last := at[off+i], at[off+i+len(f)-1]
-			spans = append(spans, span{v.s(int(first)), v.e(int(last))})
-			off += i + len(f)
-		}
-	}
+	m.first.each(proj, func(i, n int) {
+		spans = append(spans, span{v.s(int(at[i])), v.e(int(at[i+n-1]))})
+	})
 	return spans
 }
 

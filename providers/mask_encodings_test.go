@@ -201,3 +201,30 @@ func TestMaskerLeavesOrdinaryTextAlone(t *testing.T) {
 		t.Fatal("an empty Masker changed text")
 	}
 }
+
+// A conversation's request bodies are masked as if each were searched
+// whole: a secret in the part shared with the last body stays masked, one
+// in the new part is found, and so is one that starts in the shared part
+// and ends in the new one.
+func TestConversationMasksEachBodyWhole(t *testing.T) {
+	m := NewMasker(encKey)
+	c := m.Conversation()
+	body := `{"contents":[{"text":"` + strings.Repeat("hello ", 5000)
+	steps := []string{
+		body + `"}]}`,
+		body + ` key ` + encKey + `"}]}`,
+		body + ` key ` + encKey + ` more ` + strings.Repeat("x", 100) + `"}]}`,
+		body + ` key ` + encKey + ` more ` + strings.Repeat("x", 100) + " " + encKey[:20],
+		body + ` key ` + encKey + ` more ` + strings.Repeat("x", 100) + " " + encKey + `"}]}`,
+		`{"other":"` + encKey + `"}`,
+	}
+	for i, s := range steps {
+		got, want := c.Mask([]byte(s)), m.MaskBytes([]byte(s))
+		if string(got) != string(want) {
+			t.Fatalf("body %d: masked differently from a whole search", i)
+		}
+		if strings.Contains(string(got), encKey[4:20]) {
+			t.Fatalf("body %d keeps the key", i)
+		}
+	}
+}

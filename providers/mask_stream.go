@@ -14,7 +14,12 @@ import (
 // events ("sk-ab" in one chunk's content, "cd…" in the next) is found in
 // the concatenated text of each field and masked in both pieces, so that no
 // chunk keeps a part of it.
-func (m *Masker) Exchange(x Exchange) Exchange {
+func (m *Masker) Exchange(x Exchange) Exchange { return m.ExchangeIn(x, nil) }
+
+// ExchangeIn is Exchange for one exchange of a conversation: its request
+// body is masked with conv, which does not search again what it shares
+// with the conversation's previous request. conv may be nil.
+func (m *Masker) ExchangeIn(x Exchange, conv *Conversation) Exchange {
 	if m.Empty() {
 		return x
 	}
@@ -28,7 +33,11 @@ func (m *Masker) Exchange(x Exchange) Exchange {
 		}
 		x.WireHeaders = wh
 	}
-	x.RequestBody = m.stream([][]byte{x.RequestBody})[0]
+	if conv != nil {
+		x.RequestBody = conv.Mask(x.RequestBody)
+	} else {
+		x.RequestBody = m.stream([][]byte{x.RequestBody})[0]
+	}
 	x.ResponseBody = m.stream([][]byte{x.ResponseBody})[0]
 	if len(x.Chunks) > 0 {
 		pieces := make([][]byte, len(x.Chunks))
@@ -231,4 +240,60 @@ func jsonStrings(doc []byte, fn func(path string, start, end int)) {
 			afterValue(top)
 		}
 	}
+}
+
+// conversationMargin is how far before the first changed byte a request
+// body is searched again: more than the longest spelling of a secret can
+// take (a key in a hex dump inside nested JSON), so that one that starts in
+// the shared part and ends in the new one is still found whole.
+const conversationMargin = 16 << 10
+
+// Conversation masks the request bodies of one conversation. Each body is
+// the previous one and a few more messages, so the part it shares with the
+// previous body is not searched again: the secrets found there before are
+// masked where they were, and the search starts a margin before the first
+// byte that differs. A long run's masking stays linear in what is new.
+type Conversation struct {
+	m     *Masker
+	prev  []byte // the previous body, as sent
+	spans []span // the secrets found in it
+}
+
+// Conversation starts the masking of one conversation's request bodies.
+func (m *Masker) Conversation() *Conversation { return &Conversation{m: m} }
+
+// Mask returns body with every secret masked.
+func (c *Conversation) Mask(body []byte) []byte {
+	if c == nil || c.m.Empty() || len(body) == 0 {
+		return body
+	}
+	shared := 0
+	for n := min(len(c.prev), len(body)); shared < n && c.prev[shared] == body[shared]; {
+		// Compare in large steps, then byte by byte where they differ.
+		step := min(4096, n-shared)
+		if string(c.prev[shared:shared+step]) == string(body[shared:shared+step]) {
+			shared += step
+			continue
+		}
+		for shared < n && c.prev[shared] == body[shared] {
+			shared++
+		}
+		break
+	}
+	from := max(0, shared-conversationMargin)
+	var spans []span
+	for _, s := range c.spans {
+		if s.end <= from {
+			spans = append(spans, s)
+		}
+	}
+	for _, s := range c.m.find(body[from:]) {
+		spans = append(spans, span{s.start + from, s.end + from})
+	}
+	spans = merge(body, spans)
+	c.prev, c.spans = append(c.prev[:0], body...), spans
+	if len(spans) == 0 {
+		return body
+	}
+	return replaceSpans(body, spans)
 }
