@@ -11,10 +11,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/glassbox-dev/glassbox/history/session"
 )
@@ -198,4 +200,70 @@ func TestNoSecretIsStoredOrShownInAnyEncoding(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Every variable whose name or value looks secret leaves glassbox's own
+// environment block (/proc/PID/environ, which a command may read), not only
+// the names the old filter knew: OPENAI_KEY, DB_PASS, MYSQL_PWD, GH_PAT,
+// STRIPE_KEY and a DATABASE_URL with a password. On the built binary,
+// read while it waits for the person.
+func TestWithheldSecretsLeaveGlassboxsEnviron(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildGlassbox(t)
+	isolate(t)
+	secrets := map[string]string{
+		"OPENAI_KEY": "sk-op3nai-0123456789abcdef", "DB_PASS": "hunter2hunter2", "MYSQL_PWD": "s3cr3t-mysql",
+		"GH_PAT": "github_pat_11ABCDEFG0123456789", "STRIPE_KEY": "rk_live_abcdefghij0123456789",
+		"DATABASE_URL": "postgres://app:Pa55-w0rd-x@db.internal/app",
+	}
+	cmd := exec.Command(bin, "run", "--offline", "--lesson", "run-command")
+	cmd.Dir = t.TempDir()
+	cmd.Env = os.Environ()
+	for k, v := range secrets {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	stdin, _ := cmd.StdinPipe() // never answered: glassbox waits at the confirmation
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "allow?") {
+		if time.Now().After(deadline) {
+			t.Fatalf("glassbox never asked:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	own, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]string{"OPENAI_KEY": secrets["OPENAI_KEY"], "DB_PASS": secrets["DB_PASS"], "MYSQL_PWD": secrets["MYSQL_PWD"],
+		"GH_PAT": secrets["GH_PAT"], "STRIPE_KEY": secrets["STRIPE_KEY"], "DATABASE_URL": "Pa55-w0rd-x"} {
+		if strings.Contains(string(own), v) {
+			t.Errorf("glassbox's /proc/PID/environ holds %s", name)
+		}
+	}
+}
+
+// syncBuffer is a strings.Builder safe to read while a process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
