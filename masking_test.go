@@ -30,8 +30,8 @@ import (
 // printed, or what went back to the model.
 
 const (
-	e2eKey  = "sk-live-Xq7Wm2Rb9Tz4Kp6Nd3Hs8Jv5"  // OPENAI_KEY in the environment
-	e2ePass = "correct-Horse-battery-9staple" // DB_PASS in the workspace's .env
+	e2eKey  = "sk-live-Xq7Wm2Rb9Tz4Kp6Nd3Hs8Jv5" // OPENAI_KEY in the environment
+	e2ePass = "correct-Horse-battery-9staple"    // DB_PASS in the workspace's .env
 )
 
 // fakeOllama answers /api/chat: a command first, then a file write, then
