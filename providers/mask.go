@@ -457,13 +457,7 @@ type dumpByte struct {
 func (m *Masker) dumpMatches(v *view) []span {
 	var shown []dumpByte
 	text := v.text
-	for lineStart := 0; lineStart < len(text); {
-		lineEnd := bytes.IndexByte(text[lineStart:], '\n')
-		if lineEnd < 0 {
-			lineEnd = len(text)
-		} else {
-			lineEnd += lineStart
-		}
+	eachLine(text, func(lineStart, lineEnd int) {
 		line := parseDumpLine(text, lineStart, lineEnd)
 		if line == nil {
 			// The first line of a dump inside a JSON string does not
@@ -473,8 +467,7 @@ func (m *Masker) dumpMatches(v *view) []span {
 			}
 		}
 		shown = append(shown, line...)
-		lineStart = lineEnd + 1
-	}
+	})
 	if len(shown) == 0 {
 		return nil
 	}
@@ -615,4 +608,19 @@ func odChars(t []byte, from, to int) []dumpByte {
 		out = append(out, d)
 	}
 	return out
+}
+
+// eachLine calls fn with the start and end (before its newline) of each
+// line of b.
+func eachLine(b []byte, fn func(start, end int)) {
+	for start := 0; start < len(b); {
+		end := bytes.IndexByte(b[start:], '\n')
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += start
+		}
+		fn(start, end)
+		start = end + 1
+	}
 }

@@ -122,13 +122,7 @@ func (m *Masker) eventFieldSpans(body []byte) []span {
 	}
 	fields := map[string]*field{}
 	var order []string
-	for lineStart := 0; lineStart < len(body); {
-		end := bytes.IndexByte(body[lineStart:], '\n')
-		if end < 0 {
-			end = len(body)
-		} else {
-			end += lineStart
-		}
+	eachLine(body, func(lineStart, end int) {
 		line := body[lineStart:end]
 		off := lineStart
 		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
@@ -148,8 +142,7 @@ func (m *Masker) eventFieldSpans(body []byte) []span {
 				f.text = append(f.text, t[start:end]...)
 			})
 		}
-		lineStart = end + 1
-	}
+	})
 	var spans []span
 	for _, path := range order {
 		f := fields[path]
