@@ -531,3 +531,30 @@ func TestCassettePosition(t *testing.T) {
 		}
 	}
 }
+
+// A workspace file that holds a secret (a .env) is never copied into the
+// session's blobs; a fork across a step that changed it stops and says
+// that it cannot put the file back, changing nothing.
+func TestForkAcrossASecretFileSaysItCannotPutItBack(t *testing.T) {
+	const secret = "DB_PASS=hunter2-hunter2-hunter2\n"
+	r := newSessionRig(t, calls(writeCall(".env", "DB_PASS=changed-by-the-model\n")), text("done"))
+	if err := os.WriteFile(filepath.Join(r.ws.Root(), ".env"), []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.w.Guard(r.key, providers.NewMasker("hunter2-hunter2-hunter2"))
+	r.person.approvals = []Approval{AllowOnce}
+	r.engine.Submit(Event{Source: "cli", Type: "user_input", Data: "write"})
+	ts := stepUntil(t, r.engine, CheckingPolicy)
+	k := ts[len(ts)-1].Seq
+	stepUntil(t, r.engine, "")
+	err := r.engine.Fork(k)
+	if !errors.Is(err, ErrWorkspaceNotRestorable) || !strings.Contains(err.Error(), ".env") || !strings.Contains(err.Error(), "secret") {
+		t.Fatalf("fork = %v, want it refused naming .env and why", err)
+	}
+	filepath.Walk(session.DataDir(r.path), func(p string, info os.FileInfo, err error) error {
+		if b, _ := os.ReadFile(p); info != nil && !info.IsDir() && strings.Contains(string(b), "hunter2") {
+			t.Errorf("%s holds the secret", p)
+		}
+		return nil
+	})
+}
