@@ -81,13 +81,31 @@ func secretName(name string) bool {
 }
 
 // plausibleSecret reports whether the value of a secret-named variable is
-// worth masking: not a switch (true, 0) that would match everywhere.
+// worth masking: not a switch (true, 0) or a plain word (AUTH_TYPE=basic,
+// PASSWORD_POLICY=strict) that would match everywhere and garble every
+// payload. Six characters or more, of two kinds at least (letters and
+// digits, upper and lower case, marks) unless it is long.
 func plausibleSecret(v string) bool {
 	switch strings.ToLower(v) {
-	case "true", "false", "yes", "no", "on", "off", "none", "null", "nil", "enabled", "disabled":
+	case "true", "false", "yes", "no", "on", "off", "none", "null", "nil", "enabled", "disabled",
+		"bearer", "basic", "digest", "oauth", "oauth2", "token", "password", "secret", "required", "optional":
 		return false
 	}
-	return len(v) >= minSecretLen+2
+	if len(v) < minSecretLen+2 {
+		return false
+	}
+	kinds := 0
+	for _, class := range []func(rune) bool{
+		func(r rune) bool { return r >= 'a' && r <= 'z' },
+		func(r rune) bool { return r >= 'A' && r <= 'Z' },
+		func(r rune) bool { return r >= '0' && r <= '9' },
+		func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') },
+	} {
+		if strings.ContainsFunc(v, class) {
+			kinds++
+		}
+	}
+	return kinds >= 2 || len(v) >= 12
 }
 
 // keyPrefixes begin the credentials of well-known services.
