@@ -221,6 +221,23 @@ func TestASessionFileCannotChooseTheWorkspace(t *testing.T) {
 			t.Fatalf("exit %d:\n%s\n%s", code, out, stderr)
 		}
 	})
+	t.Run("a run named like a path", func(t *testing.T) {
+		path := make(t)
+		lines := sessionLines(t, path)
+		lines[0]["runs"].([]any)[0].(map[string]any)["name"] = "../../x"
+		lines[0]["runs"].([]any)[0].(map[string]any)["workspace"] = filepath.Join(filepath.Dir(path), "x")
+		for _, l := range lines[1:] {
+			l["run"] = "../../x"
+		}
+		writeSessionLines(t, path, lines)
+		if err := os.MkdirAll(filepath.Join(filepath.Dir(path), "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runIn(t, "", "run", "--resume", path, "list the files")
+		if code != exitUsage || !strings.Contains(stderr, "no dialect") {
+			t.Fatalf("exit %d:\n%s", code, stderr)
+		}
+	})
 	t.Run("a policy named by the file", func(t *testing.T) {
 		path := make(t)
 		lines := sessionLines(t, path)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 )
 
 // This file holds what glassbox refuses to trust or to overwrite: folders
@@ -121,9 +122,12 @@ func sessionWorkspace(sessionPath string, info session.RunInfo, flagged string) 
 	if flagged != "" {
 		return flagged, nil
 	}
+	if _, known := backend.Lookup(info.Name); info.Name != "" && !known {
+		return "", fmt.Errorf("%w: the session %s names a run %q, which is no dialect glassbox speaks; it has been edited or is damaged", ErrUsage, sessionPath, info.Name)
+	}
 	own := ownWorkspace(sessionPath, info.Name)
 	dir := resolved(filepath.Dir(sessionPath))
-	ownReal := filepath.Join(dir, filepath.Base(filepath.Dir(own)), filepath.Base(own))
+	ownReal := filepath.Join(dir, filepath.Base(session.DataDir(sessionPath)), filepath.Base(own))
 	named := info.Workspace
 	if named != "" && filepath.IsAbs(named) && resolved(named) == ownReal && noLinks(dir, ownReal) {
 		if err := checkWorkspaceFolder("--workspace", ownReal, os.Getenv); err != nil {
