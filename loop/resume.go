@@ -77,7 +77,13 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 	if j != nil {
 		j.changes = []*session.Changes{nil}
 		for _, st := range rl.Steps {
-			j.changes = append(j.changes, st.Changes)
+			c := st.Changes
+			if c != nil && !j.w.Sealed(st) {
+				// A fork writes these files back into the workspace: not
+				// on the word of a file anyone could have written.
+				c = &session.Changes{Unrestorable: "the session file carries no seal of this user's for this step, so glassbox does not write its files back"}
+			}
+			j.changes = append(j.changes, c)
 		}
 		e.SetJournal(j)
 	}
@@ -114,7 +120,7 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 					recovery = fmt.Sprintf("step %d was interrupted after the person answered %s's question: the answer is used, not asked again", in.Seq, call.Name)
 				}
 			}
-			if j != nil && in.Manifest != "" {
+			if j != nil && in.Manifest != "" && j.w.Sealed(*in) {
 				data, err := j.w.Blobs().Get(in.Manifest)
 				if err == nil {
 					j.before, err = decodeManifest(data)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -83,9 +84,10 @@ func trimNewline(b []byte) []byte {
 }
 
 // sealable reports whether a record carries something a seal vouches for:
-// a step's checkpoint, an approval.
+// a step's checkpoint and the files it changed (a fork writes them back),
+// an approval, the workspace's manifest before a tool ran.
 func sealable(r Record) bool {
-	return r.Kind == KindStep || r.Kind == KindAnswer && r.Approval != nil
+	return r.Kind == KindStep || r.Kind == KindAnswer && r.Approval != nil || r.Kind == KindBegin && r.Manifest != ""
 }
 
 // seal is the HMAC of what r vouches for, bound to the session (its
@@ -105,8 +107,12 @@ func (k *Key) seal(h Header, r Record) string {
 	switch r.Kind {
 	case KindStep:
 		w(r.Checkpoint)
+		changes, _ := json.Marshal(r.Changes)
+		w(changes)
 	case KindAnswer:
 		w([]byte(strconv.Itoa(*r.Approval)))
+	case KindBegin:
+		w([]byte(r.Manifest))
 	}
 	return base64.RawStdEncoding.EncodeToString(m.Sum(nil))
 }
