@@ -57,9 +57,9 @@ func StateDir(getenv func(string) string) (string, error) {
 }
 
 // checkWorkspaceFolder refuses a folder that must never be a workspace:
-// the filesystem's root, the home folder or a folder that holds it, and
-// glassbox's own state folder, a folder that holds it, or any folder in it
-// but a session's own workspace. The tools and the sandbox may write
+// the filesystem's root, the home folder, and glassbox's own state folder,
+// a folder that holds it (/home holds ~/.local/state/glassbox), or any
+// folder in it but a session's own workspace. The tools and the sandbox may write
 // anywhere in the workspace; in those folders that means every file the
 // person has, or the session files and the key that seals approvals.
 func checkWorkspaceFolder(flag, dir string, getenv func(string) string) error {
@@ -68,12 +68,8 @@ func checkWorkspaceFolder(flag, dir string, getenv func(string) string) error {
 	if filepath.Dir(real) == real {
 		return fmt.Errorf("%s %s is the root of the filesystem: the tools could change every file on the machine; %s", flag, dir, fix)
 	}
-	if home := getenv("HOME"); home != "" && within(resolved(home), real) {
-		what := "your home folder"
-		if resolved(home) != real {
-			what = "a folder that holds your home folder"
-		}
-		return fmt.Errorf("%s %s is %s: the tools could change every file you have (.bashrc, .ssh); %s", flag, dir, what, fix)
+	if home := getenv("HOME"); home != "" && resolved(home) == real {
+		return fmt.Errorf("%s %s is your home folder: the tools could change every file you have (.bashrc, .ssh); %s", flag, dir, fix)
 	}
 	state, err := StateDir(getenv)
 	if err != nil {
