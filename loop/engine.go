@@ -417,7 +417,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			exchanges = append(exchanges, resp.Exchanges...)
 			for _, x := range resp.Exchanges {
 				if x.Divergence != "" {
-					rec.Divergences = append(rec.Divergences, x.Divergence)
+					rec.Divergences = append(rec.Divergences, e.mask.Mask(x.Divergence))
 				}
 			}
 			if n := len(resp.Exchanges); n > 0 {
