@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -76,4 +78,48 @@ func TestReplyNativeCopyAndExchangesAreMasked(t *testing.T) {
 	}
 	b, _ := json.Marshal(p.seen[1])
 	leak("the next request to the model", b)
+}
+
+// The live view of a response (what the payload pane shows while the reply
+// streams) is masked too: a key split across two NDJSON chunks is never
+// shown, whole or in pieces, and the rest of the stream is.
+func TestLiveWireIsMasked(t *testing.T) {
+	const key = "sk-live-Xq7Wm2Rb9Tz4Kp6Nd3Hs8Jv5"
+	line := func(content string) []byte {
+		b, _ := json.Marshal(map[string]any{"message": map[string]string{"role": "assistant", "content": content}, "done": false})
+		return append(b, '\n')
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pieces := []string{}
+		for i := range 20 {
+			pieces = append(pieces, fmt.Sprintf("word%d ", i))
+		}
+		pieces = append(pieces, "the key is "+key[:12], key[12:]+" and more")
+		for i := range 20 {
+			pieces = append(pieces, fmt.Sprintf("tail%d ", i))
+		}
+		for _, p := range pieces {
+			w.Write(line(p))
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	f := newFixture(t, 0)
+	f.engine.cfg.Provider = &wireProvider{client: &http.Client{Transport: providers.NewTransport(nil)}, url: srv.URL, calls: 1}
+	f.engine.mask = providers.NewMasker(key)
+	f.engine.requests = f.engine.mask.Conversation()
+	var shown strings.Builder
+	f.engine.SetOnNotice(func(n Notice) {
+		if c, ok := n.(WireChunk); ok {
+			shown.Write(c.Chunk.Data)
+		}
+	})
+	f.run(t, "hi")
+	s := shown.String()
+	if strings.Contains(s, key[:12]) || strings.Contains(s, key[12:]) || !strings.Contains(s, "[REDACTED]") {
+		t.Fatalf("the live view shows the key or masked nothing:\n%s", s)
+	}
+	if !strings.Contains(s, "word0") || !strings.Contains(s, "tail3") {
+		t.Fatalf("the live view lost the stream:\n%s", s)
+	}
 }

@@ -290,3 +290,66 @@ func (c *Conversation) Mask(body []byte) []byte {
 	}
 	return replaceSpans(body, spans)
 }
+
+// Live masks a response body shown while it arrives (the payload pane's
+// live view). A piece is shown once what follows it can no longer turn it
+// into part of a secret: the last liveHold bytes are held back, and the
+// search runs over the bytes since a margin before what was shown, so a
+// key split across chunks — or across the events of a stream — is found
+// whole. The full masking of the finished exchange (Exchange) replaces the
+// live view when the step ends, held-back bytes included. A Masker with no
+// secrets holds nothing back.
+type Live struct {
+	m       *Masker
+	body    []byte
+	emitted int
+}
+
+// liveHold is how many bytes a live view holds back; liveMargin how far
+// before them the search for a secret starts again.
+const (
+	liveHold   = 512
+	liveMargin = 4 << 10
+)
+
+// Live starts the live view of one response body.
+func (m *Masker) Live() *Live { return &Live{m: m} }
+
+// Feed takes the next piece of the body and returns what may be shown now,
+// masked (possibly nothing).
+func (l *Live) Feed(p []byte) []byte {
+	if l.m.Empty() {
+		return p
+	}
+	l.body = append(l.body, p...)
+	safe := len(l.body) - liveHold
+	if safe <= l.emitted {
+		return nil
+	}
+	from := max(0, l.emitted-liveMargin)
+	window := l.body[from:]
+	var spans []span
+	for _, s := range append(l.m.find(window), l.m.eventFieldSpans(window)...) {
+		s = span{s.start + from, s.end + from}
+		if s.start < safe && s.end > safe {
+			safe = s.start // a secret reaching into the held-back bytes waits whole
+		}
+		spans = append(spans, s)
+	}
+	if safe <= l.emitted {
+		return nil
+	}
+	out := make([]byte, 0, safe-l.emitted)
+	pos := l.emitted
+	for _, s := range merge(l.body, spans) {
+		from, to := max(s.start, l.emitted), min(s.end, safe)
+		if from >= to || from < pos {
+			continue
+		}
+		out = append(append(out, l.body[pos:from]...), RedactedMark...)
+		pos = to
+	}
+	out = append(out, l.body[pos:safe]...)
+	l.emitted = safe
+	return out
+}
