@@ -3,69 +3,95 @@ package providers
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// Exchange returns x with every secret masked in every field — the URL,
-// each header, both bodies, the error — and in a streamed response as the
-// whole it reassembles into: a key a model wrote across two NDJSON or SSE
-// events ("sk-ab" in one chunk's content, "cd…" in the next) is found in
-// the concatenated text of each field and masked in both pieces, so that no
-// chunk keeps a part of it.
+// Exchange returns a copy of x masked everywhere a page or a file could
+// show it: credential headers by name (request, response and wire
+// headers), credential query parameters and a URL password — the wire
+// capture's rules, applied again, so that an exchange read back from a
+// forged or older session file is masked too — and every secret the Masker
+// knows, in any spelling, in the URL, each header, both bodies, the chunks
+// and the error. A streamed response is masked as the whole it reassembles
+// into: a key a model wrote across two NDJSON or SSE events ("sk-ab" in one
+// chunk's content, "cd…" in the next) is found in the concatenated text of
+// each field and masked in both pieces, so that no chunk keeps a part of
+// it. Redacted lists what was masked, after what the capture had noted.
 func (m *Masker) Exchange(x Exchange) Exchange { return m.ExchangeIn(x, nil) }
 
 // ExchangeIn is Exchange for one exchange of a conversation: its request
 // body is masked with conv, which does not search again what it shares
 // with the conversation's previous request. conv may be nil.
 func (m *Masker) ExchangeIn(x Exchange, conv *Conversation) Exchange {
-	if m.Empty() {
-		return x
+	var n notes
+	for _, s := range x.Redacted {
+		n.add(s)
 	}
-	x.URL = m.Mask(x.URL)
-	x.RequestHeaders = m.headerMap(x.RequestHeaders)
-	x.ResponseHeaders = m.headerMap(x.ResponseHeaders)
+	out := x
+	if u, err := url.Parse(x.URL); err == nil {
+		out.URL = m.r.url(u, &n)
+	}
+	out.URL = m.noted(out.URL, "secret value in URL", &n)
+	out.RequestHeaders = m.headerMap(x.RequestHeaders, "", &n)
+	out.ResponseHeaders = m.headerMap(x.ResponseHeaders, "response ", &n)
 	if len(x.WireHeaders) > 0 {
-		wh := slices.Clone(x.WireHeaders)
-		for i := range wh {
-			wh[i].Value = m.Mask(wh[i].Value)
+		out.WireHeaders = make([]WireHeader, len(x.WireHeaders))
+		for i, h := range x.WireHeaders {
+			h.Value = m.headerMap(map[string][]string{h.Name: {h.Value}}, "", &n)[h.Name][0]
+			out.WireHeaders[i] = h
 		}
-		x.WireHeaders = wh
 	}
-	if conv != nil {
-		x.RequestBody = conv.Mask(x.RequestBody)
-	} else {
-		x.RequestBody = m.stream([][]byte{x.RequestBody})[0]
-	}
-	x.ResponseBody = m.stream([][]byte{x.ResponseBody})[0]
-	if len(x.Chunks) > 0 {
-		pieces := make([][]byte, len(x.Chunks))
-		for i, c := range x.Chunks {
-			pieces[i] = c.Data
+	if !m.Empty() {
+		body := func(masked, was []byte, where string) []byte {
+			if !bytes.Equal(masked, was) {
+				n.add("secret value in " + where)
+			}
+			return masked
 		}
-		pieces = m.stream(pieces)
-		chunks := slices.Clone(x.Chunks)
-		for i := range chunks {
-			chunks[i].Data = pieces[i]
+		if conv != nil {
+			out.RequestBody = body(conv.Mask(x.RequestBody), x.RequestBody, "request body")
+		} else {
+			out.RequestBody = body(m.stream([][]byte{x.RequestBody})[0], x.RequestBody, "request body")
 		}
-		x.Chunks = chunks
+		out.ResponseBody = body(m.stream([][]byte{x.ResponseBody})[0], x.ResponseBody, "response body")
+		if len(x.Chunks) > 0 {
+			pieces := make([][]byte, len(x.Chunks))
+			for i, c := range x.Chunks {
+				pieces[i] = c.Data
+			}
+			pieces = m.stream(pieces)
+			out.Chunks = slices.Clone(x.Chunks)
+			for i := range out.Chunks {
+				out.Chunks[i].Data = body(pieces[i], x.Chunks[i].Data, "response body")
+			}
+		}
 	}
-	x.Err, x.Divergence = m.Mask(x.Err), m.Mask(x.Divergence)
-	return x
+	out.Err, out.Divergence = m.Mask(x.Err), m.Mask(x.Divergence)
+	out.Redacted = n
+	return out
 }
 
-func (m *Masker) headerMap(h map[string][]string) map[string][]string {
-	if len(h) == 0 {
-		return h
+// noted masks s and notes where when anything was masked.
+func (m *Masker) noted(s, where string, n *notes) string {
+	if out := m.Mask(s); out != s {
+		n.add(where)
+		return out
 	}
-	out := make(map[string][]string, len(h))
-	for k, vs := range h {
-		vs = slices.Clone(vs)
+	return s
+}
+
+// headerMap masks headers by the capture's rules (credential headers by
+// name, literal secrets in the others) and every secret in any spelling.
+func (m *Masker) headerMap(h map[string][]string, side string, n *notes) map[string][]string {
+	out := m.r.headers(http.Header(h), side, n)
+	for name, vs := range out {
 		for i := range vs {
-			vs[i] = m.Mask(vs[i])
+			vs[i] = m.noted(vs[i], "secret value in "+side+"header "+strings.ToLower(name), n)
 		}
-		out[k] = vs
 	}
 	return out
 }
