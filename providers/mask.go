@@ -44,8 +44,8 @@ const minFuzzyLen = 8
 // costs nothing.
 type Masker struct {
 	r *redactor
-	// exact are the values too short for the letters-and-digits match,
-	// matched as they are.
+	// exact are the values as they are (the only match for values too
+	// short for the letters-and-digits one).
 	exact [][]byte
 	// fuzzy are the spellings matched in the letters and digits of a text,
 	// found in one pass with the help of first (fuzzyFilter).
@@ -60,10 +60,12 @@ func NewMasker(secrets ...string) *Masker {
 	m := &Masker{r: newRedactor(secrets)}
 	for _, s := range secrets {
 		s = strings.TrimSpace(s)
+		// The value as it is: its span covers the marks around its
+		// letters and digits too (farewell(name) whole, not its letters).
+		if len(s) >= minSecretLen && !slices.ContainsFunc(m.exact, func(b []byte) bool { return string(b) == s }) {
+			m.exact = append(m.exact, []byte(s))
+		}
 		if len(alnum([]byte(s))) < minFuzzyLen {
-			if len(s) >= minSecretLen && !slices.ContainsFunc(m.exact, func(b []byte) bool { return string(b) == s }) {
-				m.exact = append(m.exact, []byte(s))
-			}
 			continue
 		}
 		if !slices.ContainsFunc(m.raw, func(b []byte) bool { return string(b) == s }) {
