@@ -43,6 +43,9 @@ type Config struct {
 	Replay        string        // --replay
 	JSON          bool          // --json (run only)
 	Trace         string        // --trace
+	// DotEnv is the .env file glassbox read its settings from ("" for
+	// none): commands never read it, even inside the workspace.
+	DotEnv string
 	// Compare names the two dialects of compare mode (--compare); empty
 	// for a single run. Runs splits such a Config into one per run.
 	Compare []string
