@@ -84,6 +84,14 @@ type runView struct {
 	// further back); reloaded: the old step whose payload was read back.
 	spillMark, reloaded, reloadedSeq int
 	notice                           string // one line: what just happened to this run
+	// session is the session file on disk ("" without one); measuring,
+	// sizeStale, measuredAt and sizeErr pace and report the measurements
+	// of its size for the health line (measureSize).
+	session    string
+	measuring  bool
+	sizeStale  bool
+	measuredAt time.Time
+	sizeErr    string
 	// edit is what a what-if changed in the context about to be sent (a
 	// unified diff), shown with the request until the next step.
 	edit string
@@ -275,6 +283,11 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 	case exchangesMsg:
 		r.loaded(msg)
 		return nil
+	case handoutMsg:
+		r.handoutDone(msg)
+		return nil
+	case sessionSizeMsg:
+		return r.sizeMeasured(msg)
 
 	case previewMsg:
 		if n := len(r.live.steps); n > 0 && r.live.steps[n-1].t.Edge == loop.EdgeContextReady {
@@ -425,8 +438,16 @@ func (r *runView) cancelStep() {
 	}
 }
 
-// handleStepDone takes in a finished step and decides whether the run goes on.
+// handleStepDone takes in a finished step and decides whether the run goes
+// on; the session's size for the health line is measured after it.
 func (r *runView) handleStepDone(res stepResult) tea.Cmd {
+	cmd := r.stepDone(res)
+	return tea.Batch(cmd, r.measureSize(!r.busy))
+}
+
+// stepDone records the step's transition (or says why it failed) and
+// starts the next step when the run goes on.
+func (r *runView) stepDone(res stepResult) tea.Cmd {
 	r.busy = false
 	r.cancelStep()
 	r.stepCancel = nil
