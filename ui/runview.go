@@ -10,6 +10,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
@@ -57,8 +58,11 @@ type runView struct {
 	// step tells while it runs (retries, the request going out, the
 	// response's chunks: loop.Notice) and, last, the step's own result, each
 	// as a typed message naming the run, in the order they happened.
-	events     chan tea.Msg
-	inflight   *providers.Exchange
+	events   chan tea.Msg
+	inflight *providers.Exchange
+	// liveFrames are the MCP frames of the step in flight, as they pass
+	// (docs/mcp.md): a tool call waiting on its server shows its request.
+	liveFrames []tools.Frame
 	mode       runMode
 	runKey     string // the key that started the current run ("n" guards the dialog's deny)
 	runSteps   int    // transitions taken since the run started
@@ -260,6 +264,13 @@ type wireChunkMsg struct {
 	chunk providers.Chunk
 }
 
+// mcpFrameMsg: a JSON-RPC frame passed between the run's step and an MCP
+// server.
+type mcpFrameMsg struct {
+	run   int
+	frame tools.Frame
+}
+
 // retryMsg: the run's provider call failed transiently; the engine waits
 // before trying again. Shown at once, not only when the step returns.
 type retryMsg struct {
@@ -272,6 +283,7 @@ func (m personRequestMsg) runID() int { return m.run }
 func (m wireRequestMsg) runID() int   { return m.run }
 func (m wireChunkMsg) runID() int     { return m.run }
 func (m retryMsg) runID() int         { return m.run }
+func (m mcpFrameMsg) runID() int      { return m.run }
 
 // update takes in a message from this run's step.
 func (r *runView) update(msg runMsg) tea.Cmd {
@@ -303,6 +315,8 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 			what = fmt.Sprintf("HTTP %d", rt.Status)
 		}
 		r.notice = fmt.Sprintf("retry %d: %s — waiting %s before trying again (ctrl+c cancels)", rt.Attempt, what, time.Duration(rt.WaitMS)*time.Millisecond)
+	case mcpFrameMsg:
+		r.liveFrames = append(r.liveFrames, msg.frame)
 	case wireRequestMsg:
 		ex := msg.ex // a retry starts a new exchange
 		r.inflight = &ex
@@ -328,6 +342,8 @@ func (r *runView) hear(n loop.Notice) {
 		msg = wireRequestMsg{run: r.id, ex: n.Exchange}
 	case loop.WireChunk:
 		msg = wireChunkMsg{run: r.id, chunk: n.Chunk}
+	case loop.MCPFrame:
+		msg = mcpFrameMsg{run: r.id, frame: n.Frame}
 	default:
 		return
 	}
@@ -427,7 +443,7 @@ func (r *runView) startStep() tea.Cmd {
 	for len(r.events) > 0 { // notices of an earlier step: its record has them
 		<-r.events
 	}
-	r.inflight = nil
+	r.inflight, r.liveFrames = nil, nil
 	return r.stepCmd(ctx)
 }
 
