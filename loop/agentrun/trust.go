@@ -86,16 +86,21 @@ func checkWorkspaceFolder(flag, dir string, getenv func(string) string) error {
 }
 
 // isSessionWorkspace reports whether dir (resolved, inside the state folder)
-// is a session's own workspace, sessions/ID.files/workspace[-RUN], or a
-// folder inside one.
+// is a session's own workspace, ID.files/workspace[-RUN] (under sessions/,
+// or a learner's folder of glassbox serve), or a folder inside one.
 func isSessionWorkspace(dir, state string) bool {
-	rel, err := filepath.Rel(filepath.Join(state, "sessions"), dir)
+	rel, err := filepath.Rel(state, dir)
 	if err != nil {
 		return false
 	}
 	parts := strings.Split(rel, string(filepath.Separator))
-	return len(parts) >= 2 && strings.HasSuffix(parts[0], ".files") && parts[0] != ".files" &&
-		(parts[1] == "workspace" || strings.HasPrefix(parts[1], "workspace-"))
+	for i := 0; i+1 < len(parts); i++ {
+		if strings.HasSuffix(parts[i], ".files") && parts[i] != ".files" &&
+			(parts[i+1] == "workspace" || strings.HasPrefix(parts[i+1], "workspace-")) {
+			return true
+		}
+	}
+	return false
 }
 
 // ownWorkspace is the folder a session keeps its run's workspace in:
