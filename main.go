@@ -24,6 +24,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -135,7 +136,7 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		fmt.Fprintf(stderr, "%s: .env: ignored %s — glassbox reads only its own variables from .env\n", name, strings.Join(ignored, ", "))
 	}
 	c.ApplyEnv(agentrun.Layered(os.Getenv, func(k string) string { return dot[k] }))
-	c.Env.Withheld = agentrun.SecretsIn(os.Environ(), ".env")
+	c.Env = c.Env.WithSecrets(agentrun.SecretsIn(os.Environ(), ".env")...)
 	for _, w := range agentrun.DotEnvAddresses(dot, os.Getenv) {
 		fmt.Fprintf(stderr, "%s: .env: %s\n", name, w)
 	}
@@ -164,6 +165,14 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if c.CompareSpec == "true" && fs.NArg() > 0 && agentrun.LooksLikeCompare(fs.Arg(0)) {
+		// A boolean-style flag takes its value only after "=": the list
+		// would otherwise become the request.
+		return c, nil, fmt.Errorf("%w: --compare %s: write --compare=%s (with \"=\"); with a space the list is read as the request", agentrun.ErrUsage, fs.Arg(0), fs.Arg(0))
+	}
+	if err := c.ApplyCompare(); err != nil {
+		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+	}
 	if err := c.ResumeFlags(set); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
@@ -175,9 +184,9 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 
 // bindFlags binds the flags (docs/architecture.md, "How a run is opened") onto c; c's values are the defaults.
 func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
-	fs.StringVar(&c.Provider, "provider", c.Provider, "which provider: gemini or llama")
-	fs.StringVar(&c.Model, "model", c.Model, "model id (default gemini-2.5-flash / llama3.1:8b)")
-	fs.StringVar(&c.ToolMode, "tool-mode", c.ToolMode, "llama only: json (JSON-mode prompting, the default) or native (Ollama tools API)")
+	fs.StringVar(&c.Provider, "provider", c.Provider, "which provider: "+backend.Providers())
+	fs.StringVar(&c.Model, "model", c.Model, "model id (default "+backend.DefaultModels()+"); in compare mode, for every run without its own @MODEL")
+	fs.StringVar(&c.ToolMode, "tool-mode", c.ToolMode, "how the tools are offered, for a provider with several ways: "+backend.ToolModes())
 	fs.BoolVar(&c.Offline, "offline", c.Offline, "force the offline simulation")
 	fs.BoolVar(&c.Live, "live", c.Live, "force the live service (never falls back to offline)")
 	fs.StringVar(&c.Lesson, "lesson", c.Lesson, "offline: which lesson's request to start with (see 'glassbox lessons')")
@@ -193,14 +202,12 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
 	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")
 	fs.Var(agentrun.StepFlag{N: &c.From}, "from", "with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)")
-	fs.Var(compareFlag{&c.Compare}, "compare", "two runs side by side on the same input: --compare (gemini,llama) or --compare=A,B from gemini, llama, llama:native")
+	fs.Var(compareFlag{&c.CompareSpec}, "compare", "two runs side by side on the same input: --compare ("+agentrun.CompareDefault()+") or --compare=A[@MODEL],B[@MODEL] from "+backend.Names())
 	if headless {
 		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
 	}
 }
 
-// compareFlag is --compare: a boolean-style flag (bare --compare compares
-// agentrun.DefaultCompare) that also takes =A,B.
 // mcpFlag collects the repeated --mcp values.
 type mcpFlag struct{ specs *[]string }
 
@@ -216,18 +223,22 @@ func (f mcpFlag) Set(v string) error {
 	return nil
 }
 
-type compareFlag struct{ names *[]string }
+// compareFlag is --compare: a boolean-style flag (bare --compare compares
+// agentrun.DefaultCompare) that also takes =A,B. Its value is read by
+// Config.ApplyCompare, so a mistake gets glassbox's own message rather than
+// the flag package's "invalid boolean value" and the whole usage.
+type compareFlag struct{ spec *string }
 
 func (f compareFlag) String() string {
-	if f.names == nil {
+	if f.spec == nil {
 		return ""
 	}
-	return strings.Join(*f.names, ",")
+	return *f.spec
 }
 
-func (f compareFlag) Set(v string) (err error) {
-	*f.names, err = agentrun.ParseCompare(v)
-	return err
+func (f compareFlag) Set(v string) error {
+	*f.spec = v
+	return nil
 }
 
 func (compareFlag) IsBoolFlag() bool { return true }
@@ -243,6 +254,9 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		return fail(stderr, "glassbox run", err)
 	}
 	c.Sleep = sleep
+	if s := c.CompareSummary(); s != "" {
+		fmt.Fprintf(stderr, "glassbox run: %s\n", s)
+	}
 	headless.TuneGC(os.Getenv)
 	for _, a := range rest[min(1, len(rest)):] {
 		if strings.HasPrefix(a, "-") && len(a) > 1 {

@@ -69,9 +69,9 @@ type Config struct {
 	// Run names this run in compare mode; every transition record carries
 	// it. Empty for a single run.
 	Run string
-	// ToolMode is the Llama tool mode ("json" or "native"; "" for Gemini):
-	// a fork onto another dialect names what it leaves.
-	ToolMode string
+	// Dialect is the provider's dialect: a fork onto another names what
+	// it leaves.
+	Dialect Dialect
 	// OnFork, if set, receives the record of each fork (the trace's line
 	// for it).
 	OnFork func(ForkRecord)
@@ -122,7 +122,7 @@ type Engine struct {
 	// one and a few more messages: what they share is searched once.
 	requests *providers.Conversation
 
-	mu        sync.Mutex // guards queue, submitted and outputs
+	mu        sync.Mutex // guards queue, submitted, outputs and dialect
 	queue     []Event
 	submitted []Event // every event queued, in order (the queue is its tail)
 	outputs   map[string]OutputFunc
@@ -159,8 +159,8 @@ type Engine struct {
 	edit       *ContextEdit
 	editBase   []history.Message
 	editSystem string
-	// toolMode is the Llama tool mode of the provider in use.
-	toolMode string
+	// dialect is the dialect of the provider in use (guarded by mu).
+	dialect Dialect
 	// notes counts the RoleNote messages in the history (see sendable).
 	notes int
 	// answer is the person's answer to the pending confirmation, found in
@@ -203,7 +203,7 @@ func New(cfg Config) (*Engine, error) {
 		specs:    cfg.Tools.Specs(),
 		outputs:  map[string]OutputFunc{},
 		state:    WaitingForEvent,
-		toolMode: cfg.ToolMode,
+		dialect:  cfg.Dialect,
 	}
 	e.checkpoints = []Checkpoint{e.checkpoint()}
 	e.SetOnNotice(cfg.OnNotice)
@@ -384,7 +384,7 @@ func (e *Engine) takeEvent(t *Transition) (Edge, error) {
 func (e *Engine) assemble(t *Transition) Edge {
 	if e.iteration >= e.cfg.MaxIterations {
 		e.failure = &ErrorRecord{Kind: "max_iterations", Message: fmt.Sprintf(
-			"stopped after %d model calls without a final answer (the iteration limit; raise it with --max-iterations)", e.cfg.MaxIterations)}
+			"stopped after %s without a final answer (the iteration limit; raise it with --max-iterations)", Count(e.cfg.MaxIterations, "model call"))}
 		t.Error = e.failure
 		return EdgeMaxIterations
 	}
@@ -453,7 +453,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		if !retry {
 			msg := e.mask.Mask(pe.Error()) + why
 			if len(rec.Retries) > 0 {
-				msg = fmt.Sprintf("%s (gave up after %d retries)", msg, len(rec.Retries))
+				msg = fmt.Sprintf("%s (gave up after %s)", msg, Count(len(rec.Retries), "retry"))
 			}
 			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg}
 			t.Error = e.failure

@@ -14,6 +14,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/gemini"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -380,6 +381,7 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 	r := newSessionRig(t)
 	cfg := r.config()
 	cfg.Provider = gem
+	cfg.Dialect = Dialect{Label: "Gemini", Native: "gemini", Dropped: gemini.Dialects()[0].Dropped}
 	var forks []ForkRecord
 	cfg.OnFork = func(f ForkRecord) { forks = append(forks, f) }
 	e, err := New(cfg)
@@ -394,7 +396,7 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 
 	llama := &nativeProvider{name: "llama"}
 	llama.replies = []reply{text("llama answers")}
-	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", ToolMode: "json"}, true); err != nil {
+	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", Dialect: Dialect{ToolMode: "json", Label: "Llama (JSON mode)"}}, true); err != nil {
 		t.Fatal(err)
 	}
 	h := e.History()
@@ -449,7 +451,7 @@ func TestContextCountLeavesNotesOut(t *testing.T) {
 	stepUntil(t, e, CheckingPolicy)
 	llama := &nativeProvider{name: "llama"}
 	llama.replies = []reply{text("llama answers")}
-	if err := e.ForkOnto(e.Seq(), Onto{Provider: llama, Backend: "offline", ToolMode: "json"}, true); err != nil {
+	if err := e.ForkOnto(e.Seq(), Onto{Provider: llama, Backend: "offline", Dialect: Dialect{ToolMode: "json", Label: "Llama (JSON mode)"}}, true); err != nil {
 		t.Fatal(err)
 	}
 	var ready Transition
@@ -582,7 +584,7 @@ func TestResumeAfterForkOntoReadsBackTheSameConversation(t *testing.T) {
 	k := e.Seq()
 	llama := &nativeProvider{name: "llama"}
 	llama.replies = []reply{text("llama answers")}
-	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", ToolMode: "json"}, true); err != nil {
+	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", Dialect: Dialect{ToolMode: "json", Label: "Llama (JSON mode)"}}, true); err != nil {
 		t.Fatal(err)
 	}
 	stepUntil(t, e, "")

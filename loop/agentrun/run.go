@@ -12,7 +12,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -142,7 +141,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	}
 	// A .env in the workspace holds secrets glassbox did not read: they
 	// are masked like the environment's.
-	c.Env.Withheld = append(slices.Clone(c.Env.Withheld), workspaceSecrets(r.Workspace.Root())...)
+	c.Env = c.Env.WithSecrets(workspaceSecrets(r.Workspace.Root())...)
 	r.Config = c
 	if r.Temporary {
 		// Only a folder glassbox made itself is ever removed.
@@ -227,8 +226,8 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		OnTransition:  onTransition,
 		// Keys are masked in everything the engine records, whichever
 		// backend runs: a tool's output may still quote one.
-		Secrets:  c.Env.Secrets(),
-		ToolMode: dialect.ToolMode,
+		Secrets: c.Env.Secrets(),
+		Dialect: LoopDialect(r.Backend.Dialect),
 		OnFork: func(f loop.ForkRecord) {
 			r.Forks = append(r.Forks, f)
 			if r.trace != nil {
@@ -446,4 +445,9 @@ func CloseAll(runs []*Run) error {
 		errs = append(errs, r.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// LoopDialect is what the engine needs to know of a dialect.
+func LoopDialect(d backend.Dialect) loop.Dialect {
+	return loop.Dialect{Name: d.Name, Label: d.Short, ToolMode: d.ToolMode, Native: d.Native, Dropped: d.Dropped}
 }

@@ -169,7 +169,7 @@ func (t *tally) add(tr loop.Transition) {
 func reportFailure(stderr io.Writer, r *agentrun.Run, t loop.Transition) {
 	switch t.Edge {
 	case loop.EdgeMaxIterations:
-		fmt.Fprintf(stderr, "glassbox run: %shalted: the iteration limit (%d model calls for one request) was reached\n", prefix(r), r.Engine.MaxIterations())
+		fmt.Fprintf(stderr, "glassbox run: %shalted: the iteration limit (%s for one request) was reached\n", prefix(r), loop.Count(r.Engine.MaxIterations(), "model call"))
 	case loop.EdgeLLMFailure:
 		if t.Error != nil {
 			fmt.Fprintf(stderr, "glassbox run: %sthe provider failed: %s\n", prefix(r), loop.Printable(t.Error.Message))
@@ -284,8 +284,8 @@ func (p printer) summaries(tallies []tally) error {
 			}
 			continue
 		}
-		if _, err := fmt.Fprintf(p.out, "%s%s · %d transitions · %d model calls · tokens %d in / %d out · %d ms waiting for the model\n",
-			prefix(r), t.outcome, t.transitions, t.calls, t.inputTokens, t.outputTokens, t.latencyMS); err != nil {
+		if _, err := fmt.Fprintf(p.out, "%s%s · %s · %s · tokens %d in / %d out · %d ms waiting for the model\n",
+			prefix(r), t.outcome, loop.Count(t.transitions, "transition"), loop.Count(t.calls, "model call"), t.inputTokens, t.outputTokens, t.latencyMS); err != nil {
 			return err
 		}
 	}
