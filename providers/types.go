@@ -97,8 +97,9 @@ type Exchange struct {
 	Status          int                 `json:"status"`
 	ResponseHeaders map[string][]string `json:"response_headers,omitempty"`
 	ResponseBody    []byte              `json:"response_body"`
-	// Chunks are the response body as it arrived (one per read), with the
-	// offset from the moment the request was sent.
+	// Chunks are the response body as it arrived (one per record of a
+	// stream, see Chunk), with the offset from the moment the request was
+	// sent.
 	Chunks []Chunk `json:"chunks,omitempty"`
 	// TTFB is the time to the response headers; Total to the end of the body.
 	TTFB  time.Duration `json:"ttfb_ns"`
@@ -131,8 +132,17 @@ type WireHeader struct {
 	Added bool `json:"added,omitempty"`
 }
 
-// Chunk is one piece of a streamed response body.
+// Chunk is one piece of a response body as it arrived. A streamed body
+// (Ollama's NDJSON, server-sent events) is cut into its records — one
+// NDJSON line, one SSE event — whatever the reads were, so a chunk means the
+// same on every dialect; any other body is kept read by read.
 type Chunk struct {
+	// Offset is when the chunk was complete: the arrival of the read that
+	// carried its last byte, from the moment the request was sent.
 	Offset time.Duration `json:"offset_ns"`
 	Data   []byte        `json:"data"`
+	// Reads, when more than one, is how many reads carried the record: the
+	// network split it. Start is when the first of them arrived.
+	Reads int           `json:"reads,omitempty"`
+	Start time.Duration `json:"start_ns,omitempty"`
 }
