@@ -219,10 +219,26 @@ func finishMessage(cand *genai.Candidate, exchanges []providers.Exchange) string
 			FinishMessage string `json:"finishMessage"`
 		} `json:"candidates"`
 	}
-	if err := json.Unmarshal(exchanges[len(exchanges)-1].ResponseBody, &wire); err != nil || len(wire.Candidates) == 0 {
+	if err := json.Unmarshal(lastDocument(exchanges[len(exchanges)-1].ResponseBody), &wire); err != nil || len(wire.Candidates) == 0 {
 		return ""
 	}
 	return wire.Candidates[0].FinishMessage
+}
+
+// lastDocument is a response body's JSON: the body itself, or in a stream
+// of server-sent events the data of the last event (the one that carries
+// the finishReason).
+func lastDocument(body []byte) []byte {
+	if !bytes.HasPrefix(body, []byte("data:")) {
+		return body
+	}
+	var last []byte
+	for _, line := range bytes.Split(body, []byte("\n")) {
+		if data, ok := bytes.CutPrefix(bytes.TrimSuffix(line, []byte("\r")), []byte("data:")); ok {
+			last = data
+		}
+	}
+	return last
 }
 
 // usage maps Gemini's token counts. Thinking tokens are billed as output, so
