@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -164,11 +165,37 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
 	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")
 	fs.Var(agentrun.StepFlag{N: &c.From}, "from", "with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)")
+	fs.DurationVar(&c.Call.Limits.Stall, "stall", c.Call.Limits.Stall, "a model call with no byte for this long fails (stalled) and is retried")
+	fs.DurationVar(&c.Call.Limits.Call, "call-timeout", c.Call.Limits.Call, "a model call longer than this fails and is retried")
+	fs.Var(streamFlag{&c.Call.Unary}, "stream", "stream every model call; --stream=false makes unary calls (one request, one JSON body)")
+	fs.IntVar(&c.Call.NumPredict, "num-predict", c.Call.NumPredict, "llama only: the most tokens one reply may have (Ollama's num_predict; -1: no bound)")
 	fs.Var(compareFlag{&c.Compare}, "compare", "two runs side by side on the same input: --compare (gemini,llama) or --compare=A,B from gemini, llama, llama:native")
 	if headless {
 		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
 	}
 }
+
+// streamFlag is --stream (the default) and --stream=false, kept as its
+// opposite, CallOptions.Unary.
+type streamFlag struct{ unary *bool }
+
+func (f streamFlag) String() string {
+	if f.unary == nil {
+		return "true"
+	}
+	return strconv.FormatBool(!*f.unary)
+}
+
+func (f streamFlag) Set(v string) error {
+	stream, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("want true or false, got %q", v)
+	}
+	*f.unary = !stream
+	return nil
+}
+
+func (streamFlag) IsBoolFlag() bool { return true }
 
 // compareFlag is --compare: a boolean-style flag (bare --compare compares
 // agentrun.DefaultCompare) that also takes =A,B.

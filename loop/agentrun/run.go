@@ -146,7 +146,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	dialect, _ := c.Dialect() // Validate checked it
 	r.Backend, err = backend.Choose(ctx, backend.Options{
 		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
-		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, Env: c.Env,
+		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, Env: c.Env, Call: c.Call,
 	})
 	if err != nil {
 		if errors.Is(err, backend.ErrWrongDialect) {

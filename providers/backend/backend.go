@@ -82,6 +82,7 @@ type connection struct {
 	toolMode   string
 	transport  http.RoundTripper // nil means the network
 	onExchange func(providers.Exchange)
+	call       providers.CallOptions // limits, streamed or unary, num_predict
 }
 
 var dialects = []Dialect{
@@ -94,7 +95,7 @@ var dialects = []Dialect{
 			return true, env.GeminiKeyVar + " is set" + env.geminiDestination()
 		},
 		build: func(ctx context.Context, c connection) (Provider, error) {
-			return gemini.New(ctx, gemini.Config{APIKey: c.key, Placeholder: c.key == placeholderKey, Model: c.model, BaseURL: c.geminiURL, Transport: c.transport, OnExchange: c.onExchange})
+			return gemini.New(ctx, gemini.Config{APIKey: c.key, Placeholder: c.key == placeholderKey, Model: c.model, BaseURL: c.geminiURL, Transport: c.transport, OnExchange: c.onExchange, Call: c.call})
 		},
 	},
 	llamaDialect("llama", ollama.ToolModeJSON, "Llama · JSON-mode prompting"),
@@ -116,7 +117,7 @@ func llamaDialect(name, mode, label string) Dialect {
 			return true, "Ollama answered at " + env.OllamaHost
 		},
 		build: func(_ context.Context, c connection) (Provider, error) {
-			return ollama.New(ollama.Config{Model: c.model, Host: c.ollamaHost, ToolMode: c.toolMode, Transport: c.transport, OnExchange: c.onExchange})
+			return ollama.New(ollama.Config{Model: c.model, Host: c.ollamaHost, ToolMode: c.toolMode, Transport: c.transport, OnExchange: c.onExchange, Call: c.call})
 		},
 	}
 }
@@ -170,6 +171,8 @@ type Options struct {
 	Replay     string        // serve this cassette
 	Record     string        // write a cassette here
 	Env        Env           // keys and addresses, from the config pipeline
+	// Call is --stall, --call-timeout, --stream and --num-predict.
+	Call providers.CallOptions
 }
 
 // Backend is a dialect's provider and how it is reached.
@@ -211,6 +214,7 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	c := connection{
 		model: o.Model, key: o.Env.GeminiKey, secrets: o.Env.Secrets(),
 		geminiURL: o.Env.GeminiBaseURL, ollamaHost: o.Env.OllamaHost, toolMode: d.ToolMode,
+		call: o.Call,
 	}
 	switch {
 	case o.Replay != "":

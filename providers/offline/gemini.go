@@ -352,15 +352,17 @@ func (a geminiAnswer) whole() geminiResponse {
 }
 
 // events is the answer as streamGenerateContent events: thoughts first,
-// text in a few word chunks, function calls whole; only the last event has
-// the finishReason and the full usage, as in the recorded streams.
+// then the text token by token (the same token pieces the simulated Ollama
+// streams, so the two dialects' chunk counts compare), function calls
+// whole in one event; only the last event has the finishReason and the
+// full usage, as in the recorded streams.
 func (a geminiAnswer) events() []geminiResponse {
 	var chunks [][]geminiPart
 	if a.thought != nil {
 		chunks = append(chunks, []geminiPart{*a.thought})
 	}
 	if len(a.parts) == 1 && a.parts[0].FunctionCall == nil && a.parts[0].Text != "" {
-		for _, t := range splitWords(a.parts[0].Text, 4) {
+		for _, t := range ollamaTokens(a.parts[0].Text) {
 			chunks = append(chunks, []geminiPart{{Text: t}})
 		}
 	} else {
@@ -379,21 +381,6 @@ func (a geminiAnswer) events() []geminiResponse {
 			ev.UsageMetadata = a.usage
 		}
 		out[i] = ev
-	}
-	return out
-}
-
-// splitWords cuts text into at most n chunks at word boundaries, keeping
-// every byte (the chunks concatenate back to text).
-func splitWords(text string, n int) []string {
-	words := strings.SplitAfter(text, " ")
-	if len(words) <= 1 || n <= 1 {
-		return []string{text}
-	}
-	per := (len(words) + n - 1) / n
-	var out []string
-	for i := 0; i < len(words); i += per {
-		out = append(out, strings.Join(words[i:min(i+per, len(words))], ""))
 	}
 	return out
 }

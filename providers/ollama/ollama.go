@@ -52,22 +52,43 @@ type Config struct {
 	// OnExchange, when set, receives every completed exchange (redacted),
 	// as Gemini's does: cassette recording uses it.
 	OnExchange func(providers.Exchange)
+	// Call holds the limits on each call, streamed or not
+	// (`--stream=false` sends "stream": false), and the bound on a reply:
+	// NumPredict 0 sends DefaultNumPredict, -1 sends none.
+	Call providers.CallOptions
 }
+
+// DefaultNumPredict is the num_predict every request carries unless
+// --num-predict says otherwise. Without one, a model that does not stop
+// (one that alternates two tokens, which Ollama's repeat limit does not
+// catch) writes until the context is full: minutes of output nobody reads.
+// 4,096 tokens hold any file the sample project's tasks write.
+const DefaultNumPredict = 4096
 
 // Provider calls Llama through Ollama. It is safe for concurrent use: each
 // call records its own exchanges.
 type Provider struct {
-	model    string
-	host     string
-	toolMode string
-	schema   bool
-	client   *api.Client
+	model      string
+	host       string
+	toolMode   string
+	schema     bool
+	unary      bool
+	numPredict int // 0: none sent
+	client     *api.Client
 }
 
 // New checks cfg and builds a Provider. It does not contact the server; see
 // Probe for that.
 func New(cfg Config) (*Provider, error) {
-	p := &Provider{model: cfg.Model, toolMode: cfg.ToolMode, schema: cfg.Schema}
+	p := &Provider{model: cfg.Model, toolMode: cfg.ToolMode, schema: cfg.Schema, unary: cfg.Call.Unary}
+	switch n := cfg.Call.NumPredict; {
+	case n == 0:
+		p.numPredict = DefaultNumPredict
+	case n > 0:
+		p.numPredict = n
+	case n != -1:
+		return nil, fmt.Errorf("num_predict %d: want a number of tokens, or -1 for no bound", n)
+	}
 	if p.model == "" {
 		p.model = DefaultModel
 	}
@@ -94,6 +115,7 @@ func New(cfg Config) (*Provider, error) {
 	p.host = base
 	capture := providers.NewTransport(cfg.Transport)
 	capture.OnExchange = cfg.OnExchange
+	capture.Limits = cfg.Call.Limits
 	p.client = api.NewClient(u, &http.Client{Transport: capture})
 	return p, nil
 }
@@ -146,6 +168,8 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 	incomplete := false
 	if callErr == nil && !stream.done {
 		switch {
+		case last != nil && providers.LimitFailure(last.Err) != nil:
+			callErr = providers.LimitFailure(last.Err) // stalled, or too long
 		case last != nil && last.Err != "":
 			callErr = streamCut{cause: last.Err}
 		case last != nil && len(last.ResponseBody) > 0 && !bytes.HasSuffix(last.ResponseBody, []byte("\n")):
@@ -181,11 +205,19 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 }
 
 // chatRequest builds the Ollama request for one call. The stream field is
-// left unset: the server streams, and the client reads line by line.
+// left unset (the server streams, and the client reads line by line)
+// unless the calls are unary. num_predict bounds the reply, so a model that
+// never stops cannot write for ever; it shows in the payload pane.
 func (p *Provider) chatRequest(req providers.Request) (*api.ChatRequest, error) {
 	chat := &api.ChatRequest{
 		Model:   p.model,
 		Options: map[string]any{"temperature": 0},
+	}
+	if p.numPredict > 0 {
+		chat.Options["num_predict"] = p.numPredict
+	}
+	if p.unary {
+		chat.Stream = new(bool)
 	}
 	var err error
 	if p.toolMode == ToolModeJSON {
