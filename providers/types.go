@@ -60,6 +60,11 @@ type Response struct {
 	// Malformed, when not empty, says exactly why the model's output could
 	// not be used; the loop feeds it back so the model can repair itself.
 	Malformed string
+	// Fault names the kind of a Malformed reply in a few words that finish
+	// "2 replies in a row were …" ("stopped by Ollama's repeat limit"): the
+	// same words mean the same failure, which the loop feeds back only
+	// once. Empty, the loop compares the stop and finish reasons.
+	Fault string
 	// Parse shows how JSON-mode text became a tool call (nil for native
 	// function calling).
 	Parse *ParseStep

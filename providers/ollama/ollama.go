@@ -258,12 +258,15 @@ func (p *Provider) readJSONReply(resp *providers.Response, msg api.Message, inco
 		cut := resp.FinishReason == "length"
 		resp.Malformed = malformedFeedback(step.Error, cut)
 		resp.StopReason = providers.StopEndTurn
+		resp.Fault = "unusable the same way: " + parseErrorKind(step.Error)
 		switch {
 		case incomplete:
 			resp.StopReason = providers.StopIncomplete
 			resp.Malformed = repeatStopFeedback(len(msg.Content)) + "\n" + resp.Malformed
+			resp.Fault = faultRepeatStop
 		case cut:
 			resp.StopReason = providers.StopMaxTokens
+			resp.Fault = "cut off at the token limit (done_reason length) before the JSON object was complete"
 		}
 		return
 	}
@@ -295,15 +298,18 @@ func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message, in
 	var malformed string
 	switch {
 	case incomplete:
+		resp.Fault = faultRepeatStop
 		malformed = repeatStopFeedback(len(msg.Content))
 		if msg.Content == "" && len(msg.ToolCalls) == 0 {
 			malformed += " None of it arrived: in native mode Ollama holds back text that looks like a tool call until the call is complete."
 		}
 		malformed += " Try again, more briefly."
 	case cut && looksLikeToolCall(msg.Content):
+		resp.Fault = "tool calls cut off at the token limit (done_reason length)"
 		malformed = "Your tool call was cut off at the token limit (done_reason length) before it was complete, so nothing was run: " +
 			snippet(msg.Content, 0, 0, 120) + ". Call the tool again with shorter arguments."
 	case strings.TrimSpace(msg.Content) == "" && len(msg.ToolCalls) == 0:
+		resp.Fault = "empty: no text and no tool call"
 		malformed = fmt.Sprintf("Your last reply was empty (done_reason %s): no text and no tool call. Call a tool, or give your final answer as text.", orNone(resp.FinishReason))
 	}
 	if malformed != "" {
@@ -343,6 +349,20 @@ func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message, in
 	default:
 		resp.StopReason = providers.StopEndTurn
 	}
+}
+
+// faultRepeatStop is the Fault of a reply Ollama's repeat limit ended.
+const faultRepeatStop = "stopped by Ollama's repeat limit"
+
+// parseErrorKind is the kind of a JSON-mode parse error without its
+// particulars (offsets, quotes, keys), so two replies that broke the same
+// rule compare equal: `invalid JSON at offset`, `reply has neither
+// "tool_call" nor "response"`.
+func parseErrorKind(err string) string {
+	if i := strings.IndexAny(err, "(;:0123456789"); i > 0 {
+		err = err[:i]
+	}
+	return strings.TrimSpace(err)
 }
 
 // repeatStopFeedback says what Ollama did when its stream ended cleanly
