@@ -96,7 +96,7 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 	}
 	// The last step was decided by the model's reply: the pane opens on it.
 	contains(t, h.plainView(), "response (r)")
-	contains(t, h.plainView(), "generateContent")
+	contains(t, h.plainView(), "streamGenerateContent")
 	h.press("r")
 	contains(t, h.plainView(), "request (r)")
 

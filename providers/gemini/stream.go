@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/genai"
 
@@ -45,6 +46,9 @@ func (p *Provider) streamError(ctx context.Context, err error, events int, excha
 	}
 	last := exchanges[len(exchanges)-1]
 	switch {
+	case strings.Contains(last.Err, providers.ErrResponseTooLarge.Error()):
+		return providers.Errorf(providers.KindOther, last.Status, providers.ErrResponseTooLarge,
+			"Gemini's streamed reply was cut off: %v", providers.ErrResponseTooLarge) // a retry would be as large
 	case last.Status == 0:
 		return p.classifyError(ctx, err, exchanges) // no response at all
 	case last.Err != "":

@@ -191,7 +191,13 @@ func (d *document) response(ex *providers.Exchange, live bool) {
 			total += len(c.Data)
 		}
 		lines := streamLines(ex.Chunks)
-		d.section(fmt.Sprintf("response body · %s · %s in %s, as they arrived", size(total), plural(len(lines), "line"), plural(len(ex.Chunks), "read")))
+		// A chunk is one record of the stream (providers.Chunk): an SSE
+		// event, or an NDJSON line.
+		records := plural(len(lines), "line")
+		if eventStream(ex) {
+			records = plural(len(ex.Chunks), "event")
+		}
+		d.section(fmt.Sprintf("response body · %s · %s, as they arrived", size(total), records))
 		d.chunks(lines)
 		return
 	}
@@ -220,6 +226,11 @@ func streamed(ex *providers.Exchange) bool {
 	return false
 }
 
+// eventStream reports whether the response is server-sent events.
+func eventStream(ex *providers.Exchange) bool {
+	return strings.Contains(http.Header(ex.ResponseHeaders).Get("Content-Type"), "event-stream")
+}
+
 // chunkPrefix is the width of `+  12ms  `, the offset column of a chunk.
 const chunkPrefix = 10
 
@@ -235,6 +246,11 @@ type streamLine struct {
 	// pieces lists, for a line that a read boundary split, how many bytes
 	// each read carried and when.
 	pieces []providers.Chunk
+	// reads, when more than one, is how many reads the capture saw carry
+	// the line's record (a chunk is one record, see providers.Chunk), the
+	// first of them at start.
+	reads int
+	start time.Duration
 	// open is a last line with no line end: the stream stopped there, or
 	// (live) the rest has not arrived yet.
 	open bool
@@ -260,6 +276,9 @@ func streamLines(chunks []providers.Chunk) []streamLine {
 			}
 			cur = append(cur, data[:i]...)
 			l := streamLine{text: strings.TrimSuffix(string(cur), "\r"), offset: c.Offset, labelled: labelled}
+			if labelled && c.Reads > 1 {
+				l.reads, l.start = c.Reads, c.Start
+			}
 			if len(pieces) > 0 {
 				l.pieces = append(pieces, providers.Chunk{Offset: c.Offset, Data: data[:i+1]})
 			}
@@ -303,6 +322,10 @@ func (d *document) chunks(lines []streamLine) {
 			}
 			d.newLine(chunkPrefix, chunkPrefix+2)
 			d.put(inkWarning, fmt.Sprintf("↳ split across %d reads: %s", len(l.pieces), strings.Join(parts, ", ")))
+		}
+		if l.reads > 1 {
+			d.newLine(chunkPrefix, chunkPrefix+2)
+			d.put(inkWarning, fmt.Sprintf("↳ arrived in %d reads, from +%s to +%s", l.reads, duration(l.start), duration(l.offset)))
 		}
 		if l.open {
 			d.newLine(chunkPrefix, chunkPrefix+2)
