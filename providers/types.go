@@ -6,6 +6,7 @@
 package providers
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
@@ -126,6 +127,20 @@ func (x Exchange) BodyBytes() int {
 		n += len(c.Data)
 	}
 	return n
+}
+
+// Records is how many records the response came in: for a stream (see
+// Chunk) its chunks — SSE events, NDJSON lines — and for any other body 1,
+// however many reads carried it (0 when nothing arrived). The compare strip
+// counts these, so the number means the same for every dialect.
+func (x Exchange) Records() int {
+	if framingOf(http.Header(x.ResponseHeaders)) != byRead {
+		return len(x.Chunks)
+	}
+	if len(x.ResponseBody) > 0 || len(x.Chunks) > 0 {
+		return 1
+	}
+	return 0
 }
 
 // WireHeader is one request header field as the transport wrote it.
