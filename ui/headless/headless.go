@@ -142,9 +142,10 @@ func (t *tally) add(tr loop.Transition) {
 	case loop.EdgeMaxIterations:
 		t.outcome = max(t.outcome, Halted)
 	case loop.EdgeLLMFailure:
-		t.outcome = ProviderFailed
 		if tr.Error != nil && tr.Error.Kind == loop.KindRepeatedFailure {
 			t.outcome = max(t.outcome, Halted) // the loop stopped it, not the provider
+		} else {
+			t.outcome = ProviderFailed
 		}
 	case loop.EdgeReported:
 		// A resumed session may start in HALTED: the report says why.
