@@ -140,7 +140,7 @@ type Engine struct {
 	// stop reason of the event's last reply, for the HALTED message.
 	fault    string
 	lastStop string
-	taken     int // events taken from the queue so far
+	taken    int // events taken from the queue so far
 
 	// checkpoints[k] is the engine as it was after step k (0: at the
 	// start): time travel reads them, Fork returns to one.
