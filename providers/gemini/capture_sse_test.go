@@ -3,7 +3,6 @@ package gemini
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -14,6 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/internal/wiretest"
 )
 
 // splitEvents cuts an SSE body after each blank line ("\r\n\r\n"), keeping
@@ -78,7 +78,7 @@ func TestCaptureChunksAStreamedResponse(t *testing.T) {
 			client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 				APIKey:      testKey,
 				Backend:     genai.BackendGeminiAPI,
-				HTTPClient:  &http.Client{Transport: providers.NewTransport(signalReads{received}, testKey)},
+				HTTPClient:  &http.Client{Transport: providers.NewTransport(wiretest.SignalReads{Sig: received}, testKey)},
 				HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL},
 			})
 			if err != nil {
@@ -129,29 +129,4 @@ func TestCaptureChunksAStreamedResponse(t *testing.T) {
 			}
 		})
 	}
-}
-
-// signalReads is the network under the capture; it tells the scripted
-// server how many bytes each read of the response body took.
-type signalReads struct{ sig chan<- int }
-
-func (s signalReads) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if err == nil {
-		resp.Body = &signalBody{ReadCloser: resp.Body, sig: s.sig}
-	}
-	return resp, err
-}
-
-type signalBody struct {
-	io.ReadCloser
-	sig chan<- int
-}
-
-func (b *signalBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.sig <- n
-	}
-	return n, err
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/internal/wiretest"
 )
 
 // sseStep is one write of the scripted streaming server.
@@ -77,7 +78,7 @@ func scriptedStream(t *testing.T, steps ...sseStep) (*httptest.Server, chan int)
 func streamingProvider(t *testing.T, srv *httptest.Server, reads chan int, cfg Config) *Provider {
 	t.Helper()
 	cfg.BaseURL = srv.URL
-	cfg.Transport = signalReads{reads}
+	cfg.Transport = wiretest.SignalReads{Sig: reads}
 	return newTestProvider(t, nil, cfg)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/internal/wiretest"
 )
 
 // This file is an in-process Ollama that writes /api/chat streams the way a
@@ -95,36 +96,11 @@ func newRealOllama(t *testing.T, status int, steps ...wireStep) *realOllama {
 // call runs one provider call against the server, signalling every read.
 func (o *realOllama) call(t *testing.T, mode string) (*providers.Response, error) {
 	t.Helper()
-	p, err := New(Config{Host: o.srv.URL, ToolMode: mode, Transport: signalReads{o.readSig}})
+	p, err := New(Config{Host: o.srv.URL, ToolMode: mode, Transport: wiretest.SignalReads{Sig: o.readSig}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p.Call(context.Background(), weatherRequest())
-}
-
-// signalReads is the network under the capture; it tells the scripted
-// server how many bytes each read of the response body took.
-type signalReads struct{ sig chan<- int }
-
-func (s signalReads) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if err == nil {
-		resp.Body = &signalBody{ReadCloser: resp.Body, sig: s.sig}
-	}
-	return resp, err
-}
-
-type signalBody struct {
-	io.ReadCloser
-	sig chan<- int
-}
-
-func (b *signalBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.sig <- n
-	}
-	return n, err
 }
 
 var wireTime = time.Date(2026, 11, 24, 15, 4, 5, 123456789, time.UTC)
