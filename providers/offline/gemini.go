@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // ----- the Gemini request, as much of it as the tutor reads -----
@@ -430,9 +431,14 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	events := answer.events()
 	rc := http.NewResponseController(w)
+	// As on the Ollama side, each event is due at a fixed time after the
+	// first, so the timer's own overhead does not add up over hundreds of
+	// tokens and both dialects take the same time for the same answer.
+	delay := s.chunkDelay(len(events))
+	first := time.Now()
 	for i, ev := range events {
 		if i > 0 {
-			if sleep(r.Context(), s.chunkDelay(len(events))) != nil {
+			if sleep(r.Context(), time.Until(first.Add(time.Duration(i)*delay))) != nil {
 				return
 			}
 		}
@@ -444,6 +450,9 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rc.Flush()
+		if i == 0 {
+			first = time.Now() // the client has taken the first event
+		}
 	}
 }
 
