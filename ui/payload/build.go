@@ -193,11 +193,15 @@ func (d *document) response(ex *providers.Exchange, live bool) {
 		lines := streamLines(ex.Chunks)
 		// A chunk is one record of the stream (providers.Chunk): an SSE
 		// event, or an NDJSON line.
-		records := plural(len(lines), "line")
+		n, unit := len(lines), "line"
 		if eventStream(ex) {
-			records = plural(len(ex.Chunks), "event")
+			n, unit = len(ex.Chunks), "event"
 		}
-		d.section(fmt.Sprintf("response body · %s · %s, as they arrived", size(total), records))
+		as := "as they arrived"
+		if n == 1 {
+			as = "as it arrived"
+		}
+		d.section(fmt.Sprintf("response body · %s · %s, %s", size(total), plural(n, unit), as))
 		d.chunks(lines)
 		return
 	}
