@@ -373,7 +373,8 @@ func (e *Engine) takeEvent(t *Transition) (Edge, error) {
 func (e *Engine) assemble(t *Transition) Edge {
 	if e.iteration >= e.cfg.MaxIterations {
 		e.failure = &ErrorRecord{Kind: "max_iterations", Message: fmt.Sprintf(
-			"stopped after %d model calls without a final answer (the iteration limit; raise it with --max-iterations)%s", e.cfg.MaxIterations, e.lastStopClause())}
+			"stopped after %d model calls without a final answer (the iteration limit; raise it with --max-iterations)", e.cfg.MaxIterations)}
+		e.failure.Message = e.withLastStop(e.failure.Message)
 		t.Error = e.failure
 		return EdgeMaxIterations
 	}
@@ -434,7 +435,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			if len(rec.Retries) > 0 {
 				msg = fmt.Sprintf("%s (gave up after %d retries)", msg, len(rec.Retries))
 			}
-			msg += e.lastStopClause()
+			msg = e.withLastStop(msg)
 			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg}
 			t.Error = e.failure
 			e.recovered, e.edited = "", false
@@ -503,7 +504,8 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 			// would only repeat it, up to the iteration limit.
 			e.fault = ""
 			e.failure = &ErrorRecord{Kind: KindRepeatedFailure, Message: fmt.Sprintf(
-				"2 replies in a row were %s, so the loop stopped feeding the failure back%s", words, e.lastStopClause())}
+				"2 replies in a row were %s, so the loop stopped feeding the failure back", words)}
+			e.failure.Message = e.withLastStop(e.failure.Message)
 			t.Error = e.failure
 			return EdgeLLMFailure
 		}
@@ -556,14 +558,15 @@ func stopWords(stop, finish string) string {
 	return fmt.Sprintf("%s (finish reason %s)", orDash(stop), orDash(finish))
 }
 
-// lastStopClause ends a HALTED message with the stop reason of the last
+// withLastStop ends a HALTED message with the stop reason of the last
 // reply of this request, so the report always says how the model last
 // stopped.
-func (e *Engine) lastStopClause() string {
+func (e *Engine) withLastStop(msg string) string {
+	msg = strings.TrimSuffix(msg, ".")
 	if e.lastStop == "" {
-		return "; no reply came back for this request"
+		return msg + "; no reply came back for this request"
 	}
-	return "; the last reply's stop reason: " + e.lastStop
+	return msg + "; the last reply's stop reason: " + e.lastStop
 }
 
 // masked returns the reply's message and parse step with every secret value

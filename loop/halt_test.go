@@ -69,6 +69,9 @@ func TestRepeatedFailureHalts(t *testing.T) {
 					t.Errorf("HALTED message %q lacks %q", out.Text, s)
 				}
 			}
+			if line := Human(ts[len(ts)-2]); !strings.Contains(line, "--llm_failure--> HALTED · stop_reason: ") || !strings.Contains(line, "repeated_failure: 2 replies in a row") {
+				t.Errorf("human trace %q, want the stop reason and repeated_failure named", line)
+			}
 			if n := f.provider.calls; n != 2 && len(tc.replies) == 2 {
 				t.Errorf("%d model calls, want 2: the second failure is not fed back", n)
 			}
