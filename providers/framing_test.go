@@ -86,3 +86,26 @@ func TestLimitFailureReplays(t *testing.T) {
 		t.Error("LimitFailure recognises what is not a limit")
 	}
 }
+
+// Records counts what the compare strip shows: a stream's records, or one
+// for a body however many reads carried it.
+func TestExchangeRecords(t *testing.T) {
+	chunks := []Chunk{{Data: []byte("a")}, {Data: []byte("b")}, {Data: []byte("c")}}
+	for _, tt := range []struct {
+		ct     string
+		chunks []Chunk
+		body   string
+		want   int
+	}{
+		{"text/event-stream", chunks, "abc", 3},
+		{"application/x-ndjson", chunks, "abc", 3},
+		{"application/json; charset=utf-8", chunks, "abc", 1}, // three reads, one body
+		{"application/json", nil, "{}", 1},
+		{"application/json", nil, "", 0},
+	} {
+		x := Exchange{ResponseHeaders: map[string][]string{"Content-Type": {tt.ct}}, Chunks: tt.chunks, ResponseBody: []byte(tt.body)}
+		if got := x.Records(); got != tt.want {
+			t.Errorf("%s with %d chunks: Records() = %d, want %d", tt.ct, len(tt.chunks), got, tt.want)
+		}
+	}
+}
