@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/glassbox-dev/glassbox/providers"
 )
 
@@ -100,5 +102,36 @@ func TestStalledOllama(t *testing.T) {
 				t.Errorf("response %+v, want the exchange with the %d lines that came", resp, len(tt.steps))
 			}
 		})
+	}
+}
+
+// Two unusable replies that broke the same rule name the same Fault, so the
+// loop's halt rule sees the same failure; other rules name other faults.
+func TestFaultsNameTheKindOfFailure(t *testing.T) {
+	p, err := New(Config{ToolMode: ToolModeJSON})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fault := func(content, doneReason string, incomplete bool) string {
+		resp := &providers.Response{FinishReason: doneReason}
+		p.readJSONReply(resp, api.Message{Role: "assistant", Content: content}, incomplete)
+		if resp.Malformed == "" {
+			t.Fatalf("%q was usable", content)
+		}
+		return resp.Fault
+	}
+	a := fault(`{"thought": "x", "tool_call": {"name": "read_file", "input": {"path": 1,}}}`, "stop", false)
+	b := fault(`{"thought": "a longer thought", "tool_call": {"name": "list_files", "input": {,}}}`, "stop", false)
+	if a != b || !strings.HasPrefix(a, "unusable the same way: invalid JSON") {
+		t.Errorf("faults %q and %q, want the same invalid-JSON fault", a, b)
+	}
+	if c := fault(`{"thought": "x"}`, "stop", false); c == a {
+		t.Errorf("a reply with neither tool_call nor response has fault %q, the same as invalid JSON", c)
+	}
+	if d := fault(`{"thought": "`, "", true); d != "stopped by Ollama's repeat limit" {
+		t.Errorf("repeat stop fault = %q", d)
+	}
+	if e := fault(`{"thought": "x", "tool_`, "length", false); !strings.Contains(e, "token limit") {
+		t.Errorf("cut reply fault = %q", e)
 	}
 }
