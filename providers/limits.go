@@ -49,9 +49,16 @@ type CallOptions struct {
 	// (`--stream=false`); every dialect streams by default.
 	Unary bool
 	// NumPredict bounds a Llama reply's tokens (Ollama's num_predict,
-	// `--num-predict`): 0 is the dialect's default bound, -1 no bound.
+	// `--num-predict`): 0 is DefaultNumPredict, -1 no bound.
 	NumPredict int
 }
+
+// DefaultNumPredict is the num_predict every Ollama request carries unless
+// --num-predict says otherwise. Without one, a model that does not stop
+// (one that alternates two tokens, which Ollama's repeat limit does not
+// catch) writes until its context is full: minutes of output nobody reads.
+// 4,096 tokens hold any file the sample project's tasks write.
+const DefaultNumPredict = 4096
 
 // The first words of a limit's failure, also how a recorded exchange's
 // error is recognised as one (LimitFailure).

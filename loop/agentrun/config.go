@@ -91,7 +91,7 @@ func Defaults(headless bool) Config {
 		From:          -1,
 		Call: providers.CallOptions{
 			Limits:     providers.Limits{Stall: providers.DefaultStall, Call: providers.DefaultCallTimeout},
-			NumPredict: ollama.DefaultNumPredict,
+			NumPredict: providers.DefaultNumPredict,
 		},
 	}
 	if headless {

@@ -58,12 +58,9 @@ type Config struct {
 	Call providers.CallOptions
 }
 
-// DefaultNumPredict is the num_predict every request carries unless
-// --num-predict says otherwise. Without one, a model that does not stop
-// (one that alternates two tokens, which Ollama's repeat limit does not
-// catch) writes until the context is full: minutes of output nobody reads.
-// 4,096 tokens hold any file the sample project's tasks write.
-const DefaultNumPredict = 4096
+// DefaultNumPredict is providers.DefaultNumPredict: the bound on a reply
+// when Config.Call says none.
+const DefaultNumPredict = providers.DefaultNumPredict
 
 // Provider calls Llama through Ollama. It is safe for concurrent use: each
 // call records its own exchanges.
