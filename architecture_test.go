@@ -14,7 +14,7 @@ import (
 
 const module = "github.com/glassbox-dev/glassbox"
 
-// TestDependencyRule enforces DESIGN §1: main → ui → loop → {providers,
+// TestDependencyRule enforces docs/architecture.md, "Layers and the dependency rule": main → ui → loop → {providers,
 // tools, history}; providers and tools may import history; nothing imports
 // ui; the engine side never imports the Bubble Tea stack.
 func TestDependencyRule(t *testing.T) {
@@ -68,7 +68,7 @@ func TestDependencyRule(t *testing.T) {
 		from := top(p.ImportPath)
 		ok, known := allowed[from]
 		if !known {
-			t.Errorf("%s lives in %s/, which is not a folder of DESIGN §1", p.ImportPath, from)
+			t.Errorf("%s lives in %s/, which is not a folder docs/architecture.md names", p.ImportPath, from)
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -107,7 +107,7 @@ func TestDocsQuoteTheBuiltInPolicy(t *testing.T) {
 	}
 }
 
-// DESIGN §3: the root package holds main.go only (and its tests); the wiring,
+// docs/architecture.md, "Layers and the dependency rule": the root package holds main.go only (and its tests); the wiring,
 // backend choice and front ends live in packages.
 func TestRootHoldsMainOnly(t *testing.T) {
 	entries, err := os.ReadDir(".")
@@ -117,7 +117,7 @@ func TestRootHoldsMainOnly(t *testing.T) {
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasSuffix(name, ".go") && name != "main.go" && !strings.HasSuffix(name, "_test.go") {
-			t.Errorf("%s sits beside main.go; move it into a package (DESIGN §3)", name)
+			t.Errorf("%s sits beside main.go; move it into a package (docs/architecture.md, \"Layers and the dependency rule\")", name)
 		}
 	}
 }

@@ -33,7 +33,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// Exit codes (DESIGN §3).
+// Exit codes (docs/architecture.md, "How a run is opened").
 const (
 	exitOK       = 0
 	exitProvider = 1
@@ -146,7 +146,7 @@ func loadConfig(name string, args []string, headless bool, stderr io.Writer) (ag
 	return c, fs.Args(), nil
 }
 
-// bindFlags binds DESIGN §3's flags onto c; c's values are the defaults.
+// bindFlags binds the flags (docs/architecture.md, "How a run is opened") onto c; c's values are the defaults.
 func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Provider, "provider", c.Provider, "which provider: gemini or llama")
 	fs.StringVar(&c.Model, "model", c.Model, "model id (default gemini-2.5-flash / llama3.1:8b)")

@@ -42,7 +42,7 @@ func benchEngine(b *testing.B) *Engine {
 }
 
 // BenchmarkStep measures the engine's own cost per transition (target under
-// 100 µs, DESIGN §10): an instant provider and tool, so only the state
+// 100 µs, docs/architecture.md, "Performance targets"): an instant provider and tool, so only the state
 // machine, the policy and the history are timed.
 func BenchmarkStep(b *testing.B) {
 	benchSteps(b, benchEngine(b))

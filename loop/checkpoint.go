@@ -70,7 +70,8 @@ func (e *Engine) restore(cp Checkpoint) {
 	e.queue = slices.Clone(e.submitted[min(cp.Taken, len(e.submitted)):])
 	e.mu.Unlock()
 	e.cfg.Policy.SetGrants(cp.Grants)
-	e.recovered, e.edited, e.answer = "", false, nil
+	e.recovered, e.answer = "", nil
+	e.clearEdit()
 	e.reassemble()
 }
 
@@ -187,7 +188,9 @@ func (e *Engine) forkLocked(seq int, files bool, onto *forkOnto, events int) err
 		e.reassemble()
 		rec.Fork = ForkInfo{From: seq, Provider: onto.Provider.Name(), Model: onto.Provider.Model(), ToolMode: onto.ToolMode, Note: onto.Note}
 	}
-	e.checkpoints[seq].HistoryLen = e.log.Len()
+	// The fork's note belongs to the step it was made at: going back to
+	// that step later keeps it (the session folds it into the step too).
+	e.checkpoints[seq].HistoryLen, e.checkpoints[seq].Notes = e.log.Len(), e.notes
 	if e.journal != nil {
 		e.journal.fork(e, seq, added, onto)
 	}

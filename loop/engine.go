@@ -151,8 +151,13 @@ type Engine struct {
 	// model call is sent again (resent) or the tool is recorded as
 	// interrupted without running it again.
 	recovered State
-	// edited marks the assembled context as replaced by a what-if edit.
-	edited bool
+	// edited marks the assembled context as replaced by a what-if edit;
+	// edit says what changed from the context as assembled (editBase,
+	// editSystem), for the transition that sends it.
+	edited     bool
+	edit       *ContextEdit
+	editBase   []history.Message
+	editSystem string
 	// toolMode is the Llama tool mode of the provider in use.
 	toolMode string
 	// notes counts the RoleNote messages in the history (see sendable).
@@ -396,6 +401,9 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		Resent: e.recovered == AwaitingLLMResponse}
 	t.LLM = rec
 	t.Edited = e.edited
+	if e.edit != nil && (e.edit.System || len(e.edit.Messages) > 0) {
+		t.Edit = e.edit
+	}
 	var exchanges []providers.Exchange
 	first := time.Now()
 	for attempt := 0; ; attempt++ {
@@ -419,7 +427,8 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			err = &providers.Error{Kind: providers.KindOther, Message: "the provider returned neither a response nor an error (a bug in the provider)"}
 		}
 		if err == nil {
-			e.recovered, e.edited = "", false
+			e.recovered = ""
+			e.clearEdit()
 			return e.read(resp, t), nil
 		}
 		if ctx.Err() != nil {
@@ -438,7 +447,8 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			msg = e.withLastStop(msg)
 			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg}
 			t.Error = e.failure
-			e.recovered, e.edited = "", false
+			e.recovered = ""
+			e.clearEdit()
 			return EdgeLLMFailure, nil
 		}
 		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds(), LatencyMS: rec.LatencyMS}

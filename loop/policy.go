@@ -78,7 +78,7 @@ const sessionGrantRule = "session-grant"
 // it, and a person decides.
 const unparsableRule = "unparsable-command"
 
-// DefaultPolicy returns the built-in rules of DESIGN §4.
+// DefaultPolicy returns the built-in rules (docs/architecture.md, "Confinement at a glance").
 func DefaultPolicy() *Policy {
 	p, err := ParsePolicy([]byte(DefaultPolicyTOML))
 	if err != nil {

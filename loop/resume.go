@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
 )
@@ -25,8 +26,8 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		return nil, "", err
 	}
 	for _, st := range rl.Steps {
-		var cp Checkpoint
-		if err := json.Unmarshal(st.Checkpoint, &cp); err != nil || cp.Seq != st.Seq {
+		cp, err := stepCheckpoint(st)
+		if err != nil || cp.Seq != st.Seq {
 			return nil, "", fmt.Errorf("%w: step %d has no readable checkpoint", session.ErrCorrupt, st.Seq)
 		}
 		e.checkpoints = append(e.checkpoints, cp)
@@ -48,6 +49,7 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		return nil, "", fmt.Errorf("%w: step %d took %d events of %d submitted", session.ErrCorrupt, last.Seq, last.Taken, len(e.submitted))
 	}
 	last.Submitted = len(e.submitted) // events typed after the last step are kept
+	system := e.cfg.System            // as assembled, before any what-if edit
 	if rl.System != "" {
 		e.cfg.System = rl.System
 	}
@@ -56,7 +58,7 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 	e.restore(last)
 	last.HistoryLen = histLen
 	if rl.Edit != nil && e.state == AwaitingLLMResponse {
-		e.edited = true
+		e.resumeEdit(rl, system)
 	}
 	if j != nil {
 		j.changes = []*session.Changes{nil}
@@ -102,6 +104,37 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		}
 	}
 	return e, recovery, nil
+}
+
+// resumeEdit takes up a what-if edit made after the last step and not yet
+// sent: it is sent with the same account of what changed. system is the
+// default system prompt.
+func (e *Engine) resumeEdit(rl *session.RunLog, system string) {
+	if rl.EditSystem != "" {
+		system = rl.EditSystem // an earlier edit's, as assembled
+	}
+	e.edited, e.editBase, e.editSystem = true, rl.EditBase, system
+	e.edit = diffContext(system, e.cfg.System, rl.EditBase, rl.Messages, e.mask.Mask)
+}
+
+// stepCheckpoint reads the engine's checkpoint after a step. A fork onto
+// another dialect made at the step added its note after the step was
+// written; the session folds the note into the step's record (Added, Len),
+// and the checkpoint counts it as the engine's own did.
+func stepCheckpoint(st session.Record) (Checkpoint, error) {
+	var cp Checkpoint
+	if err := json.Unmarshal(st.Checkpoint, &cp); err != nil {
+		return cp, err
+	}
+	if extra := st.Len - cp.HistoryLen; extra > 0 && extra <= len(st.Added) {
+		for _, m := range st.Added[len(st.Added)-extra:] {
+			if m.Role == history.RoleNote {
+				cp.Notes++
+			}
+		}
+		cp.HistoryLen = st.Len
+	}
+	return cp, nil
 }
 
 // Recovered is the state whose step is taken up again after a crash ("" if
@@ -155,8 +188,8 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 		if err := json.Unmarshal(st.Trace, &t); err != nil {
 			return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
 		}
-		var cp Checkpoint
-		if err := json.Unmarshal(st.Checkpoint, &cp); err != nil {
+		cp, err := stepCheckpoint(st)
+		if err != nil {
 			return nil, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
 		}
 		t.Added, t.HistoryLen, t.Notes, t.Pending, t.ExchangesAt = st.Added, st.Len, cp.Notes, cp.Pending, st.Exchanges

@@ -525,3 +525,261 @@ func TestCassettePosition(t *testing.T) {
 		}
 	}
 }
+
+// A session forked onto another dialect reads back as it was on screen:
+// the fork's note belongs to the step it was made at (where the engine's
+// own checkpoint puts it), so the steps read back add up to the history
+// the resumed engine holds — no message shown twice, none missing — and a
+// later fork to that step keeps the note, on disk as in memory.
+func TestResumeAfterForkOntoReadsBackTheSameConversation(t *testing.T) {
+	gem := &nativeProvider{name: "gemini"}
+	gem.replies = []reply{{resp: &providers.Response{Message: history.Message{Role: history.RoleAssistant,
+		ToolCalls: []history.ToolCall{{Name: "read_file", Args: json.RawMessage(`{"path":"notes.txt"}`)}},
+		Native:    &history.Native{Provider: "gemini", Data: json.RawMessage(`{"parts":[{"functionCall":{"name":"read_file"},"thoughtSignature":"c2ln"}]}`)}}}}}
+	r := newSessionRig(t)
+	cfg := r.config()
+	cfg.Provider = gem
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetJournal(NewJournal(r.w, "", r.ws.Root()))
+	e.Submit(Event{Source: "cli", Type: "user_input", Data: "read notes"})
+	stepUntil(t, e, CheckingPolicy)
+	k := e.Seq()
+	llama := &nativeProvider{name: "llama"}
+	llama.replies = []reply{text("llama answers")}
+	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", ToolMode: "json"}, true); err != nil {
+		t.Fatal(err)
+	}
+	stepUntil(t, e, "")
+	before := e.History()
+	cpK, _ := e.Checkpoint(k)
+	last, _ := e.Checkpoint(e.Seq())
+
+	r.w.Close()
+	f, err := session.Read(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ := f.Run("")
+	back, err := SessionTransitions(r.path, rl, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added []history.Message
+	for _, tr := range back {
+		added = append(added, tr.Added...)
+		if tr.Seq == k {
+			if n := len(tr.Added); n == 0 || tr.Added[n-1].Role != history.RoleNote || !strings.Contains(tr.Added[n-1].Text, "Llama") {
+				t.Errorf("step %d read back without the fork's note: %+v", k, tr.Added)
+			}
+			if tr.HistoryLen != cpK.HistoryLen || tr.Notes != cpK.Notes || cpK.Notes != 1 {
+				t.Errorf("step %d read back: %d messages (%d notes), the engine had %d (%d)", k, tr.HistoryLen, tr.Notes, cpK.HistoryLen, cpK.Notes)
+			}
+		}
+	}
+	if len(added) != len(before) {
+		t.Fatalf("the steps read back add %d messages; the history held %d", len(added), len(before))
+	}
+	for i := range before {
+		if added[i].Role != before[i].Role || added[i].Text != before[i].Text {
+			t.Fatalf("message %d read back as %s %q, was %s %q", i+1, added[i].Role, added[i].Text, before[i].Role, before[i].Text)
+		}
+	}
+	if tr := back[len(back)-1]; tr.HistoryLen-tr.Notes != last.HistoryLen-last.Notes {
+		t.Errorf("the last step read back sends %d messages, it sent %d", tr.HistoryLen-tr.Notes, last.HistoryLen-last.Notes)
+	}
+
+	if r.w, err = session.Append(f); err != nil {
+		t.Fatal(err)
+	}
+	rcfg := r.config()
+	rcfg.Provider = llama
+	e2, _, err := Resume(rcfg, rl, NewJournal(r.w, "", r.ws.Root()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e2.Checkpoint(k); got.HistoryLen != cpK.HistoryLen || got.Notes != cpK.Notes {
+		t.Fatalf("resumed checkpoint %d: %d messages (%d notes), want %d (%d)", k, got.HistoryLen, got.Notes, cpK.HistoryLen, cpK.Notes)
+	}
+	// Back to step k: the note stays, in the engine and in the file.
+	if err := e2.ForkKeepingFiles(k); err != nil {
+		t.Fatal(err)
+	}
+	h := e2.History()
+	if len(h) != cpK.HistoryLen || h[len(h)-1].Role != history.RoleNote {
+		t.Fatalf("after a fork to step %d the history holds %d messages, want %d ending with the note", k, len(h), cpK.HistoryLen)
+	}
+	r.w.Close()
+	f, err = session.Read(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ = f.Run("")
+	if len(rl.Messages) != len(h) || rl.Messages[len(h)-1].Role != history.RoleNote {
+		t.Fatalf("the file says %d messages after the fork, the engine %d", len(rl.Messages), len(h))
+	}
+}
+
+// A what-if edit travels with the call that sends it: the transition says
+// which messages changed and how, with the message as sent; the trace line,
+// the session and a resume (an edit made before quitting, sent after) say
+// the same; a secret typed into the edit is sent, never recorded.
+func TestWhatIfEditSaysWhatChanged(t *testing.T) {
+	const secret = "sk-test-SECRET-1234567890"
+	r := newSessionRig(t, calls(history.ToolCall{Name: "read_file", Args: json.RawMessage(`{"path":"notes.txt"}`)}), text("ok"), text("again"))
+	cfg := r.config()
+	cfg.Secrets = []string{secret}
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetJournal(NewJournal(r.w, "", r.ws.Root()))
+	e.Submit(Event{Source: "cli", Type: "user_input", Data: "read notes"})
+	stepUntil(t, e, RecordingResult)
+	stepUntil(t, e, AwaitingLLMResponse)
+	data, err := e.ExportContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), `original\n`, `original\nsecret.txt `+secret+`\n`, 1)
+	if edited == string(data) {
+		t.Fatal("the tool result is not in the exported context")
+	}
+	if err := e.ReplaceContext([]byte(edited)); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := e.Step(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(where string, tr Transition) {
+		t.Helper()
+		if !tr.Edited || tr.Edit == nil || len(tr.Edit.Messages) != 1 || tr.Edit.System {
+			t.Fatalf("%s: edit = %+v", where, tr.Edit)
+		}
+		m := tr.Edit.Messages[0]
+		if m.N != 3 || m.Change != "changed" || m.About != "the result of read_file" || m.Sent == nil || m.Sent.Result == nil {
+			t.Fatalf("%s: message edit = %+v", where, m)
+		}
+		if !strings.Contains(m.Sent.Result.Content, "secret.txt") || !strings.Contains(m.Diff, "+secret.txt") || !strings.Contains(m.Diff, " original") {
+			t.Fatalf("%s: sent %q, diff:\n%s", where, m.Sent.Result.Content, m.Diff)
+		}
+		line, _ := json.Marshal(tr)
+		if strings.Contains(string(line), secret) {
+			t.Fatalf("%s: the secret is in the record: %s", where, line)
+		}
+		if !strings.Contains(Human(tr), "context edited before sending: the result of read_file (message 3) changed") {
+			t.Fatalf("%s: human trace %q", where, Human(tr))
+		}
+	}
+	check("live", tr)
+	if sent := r.provider.seen[len(r.provider.seen)-1]; !strings.Contains(sent.Messages[2].Result.Content, secret) {
+		t.Fatal("the edit was not sent as the person wrote it")
+	}
+	r.w.Close()
+	raw, _ := os.ReadFile(r.path)
+	if strings.Contains(string(raw), secret) {
+		t.Fatal("the secret is in the session file")
+	}
+	f, err := session.Read(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ := f.Run("")
+	back, err := SessionTransitions(r.path, rl, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("read back", back[len(back)-1])
+
+	// Edited, then quit before sending: the resumed engine sends it with
+	// the same account of what changed.
+	if r.w, err = session.Append(f); err != nil {
+		t.Fatal(err)
+	}
+	e, _, err = Resume(cfg, rl, NewJournal(r.w, "", r.ws.Root()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Submit(Event{Source: "cli", Type: "user_input", Data: "again"})
+	stepUntil(t, e, AwaitingLLMResponse)
+	data, _ = e.ExportContext()
+	if err := e.ReplaceContext([]byte(strings.Replace(string(data), `"text": "again"`, `"text": "once more"`, 1))); err != nil {
+		t.Fatal(err)
+	}
+	r.w.Close()
+	f, err = session.Read(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ = f.Run("")
+	if r.w, err = session.Append(f); err != nil {
+		t.Fatal(err)
+	}
+	e, _, err = Resume(cfg, rl, NewJournal(r.w, "", r.ws.Root()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err = e.Step(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Edit == nil || len(tr.Edit.Messages) != 1 || tr.Edit.Messages[0].About != "the request" || !strings.Contains(tr.Edit.Messages[0].Diff, "+once more") {
+		t.Fatalf("resumed edit = %+v", tr.Edit)
+	}
+}
+
+func TestDiffContextPairsChangesInOrder(t *testing.T) {
+	u := func(s string) history.Message { return history.Message{Role: history.RoleUser, Text: s} }
+	id := func(s string) string { return s }
+	tests := []struct {
+		name          string
+		system        string
+		before, after []history.Message
+		want          string
+	}{
+		{"inserted", "s", []history.Message{u("a"), u("b")}, []history.Message{u("a"), u("x"), u("b")}, "the request (message 2) added"},
+		{"removed", "s", []history.Message{u("a"), u("b"), u("c")}, []history.Message{u("a"), u("c")}, "the request (message 2) removed"},
+		{"changed", "s", []history.Message{u("a"), u("b")}, []history.Message{u("a"), u("B")}, "the request (message 2) changed"},
+		{"system", "s2", []history.Message{u("a")}, []history.Message{u("a")}, "the system prompt changed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := diffContext("s", tt.system, tt.before, tt.after, id).Summary(); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// An edit to a tool result leaves the model's own reply as it was: its
+// arguments come back re-indented from the editor, which is no change, so
+// its native encoding (Gemini's thought signature) is still replayed.
+func TestWhatIfKeepsTheEncodingOfUnchangedMessages(t *testing.T) {
+	gem := &nativeProvider{name: "gemini"}
+	gem.replies = []reply{{resp: &providers.Response{Message: history.Message{Role: history.RoleAssistant,
+		ToolCalls: []history.ToolCall{{Name: "read_file", Args: json.RawMessage(`{"path":"notes.txt"}`)}},
+		Native:    &history.Native{Provider: "gemini", Data: json.RawMessage(`{"parts":[{"functionCall":{"name":"read_file"},"thoughtSignature":"c2ln"}]}`)}}}}, text("ok")}
+	r := newSessionRig(t)
+	cfg := r.config()
+	cfg.Provider = gem
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Submit(Event{Source: "cli", Type: "user_input", Data: "read notes"})
+	stepUntil(t, e, RecordingResult)
+	stepUntil(t, e, AwaitingLLMResponse)
+	data, _ := e.ExportContext()
+	if err := e.ReplaceContext([]byte(strings.Replace(string(data), `original\n`, `edited\n`, 1))); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.History()[1].Native; n == nil || !strings.Contains(string(n.Data), "thoughtSignature") {
+		t.Fatalf("the unchanged reply lost its encoding: %+v", n)
+	}
+	if e.History()[2].Native != nil || e.History()[2].Result.Content != "edited\n" {
+		t.Fatalf("the edited result: %+v", e.History()[2])
+	}
+}

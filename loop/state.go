@@ -60,7 +60,7 @@ type Arc struct {
 	To   State
 }
 
-// Table is the state machine, row by row, exactly as DESIGN §4 draws it. The
+// Table is the state machine, row by row, exactly as docs/architecture.md, "The state machine", draws it. The
 // engine refuses any transition that is not in it.
 var Table = []Arc{
 	{WaitingForEvent, EdgeNewEvent, AssemblingContext},

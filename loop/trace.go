@@ -114,6 +114,9 @@ func Summary(t Transition) string {
 		if l.Thought != "" {
 			fmt.Fprintf(&b, " · thought: %q", Clip(l.Thought, 160))
 		}
+		if t.Edit != nil {
+			fmt.Fprintf(&b, " · context edited before sending: %s", Clip(t.Edit.Summary(), 200))
+		}
 		return b.String()
 	case EdgeMalformedResponse:
 		return "malformed_response: " + Clip(t.Error.Message, 240)

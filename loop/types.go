@@ -97,6 +97,9 @@ type Transition struct {
 	// Edited marks a provider call whose context a person replaced before
 	// it was sent (what-if).
 	Edited bool `json:"edited,omitempty"`
+	// Edit says what the edit changed: the messages as sent, and how each
+	// differs from the context as assembled.
+	Edit *ContextEdit `json:"edit,omitempty"`
 
 	// Added are the messages this transition appended to history.
 	Added []history.Message `json:"-"`

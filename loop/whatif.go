@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 
 	"github.com/glassbox-dev/glassbox/history"
@@ -77,9 +76,12 @@ func (e *Engine) ReplaceContext(data []byte) error {
 	orig := e.log.Messages()
 	msgs := slices.Clone(c.Messages)
 	for i := range msgs {
-		if i >= len(orig) || !reflect.DeepEqual(withoutNative(msgs[i]), withoutNative(orig[i])) {
+		if i >= len(orig) || !sameMessage(msgs[i], orig[i]) {
 			msgs[i].Native = nil
 		}
+	}
+	if !e.edited { // the first edit of this context: what it is compared with
+		e.editBase, e.editSystem = orig, e.request.System
 	}
 	var l history.Log
 	l.Append(msgs...)
@@ -88,14 +90,26 @@ func (e *Engine) ReplaceContext(data []byte) error {
 	e.cfg.System = c.System
 	e.request.System, e.request.Messages = c.System, e.sendable()
 	e.edited = true
+	e.edit = diffContext(e.editSystem, c.System, e.editBase, msgs, e.mask.Mask)
 	if e.journal != nil {
-		e.journal.fail(e.journal.w.Write(session.Record{Kind: session.KindEdit, Run: e.journal.run, Seq: e.seq, System: c.System, Messages: msgs}))
+		// A secret the person typed into the edit is sent, never saved.
+		saved := make([]history.Message, len(msgs))
+		for i, m := range msgs {
+			saved[i] = maskMessage(m, e.mask.Mask)
+		}
+		e.journal.fail(e.journal.w.Write(session.Record{Kind: session.KindEdit, Run: e.journal.run, Seq: e.seq, System: e.mask.Mask(c.System), Messages: saved}))
 	}
 	return nil
 }
 
 // Edited reports whether the context about to be sent was replaced.
 func (e *Engine) Edited() bool { return e.edited }
+
+// clearEdit forgets the what-if edit: its context was sent, or the engine
+// went back to another step.
+func (e *Engine) clearEdit() {
+	e.edited, e.edit, e.editBase, e.editSystem = false, nil, nil, ""
+}
 
 // sameJSON reports whether a and b encode the same (nil and empty lists
 // alike, as the person's editor cannot tell them apart).

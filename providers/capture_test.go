@@ -372,7 +372,7 @@ func TestRecorderIsSafeForConcurrentUse(t *testing.T) {
 }
 
 // BenchmarkCaptureOneMiB measures what the capture adds to a 1 MiB response
-// read in 32 KiB pieces, with a key to look for (DESIGN §10: the glass box
+// read in 32 KiB pieces, with a key to look for (docs/architecture.md, "Performance targets": the glass box
 // adds under 10 % to a live call).
 func BenchmarkCaptureOneMiB(b *testing.B) {
 	piece := strings.Repeat(`{"text":"lorem ipsum dolor sit amet"},`, 32*1024/37)

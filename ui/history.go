@@ -27,6 +27,7 @@ const (
 	entryWelcome                    // the first-run welcome
 	entryHalt                       // why the loop halted
 	entryRetry                      // a retried provider call (folded to one line)
+	entryEdit                       // a what-if edit of the context before it was sent
 )
 
 // maxExpandedLines caps an expanded tool result; the Raw payload pane has
@@ -41,6 +42,7 @@ type historyEntry struct {
 	text     string // message text, call arguments (JSON) or result content
 	isError  bool
 	expanded bool
+	edit     *loop.ContextEdit // entryEdit: what the edit changed
 
 	cacheW   int
 	cacheExp bool
@@ -141,6 +143,33 @@ func (e *historyEntry) build(th theme.Theme, w int) []string {
 	case entryHalt:
 		header(th.Error.Bold(true), "■ halted")
 		body(th.Error, e.text)
+	case entryEdit:
+		header(th.Warning.Bold(true), "✎ edited before sending (what-if)")
+		out = append(out, editLines(th, e.edit, w)...)
+	}
+	return out
+}
+
+// editLines says what a what-if edit changed: each message changed, added
+// or removed, with the lines that differ as the model was sent them.
+func editLines(th theme.Theme, c *loop.ContextEdit, w int) []string {
+	var out []string
+	for _, m := range c.Messages {
+		for _, ln := range wrapLines(fmt.Sprintf("%s (message %d) %s:", m.About, m.N, m.Change), w-2) {
+			out = append(out, "  "+th.Warning.Render(ln))
+		}
+		diff := m.Diff
+		if strings.HasPrefix(diff, "--- ") { // the two names say nothing here
+			if _, rest, ok := strings.Cut(diff, "\n+++ "); ok {
+				_, diff, _ = strings.Cut(rest, "\n")
+			}
+		}
+		for _, ln := range previewLines(th, diff, w-4) {
+			out = append(out, "    "+ln)
+		}
+	}
+	if c.System {
+		out = append(out, "  "+th.Warning.Render(ansi.Truncate("the system prompt changed", w-2, "…")))
 	}
 	return out
 }

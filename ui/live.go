@@ -130,6 +130,9 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	l.state = t.To
 	l.iteration = t.Iteration
 	l.queued = t.QueueLen
+	if t.Edit != nil { // the model was sent the messages above as a person edited them
+		h.add(&historyEntry{kind: entryEdit, edit: t.Edit})
+	}
 	if t.LLM != nil {
 		l.tokensIn += t.LLM.Usage.InputTokens
 		l.tokensOut += t.LLM.Usage.OutputTokens
@@ -163,6 +166,10 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 // addMessage turns one history message into History entries: the text, the
 // model's reasoning, one folded line per tool call or result.
 func (l *liveState) addMessage(h *historyPane, msg history.Message) {
+	if msg.Role == history.RoleNote { // glassbox's own word (a fork's note): shown, never sent
+		h.add(&historyEntry{kind: entryNote, text: msg.Text})
+		return
+	}
 	l.messages++
 	l.chars += len(msg.Text) + len(msg.Thought)
 	switch msg.Role {

@@ -175,7 +175,10 @@ func (r *runView) loadPast(past []loop.Transition) {
 	added := 0
 	for _, t := range past {
 		r.live.record(r.hist, t)
-		added += len(t.Added)
+		// The payload pane's side as it was live; the messages up to the
+		// step's history length (a what-if edit may add some no step did).
+		r.payload.follow(&t)
+		added = max(added+len(t.Added), t.HistoryLen)
 		if t.LLM != nil && len(t.Exchanges) == 0 && t.ExchangesAt != nil && r.load != nil {
 			// Its payload is on disk: read back when a pane shows it.
 			r.live.steps[len(r.live.steps)-1].spilled = true

@@ -48,8 +48,12 @@ type RunLog struct {
 	// Interrupted is a step that began and never ended (a crash): its
 	// begin record. Nil when the last step ended.
 	Interrupted *Record
-	// Edit is a what-if edit made after the last step, if any.
-	Edit *Record
+	// Edit is a what-if edit made after the last step, if any; EditBase
+	// and EditSystem are the messages and system prompt ("" for the
+	// default) it replaced, as assembled.
+	Edit       *Record
+	EditBase   []history.Message
+	EditSystem string
 	// Answer is a person's answer to the confirmation of the step after
 	// the last one, given before a crash ended it: it is not asked again.
 	Answer *Record
@@ -187,7 +191,7 @@ func (f *File) rebuild() error {
 				return fmt.Errorf("record %d: step %d leaves %d messages, the records add up to %d", i+2, r.Seq, r.Len, len(rl.Messages))
 			}
 			rl.Steps = append(rl.Steps, r)
-			rl.Interrupted, rl.Edit, rl.Answer = nil, nil, nil
+			rl.Interrupted, rl.Edit, rl.EditBase, rl.Answer = nil, nil, nil, nil
 		case KindFork:
 			if r.Seq < 0 || r.Seq > len(rl.Steps) {
 				return fmt.Errorf("record %d: a fork from step %d of %d", i+2, r.Seq, len(rl.Steps))
@@ -201,6 +205,7 @@ func (f *File) rebuild() error {
 			}
 			rl.Steps = rl.Steps[:r.Seq]
 			rl.Messages = append(slices.Clip(rl.Messages[:keep]), r.Added...)
+			rl.foldForkAdded(r)
 			if r.N > len(rl.Submitted) {
 				return fmt.Errorf("record %d: a fork keeps %d events of %d", i+2, r.N, len(rl.Submitted))
 			}
@@ -209,8 +214,11 @@ func (f *File) rebuild() error {
 				rl.Info.Provider, rl.Info.ToolMode, rl.Info.Model = r.Provider, r.ToolMode, r.Model
 				rl.Messages = StripNative(rl.Messages, NativeName(r.Provider, r.ToolMode))
 			}
-			rl.Interrupted, rl.Edit, rl.Answer = nil, nil, nil
+			rl.Interrupted, rl.Edit, rl.EditBase, rl.Answer = nil, nil, nil, nil
 		case KindEdit:
+			if rl.Edit == nil {
+				rl.EditBase, rl.EditSystem = slices.Clip(rl.Messages), rl.System
+			}
 			rec := r
 			rl.Messages = slices.Clone(r.Messages)
 			rl.Edit = &rec
@@ -220,6 +228,19 @@ func (f *File) rebuild() error {
 		}
 	}
 	return nil
+}
+
+// foldForkAdded puts what fork r added (the note on what could not carry
+// over to another dialect) into the step it was made at, as the engine
+// does: a later fork to that step keeps it, and the steps read back add up
+// to the messages.
+func (rl *RunLog) foldForkAdded(r Record) {
+	if r.Seq == 0 || len(r.Added) == 0 {
+		return
+	}
+	st := &rl.Steps[r.Seq-1]
+	st.Added = append(slices.Clip(st.Added), r.Added...)
+	st.Len = len(rl.Messages)
 }
 
 // Summary is one line of `glassbox sessions`.

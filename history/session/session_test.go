@@ -265,3 +265,35 @@ func TestDirAndFind(t *testing.T) {
 		t.Fatalf("Find(nope) = %v", err)
 	}
 }
+
+// What a fork adds (its note) belongs to the step it was made at: the step
+// read back carries it, its length counts it, and a later fork back to that
+// step keeps it (the file used to become unreadable: "step 3 leaves 3
+// messages, the records add up to 2").
+func TestForkNoteBelongsToItsStep(t *testing.T) {
+	note := history.Message{Role: history.RoleNote, Text: "continues with Llama"}
+	path := writeSession(t,
+		Record{Kind: KindSubmit, N: 1},
+		step(1, 1, "ASSEMBLING_CONTEXT", msg("a")),
+		step(2, 1, "AWAITING_LLM_RESPONSE"),
+		Record{Kind: KindFork, Seq: 2, N: 1, Len: 2, Provider: "llama", Added: []history.Message{note}},
+		step(3, 3, "DELIVERING_OUTPUT", history.Message{Role: history.RoleAssistant, Text: "c"}),
+		Record{Kind: KindFork, Seq: 2, N: 1, Len: 2},
+		step(3, 3, "DELIVERING_OUTPUT", history.Message{Role: history.RoleAssistant, Text: "d"}),
+	)
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl, _ := f.Run("")
+	if st := rl.Steps[1]; st.Len != 2 || len(st.Added) != 1 || st.Added[0].Text != note.Text {
+		t.Fatalf("step 2 read back: %d messages, added %+v", st.Len, st.Added)
+	}
+	var texts []string
+	for _, m := range rl.Messages {
+		texts = append(texts, m.Text)
+	}
+	if strings.Join(texts, ",") != "a,continues with Llama,d" {
+		t.Fatalf("messages = %v", texts)
+	}
+}

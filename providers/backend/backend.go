@@ -1,6 +1,6 @@
 // Package backend decides how a model dialect is reached — the live service,
 // the offline simulation or a replayed cassette — and builds its provider
-// (DESIGN §3's auto rule). Every dialect glassbox speaks is one row of one
+// (docs/architecture.md, "How a run is opened"). Every dialect glassbox speaks is one row of one
 // table, so a third provider is one more row.
 package backend
 
@@ -205,7 +205,7 @@ func (b *Backend) Close() error {
 	return errors.Join(errs...)
 }
 
-// Choose applies DESIGN §3's auto rule: live when configured, else the
+// Choose applies the auto rule (docs/architecture.md, "How a run is opened"): live when configured, else the
 // offline simulation; Offline, Live and Replay force a choice. A configured
 // live backend that fails later is never swapped for the simulation.
 func Choose(ctx context.Context, o Options) (*Backend, error) {

@@ -59,54 +59,38 @@ func (g grid) cellWidth() int {
 	return 2 + w + 1
 }
 
-// chooseGrid picks the most readable list that fits with as much of the
-// footer as possible. Full names in one column come first, as long as the
-// last transition and a line of explanation fit under them; then short
-// names in as few columns as the height needs. footer(g) is how many lines
-// the whole footer takes with that grid's names.
-func chooseGrid(width, height int, footer func(grid) int) grid {
-	full := grid{cols: 1}
+// chooseGrid picks the layout of the state list for a pane of width×height
+// cells. It depends on the size alone — never on the state, the last edge
+// or the footer's text — so every state keeps its cell from step to step,
+// and two runs in panes of one size (compare mode) show each state in the
+// same place. Full names come first, in as few columns as the height needs,
+// as long as the line of the edge just taken and a line of explanation fit
+// under them; then short names; then less footer.
+func chooseGrid(width, height int) grid {
 	maxCols := max(1, (width+1)/grid{short: true}.cellWidth())
-	var fulls, shorts []grid
-	if full.cellWidth()-1 <= width {
-		fulls = append(fulls, full)
-	}
-	for c := 1; c <= maxCols; c++ {
-		shorts = append(shorts, grid{short: true, cols: c})
-	}
-	const whole = -1
-	tries := []struct {
-		grids []grid
-		lines int // footer lines wanted
-	}{
-		{fulls, whole}, {fulls, 2}, {shorts, whole}, {shorts, 2},
-		{fulls, 1}, {shorts, 1}, {fulls, 0}, {shorts, 0},
-	}
-	for _, try := range tries {
-		for _, g := range try.grids {
-			need := try.lines
-			if need == whole {
-				need = footer(g)
-			}
-			if g.rows()+need <= height {
-				return g
+	for _, footer := range []int{2, 1, 0} {
+		for _, short := range []bool{false, true} {
+			for c := 1; c <= maxCols; c++ {
+				g := grid{short: short, cols: c}
+				if g.width() <= width && g.rows()+footer <= height {
+					return g
+				}
 			}
 		}
 	}
 	return grid{short: true, cols: maxCols}
 }
 
+// width is the cells the list takes: every column but the last is a whole
+// cell wide; the last needs no gap after it.
+func (g grid) width() int { return g.cols*g.cellWidth() - 1 }
+
 // renderCompact draws the states as a list (or a grid of short names) with
-// the footer underneath. When even the list does not fit, it shows the rows
-// around the current state.
+// the footer underneath: the edge just taken on the line right under the
+// list, then what is happening now. When even the list does not fit, it
+// shows the rows around the current state.
 func renderCompact(th theme.Theme, v View, width, height int) []string {
-	footerOf := func(g grid) (last, now []string) {
-		return footer(th, v, width, true, g.name)
-	}
-	g := chooseGrid(width, height, func(g grid) int {
-		last, now := footerOf(g)
-		return len(last) + len(now)
-	})
+	g := chooseGrid(width, height)
 	order := Order()
 	rows := g.rows()
 
@@ -127,7 +111,7 @@ func renderCompact(th theme.Theme, v View, width, height int) []string {
 		return list[top : top+height]
 	}
 
-	last, now := footerOf(g)
+	last, now := footer(th, v, width, true, g.name)
 	room := height - rows
 	last = clip(last, min(max(1, room-len(now)), room), width)
 	now = clip(now, room-len(last), width)
@@ -135,28 +119,30 @@ func renderCompact(th theme.Theme, v View, width, height int) []string {
 	return append(lines, now...)
 }
 
-// entry is one state in the list: breakpoint marker, current or selected
-// marker, then the name, padded to cellW unless it ends its row.
+// entry is one state in the list: breakpoint marker, a marker for the
+// current state, the selected one or the state the edge just taken came
+// from, then the name, padded to cellW unless it ends its row. The name
+// starts in the same cell whatever the markers.
 func entry(th theme.Theme, v View, s loop.State, name string, cellW int, endOfRow bool) string {
 	bp := " "
 	if v.Breakpoints[s] {
 		bp = th.Breakpoint.Render(string(markBreakpoint))
 	}
 	var body string
+	used := 2 + len(name)
 	switch {
 	case s == v.Current:
 		body = th.Current.Render(string(markCurrent) + name + " ")
+		used++
 	case s == v.Selected:
 		body = th.Selected.Render(string(markSelected) + name)
+	case s == v.LastFrom && v.LastEdge != "":
+		body = th.Edge.Render(string(markFrom) + name)
 	default:
 		body = " " + th.Bold.Render(name)
 	}
 	if endOfRow {
 		return bp + body
-	}
-	used := 2 + len(name)
-	if s == v.Current {
-		used++
 	}
 	return bp + body + strings.Repeat(" ", max(0, cellW-used))
 }

@@ -1,13 +1,15 @@
-// Package diagram draws the agent's state machine (DESIGN §4) in box-drawing
+// Package diagram draws the agent's state machine (docs/architecture.md, "The state machine") in box-drawing
 // characters: all ten states, the arcs of loop.Table between them, the
 // current state lit, the edge just taken labelled, breakpoints marked, and a
 // one-line account of what is happening now.
 //
 // There are two layouts. The full one (picture.go) is a hand-drawn map of
 // the whole machine for panes of at least FullWidth×FullHeight cells; the
-// compact one (compact.go) lists the states for anything smaller. Both end
-// with the same footer: the last transition and loop.Explain of the current
-// state.
+// compact one (compact.go) lists the states for anything smaller, laid out
+// by the pane's size alone, so every state keeps its cell from step to step
+// and from run to run; it marks the state the last edge left (○) as well as
+// the current one. Both end with the same footer: the last transition and
+// loop.Explain of the current state.
 package diagram
 
 import (
@@ -36,6 +38,7 @@ const (
 	markBreakpoint = '●' // a breakpoint is set on this state
 	markCurrent    = '▶' // the engine is in this state
 	markSelected   = '›' // the cursor is on this state (for `b`)
+	markFrom       = '○' // compact layout: the edge just taken left this state
 )
 
 // Render draws v in exactly width×height cells: every line is padded to
@@ -103,14 +106,15 @@ type word struct {
 //
 // name gives the label of a state: its full name, or the compact layout's
 // short one. The compact layout drops the "last:" prefix (the list above
-// makes the arrow plain enough) and says nothing before the first
-// transition.
+// makes the arrow plain enough).
 func footer(th theme.Theme, v View, width int, compact bool, name func(loop.State) string) (last, now []string) {
 	var ws []word
 	switch {
 	case v.LastEdge == "" && !compact:
 		ws = []word{{"last:", th.Muted}, {"no transition yet", th.Muted}}
-	case v.LastEdge != "":
+	case v.LastEdge == "":
+		ws = []word{{"no transition yet", th.Muted}}
+	default:
 		if !compact {
 			ws = append(ws, word{"last:", th.Muted})
 		}

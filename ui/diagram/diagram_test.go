@@ -140,6 +140,19 @@ func TestPicture(t *testing.T) {
 	if got := len(rows) + 3; got != FullHeight {
 		t.Errorf("picture is %d rows + 3 footer lines, FullHeight says %d", len(rows), FullHeight)
 	}
+	inName := checkStateNames(t, rows)
+	for _, a := range loop.Table {
+		if _, ok := labelPlace(rows, a); !ok {
+			t.Errorf("arc %s --%s--> %s: label not on row %d", a.From, a.Edge, a.To, labelRow(a))
+		}
+	}
+	checkArrowheads(t, rows, inName)
+}
+
+// checkStateNames checks that every state's name appears once, with blank
+// cells for its markers, and returns the cells the names take.
+func checkStateNames(t *testing.T, rows [][]rune) map[[2]int]bool {
+	t.Helper()
 	places := statePlaces(rows)
 	inName := map[[2]int]bool{}
 	for _, s := range loop.States {
@@ -164,28 +177,17 @@ func TestPicture(t *testing.T) {
 			inName[[2]int{p.row, c}] = true
 		}
 	}
-	for _, a := range loop.Table {
-		if _, ok := labelPlace(rows, a); !ok {
-			t.Errorf("arc %s --%s--> %s: label not on row %d", a.From, a.Edge, a.To, labelRow(a))
-		}
-	}
-	// Every arrowhead points at a state's name.
+	return inName
+}
+
+// checkArrowheads checks that every arrowhead points at a state's name.
+func checkArrowheads(t *testing.T, rows [][]rune, inName map[[2]int]bool) {
+	t.Helper()
+	offsets := map[rune][2]int{'▼': {1, 0}, '▲': {-1, 0}, '▶': {0, 3}, '◀': {0, -2}}
 	for r, row := range rows {
 		for c, ch := range row {
-			var target [2]int
-			switch ch {
-			case '▼':
-				target = [2]int{r + 1, c}
-			case '▲':
-				target = [2]int{r - 1, c}
-			case '▶':
-				target = [2]int{r, c + 3}
-			case '◀':
-				target = [2]int{r, c - 2}
-			default:
-				continue
-			}
-			if !inName[target] {
+			d, ok := offsets[ch]
+			if ok && !inName[[2]int{r + d[0], c + d[1]}] {
 				t.Errorf("arrowhead %c at row %d col %d points at no state", ch, r, c)
 			}
 		}

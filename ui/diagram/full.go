@@ -107,35 +107,11 @@ func newCanvas(v View) canvas {
 	for r, row := range rows {
 		cv.paints[r] = make([]paint, len(row))
 		for c, ch := range row {
-			switch {
-			case ch == ' ':
-				cv.paints[r][c] = paintBlank
-			case ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'):
-				cv.paints[r][c] = paintLabel
-			default:
-				cv.paints[r][c] = paintLine
-			}
+			cv.paints[r][c] = basePaint(ch)
 		}
 	}
 	for s, p := range statePlaces(rows) {
-		mark := ' '
-		name := paintName
-		switch {
-		case s == v.Current:
-			mark, name = markCurrent, paintCurrent
-		case s == v.Selected:
-			mark, name = markSelected, paintSelected
-		}
-		cv.fill(p.row, p.col, p.n, name)
-		cv.cells[p.row][p.col-1] = mark
-		cv.paints[p.row][p.col-1] = name
-		if name == paintCurrent {
-			cv.paints[p.row][p.col+p.n] = paintCurrent // one blank cell: a lit block
-		}
-		if v.Breakpoints[s] {
-			cv.cells[p.row][p.col-2] = markBreakpoint
-			cv.paints[p.row][p.col-2] = paintBreakpoint
-		}
+		cv.markState(v, s, p)
 	}
 	if v.LastEdge != "" {
 		for _, a := range loop.Table {
@@ -148,6 +124,41 @@ func newCanvas(v View) canvas {
 		}
 	}
 	return cv
+}
+
+// basePaint is how a cell of the bare picture is painted: blank, a letter
+// of a label (names are painted over later), or a line.
+func basePaint(ch rune) paint {
+	switch {
+	case ch == ' ':
+		return paintBlank
+	case ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'):
+		return paintLabel
+	}
+	return paintLine
+}
+
+// markState paints state s's name at p, with its markers: current or
+// selected in the cell before it, a breakpoint in the cell before that.
+func (cv canvas) markState(v View, s loop.State, p place) {
+	mark := ' '
+	name := paintName
+	switch {
+	case s == v.Current:
+		mark, name = markCurrent, paintCurrent
+	case s == v.Selected:
+		mark, name = markSelected, paintSelected
+	}
+	cv.fill(p.row, p.col, p.n, name)
+	cv.cells[p.row][p.col-1] = mark
+	cv.paints[p.row][p.col-1] = name
+	if name == paintCurrent {
+		cv.paints[p.row][p.col+p.n] = paintCurrent // one blank cell: a lit block
+	}
+	if v.Breakpoints[s] {
+		cv.cells[p.row][p.col-2] = markBreakpoint
+		cv.paints[p.row][p.col-2] = paintBreakpoint
+	}
 }
 
 func (cv canvas) fill(row, col, n int, p paint) {

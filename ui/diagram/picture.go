@@ -1,6 +1,10 @@
 package diagram
 
-import "github.com/glassbox-dev/glassbox/loop"
+import (
+	"slices"
+
+	"github.com/glassbox-dev/glassbox/loop"
+)
 
 // picture is the full diagram, drawn by hand. The main Think → Act → Observe
 // cycle runs down the left (the "spine"); the two left rails carry the
@@ -35,41 +39,36 @@ const picture = `
 ╰──observed──────────────╯
 `
 
-// labelRow says on which row of the picture each arc's label is written.
-// RECORDING_RESULT and RECORDING_ERROR share their two ways out, so their
-// arcs share a label.
+// labelRows lists, row by row of the picture, the edges whose labels are
+// written on that row. RECORDING_RESULT and RECORDING_ERROR share their two
+// ways out, so their arcs share a label.
+func labelRows() [][]loop.Edge {
+	return [][]loop.Edge{
+		1:  {loop.EdgeNewEvent, loop.EdgeReported},
+		2:  {loop.EdgeMaxIterations},
+		3:  {loop.EdgeContextReady},
+		4:  {loop.EdgeLLMFailure},
+		5:  {loop.EdgeFinalAnswer, loop.EdgeDelivered},
+		6:  {loop.EdgeMalformedResponse},
+		7:  {loop.EdgeToolCall},
+		8:  {loop.EdgeDeny},
+		9:  {loop.EdgeConfirmRequired},
+		10: {loop.EdgeUserDenial},
+		11: {loop.EdgeAllow, loop.EdgeUserApproval},
+		12: {loop.EdgeToolFailure},
+		13: {loop.EdgeToolSuccess},
+		15: {loop.EdgeNextToolCall},
+		16: {loop.EdgeObserved},
+	}
+}
+
+// labelRow says on which row of the picture arc a's label is written (-1:
+// none).
 func labelRow(a loop.Arc) int {
-	switch a.Edge {
-	case loop.EdgeNewEvent, loop.EdgeReported:
-		return 1
-	case loop.EdgeMaxIterations:
-		return 2
-	case loop.EdgeContextReady:
-		return 3
-	case loop.EdgeLLMFailure:
-		return 4
-	case loop.EdgeFinalAnswer, loop.EdgeDelivered:
-		return 5
-	case loop.EdgeMalformedResponse:
-		return 6
-	case loop.EdgeToolCall:
-		return 7
-	case loop.EdgeDeny:
-		return 8
-	case loop.EdgeConfirmRequired:
-		return 9
-	case loop.EdgeUserDenial:
-		return 10
-	case loop.EdgeAllow, loop.EdgeUserApproval:
-		return 11
-	case loop.EdgeToolFailure:
-		return 12
-	case loop.EdgeToolSuccess:
-		return 13
-	case loop.EdgeNextToolCall:
-		return 15
-	case loop.EdgeObserved:
-		return 16
+	for r, edges := range labelRows() {
+		if slices.Contains(edges, a.Edge) {
+			return r
+		}
 	}
 	return -1
 }
