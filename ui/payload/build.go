@@ -193,8 +193,9 @@ func (d *document) response(ex *providers.Exchange, live bool) {
 		lines := streamLines(ex.Chunks)
 		// A chunk is one record of the stream (providers.Chunk): an SSE
 		// event, or an NDJSON line.
-		n, unit := len(lines), "line"
-		if eventStream(ex) {
+		n, unit, sse := len(lines), "line", eventStream(ex)
+		if sse {
+			// Each event ends with a blank line; the list leaves those out.
 			n, unit = len(ex.Chunks), "event"
 		}
 		as := "as they arrived"
@@ -202,7 +203,7 @@ func (d *document) response(ex *providers.Exchange, live bool) {
 			as = "as it arrived"
 		}
 		d.section(fmt.Sprintf("response body · %s · %s, %s", size(total), plural(n, unit), as))
-		d.chunks(lines)
+		d.chunks(lines, sse)
 		return
 	}
 	title := fmt.Sprintf("response body · %s", size(len(ex.ResponseBody)))
@@ -306,8 +307,11 @@ func streamLines(chunks []providers.Chunk) []streamLine {
 // completed the line (blank for a further line of the same read), then the
 // line compact, wrapping under the data column. A line that reached the
 // client in more than one read says so underneath, read by read.
-func (d *document) chunks(lines []streamLine) {
+func (d *document) chunks(lines []streamLine, sse bool) {
 	for _, l := range lines {
+		if sse && l.text == "" && !l.labelled && !l.open && l.reads < 2 && len(l.pieces) < 2 {
+			continue // the blank line that ends an event
+		}
 		d.newLine(0, chunkPrefix)
 		if l.labelled {
 			d.put(inkMuted, fmt.Sprintf("+%7s  ", duration(l.offset)))
