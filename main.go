@@ -168,7 +168,7 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.DurationVar(&c.Call.Limits.Stall, "stall", c.Call.Limits.Stall, "a model call with no byte for this long fails (stalled) and is retried")
 	fs.DurationVar(&c.Call.Limits.Call, "call-timeout", c.Call.Limits.Call, "a model call longer than this fails and is retried")
 	fs.Var(streamFlag{&c.Call.Unary}, "stream", "stream every model call; --stream=false makes unary calls (one request, one JSON body)")
-	fs.IntVar(&c.Call.NumPredict, "num-predict", c.Call.NumPredict, "llama only: the most tokens one reply may have (Ollama's num_predict; -1: no bound)")
+	fs.IntVar(&c.Call.NumPredict, "num-predict", c.Call.NumPredict, "Llama only: the most tokens one reply may have (Ollama's num_predict; -1: no bound)")
 	fs.Var(compareFlag{&c.Compare}, "compare", "two runs side by side on the same input: --compare (gemini,llama) or --compare=A,B from gemini, llama, llama:native")
 	if headless {
 		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
