@@ -60,17 +60,23 @@ func (f *recordFramer) feed(p []byte, offset time.Duration) []Chunk {
 	f.reads++
 	f.open = append(f.open, p...)
 	var out []Chunk
+	at := 0 // where the next record starts in open
 	for {
-		n := f.recordEnd()
+		n := recordEnd(f.kind, f.open[at:])
 		if n < 0 {
-			return out
+			break
 		}
-		out = append(out, f.take(n, offset))
-		if len(f.open) > 0 {
-			// The rest of this read starts the next record.
-			f.reads, f.start = 1, offset
-		}
+		out = append(out, f.chunk(f.open[at:at+n], offset))
+		at += n
+		// The rest of this read starts the next record.
+		f.reads, f.start = 1, offset
 	}
+	// One move per read, however many records it held.
+	f.open = append(f.open[:0], f.open[at:]...)
+	if len(f.open) == 0 {
+		f.reads = 0
+	}
+	return out
 }
 
 // flush returns what is left at the end of the body: a last record with no
@@ -79,38 +85,38 @@ func (f *recordFramer) flush(offset time.Duration) []Chunk {
 	if len(f.open) == 0 {
 		return nil
 	}
-	return []Chunk{f.take(len(f.open), offset)}
+	c := f.chunk(f.open, offset)
+	f.open, f.reads = f.open[:0], 0
+	return []Chunk{c}
 }
 
-// take cuts the first n bytes of open into a chunk.
-func (f *recordFramer) take(n int, offset time.Duration) Chunk {
-	c := Chunk{Offset: offset, Data: bytes.Clone(f.open[:n])}
+// chunk copies one record into a chunk, with the reads that carried it.
+func (f *recordFramer) chunk(record []byte, offset time.Duration) Chunk {
+	c := Chunk{Offset: offset, Data: bytes.Clone(record)}
 	if f.reads > 1 {
 		c.Reads, c.Start = f.reads, f.start
 	}
-	f.open = append(f.open[:0], f.open[n:]...)
-	f.reads = 0
 	return c
 }
 
-// recordEnd is the length of the first complete record in open, or -1.
-// An NDJSON record ends with its line; an SSE event with its first empty
-// line ("\n\n", "\r\n\r\n"; a lone "\r" line end is not used by any of the
+// recordEnd is the length of the first complete record in b, or -1. An
+// NDJSON record ends with its line; an SSE event with its first empty line
+// ("\n\n", "\r\n\r\n"; a lone "\r" line end is not used by any of the
 // services and is not recognised).
-func (f *recordFramer) recordEnd() int {
-	if f.kind == byLine {
-		if i := bytes.IndexByte(f.open, '\n'); i >= 0 {
+func recordEnd(kind framing, b []byte) int {
+	if kind == byLine {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			return i + 1
 		}
 		return -1
 	}
 	lineStart := 0
-	for lineStart < len(f.open) {
-		i := bytes.IndexByte(f.open[lineStart:], '\n')
+	for lineStart < len(b) {
+		i := bytes.IndexByte(b[lineStart:], '\n')
 		if i < 0 {
 			return -1
 		}
-		line := bytes.TrimSuffix(f.open[lineStart:lineStart+i], []byte("\r"))
+		line := bytes.TrimSuffix(b[lineStart:lineStart+i], []byte("\r"))
 		end := lineStart + i + 1
 		if len(line) == 0 {
 			// The event's end; a blank line before any field (a
