@@ -158,7 +158,7 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Workspace, "workspace", c.Workspace, "the folder the tools may touch (default: a fresh temporary copy of the sample project)")
 	fs.IntVar(&c.MaxIterations, "max-iterations", c.MaxIterations, "LLM calls per event before HALTED")
 	fs.StringVar(&c.Policy, "policy", c.Policy, "security rules (TOML) replacing the built-in ones (docs/policy.md)")
-	fs.BoolVar(&c.Yes, "yes", c.Yes, "approve every confirmation (DENY rules still deny)")
+	fs.BoolVar(&c.Yes, "yes", c.Yes, "approve every confirmation (DENY rules still deny; one that needs a person is never approved)")
 	fs.StringVar(&c.Record, "record", c.Record, "write a cassette of the raw HTTP exchanges to FILE")
 	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
 	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/history"
@@ -60,5 +61,23 @@ func benchSteps(b *testing.B, e *Engine) {
 		} else if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkPolicyHostile decides each hostile command of
+// TestHostileInputsAreDecided with the built-in policy: time and
+// allocations per decision (the target is 100 ms and 64 MiB).
+func BenchmarkPolicyHostile(b *testing.B) {
+	p := DefaultPolicy()
+	spec := &history.ToolSpec{Params: []history.ParamSpec{{Name: "command"}}}
+	for name, src := range hostileCommands() {
+		args, _ := json.Marshal(map[string]string{"command": src})
+		call := history.ToolCall{Name: "execute_command", Args: args}
+		b.Run(strings.ReplaceAll(name, " ", "_"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p.Check(call, spec, sandbox{})
+			}
+		})
 	}
 }

@@ -60,6 +60,9 @@ type Config struct {
 	// OnRetry, if set, hears about each retry as it happens (on the
 	// goroutine running Step), before the engine waits.
 	OnRetry func(Retry)
+	// OnNotice, if set, hears everything a step tells while it runs:
+	// retries, the request going out, the response's chunks (see Notice).
+	OnNotice func(Notice)
 	// OnTransition, if set, receives every transition record at the end of
 	// its Step (on the goroutine running Step): --trace uses it.
 	OnTransition func(Transition)
@@ -406,6 +409,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 	}
 	var exchanges []providers.Exchange
 	first := time.Now()
+	ctx = e.watchWire(ctx)
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
 		resp, err := e.cfg.Provider.Call(ctx, e.request)
@@ -455,6 +459,9 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		rec.Retries = append(rec.Retries, r)
 		if e.cfg.OnRetry != nil {
 			e.cfg.OnRetry(r)
+		}
+		if e.cfg.OnNotice != nil {
+			e.cfg.OnNotice(r)
 		}
 		if err := e.cfg.Sleep(ctx, wait); err != nil {
 			return "", err
@@ -615,29 +622,14 @@ func (e *Engine) checkPolicy(t *Transition) Edge {
 	pc := e.call()
 	call := pc.Call
 	t.Tool = &call
-	var d Decision
-	tool, known := e.cfg.Tools.Get(call.Name)
-	if !known {
-		d = Decision{Verdict: DenyVerdict, Rule: unknownToolRule, Reason: fmt.Sprintf(
-			"there is no tool named %q; the tools are: %s", call.Name, strings.Join(e.cfg.Tools.Names(), ", "))}
-	} else {
-		spec := tool.Spec()
-		d = e.cfg.Policy.Check(call, &spec, e.cfg.Workspace)
-	}
+	d := e.decide(call)
 	pc.Decision = &d
 	t.Decision = &d
 	switch d.Verdict {
 	case Allow:
 		return EdgeAllow
 	case DenyVerdict:
-		pc.Status = CallDenied
-		e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
-			Content: fmt.Sprintf("DENIED by the security policy (rule %s): %s. Do not retry this call; choose another way or explain the limitation.", d.Rule, d.Reason)}
-		kind := "policy_denied"
-		if d.Rule == unknownToolRule {
-			kind = "unknown_tool"
-		}
-		t.Error = &ErrorRecord{Kind: kind, Message: e.toolOut.Content}
+		e.denied(t, d)
 		return EdgeDeny
 	default:
 		pc.Status = CallWaiting
@@ -645,10 +637,46 @@ func (e *Engine) checkPolicy(t *Transition) Edge {
 	}
 }
 
+// decide is the security layer's decision on call.
+func (e *Engine) decide(call history.ToolCall) Decision {
+	tool, known := e.cfg.Tools.Get(call.Name)
+	if !known {
+		return Decision{Verdict: DenyVerdict, Rule: unknownToolRule, Reason: fmt.Sprintf(
+			"there is no tool named %q; the tools are: %s", call.Name, strings.Join(e.cfg.Tools.Names(), ", "))}
+	}
+	spec := tool.Spec()
+	return e.cfg.Policy.Check(call, &spec, e.cfg.Workspace)
+}
+
+// denied records the policy's denial of the current call for the model.
+func (e *Engine) denied(t *Transition, d Decision) {
+	pc := e.call()
+	pc.Status = CallDenied
+	e.toolOut = &history.ToolResult{CallID: pc.Call.ID, Name: pc.Call.Name, IsError: true,
+		Content: fmt.Sprintf("DENIED by the security policy (rule %s): %s. Do not retry this call; choose another way or explain the limitation.", d.Rule, d.Reason)}
+	kind := "policy_denied"
+	if d.Rule == unknownToolRule {
+		kind = "unknown_tool"
+	}
+	t.Error = &ErrorRecord{Kind: kind, Message: e.toolOut.Content}
+}
+
 func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 	pc := e.call()
 	call := pc.Call
 	t.Tool = &call
+	// The call is decided again before anyone is asked: a decision read back
+	// from a session file is not taken on trust. A denial stays a denial,
+	// and a confirmation only a person may answer stays one, whatever the
+	// file says.
+	if d := e.decide(call); d.Verdict == DenyVerdict {
+		t.Decision = &d
+		pc.Decision = &d
+		e.denied(t, d)
+		return EdgeUserDenial, nil
+	} else if d.Verdict == RequireConfirm || pc.Decision == nil {
+		pc.Decision = &d
+	}
 	req := ConfirmRequest{Call: call, Decision: *pc.Decision}
 	if tool, ok := e.cfg.Tools.Get(call.Name); ok {
 		if p, ok := tool.(tools.Previewer); ok {
@@ -674,8 +702,11 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 			e.journal.answered(e.seq+1, approval)
 		}
 	}
+	if approval == AllowSession && pc.Decision.NeedsPerson {
+		approval = AllowOnce // no grant covers what the security layer cannot read
+	}
 	pc.Approval = &approval
-	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String()}
+	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String(), NeedsPerson: pc.Decision.NeedsPerson}
 	t.Decision = &d
 	if approval == Deny {
 		pc.Status = CallDenied

@@ -259,12 +259,7 @@ func TestSessionGrantIsExact(t *testing.T) {
 		w(`{"path":"a"}`), w(`{ "path" : "a" }`), w(`{"path":"b"}`), text("done"))
 	f.person.approvals = []Approval{AllowSession, AllowOnce}
 	_, ts := f.run(t, "write twice")
-	var decisions []string
-	for _, tr := range ts {
-		if tr.From == CheckingPolicy {
-			decisions = append(decisions, string(tr.Decision.Verdict)+"/"+tr.Decision.Rule)
-		}
-	}
+	decisions := policyDecisions(ts)
 	want := []string{"REQUIRE_USER_CONFIRMATION/changes-need-approval", "ALLOW/session-grant", "REQUIRE_USER_CONFIRMATION/changes-need-approval"}
 	if !slices.Equal(decisions, want) {
 		t.Fatalf("decisions\n got %v\nwant %v", decisions, want)
@@ -272,6 +267,18 @@ func TestSessionGrantIsExact(t *testing.T) {
 	if len(f.person.asked) != 2 {
 		t.Fatalf("person asked %d times, want 2", len(f.person.asked))
 	}
+}
+
+// policyDecisions lists the security layer's decisions in ts as
+// VERDICT/rule.
+func policyDecisions(ts []Transition) []string {
+	var decisions []string
+	for _, tr := range ts {
+		if tr.From == CheckingPolicy {
+			decisions = append(decisions, string(tr.Decision.Verdict)+"/"+tr.Decision.Rule)
+		}
+	}
+	return decisions
 }
 
 func TestToolResultsReachTheModel(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -30,6 +31,12 @@ type Decision struct {
 	Verdict Verdict `json:"verdict"`
 	Rule    string  `json:"rule"`
 	Reason  string  `json:"reason"`
+	// NeedsPerson marks a confirmation only a person may answer: the
+	// security layer cannot know what the command runs (a name built at
+	// run time, interpreter code, a line sh and bash read differently, one
+	// too large to read). --yes does not answer it and a session grant
+	// does not cover it.
+	NeedsPerson bool `json:"needs_person,omitempty"`
 }
 
 // Rule is one line of the policy. A rule matches a call when every condition
@@ -48,6 +55,10 @@ type Rule struct {
 	// as written; a DENY rule also tries them on each line of the shell's
 	// reading of it (readCommand), so no spelling gets past a denial.
 	CommandMatches []*regexp.Regexp
+	// CommandChecks matches when any of these named checks (commandChecks:
+	// privilege-escalation, delete-outside-workspace, …) finds its class
+	// of harm in either shell's reading of the "command" argument.
+	CommandChecks []string
 }
 
 // PathChecker tells whether a path argument stays inside the workspace.
@@ -73,10 +84,22 @@ type Policy struct {
 // rest of the session.
 const sessionGrantRule = "session-grant"
 
-// unparsableRule names the decision for a command line the shell parser
-// could not read: what it would run cannot be known, so no rule may allow
-// it, and a person decides.
-const unparsableRule = "unparsable-command"
+// The rules that hand a command to a person (Decision.NeedsPerson) when the
+// security layer cannot know what it runs. They come after the policy's
+// rules, and only a denial stands before them.
+const (
+	// unparsableRule: neither shell grammar reads the command line.
+	unparsableRule = "unparsable-command"
+	// unknowableRule: a command name or the code a command runs is only
+	// known at run time ($X id, $(printf sud%s o) id, python3 -c '…',
+	// eval "$line", sh -c "$VAR", source /dev/stdin).
+	unknowableRule = "unknowable-command"
+	// shellsDisagreeRule: sh (dash) and bash read the command differently.
+	shellsDisagreeRule = "shells-disagree"
+	// tooLargeRule: the command is over a reading limit (its size, its
+	// parts, a brace expansion, the paths to check).
+	tooLargeRule = "too-large-to-read"
+)
 
 // DefaultPolicy returns the built-in rules (docs/architecture.md, "Confinement at a glance").
 func DefaultPolicy() *Policy {
@@ -102,31 +125,49 @@ verdict = "DENY"
 reason = "a path argument resolves outside the workspace"
 path_outside_workspace = true
 
+# The named checks read the command as sh (dash) and as bash read it, every
+# simple command wherever it stands (docs/policy.md lists them).
 [[rule]]
-name = "dangerous-shell"
+name = "privilege-escalation"
 verdict = "DENY"
-reason = "the command matches a dangerous shell pattern"
+reason = "the command runs something as another user"
 tools = ["execute_command"]
-command_matches = [
-  # privilege escalation, however it is spelled: sudo, /usr/bin/sudo, "sudo", s\udo, ` + "`" + `sudo` + "`" + `, $(doas …), env sudo, su -c
-  '(^|[\s;&|(` + "`" + `/$])(sudo|doas|pkexec|run0)\b',
-  '^(\S*/)?su( |$)',
-  # rm aimed at the root or a home folder, with any flags: -rf, --, /, ///*, ~, ~root, "$HOME"/, ${HOME:?}/,
-  # or at a variable followed by a slash ("$DIR"/ is the root when DIR is empty)
-  '^(\S*/)?rm( \S+)* (/|~[\w.-]*/?|\$HOME/?|\$\w+/)(\*|\.\*|\.\.(/\.\.)*/?)?( |$)',
-  # a download piped into a shell, through any number of pipes: curl … | tee … | env sh
-  '\b(curl|wget)\b[^;&]*\|\s*(sudo\s+)?((\S*/)?(ba|z|da|k)?sh|\$\w+)\b',
-  # a download run by a shell through substitution: sh -c "$(curl …)", bash <(curl …), eval ` + "`" + `wget …` + "`" + `
-  '(\$\(|<\(|` + "`" + `)\s*(curl|wget)\b',
-  '\bmkfs(\.\w+)?\b',
-  ':\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:',
-  '\bdd\b.*\bof=/dev/',
-  # writing onto a disk: > /dev/sda, > /dev/vda, >| /dev/nvme0n1
-  '>\|?\s*/dev/(sd|vd|xvd|hd|nvme|mmcblk)',
-  # chmod 777 on an absolute path, with any flags: -R, -Rv
-  '\bchmod\s+(-\S+\s+)*0?777\s+/',
-  '\b(shutdown|reboot|halt|poweroff)\b',
-]
+command_checks = ["privilege-escalation"]
+
+[[rule]]
+name = "delete-outside-workspace"
+verdict = "DENY"
+reason = "the command deletes or changes files outside the workspace"
+tools = ["execute_command"]
+command_checks = ["delete-outside-workspace"]
+
+[[rule]]
+name = "download-to-interpreter"
+verdict = "DENY"
+reason = "the command feeds a download to a shell or interpreter"
+tools = ["execute_command"]
+command_checks = ["download-to-interpreter"]
+
+[[rule]]
+name = "fork-bomb"
+verdict = "DENY"
+reason = "the command starts processes without end"
+tools = ["execute_command"]
+command_checks = ["fork-bomb"]
+
+[[rule]]
+name = "device-write"
+verdict = "DENY"
+reason = "the command writes to a disk or device"
+tools = ["execute_command"]
+command_checks = ["device-write", "disk-format"]
+
+[[rule]]
+name = "power-off"
+verdict = "DENY"
+reason = "the command shuts down or restarts the machine"
+tools = ["execute_command"]
+command_checks = ["power-off"]
 
 [[rule]]
 name = "read-only-tools"
@@ -154,6 +195,7 @@ type policyFile struct {
 		Tools                []string `toml:"tools"`
 		PathOutsideWorkspace bool     `toml:"path_outside_workspace"`
 		CommandMatches       []string `toml:"command_matches"`
+		CommandChecks        []string `toml:"command_checks"`
 	} `toml:"rule"`
 	Default *struct {
 		Verdict string `toml:"verdict"`
@@ -265,6 +307,13 @@ func ParsePolicy(b []byte) (*Policy, error) {
 			}
 			rule.CommandMatches = append(rule.CommandMatches, re)
 		}
+		for _, c := range r.CommandChecks {
+			if _, ok := commandChecks[c]; !ok {
+				return nil, fmt.Errorf("%s: command_checks %q: no such check; the checks are %s",
+					where, c, strings.Join(slices.Sorted(maps.Keys(commandChecks)), ", "))
+			}
+			rule.CommandChecks = append(rule.CommandChecks, c)
+		}
 		if rule.Reason == "" {
 			rule.Reason = "matched rule " + r.Name
 		}
@@ -311,18 +360,23 @@ func parseVerdict(s string) (Verdict, error) {
 // Check decides one call. spec is the tool's definition (nil for an unknown
 // tool); ws resolves path arguments.
 //
-// A "command" argument is read as the shell will read it (readCommand).
-// When a rule matches it, the reason ends with the part of the command the
-// rule matched. A command line the parser cannot read is never allowed: a
-// rule that would allow it or ask about it gives way to the rule
-// unparsable-command, which asks a person and quotes the parser's message;
-// only a denial stands.
+// A "command" argument is read as the shells will read it (readCommand):
+// once as sh (dash) reads it and once as bash does. When a rule matches it,
+// the reason ends with what the rule found. A command whose effect the
+// security layer cannot know — neither grammar reads it, a name or code is
+// only known at run time, the two shells read it differently, it is too
+// large to read — is never allowed: a rule that would allow it or ask about
+// it gives way to a confirmation only a person may answer
+// (Decision.NeedsPerson), saying why. Only a denial stands.
 func (p *Policy) Check(call history.ToolCall, spec *history.ToolSpec, ws PathChecker) Decision {
 	// Arguments that are not a JSON object match no argument condition; the
 	// tool itself rejects them with the exact error the model needs.
 	args := map[string]any{}
 	_ = json.Unmarshal(call.Args, &args)
-	cmd := readCommandArg(args)
+	var cmd *command
+	if text, ok := args["command"].(string); ok {
+		cmd = readCommand(text, ws)
+	}
 	d := p.Default
 	for _, r := range p.Rules {
 		if matched, ok := r.matches(call.Name, args, cmd, spec, ws); ok {
@@ -330,41 +384,50 @@ func (p *Policy) Check(call history.ToolCall, spec *history.ToolSpec, ws PathChe
 			break
 		}
 	}
-	if cmd != nil && cmd.err != nil && d.Verdict != DenyVerdict {
-		d = Decision{Verdict: RequireConfirm, Rule: unparsableRule, Reason: fmt.Sprintf(
-			"the command cannot be read as a shell command line (%v), so what it would run is unknown; a person decides",
-			cmd.err)}
+	if cmd != nil && d.Verdict != DenyVerdict {
+		if np := cmd.needsPerson(); np != nil {
+			d = *np
+		}
 	}
 	return p.applyGrant(call, d)
 }
 
-// command is a call's "command" argument and the shell's reading of it.
-type command struct {
-	text  string
-	lines []commandLine
-	err   error // the parser's, when it could not read text
-}
-
-// readCommandArg reads the "command" argument, or returns nil when the call
-// has none.
-func readCommandArg(args map[string]any) *command {
-	text, ok := args["command"].(string)
-	if !ok {
-		return nil
+// needsPerson is the decision for a command whose effect the security
+// layer cannot know, or nil when it can.
+func (c *command) needsPerson() *Decision {
+	ask := func(rule, why string) *Decision {
+		return &Decision{Verdict: RequireConfirm, Rule: rule, NeedsPerson: true, Reason: "needs a person: " + why}
 	}
-	lines, err := readCommand(text)
-	return &command{text: text, lines: lines, err: err}
+	if c.tooLarge != "" {
+		return ask(tooLargeRule, "the command is too large to read ("+c.tooLarge+"), so what it would run is unknown")
+	}
+	parsed := c.parsed()
+	if len(parsed) == 0 {
+		return ask(unparsableRule, fmt.Sprintf("the command cannot be read as a shell command line (%v), so what it would run is unknown",
+			c.readings[len(c.readings)-1].err))
+	}
+	for _, r := range parsed {
+		if len(r.unknown) > 0 {
+			return ask(unknowableRule, r.unknown[0])
+		}
+	}
+	if why := c.disagreement(); why != "" {
+		return ask(shellsDisagreeRule, "sh and bash read this command differently ("+why+
+			"); execute_command runs sh, which is dash on some systems and bash on others")
+	}
+	return nil
 }
 
 func (p *Policy) applyGrant(call history.ToolCall, d Decision) Decision {
-	if d.Verdict == RequireConfirm && p.grants[grantKey(call)] {
+	if d.Verdict == RequireConfirm && !d.NeedsPerson && p.grants[grantKey(call)] {
 		return Decision{Verdict: Allow, Rule: sessionGrantRule, Reason: "the person allowed this exact call for the session (rule " + d.Rule + " asked)"}
 	}
 	return d
 }
 
 // Grant allows this exact call (tool + canonical arguments) for the rest of
-// the session. Only a person's answer calls it.
+// the session. Only a person's answer calls it. A call whose decision needs
+// a person is asked about every time, granted or not.
 func (p *Policy) Grant(call history.ToolCall) {
 	if p.grants == nil {
 		p.grants = map[string]bool{}
@@ -398,10 +461,29 @@ func (r Rule) matches(tool string, args map[string]any, cmd *command, spec *hist
 	if r.PathOutsideWorkspace && !pathOutside(args, spec, ws) {
 		return "", false
 	}
-	if len(r.CommandMatches) > 0 {
+	if len(r.CommandChecks) > 0 || len(r.CommandMatches) > 0 {
+		if cmd == nil {
+			return "", false
+		}
+		if m, ok := r.matchChecks(cmd); ok {
+			return m, true
+		}
 		return r.matchCommand(cmd)
 	}
 	return "", true
+}
+
+// matchChecks reports what the rule's named checks found in either
+// reading: `: sudo id (bash reading of: x=$(sudo id))`.
+func (r Rule) matchChecks(cmd *command) (string, bool) {
+	for _, rd := range cmd.readings { // a reading that failed still read the lines before its error
+		for _, f := range rd.findings {
+			if slices.Contains(r.CommandChecks, f.check) {
+				return fmt.Sprintf(": %s (%s reading of: %s)", f.what, rd.dialect.name, shownSource(f.source)), true
+			}
+		}
+	}
+	return "", false
 }
 
 // matchCommand tries the rule's patterns on the command as written, then,
@@ -410,9 +492,6 @@ func (r Rule) matches(tool string, args map[string]any, cmd *command, spec *hist
 // which makes a DENY rule stricter but could let an ALLOW or confirmation
 // rule take a call that a later DENY rule should have had.
 func (r Rule) matchCommand(cmd *command) (string, bool) {
-	if cmd == nil {
-		cmd = &command{}
-	}
 	for _, re := range r.CommandMatches {
 		if loc := re.FindStringIndex(cmd.text); loc != nil {
 			return fmt.Sprintf(": %q", strings.TrimSpace(cmd.text[loc[0]:loc[1]])), true
@@ -421,7 +500,17 @@ func (r Rule) matchCommand(cmd *command) (string, bool) {
 	if r.Verdict != DenyVerdict {
 		return "", false
 	}
-	for _, line := range cmd.lines {
+	for _, rd := range cmd.readings {
+		if m, ok := r.matchLines(rd.lines); ok {
+			return m, true
+		}
+	}
+	return "", false
+}
+
+// matchLines tries the rule's patterns on the lines of one reading.
+func (r Rule) matchLines(lines []commandLine) (string, bool) {
+	for _, line := range lines {
 		for _, re := range r.CommandMatches {
 			if loc := re.FindStringIndex(line.text); loc != nil {
 				m := strings.TrimSpace(line.text[loc[0]:loc[1]])

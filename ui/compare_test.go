@@ -24,7 +24,7 @@ func compareWorldWith(t testing.TB, policies map[string]*loop.Policy, names ...s
 	t.Helper()
 	cfg := Config{Lesson: "tour", NoColor: true}
 	for _, l := range offline.Lessons() {
-		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects})
 	}
 	for _, name := range names {
 		d, ok := backend.Lookup(name)
@@ -78,9 +78,16 @@ func TestCompareShowsBothRawResponsesWithinFourKeys(t *testing.T) {
 	if n := strings.Count(v, "response (r)"); n != 2 {
 		t.Fatalf("%d payload panes show a response, want 2:\n%s", n, v)
 	}
-	contains(t, v, `"functionCall"`)     // Gemini's native function calling
-	contains(t, v, "/api/chat · 200 OK") // Ollama's NDJSON stream
-	contains(t, v, `"role":"assistant"`)
+	// Each pane has scrolled to what decided tool_call, marked ▶.
+	if !marked(v, `"functionCall"`) { // Gemini's native function calling
+		t.Fatalf("the functionCall part is not marked:\n%s", v)
+	}
+	if !marked(v, "2 · the JSON extracted") { // Llama's JSON mode, parsed
+		t.Fatalf("the parsed JSON is not marked:\n%s", v)
+	}
+	if n := strings.Count(v, "· ▶ tool_call"); n != 2 {
+		t.Fatalf("%d payload panes mark what decided tool_call, want 2:\n%s", n, v)
+	}
 	contains(t, v, "tool_use / STOP") // the strip, Gemini's row
 	contains(t, v, "tool_use / stop") // the strip, Llama's row
 	contains(t, v, "tool_call list_fi")
@@ -182,4 +189,23 @@ func TestCompareTimeTravelLinesUpModelCalls(t *testing.T) {
 			t.Fatalf("%s still in the past", r.name)
 		}
 	}
+}
+
+// marked reports whether a line of screen v marked ▶ holds s: a pretty
+// body's line starts with it (the mark sits in the pane's first cell,
+// before the line's indentation); a streamed record, one compact record
+// per entry, holds it inside the marked line. Only the marked pane's part
+// of the screen line counts, up to its border.
+func marked(v, s string) bool {
+	for _, ln := range strings.Split(v, "\n") {
+		for _, part := range strings.Split(ln, "▶")[1:] {
+			if i := strings.IndexAny(part, "│┃"); i >= 0 {
+				part = part[:i]
+			}
+			if strings.Contains(part, s) {
+				return true
+			}
+		}
+	}
+	return false
 }

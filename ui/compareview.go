@@ -5,49 +5,32 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/glassbox-dev/glassbox/ui/strip"
 )
 
-// latestCall is the run's latest model call at the step the panes show, for
-// the comparison strip; nil before the first call.
-func (r *runView) latestCall() *strip.Call {
-	for i := r.live.selectedIndex(); i >= 0; i-- {
-		if c, ok := strip.FromTransition(r.title(), r.live.steps[i].t); ok {
-			return &c
-		}
-	}
-	return nil
-}
-
-// stripView is compare mode's comparison strip in rc: each run's latest
-// model call in one row, the cells that differ in bold.
+// stripView draws compare mode's comparison strip in rc.
 func (m Model) stripView(rc rect) []string {
-	in := rc.inner()
-	var names [2]string
-	var calls [2]*strip.Call
-	for i := 0; i < 2 && i < len(m.runs); i++ {
-		names[i] = m.runs[i].title()
-		calls[i] = m.runs[i].latestCall()
-	}
-	body := strip.Render(in.w, names, calls, m.th.Muted.Render, m.th.Bold.Render)
-	return frame(m.th, "Compare: the latest model call of each run", "differences in bold", false, rc, strings.Split(body, "\n"))
+	c := stripComponent{m.runs}
+	content, info := c.view(m.look(), rc.inner(), false)
+	return frame(m.th, c.heading(), info, false, rc, content)
 }
 
-// runBarView names the runs and says which one the keys act on (compare
-// mode when the runs do not fit side by side: tab picks the run shown).
+// runBarView names the runs when one run's panes are on screen: the run
+// shown is lit, and the line says which runs the keys act on (tab picks)
+// and that v shows the other run without changing that.
 func (m Model) runBarView(w int) string {
 	var parts []string
 	for i, r := range m.runs {
 		name := " " + r.title() + " "
-		switch {
-		case m.focus == i || (m.focus < 0 && m.shown == i):
-			parts = append(parts, m.th.Current.Render(name))
-		default:
-			parts = append(parts, m.th.Muted.Render(name))
+		if i == m.cur().id {
+			name = " ▶ showing " + r.title() + " "
 		}
+		st := m.th.Muted
+		if i == m.cur().id {
+			st = m.th.Current
+		}
+		parts = append(parts, st.Render(name))
 	}
-	hint := "keys act on both runs · tab picks one"
+	hint := "keys act on both runs · tab picks one · v shows the other run · z: a pane of both"
 	if m.focus >= 0 {
 		hint = "keys act on " + m.runs[m.focus].title() + " alone · tab: next"
 	}
@@ -149,7 +132,7 @@ func (r *runView) showCall(k int) {
 	if s := r.live.selected(); s != nil {
 		r.payload.follow(&s.t)
 	}
-	r.calls.off = 0
+	r.calls.reset()
 }
 
 // travelByCall is [ and ] when the keys act on both runs of compare mode:

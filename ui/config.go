@@ -22,7 +22,7 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 		cfg.Dialects = append(cfg.Dialects, d.Name)
 	}
 	for _, l := range offline.Lessons() {
-		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects})
 	}
 	for _, r := range runs {
 		rc := RunConfig{

@@ -256,7 +256,9 @@ func TestEndToEndCompareInTmux(t *testing.T) {
 	s := tm.waitFor("both responses", func(s string) bool {
 		return strings.Count(s, "response (r)") == 2 && strings.Contains(s, "gemini  CHECKING_POLICY") && strings.Contains(s, "llama  CHECKING_POLICY")
 	})
-	for _, want := range []string{"tool_use / STOP", "tool_use / stop", "gemini-2.5-flash:stream", "/api/chat", "functionCall"} {
+	// Each payload pane has scrolled to what decided tool_call: Gemini's
+	// functionCall part, the JSON Llama's reply was parsed into.
+	for _, want := range []string{"tool_use / STOP", "tool_use / stop", "functionCall", "2 · the JSON extracted", "▶ tool_call"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("the screen lacks %q:\n%s", want, s)
 		}

@@ -313,7 +313,7 @@ func TestZoomTabsAndFocus(t *testing.T) {
 		t.Fatal("160×48 should show four panes")
 	}
 	for p := paneID(0); p < numPanes; p++ {
-		contains(t, h.plainView(), p.title())
+		contains(t, h.plainView(), paneTitle(p))
 	}
 	h.press("z")
 	L = h.m.computeLayout()
@@ -368,7 +368,7 @@ func TestHelpOverlayOpensAndCloses(t *testing.T) {
 	contains(t, v, "step")
 	contains(t, v, "breakpoint")
 	h.press("esc")
-	if h.m.helpOpen {
+	if isOpen[helpDialog](h.m) {
 		t.Fatal("esc should close the help")
 	}
 	h.press("q")

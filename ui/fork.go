@@ -69,93 +69,186 @@ type ontoMenu struct {
 	options []string
 }
 
-// fork is f: every target run continues from the step its panes show.
-func (m *Model) fork() {
+// fork is f: every target run continues from the step its panes show. The
+// engine's work (files put back, the session's journal) happens in a
+// command; forkDone takes the result in.
+func (m *Model) fork() tea.Cmd {
 	if m.inBranch() {
-		return
+		return nil
 	}
-	var done []string
+	var cmds []tea.Cmd
 	for _, r := range m.targets() {
 		if !r.live.travelling() {
 			continue
 		}
-		if r.busy {
+		if r.busy || r.forking {
 			m.notice = "a step is in flight: wait for it (or ctrl+c), then fork"
-			return
+			return nil
 		}
-		err := r.forkHere(false, nil)
-		var we *loop.WorkspaceError
-		switch {
-		case errors.As(err, &we):
-			m.forkAsk = &forkQuestion{run: r, reason: we.Reason}
-			return
-		case err != nil:
-			m.notice = "cannot fork: " + err.Error()
-			return
-		}
-		done = append(done, r.title())
+		cmds = append(cmds, r.forkCmd(false, nil))
 	}
-	switch {
-	case len(done) == 0:
+	if len(cmds) == 0 {
 		m.notice = "f forks from a past step: go back with [ first (you are at the present)"
-	case m.compare():
-		m.notice = "forked " + strings.Join(done, " and ") + ": the later steps are abandoned, the files are as they were; space steps on"
-	default:
-		m.notice = "forked: the later steps are abandoned and the files are as they were then; space steps on from here"
+		return nil
 	}
-	m.syncSizes()
+	m.notice = "forking…"
+	return tea.Batch(cmds...)
 }
 
-// forkKey answers the fork question: y forks keeping today's files, n or
-// esc keeps everything as it is.
-func (m *Model) forkKey(msg tea.KeyMsg) {
-	q := m.forkAsk
-	switch {
-	case key.Matches(msg, m.forkKeys.Yes) && q.abandon:
-		m.forkAsk = nil
-		if err := q.run.abandonEvent(true); err != nil {
-			m.notice = "cannot abandon the event: " + err.Error()
-			return
-		}
-		m.notice = "event abandoned, keeping the files as they are now (they could not be put back)"
-		m.syncSizes()
-	case key.Matches(msg, m.forkKeys.Yes):
-		m.forkAsk = nil
-		if err := q.run.forkHere(true, q.onto); err != nil {
-			m.notice = "cannot fork: " + err.Error()
-			return
-		}
-		m.notice = "forked, keeping the files as they are now (they could not be put back)"
-		m.syncSizes()
-	case key.Matches(msg, m.forkKeys.No):
-		m.forkAsk = nil
-		m.notice = "not forked: nothing changed"
-	}
+// forkDoneMsg: the engine of a run went back to a step (Engine.Fork,
+// ForkKeepingFiles, ForkOnto or Abandon), or could not.
+type forkDoneMsg struct {
+	run       int
+	at        int // the index of the step forked from
+	seq       int
+	keepFiles bool
+	onto      *ontoChoice
+	abandon   bool
+	err       error
 }
 
-// forkHere continues the run from the step its panes show: the engine goes
-// back to that step (Engine.Fork: history, pending calls, iteration, queue
-// and, unless keepFiles, the workspace's files), and so do the panes. With
-// onto it continues with another dialect (Engine.ForkOnto), from the
-// present too. The abandoned steps stay in the session file and the trace.
-func (r *runView) forkHere(keepFiles bool, onto *ontoChoice) error {
+func (m forkDoneMsg) runID() int { return m.run }
+
+// forkCmd has the engine go back to the step shown, in a command.
+func (r *runView) forkCmd(keepFiles bool, onto *ontoChoice) tea.Cmd {
+	fork, err := r.forkPoint(onto != nil)
+	if err != nil {
+		id := r.id
+		return func() tea.Msg { return forkDoneMsg{run: id, err: err} }
+	}
+	r.forking = true
+	return func() tea.Msg { return fork.run(keepFiles, onto) }
+}
+
+// forkPoint is a run's engine and the step to fork from.
+type forkPoint struct {
+	id, at, seq int
+	eng         *loop.Engine
+}
+
+// forkPoint is the step the panes show, to fork from (present: a fork onto
+// another dialect may start at the present).
+func (r *runView) forkPoint(present bool) (forkPoint, error) {
 	s := r.live.selected()
-	if s == nil || (!r.live.travelling() && onto == nil) {
-		return errors.New("no past step is selected")
+	if s == nil || (!r.live.travelling() && !present) {
+		return forkPoint{}, errors.New("no past step is selected")
 	}
-	seq := s.t.Seq
+	return forkPoint{id: r.id, at: r.live.selectedIndex(), seq: s.t.Seq, eng: r.eng}, nil
+}
+
+// run is the engine's part of a fork; it runs in a command.
+func (f forkPoint) run(keepFiles bool, onto *ontoChoice) tea.Msg {
 	var err error
 	switch {
 	case onto != nil:
-		err = r.eng.ForkOnto(seq, onto.onto, !keepFiles)
+		err = f.eng.ForkOnto(f.seq, onto.onto, !keepFiles)
 	case keepFiles:
-		err = r.eng.ForkKeepingFiles(seq)
+		err = f.eng.ForkKeepingFiles(f.seq)
 	default:
-		err = r.eng.Fork(seq)
+		err = f.eng.Fork(f.seq)
 	}
-	if err != nil {
-		return err
+	return forkDoneMsg{run: f.id, at: f.at, seq: f.seq, keepFiles: keepFiles, onto: onto, err: err}
+}
+
+// abandonCmd has the engine drop the event in progress, in a command.
+func (r *runView) abandonCmd(keepFiles bool) tea.Cmd {
+	id, eng := r.id, r.eng
+	r.forking = true
+	return func() tea.Msg {
+		var seq int
+		var err error
+		if keepFiles {
+			seq, err = eng.AbandonKeepingFiles()
+		} else {
+			seq, err = eng.Abandon()
+		}
+		return forkDoneMsg{run: id, seq: seq, keepFiles: keepFiles, abandon: true, err: err}
 	}
+}
+
+// forkDone takes in what the engine did for f, F or A: the panes follow it,
+// or the fork question asks whether to go on without the files.
+func (m Model) forkDone(msg forkDoneMsg) (tea.Model, tea.Cmd) {
+	if msg.run < 0 || msg.run >= len(m.runs) {
+		return m, nil
+	}
+	r := m.runs[msg.run]
+	r.forking = false
+	var we *loop.WorkspaceError
+	switch {
+	case errors.As(msg.err, &we):
+		m.open(&forkQuestion{run: r, reason: we.Reason, onto: msg.onto, abandon: msg.abandon})
+		return m, nil
+	case msg.err != nil:
+		m.notice = forkFailure(msg)
+		return m, nil
+	case msg.abandon:
+		r.abandoned(msg.seq, msg.keepFiles)
+	default:
+		r.forked(msg.at, msg.seq, msg.keepFiles, msg.onto)
+	}
+	m.notice = m.forkNotice(r, msg)
+	m.syncSizes()
+	return m, m.fetchPayloads()
+}
+
+// forkFailure says why f, F or A could not be done.
+func forkFailure(msg forkDoneMsg) string {
+	switch {
+	case msg.onto != nil:
+		return "cannot fork onto " + msg.onto.dialect + ": " + msg.err.Error()
+	case msg.abandon:
+		return "cannot abandon the event: " + msg.err.Error()
+	}
+	return "cannot fork: " + msg.err.Error()
+}
+
+// forkNotice says what f, F or A did to run r.
+func (m Model) forkNotice(r *runView, msg forkDoneMsg) string {
+	kept := ""
+	if msg.keepFiles {
+		kept = ", keeping the files as they are now (they could not be put back)"
+	}
+	switch {
+	case msg.abandon && msg.keepFiles:
+		return "event abandoned" + kept
+	case msg.abandon:
+		return "event abandoned: the loop is back before it took it, the files as they were; space takes the next event"
+	case msg.onto != nil:
+		return "forked onto " + msg.onto.dialect + kept + ": the conversation carries over (History says what could not); space steps on"
+	case msg.keepFiles:
+		return "forked" + kept
+	case m.compare():
+		return "forked " + r.title() + ": the later steps are abandoned, the files are as they were; space steps on"
+	}
+	return "forked: the later steps are abandoned and the files are as they were then; space steps on from here"
+}
+
+// forkKey answers the fork question: y goes on keeping today's files, n
+// or esc keeps everything as it is.
+func (m *Model) forkKey(q *forkQuestion, msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.forkKeys.Yes) && q.abandon:
+		m.close(q)
+		return q.run.abandonCmd(true)
+	case key.Matches(msg, m.forkKeys.Yes):
+		m.close(q)
+		return q.run.forkCmd(true, q.onto)
+	case key.Matches(msg, m.forkKeys.No):
+		m.close(q)
+		m.notice = "not forked: nothing changed"
+	}
+	return nil
+}
+
+// forked puts the panes back to step index i (#seq), the engine having
+// gone back there (Engine.Fork: history, pending calls, iteration, queue
+// and, unless keepFiles, the workspace's files). With onto the run goes on
+// with another dialect (Engine.ForkOnto). The abandoned steps stay in the
+// session file and the trace.
+func (r *runView) forked(i, seq int, keepFiles bool, onto *ontoChoice) {
+	i = min(max(i, 0), len(r.live.steps)-1)
+	s := &r.live.steps[i]
 	if onto != nil {
 		onto.switched()
 		if p := r.eng.Provider(); p != nil {
@@ -166,7 +259,6 @@ func (r *runView) forkHere(keepFiles bool, onto *ontoChoice) error {
 			r.name, r.label = onto.dialect, ""
 		}
 	}
-	i := r.live.selectedIndex()
 	abandoned := len(r.live.steps) - i - 1
 	kept := *s
 	r.keepBranch(i, kept.entries)
@@ -189,60 +281,36 @@ func (r *runView) forkHere(keepFiles bool, onto *ontoChoice) error {
 		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("the run continues with %s %s (%s)", r.provider, r.model, onto.dialect)})
 	}
 	r.payload.follow(&kept.t)
-	r.calls.off = 0
+	r.calls.reset()
 	r.notice = ""
-	return nil
 }
 
 // abandon is A: every target run drops the event in progress and goes back
 // to the step before the loop took it; the events queued after it are next.
-func (m *Model) abandon() {
+func (m *Model) abandon() tea.Cmd {
 	if m.inBranch() {
-		return
+		return nil
 	}
-	var done []string
+	var cmds []tea.Cmd
 	for _, r := range m.targets() {
-		if r.busy {
+		if r.busy || r.forking {
 			m.notice = "a step is in flight: wait for it (or ctrl+c), then A abandons the event"
-			return
+			return nil
 		}
-		if r.live.state == loop.WaitingForEvent {
-			continue
+		if r.live.state != loop.WaitingForEvent {
+			cmds = append(cmds, r.abandonCmd(false))
 		}
-		err := r.abandonEvent(false)
-		var we *loop.WorkspaceError
-		switch {
-		case errors.As(err, &we):
-			m.forkAsk = &forkQuestion{run: r, reason: we.Reason, abandon: true}
-			return
-		case err != nil:
-			m.notice = "cannot abandon the event: " + err.Error()
-			return
-		}
-		done = append(done, r.title())
 	}
-	switch {
-	case len(done) == 0:
+	if len(cmds) == 0 {
 		m.notice = "no event is in progress: A abandons one the loop has taken"
-	default:
-		m.notice = "event abandoned: the loop is back before it took it, the files as they were; space takes the next event"
+		return nil
 	}
-	m.syncSizes()
+	return tea.Batch(cmds...)
 }
 
-// abandonEvent drops the run's event in progress (Engine.Abandon) and cuts
-// the panes back to the step before the loop took it.
-func (r *runView) abandonEvent(keepFiles bool) error {
-	var seq int
-	var err error
-	if keepFiles {
-		seq, err = r.eng.AbandonKeepingFiles()
-	} else {
-		seq, err = r.eng.Abandon()
-	}
-	if err != nil {
-		return err
-	}
+// abandoned cuts the panes back to step #seq, the engine having dropped
+// the event in progress (Engine.Abandon).
+func (r *runView) abandoned(seq int, keepFiles bool) {
 	// The steps after seq go; so do their History entries.
 	i := len(r.live.steps)
 	for i > 0 && r.live.steps[i-1].t.Seq > seq {
@@ -268,9 +336,8 @@ func (r *runView) abandonEvent(keepFiles bool) error {
 	if s := r.live.selected(); s != nil {
 		r.payload.follow(&s.t)
 	}
-	r.calls.off = 0
+	r.calls.reset()
 	r.notice = ""
-	return nil
 }
 
 // openOnto is F: pick a dialect for the run shown to continue with, from
@@ -298,7 +365,19 @@ func (m *Model) openOnto() {
 			opts = append(opts, d)
 		}
 	}
-	m.ontoAsk = &ontoMenu{run: r, options: opts}
+	m.open(&ontoMenu{run: r, options: opts})
+}
+
+// dialectName is the run's dialect as --compare names it, "" without an
+// engine.
+func (r *runView) dialectName() string {
+	switch {
+	case r.name != "":
+		return r.name
+	case r.eng == nil || r.eng.Provider() == nil:
+		return ""
+	}
+	return r.dialect()
 }
 
 // dialect is the run's dialect name as --compare names it.
@@ -313,61 +392,51 @@ func (r *runView) dialect() string {
 }
 
 // ontoKey answers F's menu: a number picks the dialect, esc closes it.
-func (m *Model) ontoKey(msg tea.KeyMsg) {
-	q := m.ontoAsk
+// Building the dialect's provider and forking onto it happen in a command.
+func (m *Model) ontoKey(q *ontoMenu, msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, m.ontoKeys.Close) {
-		m.ontoAsk = nil
+		m.close(q)
 		m.notice = "not forked: nothing changed"
-		return
+		return nil
 	}
 	if !key.Matches(msg, m.ontoKeys.Pick) {
-		return
+		return nil
 	}
 	i := int(msg.Runes[0] - '1')
 	if i < 0 || i >= len(q.options) {
-		return
+		return nil
 	}
-	m.ontoAsk = nil
+	m.close(q)
 	r, dialect := q.run, q.options[i]
-	onto, switched, err := r.onto(r.base, dialect)
+	fork, err := r.forkPoint(true)
 	if err != nil {
 		m.notice = "cannot fork onto " + dialect + ": " + err.Error()
-		return
+		return nil
 	}
-	choice := &ontoChoice{dialect: dialect, onto: onto, switched: switched}
-	err = r.forkHere(false, choice)
-	var we *loop.WorkspaceError
-	switch {
-	case errors.As(err, &we):
-		m.forkAsk = &forkQuestion{run: r, reason: we.Reason, onto: choice}
-	case err != nil:
-		m.notice = "cannot fork onto " + dialect + ": " + err.Error()
-	default:
-		m.notice = "forked onto " + dialect + ": the conversation carries over (History says what could not); space steps on"
-		m.syncSizes()
+	build, base := r.onto, r.base
+	r.forking = true
+	return func() tea.Msg {
+		onto, switched, err := build(base, dialect)
+		choice := &ontoChoice{dialect: dialect, onto: onto, switched: switched}
+		if err != nil {
+			return forkDoneMsg{run: fork.id, onto: choice, err: err}
+		}
+		return fork.run(false, choice)
 	}
 }
-
-// whatIfDoneMsg: the person's editor closed on the exported context.
-type whatIfDoneMsg struct {
-	run    int
-	path   string
-	before []byte
-	err    error
-}
-
-func (m whatIfDoneMsg) runID() int { return m.run }
 
 // whatIf is w: at AWAITING_LLM_RESPONSE, open the context about to be sent
 // (system prompt, messages, tool results) as JSON in $VISUAL or $EDITOR.
-// What the person saves is what is sent.
+// What the person saves is what is sent. Writing the context to a temporary
+// file happens in a command (whatIfReady opens the editor on it); reading
+// it back happens when the editor ends, outside Update too.
 func (m *Model) whatIf() tea.Cmd {
 	if m.inBranch() {
 		return nil
 	}
 	r := m.cur()
 	switch {
-	case r.busy:
+	case r.busy || r.forking:
 		m.notice = "a step is in flight: what-if edits the context before it is sent"
 		return nil
 	case r.live.travelling():
@@ -387,23 +456,63 @@ func (m *Model) whatIf() tea.Cmd {
 		m.notice = "what-if: " + err.Error()
 		return nil
 	}
-	dir, err := os.MkdirTemp("", "glassbox-whatif-*")
-	if err != nil {
-		m.notice = "what-if: cannot make a temporary file: " + err.Error()
-		return nil
-	}
-	path := filepath.Join(dir, "context.json")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		os.RemoveAll(dir)
-		m.notice = "what-if: cannot write the context: " + err.Error()
-		return nil
-	}
 	id := r.id
-	cmd := exec.Command(editor[0], append(editor[1:], path)...)
-	return m.exec(cmd, func(err error) tea.Msg {
-		return whatIfDoneMsg{run: id, path: path, before: data, err: err}
+	return func() tea.Msg {
+		dir, err := os.MkdirTemp("", "glassbox-whatif-*")
+		if err != nil {
+			return whatIfReadyMsg{run: id, err: fmt.Errorf("cannot make a temporary file: %w", err)}
+		}
+		path := filepath.Join(dir, "context.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return whatIfReadyMsg{run: id, err: fmt.Errorf("cannot write the context: %w", err)}
+		}
+		return whatIfReadyMsg{run: id, dir: dir, path: path, before: data, editor: editor}
+	}
+}
+
+// whatIfReadyMsg: the context to edit is in a file of its own temporary
+// folder (or could not be written there).
+type whatIfReadyMsg struct {
+	run       int
+	dir, path string
+	before    []byte
+	editor    []string
+	err       error
+}
+
+// whatIfReady hands the terminal to the editor on the context's file. When
+// it ends, the edited file is read back and its folder removed, outside
+// Update.
+func (m Model) whatIfReady(msg whatIfReadyMsg) (tea.Model, tea.Cmd) {
+	if msg.err != nil {
+		m.notice = "what-if: " + msg.err.Error()
+		return m, nil
+	}
+	cmd := exec.Command(msg.editor[0], append(msg.editor[1:], msg.path)...)
+	return m, m.exec(cmd, func(err error) tea.Msg {
+		done := whatIfDoneMsg{run: msg.run, before: msg.before, err: err}
+		if err == nil {
+			done.after, done.readErr = os.ReadFile(msg.path)
+		}
+		if msg.dir != "" {
+			os.RemoveAll(msg.dir) // the folder MkdirTemp made, nothing else
+		}
+		return done
 	})
 }
+
+// whatIfDoneMsg: the person's editor closed on the exported context, which
+// was read back (after).
+type whatIfDoneMsg struct {
+	run     int
+	before  []byte
+	after   []byte
+	err     error // the editor failed
+	readErr error // the edited file could not be read back
+}
+
+func (m whatIfDoneMsg) runID() int { return m.run }
 
 // editorCommand is $VISUAL or $EDITOR split into words, nil if neither is set.
 func editorCommand() []string {
@@ -418,25 +527,22 @@ func editorCommand() []string {
 // whatIfDone takes the edited context in: unchanged, invalid (the original
 // stays, the error says why) or sent from now on, previewed again.
 func (r *runView) whatIfDone(msg whatIfDoneMsg) tea.Cmd {
-	defer os.RemoveAll(filepath.Dir(msg.path))
-	if msg.err != nil {
+	switch {
+	case msg.err != nil:
 		r.notice = "what-if: the editor failed (" + msg.err.Error() + "); the context is unchanged"
 		return nil
-	}
-	after, err := os.ReadFile(msg.path)
-	if err != nil {
-		r.notice = "what-if: cannot read the edited context: " + err.Error()
+	case msg.readErr != nil:
+		r.notice = "what-if: cannot read the edited context: " + msg.readErr.Error()
 		return nil
-	}
-	if string(after) == string(msg.before) {
+	case string(msg.after) == string(msg.before):
 		r.notice = "what-if: nothing changed; space sends the context as it was"
 		return nil
 	}
-	if err := r.eng.ReplaceContext(after); err != nil {
+	if err := r.eng.ReplaceContext(msg.after); err != nil {
 		r.notice = err.Error()
 		return nil
 	}
-	r.edit = tools.UnifiedDiff("context (assembled)", "context (edited)", string(msg.before), string(after), 400)
+	r.edit = tools.UnifiedDiff("context (assembled)", "context (edited)", string(msg.before), string(msg.after), 400)
 	r.notice = "what-if: the edited context is what space sends now (the trace marks it \"edited\")"
 	eng, id := r.eng, r.id
 	return func() tea.Msg {

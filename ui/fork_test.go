@@ -82,8 +82,8 @@ func TestForkHereRestoresTheFilesOfThatStep(t *testing.T) {
 	}
 	forkSeq := r.live.selected().t.Seq
 	h.press("f")
-	if h.m.forkAsk != nil {
-		t.Fatalf("asked: %s", h.m.forkAsk.reason)
+	if isOpen[*forkQuestion](h.m) {
+		t.Fatalf("asked: %s", must(opened[*forkQuestion](h.m)).reason)
 	}
 	if got := readFile(t, todo); got != before {
 		t.Fatalf("after the fork the file is %q, want it as it was at step 3: %q", got, before)
@@ -119,12 +119,12 @@ func TestForkAsksWhenTheFilesCannotGoBack(t *testing.T) {
 	n := len(r.live.steps)
 	h.press("esc", "[", "[", "[", "[", "[", "[", "[")
 	h.press("f")
-	if h.m.forkAsk == nil {
+	if !isOpen[*forkQuestion](h.m) {
 		t.Fatal("f did not ask although the files cannot be restored")
 	}
 	contains(t, h.plainView(), "Fork: the files cannot go back")
 	h.press("n")
-	if h.m.forkAsk != nil || len(r.live.steps) != n {
+	if isOpen[*forkQuestion](h.m) || len(r.live.steps) != n {
 		t.Fatal("n changed something")
 	}
 	h.press("f", "y")
@@ -229,7 +229,7 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 	r := h.m.runs[0]
 	steps := len(r.live.steps)
 	h.press("F")
-	if h.m.ontoAsk == nil {
+	if !isOpen[*ontoMenu](h.m) {
 		t.Fatalf("F opened nothing: %q", h.m.noticeText())
 	}
 	v := h.plainView()

@@ -28,7 +28,7 @@ func TestGolden(t *testing.T) {
 		}},
 		{"help", tourScript(), func(h *harness) { h.press("esc", "?") }},
 	}
-	for _, size := range [][2]int{{80, 24}, {160, 48}} {
+	for _, size := range [][2]int{{80, 24}, {120, 34}, {160, 48}} {
 		for _, sc := range scenes {
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
 				w := newWorld(t, sc.replies...)

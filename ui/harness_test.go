@@ -245,3 +245,11 @@ func zeroDurations(msg tea.Msg) tea.Msg {
 	d.t.Pending = pending
 	return d
 }
+
+// isOpen reports whether a dialog of kind T is on the stack.
+func isOpen[T dialog](m Model) bool {
+	_, ok := opened[T](m)
+	return ok
+}
+
+func must[T any](v T, _ bool) T { return v }

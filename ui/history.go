@@ -64,88 +64,127 @@ func (e *historyEntry) render(th theme.Theme, w int) []string {
 }
 
 func (e *historyEntry) build(th theme.Theme, w int) []string {
-	var out []string
-	header := func(st lipgloss.Style, s string) {
-		out = append(out, "", st.Render(ansi.Truncate(s, w, "…")))
+	switch e.kind {
+	case entryCall:
+		return e.callLines(th, w)
+	case entryResult:
+		return e.resultLines(th, w)
+	case entryNote:
+		return styledLines(th.Muted, wrapLines("ℹ "+e.text, w))
+	case entryWelcome:
+		return e.welcomeLines(th, w)
+	case entryRetry:
+		return e.retryLines(th, w)
+	case entryEdit:
+		out := []string{"", th.Warning.Bold(true).Render(ansi.Truncate("✎ edited before sending (what-if)", w, "…"))}
+		return append(out, editLines(th, e.edit, w)...)
 	}
-	body := func(st lipgloss.Style, s string) {
-		for _, ln := range wrapLines(s, w-2) {
-			out = append(out, "  "+st.Render(ln))
-		}
-	}
+	head, st, text := e.speech(th)
+	return append([]string{"", st.Bold(true).Render(ansi.Truncate(head, w, "…"))}, indented(e.bodyStyle(th), text, w)...)
+}
+
+// speech is how a message that someone said is headed and painted: its
+// header, its colour and its text.
+func (e *historyEntry) speech(th theme.Theme) (head string, st lipgloss.Style, text string) {
 	switch e.kind {
 	case entryUser:
-		header(th.RoleUser.Bold(true), "● you")
-		body(lipgloss.NewStyle(), e.text)
+		return "● you", th.RoleUser, e.text
 	case entryFeedback:
-		header(th.RoleFeedback.Bold(true), "↺ loop → model (feedback, so it can repair its reply)")
-		body(th.RoleFeedback, e.text)
+		return "↺ loop → model (feedback, so it can repair its reply)", th.RoleFeedback, e.text
 	case entryAssistant:
-		header(th.RoleAssistant.Bold(true), "● assistant")
-		text := e.text
-		if strings.TrimSpace(text) == "" {
-			text = "(no text)"
+		if strings.TrimSpace(e.text) == "" {
+			return "● assistant", th.RoleAssistant, "(no text)"
 		}
-		body(lipgloss.NewStyle(), text)
+		return "● assistant", th.RoleAssistant, e.text
 	case entryThought:
-		header(th.Thought.Bold(true), "● assistant · reasoning")
-		body(th.Thought, e.text)
-	case entryCall:
-		args := compactJSON(e.text)
-		if !e.expanded {
-			return []string{th.RoleTool.Render(ansi.Truncate("▸ → "+e.name+" "+args, w, "…"))}
+		return "● assistant · reasoning", th.Thought, e.text
+	}
+	return "■ halted", th.Error, e.text
+}
+
+// bodyStyle paints the text of a message: the person's and the model's
+// words plain, the rest in their header's colour.
+func (e *historyEntry) bodyStyle(th theme.Theme) lipgloss.Style {
+	switch e.kind {
+	case entryUser, entryAssistant:
+		return lipgloss.NewStyle()
+	}
+	_, st, _ := e.speech(th)
+	return st
+}
+
+// indented wraps s under a header: two cells in, w wide.
+func indented(st lipgloss.Style, s string, w int) []string {
+	var out []string
+	for _, ln := range wrapLines(s, w-2) {
+		out = append(out, "  "+st.Render(ln))
+	}
+	return out
+}
+
+// styledLines paints each line.
+func styledLines(st lipgloss.Style, lines []string) []string {
+	for i := range lines {
+		lines[i] = st.Render(lines[i])
+	}
+	return lines
+}
+
+// callLines is a tool call: one folded line, or its arguments in full.
+func (e *historyEntry) callLines(th theme.Theme, w int) []string {
+	if !e.expanded {
+		return []string{th.RoleTool.Render(ansi.Truncate("▸ → "+e.name+" "+compactJSON(e.text), w, "…"))}
+	}
+	out := []string{th.RoleTool.Render(ansi.Truncate("▾ → "+e.name, w, "…"))}
+	return append(out, indented(th.RoleTool, prettyJSON(e.text), w)...)
+}
+
+// resultLines is a tool result: its first line folded, or (up to
+// maxExpandedLines of) all of it.
+func (e *historyEntry) resultLines(th theme.Theme, w int) []string {
+	st, mark := th.RoleTool, "←"
+	if e.isError {
+		st, mark = th.Error, "✗"
+	}
+	lines := strings.Split(sanitize(e.text), "\n")
+	if !e.expanded {
+		summary := fmt.Sprintf("▸ %s %s: %s", mark, e.name, strings.TrimSpace(lines[0]))
+		if n := len(lines); n > 1 {
+			summary += fmt.Sprintf(" (+%d lines)", n-1)
 		}
-		out = append(out, th.RoleTool.Render(ansi.Truncate("▾ → "+e.name, w, "…")))
-		body(th.RoleTool, prettyJSON(e.text))
-	case entryResult:
-		st, mark := th.RoleTool, "←"
-		if e.isError {
-			st, mark = th.Error, "✗"
+		return []string{st.Render(ansi.Truncate(summary, w, "…"))}
+	}
+	out := []string{st.Render(ansi.Truncate(fmt.Sprintf("▾ %s %s", mark, e.name), w, "…"))}
+	text := e.text
+	if len(lines) > maxExpandedLines {
+		text = strings.Join(lines[:maxExpandedLines], "\n") +
+			fmt.Sprintf("\n… %d more lines (the Raw payload pane has them all)", len(lines)-maxExpandedLines)
+	}
+	return append(out, indented(lipgloss.NewStyle(), text, w)...)
+}
+
+// welcomeLines is the welcome: its first line as a title, the rest muted.
+func (e *historyEntry) welcomeLines(th theme.Theme, w int) []string {
+	var out []string
+	for i, para := range strings.Split(e.text, "\n") {
+		st := th.Muted
+		if i == 0 {
+			st = th.Title
 		}
-		lines := strings.Split(sanitize(e.text), "\n")
-		if !e.expanded {
-			summary := fmt.Sprintf("▸ %s %s: %s", mark, e.name, strings.TrimSpace(lines[0]))
-			if n := len(lines); n > 1 {
-				summary += fmt.Sprintf(" (+%d lines)", n-1)
-			}
-			return []string{st.Render(ansi.Truncate(summary, w, "…"))}
-		}
-		out = append(out, st.Render(ansi.Truncate(fmt.Sprintf("▾ %s %s", mark, e.name), w, "…")))
-		text := e.text
-		if len(lines) > maxExpandedLines {
-			text = strings.Join(lines[:maxExpandedLines], "\n") +
-				fmt.Sprintf("\n… %d more lines (the Raw payload pane has them all)", len(lines)-maxExpandedLines)
-		}
-		body(lipgloss.NewStyle(), text)
-	case entryNote:
-		for _, ln := range wrapLines("ℹ "+e.text, w) {
-			out = append(out, th.Muted.Render(ln))
-		}
-	case entryWelcome:
-		for i, para := range strings.Split(e.text, "\n") {
-			st := th.Muted
-			if i == 0 {
-				st = th.Title
-			}
-			for _, ln := range wrapLines(para, w) {
-				out = append(out, st.Render(ln))
-			}
-		}
-	case entryRetry:
-		mark := "▸ ↻ "
-		if e.expanded {
-			mark = "▾ ↻ "
-		}
-		out = append(out, th.Warning.Render(ansi.Truncate(mark+e.name, w, "…")))
-		if e.expanded {
-			body(th.Muted, e.text)
-		}
-	case entryHalt:
-		header(th.Error.Bold(true), "■ halted")
-		body(th.Error, e.text)
-	case entryEdit:
-		header(th.Warning.Bold(true), "✎ edited before sending (what-if)")
-		out = append(out, editLines(th, e.edit, w)...)
+		out = append(out, styledLines(st, wrapLines(para, w))...)
+	}
+	return out
+}
+
+// retryLines is a retried provider call: folded to one line, or with why.
+func (e *historyEntry) retryLines(th theme.Theme, w int) []string {
+	mark := "▸ ↻ "
+	if e.expanded {
+		mark = "▾ ↻ "
+	}
+	out := []string{th.Warning.Render(ansi.Truncate(mark+e.name, w, "…"))}
+	if e.expanded {
+		out = append(out, indented(th.Muted, e.text, w)...)
 	}
 	return out
 }

@@ -26,6 +26,7 @@ type keyMap struct {
 	// Panes.
 	Focus     key.Binding
 	FocusBack key.Binding
+	Look      key.Binding // compare mode: show the other run
 	Zoom      key.Binding
 	Up        key.Binding
 	Down      key.Binding
@@ -78,6 +79,7 @@ func newKeyMap() keyMap {
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
+		Look:      key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "show the other run")),
 		Zoom:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom")),
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
@@ -131,19 +133,15 @@ func (h inputHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHe
 // pane-specific keys to add.
 type stepperHelp struct {
 	k       keyMap
-	pane    paneID
-	compare bool // tab picks a run, not a pane
+	pane    component // the focused pane: its own keys join the line
+	compare bool      // tab picks a run, not a pane
 }
 
 func (h stepperHelp) ShortHelp() []key.Binding {
 	b := []key.Binding{h.k.Step, h.k.Iteration, h.k.Continue, h.k.Help, h.k.Pause}
-	switch h.pane {
-	case paneHistory:
-		b = append(b, h.k.Expand)
-	case paneDiagram:
-		b = append(b, h.k.Break)
-	case panePayload:
-		b = append(b, h.k.ReqResp, h.k.Headers)
+	if h.pane != nil {
+		own := h.pane.keys(h.k)
+		b = append(b, own[:min(len(own), 2)]...)
 	}
 	focus := h.k.Focus
 	if h.compare {
@@ -169,10 +167,32 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	}
 }
 
+// forCompare is the key map as the keys work in compare mode: tab picks the
+// run the keys act on, shift+tab the pane, v shows the other run.
+func (k keyMap) forCompare() keyMap {
+	k.Focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pick run: both → one → other"))
+	k.FocusBack = key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "pane"))
+	k.Zoom = key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom: a pane of both runs"))
+	k.Prev = key.NewBinding(key.WithKeys("["), key.WithHelp("[", "back a model call (both runs)"))
+	return k
+}
+
+// fullHelp is the help overlay's key groups; in compare mode as the keys
+// work there.
+func (k keyMap) fullHelp(compare bool) [][]key.Binding {
+	if !compare {
+		return k.FullHelp()
+	}
+	c := k.forCompare()
+	groups := c.FullHelp()
+	groups[1] = append([]key.Binding{c.Focus, c.Look}, groups[1][1:]...)
+	return groups
+}
+
 // all is every binding of the stepper and its panes: a rune that matches
 // none of them is typing, not a command.
 func (k keyMap) all() []key.Binding {
-	var out []key.Binding
+	out := []key.Binding{k.Look}
 	for _, g := range k.FullHelp()[:4] { // the dialogs' keys are not the stepper's
 		out = append(out, g...)
 	}

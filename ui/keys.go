@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -10,84 +11,52 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 )
 
-// handleKey routes a key: ctrl+c first, then an open dialog, then the
-// lessons menu or help, then the quit question, then the input line if it
-// has focus, then the stepper and the focused pane.
+// handleKey routes a key: ctrl+c first, then the dialog on top (top), then
+// the input line if it has focus, then the stepper and the focused pane.
 func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.Cancel) {
 		return m.interrupt()
 	}
-	dr := m.dialogRun()
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.inputFocused && dr == nil && m.lessons == nil && !m.helpOpen {
-		// Several runes at once: a sentence typed (or pasted) into the
-		// stepper goes to the input whole; keys pressed faster than the
-		// terminal is read ("[[[", "nnn") are taken one by one.
-		if m.keys.typing(msg) && !m.quitAsked {
-			if key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[:1]}, m.keys.Input) {
-				// "/" and the text typed after it arrived together.
-				msg.Runes = msg.Runes[1:]
-			}
-			return m.typeIntoInput(msg)
-		}
-		var next tea.Model = m
-		var cmds []tea.Cmd
-		for i, r := range msg.Runes {
-			var cmd tea.Cmd
-			nm := next.(Model)
-			if nm.inputFocused {
-				// A key before switched to typing: the rest is text.
-				next, cmd = nm.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]})
-				cmds = append(cmds, cmd)
-				break
-			}
-			next, cmd = nm.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
-			cmds = append(cmds, cmd)
-		}
-		return next, tea.Batch(cmds...)
+	d := m.top()
+	_, quitting := d.(quitDialog)
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.inputFocused && (d == nil || quitting) {
+		return m.manyRunes(msg, quitting)
 	}
 	switch {
-	case dr != nil && dr.confirm != nil:
-		return m.dialogKey(dr, dr.confirm.update(msg, m.confirmKeys), msg)
-	case dr != nil && dr.ask != nil:
-		return m.dialogKey(dr, dr.ask.update(msg, m.askKeys), msg)
-	case m.forkAsk != nil:
-		m.forkKey(msg)
-		return m, nil
-	case m.ontoAsk != nil:
-		m.ontoKey(msg)
-		return m, nil
-	case m.lessons != nil:
-		return m.lessonKey(msg)
-	case m.helpOpen:
-		k := m.helpKeys
-		if key.Matches(msg, k.Close) {
-			m.helpOpen = false
-		} else {
-			m.helpTop.key(msg, scrollKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown}, 10)
-		}
-		m.clampHelp()
-		return m, nil
-	case m.quitAsked:
-		return m.quitKey(msg)
+	case d != nil:
+		return d.update(m, msg)
 	case m.inputFocused:
 		return m.inputKey(msg)
 	}
 	return m.stepperKey(msg)
 }
 
-// dialogKey acts on what a key did to run r's dialog.
-func (m Model) dialogKey(r *runView, out dialogOutcome, msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch out {
-	case dialogAnswered:
-		return m, r.answered()
-	case dialogHidden:
-		r.hidden = true
-		m.focusPane(m.pane)
-		return m, nil
-	case dialogPass:
-		return m.stepperKey(msg)
+// manyRunes takes several runes that arrived at once: a sentence typed (or
+// pasted) into the stepper goes to the input whole; keys pressed faster
+// than the terminal is read ("[[[", "nnn") are taken one by one.
+func (m Model) manyRunes(msg tea.KeyMsg, quitting bool) (tea.Model, tea.Cmd) {
+	if m.keys.typing(msg) && !quitting {
+		if key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[:1]}, m.keys.Input) {
+			// "/" and the text typed after it arrived together.
+			msg.Runes = msg.Runes[1:]
+		}
+		return m.typeIntoInput(msg)
 	}
-	return m, nil
+	var next tea.Model = m
+	var cmds []tea.Cmd
+	for i, r := range msg.Runes {
+		var cmd tea.Cmd
+		nm := next.(Model)
+		if nm.inputFocused {
+			// A key before switched to typing: the rest is text.
+			next, cmd = nm.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]})
+			cmds = append(cmds, cmd)
+			break
+		}
+		next, cmd = nm.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return next, tea.Batch(cmds...)
 }
 
 // typeIntoInput gives the keyboard to the input line and types msg there:
@@ -103,24 +72,21 @@ func (m Model) typeIntoInput(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // idleKeyNotice says why a stepper key did nothing here: most are a
 // pane's own keys, pressed while another pane has the focus.
 func (m Model) idleKeyNotice(msg tea.KeyMsg) string {
-	k := m.keys
-	in := func(p paneID) string {
-		return fmt.Sprintf("%s works in %s: tab there first (now: %s)", msg.String(), p.title(), m.pane.title())
-	}
-	switch {
-	case key.Matches(msg, k.Expand, k.ExpandAll):
-		return in(paneHistory)
-	case key.Matches(msg, k.Headers):
-		return in(panePayload)
-	case key.Matches(msg, k.Top, k.Bottom):
-		if m.pane == paneDiagram {
-			return msg.String() + " scrolls History, Tool calls and Raw payload; the diagram always shows every state"
+	r := m.cur()
+	var in []string
+	for p, c := range r.panes {
+		if paneID(p) != m.pane && slices.ContainsFunc(c.keys(m.keys), func(b key.Binding) bool { return key.Matches(msg, b) }) {
+			in = append(in, c.title())
 		}
-		return in(paneHistory)
-	case key.Matches(msg, k.Left, k.Right):
-		return in(paneDiagram)
 	}
-	return ""
+	if len(in) == 0 {
+		return ""
+	}
+	where := strings.Join(in, ", ")
+	if n := len(in); n > 1 {
+		where = strings.Join(in[:n-1], ", ") + " and " + in[n-1]
+	}
+	return fmt.Sprintf("%s works in %s: tab there first (now: %s)", msg.String(), where, r.pane(m.pane).title())
 }
 
 // midEvent is the state of a run that is in the middle of an event, or "":
@@ -151,7 +117,7 @@ func (m Model) askQuit() (tea.Model, tea.Cmd) {
 	if !m.hasHistory() {
 		return m.quit()
 	}
-	m.quitAsked = true
+	m.open(quitDialog{})
 	return m, nil
 }
 
@@ -159,7 +125,7 @@ func (m Model) askQuit() (tea.Model, tea.Cmd) {
 // other key stays and does what it does — a letter that is not a stepper
 // key starts typing, with the q in front ("quickly…" loses nothing).
 func (m Model) quitKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	m.quitAsked = false
+	m.close(quitDialog{})
 	switch {
 	case key.Matches(msg, m.quitKeys.Yes):
 		return m.quit()
@@ -240,245 +206,60 @@ func (m *Model) send() tea.Cmd {
 	if l, ok := m.currentLesson(); ok && text == strings.TrimSpace(l.Request) {
 		m.lessonSent = true
 	}
-	sent := 0
+	var cmds []tea.Cmd
 	for _, r := range m.runs {
-		if r.eng == nil {
-			continue
+		if r.eng != nil {
+			cmds = append(cmds, r.submitCmd(loop.Event{Source: "ui", Type: "user_input", Data: text}))
 		}
-		r.eng.Submit(loop.Event{Source: "ui", Type: "user_input", Data: text})
-		r.live.queued++
-		sent++
 	}
-	if sent == 0 {
+	if len(cmds) == 0 {
 		m.notice = "no engine is attached"
 		return nil
 	}
 	m.input.Reset()
 	m.updatePlaceholder()
+	m.refreshWelcome()
 	m.focusPane(m.pane)
 	m.syncSizes()
 	switch {
 	case m.compare():
 		m.notice = "event queued in both runs — space steps both, tab picks one run, c runs both to the answer"
-		return nil
 	case m.busy() || m.midEvent() != "":
 		m.notice = "event queued behind the one in progress (" + m.midEvent() + "): space goes on with that one; c runs it to its answer, then this one is next; A abandons it"
 	default:
 		m.notice = "event queued — press space to take it (new_event), c to run to the answer"
 	}
-	return nil
+	return tea.Batch(cmds...)
 }
 
-// stepperKey handles a key while a pane has focus. Keys that act on a run
-// act on every target run (compare mode: both, unless tab picked one).
-func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := m.keys
-	m.notice = "" // the last notice was about the last key; this key moves on
-	for _, r := range m.runs {
-		if !r.busy {
-			r.notice = ""
+// submitCmd queues ev in the run's engine, in a command (the engine writes
+// it to the session file). The run counts it as queued at once; a step
+// started before the engine has it waits for it (see stepCmd), and events
+// go in in the order they were sent.
+func (r *runView) submitCmd(ev loop.Event) tea.Cmd {
+	r.live.queued++
+	eng, before, done := r.eng, r.submitted, make(chan struct{})
+	r.submitted = done
+	return func() tea.Msg {
+		if before != nil {
+			<-before
 		}
+		eng.Submit(ev)
+		close(done)
+		return nil
 	}
-	if r := m.hiddenDialogRun(); r != nil && (key.Matches(msg, k.Step, k.Iteration, k.Continue, k.Send) ||
-		key.Matches(msg, m.confirmKeys.AllowOnce, m.confirmKeys.AllowSession) || k.typing(msg)) {
-		// The step waits for the person: stepping (or answering) brings
-		// the dialog back; the key itself answers nothing.
-		r.hidden = false
-		m.notice = "the dialog is back: answer it there"
-		return m, nil
-	}
-	// Keys that mean something else in one pane come first.
-	if handled, cmd := m.paneKey(msg); handled {
-		return m, cmd
-	}
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m.askQuit()
-	case key.Matches(msg, k.Step, k.Iteration, k.Continue) && m.returnToPresent():
-		// A past step is shown: come back first, step on the next press.
-	case key.Matches(msg, k.Step):
-		// "n" or " ": n also denies in the dialog a step may open.
-		return m, m.step(runOne, msg.String())
-	case key.Matches(msg, k.Iteration):
-		return m, m.step(runIteration, "")
-	case key.Matches(msg, k.Continue):
-		return m, m.step(runContinue, "")
-	case key.Matches(msg, k.Fork):
-		m.fork()
-	case key.Matches(msg, k.ForkOnto):
-		m.openOnto()
-	case key.Matches(msg, k.Abandon):
-		m.abandon()
-	case key.Matches(msg, k.Branch):
-		m.toggleBranch()
-	case key.Matches(msg, k.WhatIf):
-		return m, m.whatIf()
-	case key.Matches(msg, k.Pause):
-		for _, r := range m.targets() {
-			if r.busy && r.mode != runOne {
-				r.pauseAsked = true
-				m.notice = "pausing after this transition…"
-			}
-		}
-	case key.Matches(msg, k.Input):
-		return m, m.focusInput()
-	case key.Matches(msg, k.Leave):
-		if m.zoomed {
-			m.zoomed = false
-			m.syncSizes()
-		}
-	case key.Matches(msg, k.Help):
-		m.helpOpen = true
-		m.helpTop.off = 0
-	case key.Matches(msg, k.Lessons):
-		m.lessons = &lessonMenu{sel: m.lessonIndex()}
-	case key.Matches(msg, k.Focus) && m.compare():
-		m.cycleRun()
-	case key.Matches(msg, k.Focus):
-		m.focusPane((m.pane + 1) % numPanes)
-		m.syncSizes()
-	case key.Matches(msg, k.FocusBack):
-		m.focusPane((m.pane + numPanes - 1) % numPanes)
-		m.syncSizes()
-	case key.Matches(msg, k.Zoom):
-		if m.computeLayout().mode != layoutGrid && !m.zoomed {
-			m.notice = "each pane already fills the screen here (z zooms in the four-pane layout, from 120 columns)"
-			break
-		}
-		m.zoomed = !m.zoomed
-		m.syncSizes()
-	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
-		delta := -1
-		if key.Matches(msg, k.Next) {
-			delta = +1
-		}
-		if m.compare() && m.focus < 0 {
-			m.travelByCall(delta)
-			break
-		}
-		for _, r := range m.targets() {
-			r.live.move(delta)
-			if s := r.live.selected(); s != nil {
-				r.payload.follow(&s.t)
-			}
-			r.calls.off = 0
-		}
-	case key.Matches(msg, k.ReqResp):
-		for _, r := range m.targets() {
-			r.payload.response = !r.payload.response
-			r.payload.scroll.off = 0
-		}
-	case key.Matches(msg, k.Exchange):
-		for _, r := range m.targets() {
-			es := r.live.exchangeStep(r.live.selectedIndex())
-			switch {
-			case es < 0:
-				m.notice = "x: no model call yet, so no HTTP exchange to switch to"
-			case len(r.live.steps[es].t.Exchanges) < 2:
-				m.notice = "x: this model call made one HTTP exchange (retries make more)"
-			default:
-				r.payload.nextExchange(len(r.live.steps[es].t.Exchanges))
-			}
-		}
-	case key.Matches(msg, k.Break):
-		r := m.cur()
-		s := r.diag.toggle()
-		for _, o := range m.targets() {
-			if o != r {
-				o.diag.set(s, r.diag.breakpoints[s])
-			}
-		}
-		if r.diag.breakpoints[s] {
-			m.notice = fmt.Sprintf("breakpoint on %s: i and c stop when the loop enters it", s)
-			if m.pane != paneDiagram {
-				m.notice += " (to pick another state: tab to State machine, ←/→, b)"
-			}
-		} else {
-			m.notice = "breakpoint removed from " + string(s)
-		}
-	case m.keys.typing(msg):
-		return m.typeIntoInput(msg)
-	default:
-		m.notice = m.idleKeyNotice(msg)
-	}
-	m.clampScrolls()
-	return m, m.fetchPayloads()
 }
 
-// cycleRun is tab in compare mode: both runs → the first alone → the second
-// alone → both again. A run picked alone takes every key; its panes fill the
-// screen where there is room for one run only.
-func (m *Model) cycleRun() {
-	m.focus++
-	if m.focus >= len(m.runs) {
-		m.focus = -1
-	}
-	if m.focus >= 0 {
-		m.shown = m.focus
-		m.notice = "keys act on " + m.runs[m.focus].title() + " alone (tab: next)"
-	} else {
-		m.notice = "keys act on both runs (tab picks one)"
-	}
-	m.syncSizes()
-}
-
-// paneKey handles the focused pane's own keys (scrolling, selection,
-// headers) for every target run. It reports whether it used the key.
+// paneKey hands a key to the focused pane of every target run. It reports
+// whether the pane used it.
 func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
-	k := m.keys
 	L := m.computeLayout()
 	page := max(L.paneRect(m.pane).inner().h-1, 1)
 	used := false
 	for _, r := range m.targets() {
-		switch m.pane {
-		case paneHistory:
-			end := r.histEnd()
-			switch {
-			case key.Matches(msg, k.Up):
-				r.hist.moveSel(-1, end)
-			case key.Matches(msg, k.Down):
-				r.hist.moveSel(+1, end)
-			case key.Matches(msg, k.PageUp):
-				r.hist.scrollUp(page, end)
-			case key.Matches(msg, k.PageDown):
-				r.hist.scrollDown(page, end)
-			case key.Matches(msg, k.Top):
-				r.hist.toTop()
-			case key.Matches(msg, k.Bottom):
-				r.hist.toBottom()
-			case key.Matches(msg, k.Expand):
-				r.hist.toggle(end)
-			case key.Matches(msg, k.ExpandAll):
-				r.hist.toggleAll()
-			default:
-				return false, nil
-			}
-		case paneDiagram:
-			switch {
-			case key.Matches(msg, k.Left), key.Matches(msg, k.Up):
-				r.diag.move(-1)
-			case key.Matches(msg, k.Right), key.Matches(msg, k.Down):
-				r.diag.move(+1)
-			default:
-				return false, nil
-			}
-		case paneTools:
-			if !r.calls.key(msg, k.scrolling(), page) {
-				return false, nil
-			}
-		case panePayload:
-			switch {
-			case key.Matches(msg, k.Headers):
-				r.payload.headers = !r.payload.headers
-				r.payload.scroll.off = 0
-			case r.payload.scroll.key(msg, k.scrolling(), page):
-			default:
-				return false, nil
-			}
-		default:
-			return false, nil
+		if r.pane(m.pane).key(msg, m.keys, page) {
+			used = true
 		}
-		used = true
 	}
 	if used {
 		m.clampScrolls()
@@ -497,17 +278,19 @@ func (m Model) lessonIndex() int {
 
 // lessonKey drives the lessons menu; a pick puts the lesson's request in
 // the input line and gives it the keyboard, ready for Enter.
-func (m Model) lessonKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	i, closed := m.lessons.update(msg, m.lessonKeys, len(m.cfg.Lessons))
+func (m Model) lessonKey(menu *lessonMenu, msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	lessons := m.offered()
+	i, closed := menu.key(msg, m.lessonKeys, len(lessons))
 	if !closed {
 		return m, nil
 	}
-	m.lessons = nil
+	m.close(menu)
 	if i < 0 {
 		return m, nil
 	}
-	l := m.cfg.Lessons[i]
+	l := lessons[i]
 	m.lessonName = l.Name
+	m.refreshWelcome()
 	m.input.SetValue(l.Request)
 	m.notice = "lesson " + l.Name + ": press Enter to send its request"
 	if at := m.midEvent(); at != "" {

@@ -42,7 +42,7 @@ func offlineWorldWith(t testing.TB, lesson string, base loop.Config) (Config, st
 	}
 	var lessons []Lesson
 	for _, l := range offline.Lessons() {
-		lessons = append(lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request})
+		lessons = append(lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects})
 	}
 	return Config{
 		Engine:        eng,
@@ -96,7 +96,11 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 	}
 	// The last step was decided by the model's reply: the pane opens on it.
 	contains(t, h.plainView(), "response (r)")
-	contains(t, h.plainView(), "streamGenerateContent")
+	// It is scrolled to what decided final_answer: Gemini's finishReason.
+	contains(t, h.plainView(), "▶ final_answer")
+	if !marked(h.plainView(), `"finishReason"`) {
+		t.Fatalf("finishReason is not marked:\n%s", h.plainView())
+	}
 	h.press("r")
 	contains(t, h.plainView(), "request (r)")
 

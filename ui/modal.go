@@ -165,53 +165,80 @@ func newAskModal(req *personRequest, startKey string) *askModal {
 	return &askModal{req: req, text: ti, guard: startKey}
 }
 
-// update handles a key.
+// update handles a key: the dialog's own keys first, then picking by
+// number, then typing the answer.
 func (a *askModal) update(msg tea.KeyMsg, k askKeys) dialogOutcome {
-	opts := a.req.question.Options
-	typed := strings.TrimSpace(a.text.Value())
 	switch {
 	case key.Matches(msg, k.Hide):
 		return dialogHidden
 	case msg.Type == tea.KeyTab || msg.Type == tea.KeyShiftTab:
 		return dialogPass
 	case key.Matches(msg, k.Answer):
-		switch {
-		case typed != "":
-			a.req.answer(typed)
-		case len(opts) > 0:
-			a.req.answer(opts[a.sel])
-		default:
-			return dialogKept // nothing to send yet
-		}
-		return dialogAnswered
+		return a.answer()
 	case msg.Type == tea.KeyUp:
-		if len(opts) > 0 {
-			a.sel = (a.sel + len(opts) - 1) % len(opts)
-		}
+		a.move(-1)
 		return dialogKept
 	case msg.Type == tea.KeyDown:
-		if len(opts) > 0 {
-			a.sel = (a.sel + 1) % len(opts)
-		}
-		return dialogKept
-	case typed == "" && key.Matches(msg, k.Pick):
-		if n := int(msg.Runes[0] - '1'); n < len(opts) {
-			a.req.answer(opts[n])
-			return dialogAnswered
-		}
-	case typed == "" && (msg.Type == tea.KeySpace || msg.String() == " "):
-		return dialogKept // the stepping key; an answer does not start with a space
-	case typed == "" && a.guard != "" && msg.String() == a.guard:
-		a.warned = true // held back, however often it comes
+		a.move(+1)
 		return dialogKept
 	}
-	if a.warned && typed == "" && msg.Type == tea.KeyRunes {
-		// A letter after the held-back n: the answer starts with it ("no").
+	if strings.TrimSpace(a.text.Value()) == "" {
+		if out, done := a.firstKey(msg, k); done {
+			return out
+		}
+	}
+	a.typeKey(msg)
+	return dialogKept
+}
+
+// answer is enter: the typed answer, else the option chosen.
+func (a *askModal) answer() dialogOutcome {
+	opts := a.req.question.Options
+	switch typed := strings.TrimSpace(a.text.Value()); {
+	case typed != "":
+		a.req.answer(typed)
+	case len(opts) > 0:
+		a.req.answer(opts[a.sel])
+	default:
+		return dialogKept // nothing to send yet
+	}
+	return dialogAnswered
+}
+
+// move chooses the option delta away, round the list.
+func (a *askModal) move(delta int) {
+	if n := len(a.req.question.Options); n > 0 {
+		a.sel = (a.sel + n + delta) % n
+	}
+}
+
+// firstKey handles a key pressed while nothing is typed: a digit picks an
+// option, the stepping keys are held back. done: the key was used.
+func (a *askModal) firstKey(msg tea.KeyMsg, k askKeys) (dialogOutcome, bool) {
+	opts := a.req.question.Options
+	switch {
+	case key.Matches(msg, k.Pick):
+		if n := int(msg.Runes[0] - '1'); n < len(opts) {
+			a.req.answer(opts[n])
+			return dialogAnswered, true
+		}
+	case msg.Type == tea.KeySpace || msg.String() == " ":
+		return dialogKept, true // the stepping key; an answer does not start with a space
+	case a.guard != "" && msg.String() == a.guard:
+		a.warned = true // held back, however often it comes
+		return dialogKept, true
+	}
+	return dialogKept, false
+}
+
+// typeKey types msg into the answer; a letter after the held-back guard
+// key puts it back in front ("no").
+func (a *askModal) typeKey(msg tea.KeyMsg) {
+	if a.warned && strings.TrimSpace(a.text.Value()) == "" && msg.Type == tea.KeyRunes {
 		msg.Runes = append([]rune(a.guard), msg.Runes...)
 	}
 	a.warned = false
 	a.text, _ = a.text.Update(msg)
-	return dialogKept
 }
 
 func (a *askModal) view(th theme.Theme, hk help.Model, k askKeys, w, h int) []string {
@@ -259,7 +286,7 @@ type lessonMenu struct{ sel int }
 
 // update handles a key. It returns the picked lesson index, or -1, and
 // whether the menu closes.
-func (l *lessonMenu) update(msg tea.KeyMsg, k lessonKeys, n int) (int, bool) {
+func (l *lessonMenu) key(msg tea.KeyMsg, k lessonKeys, n int) (int, bool) {
 	switch {
 	case key.Matches(msg, k.Close):
 		return -1, true

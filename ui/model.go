@@ -18,61 +18,6 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
-// paneID names the four panes. The order is the tab order.
-type paneID int
-
-const (
-	paneHistory paneID = iota
-	paneDiagram
-	paneTools
-	panePayload
-	numPanes
-)
-
-func (p paneID) title() string {
-	switch p {
-	case paneHistory:
-		return "History"
-	case paneDiagram:
-		return "State machine"
-	case paneTools:
-		return "Tool calls"
-	case panePayload:
-		return "Raw payload"
-	}
-	return ""
-}
-
-// shortTitle is the pane's name on a narrow tab bar.
-func (p paneID) shortTitle() string {
-	switch p {
-	case paneHistory:
-		return "Hist"
-	case paneDiagram:
-		return "States"
-	case paneTools:
-		return "Tools"
-	case panePayload:
-		return "Raw"
-	}
-	return ""
-}
-
-// tabTitles are the names on the tab bar at width w: full names when they
-// fit, short ones otherwise.
-func tabTitles(w int) [numPanes]string {
-	var full, short [numPanes]string
-	n := 0
-	for p := paneID(0); p < numPanes; p++ {
-		full[p], short[p] = p.title(), p.shortTitle()
-		n += len(full[p]) + 3
-	}
-	if n <= w {
-		return full
-	}
-	return short
-}
-
 // runMode is how far the loop runs on its own after a keypress.
 type runMode int
 
@@ -119,20 +64,18 @@ type Model struct {
 	animate bool // spinner ticks; tests turn them off for stable frames
 	ticking bool
 
-	lessons *lessonMenu
-	forkAsk *forkQuestion // f met a workspace that cannot be restored
-	ontoAsk *ontoMenu     // F: which dialect to fork onto
+	// stack holds the open dialogs, the last on top (see top for the
+	// one precedence rule).
+	stack []dialog
 	// exec hands the terminal to a program (the what-if editor) and calls
 	// back when it ends: tea.ExecProcess; tests run the program directly.
-	exec     func(*exec.Cmd, tea.ExecCallback) tea.Cmd
-	helpOpen bool
-	helpTop  scroller // the help overlay scrolls on small screens
+	exec    func(*exec.Cmd, tea.ExecCallback) tea.Cmd
+	helpTop scroller // the help overlay scrolls on small screens
 
 	notice      string // one line: what the last key did ("lesson tour: …")
 	lessonName  string // the lesson offered on an empty input
 	lessonSent  bool
 	quitPending bool // a ctrl+c cancelled a step; the next one quits
-	quitAsked   bool // q was pressed on a run with history: "quit? y/n"
 }
 
 // New builds the UI around cfg's engine (or cfg.Runs' engines). It reads
@@ -192,6 +135,7 @@ func New(cfg Config) Model {
 	for i := range m.cfg.Runs {
 		m.cfg.Runs[i].Past = nil
 	}
+	m.refreshWelcome() // a resumed session offers no first lesson
 	m.inputFocused = true
 	m.input.Focus()
 	m.updatePlaceholder()
@@ -298,28 +242,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleKey(msg)
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
+	case forkDoneMsg:
+		return m.forkDone(msg)
+	case whatIfReadyMsg:
+		return m.whatIfReady(msg)
 	case runMsg:
-		id := msg.runID()
-		if id < 0 || id >= len(m.runs) {
-			return m, nil
-		}
-		r := m.runs[id]
-		if p, ok := msg.(personRequestMsg); ok && p.req != nil {
-			m.lessons, m.helpOpen = nil, false // the dialog goes on top
-		}
-		cmd := r.update(msg)
-		if done, ok := msg.(stepDoneMsg); ok {
-			// What the step did supersedes what the last key said
-			// ("cancelling…", "pausing…").
-			m.notice = ""
-			if done.err != nil && (errors.Is(done.err, context.Canceled) || errors.Is(done.err, context.DeadlineExceeded)) {
-				m.quitPending = true
-			}
-		}
-		if r.busy {
-			cmd = tea.Batch(cmd, m.tick())
-		}
-		return m, cmd
+		return m.handleRunMsg(msg)
 	case spinner.TickMsg:
 		if !m.busy() || !m.animate {
 			m.ticking = false
@@ -335,6 +263,38 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// handleRunMsg routes a message from a run's step to that run, then lets
+// the panes follow what the step did.
+func (m Model) handleRunMsg(msg runMsg) (tea.Model, tea.Cmd) {
+	id := msg.runID()
+	if id < 0 || id >= len(m.runs) {
+		return m, nil
+	}
+	r := m.runs[id]
+	if p, ok := msg.(personRequestMsg); ok && p.req != nil {
+		// The person's dialog goes on top; menus opened before it close.
+		closeKind[*lessonMenu](&m)
+		closeKind[helpDialog](&m)
+	}
+	cmd := r.update(msg)
+	switch msg := msg.(type) {
+	case stepDoneMsg:
+		// What the step did supersedes what the last key said
+		// ("cancelling…", "pausing…").
+		m.notice = ""
+		if errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, context.DeadlineExceeded) {
+			m.quitPending = true
+		}
+		m.clampScrolls() // the panes follow what the step did
+	case exchangesMsg, previewMsg:
+		m.clampScrolls()
+	}
+	if r.busy {
+		cmd = tea.Batch(cmd, m.tick())
+	}
+	return m, cmd
 }
 
 // tick starts the spinner if it is not turning yet.

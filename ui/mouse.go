@@ -10,14 +10,11 @@ const wheelLines = 3
 // handleMouse scrolls the pane under the pointer with the wheel, and
 // focuses what a click lands on (a pane, a tab, the input line).
 func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
-	if dr := m.dialogRun(); dr != nil || m.lessons != nil || m.helpOpen {
-		if dr != nil && dr.confirm != nil && msg.Action == tea.MouseActionPress {
-			switch msg.Button {
-			case tea.MouseButtonWheelUp:
-				dr.confirm.scroll.scroll(-wheelLines)
-			case tea.MouseButtonWheelDown:
-				dr.confirm.scroll.scroll(+wheelLines)
-			}
+	delta := wheelDelta(msg)
+	if m.blocksPanes() {
+		// Only the approval's preview scrolls under a dialog.
+		if dr := m.dialogRun(); dr != nil && dr.confirm != nil && delta != 0 {
+			dr.confirm.scroll.scroll(delta)
 			m.clampScrolls()
 		}
 		return m, nil
@@ -28,28 +25,44 @@ func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	}
 	pl, onPane := L.paneAt(msg.X, msg.Y)
 	switch {
-	case msg.Button == tea.MouseButtonWheelUp || msg.Button == tea.MouseButtonWheelDown:
-		if onPane {
-			delta := wheelLines
-			if msg.Button == tea.MouseButtonWheelUp {
-				delta = -delta
-			}
-			// The wheel scrolls the pane under the pointer, of that run only.
-			m.runs[pl.run].scrollPane(pl.pane, delta)
-			m.clampScrolls()
-		}
+	case delta != 0 && onPane:
+		// The wheel scrolls the pane under the pointer, of that run only.
+		m.runs[pl.run].scrollPane(pl.pane, delta)
+		m.clampScrolls()
 	case msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress:
-		switch {
-		case L.mode == layoutTabs && L.tabBar.contains(msg.X, msg.Y):
-			if t, ok := tabAt(msg.X, L.tabBar.w); ok {
-				m.focusPane(t)
-				m.syncSizes()
-			}
-		case L.input.contains(msg.X, msg.Y):
-			return m, m.focusInput()
-		case onPane:
-			m.focusPane(pl.pane)
+		return m.click(L, msg.X, msg.Y)
+	}
+	return m, nil
+}
+
+// wheelDelta is how far a wheel notch scrolls (negative: up), 0 for any
+// other mouse event.
+func wheelDelta(msg tea.MouseMsg) int {
+	if msg.Action != tea.MouseActionPress {
+		return 0
+	}
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		return -wheelLines
+	case tea.MouseButtonWheelDown:
+		return wheelLines
+	}
+	return 0
+}
+
+// click focuses what a left click lands on: a tab, the input, a pane.
+func (m Model) click(L layout, x, y int) (tea.Model, tea.Cmd) {
+	pl, onPane := L.paneAt(x, y)
+	switch {
+	case L.mode == layoutTabs && L.tabBar.contains(x, y):
+		if t, ok := tabAt(x, L.tabBar.w); ok {
+			m.focusPane(t)
+			m.syncSizes()
 		}
+	case L.input.contains(x, y):
+		return m, m.focusInput()
+	case onPane:
+		m.focusPane(pl.pane)
 	}
 	return m, nil
 }
@@ -80,20 +93,4 @@ func tabAt(x, width int) (paneID, bool) {
 }
 
 // scrollPane scrolls the run's pane p by delta lines (negative: up).
-func (r *runView) scrollPane(p paneID, delta int) {
-	switch p {
-	case paneHistory:
-		end := r.histEnd()
-		if delta < 0 {
-			r.hist.scrollUp(-delta, end)
-		} else {
-			r.hist.scrollDown(delta, end)
-		}
-	case paneTools:
-		r.calls.scroll(delta)
-	case panePayload:
-		r.payload.scroll.scroll(delta)
-	case paneDiagram:
-		// The diagram always fits its pane.
-	}
-}
+func (r *runView) scrollPane(p paneID, delta int) { r.pane(p).scroll(delta) }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -79,9 +80,42 @@ type payloadPane struct {
 	headers  bool
 	index    int // -1: the last exchange (the one that answered)
 	scroll   scroller
+	// pinned: the learner scrolled, so the pane stays where they put it.
+	// mark is the line that decided the step's edge (-1: none), found on
+	// the page identified by markOf.
+	pinned bool
+	mark   int
+	markOf pageID
 }
 
-func newPayloadPane(r *payload.Renderer) *payloadPane { return &payloadPane{r: r, index: -1} }
+// pageID tells one page of payload lines from another without comparing
+// them: the renderer hands out the same slice while nothing changes.
+type pageID struct {
+	first *string
+	n     int
+}
+
+func pageOf(lines []string) pageID {
+	if len(lines) == 0 {
+		return pageID{}
+	}
+	return pageID{&lines[0], len(lines)}
+}
+
+func newPayloadPane(r *payload.Renderer) *payloadPane { return &payloadPane{r: r, index: -1, mark: -1} }
+
+// settle clamps the scroll for a page of lines shown h at a time and, at a
+// step the model's reply decided (edge), finds the line that decided it and
+// scrolls there, unless the learner has scrolled.
+func (p *payloadPane) settle(lines []string, h int, edge loop.Edge) {
+	if id := pageOf(lines); id != p.markOf {
+		p.markOf, p.mark = id, decidingLine(lines, edge)
+		if p.mark >= 0 && !p.pinned {
+			p.scroll.off = max(p.mark-2, 0) // two lines of what leads to it
+		}
+	}
+	p.scroll.clamp(len(lines), h)
+}
 
 // follow resets the pane for the step t now shown: the last exchange, from
 // the top, on the side that step is about. A step the model's reply decided
@@ -91,6 +125,7 @@ func newPayloadPane(r *payload.Renderer) *payloadPane { return &payloadPane{r: r
 func (p *payloadPane) follow(t *loop.Transition) {
 	p.index = -1
 	p.scroll.off = 0
+	p.pinned, p.markOf, p.mark = false, pageID{}, -1
 	if t == nil {
 		return
 	}
@@ -123,6 +158,33 @@ func (p *payloadPane) nextExchange(n int) {
 type diagramPane struct {
 	sel         int
 	breakpoints map[loop.State]bool
+	// The last drawing and what it was drawn from: the picture changes
+	// only with a step, a breakpoint, the selection or the size.
+	drawnFor drawing
+	drawn    []string
+}
+
+// drawing is what a diagram is drawn from.
+type drawing struct {
+	current, lastFrom, selected loop.State
+	lastEdge                    loop.Edge
+	breakpoints                 string
+	w, h                        int
+}
+
+// render draws v in w×h cells, or returns the drawing it already has.
+func (d *diagramPane) render(lk look, v diagram.View, w, h int) []string {
+	var bp []string
+	for _, s := range d.order() {
+		if v.Breakpoints[s] {
+			bp = append(bp, string(s))
+		}
+	}
+	key := drawing{v.Current, v.LastFrom, v.Selected, v.LastEdge, strings.Join(bp, ","), w, h}
+	if d.drawn == nil || key != d.drawnFor {
+		d.drawnFor, d.drawn = key, strings.Split(diagram.Render(lk.th, v, w, h), "\n")
+	}
+	return d.drawn
 }
 
 func newDiagramPane() *diagramPane { return &diagramPane{breakpoints: map[loop.State]bool{}} }
@@ -164,4 +226,30 @@ func (d *diagramPane) toggle() loop.State {
 		d.breakpoints[s] = true
 	}
 	return s
+}
+
+// toolsScroll is the Tool calls pane's scroll. It follows the call the loop
+// is on (the first that has not finished) until the learner scrolls; a new
+// step shown starts following again.
+type toolsScroll struct {
+	scroller
+	pinned bool
+}
+
+// reset follows the loop again, from the top.
+func (s *toolsScroll) reset() { s.off, s.pinned = 0, false }
+
+// follow keeps the lines [at, end) of the current call in a window of h
+// lines out of total (at < 0: no current call), unless the learner has
+// scrolled, and clamps.
+func (s *toolsScroll) follow(at, end, total, h int) {
+	if !s.pinned && at >= 0 {
+		switch {
+		case at < s.off:
+			s.off = at
+		case end > s.off+h:
+			s.off = min(at, end-h)
+		}
+	}
+	s.clamp(total, h)
 }

@@ -8,9 +8,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
-	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/ui/diagram"
-	"github.com/glassbox-dev/glassbox/ui/payload"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -25,23 +22,12 @@ type look struct {
 // paneView draws the run's pane p, framed, in rc. focused: the pane has the
 // keyboard; zoomed: it fills the body.
 func (r *runView) paneView(lk look, p paneID, rc rect, focused, zoomed bool) []string {
-	in := rc.inner()
-	var content []string
-	var info string
-	switch p {
-	case paneHistory:
-		content, info = r.historyView(lk, in, focused)
-	case paneDiagram:
-		content, info = r.diagramView(lk, in, focused)
-	case paneTools:
-		content, info = r.toolsView(lk, in)
-	case panePayload:
-		content, info = r.payloadView(lk, in)
-	}
+	c := r.pane(p)
+	content, info := c.view(lk, rc.inner(), focused)
 	if zoomed {
-		info = strings.TrimPrefix(strings.TrimSpace(info+" · zoomed (z)"), "· ")
+		info = strings.TrimSuffix("zoomed (z) · "+info, " · ")
 	}
-	return frame(lk.th, p.title(), info, focused, rc, content)
+	return frame(lk.th, c.title(), info, focused, rc, content)
 }
 
 // histEnd is how many History entries existed at the selected step.
@@ -54,20 +40,6 @@ func (r *runView) histEnd() int {
 	return r.hist.len()
 }
 
-func (r *runView) historyView(lk look, in rect, focused bool) ([]string, string) {
-	end := r.histEnd()
-	info := ""
-	if r.live.messages > 0 {
-		info = fmt.Sprintf("%d message%s", r.live.messages, plural(r.live.messages))
-	}
-	if r.live.travelling() {
-		info = "as of step #" + fmt.Sprint(r.live.selected().t.Seq)
-	} else if !r.hist.atBottom(end) {
-		info = "↓ more below (G)"
-	}
-	return r.hist.view(end, focused), info
-}
-
 // shownState is the state the diagram lights: the selected step's target,
 // or the engine's state now.
 func (r *runView) shownState() (loop.State, *loop.Transition) {
@@ -78,187 +50,6 @@ func (r *runView) shownState() (loop.State, *loop.Transition) {
 		return r.live.state, &s.t
 	}
 	return r.live.state, nil
-}
-
-func (r *runView) diagramView(lk look, in rect, focused bool) ([]string, string) {
-	state, t := r.shownState()
-	v := diagram.View{Current: state, Breakpoints: r.diag.breakpoints}
-	if t != nil {
-		v.LastFrom, v.LastEdge = t.From, t.Edge
-	}
-	if focused {
-		v.Selected = r.diag.selected()
-	}
-	// The diagram's own footer says what is happening now; the frame's
-	// title adds whether a step is working on it.
-	out := strings.Split(diagram.Render(lk.th, v, in.w, in.h), "\n")
-	iteration := r.live.iteration
-	if t != nil && r.live.travelling() {
-		iteration = t.Iteration
-	}
-	info := fmt.Sprintf("iteration %d/%d", iteration, r.maxIter)
-	switch {
-	case r.viewing != nil:
-		info = fmt.Sprintf("◀ abandoned branch, step %d of %d — B or a step key returns · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
-	case r.live.travelling():
-		info = fmt.Sprintf("◀ viewing step %d of %d — ] returns, f forks from here · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
-	case r.confirm != nil:
-		info = "waiting for your approval · " + info
-	case r.ask != nil:
-		info = "waiting for your answer · " + info
-	case r.busy:
-		info = lk.spin + " working on " + string(state) + "… · " + info
-	}
-	if focused {
-		info = "←/→ select " + string(r.diag.selected()) + " · b breakpoint"
-	}
-	return out[:min(len(out), in.h)], info
-}
-
-// toolsView lists this iteration's tool calls at the selected step.
-func (r *runView) toolsView(lk look, in rect) ([]string, string) {
-	lines, info := r.toolLines(lk, in)
-	return r.calls.window(lines, in.h), info
-}
-
-// toolLines is every line of the Tool calls pane (toolsView scrolls them).
-func (r *runView) toolLines(lk look, in rect) ([]string, string) {
-	s := r.live.selected()
-	if s == nil {
-		return []string{lk.th.Muted.Render("No tool calls yet.")}, ""
-	}
-	t := &s.t
-	live := !r.live.travelling()
-	var out []string
-	if len(t.Pending) == 0 {
-		var msg string
-		es := r.live.exchangeStep(r.live.selectedIndex())
-		switch {
-		case t.Iteration == 0:
-			msg = "No tool calls: no iteration has started."
-		case es >= 0 && r.live.steps[es].t.Edge == loop.EdgeLLMFailure:
-			msg = fmt.Sprintf("Iteration %d: the model call failed, so there are no tool calls (History says why).", t.Iteration)
-		case es >= 0 && r.live.steps[es].t.Edge == loop.EdgeMalformedResponse:
-			msg = fmt.Sprintf("Iteration %d: the model's reply could not be read as a tool call or an answer; the loop told it what was wrong.", t.Iteration)
-		case es >= 0 && r.live.steps[es].t.LLM != nil && len(r.live.steps[es].t.LLM.ToolCalls) == 0:
-			msg = fmt.Sprintf("Iteration %d: the model answered without calling a tool.", t.Iteration)
-		default:
-			msg = fmt.Sprintf("Iteration %d: no tool calls yet — the model has not answered.", t.Iteration)
-		}
-		for _, ln := range wrapLines(msg, in.w) {
-			out = append(out, lk.th.Muted.Render(ln))
-		}
-	}
-	current := currentCall(t.Pending)
-	for i, pc := range t.Pending {
-		if i > 0 {
-			out = append(out, "")
-		}
-		out = append(out, r.callLines(lk, i, pc, i == current, live, in.w)...)
-	}
-	info := fmt.Sprintf("iter %d · %d call%s", t.Iteration, len(t.Pending), plural(len(t.Pending)))
-	return out, info
-}
-
-// currentCall is the index of the first call that has not finished.
-func currentCall(calls []loop.PendingCall) int {
-	for i, pc := range calls {
-		if pc.Status == loop.CallPending || pc.Status == loop.CallWaiting || pc.Status == loop.CallRunning {
-			return i
-		}
-	}
-	return -1
-}
-
-func (r *runView) callLines(lk look, i int, pc loop.PendingCall, current, live bool, w int) []string {
-	th := lk.th
-	name := th.RoleTool.Render(fmt.Sprintf("%d %s", i+1, sanitize(pc.Call.Name)))
-	args := th.Muted.Render(" " + sanitize(compactJSON(string(pc.Call.Args))))
-	out := []string{ansi.Truncate(name+args, w, "…")}
-
-	if d := pc.Decision; d != nil {
-		// The rule's name is the lesson: never cut it. When the verdict
-		// and the rule do not fit on one line, the rule gets its own.
-		verdict := th.Verdict(string(d.Verdict)).Render(string(d.Verdict))
-		line := "  " + verdict + th.Muted.Render(" · rule ") + d.Rule
-		if ansi.StringWidth(line) <= w {
-			out = append(out, line)
-		} else {
-			out = append(out, ansi.Truncate("  "+verdict, w, "…"))
-			prefix := "rule "
-			if ansi.StringWidth(d.Rule)+len(prefix) > w-2 {
-				out = append(out, "  "+th.Muted.Render("rule"))
-				prefix = ""
-			}
-			for i, ln := range wrapLines(prefix+d.Rule, max(w-2, 1)) {
-				if i == 0 && prefix != "" {
-					ln = th.Muted.Render(prefix) + strings.TrimPrefix(ln, prefix)
-				}
-				out = append(out, "  "+ln)
-			}
-		}
-		if a := pc.Approval; a != nil && *a != loop.Deny {
-			how := "  → approved once"
-			if *a == loop.AllowSession {
-				how = "  → approved for the session (this exact call)"
-			}
-			out = append(out, th.Success.Render(ansi.Truncate(how, w, "…")))
-		}
-		if d.Reason != "" {
-			reason := wrapLines(d.Reason, w-2)
-			if len(reason) > 2 {
-				reason = reason[:2]
-				reason[1] = ansi.Truncate(reason[1], w-3, "") + "…"
-			}
-			for _, ln := range reason {
-				out = append(out, "  "+th.Muted.Render(ln))
-			}
-		}
-	} else {
-		out = append(out, th.Muted.Render("  not checked by the security layer yet"))
-	}
-
-	status := string(pc.Status)
-	st := th.Muted
-	switch pc.Status {
-	case loop.CallDone:
-		st = th.Success
-	case loop.CallFailed:
-		st = th.Error
-	case loop.CallDenied:
-		st = th.VerdictDeny
-	case loop.CallWaiting:
-		st = th.Warning
-	}
-	if current && live && r.busy {
-		switch r.live.state {
-		case loop.ExecutingTool:
-			status, st = lk.spin+" running", th.Warning
-			if r.ask != nil {
-				status = "running: waiting for your answer"
-			}
-		case loop.CheckingPolicy:
-			status, st = lk.spin+" checking policy", th.Warning
-		case loop.AwaitingUserConfirmation:
-			status, st = "waiting for you", th.Warning
-		}
-	} else if current && pc.Status == loop.CallPending && pc.Decision != nil {
-		status = "pending: allowed, runs next"
-	}
-	line := "  status: " + st.Render(status)
-	if pc.Result != nil {
-		line += th.Muted.Render(fmt.Sprintf(" · %d ms", pc.Result.DurationMS))
-		out = append(out, ansi.Truncate(line, w, "…"))
-		rs := th.Muted
-		if pc.Result.IsError {
-			rs = th.Error
-		}
-		for _, ln := range resultGist(pc.Result.Content, w) {
-			out = append(out, rs.Render(ln))
-		}
-		return out
-	}
-	return append(out, ansi.Truncate(line, w, "…"))
 }
 
 // resultGist is a tool result in at most two lines of width w: its lines
@@ -287,124 +78,6 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// payloadView shows the raw HTTP exchange of the selected step's LLM call.
-func (r *runView) payloadView(lk look, in rect) ([]string, string) {
-	lines, info := r.payloadLines(lk, in)
-	if len(lines) > in.h {
-		info += fmt.Sprintf(" · %d%%", r.payload.scroll.percent(len(lines), in.h))
-	}
-	return r.payload.scroll.window(lines, in.h), info
-}
-
-// payloadLines is every line of the Raw payload pane (payloadView scrolls
-// them) and the pane's title info.
-func (r *runView) payloadLines(lk look, in rect) ([]string, string) {
-	if r.busy && r.inflight != nil && !r.live.travelling() {
-		return r.livePayloadLines(lk, in)
-	}
-	sel := r.live.selectedIndex()
-	if s := r.live.selected(); s != nil && s.preview != nil && s.t.Edge == loop.EdgeContextReady {
-		return r.previewLines(lk, in, s.preview)
-	}
-	es := r.live.exchangeStep(sel)
-	if es < 0 {
-		return r.payloadHint(lk, in.w), ""
-	}
-	t := &r.live.steps[es].t
-	switch s := &r.live.steps[es]; {
-	case s.loadErr != "":
-		return wrapStyled(lk.th.Error, s.loadErr, in.w), ""
-	case s.spilled:
-		return wrapStyled(lk.th.Muted, fmt.Sprintf("Reading the payload of step #%d back from the session…", t.Seq), in.w), ""
-	}
-	if len(t.Exchanges) == 0 {
-		return wrapStyled(lk.th.Muted, "This model call has no captured HTTP exchange (the provider did not reach the wire).", in.w), ""
-	}
-	idx := r.payload.exchangeIndex(len(t.Exchanges))
-	ex := t.Exchanges[idx]
-	v := payload.View{
-		Exchanges:  t.Exchanges,
-		Index:      idx,
-		Response:   r.payload.response,
-		Headers:    r.payload.headers,
-		Parse:      t.Parse,
-		Divergence: ex.Divergence,
-	}
-	lines := r.payload.r.Lines(lk.th, v, in.w)
-	side := "request"
-	if r.payload.response {
-		side = "response"
-	}
-	info := side + " (r)"
-	if len(t.Exchanges) > 1 {
-		info += fmt.Sprintf(" · exchange %d/%d (x)", idx+1, len(t.Exchanges))
-	}
-	if es != sel {
-		info += fmt.Sprintf(" · of step #%d", t.Seq)
-	}
-	return lines, info
-}
-
-// previewLines shows the request a context_ready step assembled, built by
-// the SDK exactly as it will go on the wire, before it is sent.
-func (r *runView) previewLines(lk look, in rect, p *preview) ([]string, string) {
-	if p.err != nil {
-		return wrapStyled(lk.th.Warning, "The request is assembled, but glassbox could not build its HTTP form to show it here ("+sanitize(p.err.Error())+"). Press space to send it: the exchange appears here then.", in.w), "not sent yet"
-	}
-	lines := wrapStyled(lk.th.Warning, "Not sent yet: this is the request exactly as the SDK will put it on the wire. Press space to send it.", in.w)
-	if r.payload.response {
-		lines = append(lines, wrapStyled(lk.th.Muted, "There is no response yet (r shows the request).", in.w)...)
-		return lines, "not sent yet · response (r)"
-	}
-	info := "not sent yet · request (r)"
-	if r.edit != "" && !r.live.travelling() {
-		info = "edited (what-if) · " + info
-		lines = append(lines, lk.th.Bold.Render("What you changed in the context (what-if):"))
-		lines = append(lines, previewLines(lk.th, r.edit, in.w)...)
-		lines = append(lines, "")
-	}
-	v := payload.View{Exchanges: []providers.Exchange{p.ex}, Headers: r.payload.headers}
-	return append(lines, r.payload.r.Lines(lk.th, v, in.w)...), info
-}
-
-// livePayloadLines shows the provider call still in flight: the request as it
-// went out, and the response chunks that have arrived so far.
-func (r *runView) livePayloadLines(lk look, in rect) ([]string, string) {
-	v := payload.View{
-		Exchanges: []providers.Exchange{*r.inflight},
-		Response:  r.payload.response,
-		Headers:   r.payload.headers,
-		Live:      true,
-	}
-	lines := r.payload.r.Lines(lk.th, v, in.w)
-	info := "live · request (r)"
-	if r.payload.response {
-		info = "live · response (r)"
-	}
-	if n := len(r.inflight.Chunks); n > 0 && !r.payload.response {
-		info += fmt.Sprintf(" · %d chunk%s arrived", n, plural(n))
-	}
-	return lines, info
-}
-
-func (r *runView) payloadHint(lk look, w int) []string {
-	var s string
-	state, _ := r.shownState()
-	switch {
-	case len(r.live.steps) == 0:
-		s = "No model call yet. Send a request, then step (space) until AWAITING_LLM_RESPONSE: the exact HTTP request and the model's response appear here."
-	case r.busy && state == loop.AwaitingLLMResponse && !r.live.travelling():
-		s = lk.spin + " The request is on the wire; the exchange appears here when the model answers."
-	case state == loop.AwaitingLLMResponse && r.live.travelling():
-		s = "This step assembled the request; the step after it sent it. Press ] to see the raw request and response."
-	case state == loop.AwaitingLLMResponse:
-		s = "The request is assembled but not sent yet. Press space: the provider call goes out and its raw request and response appear here."
-	default:
-		s = "This step has no model call of its own. Step to AWAITING_LLM_RESPONSE and past it to see the raw exchange; [ and ] move through earlier steps."
-	}
-	return wrapStyled(lk.th.Muted, s, w)
 }
 
 // statusView is the bottom bar: provider, model, backend, iteration, state,

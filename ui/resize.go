@@ -31,13 +31,23 @@ type layoutMode int
 const (
 	layoutTooSmall layoutMode = iota
 	layoutTabs                // one pane at a time under a tab bar
-	layoutGrid                // all four panes
-	layoutCompare             // compare mode, wide: two runs side by side
+	layoutGrid                // a run's four panes (compare mode: the run shown)
+	layoutCompare             // compare mode, wide: the runs side by side
+	layoutZoom                // one pane; compare mode: that pane of each run, side by side
 )
 
-// compareWidth is the width from which compare mode sets the two runs side
-// by side; from gridWidth it keeps the comparison strip above one run.
+// compareWidth is the width from which compare mode sets the runs side by
+// side; from gridWidth it shows one run's panes under the comparison strip.
 const compareWidth = 160
+
+// Pane heights the layout works with: the compact state machine (four rows
+// of states, the edge taken, what happens now) and the least a Raw payload
+// pane gets beside the full drawing before the drawing gives way to the
+// compact one (a payload's summary takes four or five of them).
+const (
+	compactDiagramH = 8
+	minPayloadH     = 17
+)
 
 // placed is one pane of one run at a rectangle of the screen.
 type placed struct {
@@ -47,13 +57,14 @@ type placed struct {
 }
 
 // layout is where everything goes at the current size. It is computed from
-// the size, the focused pane and run (tabs) and the zoom, so View, the mouse
-// and the resize handler agree on it.
+// the mode (one run or compare), the size, the focused pane and run and the
+// zoom, in computeLayout alone, so View, the mouse and the resize handler
+// agree on it.
 type layout struct {
 	mode   layoutMode
-	runBar rect     // compare mode: the runs' names, which one the keys act on
+	runBar rect     // compare mode, one run shown: the runs' names, which the keys act on
 	strip  rect     // compare mode from 120 columns: the comparison strip
-	heads  [2]rect  // compare mode, wide: each run's title line
+	heads  []rect   // compare mode, runs side by side: each run's title line
 	tabBar rect     // tabs: the panes' names
 	body   rect     // where the panes (and dialogs) go
 	panes  []placed // in drawing order
@@ -62,8 +73,8 @@ type layout struct {
 	status rect
 }
 
-// paneRect is where pane p of the run the keys act on is drawn (the first
-// one placed), or an empty rect.
+// paneRect is where pane p is drawn (the first one placed), or an empty
+// rect.
 func (L layout) paneRect(p paneID) rect {
 	for _, pl := range L.panes {
 		if pl.pane == p {
@@ -80,6 +91,15 @@ func (m Model) inputLines() int {
 	return min(max(m.input.LineCount(), 1), maxInputLines)
 }
 
+// computeLayout is the one place that decides the grid, from the mode (one
+// run, or compare with its runs), the terminal's size and the zoom:
+//   - below 120 columns (or too short): tabs, one pane of the run shown;
+//   - z: the focused pane fills the body; in compare mode that pane of
+//     each run, side by side;
+//   - compare mode from 160 columns: each run in a column, its compact
+//     state machine over its History beside its tool calls and payload;
+//   - otherwise a run's four panes (compare mode: of the run shown, under
+//     the comparison strip and the run bar).
 func (m Model) computeLayout() layout {
 	var L layout
 	W, H := m.width, m.height
@@ -87,95 +107,122 @@ func (m Model) computeLayout() layout {
 		L.mode = layoutTooSmall
 		return L
 	}
+	top, bottom := m.chrome(&L)
+	body := rect{0, top, W, bottom - top}
+	wide := W >= gridWidth && body.h >= gridHeight-4
+	switch {
+	case !wide:
+		return m.tabsLayout(L, body)
+	case m.compare() && (m.zoomed || W >= compareWidth):
+		return m.columnsLayout(L, body)
+	case m.compare():
+		L.runBar = rect{0, body.y, W, 1}
+		body.y, body.h = body.y+1, body.h-1
+	}
+	L.body = body
+	if m.zoomed {
+		L.mode = layoutZoom
+		L.panes = []placed{{m.cur().id, m.pane, body}}
+		return L
+	}
+	L.mode = layoutGrid
+	L.panes = gridPanes(m.cur().id, body)
+	return L
+}
+
+// chrome places the status bar, the help line, the input and, in compare
+// mode with room for it, the comparison strip; it returns the rows left
+// for the body.
+func (m Model) chrome(L *layout) (top, bottom int) {
+	W, H := m.width, m.height
 	helpH := 0
 	if H >= 12 {
 		helpH = 1
 	}
 	inputH := min(m.inputLines(), max(H-helpH-1-6, 1))
-	y := H
-	y -= 1
-	L.status = rect{0, y, W, 1}
-	y -= helpH
-	L.help = rect{0, y, W, helpH}
-	y -= inputH
-	L.input = rect{0, y, W, inputH}
-	bodyBottom := y
-
-	top := 0
-	if m.compare() {
-		if W >= gridWidth && H >= gridHeight+stripHeight {
-			L.strip = rect{0, 0, W, stripHeight}
-			top = stripHeight
-		}
-		if W >= compareWidth && H >= gridHeight+stripHeight && !m.zoomed {
-			return m.compareLayout(L, rect{0, top, W, bodyBottom - top})
-		}
-		L.runBar = rect{0, top, W, 1}
-		top++
+	L.status = rect{0, H - 1, W, 1}
+	L.help = rect{0, H - 1 - helpH, W, helpH}
+	L.input = rect{0, H - 1 - helpH - inputH, W, inputH}
+	if m.compare() && W >= gridWidth && H >= gridHeight+stripHeight {
+		L.strip = rect{0, 0, W, stripHeight}
+		top = stripHeight
 	}
+	return top, L.input.y
+}
+
+// tabsLayout is the narrow screen: (compare mode: the run bar,) the tab bar
+// and one pane of the run shown.
+func (m Model) tabsLayout(L layout, body rect) layout {
 	L.mode = layoutTabs
-	if W >= gridWidth && bodyBottom-top >= gridHeight-4 {
-		L.mode = layoutGrid
+	if m.compare() {
+		L.runBar = rect{0, body.y, body.w, 1}
+		body.y, body.h = body.y+1, body.h-1
 	}
-	if L.mode == layoutTabs {
-		L.tabBar = rect{0, top, W, 1}
-		top++
-	}
-	L.body = rect{0, top, W, bodyBottom - top}
-	b := L.body
-	run := m.cur().id
-
-	if L.mode == layoutTabs || m.zoomed {
-		L.panes = []placed{{run, m.pane, b}}
-		return L
-	}
-
-	// Grid: History on the left; the state machine top right; tool calls
-	// and the raw payload side by side below it.
-	histW := min(max(W*7/20, 40), 72)
-	rightW := W - histW
-	// The drawn state machine is the centrepiece: it gets its full height
-	// while at least 8 rows (6 of content) remain for the panes below, so a
-	// laptop terminal of 120×34 still shows the picture rather than a list.
-	diagH := max(min(diagram.FullHeight+2, b.h-8), 6)
-	toolsW := rightW * 2 / 5
-	L.panes = []placed{
-		{run, paneHistory, rect{0, b.y, histW, b.h}},
-		{run, paneDiagram, rect{histW, b.y, rightW, diagH}},
-		{run, paneTools, rect{histW, b.y + diagH, toolsW, b.h - diagH}},
-		{run, panePayload, rect{histW + toolsW, b.y + diagH, rightW - toolsW, b.h - diagH}},
-	}
+	L.tabBar = rect{0, body.y, body.w, 1}
+	body.y, body.h = body.y+1, body.h-1
+	L.body = body
+	L.panes = []placed{{m.cur().id, m.pane, body}}
 	return L
+}
+
+// gridPanes are a run's four panes in b: History on the left; the state
+// machine top right, drawn in full when the Raw payload below it still gets
+// minPayloadH rows, else compact; tool calls and the raw payload side by
+// side below it.
+func gridPanes(run int, b rect) []placed {
+	histW := min(max(b.w*7/20, 40), 72)
+	rightW := b.w - histW
+	diagH := compactDiagramH
+	if b.h-(diagram.FullHeight+2) >= minPayloadH {
+		diagH = diagram.FullHeight + 2
+	}
+	toolsW := rightW * 2 / 5
+	return []placed{
+		{run, paneHistory, rect{b.x, b.y, histW, b.h}},
+		{run, paneDiagram, rect{b.x + histW, b.y, rightW, diagH}},
+		{run, paneTools, rect{b.x + histW, b.y + diagH, toolsW, b.h - diagH}},
+		{run, panePayload, rect{b.x + histW + toolsW, b.y + diagH, rightW - toolsW, b.h - diagH}},
+	}
 }
 
 // stripHeight is the comparison strip with its frame: a heading row and one
 // row per run.
 const stripHeight = 5
 
-// compareLayout sets the two runs side by side in body: under each run's
-// title line its compact state machine, its tool calls and its raw payload,
-// the payloads taking what is left. History is one tab away (tab picks a
-// run; its four panes then fill the screen).
-func (m Model) compareLayout(L layout, body rect) layout {
+// columnsLayout sets the runs side by side in body, each under its title
+// line: zoomed, the focused pane of each; else each run's compact state
+// machine over its History (left) beside its tool calls and raw payload.
+func (m Model) columnsLayout(L layout, body rect) layout {
 	L.mode = layoutCompare
 	L.body = body
-	left := body.w / 2
-	for i := 0; i < 2 && i < len(m.runs); i++ {
-		x, w := 0, left
-		if i == 1 {
-			x, w = left, body.w-left
+	n := len(m.runs)
+	for i := range m.runs {
+		x := body.x + body.w*i/n
+		w := body.x + body.w*(i+1)/n - x
+		L.heads = append(L.heads, rect{x, body.y, w, 1})
+		col := rect{x, body.y + 1, w, body.h - 1}
+		if m.zoomed {
+			L.mode = layoutZoom
+			L.panes = append(L.panes, placed{i, m.pane, col})
+			continue
 		}
-		L.heads[i] = rect{x, body.y, w, 1}
-		y, h := body.y+1, body.h-1
-		diagH := min(8, h/4)
-		toolsH := min(max(h/4, 6), 11)
-		L.panes = append(L.panes,
-			placed{i, paneDiagram, rect{x, y, w, diagH}},
-			placed{i, paneTools, rect{x, y + diagH, w, toolsH}},
-			placed{i, panePayload, rect{x, y + diagH + toolsH, w, h - diagH - toolsH}},
-		)
+		L.panes = append(L.panes, columnPanes(i, col)...)
 	}
 	return L
+}
+
+// columnPanes are one run's panes in its column c of compare mode.
+func columnPanes(run int, c rect) []placed {
+	diagH := min(compactDiagramH, c.h/4)
+	histW := c.w * 2 / 5
+	rest := rect{c.x + histW, c.y + diagH, c.w - histW, c.h - diagH}
+	toolsH := min(max(rest.h/4, 6), 11)
+	return []placed{
+		{run, paneDiagram, rect{c.x, c.y, c.w, diagH}},
+		{run, paneHistory, rect{c.x, c.y + diagH, histW, c.h - diagH}},
+		{run, paneTools, rect{rest.x, rest.y, rest.w, toolsH}},
+		{run, panePayload, rect{rest.x, rest.y + toolsH, rest.w, rest.h - toolsH}},
+	}
 }
 
 // handleResize records the new size and lays the panes out again.
@@ -195,14 +242,14 @@ func (m *Model) syncSizes() {
 	m.help.Width = m.width
 	L := m.computeLayout()
 	for _, r := range m.runs {
-		in := rect{w: max(m.width-2, 1), h: max(L.body.h-2, 1)}
-		// Keep the History cache width stable while History is hidden.
-		for _, pl := range L.panes {
-			if pl.pane == paneHistory && pl.run == r.id {
-				in = pl.r.inner()
+		// A pane never placed yet gets the body's size, so that its
+		// caches have a width; one placed before keeps the size it had.
+		for p, c := range r.panes {
+			if !r.sized[p] {
+				c.sync(m.look(), rect{w: max(m.width-2, 1), h: max(L.body.h-2, 1)})
+				r.sized[p] = true
 			}
 		}
-		r.hist.setSize(m.th, in.w-2, in.h)
 	}
 	m.clampScrolls()
 }
@@ -213,15 +260,7 @@ func (m *Model) clampScrolls() {
 	L := m.computeLayout()
 	lk := m.look()
 	for _, pl := range L.panes {
-		r, in := m.runs[pl.run], pl.r.inner()
-		switch pl.pane {
-		case paneTools:
-			lines, _ := r.toolLines(lk, in)
-			r.calls.clamp(len(lines), in.h)
-		case panePayload:
-			lines, _ := r.payloadLines(lk, in)
-			r.payload.scroll.clamp(len(lines), in.h)
-		}
+		m.runs[pl.run].pane(pl.pane).sync(lk, pl.r.inner())
 	}
 	if dr := m.dialogRun(); dr != nil && dr.confirm != nil {
 		if box, ok := m.overlaySize(L.body); ok {

@@ -83,7 +83,7 @@ func TestPayloadIsShownLiveWhileTheCallIsInFlight(t *testing.T) {
 	contains(t, screen, "receiving…")
 	after := h.plainView()
 	notContains(t, after, "live · ")
-	contains(t, after, "200 OK")
+	contains(t, after, "▶ tool_call") // the record, scrolled to the functionCall that decided the edge
 
 	// The next step is not a provider call: nothing is watched live.
 	requests, chunks = 0, 0

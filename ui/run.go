@@ -28,6 +28,9 @@ type Lesson struct {
 	Name    string // "tour"
 	Title   string // "A tour: list, read, explain"
 	Request string // what the learner sends to start it
+	// Dialects, when set, are the only dialects ("llama", …) that can show
+	// what the lesson teaches: the menu offers it only to a run of one.
+	Dialects []string
 }
 
 // Config is what the UI needs from main.

@@ -39,17 +39,25 @@ type runView struct {
 	// What the transitions told us (the UI's own copy) and the panes' state.
 	live    *liveState
 	hist    *historyPane
-	calls   *scroller
+	calls   *toolsScroll
 	payload *payloadPane
 	diag    *diagramPane
+	panes   [numPanes]component // the run's panes, drawn from the state above
+	sized   [numPanes]bool      // the pane has been given a size
 
 	// Driving the loop.
-	busy       bool
+	busy    bool
+	forking bool // the engine is going back to a step (f, F, A) in a command
+	// submitted is closed once the engine has the last event sent to it
+	// (submitCmd); nil before the first.
+	submitted  chan struct{}
 	stepCtx    context.Context
 	stepCancel context.CancelFunc
-	stepDone   chan stepResult
-	retries    chan loop.Retry // from the engine's OnRetry hook, never blocking it
-	wire       chan tea.Msg    // the provider call's request and chunks as they happen
+	// events is the one stream from the engine to this run's panes: what a
+	// step tells while it runs (retries, the request going out, the
+	// response's chunks: loop.Notice) and, last, the step's own result, each
+	// as a typed message naming the run, in the order they happened.
+	events     chan tea.Msg
 	inflight   *providers.Exchange
 	mode       runMode
 	runKey     string // the key that started the current run ("n" guards the dialog's deny)
@@ -135,23 +143,17 @@ func newRunView(id int, rc RunConfig) *runView {
 		workspace: rc.Workspace,
 		live:      newLiveState(),
 		hist:      newHistoryPane(),
-		calls:     &scroller{},
+		calls:     &toolsScroll{},
 		payload:   newPayloadPane(payload.NewRenderer()),
 		diag:      newDiagramPane(),
-		retries:   make(chan loop.Retry, 16),
-		wire:      make(chan tea.Msg, 1024),
+		events:    make(chan tea.Msg, 1024),
 	}
+	r.panes = newPanes(r)
 	if r.eng == nil {
 		r.live.state = loop.WaitingForEvent
 		return r
 	}
-	retries := r.retries
-	r.eng.SetOnRetry(func(rt loop.Retry) {
-		select {
-		case retries <- rt:
-		default: // the UI is behind; the step's record still lists every retry
-		}
-	})
+	r.eng.SetOnNotice(r.hear)
 	if p := r.eng.Provider(); p != nil {
 		r.provider, r.model = p.Name(), p.Model()
 	}
@@ -273,6 +275,7 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 	case exchangesMsg:
 		r.loaded(msg)
 		return nil
+
 	case previewMsg:
 		if n := len(r.live.steps); n > 0 && r.live.steps[n-1].t.Edge == loop.EdgeContextReady {
 			r.live.steps[n-1].preview = msg.preview
@@ -300,14 +303,39 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 	return r.await()
 }
 
-// stepCmd runs one engine.Step in the background and reports back. The step
-// may stop on the person halfway: then the command returns a
-// personRequestMsg, and once the dialog is answered await goes on waiting
-// for the same step. One reader of all the channels keeps the order exact.
+// hear turns what the engine tells during a step into the run's typed
+// message and puts it on the run's stream. It never blocks the engine: what
+// the panes miss live (a full stream), the step's record has in full.
+func (r *runView) hear(n loop.Notice) {
+	var msg tea.Msg
+	switch n := n.(type) {
+	case loop.Retry:
+		msg = retryMsg{run: r.id, retry: n}
+	case loop.WireRequest:
+		msg = wireRequestMsg{run: r.id, ex: n.Exchange}
+	case loop.WireChunk:
+		msg = wireChunkMsg{run: r.id, chunk: n.Chunk}
+	default:
+		return
+	}
+	select {
+	case r.events <- msg:
+	default:
+	}
+}
+
+// stepCmd runs one engine.Step in the background and reports back through
+// the run's stream, where the step's result follows everything the step
+// told while it ran. The step may stop on the person halfway: then the
+// command returns a personRequestMsg, and once the dialog is answered await
+// goes on reading the same stream.
 func (r *runView) stepCmd(ctx context.Context) tea.Cmd {
-	eng, done, w := r.eng, r.stepDone, r.waiting()
+	eng, events, w, id, queued := r.eng, r.events, r.waiting(), r.id, r.submitted
 	return func() tea.Msg {
 		go func() {
+			if queued != nil {
+				<-queued // the event sent just before is in the engine
+			}
 			t, err := eng.Step(ctx)
 			res := stepResult{t: t, err: err}
 			if err == nil && t.To == loop.AwaitingLLMResponse {
@@ -316,45 +344,33 @@ func (r *runView) stepCmd(ctx context.Context) tea.Cmd {
 					res.preview = &preview{ex: ex, err: perr}
 				}
 			}
-			done <- res
+			events <- stepDoneMsg{run: id, stepResult: res} // never dropped
 		}()
 		return w.next()
 	}
 }
 
-// stepWait is everything a step in flight can tell the UI: that it ended,
-// that it needs the person, or that it is retrying a provider call.
+// stepWait is where a step in flight is heard from: the run's stream, and
+// the person's requests (a confirmation or a question, which the step waits
+// on).
 type stepWait struct {
 	run      int
-	done     chan stepResult
+	events   <-chan tea.Msg
 	requests <-chan *personRequest
-	retries  <-chan loop.Retry
-	wire     <-chan tea.Msg // wireRequestMsg and wireChunkMsg, in arrival order
 }
 
 func (w stepWait) next() tea.Msg {
-	// Wire events first: every chunk is queued before the step can return,
-	// so the live view has all of them before the step's record replaces it.
 	select {
-	case msg := <-w.wire:
+	case msg := <-w.events:
 		return msg
-	default:
-	}
-	select {
-	case res := <-w.done:
-		return stepDoneMsg{run: w.run, stepResult: res}
 	case req := <-w.requests:
 		return personRequestMsg{run: w.run, req: req}
-	case rt := <-w.retries:
-		return retryMsg{run: w.run, retry: rt}
-	case msg := <-w.wire:
-		return msg
 	}
 }
 
 // waiting is the stepWait of the run's step in flight.
 func (r *runView) waiting() stepWait {
-	return stepWait{run: r.id, done: r.stepDone, requests: r.person.requestChan(), retries: r.retries, wire: r.wire}
+	return stepWait{run: r.id, events: r.events, requests: r.person.requestChan()}
 }
 
 // await keeps waiting for the step in flight after a dialog was answered,
@@ -367,24 +383,6 @@ func (r *runView) await() tea.Cmd {
 	return func() tea.Msg { return w.next() }
 }
 
-// watchWire returns ctx with a recorder that copies the call's exchange to
-// the UI as it happens: the request when it goes out, each chunk as it
-// arrives. Sends never block the HTTP reader; what the pane misses live,
-// the step's record has in full.
-func (r *runView) watchWire(ctx context.Context) context.Context {
-	wire, id := r.wire, r.id
-	send := func(msg tea.Msg) {
-		select {
-		case wire <- msg:
-		default:
-		}
-	}
-	return providers.WithRecorder(ctx, &providers.Recorder{
-		OnRequest: func(ex providers.Exchange) { send(wireRequestMsg{run: id, ex: ex}) },
-		OnChunk:   func(c providers.Chunk) { send(wireChunkMsg{run: id, chunk: c}) },
-	})
-}
-
 // startRun begins a run of steps: one transition, one iteration or
 // continue.
 func (r *runView) startRun(mode runMode, by string) tea.Cmd {
@@ -392,6 +390,11 @@ func (r *runView) startRun(mode runMode, by string) tea.Cmd {
 		r.notice = "busy: a step is in flight (p pauses a run, ctrl+c cancels)"
 		return nil
 	}
+	if r.forking {
+		r.notice = "busy: the run is going back to a step"
+		return nil
+	}
+
 	if r.eng == nil {
 		r.notice = "no engine is attached"
 		return nil
@@ -408,17 +411,10 @@ func (r *runView) startStep() tea.Cmd {
 	r.busy = true
 	r.notice = ""
 	r.edit = ""
-	r.stepDone = make(chan stepResult, 1)
-	for len(r.retries) > 0 { // notices of an earlier step: its record has them
-		<-r.retries
-	}
-	for len(r.wire) > 0 {
-		<-r.wire
+	for len(r.events) > 0 { // notices of an earlier step: its record has them
+		<-r.events
 	}
 	r.inflight = nil
-	if r.live.state == loop.AwaitingLLMResponse {
-		ctx = r.watchWire(ctx)
-	}
 	return r.stepCmd(ctx)
 }
 
@@ -460,7 +456,7 @@ func (r *runView) handleStepDone(res stepResult) tea.Cmd {
 	r.live.steps[len(r.live.steps)-1].preview = res.preview
 	r.spill()
 	r.payload.follow(&t)
-	r.calls.off = 0
+	r.calls.reset()
 	r.runSteps++
 
 	if stop, why := r.shouldStop(t); stop {

@@ -33,34 +33,43 @@ func (r *runView) spill() {
 	sel := r.live.selectedIndex()
 	es := r.live.exchangeStep(sel)
 	r.spillMark = min(r.spillMark, len(r.live.steps))
-	var held, previews, heldBytes, previewBytes int
+	previews, held := spillCount{keep: r.keep}, spillCount{keep: r.keep}
 	mark := r.spillMark
-	over := func(n, bytes int) bool { return n > 1 && (n > r.keep || bytes > keepBytes) }
 	for i := len(r.live.steps) - 1; i >= r.spillMark; i-- {
 		s := &r.live.steps[i]
-		if s.preview != nil {
-			previews++
-			previewBytes += s.preview.ex.BodyBytes()
-			if over(previews, previewBytes) && i != sel {
-				s.preview = nil
-			}
+		if s.preview != nil && previews.add(s.preview.ex.BodyBytes()) && i != sel {
+			s.preview = nil
 		}
 		if len(s.t.Exchanges) > 0 && r.load != nil && s.t.ExchangesAt != nil {
-			held++
+			n := 0
 			for _, x := range s.t.Exchanges {
-				heldBytes += x.BodyBytes()
+				n += x.BodyBytes()
 			}
-			if over(held, heldBytes) && i != sel && i != es {
+			if held.add(n) && i != sel && i != es {
 				s.t.Exchanges = nil
 				s.spilled = true
 			}
 		}
-		if (r.load != nil && !over(held, heldBytes)) || !over(previews, previewBytes) {
+		if (r.load != nil && !held.over()) || !previews.over() {
 			mark = i // the steps from here on are looked at again next time
 		}
 	}
 	r.spillMark = mark
 }
+
+// spillCount counts the payloads kept so far, newest first: past keep of
+// them (or keepBytes), the older ones go.
+type spillCount struct{ n, bytes, keep int }
+
+// add counts one more payload of b bytes and reports whether it is one too
+// many.
+func (c *spillCount) add(b int) bool {
+	c.n++
+	c.bytes += b
+	return c.over()
+}
+
+func (c *spillCount) over() bool { return c.n > 1 && (c.n > c.keep || c.bytes > keepBytes) }
 
 // exchangesMsg: the exchanges of a spilled step, read back from the session.
 type exchangesMsg struct {

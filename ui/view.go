@@ -165,7 +165,7 @@ func frame(th theme.Theme, title, info string, focused bool, r rect, content []s
 		if i < len(content) {
 			line = content[i]
 		}
-		out = append(out, left+fit(line, iw)+right)
+		out = append(out, left+cell.Fit(line, iw, "…")+right) // a line cut short says so
 	}
 	out = append(out, bs.Render(bd.BottomLeft+strings.Repeat(bd.Bottom, iw)+bd.BottomRight))
 	return out
@@ -200,7 +200,7 @@ func (m Model) helpLineView(w int) string {
 	}
 	notice := ""
 	text := m.noticeText()
-	if m.quitAsked {
+	if m.top() == (quitDialog{}) {
 		text = m.quitText(w) // fitted to the line
 	}
 	if text != "" {
@@ -239,7 +239,7 @@ func (m Model) quitText(w int) string {
 // noticeText is the latest notice: the parent's own, else what happened to
 // the runs (each named in compare mode).
 func (m Model) noticeText() string {
-	if m.quitAsked {
+	if m.top() == (quitDialog{}) {
 		return m.quitText(0)
 	}
 	if r := m.hiddenDialogRun(); r != nil && m.notice == "" {
@@ -272,26 +272,13 @@ func (m Model) shortHelpView(w int) string {
 	}
 	h := m.help
 	h.Width = w
-	dr := m.dialogRun()
-	switch {
-	case m.forkAsk != nil:
-		return h.View(m.forkKeys)
-	case m.ontoAsk != nil:
-		return h.View(m.ontoKeys)
-	case dr != nil && dr.confirm != nil:
-		return h.View(m.confirmKeys)
-	case dr != nil && dr.ask != nil:
-		return h.ShortHelpView(dr.ask.keys(m.askKeys))
-	case m.lessons != nil:
-		return h.View(m.lessonKeys)
-	case m.helpOpen:
-		return h.View(m.helpKeys)
-	case m.quitAsked:
-		return h.View(m.quitKeys)
+	switch d := m.top(); {
+	case d != nil:
+		return h.View(d.keys(m))
 	case m.inputFocused:
 		return h.View(inputHelp{m.keys})
 	}
-	return h.View(stepperHelp{k: m.keys, pane: m.pane, compare: m.compare()})
+	return h.View(stepperHelp{k: m.keys, pane: m.cur().pane(m.pane), compare: m.compare()})
 }
 
 // overlaySize is the largest box a dialog may take over body.
@@ -311,53 +298,15 @@ func (m Model) overlayView(body rect) (block, bool) {
 		return block{}, false
 	}
 	w := size.w
-	var title string
-	var content []string
-	iw, ih := w-4, size.h-2
-	dr := m.dialogRun()
-	of := ""
-	if dr != nil && m.compare() {
-		of = " — " + dr.title() + " run"
-	}
-	switch {
-	case m.ontoAsk != nil:
-		title = "Fork onto another dialect"
-		s := m.ontoAsk.run.live.selected()
-		content = wrapLines(fmt.Sprintf("Continue %s from step #%d with another provider: the conversation carries over in its neutral form; what cannot (Gemini's thought signatures, JSON-mode replies as written) is dropped with a note.", m.ontoAsk.run.title(), s.t.Seq), iw)
-		content = append(content, "")
-		for i, d := range m.ontoAsk.options {
-			content = append(content, fmt.Sprintf("  %d) %s", i+1, d))
-		}
-		hk := m.help
-		hk.Width = iw
-		content = append(content, "", hk.View(m.ontoKeys))
-	case m.forkAsk != nil:
-		what := "Fork anyway? The conversation goes back to the step; the files stay as they are now."
-		title = "Fork: the files cannot go back"
-		if m.forkAsk.abandon {
-			title, what = "Abandon: the files cannot go back", "Abandon the event anyway? The conversation goes back to before it; the files stay as they are now."
-		}
-		content = wrapLines("The workspace cannot be put back as it was at this step: "+m.forkAsk.reason+".", iw)
-		hk := m.help
-		hk.Width = iw
-		content = append(content, "")
-		content = append(content, wrapLines(what, iw)...)
-		content = append(content, "", hk.View(m.forkKeys))
-	case dr != nil && dr.confirm != nil:
-		title = "Confirm: " + dr.confirm.req.confirm.Call.Name + of
-		content = dr.confirm.view(m.th, m.help, m.confirmKeys, iw, ih)
-	case dr != nil && dr.ask != nil:
-		title = "Question from the agent" + of
-		content = dr.ask.view(m.th, m.help, m.askKeys, iw, ih)
-	case m.lessons != nil:
-		title = "Lessons"
-		content = m.lessons.view(m.th, m.help, m.lessonKeys, m.cfg.Lessons, iw, min(ih, len(m.cfg.Lessons)+5))
-	case m.helpOpen:
-		title = "Keys"
-		content = m.helpView(iw, ih)
-	default:
+	d := m.top()
+	if d == nil {
 		return block{}, false
 	}
+	title, content := d.box(m, w-4, size.h-2)
+	if content == nil {
+		return block{}, false
+	}
+	ih := size.h - 2
 	ih = min(ih, len(content))
 	r := rect{x: body.x + (body.w-w)/2, y: body.y + max((body.h-ih-2)/2, 0), w: w, h: ih + 2}
 	padded := make([]string, len(content))
@@ -384,15 +333,22 @@ func (m Model) helpLines(w int) []string {
 		m.th.Bold.Render("glassbox: the agent loop, one transition at a time"),
 		"",
 	}
-	for _, ln := range wrapLines("Type a request and press Enter: it becomes an event in the queue. "+
-		"Then step: space takes one transition (the diagram lights the new state), i runs one iteration "+
-		"(one model call and its tool calls), c runs until the answer, a breakpoint or a question. "+
-		"[ and ] move back and forward through the steps taken; every pane follows.", w) {
+	text := "Type a request and press Enter: it becomes an event in the queue. " +
+		"Then step: space takes one transition (the diagram lights the new state), i runs one iteration " +
+		"(one model call and its tool calls), c runs until the answer, a breakpoint or a question. " +
+		"[ and ] move back and forward through the steps taken; every pane follows."
+	if m.compare() {
+		text = "Type a request and press Enter: it goes to both runs. Space, i and c step both runs; " +
+			"tab gives the keys to one run (then the other, then both again), and that run stays on screen. " +
+			"v shows the other run's panes without changing which runs the keys act on; z shows the focused " +
+			"pane of both runs side by side. [ and ] move both runs to the same model call."
+	}
+	for _, ln := range wrapLines(text, w) {
 		intro = append(intro, m.th.Muted.Render(ln))
 	}
 	intro = append(intro, "")
 	// As many key columns side by side as fit; the rest below.
-	groups := m.keys.FullHelp()
+	groups := m.keys.fullHelp(m.compare())
 	hm := m.help
 	hm.Width = 0
 	per := len(groups)
@@ -413,7 +369,7 @@ func (m Model) helpLines(w int) []string {
 
 // clampHelp keeps the help overlay's scroll inside it.
 func (m *Model) clampHelp() {
-	if !m.helpOpen {
+	if _, ok := opened[helpDialog](*m); !ok {
 		return
 	}
 	L := m.computeLayout()

@@ -47,10 +47,24 @@ func (m *Model) welcomeText(r *runView) string {
 		fmt.Fprintf(&b, "Sandbox for commands: %s\n", sb)
 	}
 	b.WriteString("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key.")
-	if l, ok := m.currentLesson(); ok {
+	if l, ok := m.currentLesson(); ok && !m.lessonSent {
 		fmt.Fprintf(&b, "\n▶ Press Enter to send the %s lesson: %q", l.Name, firstLineOf(l.Request))
 	}
 	return b.String()
+}
+
+// refreshWelcome says the welcome again for the lesson on offer now: once a
+// lesson was sent it offers none, once another was picked it names that
+// one.
+func (m *Model) refreshWelcome() {
+	for _, r := range m.runs {
+		for _, e := range r.hist.entries {
+			if e.kind == entryWelcome {
+				e.text, e.lines = m.welcomeText(r), nil
+				break
+			}
+		}
+	}
 }
 
 func parenthesised(s string) string {

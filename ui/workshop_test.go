@@ -76,16 +76,16 @@ func TestQuitAsksWhenThereIsHistory(t *testing.T) {
 	contains(t, v, "quit glassbox? the steps on screen are lost")
 	contains(t, v, "y/q quit")
 	h.press("n")
-	if h.quit || h.m.quitAsked {
+	if h.quit || isOpen[quitDialog](h.m) {
 		t.Fatal("n should stay")
 	}
 	h.press("?", "q")
-	if h.quit || h.m.helpOpen {
-		t.Fatalf("q in the help overlay: quit %v, open %v", h.quit, h.m.helpOpen)
+	if h.quit || isOpen[helpDialog](h.m) {
+		t.Fatalf("q in the help overlay: quit %v, open %v", h.quit, isOpen[helpDialog](h.m))
 	}
 	h.press("l", "q")
-	if h.quit || h.m.lessons != nil {
-		t.Fatalf("q in the lessons menu: quit %v, open %v", h.quit, h.m.lessons != nil)
+	if h.quit || isOpen[*lessonMenu](h.m) {
+		t.Fatalf("q in the lessons menu: quit %v, open %v", h.quit, isOpen[*lessonMenu](h.m))
 	}
 	h.press("q", "q")
 	if !h.quit {
@@ -339,12 +339,12 @@ func TestWrapKeepsWordsAndKinsoku(t *testing.T) {
 // top, 100% at the bottom.
 func TestPayloadPercentIsHowFarDown(t *testing.T) {
 	w := newWorld(t, tourScript()...)
-	h := newHarness(t, w.config(), 120, 34)
+	h := newHarness(t, w.config(), 120, 24)
 	h.press("enter", "space", "space", "space") // the first model call
 	for h.m.pane != panePayload {
 		h.press("tab")
 	}
-	h.press("g")
+	h.press("h", "g") // with the headers, the exchange is taller than the pane
 	contains(t, h.plainView(), " · 0%")
 	h.press("G")
 	contains(t, h.plainView(), " · 100%")
@@ -368,7 +368,7 @@ func TestIdleKeysSayWhy(t *testing.T) {
 		h.press("tab")
 	}
 	h.press("G")
-	contains(t, h.plainView(), "the diagram always shows every state")
+	contains(t, h.plainView(), "G works in History, Tool calls and Raw payload")
 }
 
 // With NO_COLOR the help line's … carries no colour either.

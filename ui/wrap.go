@@ -79,24 +79,8 @@ func wrapPara(para string, w int) []string {
 // runs of spaces, narrow words, and single wide characters, with kinsoku
 // characters glued to their neighbour.
 func wrapTokens(s string) []string {
-	var toks []string
-	glueNext := false // the last token must not end a line
-	add := func(t string, word bool) {
-		r, _ := utf8.DecodeRuneInString(t)
-		n := len(toks)
-		switch {
-		case n > 0 && glueNext && word:
-			toks[n-1] += t
-		case n > 0 && strings.ContainsRune(noStart, r) && strings.TrimLeft(toks[n-1], " ") != "":
-			toks[n-1] += t
-		default:
-			toks = append(toks, t)
-		}
-		last, _ := utf8.DecodeLastRuneInString(toks[len(toks)-1])
-		glueNext = word && strings.ContainsRune(noEnd, last)
-	}
-	i := 0
-	for i < len(s) {
+	var tk tokens
+	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == ' ':
@@ -104,26 +88,55 @@ func wrapTokens(s string) []string {
 			for j < len(s) && s[j] == ' ' {
 				j++
 			}
-			toks = append(toks, s[i:j])
-			glueNext = false
+			tk.toks = append(tk.toks, s[i:j])
+			tk.glueNext = false
 			i = j
 		case wide(r) || kinsoku(r):
-			add(s[i:i+n], true)
+			tk.add(s[i : i+n])
 			i += n
 		default:
-			j := i
-			for j < len(s) {
-				r2, n2 := utf8.DecodeRuneInString(s[j:])
-				if r2 == ' ' || wide(r2) || kinsoku(r2) {
-					break
-				}
-				j += n2
-			}
-			add(s[i:j], true)
+			j := i + wordEnd(s[i:])
+			tk.add(s[i:j])
 			i = j
 		}
 	}
-	return toks
+	return tk.toks
+}
+
+// tokens collects wrapTokens' pieces.
+type tokens struct {
+	toks     []string
+	glueNext bool // the last token must not end a line
+}
+
+// add appends a word, glued to the last token where kinsoku says so.
+func (tk *tokens) add(t string) {
+	r, _ := utf8.DecodeRuneInString(t)
+	n := len(tk.toks)
+	switch {
+	case n > 0 && tk.glueNext:
+		tk.toks[n-1] += t
+	case n > 0 && strings.ContainsRune(noStart, r) && strings.TrimLeft(tk.toks[n-1], " ") != "":
+		tk.toks[n-1] += t
+	default:
+		tk.toks = append(tk.toks, t)
+	}
+	last, _ := utf8.DecodeLastRuneInString(tk.toks[len(tk.toks)-1])
+	tk.glueNext = strings.ContainsRune(noEnd, last)
+}
+
+// wordEnd is the length of the narrow word s starts with: up to a space,
+// a wide character or a kinsoku character.
+func wordEnd(s string) int {
+	j := 0
+	for j < len(s) {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if r == ' ' || wide(r) || kinsoku(r) {
+			break
+		}
+		j += n
+	}
+	return j
 }
 
 // kinsoku reports whether r is a non-ASCII character with a line-breaking

@@ -251,10 +251,17 @@ func (r *Run) Close() error {
 
 // yesPerson approves every confirmation (--yes) and passes questions on. The
 // trace still shows confirm_required → user_approval, as a person would have
-// seen it; DENY rules are never asked, so they still deny.
+// seen it; DENY rules are never asked, so they still deny. A confirmation
+// that needs a person (the security layer could not know what the command
+// runs) is not answered: it goes as if no person had answered, denied, with
+// the reason.
 type yesPerson struct{ loop.Person }
 
-func (yesPerson) Confirm(context.Context, loop.ConfirmRequest) (loop.Approval, error) {
+func (yesPerson) Confirm(_ context.Context, req loop.ConfirmRequest) (loop.Approval, error) {
+	if req.Decision.NeedsPerson {
+		return loop.Deny, fmt.Errorf("--yes does not answer this confirmation, only a person may (rule %s: %s)",
+			req.Decision.Rule, req.Decision.Reason)
+	}
 	return loop.AllowOnce, nil
 }
 

@@ -70,6 +70,9 @@ type Lesson struct {
 	// Request is what the learner sends to start the lesson (matched
 	// trimmed and in any case; the bare Name works too).
 	Request string
+	// Dialects, when set, are the only dialects that can show what the
+	// lesson teaches (elsewhere it runs, but shows nothing of it).
+	Dialects []string
 
 	script func(conversation) reply
 	fault  fault
@@ -132,8 +135,9 @@ func Lessons() []Lesson {
 			Request: "Read notes/todo.txt, but answer within a tiny token limit.",
 			script:  tokenLimitScript},
 		{Name: "repeat-stop", Title: "Ollama stops a reply stuck repeating one token",
-			Request: "List the files, while the model is stuck repeating itself.",
-			script:  repeatStopScript},
+			Request:  "List the files, while the model is stuck repeating itself.",
+			Dialects: []string{"llama", "llama:native"},
+			script:   repeatStopScript},
 		{Name: "unknown-model", Title: "HTTP 404: the model is not on the server",
 			Request: "Say hello with a model the server does not have.",
 			fault:   faultUnknownModel},

@@ -84,30 +84,14 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 			if tallies[i].done {
 				continue
 			}
-			if ctx.Err() != nil {
-				// Stopped from outside (Ctrl-C, SIGTERM, SIGHUP): no
-				// further step is taken, not even one that needs no
-				// context; the trace ends with an interrupted record.
-				p.interrupted(runs, context.Cause(ctx), stderr)
+			t, ok := p.step(ctx, r, &tallies[i], stderr)
+			if !ok {
 				return ProviderFailed
 			}
-			t, err := r.Engine.Step(ctx)
-			if errors.Is(err, loop.ErrIdle) {
-				tallies[i].done = true
-				continue
+			if t != nil {
+				stepped = true
+				round[i] = t
 			}
-			if err != nil {
-				if ctx.Err() != nil {
-					p.interrupted(runs, context.Cause(ctx), stderr)
-				} else {
-					fmt.Fprintf(stderr, "glassbox run: %sinterrupted in %s: %v\n", prefix(r), r.Engine.State(), err)
-				}
-				return ProviderFailed
-			}
-			stepped = true
-			round[i] = &t
-			tallies[i].add(t)
-			reportFailure(stderr, r, t)
 		}
 		if !stepped {
 			break
@@ -128,6 +112,35 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 		}
 	}
 	return worst
+}
+
+// step takes one transition of run r and tallies it: nil when the run is
+// idle (it is done), ok false when the run stopped (cancelled from outside,
+// or its step failed; already said on stderr and in the trace).
+func (p *printer) step(ctx context.Context, r *agentrun.Run, tl *tally, stderr io.Writer) (*loop.Transition, bool) {
+	if ctx.Err() != nil {
+		// Stopped from outside (Ctrl-C, SIGTERM, SIGHUP): no further
+		// step is taken, not even one that needs no context; the trace
+		// ends with an interrupted record.
+		p.interrupted(p.runs, context.Cause(ctx), stderr)
+		return nil, false
+	}
+	t, err := r.Engine.Step(ctx)
+	if errors.Is(err, loop.ErrIdle) {
+		tl.done = true
+		return nil, true
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			p.interrupted(p.runs, context.Cause(ctx), stderr)
+		} else {
+			fmt.Fprintf(stderr, "glassbox run: %sinterrupted in %s: %v\n", prefix(r), r.Engine.State(), err)
+		}
+		return nil, false
+	}
+	tl.add(t)
+	reportFailure(stderr, r, t)
+	return &t, true
 }
 
 func (t *tally) add(tr loop.Transition) {

@@ -40,34 +40,14 @@ func (s *scanner) next() (tokenKind, string) {
 		return tokEnd, ""
 	}
 	start := s.pos
-	switch c := s.b[s.pos]; c {
-	case '{', '[':
+	c := s.b[s.pos]
+	if k, ok := punctuation(c); ok {
 		s.pos++
-		return tokOpen, s.b[start:s.pos]
-	case '}', ']':
-		s.pos++
-		return tokClose, s.b[start:s.pos]
-	case ',':
-		s.pos++
-		return tokComma, s.b[start:s.pos]
-	case ':':
-		s.pos++
-		return tokColon, s.b[start:s.pos]
+		return k, s.b[start:s.pos]
+	}
+	switch c {
 	case '"':
-		s.pos++
-		for s.pos < len(s.b) {
-			switch s.b[s.pos] {
-			case '\\':
-				s.pos += 2
-				continue
-			case '"':
-				s.pos++
-				return tokString, s.b[start:s.pos]
-			}
-			s.pos++
-		}
-		s.pos = len(s.b)
-		return tokString, s.b[start:]
+		return tokString, s.str(start)
 	case 't', 'f', 'n':
 		for s.pos < len(s.b) && s.b[s.pos] >= 'a' && s.b[s.pos] <= 'z' {
 			s.pos++
@@ -76,16 +56,49 @@ func (s *scanner) next() (tokenKind, string) {
 			return tokNull, s.b[start:s.pos]
 		}
 		return tokBool, s.b[start:s.pos]
-	default:
-		for s.pos < len(s.b) && strings.IndexByte("+-.0123456789eE", s.b[s.pos]) >= 0 {
-			s.pos++
-		}
-		if s.pos == start { // not JSON after all
-			s.pos = len(s.b)
-			return tokEnd, ""
-		}
-		return tokNumber, s.b[start:s.pos]
 	}
+	for s.pos < len(s.b) && strings.IndexByte("+-.0123456789eE", s.b[s.pos]) >= 0 {
+		s.pos++
+	}
+	if s.pos == start { // not JSON after all
+		s.pos = len(s.b)
+		return tokEnd, ""
+	}
+	return tokNumber, s.b[start:s.pos]
+}
+
+// punctuation is the token of a one-byte token, if c is one.
+func punctuation(c byte) (tokenKind, bool) {
+	switch c {
+	case '{', '[':
+		return tokOpen, true
+	case '}', ']':
+		return tokClose, true
+	case ',':
+		return tokComma, true
+	case ':':
+		return tokColon, true
+	}
+	return tokEnd, false
+}
+
+// str scans the string starting at start (its opening quote), escapes
+// included; an unterminated string runs to the end.
+func (s *scanner) str(start int) string {
+	s.pos++
+	for s.pos < len(s.b) {
+		switch s.b[s.pos] {
+		case '\\':
+			s.pos += 2
+			continue
+		case '"':
+			s.pos++
+			return s.b[start:s.pos]
+		}
+		s.pos++
+	}
+	s.pos = len(s.b)
+	return s.b[start:]
 }
 
 func (s *scanner) skipSpace() {
@@ -112,72 +125,93 @@ func (s *scanner) peek() byte {
 // one member per line, indented by two spaces per level from indent; compact
 // writes it on the current line with no spaces, as most wires send it.
 func (d *document) writeJSON(b string, pretty bool, indent int) {
-	s := scanner{b: b}
-	var stack []byte // the open containers: '{' or '['
-	expectKey := false
-	depth := 0
-	newLine := func() {
-		if pretty {
-			in := indent + 2*depth
-			d.newLine(in, in+2)
-		}
-	}
+	w := jsonWriter{d: d, s: scanner{b: b}, pretty: pretty, indent: indent}
 	if len(b) > 4096 { // a big body: size the document once, not by doubling
 		tokens, breaks := countTokens(b)
 		d.spans = slices.Grow(d.spans, tokens)
 		d.lines = slices.Grow(d.lines, breaks)
 	}
-	if pretty {
-		newLine()
-	}
+	w.newLine()
 	for {
-		kind, tok := s.next()
-		switch kind {
-		case tokEnd:
+		kind, tok := w.s.next()
+		if kind == tokEnd {
 			return
-		case tokOpen:
-			d.put(inkPunct, tok)
-			if c := s.peek(); c == '}' || c == ']' { // empty: {} or []
-				_, closing := s.next()
-				d.put(inkPunct, closing)
-				continue
-			}
-			stack = append(stack, tok[0])
-			expectKey = tok[0] == '{'
-			depth++
-			newLine()
-		case tokClose:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			depth = max(0, depth-1)
-			newLine()
-			d.put(inkPunct, tok)
-		case tokComma:
-			d.put(inkPunct, ",")
-			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
-			newLine()
-		case tokColon:
-			if pretty {
-				d.put(inkPunct, ": ")
-			} else {
-				d.put(inkPunct, ":")
-			}
-			expectKey = false
-		case tokString:
-			if expectKey {
-				d.put(inkKey, tok)
-			} else {
-				d.put(inkString, tok)
-			}
-		case tokNumber:
-			d.put(inkNumber, tok)
-		case tokBool:
-			d.put(inkBool, tok)
-		case tokNull:
-			d.put(inkNull, tok)
 		}
+		w.token(kind, tok)
 	}
+}
+
+// jsonWriter is writeJSON's state: the open containers ('{' or '['), whether
+// a string now is a key, the depth.
+type jsonWriter struct {
+	d         *document
+	s         scanner
+	stack     []byte
+	expectKey bool
+	depth     int
+	pretty    bool
+	indent    int
+}
+
+func (w *jsonWriter) newLine() {
+	if w.pretty {
+		in := w.indent + 2*w.depth
+		w.d.newLine(in, in+2)
+	}
+}
+
+// token writes one token.
+func (w *jsonWriter) token(kind tokenKind, tok string) {
+	d := w.d
+	switch kind {
+	case tokOpen:
+		d.put(inkPunct, tok)
+		if c := w.s.peek(); c == '}' || c == ']' { // empty: {} or []
+			_, closing := w.s.next()
+			d.put(inkPunct, closing)
+			return
+		}
+		w.stack = append(w.stack, tok[0])
+		w.expectKey = tok[0] == '{'
+		w.depth++
+		w.newLine()
+	case tokClose:
+		if len(w.stack) > 0 {
+			w.stack = w.stack[:len(w.stack)-1]
+		}
+		w.depth = max(0, w.depth-1)
+		w.newLine()
+		d.put(inkPunct, tok)
+	case tokComma:
+		d.put(inkPunct, ",")
+		w.expectKey = len(w.stack) > 0 && w.stack[len(w.stack)-1] == '{'
+		w.newLine()
+	case tokColon:
+		colon := ":"
+		if w.pretty {
+			colon = ": "
+		}
+		d.put(inkPunct, colon)
+		w.expectKey = false
+	default:
+		d.put(w.ink(kind), tok)
+	}
+}
+
+// ink is how a value token is painted.
+func (w *jsonWriter) ink(kind tokenKind) ink {
+	switch kind {
+	case tokString:
+		if w.expectKey {
+			return inkKey
+		}
+		return inkString
+	case tokNumber:
+		return inkNumber
+	case tokBool:
+		return inkBool
+	}
+	return inkNull
 }
 
 // countTokens counts the tokens of b and the line breaks pretty-printing

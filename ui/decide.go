@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/loop"
+)
+
+// decidingMarks are, for each edge the model's reply decides, what to look
+// for in the Raw payload's lines, first match first: the bytes that made the
+// loop take that edge. Gemini's functionCall part or finishReason, Ollama's
+// tool_calls or done_reason, JSON mode's parsed object, the parse error.
+var decidingMarks = map[loop.Edge][]string{
+	loop.EdgeToolCall:          {"2 · the JSON extracted", `"functionCall"`, `"tool_calls"`},
+	loop.EdgeFinalAnswer:       {"2 · the JSON extracted", `"finishReason"`, `"done_reason"`, `"finish_reason"`},
+	loop.EdgeMalformedResponse: {"✗ ", `"finishReason"`, `"done_reason"`, `"finish_reason"`},
+	loop.EdgeLLMFailure:        {`"error"`, "error"},
+}
+
+// decidingLine is the index of the line of a payload page that decided
+// edge, or -1.
+func decidingLine(lines []string, edge loop.Edge) int {
+	marks := decidingMarks[edge]
+	if len(marks) == 0 {
+		return -1
+	}
+	plain := make([]string, len(lines))
+	for i, ln := range lines {
+		plain[i] = ansi.Strip(ln)
+	}
+	for _, mk := range marks {
+		for i, ln := range plain {
+			if strings.Contains(ln, mk) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// decidingEdge is the edge the model's reply decided, for the response the
+// Raw payload shows: that of the step shown or, at a later step, of the
+// model call before it ("" when the pane shows no decided response).
+func (r *runView) decidingEdge() loop.Edge {
+	if !r.payload.response || (r.busy && r.inflight != nil && !r.live.travelling()) {
+		return ""
+	}
+	es := r.live.exchangeStep(r.live.selectedIndex())
+	if es < 0 || r.live.steps[es].t.LLM == nil {
+		return ""
+	}
+	return r.live.steps[es].t.Edge
+}
+
+// markLine draws the deciding line: a ▶ in its first cell, in the theme's
+// current-state style, w cells wide.
+func markLine(lk look, line string, w int) string {
+	plain := "▶" + strings.TrimPrefix(ansi.Strip(line), " ")
+	return lk.th.Current.Render(ansi.Truncate(plain, w, "…"))
+}

@@ -1,0 +1,188 @@
+package ui
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui/payload"
+)
+
+// payloadComponent is the Raw payload pane of a run: the HTTP exchange of
+// the model call at the step shown, request or response (r), headers (h),
+// retries' exchanges (x). At a step the reply decided it scrolls to the
+// bytes that decided the edge and marks them.
+type payloadComponent struct{ r *runView }
+
+var _ component = payloadComponent{}
+
+func (payloadComponent) title() string      { return "Raw payload" }
+func (payloadComponent) shortTitle() string { return "Raw" }
+
+func (c payloadComponent) sync(lk look, in rect) {
+	lines, _ := c.payloadLines(lk, in)
+	c.r.payload.settle(lines, in.h, c.r.decidingEdge())
+}
+
+func (c payloadComponent) key(msg tea.KeyMsg, k keyMap, page int) bool {
+	p := c.r.payload
+	switch {
+	case key.Matches(msg, k.Headers):
+		p.headers = !p.headers
+		p.scroll.off = 0
+	case p.scroll.key(msg, k.scrolling(), page):
+	default:
+		return false
+	}
+	p.pinned = true // the learner moved: the pane stays where they put it
+	return true
+}
+
+func (c payloadComponent) scroll(delta int) {
+	c.r.payload.scroll.scroll(delta)
+	c.r.payload.pinned = true
+}
+
+func (c payloadComponent) view(lk look, in rect, _ bool) ([]string, string) {
+	return c.payloadView(lk, in)
+}
+
+func (payloadComponent) keys(k keyMap) []key.Binding {
+	return []key.Binding{k.ReqResp, k.Headers, k.Exchange, k.Top, k.Bottom}
+}
+
+// payloadView shows the raw HTTP exchange of the selected step's LLM call.
+func (c payloadComponent) payloadView(lk look, in rect) ([]string, string) {
+	r := c.r
+	lines, info := c.payloadLines(lk, in)
+	win := r.payload.scroll.window(lines, in.h)
+	p := r.payload
+	if edge := r.decidingEdge(); edge != "" && p.mark >= 0 && p.markOf == pageOf(lines) {
+		off := min(max(p.scroll.off, 0), max(len(lines)-in.h, 0))
+		if i := p.mark - off; i >= 0 && i < len(win) {
+			win = append([]string(nil), win...)
+			win[i] = markLine(lk, win[i], in.w)
+			info += " · ▶ " + string(edge)
+		}
+	}
+	if len(lines) > in.h {
+		info += fmt.Sprintf(" · %d%%", r.payload.scroll.percent(len(lines), in.h))
+	}
+	return win, info
+}
+
+// payloadLines is every line of the Raw payload pane (payloadView scrolls
+// them) and the pane's title info.
+func (c payloadComponent) payloadLines(lk look, in rect) ([]string, string) {
+	r := c.r
+	if r.busy && r.inflight != nil && !r.live.travelling() {
+		return c.livePayloadLines(lk, in)
+	}
+	sel := r.live.selectedIndex()
+	if s := r.live.selected(); s != nil && s.preview != nil && s.t.Edge == loop.EdgeContextReady {
+		return c.previewLines(lk, in, s.preview)
+	}
+	es := r.live.exchangeStep(sel)
+	if es < 0 {
+		return c.payloadHint(lk, in.w), ""
+	}
+	t := &r.live.steps[es].t
+	switch s := &r.live.steps[es]; {
+	case s.loadErr != "":
+		return wrapStyled(lk.th.Error, s.loadErr, in.w), ""
+	case s.spilled:
+		return wrapStyled(lk.th.Muted, fmt.Sprintf("Reading the payload of step #%d back from the session…", t.Seq), in.w), ""
+	}
+	if len(t.Exchanges) == 0 {
+		return wrapStyled(lk.th.Muted, "This model call has no captured HTTP exchange (the provider did not reach the wire).", in.w), ""
+	}
+	idx := r.payload.exchangeIndex(len(t.Exchanges))
+	ex := t.Exchanges[idx]
+	v := payload.View{
+		Exchanges:  t.Exchanges,
+		Index:      idx,
+		Response:   r.payload.response,
+		Headers:    r.payload.headers,
+		Parse:      t.Parse,
+		Divergence: ex.Divergence,
+	}
+	lines := r.payload.r.Lines(lk.th, v, in.w)
+	side := "request"
+	if r.payload.response {
+		side = "response"
+	}
+	info := side + " (r)"
+	if len(t.Exchanges) > 1 {
+		info += fmt.Sprintf(" · exchange %d/%d (x)", idx+1, len(t.Exchanges))
+	}
+	if es != sel {
+		info += fmt.Sprintf(" · of step #%d", t.Seq)
+	}
+	return lines, info
+}
+
+// previewLines shows the request a context_ready step assembled, built by
+// the SDK exactly as it will go on the wire, before it is sent.
+func (c payloadComponent) previewLines(lk look, in rect, p *preview) ([]string, string) {
+	r := c.r
+	if p.err != nil {
+		return wrapStyled(lk.th.Warning, "The request is assembled, but glassbox could not build its HTTP form to show it here ("+sanitize(p.err.Error())+"). Press space to send it: the exchange appears here then.", in.w), "not sent yet"
+	}
+	lines := wrapStyled(lk.th.Warning, "Not sent yet: this is the request exactly as the SDK will put it on the wire. Press space to send it.", in.w)
+	if r.payload.response {
+		lines = append(lines, wrapStyled(lk.th.Muted, "There is no response yet (r shows the request).", in.w)...)
+		return lines, "not sent yet · response (r)"
+	}
+	info := "not sent yet · request (r)"
+	if r.edit != "" && !r.live.travelling() {
+		info = "edited (what-if) · " + info
+		lines = append(lines, lk.th.Bold.Render("What you changed in the context (what-if):"))
+		lines = append(lines, previewLines(lk.th, r.edit, in.w)...)
+		lines = append(lines, "")
+	}
+	v := payload.View{Exchanges: []providers.Exchange{p.ex}, Headers: r.payload.headers}
+	return append(lines, r.payload.r.Lines(lk.th, v, in.w)...), info
+}
+
+// livePayloadLines shows the provider call still in flight: the request as it
+// went out, and the response chunks that have arrived so far.
+func (c payloadComponent) livePayloadLines(lk look, in rect) ([]string, string) {
+	r := c.r
+	v := payload.View{
+		Exchanges: []providers.Exchange{*r.inflight},
+		Response:  r.payload.response,
+		Headers:   r.payload.headers,
+		Live:      true,
+	}
+	lines := r.payload.r.Lines(lk.th, v, in.w)
+	info := "live · request (r)"
+	if r.payload.response {
+		info = "live · response (r)"
+	}
+	if n := len(r.inflight.Chunks); n > 0 && !r.payload.response {
+		info += fmt.Sprintf(" · %d chunk%s arrived", n, plural(n))
+	}
+	return lines, info
+}
+
+func (c payloadComponent) payloadHint(lk look, w int) []string {
+	r := c.r
+	var s string
+	state, _ := r.shownState()
+	switch {
+	case len(r.live.steps) == 0:
+		s = "No model call yet. Send a request, then step (space) until AWAITING_LLM_RESPONSE: the exact HTTP request and the model's response appear here."
+	case r.busy && state == loop.AwaitingLLMResponse && !r.live.travelling():
+		s = lk.spin + " The request is on the wire; the exchange appears here when the model answers."
+	case state == loop.AwaitingLLMResponse && r.live.travelling():
+		s = "This step assembled the request; the step after it sent it. Press ] to see the raw request and response."
+	case state == loop.AwaitingLLMResponse:
+		s = "The request is assembled but not sent yet. Press space: the provider call goes out and its raw request and response appear here."
+	default:
+		s = "This step has no model call of its own. Step to AWAITING_LLM_RESPONSE and past it to see the raw exchange; [ and ] move through earlier steps."
+	}
+	return wrapStyled(lk.th.Muted, s, w)
+}

@@ -1,0 +1,67 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/ui/strip"
+)
+
+// stripComponent is compare mode's comparison strip: each run's model call
+// at the step its panes show (the latest, unless time travel shows an
+// earlier one), one row per run, the cells that differ in bold. It belongs
+// to no run: the parent owns it, and lays it out above the runs.
+type stripComponent struct{ runs []*runView }
+
+var _ component = stripComponent{}
+
+func (stripComponent) title() string      { return "Compare" }
+func (stripComponent) shortTitle() string { return "Compare" }
+
+func (stripComponent) sync(look, rect)                  {}
+func (stripComponent) key(tea.KeyMsg, keyMap, int) bool { return false }
+func (stripComponent) scroll(int)                       {}
+func (stripComponent) keys(keyMap) []key.Binding        { return nil }
+func (c stripComponent) view(lk look, in rect, _ bool) ([]string, string) {
+	var names [2]string
+	var calls [2]*strip.Call
+	for i := 0; i < 2 && i < len(c.runs); i++ {
+		names[i] = c.runs[i].title()
+		calls[i] = c.runs[i].latestCall()
+	}
+	body := strip.Render(in.w, names, calls, lk.th.Muted.Render, lk.th.Bold.Render)
+	return strings.Split(body, "\n"), "differences in bold"
+}
+
+// heading says which model call the strip compares: the latest, or the one
+// time travel shows ("gemini: model call 2 of 3").
+func (c stripComponent) heading() string {
+	var shown []string
+	travelling := false
+	for _, r := range c.runs {
+		k, _ := r.callAt()
+		n := len(r.callSteps())
+		shown = append(shown, fmt.Sprintf("%s: model call %d of %d", r.title(), k, n))
+		if k < n {
+			travelling = true
+		}
+	}
+	if !travelling {
+		return "Compare: the latest model call of each run"
+	}
+	return "Compare: " + strings.Join(shown, " · ")
+}
+
+// latestCall is the run's latest model call at the step the panes show, for
+// the comparison strip; nil before the first call.
+func (r *runView) latestCall() *strip.Call {
+	for i := r.live.selectedIndex(); i >= 0; i-- {
+		if c, ok := strip.FromTransition(r.title(), r.live.steps[i].t); ok {
+			return &c
+		}
+	}
+	return nil
+}

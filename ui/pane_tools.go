@@ -1,0 +1,262 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/theme"
+)
+
+// toolsComponent is the Tool calls pane of a run: the calls of the
+// iteration shown, each with its verdict, rule, status and result. It
+// follows the loop: the call being worked on is kept in view, and marks say
+// when calls lie above or below.
+type toolsComponent struct{ r *runView }
+
+var _ component = toolsComponent{}
+
+func (toolsComponent) title() string      { return "Tool calls" }
+func (toolsComponent) shortTitle() string { return "Tools" }
+
+func (c toolsComponent) sync(lk look, in rect) {
+	lines, _, at := c.toolLines(lk, in)
+	c.r.calls.follow(at.at, at.end, len(lines), in.h)
+}
+
+func (c toolsComponent) key(msg tea.KeyMsg, k keyMap, page int) bool {
+	if c.r.calls.key(msg, k.scrolling(), page) {
+		c.r.calls.pinned = true // the learner scrolls: stop following
+		return true
+	}
+	return false
+}
+
+func (c toolsComponent) scroll(delta int) {
+	c.r.calls.scroll(delta)
+	c.r.calls.pinned = true
+}
+
+func (c toolsComponent) view(lk look, in rect, _ bool) ([]string, string) {
+	return c.toolsView(lk, in)
+}
+
+func (toolsComponent) keys(k keyMap) []key.Binding {
+	return []key.Binding{k.Down, k.Up, k.Top, k.Bottom}
+}
+
+// callSpan is where the call being worked on sits in the Tool calls pane's
+// lines: [at, end), or at -1.
+type callSpan struct{ at, end int }
+
+// currentCall is the index of the first call that has not finished.
+func currentCall(calls []loop.PendingCall) int {
+	for i, pc := range calls {
+		if pc.Status == loop.CallPending || pc.Status == loop.CallWaiting || pc.Status == loop.CallRunning {
+			return i
+		}
+	}
+	return -1
+}
+
+// decisionLines are the security layer's verdict, its rule (never cut: the
+// rule's name is the lesson), the person's approval and the reason.
+func decisionLines(th theme.Theme, pc loop.PendingCall, w int) []string {
+	d := pc.Decision
+	verdict := th.Verdict(string(d.Verdict)).Render(string(d.Verdict))
+	var out []string
+	if line := "  " + verdict + th.Muted.Render(" · rule ") + d.Rule; ansi.StringWidth(line) <= w {
+		out = append(out, line)
+	} else {
+		// The verdict and the rule do not fit on one line: the rule gets
+		// its own.
+		out = append(out, ansi.Truncate("  "+verdict, w, "…"))
+		out = append(out, ruleLines(th, d.Rule, w)...)
+	}
+	if a := pc.Approval; a != nil && *a != loop.Deny {
+		how := "  → approved once"
+		if *a == loop.AllowSession {
+			how = "  → approved for the session (this exact call)"
+		}
+		out = append(out, th.Success.Render(ansi.Truncate(how, w, "…")))
+	}
+	if d.Reason == "" {
+		return out
+	}
+	reason := wrapLines(d.Reason, w-2)
+	if len(reason) > 2 {
+		reason = reason[:2]
+		reason[1] = ansi.Truncate(reason[1], w-3, "") + "…"
+	}
+	for _, ln := range reason {
+		out = append(out, "  "+th.Muted.Render(ln))
+	}
+	return out
+}
+
+// ruleLines wraps "rule NAME" under the verdict, the name whole.
+func ruleLines(th theme.Theme, rule string, w int) []string {
+	var out []string
+	prefix := "rule "
+	if ansi.StringWidth(rule)+len(prefix) > w-2 {
+		out = append(out, "  "+th.Muted.Render("rule"))
+		prefix = ""
+	}
+	for i, ln := range wrapLines(prefix+rule, max(w-2, 1)) {
+		if i == 0 && prefix != "" {
+			ln = th.Muted.Render(prefix) + strings.TrimPrefix(ln, prefix)
+		}
+		out = append(out, "  "+ln)
+	}
+	return out
+}
+
+// statusStyle colours a call's status.
+func statusStyle(th theme.Theme, s loop.CallStatus) lipgloss.Style {
+	switch s {
+	case loop.CallDone:
+		return th.Success
+	case loop.CallFailed:
+		return th.Error
+	case loop.CallDenied:
+		return th.VerdictDeny
+	case loop.CallWaiting:
+		return th.Warning
+	}
+	return th.Muted
+}
+
+// toolsView lists this iteration's tool calls at the selected step, with a
+// mark on the first and last line when calls lie above or below the window.
+func (c toolsComponent) toolsView(lk look, in rect) ([]string, string) {
+	r := c.r
+	lines, info, _ := c.toolLines(lk, in)
+	win := r.calls.window(lines, in.h)
+	if len(lines) <= in.h || in.h < 3 {
+		return win, info
+	}
+	win = append([]string(nil), win...)
+	off := min(max(r.calls.off, 0), len(lines)-in.h)
+	if off > 0 {
+		win[0] = lk.th.Warning.Render(ansi.Truncate(fmt.Sprintf("↑ %d more line%s above (↑/k)", off, plural(off)), in.w, "…"))
+	}
+	if below := len(lines) - off - in.h; below > 0 {
+		win[len(win)-1] = lk.th.Warning.Render(ansi.Truncate(fmt.Sprintf("↓ %d more line%s below (↓/j)", below, plural(below)), in.w, "…"))
+	}
+	return win, info
+}
+
+// toolLines is every line of the Tool calls pane (toolsView scrolls them),
+// its title info, and the lines of the call the loop is on.
+func (c toolsComponent) toolLines(lk look, in rect) ([]string, string, callSpan) {
+	r := c.r
+	s := r.live.selected()
+	span := callSpan{-1, -1}
+	if s == nil {
+		return []string{lk.th.Muted.Render("No tool calls yet.")}, "", span
+	}
+	t := &s.t
+	live := !r.live.travelling()
+	var out []string
+	if len(t.Pending) == 0 {
+		out = wrapStyled(lk.th.Muted, c.noCallsText(t), in.w)
+	}
+	current := currentCall(t.Pending)
+	for i, pc := range t.Pending {
+		if i > 0 {
+			out = append(out, "")
+		}
+		if i == current {
+			span.at = len(out)
+		}
+		out = append(out, c.callLines(lk, i, pc, i == current, live, in.w)...)
+		if i == current {
+			span.end = len(out)
+		}
+	}
+	info := fmt.Sprintf("iter %d · %d call%s", t.Iteration, len(t.Pending), plural(len(t.Pending)))
+	if current >= 0 && len(t.Pending) > 1 {
+		info = fmt.Sprintf("call %d/%d · iter %d", current+1, len(t.Pending), t.Iteration)
+	}
+	return out, info, span
+}
+
+// noCallsText says why the iteration of step t has no tool calls.
+func (c toolsComponent) noCallsText(t *loop.Transition) string {
+	r := c.r
+	if t.Iteration == 0 {
+		return "No tool calls: no iteration has started."
+	}
+	es := r.live.exchangeStep(r.live.selectedIndex())
+	if es < 0 {
+		return fmt.Sprintf("Iteration %d: no tool calls yet — the model has not answered.", t.Iteration)
+	}
+	call := r.live.steps[es].t
+	switch {
+	case call.Edge == loop.EdgeLLMFailure:
+		return fmt.Sprintf("Iteration %d: the model call failed, so there are no tool calls (History says why).", t.Iteration)
+	case call.Edge == loop.EdgeMalformedResponse:
+		return fmt.Sprintf("Iteration %d: the model's reply could not be read as a tool call or an answer; the loop told it what was wrong.", t.Iteration)
+	case call.LLM != nil && len(call.LLM.ToolCalls) == 0:
+		return fmt.Sprintf("Iteration %d: the model answered without calling a tool.", t.Iteration)
+	}
+	return fmt.Sprintf("Iteration %d: no tool calls yet — the model has not answered.", t.Iteration)
+}
+
+// callLines is one call: its name and arguments, the security layer's
+// verdict and rule, how the person answered, its status and result.
+func (c toolsComponent) callLines(lk look, i int, pc loop.PendingCall, current, live bool, w int) []string {
+	th := lk.th
+	name := th.RoleTool.Render(fmt.Sprintf("%d %s", i+1, sanitize(pc.Call.Name)))
+	args := th.Muted.Render(" " + sanitize(compactJSON(string(pc.Call.Args))))
+	out := []string{ansi.Truncate(name+args, w, "…")}
+	if pc.Decision == nil {
+		out = append(out, th.Muted.Render(ansi.Truncate("  not checked by the security layer yet", w, "…")))
+	} else {
+		out = append(out, decisionLines(th, pc, w)...)
+	}
+	status, st := c.callStatus(lk, pc, current, live)
+	line := "  status: " + st.Render(status)
+	if pc.Result == nil {
+		return append(out, ansi.Truncate(line, w, "…"))
+	}
+	line += th.Muted.Render(fmt.Sprintf(" · %d ms", pc.Result.DurationMS))
+	out = append(out, ansi.Truncate(line, w, "…"))
+	rs := th.Muted
+	if pc.Result.IsError {
+		rs = th.Error
+	}
+	for _, ln := range resultGist(pc.Result.Content, w) {
+		out = append(out, rs.Render(ln))
+	}
+	return out
+}
+
+// callStatus is a call's status and its style: while a step works on the
+// current call, what it is doing.
+func (c toolsComponent) callStatus(lk look, pc loop.PendingCall, current, live bool) (string, lipgloss.Style) {
+	r := c.r
+	th := lk.th
+	if current && live && r.busy {
+		switch {
+		case r.live.state == loop.ExecutingTool && r.ask != nil:
+			return "running: waiting for your answer", th.Warning
+		case r.live.state == loop.ExecutingTool:
+			return lk.spin + " running", th.Warning
+		case r.live.state == loop.CheckingPolicy:
+			return lk.spin + " checking policy", th.Warning
+		case r.live.state == loop.AwaitingUserConfirmation:
+			return "waiting for you", th.Warning
+		}
+		return string(pc.Status), statusStyle(th, pc.Status)
+	}
+	if current && pc.Status == loop.CallPending && pc.Decision != nil {
+		return "pending: allowed, runs next", th.Muted
+	}
+	return string(pc.Status), statusStyle(th, pc.Status)
+}
