@@ -27,6 +27,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 )
 
@@ -75,6 +76,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return listLessons(args[1:], stdout, stderr)
 		case "sessions":
 			return listSessions(args[1:], stdout, stderr)
+		case "export":
+			return exportSession(args[1:], stdout, stderr)
 		case "version":
 			fmt.Fprintf(stdout, "glassbox %s\n", version)
 			return exitOK
@@ -93,7 +96,10 @@ Usage:
   glassbox [flags]              full-screen TUI (offline simulation unless a provider is configured)
   glassbox run [flags] PROMPT   headless: run the loop on PROMPT and print the trace
   glassbox lessons              list the bundled offline lessons
-  glassbox sessions             list the saved sessions (resume one with --resume ID)
+  glassbox sessions [--stats [ID]]
+                                list the saved sessions (resume one with --resume ID); --stats adds each run's health
+  glassbox export SESSION [--step N] [--format md|html] [--out FILE]
+                                a step or a whole session as a self-contained page (a handout)
   glassbox version
 
 Run 'glassbox run -h' for the flags.
@@ -371,19 +377,82 @@ func sessionDir() string {
 	return dir
 }
 
-// listSessions is `glassbox sessions`.
+// listSessions is `glassbox sessions [--stats [ID]]`.
 func listSessions(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "glassbox sessions: takes no arguments")
+	fs := flag.NewFlagSet("glassbox sessions", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stats := fs.Bool("stats", false, "add each session's health (size, calls, retries, failures fed back, time per call, tokens); with an ID, that session's in full")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 1 || fs.NArg() == 1 && !*stats {
+		fmt.Fprintln(stderr, "glassbox sessions: takes no arguments but --stats [ID]")
 		return exitUsage
 	}
 	dir, err := agentrun.SessionDir(os.Getenv)
-	if err == nil {
+	switch {
+	case err == nil && fs.NArg() == 1:
+		err = headless.SessionStats(stdout, dir, fs.Arg(0))
+	case err == nil && *stats:
+		err = headless.ListSessionStats(stdout, stderr, dir)
+	case err == nil:
 		err = headless.ListSessions(stdout, stderr, dir)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "glassbox sessions: %v\n", err)
 		return exitUsage
+	}
+	return exitOK
+}
+
+// exportSession is `glassbox export SESSION [--step N] [--format md|html] [--out FILE]`;
+// SESSION may come before or after the flags.
+func exportSession(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("glassbox export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c export.Command
+	fs.IntVar(&c.Step, "step", 0, "export only step N, counted from 1 as in 'glassbox sessions' (default: the whole session)")
+	format := fs.String("format", "md", "md (Markdown) or html (one self-contained file)")
+	fs.StringVar(&c.Out, "out", "", "write the page to FILE (default: standard output)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: glassbox export SESSION [--step N] [--format md|html] [--out FILE]\n\nWrites a step, or the whole session, as one page a learner can take home.\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		c.Session, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if c.Session == "" && fs.NArg() > 0 {
+		c.Session = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "glassbox export: unexpected argument %q (one session at a time)\n", fs.Arg(0))
+		return exitUsage
+	}
+	if c.Session == "" || fs.NArg() > 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	stepSet := false
+	fs.Visit(func(f *flag.Flag) { stepSet = stepSet || f.Name == "step" })
+	if stepSet && c.Step < 1 {
+		fmt.Fprintf(stderr, "glassbox export: --step %d: steps count from 1\n", c.Step)
+		return exitUsage
+	}
+	var err error
+	if c.Format, err = export.ParseFormat(*format); err != nil {
+		fmt.Fprintf(stderr, "glassbox export: %v\n", err)
+		return exitUsage
+	}
+	if err := c.Run(os.Getenv, stdout); err != nil {
+		return fail(stderr, "glassbox export", err)
 	}
 	return exitOK
 }

@@ -41,13 +41,18 @@ func NewPath(dir string, now time.Time) (string, error) {
 
 // Find resolves what --resume names: a path to a session file, or the id
 // of a session in dir.
-func Find(dir, idOrFile string) (string, error) {
+func Find(dir, idOrFile string) (string, error) { return Locate("--resume", dir, idOrFile) }
+
+// Locate resolves a session named on the command line the way --resume
+// takes it: a path to a session file, or the id of a session in dir. what
+// names the command or flag that asked, for its messages.
+func Locate(what, dir, idOrFile string) (string, error) {
 	if idOrFile == "" {
-		return "", errors.New("--resume needs a session id or file (see 'glassbox sessions')")
+		return "", fmt.Errorf("%s needs a session id or file (see 'glassbox sessions')", what)
 	}
 	if strings.ContainsRune(idOrFile, os.PathSeparator) || strings.HasSuffix(idOrFile, ".jsonl") {
 		if _, err := os.Stat(idOrFile); err != nil {
-			return "", fmt.Errorf("--resume %s: %w", idOrFile, err)
+			return "", fmt.Errorf("%s %s: %w", what, idOrFile, err)
 		}
 		return idOrFile, nil
 	}
@@ -56,7 +61,7 @@ func Find(dir, idOrFile string) (string, error) {
 		if _, err2 := os.Stat(idOrFile); err2 == nil {
 			return idOrFile, nil
 		}
-		return "", fmt.Errorf("--resume %s: no session with that id in %s (see 'glassbox sessions')", idOrFile, dir)
+		return "", fmt.Errorf("%s %s: no session with that id in %s (see 'glassbox sessions')", what, idOrFile, dir)
 	}
 	return path, nil
 }
