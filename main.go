@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,6 +57,9 @@ func main() {
 	if err := tools.BecomeSubreaper(); err != nil {
 		fmt.Fprintf(os.Stderr, "glassbox: cannot become a subreaper (%v): a command's detached processes may outlive it\n", err)
 	}
+	// A glassbox killed outright (kill -9) left its commands' folders
+	// behind; this start removes those whose owner is gone.
+	tools.RemoveStaleCommandFolders()
 	// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) all end the
 	// run the same way: children stopped, the trace closed with an
 	// interrupted record, temporary files removed.
@@ -115,6 +119,9 @@ func loadConfig(name string, args []string, headless bool, stderr io.Writer) (ag
 	dot, ignored, err := agentrun.ReadDotEnv(".env")
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: .env: %v (file ignored)\n", name, err)
+	}
+	if abs, err := filepath.Abs(".env"); err == nil && dot != nil {
+		c.DotEnv = abs // hidden from commands, even inside the workspace
 	}
 	if len(ignored) > 0 {
 		fmt.Fprintf(stderr, "%s: .env: ignored %s — glassbox reads only its own variables from .env\n", name, strings.Join(ignored, ", "))

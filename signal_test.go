@@ -147,7 +147,7 @@ func TestCommandsCannotReadSecretsFromEnviron(t *testing.T) {
 		github = "ghp_SECRETgithubTOKEN0123456789"
 		aws    = "AWSsecretACCESSkey0123456789xyz"
 	)
-	command := `P=$(awk '/^PPid/{print $2}' /proc/$PPID/status); cat /proc/$PPID/environ /proc/$P/environ | tr '\0' '\n' > env.txt; sleep 30`
+	command := `P=$(awk '/^PPid/{print $2}' /proc/$PPID/status); cat /proc/$PPID/environ /proc/$P/environ 2>&1 | tr '\0' '\n' > env.txt; echo done >> env.txt; sleep 30`
 	srv := commandServer(t, command)
 	ws := t.TempDir()
 	cmd := exec.Command(bin, "run", "--live", "--yes", "--json", "--workspace", ws, "hi")
@@ -163,7 +163,10 @@ func TestCommandsCannotReadSecretsFromEnviron(t *testing.T) {
 	envFile := filepath.Join(ws, "env.txt")
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if b, err := os.ReadFile(envFile); err == nil && strings.Contains(string(b), "PATH=") {
+		// Under the sandbox the kernel refuses the read outright (the
+		// helper and glassbox are outside the command's Landlock domain);
+		// the blocks are read below from outside, as anyone could.
+		if b, err := os.ReadFile(envFile); err == nil && strings.Contains(string(b), "done") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -176,6 +179,20 @@ func TestCommandsCannotReadSecretsFromEnviron(t *testing.T) {
 	own, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The helper's block too: every child of glassbox.
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		status, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil || !strings.Contains(string(status), fmt.Sprintf("\nPPid:\t%d\n", cmd.Process.Pid)) {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil {
+			own = append(own, b...)
+		}
+	}
+	if !strings.Contains(string(own), "PATH=") {
+		t.Fatalf("read no environment block from outside: %q", own)
 	}
 	for _, secret := range []string{testKey, github, aws} {
 		if strings.Contains(string(seen), secret) {

@@ -76,6 +76,10 @@ type Policy struct {
 	// file's top-level network = true). The kernel's sandbox otherwise
 	// refuses their outbound TCP connections.
 	Network bool
+	// Env names variables of glassbox's environment that commands get on
+	// top of the sandbox's allow-list (the policy file's env = [...]);
+	// never a secret-looking name (tools.CheckPassEnv).
+	Env     []string
 	grants  map[string]bool
 	granted []history.ToolCall // the grants in order, for the session file
 }
@@ -187,7 +191,8 @@ reason = "no rule names this tool, so a person decides"
 `
 
 type policyFile struct {
-	Network bool `toml:"network"`
+	Network bool     `toml:"network"`
+	Env     []string `toml:"env"`
 	Rule    []struct {
 		Name                 string   `toml:"name"`
 		Verdict              string   `toml:"verdict"`
@@ -283,7 +288,12 @@ func ParsePolicy(b []byte) (*Policy, error) {
 		}
 		return nil, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
 	}
-	p := &Policy{Network: f.Network, Default: Decision{Verdict: RequireConfirm, Rule: "default", Reason: "no rule matched"}}
+	p := &Policy{Network: f.Network, Env: f.Env, Default: Decision{Verdict: RequireConfirm, Rule: "default", Reason: "no rule matched"}}
+	for _, name := range f.Env {
+		if err := tools.CheckPassEnv(name); err != nil {
+			return nil, err
+		}
+	}
 	seen := map[string]bool{}
 	for i, r := range f.Rule {
 		where := fmt.Sprintf("rule %d", i+1)

@@ -2,10 +2,43 @@ package tools
 
 import (
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
 )
+
+// starter is the one goroutine that starts commands, locked to its own
+// operating-system thread for the life of the program. The kernel sends a
+// child its parent-death signal when the thread that forked it ends, not
+// the process; Go ends a thread when a goroutine locked to it returns, so a
+// command started from an ordinary goroutine could be killed while
+// glassbox runs on. This thread never ends before the process does.
+var starter struct {
+	once sync.Once
+	jobs chan startJob
+}
+
+type startJob struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// startOnLastingThread starts cmd from the starter's thread.
+func startOnLastingThread(cmd *exec.Cmd) error {
+	starter.once.Do(func() {
+		starter.jobs = make(chan startJob)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread lives as long as the program
+			for j := range starter.jobs {
+				j.done <- j.cmd.Start()
+			}
+		}()
+	})
+	done := make(chan error, 1)
+	starter.jobs <- startJob{cmd: cmd, done: done}
+	return <-done
+}
 
 // live are the commands running now, in every ExecuteCommand: glassbox
 // stops them all when it ends, whatever ended it (StopAllCommands).
@@ -20,7 +53,7 @@ var live struct {
 func startTracked(cmd *exec.Cmd, owner *ExecuteCommand) error {
 	live.Lock()
 	defer live.Unlock()
-	if err := cmd.Start(); err != nil {
+	if err := startOnLastingThread(cmd); err != nil {
 		return err
 	}
 	if live.cmds == nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -45,6 +46,8 @@ type ExecuteCommand struct {
 	// network lets commands connect out (the policy's network = true);
 	// the sandbox otherwise refuses outbound TCP.
 	network atomic.Bool
+	pass    atomic.Value // []string: variables the policy passes on (PassEnv)
+	conceal atomic.Value // []string: files commands must not read (Conceal)
 	sandbox atomic.Value // string: the last command's sandbox line
 }
 
@@ -52,13 +55,59 @@ type ExecuteCommand struct {
 // network setting). Call it before the first command.
 func (t *ExecuteCommand) AllowNetwork(on bool) { t.network.Store(on) }
 
+// PassEnv names variables commands get from glassbox's environment besides
+// the allow-list (the policy's env setting). A name that looks secret is
+// refused (CheckPassEnv); call it before the first command.
+func (t *ExecuteCommand) PassEnv(names []string) error {
+	for _, n := range names {
+		if err := CheckPassEnv(n); err != nil {
+			return err
+		}
+	}
+	t.pass.Store(append([]string(nil), names...))
+	return nil
+}
+
+// Conceal names files commands must not read even where they lie inside
+// the workspace: the .env glassbox read its keys from, when glassbox runs
+// in the folder it hands the agent (--workspace .). In the command's own
+// mount namespace each is covered by an empty, read-only file; glassbox
+// still sees it as it is. Paths outside the workspace need nothing: the
+// sandbox does not let commands read there at all.
+func (t *ExecuteCommand) Conceal(paths []string) {
+	var abs []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			abs = append(abs, a)
+		}
+	}
+	t.conceal.Store(abs)
+}
+
+func (t *ExecuteCommand) concealed() []string {
+	paths, _ := t.conceal.Load().([]string)
+	return paths
+}
+
+func (t *ExecuteCommand) passEnv() []string {
+	names, _ := t.pass.Load().([]string)
+	return names
+}
+
 // LastSandbox is the sandbox line of the last command that ran ("on — …"
-// or "off — reason"), or SandboxStatus() before any has.
+// or "off — reason"), or before any has, the line its commands will get
+// (with the policy's network setting).
 func (t *ExecuteCommand) LastSandbox() string {
 	if s, ok := t.sandbox.Load().(string); ok {
 		return s
 	}
-	return SandboxStatus()
+	return sandboxStatus(t.network.Load())
 }
 
 func (t *ExecuteCommand) setLastSandbox(s string) { t.sandbox.Store(s) }
@@ -117,13 +166,14 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 	if strings.TrimSpace(p.Command) == "" {
 		return failure("%s: the command is empty; give a shell command line such as: ls -l", ExecuteCommandName), nil
 	}
-	// Each command gets its own temporary folder (TMPDIR), the only place
-	// outside the workspace the sandbox lets it write; it goes afterwards.
-	tmp, err := os.MkdirTemp("", "glassbox-cmd-*")
+	// Each command gets its own temporary folder (TMPDIR, and HOME inside
+	// it), the only place outside the workspace the sandbox lets it write;
+	// it goes afterwards, or at the next start if glassbox dies first.
+	tmp, err := newCommandTemp()
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: cannot make the command's temporary folder: %w", ExecuteCommandName, err)
 	}
-	defer os.RemoveAll(tmp)
+	defer tmp.remove()
 
 	runCtx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
@@ -147,22 +197,9 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 	return res, nil
 }
 
-// commandEnv is the environment a command gets: glassbox's without the
-// secrets, with TMPDIR pointing to the command's own temporary folder.
-func commandEnv(tmp string) []string {
-	env := scrubEnv(os.Environ())
-	kept := env[:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
-			kept = append(kept, kv)
-		}
-	}
-	return append(kept, "TMPDIR="+tmp)
-}
-
 // runHelper runs command through the sandbox helper and reads its report.
-func (t *ExecuteCommand) runHelper(ctx context.Context, command, tmp string, out *headTailBuffer) (Result, error) {
-	cmd, err := helperCommand(ctx, command, t.ws.Root(), tmp, t.network.Load())
+func (t *ExecuteCommand) runHelper(ctx context.Context, command string, tmp commandTemp, out *headTailBuffer) (Result, error) {
+	cmd, err := helperCommand(ctx, command, t.ws.Root(), tmp.dir, t.network.Load(), t.concealed())
 	if err != nil {
 		return t.runShell(ctx, command, tmp, out)
 	}
@@ -173,7 +210,7 @@ func (t *ExecuteCommand) runHelper(ctx context.Context, command, tmp string, out
 	defer statusR.Close()
 	cmd.ExtraFiles = []*os.File{statusW}
 	cmd.Dir = t.ws.Root()
-	cmd.Env = commandEnv(tmp)
+	cmd.Env = commandEnv(os.Environ(), tmp, t.ws.Root(), t.passEnv())
 	cmd.Stdout, cmd.Stderr = out, out
 	startInOwnGroup(cmd)
 	// The helper stops the command and everything it started, then exits;
@@ -223,10 +260,10 @@ func (t *ExecuteCommand) runHelper(ctx context.Context, command, tmp string, out
 
 // runShell runs command as `sh -c` in its own process group: no sandbox
 // helper is available (a test binary without it, or not Linux).
-func (t *ExecuteCommand) runShell(ctx context.Context, command, tmp string, out *headTailBuffer) (Result, error) {
+func (t *ExecuteCommand) runShell(ctx context.Context, command string, tmp commandTemp, out *headTailBuffer) (Result, error) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = t.ws.Root()
-	cmd.Env = commandEnv(tmp)
+	cmd.Env = commandEnv(os.Environ(), tmp, t.ws.Root(), t.passEnv())
 	// One writer for both streams keeps them interleaved as they happened;
 	// os/exec then writes from one goroutine at a time.
 	cmd.Stdout, cmd.Stderr = out, out
@@ -288,25 +325,12 @@ func kernelRefusal(output string) bool {
 // sandboxNote is the teaching line under a command the kernel may have
 // refused: the rule said ALLOW (or a person approved), the kernel said no.
 func sandboxNote(network bool) string {
-	what := "writes outside the workspace and TMPDIR, and outbound TCP connections"
+	what := "reads outside the workspace, TMPDIR and the system's program folders, writes outside the workspace and TMPDIR, and connections out"
 	if network {
-		what = "writes outside the workspace and TMPDIR"
+		what = "reads outside the workspace, TMPDIR and the system's program folders, writes outside the workspace and TMPDIR, and Unix and raw sockets"
 	}
-	return "[sandbox] The security policy let this command run, but it ran under the kernel's sandbox (Landlock), which refuses " +
-		what + ": a \"Permission denied\" above is most likely the kernel saying no. Work inside the workspace instead."
-}
-
-// scrubEnv returns env without the variables that hold secrets, so a command
-// the model writes (env, printenv, a script) cannot leak an API key.
-func scrubEnv(env []string) []string {
-	kept := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !IsSecretEnvName(name) {
-			kept = append(kept, kv)
-		}
-	}
-	return kept
+	return "[sandbox] The security policy let this command run, but it ran under the kernel's sandbox (Landlock and seccomp), which refuses " +
+		what + ": a \"Permission denied\" or \"Operation not permitted\" above is most likely the kernel saying no. Work inside the workspace instead."
 }
 
 // IsSecretEnvName reports whether an environment variable's name suggests a

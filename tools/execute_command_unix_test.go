@@ -28,8 +28,8 @@ func TestExecuteCommandKillsGrandchild(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ws := newTestWorkspace(t, nil)
-			res := run(t, NewExecuteCommand(ws, 300*time.Millisecond), `{"command":`+quote(tt.command)+`}`)
-			if !strings.HasPrefix(res.Content, "timed out after 300ms; the command and everything it started were killed") {
+			res := run(t, NewExecuteCommand(ws, 1500*time.Millisecond), `{"command":`+quote(tt.command)+`}`)
+			if !strings.HasPrefix(res.Content, "timed out after 1.5s; the command and everything it started were killed") {
 				t.Fatalf("Run = %+v, want a timeout", res)
 			}
 			pid := readPID(t, filepath.Join(ws.Root(), "grandchild.pid"))

@@ -8,11 +8,16 @@ import (
 	"syscall"
 )
 
-// startInOwnGroup makes the command the leader of a new process group, so
-// everything it starts (a pipeline, a background job, a child's child)
-// belongs to that group and can be stopped together.
+// startInOwnGroup makes the command the leader of a new session, and so of
+// a new process group: everything it starts (a pipeline, a background job,
+// a child's child) belongs to that group and can be stopped together, and
+// it has no controlling terminal — /dev/tty does not reach the terminal
+// glassbox runs in.
 func startInOwnGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
 }
 
 // killProcessGroup sends SIGKILL to the command's whole process group. A

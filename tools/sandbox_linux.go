@@ -5,13 +5,18 @@ package tools
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,6 +27,10 @@ import (
 
 // minNetABI is the first Landlock ABI that can refuse TCP connections.
 const minNetABI = 4
+
+// minScopeABI is the first Landlock ABI that keeps a command's signals
+// (and abstract Unix sockets) inside its own sandbox.
+const minScopeABI = 6
 
 // landlockABI is the kernel's Landlock ABI version, or an error saying why
 // there is none.
@@ -39,21 +48,103 @@ func landlockABI() (int, error) {
 }
 
 // SandboxStatus says in one line whether execute_command's commands run
-// under the kernel's sandbox, for the status bar, the trace and the
-// headless header: "on — Landlock ABI 7: …" or "off — reason".
-func SandboxStatus() string {
+// under the kernel's sandbox and what this kernel leaves open: "on — …",
+// "on (open: …) — …" or "off — reason". It describes a policy without
+// network; a run's line (ExecuteCommand.LastSandbox, which the welcome
+// note, the status bar and the headless header show) follows its policy,
+// and each command's (Result.Sandbox, in the trace) says what it had.
+func SandboxStatus() string { return sandboxStatus(false) }
+
+// sandboxStatus is SandboxStatus for commands run with or without the
+// policy's network = true.
+func sandboxStatus(network bool) string {
 	if !helperReady.Load() {
+		if why, ok := helperMissing.Load().(string); ok {
+			return "off — the sandbox helper could not be prepared: " + why
+		}
 		return "off — this program does not start the sandbox helper (glassbox's main calls tools.RunSandboxHelper first)"
 	}
-	v, err := landlockABI()
-	if err != nil {
-		return "off — " + err.Error()
+	abi, llErr := landlockABI()
+	_, roErr := privateMountsAttr()
+	return sandboxLine(reach{abi: abi, landlock: llErr, seccomp: seccompAvailable(), readOnly: roErr, network: network})
+}
+
+// reach is what confines a command: the Landlock ABI (or why there is
+// none), seccomp, the read-only view of everything outside its folders,
+// and whether the policy grants network.
+type reach struct {
+	abi                         int
+	landlock, seccomp, readOnly error
+	network                     bool
+}
+
+// sandboxLine is the one wording of the sandbox's reach: what commands may
+// read and write, which socket routes out are closed, and — in the head,
+// so the status bar shows it — which stay open on this kernel and why.
+func sandboxLine(r reach) string {
+	abi, llErr, scErr, network := r.abi, r.landlock, r.seccomp, r.network
+	if llErr != nil {
+		line := "off — " + llErr.Error()
+		if scErr == nil {
+			line += "; the seccomp filter still refuses Unix, raw and (without network) UDP sockets, device nodes and setuid files"
+		}
+		return line
 	}
-	net := "outbound TCP refused unless the policy sets network = true"
-	if v < minNetABI {
-		net = fmt.Sprintf("network NOT confined (Landlock ABI %d; TCP rules need ABI %d, Linux 6.7)", v, minNetABI)
+	var closed, open, why []string
+	if scErr == nil {
+		closed = append(closed, "Unix", "raw")
+		if !network {
+			closed = append(closed, "UDP")
+		}
+	} else {
+		open = append(open, "Unix sockets", "raw sockets", "UDP", "setuid files")
+		why = append(why, scErr.Error())
 	}
-	return fmt.Sprintf("on — Landlock ABI %d: commands write only in the workspace and their own temporary folder; %s", v, net)
+	switch {
+	case network:
+		open = append(open, "TCP")
+		if scErr == nil {
+			open = append(open, "UDP")
+		}
+		why = append(why, "network allowed by the policy")
+	case abi < minNetABI:
+		open = append(open, "TCP")
+		why = append(why, fmt.Sprintf("TCP rules need Landlock ABI %d", minNetABI))
+	default:
+		closed = append(closed, "TCP")
+	}
+	if r.readOnly != nil {
+		open = append(open, "chmod, chown and touch outside")
+		why = append(why, "Landlock does not govern file modes, owners and times, and "+r.readOnly.Error())
+	}
+	if abi < minScopeABI {
+		open = append(open, "signals to your other processes")
+		why = append(why, fmt.Sprintf("scoping needs Landlock ABI %d", minScopeABI))
+	}
+	head := "on"
+	if len(open) > 0 {
+		head = "on (open: " + strings.Join(open, ", ") + ")"
+	}
+	tool := fmt.Sprintf("Landlock ABI %d", abi)
+	if scErr == nil {
+		tool += " + seccomp"
+	}
+	if r.readOnly == nil {
+		tool += " + read-only mounts"
+	}
+	line := fmt.Sprintf("%s — %s: commands read only the workspace, their temporary folder and the system's program folders and change only the first two; no device nodes, FIFOs", head, tool)
+	if scErr == nil {
+		line += " or setuid files"
+	}
+	if len(closed) > 0 {
+		line += "; sockets closed: " + strings.Join(closed, ", ")
+	}
+	if len(open) > 0 {
+		line += "; left open: " + strings.Join(open, ", ") + " (" + strings.Join(why, "; ") + ")"
+	} else {
+		line += "; nothing left open"
+	}
+	return line
 }
 
 // sandboxOn reports whether SandboxStatus is "on".
@@ -67,10 +158,48 @@ func BecomeSubreaper() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
+// self is this program's file, opened when it started (openSelf): the
+// helper is executed from it, never from a path.
+var self struct {
+	sync.Mutex
+	f *os.File
+}
+
+// openSelf opens the running program's own file. /proc/self/exe names the
+// image the kernel is running, whatever has since happened to the path it
+// was started from.
+func openSelf() error {
+	self.Lock()
+	defer self.Unlock()
+	if self.f != nil {
+		return nil
+	}
+	f, err := os.Open("/proc/self/exe")
+	if err != nil {
+		return fmt.Errorf("cannot open the running program (%v)", err)
+	}
+	self.f = f
+	return nil
+}
+
+// selfPath is a path to the program opened at start: the magic link of its
+// descriptor, which a child (it inherits the descriptor until its exec
+// completes) resolves to the same file.
+func selfPath() (string, error) {
+	self.Lock()
+	defer self.Unlock()
+	if self.f == nil {
+		return "", errors.New("the program's own file was not opened at start")
+	}
+	return "/proc/self/fd/" + strconv.Itoa(int(self.f.Fd())), nil
+}
+
 // helperCommand is how execute_command starts COMMAND through the helper:
-// this same program with SandboxArg.
-func helperCommand(ctx context.Context, command, dir, tmp string, network bool) (*exec.Cmd, error) {
-	self, err := os.Executable()
+// this same program, from the descriptor opened at start, with SandboxArg.
+// The helper gets SIGTERM if glassbox dies, however it dies (kill -9
+// included), and then stops everything the command started.
+func helperCommand(ctx context.Context, command, dir, tmp string, network bool, conceal []string) (*exec.Cmd, error) {
+	path, err := selfPath()
 	if err != nil {
 		return nil, err
 	}
@@ -78,16 +207,27 @@ func helperCommand(ctx context.Context, command, dir, tmp string, network bool) 
 	if network {
 		net = "net"
 	}
-	return exec.CommandContext(ctx, self, SandboxArg, dir, tmp, net, command), nil
+	hide, err := json.Marshal(conceal)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, path, SandboxArg, dir, tmp, net, string(hide), command)
+	cmd.Args[0] = "glassbox"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	return cmd, nil
 }
 
-// sandboxHelperMain is the helper: it becomes the subreaper of everything
-// the command starts, confines itself with Landlock (writes only under
-// workspace and tmp; no TCP connect or bind unless net), runs `sh -c
-// command`, and when the shell ends kills every process the command left
-// behind, wherever it went (a new session, a new process group). Its
-// report goes to fd 3; glassbox reads it.
+// sandboxHelperMain is the helper. Unconfined itself, it becomes the
+// subreaper of everything the command starts, starts the confining stage
+// (which becomes `sh -c command` under Landlock and seccomp), and when the
+// shell ends — or glassbox asks, or glassbox dies — kills every process
+// the command left behind, wherever it went (a new session, a new process
+// group). Its report goes to fd 3; glassbox reads it.
 func sandboxHelperMain(args []string) int {
+	// The confining stage's parent-death signal fires when the thread
+	// that started it ends, not the process: start it from a thread that
+	// lives as long as the helper.
+	runtime.LockOSThread()
 	// The status pipe is the helper's alone: the command must not hold it
 	// (a background job would keep glassbox waiting for the report).
 	syscall.CloseOnExec(3)
@@ -99,40 +239,51 @@ func sandboxHelperMain(args []string) int {
 		}
 		return 0
 	}
-	if len(args) != 4 {
-		return report(helperStatus{Error: fmt.Sprintf("the sandbox helper wants 4 arguments (workspace, temporary folder, net|nonet, command), got %d", len(args))})
+	if len(args) != 5 {
+		return report(helperStatus{Error: fmt.Sprintf("the sandbox helper wants 5 arguments (workspace, temporary folder, net|nonet, files to conceal, command), got %d", len(args))})
 	}
-	ws, tmp, network, command := args[0], args[1], args[2] == "net", args[3]
+	tmp := args[1]
+	parent := os.Getppid()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return report(helperStatus{Error: "cannot become the command's subreaper: " + err.Error()})
 	}
-	sandbox, err := confine(ws, tmp, network)
-	if err != nil {
-		return report(helperStatus{Sandbox: sandbox, Error: err.Error()})
-	}
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		return report(helperStatus{Sandbox: sandbox, Error: "cannot find sh: " + err.Error()})
-	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return report(helperStatus{Sandbox: sandbox, Error: err.Error()})
+	// The confining stage gets a mount namespace of its own where one can
+	// be made, and is told so. If it cannot use it (a kernel or policy that
+	// refuses the mounts), it says so before running anything, and runs
+	// again in this namespace, its line saying what stays open.
+	sys, roErr := privateMountsAttr()
+	var (
+		stage    confiningStage
+		err      error
+		attempts int
+	)
+	for {
+		attempts++
+		if roErr == nil {
+			stage, err = startConfiningStage(sys, privateMountsFor(), args)
+		}
+		if roErr != nil || err != nil {
+			stage, err = startConfiningStage(&syscall.SysProcAttr{}, "shared-mounts", args)
+		}
+		if err != nil {
+			return report(helperStatus{Error: "cannot start the sandbox: " + err.Error()})
+		}
+		if roErr != nil || attempts > 1 {
+			break
+		}
+		// A stage that could not use its namespace ends at once.
+		conf := <-stage.confined
+		if !conf.NoMounts {
+			stage.confined <- conf // for the report below
+			break
+		}
+		<-stage.done
+		roErr = errors.New(conf.Error)
 	}
-	proc, err := os.StartProcess(sh, []string{"sh", "-c", command}, &os.ProcAttr{
-		Dir: ws, Env: os.Environ(), Files: []*os.File{devnull, os.Stdout, os.Stderr},
-	})
-	devnull.Close()
-	if err != nil {
-		return report(helperStatus{Sandbox: sandbox, Error: "cannot start sh: " + err.Error()})
-	}
-	done := make(chan *os.ProcessState, 1)
-	go func() {
-		st, _ := proc.Wait()
-		done <- st
-	}()
-	s := helperStatus{Sandbox: sandbox}
+	done, confined := stage.done, stage.confined
+	var s helperStatus
 	var st *os.ProcessState
 	select {
 	case st = <-done:
@@ -141,7 +292,18 @@ func sandboxHelperMain(args []string) int {
 		killDescendants(os.Getpid()) // the shell and everything under it
 		st = <-done
 	}
+	// The stage has exec'd the shell or ended by now: its report is whole.
+	conf := <-confined
+	s.Sandbox = conf.Sandbox
 	s.Stopped = stopDescendants()
+	if s.Cancelled && os.Getppid() != parent && filepath.IsAbs(tmp) && strings.HasPrefix(filepath.Base(tmp), commandTempPrefix) {
+		// glassbox is gone: nobody else will remove the command's folder.
+		os.RemoveAll(tmp)
+	}
+	if conf.Error != "" {
+		s.Error = conf.Error
+		return report(s)
+	}
 	s.Exit = -1
 	if st != nil {
 		s.Exit = st.ExitCode()
@@ -152,42 +314,214 @@ func sandboxHelperMain(args []string) int {
 	return report(s)
 }
 
-// confine applies Landlock to this process (and so to everything it
-// starts). It returns the sandbox status line; an error means the kernel
-// has Landlock but the rules could not be applied, and the command must
-// not run.
-func confine(ws, tmp string, network bool) (string, error) {
-	v, err := landlockABI()
+// confiningStage is a started confining stage: its end, and its report.
+type confiningStage struct {
+	done     chan *os.ProcessState
+	confined chan helperStatus
+}
+
+// startConfiningStage starts this program as the confining stage for the
+// helper's args (workspace, temporary folder, net|nonet, files to conceal,
+// command), with sys
+// (its namespaces) and mounts telling it which it got. It dies with the
+// helper (SIGKILL), and starts from the helper's locked thread.
+func startConfiningStage(sys *syscall.SysProcAttr, mounts string, args []string) (confiningStage, error) {
+	devnull, err := os.Open(os.DevNull)
 	if err != nil {
-		return "off — " + err.Error(), nil
+		return confiningStage{}, err
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWDirs(ws, tmp).WithRefer(),
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
+	defer devnull.Close()
+	confR, confW, err := os.Pipe()
+	if err != nil {
+		return confiningStage{}, err
 	}
-	cfg := landlock.V11.BestEffort()
-	if network {
-		err = cfg.RestrictPaths(rules...)
-		if err == nil {
-			err = cfg.RestrictScoped()
+	sys.Pdeathsig = syscall.SIGKILL
+	proc, err := os.StartProcess("/proc/self/exe", []string{"glassbox", confineArg, args[0], args[1], args[2], mounts, args[3], args[4]}, &os.ProcAttr{
+		Dir: args[0], Env: os.Environ(), Files: []*os.File{devnull, os.Stdout, os.Stderr, confW}, Sys: sys,
+	})
+	confW.Close()
+	if err != nil {
+		confR.Close()
+		return confiningStage{}, err
+	}
+	stage := confiningStage{done: make(chan *os.ProcessState, 1), confined: make(chan helperStatus, 1)}
+	go func() {
+		stage.confined <- readConfineReport(confR)
+		confR.Close()
+	}()
+	go func() {
+		st, _ := proc.Wait()
+		stage.done <- st
+	}()
+	return stage, nil
+}
+
+// readConfineReport reads what the confining stage wrote before it became
+// the shell (or failed to): JSON objects, the last word winning.
+func readConfineReport(r io.Reader) helperStatus {
+	var s helperStatus
+	dec := json.NewDecoder(io.LimitReader(r, 64<<10))
+	for {
+		var next helperStatus
+		if err := dec.Decode(&next); err != nil {
+			break
 		}
-	} else {
-		err = cfg.Restrict(rules...)
+		if next.Sandbox != "" {
+			s.Sandbox = next.Sandbox
+		}
+		if next.Error != "" {
+			s.Error = next.Error
+		}
+		s.NoMounts = s.NoMounts || next.NoMounts
+	}
+	if s.Sandbox == "" && s.Error == "" {
+		s.Error = "the sandbox ended before it could say whether it was applied"
+	}
+	return s
+}
+
+// confineMain is the helper's second stage: it confines this process —
+// capabilities, Landlock, seccomp, all on the one thread that then execs —
+// reports the sandbox line on fd 3 and becomes `sh -c command`. If any
+// part of the sandbox the kernel offers cannot be applied, the command is
+// not run.
+func confineMain(args []string) int {
+	runtime.LockOSThread()
+	syscall.CloseOnExec(3)
+	out := os.NewFile(3, "confine")
+	say := func(s helperStatus) {
+		if out != nil {
+			out.Write(s.encode())
+		}
+	}
+	if len(args) != 6 {
+		say(helperStatus{Error: fmt.Sprintf("the sandbox wants 6 arguments, got %d", len(args))})
+		return 2
+	}
+	ws, tmp, network, command := args[0], args[1], args[2] == "net", args[5]
+	var conceal []string
+	if err := json.Unmarshal([]byte(args[4]), &conceal); err != nil {
+		say(helperStatus{Error: "the files to conceal are not a JSON list: " + err.Error()})
+		return 2
+	}
+	// "private-mounts=NS": started in a namespace of its own; NS is the
+	// helper's, which this stage must not be in.
+	parentNS, private := strings.CutPrefix(args[3], privateMountsArg+"=")
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		say(helperStatus{Error: "cannot find sh: " + err.Error()})
+		return 2
+	}
+	line, err := confine(ws, tmp, network, private, parentNS, conceal)
+	var noMounts *mountsError
+	if errors.As(err, &noMounts) {
+		// Nothing has been confined yet: the helper runs the stage again
+		// without the namespace, and the line will say what stays open.
+		say(helperStatus{Error: noMounts.Error(), NoMounts: true})
+		return 3
 	}
 	if err != nil {
-		return "", fmt.Errorf("the kernel offers Landlock ABI %d but the sandbox could not be applied (%v), so the command was not run", v, err)
+		say(helperStatus{Sandbox: line, Error: err.Error()})
+		return 2
 	}
-	line := fmt.Sprintf("on — Landlock ABI %d: writes only in the workspace and %s", v, tmp)
-	switch {
-	case network:
-		line += "; network allowed by the policy"
-	case v < minNetABI:
-		line += fmt.Sprintf("; network NOT confined (TCP rules need Landlock ABI %d)", minNetABI)
-	default:
-		line += "; outbound TCP refused"
+	say(helperStatus{Sandbox: line})
+	err = syscall.Exec(sh, []string{"sh", "-c", command}, os.Environ())
+	say(helperStatus{Sandbox: line, Error: "cannot start sh: " + err.Error()})
+	return 2
+}
+
+// confine applies the sandbox to this process (and so to everything it
+// starts). It returns the sandbox line; an error means the kernel offers a
+// part of the sandbox that could not be applied, and the command must not
+// run.
+func confine(ws, tmp string, network, private bool, parentNS string, conceal []string) (string, error) {
+	abi, llErr := landlockABI()
+	scErr := seccompAvailable()
+	roErr := errNoPrivateMounts
+	if private {
+		// First, while this process may still mount.
+		if err := readOnlyOutside(ws, tmp, parentNS, conceal); err != nil {
+			return "", &mountsError{err}
+		}
+		roErr = nil
 	}
-	return line, nil
+	if err := dropCapabilities(); err != nil {
+		return "", fmt.Errorf("the command's capabilities could not be dropped (%v), so it was not run", err)
+	}
+	if llErr == nil {
+		cfg := landlock.V11.BestEffort()
+		rules := landlockRules(ws, tmp)
+		var err error
+		if network {
+			err = cfg.RestrictPaths(rules...)
+			if err == nil {
+				err = cfg.RestrictScoped()
+			}
+		} else {
+			err = cfg.Restrict(rules...)
+		}
+		if err != nil {
+			return "", fmt.Errorf("the kernel offers Landlock ABI %d but the sandbox could not be applied (%v), so the command was not run", abi, err)
+		}
+	}
+	if scErr == nil {
+		if err := loadSeccomp(network); err != nil {
+			return "", fmt.Errorf("the kernel offers seccomp but the filter could not be loaded (%v), so the command was not run", err)
+		}
+	}
+	return sandboxLine(reach{abi: abi, landlock: llErr, seccomp: scErr, readOnly: roErr, network: network}), nil
+}
+
+// workspaceRights are what a command may do in the workspace and its
+// temporary folder: everything but making device nodes and FIFOs (a
+// character device made there could reach /dev/kmsg, a block device the
+// disk).
+const workspaceRights = llsyscall.AccessFSExecute | llsyscall.AccessFSWriteFile | llsyscall.AccessFSReadFile |
+	llsyscall.AccessFSReadDir | llsyscall.AccessFSRemoveDir | llsyscall.AccessFSRemoveFile |
+	llsyscall.AccessFSMakeDir | llsyscall.AccessFSMakeReg | llsyscall.AccessFSMakeSock |
+	llsyscall.AccessFSMakeSym | llsyscall.AccessFSRefer | llsyscall.AccessFSTruncate
+
+// systemReadPaths are what a command may read (and run) outside its own
+// folders: the system's programs and libraries, and of /etc only what a
+// shell, Python, git and the C library's name lookups read — never
+// /etc/shadow, /etc/ssh or private keys. The home folder, glassbox's state
+// and the .env glassbox read are not among them.
+var systemReadPaths = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/ld.so.preload",
+	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/hosts", "/etc/resolv.conf", "/etc/gai.conf",
+	"/etc/services", "/etc/protocols", "/etc/networks",
+	"/etc/localtime", "/etc/timezone", "/etc/locale.alias", "/etc/locale.conf", "/etc/default/locale",
+	"/etc/alternatives", "/etc/mime.types", "/etc/magic", "/etc/magic.mime", "/etc/os-release", "/etc/debian_version",
+	"/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates", "/etc/pki/tls/certs", "/etc/pki/ca-trust",
+	"/etc/python3", "/etc/python3.11", "/etc/python3.12", "/etc/python3.13", "/etc/perl", "/etc/terminfo", "/etc/inputrc",
+	"/etc/gitconfig", "/etc/vim", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/manpath.config",
+	"/sys/devices/system/cpu",
+	"/proc",
+}
+
+// landlockRules are the sandbox's file rules for a command in ws with its
+// own temporary folder tmp.
+func landlockRules(ws, tmp string) []landlock.Rule {
+	var dirs, files []string
+	for _, p := range systemReadPaths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			continue // not on this system
+		case fi.IsDir():
+			dirs = append(dirs, p)
+		default:
+			files = append(files, p)
+		}
+	}
+	return []landlock.Rule{
+		landlock.RODirs(dirs...).IgnoreIfMissing(),
+		landlock.ROFiles(files...).IgnoreIfMissing(),
+		landlock.ROFiles("/dev/urandom", "/dev/random").IgnoreIfMissing(),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
+		landlock.PathAccess(workspaceRights, ws, tmp),
+	}
 }
 
 // proc is one process as /proc/PID/stat shows it.

@@ -15,15 +15,22 @@ func SandboxStatus() string {
 	return "off — the sandbox uses Linux's Landlock; on " + runtime.GOOS + " commands run with glassbox's own rights"
 }
 
+func sandboxStatus(network bool) string { return SandboxStatus() }
+
 func sandboxOn() bool { return false }
 
 // BecomeSubreaper does nothing here: subreapers are a Linux feature.
 func BecomeSubreaper() error { return nil }
 
-func helperCommand(ctx context.Context, command, dir, tmp string, network bool) (*exec.Cmd, error) {
+func helperCommand(ctx context.Context, command, dir, tmp string, network bool, conceal []string) (*exec.Cmd, error) {
 	return nil, errors.New("no sandbox helper on " + runtime.GOOS)
 }
 
 func sandboxHelperMain(args []string) int { return 2 }
 
 func sweepOrphans(live map[int]bool) int { return 0 }
+
+func confineMain(args []string) int { return 2 }
+
+// openSelf has nothing to open here: there is no helper to execute.
+func openSelf() error { return nil }

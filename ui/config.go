@@ -18,6 +18,9 @@ import (
 // lesson offered first.
 func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) (Config, error) {
 	cfg := Config{Lesson: lesson, NoColor: os.Getenv("NO_COLOR") != "", Sandbox: tools.SandboxStatus()}
+	if len(runs) > 0 {
+		cfg.Sandbox = runs[0].Sandbox() // with the policy's network setting
+	}
 	for _, d := range backend.Dialects() {
 		cfg.Dialects = append(cfg.Dialects, d.Name)
 	}

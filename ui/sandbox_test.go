@@ -11,6 +11,9 @@ func TestStatusBarSaysWhetherTheSandboxIsOn(t *testing.T) {
 	for _, tc := range []struct{ status, bar, note string }{
 		{"on — Landlock ABI 7: commands write only in the workspace", "sandbox on", "Sandbox for commands: on — Landlock ABI 7\n"},
 		{"off — this kernel has no Landlock", "sandbox off", "Sandbox for commands: off — this kernel has no Landlock"},
+		// Issue 19: what the kernel or the policy leaves open is in the head,
+		// so the status bar shows it.
+		{"on (open: TCP, UDP) — Landlock ABI 7 + seccomp: commands write only in the workspace", "sandbox on (open: TCP, UDP)", "Sandbox for commands: on (open"},
 	} {
 		w := newWorld(t)
 		cfg := w.config()

@@ -47,6 +47,9 @@ type Config struct {
 	// Call is --stall, --call-timeout, --stream=false and --num-predict:
 	// what every model call of the run may take, and how it is made.
 	Call providers.CallOptions
+	// DotEnv is the .env file glassbox read its settings from ("" for
+	// none): commands never read it, even inside the workspace.
+	DotEnv string
 	// Compare names the two dialects of compare mode (--compare); empty
 	// for a single run. Runs splits such a Config into one per run.
 	Compare []string

@@ -10,6 +10,8 @@ import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -141,6 +143,10 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 
 	if ec, ok := registry.Get(tools.ExecuteCommandName); ok {
 		ec.(*tools.ExecuteCommand).AllowNetwork(policy.Network)
+		if err := ec.(*tools.ExecuteCommand).PassEnv(policy.Env); err != nil {
+			return nil, fmt.Errorf("%w: --policy %s: %v", ErrUsage, c.Policy, err)
+		}
+		ec.(*tools.ExecuteCommand).Conceal(concealed(c, r.Workspace.Root()))
 	}
 
 	dialect, _ := c.Dialect() // Validate checked it
@@ -197,6 +203,46 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		return nil, err
 	}
 	return r, nil
+}
+
+// concealed are the files this run's commands must not read: the .env
+// glassbox read, and where the run works on a copy of the folder that held
+// it (--compare, a session's kept workspace), its copy there.
+func concealed(c Config, root string) []string {
+	if c.DotEnv == "" {
+		return nil
+	}
+	hide := []string{c.DotEnv}
+	if c.Workspace == "" {
+		return hide
+	}
+	src, err := filepath.Abs(c.Workspace)
+	if err == nil {
+		src, err = filepath.EvalSymlinks(src)
+	}
+	if err != nil {
+		return hide
+	}
+	dotenv, err := filepath.EvalSymlinks(c.DotEnv)
+	if err != nil {
+		return hide
+	}
+	if rel, err := filepath.Rel(src, dotenv); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		hide = append(hide, filepath.Join(root, rel))
+	}
+	return hide
+}
+
+// Sandbox is the sandbox line of this run's commands (tools.SandboxStatus
+// with the policy's network setting): what confines them and what this
+// kernel leaves open.
+func (r *Run) Sandbox() string {
+	if r.registry != nil {
+		if ec, ok := r.registry.Get(tools.ExecuteCommandName); ok {
+			return ec.(*tools.ExecuteCommand).LastSandbox()
+		}
+	}
+	return tools.SandboxStatus()
 }
 
 // WorkspaceLabel is the workspace as a person should read it.

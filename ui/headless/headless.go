@@ -18,7 +18,6 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // Outcome is how a headless run ended; main turns it into an exit code.
@@ -208,7 +207,7 @@ func (p printer) header() {
 	}
 	if len(p.runs) == 1 {
 		r := p.runs[0]
-		fmt.Fprintf(p.out, "glassbox %s · %s\nworkspace: %s\nsandbox: %s\n", p.o.Version, r.Backend.Describe(), r.WorkspaceLabel(), tools.SandboxStatus())
+		fmt.Fprintf(p.out, "glassbox %s · %s\nworkspace: %s\nsandbox: %s\n", p.o.Version, r.Backend.Describe(), r.WorkspaceLabel(), r.Sandbox())
 		return
 	}
 	var names []string
@@ -219,7 +218,7 @@ func (p printer) header() {
 	for _, r := range p.runs {
 		fmt.Fprintf(p.out, "%s%s\n%sworkspace: %s\n", prefix(r), r.Backend.Describe(), prefix(r), r.WorkspaceLabel())
 	}
-	fmt.Fprintf(p.out, "sandbox: %s\n", tools.SandboxStatus())
+	fmt.Fprintf(p.out, "sandbox: %s\n", p.runs[0].Sandbox())
 	if p.sideBySide() {
 		col := (p.o.Width - 3) / 2
 		fmt.Fprint(p.out, columns(p.runs[0].Backend.Dialect.Label, p.runs[1].Backend.Dialect.Label, p.o.Width))
