@@ -78,6 +78,8 @@ func lessonCases() []lessonCase {
 			by: map[string]lessonWant{"gemini": {"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "cut off (finishReason MAX_TOKENS"}}},
 		{lesson: "repeat-stop", all: lessonWant{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "without retrying"},
 			by: map[string]lessonWant{"gemini": {"new_event context_ready final_answer delivered", "Gemini has no such stop"}}},
+		{lesson: "mcp-tool", stdin: "y\n", extra: []string{"--mcp", "notes=" + notesServer()},
+			all: lessonWant{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "echo: hello from the glass box"}},
 		{lesson: "unknown-model", code: exitProvider, all: lessonWant{"new_event context_ready llm_failure reported", "ollama pull llama3.1:8b"},
 			by: map[string]lessonWant{"gemini": {"new_event context_ready llm_failure reported", "gemini-2.5-flash"}}},
 	}

@@ -175,6 +175,7 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Record, "record", c.Record, "write a cassette of the raw HTTP exchanges to FILE")
 	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
 	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")
+	fs.Var(mcpFlag{&c.MCP}, "mcp", "attach an MCP server: NAME=COMMAND ARGS… (stdio) or NAME=URL (streamable HTTP); repeatable; its tools join as NAME__tool (docs/mcp.md)")
 	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
 	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")
 	fs.Var(agentrun.StepFlag{N: &c.From}, "from", "with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)")
@@ -212,6 +213,21 @@ func (streamFlag) IsBoolFlag() bool { return true }
 
 // compareFlag is --compare: a boolean-style flag (bare --compare compares
 // agentrun.DefaultCompare) that also takes =A,B.
+// mcpFlag collects the repeated --mcp values.
+type mcpFlag struct{ specs *[]string }
+
+func (f mcpFlag) String() string {
+	if f.specs == nil {
+		return ""
+	}
+	return strings.Join(*f.specs, " ")
+}
+
+func (f mcpFlag) Set(v string) error {
+	*f.specs = append(*f.specs, v)
+	return nil
+}
+
 type compareFlag struct{ names *[]string }
 
 func (f compareFlag) String() string {

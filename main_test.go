@@ -58,6 +58,13 @@ type traceLine struct {
 		Kind    string `json:"kind"`
 		Message string `json:"message"`
 	} `json:"error"`
+	MCP []struct {
+		Server string          `json:"server"`
+		Dir    string          `json:"dir"`
+		Method string          `json:"method"`
+		Body   json.RawMessage `json:"body"`
+		Error  string          `json:"error"`
+	} `json:"mcp"`
 	Summary *struct {
 		Outcome     string `json:"outcome"`
 		Backend     string `json:"backend"`

@@ -69,7 +69,7 @@ func benchSteps(b *testing.B, e *Engine) {
 // allocations per decision (the target is 100 ms and 64 MiB).
 func BenchmarkPolicyHostile(b *testing.B) {
 	p := DefaultPolicy()
-	spec := &history.ToolSpec{Params: []history.ParamSpec{{Name: "command"}}}
+	spec := &history.ToolSpec{Params: []history.ParamSpec{{Name: "command"}}, Attrs: history.Attributes{ChangesFiles: true, ReachesOut: true}}
 	for name, src := range hostileCommands() {
 		args, _ := json.Marshal(map[string]string{"command": src})
 		call := history.ToolCall{Name: "execute_command", Args: args}

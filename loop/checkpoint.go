@@ -204,7 +204,7 @@ func (e *Engine) forkLocked(seq int, files bool, onto *forkOnto, events int) err
 func (e *Engine) restoreFiles(seq int) error {
 	if e.journal == nil {
 		for s := seq + 1; s < len(e.checkpoints); s++ {
-			if changedFiles(e.checkpoints[s-1]) {
+			if e.changedFiles(e.checkpoints[s-1]) {
 				return &WorkspaceError{Step: seq, Reason: fmt.Sprintf("step %d ran a tool that may have changed files, and this run keeps no session to restore them from", s)}
 			}
 		}
@@ -215,9 +215,9 @@ func (e *Engine) restoreFiles(seq int) error {
 
 // changedFiles reports whether the step after a ran a tool that may change
 // files.
-func changedFiles(a Checkpoint) bool {
+func (e *Engine) changedFiles(a Checkpoint) bool {
 	if a.State != ExecutingTool || a.Current >= len(a.Pending) {
 		return false
 	}
-	return mayChangeFiles(a.Pending[a.Current].Call.Name)
+	return e.mayChangeFiles(a.Pending[a.Current].Call.Name)
 }

@@ -206,6 +206,7 @@ func New(cfg Config) (*Engine, error) {
 		toolMode: cfg.ToolMode,
 	}
 	e.checkpoints = []Checkpoint{e.checkpoint()}
+	e.SetOnNotice(cfg.OnNotice)
 	return e, nil
 }
 
@@ -308,10 +309,13 @@ func (e *Engine) Step(ctx context.Context) (Transition, error) {
 	t.HistoryLen, t.Notes = e.log.Len(), e.notes
 	t.Pending = append([]PendingCall(nil), e.pending...)
 	t.QueueLen = e.QueueLen()
+	// The MCP frames that passed since the last step (a tool call's, a
+	// server's notifications, the handshake before the first step).
+	t.MCP = e.takeFrames()
 	cp := e.checkpoint()
 	e.checkpoints = append(e.checkpoints, cp)
 	if e.journal != nil {
-		e.journal.commit(&t, cp)
+		e.journal.commit(e, &t, cp)
 	}
 	if e.cfg.OnTransition != nil {
 		e.cfg.OnTransition(t)
@@ -738,7 +742,7 @@ func (e *Engine) act(ctx context.Context, t *Transition) (Edge, error) {
 	start := time.Now()
 	var res tools.Result
 	var err error
-	if e.recovered == ExecutingTool && mayChangeFiles(call.Name) {
+	if e.recovered == ExecutingTool && e.mayChangeFiles(call.Name) {
 		// glassbox stopped while this tool ran: it may have done its work,
 		// or part of it. Running it again could do it twice. (A tool that
 		// changes nothing simply runs again.)

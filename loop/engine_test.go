@@ -58,8 +58,14 @@ type fakeTool struct {
 	runs   int
 }
 
+// Spec declares the attributes of the built-in tool of the same name, so
+// the built-in policy treats the fake as it would the real one.
 func (f *fakeTool) Spec() history.ToolSpec {
-	return history.ToolSpec{Name: f.name, Description: "fake", Params: []history.ParamSpec{{Name: "path", Type: history.TypeString, Path: true}}}
+	spec := history.ToolSpec{Name: f.name, Description: "fake", Params: []history.ParamSpec{{Name: "path", Type: history.TypeString, Path: true}}}
+	if real, ok := tools.Default(nil, nil, 0).Get(f.name); ok {
+		spec.Attrs = real.Spec().Attrs
+	}
+	return spec
 }
 func (f *fakeTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	f.runs++
@@ -508,7 +514,8 @@ type blockingTool struct {
 }
 
 func (b *blockingTool) Spec() history.ToolSpec {
-	return history.ToolSpec{Name: "execute_command", Description: "blocks", Params: []history.ParamSpec{{Name: "command", Type: history.TypeString}}}
+	return history.ToolSpec{Name: "execute_command", Description: "blocks", Params: []history.ParamSpec{{Name: "command", Type: history.TypeString}},
+		Attrs: history.Attributes{ChangesFiles: true, ReachesOut: true}}
 }
 func (b *blockingTool) Run(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
 	b.runs++

@@ -101,7 +101,7 @@ func (j *Journal) begin(e *Engine) {
 			break // the manifest from before the crash stays
 		}
 		j.before, j.beforeErr = nil, ""
-		if mayChangeFiles(e.call().Call.Name) {
+		if e.mayChangeFiles(e.call().Call.Name) {
 			rec.Manifest = j.snapshot()
 		}
 	default:
@@ -133,7 +133,7 @@ func (j *Journal) snapshot() string {
 }
 
 // commit writes a transition as it ends.
-func (j *Journal) commit(t *Transition, cp Checkpoint) {
+func (j *Journal) commit(e *Engine, t *Transition, cp Checkpoint) {
 	if t.From != AwaitingUserConfirmation {
 		j.crashPoint(t.From, true)
 	}
@@ -156,7 +156,7 @@ func (j *Journal) commit(t *Transition, cp Checkpoint) {
 		j.fail(err)
 		t.ExchangesAt = rec.Exchanges // where a screen can read them back
 	}
-	if t.From == ExecutingTool && t.Tool != nil && mayChangeFiles(t.Tool.Name) {
+	if t.From == ExecutingTool && t.Tool != nil && e.mayChangeFiles(t.Tool.Name) {
 		rec.Changes = j.changesSinceBefore()
 	}
 	j.changes = append(j.changes, rec.Changes)

@@ -47,6 +47,13 @@ type Rule struct {
 	Reason  string
 	// Tools limits the rule to these tool names; empty means any tool.
 	Tools []string
+	// Attributes limits the rule to tools whose attributes include every
+	// one named here (attributeNames: reads_only, changes_files,
+	// reaches_out). The attributes are what the tool declares; an MCP
+	// server's annotations never set them.
+	Attributes []string
+	// Origin limits the rule to tools from there: "builtin" or "mcp".
+	Origin string
 	// PathOutsideWorkspace matches when any path argument resolves (after
 	// symlinks) outside the workspace.
 	PathOutsideWorkspace bool
@@ -173,17 +180,27 @@ reason = "the command shuts down or restarts the machine"
 tools = ["execute_command"]
 command_checks = ["power-off"]
 
+# A tool of an MCP server (--mcp) is asked about: what its server says of
+# it (readOnlyHint, ...) is shown but never trusted. A rule of your own
+# naming the tool (tools = ["docs__search"]) may say otherwise.
+[[rule]]
+name = "mcp-tools"
+verdict = "REQUIRE_USER_CONFIRMATION"
+reason = "a tool of an MCP server: glassbox cannot see what it does"
+origin = "mcp"
+
+# The rules below decide by what a tool declares it does, not by its name.
 [[rule]]
 name = "read-only-tools"
 verdict = "ALLOW"
 reason = "reading and listing files and asking the person change nothing"
-tools = ["read_file", "list_files", "ask_user"]
+attributes = ["reads_only"]
 
 [[rule]]
 name = "changes-need-approval"
 verdict = "REQUIRE_USER_CONFIRMATION"
 reason = "writing files and running commands change the workspace"
-tools = ["write_file", "execute_command"]
+attributes = ["changes_files"]
 
 [default]
 verdict = "REQUIRE_USER_CONFIRMATION"
@@ -198,6 +215,8 @@ type policyFile struct {
 		Verdict              string   `toml:"verdict"`
 		Reason               string   `toml:"reason"`
 		Tools                []string `toml:"tools"`
+		Attributes           []string `toml:"attributes"`
+		Origin               string   `toml:"origin"`
 		PathOutsideWorkspace bool     `toml:"path_outside_workspace"`
 		CommandMatches       []string `toml:"command_matches"`
 		CommandChecks        []string `toml:"command_checks"`
@@ -310,6 +329,18 @@ func ParsePolicy(b []byte) (*Policy, error) {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 		rule := Rule{Name: r.Name, Verdict: v, Reason: r.Reason, Tools: r.Tools, PathOutsideWorkspace: r.PathOutsideWorkspace}
+		for _, a := range r.Attributes {
+			if !slices.Contains(attributeNames, a) {
+				return nil, fmt.Errorf("%s: attributes %q: no such attribute; the attributes are %s", where, a, strings.Join(attributeNames, ", "))
+			}
+			rule.Attributes = append(rule.Attributes, a)
+		}
+		switch r.Origin {
+		case "", originBuiltin, originMCP:
+			rule.Origin = r.Origin
+		default:
+			return nil, fmt.Errorf("%s: origin %q: want %q or %q", where, r.Origin, originBuiltin, originMCP)
+		}
 		for _, pat := range r.CommandMatches {
 			re, err := regexp.Compile(pat)
 			if err != nil {
@@ -357,6 +388,47 @@ func (p *Policy) CheckTools(known []string) error {
 		return fmt.Errorf("%s; the tools are: %s", strings.Join(bad, "; "), strings.Join(known, ", "))
 	}
 	return nil
+}
+
+// The attribute names a rule's attributes condition takes, and what each
+// means (history.Attributes).
+var attributeNames = []string{"reads_only", "changes_files", "reaches_out"}
+
+// The origins a rule's origin condition takes.
+const (
+	originBuiltin = "builtin"
+	originMCP     = "mcp"
+)
+
+// hasAttributes reports whether the tool declares every attribute named.
+func hasAttributes(spec *history.ToolSpec, names []string) bool {
+	if spec == nil {
+		return false
+	}
+	for _, n := range names {
+		var has bool
+		switch n {
+		case "reads_only":
+			has = spec.Attrs.ReadsOnly
+		case "changes_files":
+			has = spec.Attrs.ChangesFiles
+		case "reaches_out":
+			has = spec.Attrs.ReachesOut
+		}
+		if !has {
+			return false
+		}
+	}
+	return true
+}
+
+// origin names where the tool comes from, as a rule's origin condition
+// reads it.
+func origin(spec *history.ToolSpec) string {
+	if spec != nil && strings.HasPrefix(spec.Attrs.Origin, originMCP+":") {
+		return originMCP
+	}
+	return originBuiltin
 }
 
 func parseVerdict(s string) (Verdict, error) {
@@ -468,6 +540,12 @@ func (r Rule) matches(tool string, args map[string]any, cmd *command, spec *hist
 	if len(r.Tools) > 0 && !slices.Contains(r.Tools, tool) {
 		return "", false
 	}
+	if len(r.Attributes) > 0 && !hasAttributes(spec, r.Attributes) {
+		return "", false
+	}
+	if r.Origin != "" && (spec == nil || origin(spec) != r.Origin) {
+		return "", false
+	}
 	if r.PathOutsideWorkspace && !pathOutside(args, spec, ws) {
 		return "", false
 	}
@@ -538,7 +616,9 @@ func pathOutside(args map[string]any, spec *history.ToolSpec, ws PathChecker) bo
 		return false
 	}
 	isPath := func(name string) bool {
-		if spec == nil {
+		if spec == nil || spec.HasSchema() {
+			// An unknown tool, or one with its own schema (an MCP
+			// server's): any argument named like a path is checked.
 			return name == "path" || name == "file" || name == "dir" || strings.HasSuffix(name, "_path")
 		}
 		for _, p := range spec.Params {

@@ -294,7 +294,7 @@ func checkCommand(t *testing.T, p *Policy, command string) Decision {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.Check(history.ToolCall{Name: "execute_command", Args: args}, &history.ToolSpec{Params: []history.ParamSpec{{Name: "command"}}}, sandbox{})
+	return p.Check(history.ToolCall{Name: "execute_command", Args: args}, builtinSpec(t, "execute_command"), sandbox{})
 }
 
 // TestShellSpellings: every spelling of issue 19 and its classes gets the

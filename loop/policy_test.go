@@ -13,6 +13,8 @@ func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy()
 	pathSpec := &history.ToolSpec{Params: []history.ParamSpec{{Name: "path", Path: true}}}
 	cmdSpec := &history.ToolSpec{Params: []history.ParamSpec{{Name: "command"}}}
+	// The rows name a stand-in spec; the check is made with the built-in
+	// tool's real one, whose attributes decide.
 	tests := []struct {
 		tool, args string
 		spec       *history.ToolSpec
@@ -59,12 +61,75 @@ func TestDefaultPolicy(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
-			d := p.Check(history.ToolCall{Name: tc.tool, Args: json.RawMessage(tc.args)}, tc.spec, sandbox{})
+			spec := tc.spec
+			if spec != nil {
+				spec = builtinSpec(t, tc.tool)
+			}
+			d := p.Check(history.ToolCall{Name: tc.tool, Args: json.RawMessage(tc.args)}, spec, sandbox{})
 			if d.Verdict != tc.verdict || d.Rule != tc.rule {
 				t.Fatalf("got %s/%s, want %s/%s", d.Verdict, d.Rule, tc.verdict, tc.rule)
 			}
 			if d.Reason == "" {
 				t.Fatal("decision has no reason")
+			}
+		})
+	}
+}
+
+// builtinSpec is the spec of the built-in tool called name.
+func builtinSpec(t *testing.T, name string) *history.ToolSpec {
+	t.Helper()
+	tool, ok := tools.Default(nil, nil, 0).Get(name)
+	if !ok {
+		t.Fatalf("no built-in tool %q", name)
+	}
+	spec := tool.Spec()
+	return &spec
+}
+
+// TestPolicyDecidesByAttribute: the built-in rules read what a tool
+// declares, not its name. A tool the rules never heard of is allowed when
+// it declares it only reads, and asked about when it may change files; an
+// MCP server's tool is asked about whatever its server claims, and a rule
+// naming it may say otherwise.
+func TestPolicyDecidesByAttribute(t *testing.T) {
+	reader := &history.ToolSpec{Name: "grep_notes", Attrs: history.Attributes{ReadsOnly: true}}
+	scribe := &history.ToolSpec{Name: "scribble", Attrs: history.Attributes{ChangesFiles: true}}
+	fromMCP := &history.ToolSpec{Name: "docs__search", Schema: json.RawMessage(`{"type":"object"}`),
+		Attrs: history.Attributes{Origin: "mcp:docs", Hints: []string{"readOnlyHint"}, ChangesFiles: true, ReachesOut: true}}
+	custom, err := ParsePolicy([]byte(`
+[[rule]]
+name = "trust-docs-search"
+verdict = "ALLOW"
+tools = ["docs__search"]
+
+[[rule]]
+name = "outward"
+verdict = "DENY"
+attributes = ["reaches_out"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		p       *Policy
+		spec    *history.ToolSpec
+		verdict Verdict
+		rule    string
+	}{
+		{"a new reading tool is allowed", DefaultPolicy(), reader, Allow, "read-only-tools"},
+		{"a new writing tool is asked about", DefaultPolicy(), scribe, RequireConfirm, "changes-need-approval"},
+		{"an MCP tool is asked about, whatever its server claims", DefaultPolicy(), fromMCP, RequireConfirm, "mcp-tools"},
+		{"a rule naming the MCP tool may allow it", custom, fromMCP, Allow, "trust-docs-search"},
+		{"a rule may match an attribute", custom, builtinSpec(t, "execute_command"), DenyVerdict, "outward"},
+		{"an attribute rule skips a tool without it", custom, reader, RequireConfirm, "default"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.p.Check(history.ToolCall{Name: tc.spec.Name, Args: json.RawMessage(`{}`)}, tc.spec, sandbox{})
+			if d.Verdict != tc.verdict || d.Rule != tc.rule {
+				t.Fatalf("got %s/%s, want %s/%s", d.Verdict, d.Rule, tc.verdict, tc.rule)
 			}
 		})
 	}
@@ -78,6 +143,8 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"bad regexp", "[[rule]]\nname='x'\nverdict='DENY'\ncommand_matches=['(']", "command_matches"},
 		{"unknown key", "[[rule]]\nname='x'\nverdict='DENY'\ntool=['a']", "unknown keys: rule.tool"},
 		{"not toml", "[[rule", "toml"},
+		{"bad attribute", "[[rule]]\nname='x'\nverdict='DENY'\nattributes=['writes']", `attributes "writes": no such attribute`},
+		{"bad origin", "[[rule]]\nname='x'\nverdict='DENY'\norigin='plugin'", `origin "plugin"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

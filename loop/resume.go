@@ -80,7 +80,7 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		case ExecutingTool:
 			call := e.call().Call
 			recovery = fmt.Sprintf("step %d was interrupted while %s ran: it is recorded as interrupted, not run again (it may have changed the workspace)", in.Seq, call.Name)
-			if !mayChangeFiles(call.Name) {
+			if !e.mayChangeFiles(call.Name) {
 				recovery = fmt.Sprintf("step %d was interrupted while %s ran: it changes nothing, so it runs again", in.Seq, call.Name)
 				if a := rl.Answer; a != nil && a.Approval == nil && j != nil && j.answers != nil {
 					answer := a.Answer
@@ -98,7 +98,7 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 				if err != nil {
 					j.beforeErr = err.Error()
 				}
-			} else if j != nil && mayChangeFiles(call.Name) {
+			} else if j != nil && e.mayChangeFiles(call.Name) {
 				j.beforeErr = "glassbox stopped before it could copy the files"
 			}
 		}

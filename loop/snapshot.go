@@ -11,11 +11,11 @@ import (
 	"slices"
 
 	"github.com/glassbox-dev/glassbox/history/session"
-	"github.com/glassbox-dev/glassbox/tools"
 )
 
-// Workspace snapshots: before and after each step that runs write_file or
-// execute_command, the workspace's files are hashed and their contents kept
+// Workspace snapshots: before and after each step that runs a tool whose
+// attributes say it may change files (write_file, execute_command, a tool
+// of an MCP server), the workspace's files are hashed and their contents kept
 // (once each) in the session's blob store, so a fork can put back the files
 // as they were. Small workspaces are the norm; past these limits a step's
 // changes are not kept and a fork across it says the workspace cannot be
@@ -25,9 +25,12 @@ const (
 	SnapshotMaxBytes = 64 << 20
 )
 
-// mayChangeFiles reports whether a tool can change the workspace.
-func mayChangeFiles(tool string) bool {
-	return tool == tools.WriteFileName || tool == tools.ExecuteCommandName
+// mayChangeFiles reports whether a call to the named tool can change the
+// workspace: what the tool's attributes say (history.Attributes), never
+// its name. A tool the registry does not know is assumed to.
+func (e *Engine) mayChangeFiles(tool string) bool {
+	t, ok := e.cfg.Tools.Get(tool)
+	return !ok || t.Spec().Attrs.ChangesFiles
 }
 
 // manifest is a workspace's regular files and folders: slash path →

@@ -1,12 +1,16 @@
 package loop
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // Whatever a command does to files and folders, undoing its recorded
@@ -56,5 +60,46 @@ func TestUndoChangesRestoresTheTree(t *testing.T) {
 	}
 	if !reflect.DeepEqual(before, again) {
 		t.Fatalf("after undo\n%v\nwant\n%v", again, before)
+	}
+}
+
+// scribbleTool is a tool no rule or list names: it writes notes.txt and
+// declares that it changes files.
+type scribbleTool struct{ root string }
+
+func (s scribbleTool) Spec() history.ToolSpec {
+	return history.ToolSpec{Name: "scribble", Description: "scribbles on notes.txt", Attrs: history.Attributes{ChangesFiles: true}}
+}
+func (s scribbleTool) Run(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+	return tools.Result{Content: "scribbled"}, os.WriteFile(filepath.Join(s.root, "notes.txt"), []byte("scribbled\n"), 0o644)
+}
+
+// TestSnapshotsFollowTheAttribute: a tool is snapshotted because it declares
+// it changes files, whatever its name, so a fork puts back what it wrote.
+func TestSnapshotsFollowTheAttribute(t *testing.T) {
+	r := newSessionRig(t, calls(history.ToolCall{Name: "scribble", Args: json.RawMessage(`{}`)}), text("done"))
+	r.person.approvals = []Approval{AllowOnce}
+	reg, err := tools.NewRegistry(scribbleTool{root: r.ws.Root()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := r.config()
+	cfg.Tools = reg
+	if r.engine, err = New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	r.engine.SetJournal(NewJournal(r.w, "", r.ws.Root()))
+	r.engine.Submit(Event{Source: "cli", Type: "user_input", Data: "scribble"})
+	ts := stepUntil(t, r.engine, CheckingPolicy)
+	k := ts[len(ts)-1].Seq
+	stepUntil(t, r.engine, "")
+	if s, _ := readFile(t, r, "notes.txt"); s != "scribbled\n" {
+		t.Fatalf("the tool did not run: notes.txt = %q", s)
+	}
+	if err := r.engine.Fork(k); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := readFile(t, r, "notes.txt"); s != "original\n" {
+		t.Fatalf("after the fork notes.txt = %q, want the original (the tool's changes were not kept)", s)
 	}
 }

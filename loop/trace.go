@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // WriteJSON writes one transition as one JSONL line (docs/trace-format.md).
@@ -186,8 +188,27 @@ func nameOf(t Transition) string {
 // Human is the human trace line of a transition: tag, sequence, arc, summary.
 // Control characters from model or file text are shown escaped, never sent
 // to the terminal (an ESC could retitle the window or write the clipboard).
+//
+// The MCP frames of the step follow, one line each (HumanFrame).
 func Human(t Transition) string {
-	return Printable(fmt.Sprintf("%-9s #%d %s --%s--> %s · %s", Tag(t), t.Seq, t.From, t.Edge, t.To, Summary(t)))
+	line := Printable(fmt.Sprintf("%-9s #%d %s --%s--> %s · %s", Tag(t), t.Seq, t.From, t.Edge, t.To, Summary(t)))
+	for _, f := range t.MCP {
+		line += "\n" + HumanFrame(f)
+	}
+	return line
+}
+
+// HumanFrame is one MCP frame in the human trace: "[MCP]     notes → tools/call {…}".
+func HumanFrame(f tools.Frame) string {
+	arrow := "→"
+	if f.Dir == "recv" {
+		arrow = "←"
+	}
+	what := Clip(string(f.Body), 200)
+	if f.Error != "" {
+		what = "error: " + Clip(f.Error, 200)
+	}
+	return Printable(fmt.Sprintf("%-9s %s", "[MCP]", oneLine(fmt.Sprintf("%s %s %s %s", f.Server, arrow, orDash(f.Method), what))))
 }
 
 // Clip shortens s to at most n runes, marking the cut.

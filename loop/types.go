@@ -100,6 +100,10 @@ type Transition struct {
 	// Edit says what the edit changed: the messages as sent, and how each
 	// differs from the context as assembled.
 	Edit *ContextEdit `json:"edit,omitempty"`
+	// MCP are the JSON-RPC frames exchanged with MCP servers during this
+	// step (docs/mcp.md): a tool call's request and response, and whatever
+	// a server sent since the step before.
+	MCP []tools.Frame `json:"mcp,omitempty"`
 
 	// Added are the messages this transition appended to history.
 	Added []history.Message `json:"-"`

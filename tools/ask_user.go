@@ -34,7 +34,8 @@ func NewAskUser(asker Asker) *AskUser { return &AskUser{asker: asker} }
 // Spec is ask_user's definition for the model.
 func (t *AskUser) Spec() history.ToolSpec {
 	return history.ToolSpec{
-		Name: AskUserName,
+		Name:  AskUserName,
+		Attrs: history.Attributes{ReadsOnly: true},
 		Description: "Ask the person a question and wait for the answer. Use it before doing something " +
 			"that cannot be undone, or when the request is unclear.",
 		Params: []history.ParamSpec{

@@ -130,7 +130,8 @@ func NewExecuteCommand(ws *Workspace, timeout time.Duration) *ExecuteCommand {
 // Spec is execute_command's definition for the model.
 func (t *ExecuteCommand) Spec() history.ToolSpec {
 	return history.ToolSpec{
-		Name: ExecuteCommandName,
+		Name:  ExecuteCommandName,
+		Attrs: history.Attributes{ChangesFiles: true, ReachesOut: true},
 		Description: fmt.Sprintf("Run a shell command (sh -c) in the workspace folder and return its exit code "+
 			"and combined output. The command is stopped after %s. It gets no input: do not run "+
 			"interactive programs.", t.timeout),

@@ -39,7 +39,8 @@ func NewListFiles(ws *Workspace) *ListFiles { return &ListFiles{ws: ws} }
 // Spec is list_files' definition for the model.
 func (t *ListFiles) Spec() history.ToolSpec {
 	return history.ToolSpec{
-		Name: ListFilesName,
+		Name:  ListFilesName,
+		Attrs: history.Attributes{ReadsOnly: true},
 		Description: "List the files and folders in a workspace folder, one per line, relative to the " +
 			"workspace root. Folders end with a slash. The .git folder is skipped.",
 		Params: []history.ParamSpec{

@@ -46,7 +46,8 @@ func NewReadFile(ws *Workspace) *ReadFile { return &ReadFile{ws: ws} }
 // Spec is read_file's definition for the model.
 func (t *ReadFile) Spec() history.ToolSpec {
 	return history.ToolSpec{
-		Name: ReadFileName,
+		Name:  ReadFileName,
+		Attrs: history.Attributes{ReadsOnly: true},
 		Description: "Read a text file in the workspace and return its contents. " +
 			"Files larger than 256 KiB are cut short. Binary files are refused.",
 		Params: []history.ParamSpec{

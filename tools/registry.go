@@ -12,6 +12,7 @@ import (
 type Registry struct {
 	tools  []Tool
 	byName map[string]Tool
+	wire   WireLog
 }
 
 // NewRegistry lists tools in the given order. Two tools with the same name,
@@ -51,6 +52,30 @@ func Default(ws *Workspace, asker Asker, commandTimeout time.Duration) *Registry
 	}
 	return r
 }
+
+// Add appends tools (an MCP server's) after the ones the registry holds.
+// A name already taken is an error and nothing is added.
+func (r *Registry) Add(tools ...Tool) error {
+	seen := map[string]bool{}
+	for i, t := range tools {
+		if t == nil {
+			return fmt.Errorf("tool %d is nil", i+1)
+		}
+		name := t.Spec().Name
+		if _, dup := r.byName[name]; dup || seen[name] {
+			return fmt.Errorf("two tools are named %q", name)
+		}
+		seen[name] = true
+	}
+	for _, t := range tools {
+		r.byName[t.Spec().Name] = t
+		r.tools = append(r.tools, t)
+	}
+	return nil
+}
+
+// Wire is where the registry's MCP tools record their JSON-RPC frames.
+func (r *Registry) Wire() *WireLog { return &r.wire }
 
 // Get returns the tool called name.
 func (r *Registry) Get(name string) (Tool, bool) {

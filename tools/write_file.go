@@ -48,7 +48,8 @@ func NewWriteFile(ws *Workspace) *WriteFile { return &WriteFile{ws: ws} }
 // Spec is write_file's definition for the model.
 func (t *WriteFile) Spec() history.ToolSpec {
 	return history.ToolSpec{
-		Name: WriteFileName,
+		Name:  WriteFileName,
+		Attrs: history.Attributes{ChangesFiles: true},
 		Description: "Create a file in the workspace, or replace an existing file's whole content. " +
 			"Missing parent folders are created.",
 		Params: []history.ParamSpec{

@@ -75,6 +75,7 @@ func (m Model) action(msg tea.KeyMsg) (actionFunc, bool) {
 		{k.Abandon, func(m *Model, _ tea.KeyMsg) tea.Cmd { return m.abandon() }},
 		{k.Branch, func(m *Model, _ tea.KeyMsg) tea.Cmd { m.toggleBranch(); return nil }},
 		{k.WhatIf, func(m *Model, _ tea.KeyMsg) tea.Cmd { return m.whatIf() }},
+		{k.Handout, (*Model).handout},
 		{k.Pause, (*Model).pause},
 		{k.Input, func(m *Model, _ tea.KeyMsg) tea.Cmd { return m.focusInput() }},
 		{k.Leave, (*Model).unzoom},

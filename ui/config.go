@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"os"
+	"slices"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
@@ -55,10 +56,16 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 			return o.Onto, o.Switched, err
 		}
 		cfg.Runs = append(cfg.Runs, rc)
+		for _, k := range r.Config.Env.Secrets() {
+			if !slices.Contains(cfg.Secrets, k) {
+				cfg.Secrets = append(cfg.Secrets, k)
+			}
+		}
 	}
 	if len(runs) > 0 && runs[0].Session != nil {
 		dir, _ := agentrun.SessionDir(os.Getenv)
 		cfg.Resume = runs[0].Session.ResumeCommand("glassbox", dir)
+		cfg.Session = runs[0].Session.Path
 	}
 	return cfg, nil
 }

@@ -189,7 +189,7 @@ func (m Model) forkDone(msg forkDoneMsg) (tea.Model, tea.Cmd) {
 	}
 	m.notice = m.forkNotice(r, msg)
 	m.syncSizes()
-	return m, m.fetchPayloads()
+	return m, tea.Batch(m.fetchPayloads(), r.measureSize(true)) // the journal wrote the fork
 }
 
 // forkFailure says why f, F or A could not be done.
@@ -265,6 +265,7 @@ func (r *runView) forked(i, seq int, keepFiles bool, onto *ontoChoice) {
 	r.live.steps = append(r.live.steps[:i:i], kept)
 	r.live.cursor = -1
 	r.live.totals = kept.totals
+	r.live.recount()
 	r.hist.truncate(kept.entries)
 	r.live.state, r.live.iteration, r.live.queued = r.eng.State(), r.eng.Iteration(), r.eng.QueueLen()
 	files := "the workspace's files are back as they were then"
@@ -325,6 +326,7 @@ func (r *runView) abandoned(seq int, keepFiles bool) {
 	r.keepBranch(i-1, entries)
 	r.live.steps = r.live.steps[:i:i]
 	r.live.cursor = -1
+	r.live.recount()
 	r.hist.truncate(entries)
 	r.live.state, r.live.iteration, r.live.queued = r.eng.State(), r.eng.Iteration(), r.eng.QueueLen()
 	files := "the workspace's files are back as they were"

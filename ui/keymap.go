@@ -22,6 +22,7 @@ type keyMap struct {
 	Abandon   key.Binding
 	Branch    key.Binding
 	WhatIf    key.Binding
+	Handout   key.Binding
 
 	// Panes.
 	Focus     key.Binding
@@ -76,6 +77,7 @@ func newKeyMap() keyMap {
 		Abandon:   key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "abandon the event")),
 		Branch:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "abandoned branches")),
 		WhatIf:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what-if edit")),
+		Handout:   key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "handout of the step shown")),
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
 		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
@@ -159,7 +161,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.ForkOnto, k.Abandon, k.Branch, k.WhatIf, k.Cancel},
+		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.ForkOnto, k.Abandon, k.Branch, k.WhatIf, k.Handout, k.Cancel},
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
 		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Help, k.Quit},

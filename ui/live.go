@@ -27,6 +27,12 @@ type liveState struct {
 	totals
 
 	queued int // events waiting in the engine's queue
+
+	// health is the run's health so far (loop.Health): each transition
+	// recorded adds to it; a fork or A counts the line that is left again.
+	// healthLine is its String, made when it changes, not at every frame.
+	health     loop.Health
+	healthLine string
 }
 
 // totals are the running numbers of the status bar. Each step keeps a copy,
@@ -54,7 +60,9 @@ type stepRecord struct {
 	loadErr          string
 }
 
-func newLiveState() *liveState { return &liveState{cursor: -1} }
+func newLiveState() *liveState {
+	return &liveState{cursor: -1, healthLine: loop.Health{}.String()}
+}
 
 // shownTotals are the status bar's numbers for the step the panes show: the
 // selected step's when travelling, the latest otherwise.
@@ -130,6 +138,8 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	l.state = t.To
 	l.iteration = t.Iteration
 	l.queued = t.QueueLen
+	l.health.Add(t)
+	l.healthLine = l.health.String()
 	if t.Edit != nil { // the model was sent the messages above as a person edited them
 		h.add(&historyEntry{kind: entryEdit, edit: t.Edit})
 	}
@@ -161,6 +171,24 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 		l.messages = t.HistoryLen - t.Notes // what the model is sent
 	}
 	l.steps = append(l.steps, stepRecord{t: t, entries: h.len(), totals: l.totals})
+}
+
+// recount counts the run's health again from the steps on its line, after
+// a fork or A cut the later ones (as --stats counts a session's present
+// line). The size on disk stays until it is measured again.
+func (l *liveState) recount() {
+	bytes := l.health.Bytes
+	l.health = loop.Health{Bytes: bytes}
+	for i := range l.steps {
+		l.health.Add(l.steps[i].t)
+	}
+	l.healthLine = l.health.String()
+}
+
+// sized sets the session's size on disk in the health.
+func (l *liveState) sized(n int64) {
+	l.health.Bytes = n
+	l.healthLine = l.health.String()
 }
 
 // addMessage turns one history message into History entries: the text, the

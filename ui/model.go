@@ -119,6 +119,7 @@ func New(cfg Config) Model {
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(th.Warning))
 	m.addWelcome()
 	for i, r := range m.runs {
+		r.session = cfg.Session
 		r.loadPast(runs[i].Past)
 		for _, n := range runs[i].Notes {
 			r.hist.add(&historyEntry{kind: entryNote, text: n})
@@ -229,8 +230,15 @@ func newInput(th theme.Theme) textarea.Model {
 }
 
 // Init starts nothing but reading back, for a resumed session, the payload
-// of the step shown: the learner types first.
-func (m Model) Init() tea.Cmd { return m.fetchPayloads() }
+// of the step shown, and measuring the session's size: the learner types
+// first.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.fetchPayloads()}
+	for _, r := range m.runs {
+		cmds = append(cmds, r.measureSize(true)) // for the health line
+	}
+	return tea.Batch(cmds...)
+}
 
 // Update routes each message to the handler for its concern: the run a
 // step message names, the key router, the layout.

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
@@ -81,7 +84,18 @@ func (c payloadComponent) payloadLines(lk look, in rect) ([]string, string) {
 	if r.busy && r.inflight != nil && !r.live.travelling() {
 		return c.livePayloadLines(lk, in)
 	}
+	if r.busy && len(r.liveFrames) > 0 && !r.live.travelling() {
+		seq := 1
+		if n := len(r.live.steps); n > 0 {
+			seq = r.live.steps[n-1].t.Seq + 1
+		}
+		lines, info := c.mcpLines(lk, in, seq, r.liveFrames)
+		return lines, "live · " + info
+	}
 	sel := r.live.selectedIndex()
+	if s := r.live.selected(); s != nil && len(s.t.MCP) > 0 {
+		return c.mcpLines(lk, in, s.t.Seq, s.t.MCP)
+	}
 	if s := r.live.selected(); s != nil && s.preview != nil && s.t.Edge == loop.EdgeContextReady {
 		return c.previewLines(lk, in, s.preview)
 	}
@@ -122,6 +136,44 @@ func (c payloadComponent) payloadLines(lk look, in rect) ([]string, string) {
 		info += fmt.Sprintf(" · of step #%d", t.Seq)
 	}
 	return lines, info
+}
+
+// mcpLines shows the JSON-RPC frames a step exchanged with MCP servers
+// (docs/mcp.md): those glassbox sent, or with r those it received, each
+// with its server, method and arrival time, the message indented.
+func (c payloadComponent) mcpLines(lk look, in rect, seq int, frames []tools.Frame) ([]string, string) {
+	dir, arrow, side := "send", "→", "sent"
+	if c.r.payload.response {
+		dir, arrow, side = "recv", "←", "received"
+	}
+	lines := wrapStyled(lk.th.Muted, fmt.Sprintf("MCP frames of step #%d: JSON-RPC between glassbox and its MCP servers (r: sent / received).", seq), in.w)
+	n := 0
+	for _, f := range frames {
+		if f.Dir != dir {
+			continue
+		}
+		n++
+		method := f.Method
+		if method == "" {
+			method = "-"
+		}
+		lines = append(lines, "")
+		lines = append(lines, wrapStyled(lk.th.Bold, fmt.Sprintf("%s %s · %s · %s", arrow, f.Server, method, f.Time.Format("15:04:05.000")), in.w)...)
+		if f.Error != "" {
+			lines = append(lines, wrapStyled(lk.th.Error, "error: "+f.Error, in.w)...)
+			continue
+		}
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, f.Body, "", "  ") != nil {
+			pretty.Reset()
+			pretty.Write(f.Body)
+		}
+		lines = append(lines, wrapLines(pretty.String(), in.w)...)
+	}
+	if n == 0 {
+		lines = append(lines, "", lk.th.Muted.Render("No frame was "+side+" in this step."))
+	}
+	return lines, fmt.Sprintf("MCP · %s (r) · %d frame%s", side, n, plural(n))
 }
 
 // previewLines shows the request a context_ready step assembled, built by

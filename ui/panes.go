@@ -81,7 +81,7 @@ func plural(n int) string {
 }
 
 // statusView is the bottom bar: provider, model, backend, iteration, state,
-// last latency, tokens and context size. When the terminal is narrow the
+// last latency, tokens, context size and the run's health. When the terminal is narrow the
 // least important segments go first.
 func (r *runView) statusView(lk look, w int) string {
 	th := lk.th
@@ -129,18 +129,42 @@ func (r *runView) statusView(lk look, w int) string {
 		afterState := slices.Index(parts, seg("state", r.stateLabel(lk, state))) + 1
 		parts = slices.Insert(parts, afterState, seg("queue", fmt.Sprintf("%d event%s", r.live.queued, plural(r.live.queued))))
 	}
+	line := ""
 	if r.reason != "" {
 		withReason := slices.Clone(parts)
 		i := slices.Index(parts, seg("backend", backend))
 		withReason[i] = seg("backend", backend+" ("+r.reason+")")
-		if line := strings.Join(withReason, ""); ansi.StringWidth(line) <= w {
-			return fitStyled(th.StatusBar, line, w)
+		if l := strings.Join(withReason, ""); ansi.StringWidth(l) <= w {
+			line = l
 		}
 	}
-	for len(parts) > 1 && ansi.StringWidth(strings.Join(parts, "")) > w {
-		parts = parts[:len(parts)-1]
+	if line == "" {
+		all := len(parts)
+		for len(parts) > 1 && ansi.StringWidth(strings.Join(parts, "")) > w {
+			parts = parts[:len(parts)-1]
+		}
+		line = strings.Join(parts, "")
+		if len(parts) < all {
+			return fitStyled(th.StatusBar, line, w) // no room left for the health
+		}
 	}
-	return fitStyled(th.StatusBar, strings.Join(parts, ""), w)
+	// Last and lowest: the run's health in the room that is left, its parts
+	// falling from the end as the room shrinks (the help overlay has it in
+	// full).
+	room := w - ansi.StringWidth(line) - ansi.StringWidth(seg("health", ""))
+	v := r.live.healthLine
+	for room > 0 && ansi.StringWidth(v) > room {
+		i := strings.LastIndex(v, " · ")
+		if i < 0 {
+			v = ""
+			break
+		}
+		v = v[:i]
+	}
+	if room > 0 && v != "" {
+		line += seg("health", v)
+	}
+	return fitStyled(th.StatusBar, line, w)
 }
 
 // stateLabel is the state for the status bar, with the spinner while a

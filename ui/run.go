@@ -64,6 +64,12 @@ type Config struct {
 	// (e.g. "glassbox --resume 20261124-150405-3fa9"); "" when the runs
 	// keep no session, and quitting loses the steps on screen.
 	Resume string
+	// Session is the session file the runs write (compare mode: both runs,
+	// one file), "" when they keep none: X writes a handout of the step on
+	// screen from it, and the health line measures its size on disk.
+	Session string
+	// Secrets are the runs' own keys, masked on a handout once more.
+	Secrets []string
 	// Runs, when it holds two runs, is compare mode: one input feeds both,
 	// the keys step both, the screen sets them side by side. Engine, Person,
 	// Banner, Backend, BackendReason and Workspace are then ignored.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
@@ -57,8 +58,11 @@ type runView struct {
 	// step tells while it runs (retries, the request going out, the
 	// response's chunks: loop.Notice) and, last, the step's own result, each
 	// as a typed message naming the run, in the order they happened.
-	events     chan tea.Msg
-	inflight   *providers.Exchange
+	events   chan tea.Msg
+	inflight *providers.Exchange
+	// liveFrames are the MCP frames of the step in flight, as they pass
+	// (docs/mcp.md): a tool call waiting on its server shows its request.
+	liveFrames []tools.Frame
 	mode       runMode
 	runKey     string // the key that started the current run ("n" guards the dialog's deny)
 	runSteps   int    // transitions taken since the run started
@@ -84,6 +88,14 @@ type runView struct {
 	// further back); reloaded: the old step whose payload was read back.
 	spillMark, reloaded, reloadedSeq int
 	notice                           string // one line: what just happened to this run
+	// session is the session file on disk ("" without one); measuring,
+	// sizeStale, measuredAt and sizeErr pace and report the measurements
+	// of its size for the health line (measureSize).
+	session    string
+	measuring  bool
+	sizeStale  bool
+	measuredAt time.Time
+	sizeErr    string
 	// edit is what a what-if changed in the context about to be sent (a
 	// unified diff), shown with the request until the next step.
 	edit string
@@ -252,6 +264,13 @@ type wireChunkMsg struct {
 	chunk providers.Chunk
 }
 
+// mcpFrameMsg: a JSON-RPC frame passed between the run's step and an MCP
+// server.
+type mcpFrameMsg struct {
+	run   int
+	frame tools.Frame
+}
+
 // retryMsg: the run's provider call failed transiently; the engine waits
 // before trying again. Shown at once, not only when the step returns.
 type retryMsg struct {
@@ -264,6 +283,7 @@ func (m personRequestMsg) runID() int { return m.run }
 func (m wireRequestMsg) runID() int   { return m.run }
 func (m wireChunkMsg) runID() int     { return m.run }
 func (m retryMsg) runID() int         { return m.run }
+func (m mcpFrameMsg) runID() int      { return m.run }
 
 // update takes in a message from this run's step.
 func (r *runView) update(msg runMsg) tea.Cmd {
@@ -275,6 +295,11 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 	case exchangesMsg:
 		r.loaded(msg)
 		return nil
+	case handoutMsg:
+		r.handoutDone(msg)
+		return nil
+	case sessionSizeMsg:
+		return r.sizeMeasured(msg)
 
 	case previewMsg:
 		if n := len(r.live.steps); n > 0 && r.live.steps[n-1].t.Edge == loop.EdgeContextReady {
@@ -290,6 +315,8 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 			what = fmt.Sprintf("HTTP %d", rt.Status)
 		}
 		r.notice = fmt.Sprintf("retry %d: %s — waiting %s before trying again (ctrl+c cancels)", rt.Attempt, what, time.Duration(rt.WaitMS)*time.Millisecond)
+	case mcpFrameMsg:
+		r.liveFrames = append(r.liveFrames, msg.frame)
 	case wireRequestMsg:
 		ex := msg.ex // a retry starts a new exchange
 		r.inflight = &ex
@@ -315,6 +342,8 @@ func (r *runView) hear(n loop.Notice) {
 		msg = wireRequestMsg{run: r.id, ex: n.Exchange}
 	case loop.WireChunk:
 		msg = wireChunkMsg{run: r.id, chunk: n.Chunk}
+	case loop.MCPFrame:
+		msg = mcpFrameMsg{run: r.id, frame: n.Frame}
 	default:
 		return
 	}
@@ -414,7 +443,7 @@ func (r *runView) startStep() tea.Cmd {
 	for len(r.events) > 0 { // notices of an earlier step: its record has them
 		<-r.events
 	}
-	r.inflight = nil
+	r.inflight, r.liveFrames = nil, nil
 	return r.stepCmd(ctx)
 }
 
@@ -425,8 +454,16 @@ func (r *runView) cancelStep() {
 	}
 }
 
-// handleStepDone takes in a finished step and decides whether the run goes on.
+// handleStepDone takes in a finished step and decides whether the run goes
+// on; the session's size for the health line is measured after it.
 func (r *runView) handleStepDone(res stepResult) tea.Cmd {
+	cmd := r.stepDone(res)
+	return tea.Batch(cmd, r.measureSize(!r.busy))
+}
+
+// stepDone records the step's transition (or says why it failed) and
+// starts the next step when the run goes on.
+func (r *runView) stepDone(res stepResult) tea.Cmd {
 	r.busy = false
 	r.cancelStep()
 	r.stepCancel = nil

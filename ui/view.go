@@ -347,6 +347,7 @@ func (m Model) helpLines(w int) []string {
 		intro = append(intro, m.th.Muted.Render(ln))
 	}
 	intro = append(intro, "")
+	intro = append(intro, m.healthLines(w)...)
 	// As many key columns side by side as fit; the rest below.
 	groups := m.keys.fullHelp(m.compare())
 	hm := m.help

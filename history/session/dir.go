@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,10 +34,28 @@ func NewPath(dir string, now time.Time) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("the sessions folder %s: %w", dir, err)
 	}
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	id := now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-	return filepath.Join(dir, id+".jsonl"), nil
+	return newPath(dir, now, func() string {
+		var b [2]byte
+		_, _ = rand.Read(b[:])
+		return hex.EncodeToString(b[:])
+	})
+}
+
+// newPath names a session file for now with a suffix from draw. Sessions
+// started in the same second share the stamp, so a name already taken is
+// drawn again rather than handed out twice.
+func newPath(dir string, now time.Time, draw func() string) (string, error) {
+	stamp := now.UTC().Format("20060102-150405")
+	for {
+		path := filepath.Join(dir, stamp+"-"+draw()+".jsonl")
+		_, err := os.Lstat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return path, nil
+		case err != nil:
+			return "", fmt.Errorf("the sessions folder %s: %w", dir, err)
+		}
+	}
 }
 
 // Find resolves what --resume names: a path to a session file, or the id

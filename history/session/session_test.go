@@ -297,3 +297,20 @@ func TestForkNoteBelongsToItsStep(t *testing.T) {
 		t.Fatalf("messages = %v", texts)
 	}
 }
+
+func TestNewPathDrawsAgainWhenTheNameIsTaken(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 25, 11, 0, 0, 0, time.UTC)
+	taken := filepath.Join(dir, "20261125-110000-aaaa.jsonl")
+	if err := os.WriteFile(taken, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	draws := []string{"aaaa", "bbbb"}
+	got, err := newPath(dir, now, func() string { d := draws[0]; draws = draws[1:]; return d })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "20261125-110000-bbbb.jsonl"); got != want {
+		t.Fatalf("newPath = %s, want %s (the first name was taken)", got, want)
+	}
+}

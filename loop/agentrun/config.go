@@ -19,6 +19,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/ollama"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
 
 // ErrUsage marks a mistake in how glassbox was started (exit code 2): a bad
@@ -47,6 +48,9 @@ type Config struct {
 	// Call is --stall, --call-timeout, --stream=false and --num-predict:
 	// what every model call of the run may take, and how it is made.
 	Call providers.CallOptions
+	// MCP lists the servers to attach (--mcp NAME=COMMAND… or NAME=URL,
+	// repeatable; docs/mcp.md).
+	MCP []string
 	// DotEnv is the .env file glassbox read its settings from ("" for
 	// none): commands never read it, even inside the workspace.
 	DotEnv string
@@ -154,6 +158,17 @@ func (c Config) Validate() error {
 	}
 	if _, ok := offline.LessonByName(c.Lesson); !ok {
 		return fmt.Errorf("no lesson named %q (see 'glassbox lessons')", c.Lesson)
+	}
+	names := map[string]bool{}
+	for _, m := range c.MCP {
+		spec, err := mcptool.ParseSpec(m)
+		if err != nil {
+			return err
+		}
+		if names[spec.Name] {
+			return fmt.Errorf("--mcp: two servers are named %q", spec.Name)
+		}
+		names[spec.Name] = true
 	}
 	if c.Workspace != "" {
 		if err := checkFolder(c.Workspace); err != nil {

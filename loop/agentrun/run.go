@@ -15,9 +15,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
 
 // Run is one run of the agent, ready to step.
@@ -131,6 +134,9 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	person = r.answers
 	registry := tools.Default(r.Workspace, person, 0)
 	r.registry = registry
+	if err := r.attachMCP(ctx, c); err != nil {
+		return nil, err
+	}
 	policy := loop.DefaultPolicy()
 	if c.Policy != "" {
 		if policy, err = loop.LoadPolicy(c.Policy); err == nil {
@@ -161,6 +167,15 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		return nil, err
 	}
 	r.closers = append(r.closers, r.Backend.Close)
+	// A tool the dialect cannot describe (an MCP server's schema Ollama's
+	// native tools cannot carry) is refused now, not at the first call.
+	if tc, ok := r.Backend.Provider.(interface {
+		CheckTools([]history.ToolSpec) error
+	}); ok {
+		if err := tc.CheckTools(registry.Specs()); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+	}
 
 	var onTransition func(loop.Transition)
 	if c.Trace != "" {
@@ -275,6 +290,64 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 		return nil, err
 	}
 	return ws, nil
+}
+
+// attachMCP attaches the --mcp servers (docs/mcp.md): a stdio server runs
+// in the workspace; each server's tools join the registry after the
+// built-in ones, and every server is closed with the run. With --record,
+// the run's frames are written beside the cassette when it closes; with
+// --replay, the servers of that recording answer instead (--mcp starts
+// nothing).
+func (r *Run) attachMCP(ctx context.Context, c Config) error {
+	wire := r.registry.Wire()
+	if c.Record != "" {
+		wire.Keep()
+		path, secrets := mcptool.RecordingPath(c.Record), c.Env.Secrets()
+		r.closers = append(r.closers, func() error { // runs after the servers close
+			frames := wire.Kept()
+			if len(frames) == 0 {
+				return nil
+			}
+			m := providers.NewMasker(secrets...)
+			for i := range frames {
+				frames[i] = loop.MaskFrame(m, frames[i])
+			}
+			return mcptool.WriteRecording(path, frames)
+		})
+	}
+	var servers []*mcptool.Server
+	if c.Replay != "" {
+		frames, err := mcptool.LoadRecording(mcptool.RecordingPath(c.Replay))
+		if err != nil {
+			return fmt.Errorf("%w: --replay: %v", ErrUsage, err)
+		}
+		if servers, err = mcptool.ReplayServers(ctx, frames, wire, mcptool.Options{}); err != nil {
+			return fmt.Errorf("%w: --replay: %v", ErrUsage, err)
+		}
+		for _, s := range servers {
+			r.closers = append(r.closers, s.Close)
+		}
+	} else {
+		for _, m := range c.MCP {
+			spec, err := mcptool.ParseSpec(m)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrUsage, err)
+			}
+			s, err := mcptool.Attach(ctx, spec, wire, mcptool.Options{Dir: r.Workspace.Root()})
+			if err != nil {
+				// A server that cannot be reached is how glassbox was started.
+				return fmt.Errorf("%w: --mcp %s: %v", ErrUsage, spec.Name, err)
+			}
+			servers = append(servers, s)
+			r.closers = append(r.closers, s.Close)
+		}
+	}
+	for _, s := range servers {
+		if err := r.registry.Add(s.Tools()...); err != nil {
+			return fmt.Errorf("--mcp %s: %w", s.Name(), err)
+		}
+	}
+	return nil
 }
 
 // Close ends the run: the cassette and trace are finished and a temporary

@@ -599,3 +599,42 @@ func TestArgsFollowTheDeclaredOrder(t *testing.T) {
 		})
 	}
 }
+
+// mcpSchema is an input schema as an MCP server gives it: keywords the
+// four parameter types of a built-in tool cannot say (minLength, a number,
+// a nested object, additionalProperties, a default).
+const mcpSchema = `{"type":"object","properties":{"query":{"type":"string","minLength":2,"description":"what to look for"},` +
+	`"limit":{"type":"number","minimum":1,"default":5},"filter":{"type":"object","properties":{"lang":{"type":"string","enum":["en","ja"]}},"required":["lang"]}},` +
+	`"required":["query"],"additionalProperties":false}`
+
+// TestToolSchemaGoesAsWritten: a tool carrying its own JSON Schema reaches
+// Gemini unchanged, in parametersJsonSchema.
+func TestToolSchemaGoesAsWritten(t *testing.T) {
+	f := newFakeGemini(t, reply{file: "resp_text_STOP__firebase_googleai.json"})
+	p := newTestProvider(t, f, Config{})
+	req := userSays("search the docs")
+	req.Tools = []history.ToolSpec{{Name: "docs__search", Description: "Search.", Schema: json.RawMessage(mcpSchema)}}
+	if _, err := p.Call(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	body := decodeJSON(t, f.requests()[0].Body)
+	decl := at(t, body, "tools", 0, "functionDeclarations", 0).(map[string]any)
+	if !jsonEqual(t, decl["parametersJsonSchema"], mcpSchema) {
+		b, _ := json.Marshal(decl)
+		t.Fatalf("declaration = %s, want parametersJsonSchema = %s", b, mcpSchema)
+	}
+	if _, ok := decl["parameters"]; ok {
+		t.Error("the declaration also has parameters; want the schema in one place")
+	}
+}
+
+func TestToolSchemaThatIsNotAnObjectIsRefused(t *testing.T) {
+	p := newTestProvider(t, nil, Config{BaseURL: "http://127.0.0.1:1"})
+	req := userSays("hi")
+	req.Tools = []history.ToolSpec{{Name: "s__t", Schema: json.RawMessage(`[1,2]`)}}
+	_, err := p.Call(context.Background(), req)
+	var pe *providers.Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "tool s__t cannot be described to Gemini") {
+		t.Errorf("error = %v, want one naming the tool and why", err)
+	}
+}

@@ -43,6 +43,17 @@ func (p *Provider) buildConfig(req providers.Request) (*genai.GenerateContentCon
 // expects: an OBJECT schema whose properties keep the ToolSpec's order.
 func functionDeclaration(spec history.ToolSpec) (*genai.FunctionDeclaration, error) {
 	decl := &genai.FunctionDeclaration{Name: spec.Name, Description: spec.Description}
+	if spec.HasSchema() {
+		// A tool's own schema (an MCP server's inputSchema) goes as
+		// written, in parametersJsonSchema, which takes full JSON Schema.
+		var top map[string]any
+		if err := json.Unmarshal(spec.Schema, &top); err != nil {
+			return nil, providers.Errorf(providers.KindBadRequest, 0, nil,
+				"tool %s cannot be described to Gemini: its input schema is not a JSON object", spec.Name)
+		}
+		decl.ParametersJsonSchema = json.RawMessage(spec.Schema)
+		return decl, nil
+	}
 	if len(spec.Params) == 0 {
 		// Gemini rejects an OBJECT schema with no properties; a function
 		// without parameters simply has no schema.

@@ -150,6 +150,10 @@ func toolCall(fc *genai.FunctionCall, tools []history.ToolSpec) (history.ToolCal
 // paramOrder is the declared parameter order of the named tool.
 func paramOrder(name string, tools []history.ToolSpec) []string {
 	for _, t := range tools {
+		if t.Name == name && t.HasSchema() {
+			order, _ := t.SchemaProperties()
+			return order
+		}
 		if t.Name == name {
 			order := make([]string, len(t.Params))
 			for i, p := range t.Params {

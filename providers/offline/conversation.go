@@ -3,6 +3,7 @@ package offline
 import (
 	"encoding/json"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -148,6 +149,25 @@ type conversation struct {
 	// steps are the assistant turns, tool results and loop feedback since
 	// the request.
 	steps []item
+	// mcpTools are the MCP tools (NAME__tool) the request declares, in the
+	// order it declares them (mcpToolNames).
+	mcpTools []string
+}
+
+// declaredMCPTool finds a declared MCP tool in a request body: a tool name
+// of the form NAME__tool, as a Gemini or Ollama declaration spells it
+// ("name":"notes__echo") or the JSON-mode prompt heads it (### notes__echo).
+var declaredMCPTool = regexp.MustCompile(`(?:"name":"|### )([A-Za-z][A-Za-z0-9_-]*?__[A-Za-z0-9_.-]+?)(?:"|\\n)`)
+
+// mcpToolNames lists the MCP tools a request body declares, without repeats.
+func mcpToolNames(body []byte) []string {
+	var names []string
+	for _, m := range declaredMCPTool.FindAllSubmatch(body, -1) {
+		if n := string(m[1]); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // newConversation finds the latest request in items and pairs each tool

@@ -142,8 +142,10 @@ func parseGemini(body []byte, cache *geminiContents) (modelCall, bool, error) {
 		gc = req.GenerationConfigSnake
 	}
 	thoughts := gc != nil && gc.ThinkingConfig != nil && gc.ThinkingConfig.IncludeThoughts
+	conv := fold.conv
+	conv.mcpTools = mcpToolNames(body)
 	return modelCall{
-		conv:  fold.conv,
+		conv:  conv,
 		tools: cache.declaresFunctions(req.Tools),
 		body:  body,
 	}, thoughts, nil

@@ -56,6 +56,8 @@ import (
 //	                   token-repeat stop                  newlines, then a clean end      the call back), a clean end
 //	                                                      with no done line               with no done line
 //	                 (Llama: malformed_response, no retry) → list_files "." → answer naming the stop
+//	mcp-tool         → ⇒ the first tool of an --mcp server the request declares (NAME__echo first), {"text": …}
+//	                 → answer quoting its result (or its failure); without --mcp: how to attach a server
 //	unknown-model    every call: HTTP 404 (Ollama `model 'llama3.1:8b' not found`; Gemini NOT_FOUND) → llm_failure,
 //	                 not retried → HALTED. Any Ollama model name but llama3.1:8b gets the same 404.
 //	streams          → read_file README.md → a long answer, streamed token by token: Gemini one SSE event per
@@ -141,6 +143,9 @@ func Lessons() []Lesson {
 		{Name: "unknown-model", Title: "HTTP 404: the model is not on the server",
 			Request: "Say hello with a model the server does not have.",
 			fault:   faultUnknownModel},
+		{Name: "mcp-tool", Title: "The model calls a tool of an MCP server (--mcp)",
+			Request: "Call the MCP server's tool and tell me what it answered.",
+			script:  mcpToolScript},
 		{Name: "streams", Title: "Watch a reply stream in: Gemini's events beside Llama's lines",
 			Request: "Read README.md and tell me about it while I watch your reply stream in.",
 			script:  streamsScript},
@@ -749,4 +754,36 @@ func isNo(answer string) bool {
 		return true
 	}
 	return strings.HasPrefix(a, "no ") || strings.HasPrefix(a, "no,")
+}
+
+// mcpGreeting is what the mcp-tool lesson sends the MCP tool.
+const mcpGreeting = "hello from the glass box"
+
+// mcpToolScript calls a tool of an attached MCP server. Its arguments are a
+// guess ({"text": …}, what an echo tool takes); a tool that wants others
+// fails, and the model says so.
+func mcpToolScript(c conversation) reply {
+	if len(c.mcpTools) == 0 {
+		return finalReply("No MCP server is attached, so there is no MCP tool to call. Start glassbox with " +
+			"--mcp NAME=COMMAND (a stdio server) or --mcp NAME=URL (streamable HTTP); its tools join as NAME__tool. (offline tutor)")
+	}
+	tool := c.mcpTools[0]
+	for _, t := range c.mcpTools {
+		if strings.HasSuffix(t, "__echo") {
+			tool = t
+			break
+		}
+	}
+	r, done := c.resultFor(tool, "", "")
+	if !done {
+		return callReply("This tool comes from an MCP server; glassbox will send it a tools/call request over JSON-RPC.",
+			toolCall{Name: tool, Args: args{{"text", mcpGreeting}}})
+	}
+	server, _, _ := strings.Cut(tool, "__")
+	if r.IsError {
+		return finalReply(fmt.Sprintf("The call to %s failed: %s\nThe MCP server %s answered with an error, which came back to me as the tool's result. (offline tutor)",
+			tool, firstLine(r.Content), server))
+	}
+	return finalReply(fmt.Sprintf("The MCP server %s answered %s with:\n%s\nThe request and the answer are JSON-RPC frames (tools/call) beside this step. (offline tutor)",
+		server, tool, quote(r.Content, 10)))
 }

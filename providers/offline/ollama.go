@@ -87,7 +87,9 @@ func parseOllamaChat(body []byte) (api.ChatRequest, modelCall, error) {
 			}})
 		}
 	}
-	return req, modelCall{conv: newConversation(d, items), tools: d != dialectLlamaPlain, body: body}, nil
+	conv := newConversation(d, items)
+	conv.mcpTools = mcpToolNames(body)
+	return req, modelCall{conv: conv, tools: d != dialectLlamaPlain, body: body}, nil
 }
 
 // ollamaFormat reads the "format" field: "json" or a schema object turn

@@ -45,6 +45,12 @@ func JSONModeSystemPrompt(system string, tools []history.ToolSpec) string {
 			if d := strings.TrimSpace(t.Description); d != "" {
 				b.WriteString(d + "\n")
 			}
+			if t.HasSchema() {
+				// A tool's own schema (an MCP server's) goes to the model
+				// exactly as its author wrote it.
+				fmt.Fprintf(&b, "Input: a JSON object matching this JSON Schema:\n%s\n", bytes.TrimSpace(t.Schema))
+				continue
+			}
 			if len(t.Params) == 0 {
 				b.WriteString("Parameters: none (use {} as the input).\n")
 				continue
@@ -94,6 +100,14 @@ func paramTypeName(t history.ParamType) string {
 // spaced like the shapes above it.
 func exampleToolCall(t history.ToolSpec) string {
 	var input []string
+	if t.HasSchema() {
+		names, required := t.SchemaProperties()
+		for _, n := range names {
+			if required[n] {
+				input = append(input, fmt.Sprintf("%s: %s", marshalPlain(n), marshalPlain("...")))
+			}
+		}
+	}
 	for _, p := range t.Params {
 		if !p.Required {
 			continue
@@ -155,7 +169,10 @@ func ReplySchema(tools []history.ToolSpec) json.RawMessage {
 
 // inputSchema is a tool's parameters as a JSON Schema object, in the
 // tool's own parameter order.
-func inputSchema(t history.ToolSpec) orderedObject {
+func inputSchema(t history.ToolSpec) any {
+	if t.HasSchema() {
+		return json.RawMessage(t.Schema)
+	}
 	props := orderedObject{}
 	required := []string{}
 	for _, p := range t.Params {

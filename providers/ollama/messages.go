@@ -177,30 +177,39 @@ func nativeAssistant(m history.Message) (api.Message, error) {
 }
 
 // nativeTools declares the tools to Ollama, parameters in the order the
-// ToolSpec lists them (api.ToolPropertiesMap keeps insertion order).
-func nativeTools(specs []history.ToolSpec) api.Tools {
+// ToolSpec lists them (api.ToolPropertiesMap keeps insertion order). A tool
+// with its own JSON Schema is passed on as written, or refused with the
+// reason (schemaParameters).
+func nativeTools(specs []history.ToolSpec) (api.Tools, error) {
 	var tools api.Tools
 	for _, s := range specs {
-		props := api.NewToolPropertiesMap()
-		var required []string
-		for _, p := range s.Params {
-			prop := api.ToolProperty{Type: api.PropertyType{string(p.Type)}, Description: p.Description}
-			if p.Type == history.TypeArray {
-				prop.Items = map[string]any{"type": "string"}
-			}
-			props.Set(p.Name, prop)
-			if p.Required {
-				required = append(required, p.Name)
-			}
+		params, err := nativeParameters(s)
+		if err != nil {
+			return nil, err
 		}
 		tools = append(tools, api.Tool{
-			Type: "function",
-			Function: api.ToolFunction{
-				Name:        s.Name,
-				Description: s.Description,
-				Parameters:  api.ToolFunctionParameters{Type: "object", Required: required, Properties: props},
-			},
+			Type:     "function",
+			Function: api.ToolFunction{Name: s.Name, Description: s.Description, Parameters: params},
 		})
 	}
-	return tools
+	return tools, nil
+}
+
+func nativeParameters(s history.ToolSpec) (api.ToolFunctionParameters, error) {
+	if s.HasSchema() {
+		return schemaParameters(s)
+	}
+	props := api.NewToolPropertiesMap()
+	var required []string
+	for _, p := range s.Params {
+		prop := api.ToolProperty{Type: api.PropertyType{string(p.Type)}, Description: p.Description}
+		if p.Type == history.TypeArray {
+			prop.Items = map[string]any{"type": "string"}
+		}
+		props.Set(p.Name, prop)
+		if p.Required {
+			required = append(required, p.Name)
+		}
+	}
+	return api.ToolFunctionParameters{Type: "object", Required: required, Properties: props}, nil
 }

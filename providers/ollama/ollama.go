@@ -225,7 +225,9 @@ func (p *Provider) chatRequest(req providers.Request) (*api.ChatRequest, error) 
 		}
 	} else {
 		chat.Messages, err = nativeMessages(req.System, req.Messages)
-		chat.Tools = nativeTools(req.Tools)
+		if err == nil {
+			chat.Tools, err = nativeTools(req.Tools)
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -1,0 +1,408 @@
+// Package mcptool attaches MCP servers (--mcp NAME=COMMAND… or NAME=URL)
+// through the official Go SDK: each tool a server lists becomes a
+// tools.Tool named NAME__tool, and every JSON-RPC frame that passes is
+// recorded in the registry's WireLog (docs/mcp.md).
+package mcptool
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"mvdan.cc/sh/v3/shell"
+
+	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// Separator joins a server's name and its tool's name: NAME__tool.
+const Separator = "__"
+
+// DefaultTimeout bounds the handshake and each tool call unless Options say otherwise.
+const DefaultTimeout = 30 * time.Second
+
+// protocolVersion is sent in initialize. The SDK would otherwise first try
+// server/discover, which servers of the 2025 protocol do not know.
+const protocolVersion = "2025-11-25"
+
+// Spec is one --mcp value: a server's name and how to reach it.
+type Spec struct {
+	Name string
+	// Command is a stdio server's program and arguments.
+	Command []string
+	// URL is a streamable HTTP server's endpoint.
+	URL string
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`)
+
+// ParseSpec reads NAME=COMMAND ARGS… (split as a shell splits words, with
+// no expansion) or NAME=http(s)://…
+func ParseSpec(s string) (Spec, error) {
+	name, target, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(target) == "" {
+		return Spec{}, fmt.Errorf("--mcp %q: want NAME=COMMAND or NAME=URL", s)
+	}
+	if !namePattern.MatchString(name) || strings.Contains(name, Separator) {
+		return Spec{}, fmt.Errorf("--mcp %q: the name %q must start with a letter and hold only letters, digits, - and single _ (at most 32)", s, name)
+	}
+	target = strings.TrimSpace(target)
+	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
+		if _, err := url.Parse(target); err != nil {
+			return Spec{}, fmt.Errorf("--mcp %q: %v", s, err)
+		}
+		return Spec{Name: name, URL: target}, nil
+	}
+	words, err := shell.Fields(target, func(string) string { return "" })
+	if err != nil || len(words) == 0 {
+		return Spec{}, fmt.Errorf("--mcp %q: the command cannot be read: %v", s, err)
+	}
+	if strings.ContainsAny(target, "$`") {
+		return Spec{}, fmt.Errorf("--mcp %q: the command is run without a shell; write it without $ or `", s)
+	}
+	return Spec{Name: name, Command: words}, nil
+}
+
+// Options are how servers are started.
+type Options struct {
+	// Dir is a stdio server's working folder (the workspace).
+	Dir string
+	// Timeout bounds each call (DefaultTimeout if 0).
+	Timeout time.Duration
+	// ConnectTimeout bounds the handshake: initialize and tools/list
+	// (DefaultTimeout if 0).
+	ConnectTimeout time.Duration
+	// HTTPClient reaches streamable HTTP servers (http.DefaultClient if nil).
+	HTTPClient *http.Client
+}
+
+// Server is one attached MCP server.
+type Server struct {
+	name    string
+	session *mcp.ClientSession
+	timeout time.Duration
+	tools   []tools.Tool
+	stderr  *tailBuffer
+}
+
+// Attach starts or reaches the server, lists its tools and records every
+// frame in wire. ctx bounds only the handshake.
+func Attach(ctx context.Context, spec Spec, wire *tools.WireLog, opt Options) (*Server, error) {
+	if spec.URL != "" {
+		return AttachTransport(ctx, spec.Name, &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: opt.HTTPClient, MaxRetries: -1}, wire, opt)
+	}
+	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
+	cmd.Dir = opt.Dir
+	cmd.Env = allowedEnv(os.Environ())
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stderr = stderr
+	return attach(ctx, spec.Name, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, wire, opt, stderr)
+}
+
+// AttachTransport attaches a server reached through t (an in-process
+// server's in-memory transport, for one).
+func AttachTransport(ctx context.Context, name string, t mcp.Transport, wire *tools.WireLog, opt Options) (*Server, error) {
+	return attach(ctx, name, t, wire, opt, nil)
+}
+
+func attach(ctx context.Context, name string, inner mcp.Transport, wire *tools.WireLog, opt Options, stderr *tailBuffer) (*Server, error) {
+	s := &Server{name: name, timeout: opt.Timeout, stderr: stderr}
+	if s.timeout <= 0 {
+		s.timeout = DefaultTimeout
+	}
+	t := &frameTransport{inner: inner, server: name, wire: wire}
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(opt.ConnectTimeout, DefaultTimeout))
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "glassbox", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	if err != nil {
+		return nil, fmt.Errorf("MCP server %s: connecting: %v%s", name, err, s.stderrTail())
+	}
+	s.session = cs
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		cs.Close()
+		return nil, fmt.Errorf("MCP server %s: tools/list: %v%s", name, err, s.stderrTail())
+	}
+	for _, tool := range res.Tools {
+		mt, err := newTool(s, tool)
+		if err != nil {
+			cs.Close()
+			return nil, err
+		}
+		s.tools = append(s.tools, mt)
+	}
+	return s, nil
+}
+
+// Name is the name the server was attached as.
+func (s *Server) Name() string { return s.name }
+
+// Tools are the server's tools, named NAME__tool.
+func (s *Server) Tools() []tools.Tool { return slices.Clone(s.tools) }
+
+// Close ends the session (a stdio server is stopped).
+func (s *Server) Close() error {
+	err := s.session.Close()
+	if err != nil && s.stderr != nil && strings.Contains(err.Error(), "exit status") {
+		return nil // a server that had already stopped
+	}
+	return err
+}
+
+func (s *Server) stderrTail() string {
+	if s.stderr == nil {
+		return ""
+	}
+	if t := strings.TrimSpace(s.stderr.String()); t != "" {
+		return "; the server wrote: " + t
+	}
+	return ""
+}
+
+// Tool is one tool of an MCP server.
+type Tool struct {
+	server *Server
+	remote string // the name the server knows it by
+	spec   history.ToolSpec
+}
+
+var _ tools.Tool = (*Tool)(nil)
+
+// toolNamePattern is what every dialect accepts as a function name
+// (Gemini's rule is the narrowest: a letter or _ first, then letters,
+// digits, _ . -, at most 64 in all); the server's name and the separator
+// come first.
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
+
+// maxResultBytes caps the text of one result, as read_file caps a file: a
+// server cannot flood the model's context.
+const maxResultBytes = 256 << 10
+
+func newTool(s *Server, t *mcp.Tool) (*Tool, error) {
+	if name := s.name + Separator + t.Name; !toolNamePattern.MatchString(name) {
+		return nil, fmt.Errorf("MCP server %s: the tool %q cannot be offered to a model: its name %q must be at most 64 letters, digits, _ . or -",
+			s.name, t.Name, name)
+	}
+	schema, err := json.Marshal(t.InputSchema)
+	if err != nil || !bytes.HasPrefix(bytes.TrimSpace(schema), []byte("{")) {
+		return nil, fmt.Errorf("MCP server %s: tool %q has an input schema that is not a JSON object", s.name, t.Name)
+	}
+	spec := history.ToolSpec{
+		Name:        s.name + Separator + t.Name,
+		Description: t.Description,
+		Schema:      schema,
+		// What a call may do is unknown to glassbox: the server's own
+		// process may write the workspace and reach the network. Its
+		// annotations are kept as hints, never as attributes.
+		Attrs: history.Attributes{ChangesFiles: true, ReachesOut: true, Origin: "mcp:" + s.name, Hints: hints(t.Annotations)},
+	}
+	return &Tool{server: s, remote: t.Name, spec: spec}, nil
+}
+
+func hints(a *mcp.ToolAnnotations) []string {
+	if a == nil {
+		return nil
+	}
+	var h []string
+	if a.ReadOnlyHint {
+		h = append(h, "readOnlyHint")
+	}
+	if a.DestructiveHint != nil && *a.DestructiveHint {
+		h = append(h, "destructiveHint")
+	}
+	if a.IdempotentHint {
+		h = append(h, "idempotentHint")
+	}
+	if a.OpenWorldHint != nil && *a.OpenWorldHint {
+		h = append(h, "openWorldHint")
+	}
+	return h
+}
+
+// Spec is the tool's definition, its schema as the server gave it.
+func (t *Tool) Spec() history.ToolSpec { return t.spec }
+
+// Run calls the tool. Whatever goes wrong on the server's side — it
+// crashed, hung past the time limit, answered something that is not
+// JSON-RPC, returned isError or a JSON-RPC error — is a failed Result the
+// model reads; only a cancelled ctx is an error.
+func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if args[0] != '{' || !json.Valid(args) {
+		return failed("%s: the arguments must be a JSON object", t.spec.Name), nil
+	}
+	callCtx, cancel := context.WithTimeout(ctx, t.server.timeout)
+	defer cancel()
+	res, err := t.server.session.CallTool(callCtx, &mcp.CallToolParams{Name: t.remote, Arguments: args})
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ctx.Err()
+		}
+		why := err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			why = fmt.Sprintf("no answer within %s", t.server.timeout)
+		}
+		return failed("%s: the MCP server %s failed: %s%s", t.spec.Name, t.server.name, why, t.server.stderrTail()), nil
+	}
+	text := contentText(res)
+	if len(text) > maxResultBytes {
+		text = strings.ToValidUTF8(text[:maxResultBytes], "") + fmt.Sprintf("\n[… cut: the server's result is %d bytes; the first %d are shown]", len(text), maxResultBytes)
+	}
+	return tools.Result{Content: tools.EscapeBidi(text), IsError: res.IsError}, nil
+}
+
+func failed(format string, a ...any) tools.Result {
+	return tools.Result{IsError: true, Content: fmt.Sprintf(format, a...)}
+}
+
+// contentText is a result as text for the model: text parts as they are,
+// other parts named with their type and size.
+func contentText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[an image, %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *mcp.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio, %s, %d bytes]", c.MIMEType, len(c.Data)))
+		default:
+			b, _ := json.Marshal(c)
+			parts = append(parts, string(b))
+		}
+	}
+	if len(parts) == 0 && res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		parts = append(parts, string(b))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// frameTransport records every message of the connection it wraps.
+type frameTransport struct {
+	inner  mcp.Transport
+	server string
+	wire   *tools.WireLog
+}
+
+func (t *frameTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &frameConn{Connection: c, t: t, methods: map[string]string{}}, nil
+}
+
+type frameConn struct {
+	mcp.Connection
+	t       *frameTransport
+	closing atomic.Bool // the session is ending: a failing read is not news
+	mu      sync.Mutex
+	methods map[string]string // request id → method, to name a response
+}
+
+func (c *frameConn) Close() error {
+	c.closing.Store(true)
+	return c.Connection.Close()
+}
+
+func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	c.record("recv", msg, err)
+	return msg, err
+}
+
+// Write records the message before it goes: its answer may be read before
+// the write returns.
+func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.record("send", msg, nil)
+	err := c.Connection.Write(ctx, msg)
+	if err != nil {
+		c.record("send", nil, err)
+	}
+	return err
+}
+
+func (c *frameConn) record(dir string, msg jsonrpc.Message, err error) {
+	f := tools.Frame{Server: c.t.server, Dir: dir, Time: time.Now()}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || c.closing.Load() {
+			return // the session ending, not the server
+		}
+		f.Error = err.Error()
+		c.t.wire.Add(f)
+		return
+	}
+	f.Body, _ = jsonrpc.EncodeMessage(msg)
+	c.mu.Lock()
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		f.Method = m.Method
+		if m.ID.IsValid() {
+			c.methods[fmt.Sprint(m.ID.Raw())] = m.Method
+		}
+	case *jsonrpc.Response:
+		key := fmt.Sprint(m.ID.Raw())
+		f.Method = c.methods[key]
+		delete(c.methods, key)
+	}
+	c.mu.Unlock()
+	c.t.wire.Add(f)
+}
+
+// allowedEnv is a stdio server's environment: only what a program needs to
+// start and speak the locale, never a secret (tools.IsSecretEnvName).
+func allowedEnv(env []string) []string {
+	var kept []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		allowed := slices.Contains([]string{"PATH", "HOME", "LANG", "TZ", "TMPDIR"}, name) || strings.HasPrefix(name, "LC_")
+		if allowed && !tools.IsSecretEnvName(name) {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}
+
+// tailBuffer keeps the last max bytes written (a server's stderr).
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

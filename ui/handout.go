@@ -1,0 +1,154 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/export"
+)
+
+// Two things the glass box does with the session on disk (docs/classroom.md):
+// X writes a handout of the step on screen, and a run's health line carries
+// the session's size. Both touch the disk, so both run in commands and come
+// back as a message naming the run.
+
+// handoutMsg: the handout of a run's step was written to path, or err says
+// why not.
+type handoutMsg struct {
+	run  int
+	step int
+	path string
+	err  error
+}
+
+// sessionSizeMsg: the session's size on disk, as a run measured it.
+type sessionSizeMsg struct {
+	run   int
+	bytes int64
+	err   error
+}
+
+func (m handoutMsg) runID() int     { return m.run }
+func (m sessionSizeMsg) runID() int { return m.run }
+
+// handout is X: a handout (HTML, export.StepFile) of the step the run shown
+// has on screen — the step time travel selected, else the latest — written
+// into the session's own folder. In compare mode the page holds that step
+// of both runs: they share one session, and a page of a step shows it for
+// every run of the session.
+func (m *Model) handout(tea.KeyMsg) tea.Cmd {
+	r := m.cur()
+	s := r.live.selected()
+	switch {
+	case m.cfg.Session == "":
+		r.notice = "X: no handout — this glass box keeps no session on disk to write it from"
+		return nil
+	case r.viewing != nil:
+		r.notice = "X: this is an abandoned branch; a handout holds the session's own line (B or a step key returns to it)"
+		return nil
+	case s == nil:
+		r.notice = "X: no step yet — a handout is of a step taken (space takes one)"
+		return nil
+	case r.forking:
+		r.notice = "X: the run is going back to a step; press X again once it is there"
+		return nil
+	}
+	path, secrets, step, id := m.cfg.Session, m.cfg.Secrets, s.t.Seq, r.id
+	r.notice = fmt.Sprintf("writing a handout of step %d…", step)
+	return func() tea.Msg {
+		out, err := export.StepFile(path, step, export.HTML, secrets...)
+		return handoutMsg{run: id, step: step, path: out, err: err}
+	}
+}
+
+// handoutDone says where the handout went, or why it could not be written.
+func (r *runView) handoutDone(msg handoutMsg) {
+	if msg.err != nil {
+		r.notice = fmt.Sprintf("handout of step %d not written: %v", msg.step, msg.err)
+		return
+	}
+	r.notice = "handout written: " + msg.path
+}
+
+// sizeGap is the least time between two measurements of the session's size
+// while a run of steps (c, i) goes on; when the run stops it is measured
+// at once.
+const sizeGap = time.Second
+
+// measureSize measures the session's size on disk in a command
+// (loop.SessionBytes): at most one measurement in flight, and while a run
+// of steps goes on at most one per sizeGap. now forces it (the run has
+// stopped, a fork wrote the journal) unless one is in flight; that one is
+// then followed by another when it returns.
+func (r *runView) measureSize(now bool) tea.Cmd {
+	if r.session == "" {
+		return nil
+	}
+	if r.measuring || (!now && time.Since(r.measuredAt) < sizeGap) {
+		r.sizeStale = true
+		return nil
+	}
+	r.measuring, r.sizeStale, r.measuredAt = true, false, time.Now()
+	path, id := r.session, r.id
+	return func() tea.Msg {
+		n, err := loop.SessionBytes(path)
+		return sessionSizeMsg{run: id, bytes: n, err: err}
+	}
+}
+
+// sizeMeasured takes in a measurement of the session's size; steps that ended
+// while it was under way are measured again once the run has stopped.
+func (r *runView) sizeMeasured(msg sessionSizeMsg) tea.Cmd {
+	r.measuring = false
+	if msg.err != nil {
+		r.sizeErr = msg.err.Error()
+	} else {
+		r.sizeErr = ""
+		r.live.sized(msg.bytes)
+	}
+	if r.sizeStale && !r.busy {
+		return r.measureSize(true)
+	}
+	return nil
+}
+
+// healthLines is the runs' health in full for the help overlay: the line,
+// the failures fed back by kind and the session's exact size.
+func (m Model) healthLines(w int) []string {
+	var out []string
+	for _, r := range m.runs {
+		h := r.live.health
+		title := "This run's health"
+		if m.compare() {
+			title = r.title() + "'s health"
+		}
+		out = append(out, m.th.Bold.Render(title))
+		out = append(out, wrapLines(r.live.healthLine, w)...)
+		var more []string
+		if kinds := h.FailureKinds(); kinds != "" {
+			more = append(more, "failures fed back: "+kinds)
+		}
+		switch {
+		case r.session == "":
+			more = append(more, "no session on disk")
+		case r.sizeErr != "":
+			more = append(more, "session size unknown: "+r.sizeErr)
+		case h.Bytes > 0:
+			what := "session on disk"
+			if m.compare() {
+				what += " (both runs)"
+			}
+			more = append(more, fmt.Sprintf("%s: %d bytes", what, h.Bytes))
+		}
+		for _, s := range more {
+			for _, ln := range wrapLines(s, w) {
+				out = append(out, m.th.Muted.Render(ln))
+			}
+		}
+		out = append(out, "")
+	}
+	return out
+}
