@@ -30,6 +30,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
+	"github.com/glassbox-dev/glassbox/ui/serve"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -80,6 +81,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return listLessons(args[1:], stdout, stderr)
 		case "sessions":
 			return listSessions(args[1:], stdout, stderr)
+		case "serve":
+			return serveRoom(ctx, args[1:], stdout, stderr)
 		case "export":
 			return exportSession(args[1:], stdout, stderr)
 		case "version":
@@ -104,6 +107,7 @@ Usage:
                                 list the saved sessions (resume one with --resume ID); --stats adds each run's health
   glassbox export SESSION [--step N] [--format md|html] [--out FILE]
                                 a step or a whole session as a self-contained page (a handout)
+  glassbox serve [flags]        serve a glass box to each learner over SSH (ssh -p 2222 HOST)
   glassbox version
 
 Run 'glassbox run -h' for the flags.
@@ -115,6 +119,11 @@ Run 'glassbox run -h' for the flags.
 // arguments left after the flags; err wraps agentrun.ErrUsage for a mistake,
 // or is flag.ErrHelp.
 func loadConfig(name string, args []string, headless bool, stderr io.Writer) (agentrun.Config, []string, error) {
+	return loadConfigWith(name, args, headless, stderr, nil)
+}
+
+// loadConfigWith is loadConfig with more flags: extra binds them.
+func loadConfigWith(name string, args []string, headless bool, stderr io.Writer, extra func(*flag.FlagSet)) (agentrun.Config, []string, error) {
 	c := agentrun.Defaults(headless)
 	dot, ignored, err := agentrun.ReadDotEnv(".env")
 	if err != nil {
@@ -134,8 +143,13 @@ func loadConfig(name string, args []string, headless bool, stderr io.Writer) (ag
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	bindFlags(fs, &c, headless)
+	if extra != nil {
+		extra(fs)
+	}
 	fs.Usage = func() {
-		if headless {
+		if name == "glassbox serve" {
+			fmt.Fprintln(stderr, "Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:")
+		} else if headless {
 			fmt.Fprintln(stderr, "Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:")
 		} else {
 			fmt.Fprintln(stderr, "Usage: glassbox [flags]\n\nOpens the full-screen glass box.\n\nFlags:")
@@ -291,9 +305,40 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	return exitOK
 }
 
+// serveRoom is `glassbox serve`: ui/serve binds its own flags and runs it.
+func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o serve.Options
+	var fs *flag.FlagSet
+	c, rest, err := loadConfigWith("glassbox serve", args, false, stderr, func(f *flag.FlagSet) { fs = f; serve.BindFlags(f, &o) })
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err == nil {
+		err = serve.Configure(&o, c, fs, rest, os.Getenv)
+	}
+	if err != nil {
+		return fail(stderr, "glassbox serve", err)
+	}
+	o.Run.Version = version
+	if o.Instruct {
+		if !ui.IsTerminal(stdout) {
+			fmt.Fprintln(stderr, "glassbox serve: --instruct runs your glass box here and needs a terminal")
+			return exitUsage
+		}
+		ctx = tuiContext(ctx)
+	}
+	if err := serve.Main(ctx, o, stdout); err != nil {
+		return fail(stderr, "glassbox serve", err)
+	}
+	return exitOK
+}
+
 // runTUI opens the full-screen glass box.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c, rest, err := loadConfig("glassbox", args, false, stderr)
+	predict := false
+	c, rest, err := loadConfigWith("glassbox", args, false, stderr, func(fs *flag.FlagSet) {
+		fs.BoolVar(&predict, "predict", false, "predict mode: pick the edge you expect before each step (P toggles it)")
+	})
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -335,6 +380,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "glassbox", err)
 	}
+	cfg.Predict = predict
 	err = ui.Run(tuiContext(ctx), cfg)
 	if ctx.Err() != nil {
 		// A signal ended the glass box: the trace says so; the deferred

@@ -33,6 +33,16 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, k.Quit) {
 		return m.askQuit()
 	}
+	if m.followKey(msg) {
+		m.clampScrolls()
+		return m, m.fetchPayloads()
+	}
+	if key.Matches(msg, k.Step) && m.returnToPresent() {
+		return m, m.fetchPayloads() // a past step is shown: come back first
+	}
+	if handled, cmd := m.predictKey(msg); handled {
+		return m, cmd
+	}
 	var cmd tea.Cmd
 	switch a, ok := m.action(msg); {
 	case key.Matches(msg, k.Step, k.Iteration, k.Continue) && m.returnToPresent():
@@ -90,6 +100,7 @@ func (m Model) action(msg tea.KeyMsg) (actionFunc, bool) {
 		{k.ReqResp, (*Model).flipSide},
 		{k.Exchange, (*Model).nextExchange},
 		{k.Break, (*Model).toggleBreakpoint},
+		{k.Predict, (*Model).predictToggle},
 	}
 	for _, a := range table {
 		if key.Matches(msg, a.b) {

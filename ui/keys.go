@@ -62,6 +62,10 @@ func (m Model) manyRunes(msg tea.KeyMsg, quitting bool) (tea.Model, tea.Cmd) {
 // typeIntoInput gives the keyboard to the input line and types msg there:
 // text typed at the stepper is never lost.
 func (m Model) typeIntoInput(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if m.cfg.Follow != nil {
+		m.notice = m.readOnly()
+		return m, nil
+	}
 	cmd := m.focusInput()
 	next, cmd2 := m.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes})
 	nm := next.(Model)
@@ -205,6 +209,9 @@ func (m *Model) send() tea.Cmd {
 	}
 	if l, ok := m.currentLesson(); ok && text == strings.TrimSpace(l.Request) {
 		m.lessonSent = true
+		m.scoreLesson(l.Name)
+	} else {
+		m.scoreLesson("")
 	}
 	var cmds []tea.Cmd
 	for _, r := range m.runs {

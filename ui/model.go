@@ -75,7 +75,8 @@ type Model struct {
 	notice      string // one line: what the last key did ("lesson tour: …")
 	lessonName  string // the lesson offered on an empty input
 	lessonSent  bool
-	quitPending bool // a ctrl+c cancelled a step; the next one quits
+	quitPending bool         // a ctrl+c cancelled a step; the next one quits
+	pred        predictState // predict mode (P, --predict)
 }
 
 // New builds the UI around cfg's engine (or cfg.Runs' engines). It reads
@@ -120,6 +121,13 @@ func New(cfg Config) Model {
 	m.addWelcome()
 	for i, r := range m.runs {
 		r.session = cfg.Session
+		r.observe, r.status = cfg.OnTransition, cfg.Status
+		if cfg.Follow != nil {
+			for _, t := range runs[i].Past {
+				r.record(t)
+			}
+			runs[i].Past = nil
+		}
 		r.loadPast(runs[i].Past)
 		for _, n := range runs[i].Notes {
 			r.hist.add(&historyEntry{kind: entryNote, text: n})
@@ -137,8 +145,13 @@ func New(cfg Config) Model {
 		m.cfg.Runs[i].Past = nil
 	}
 	m.refreshWelcome() // a resumed session offers no first lesson
-	m.inputFocused = true
-	m.input.Focus()
+	m.pred.on = cfg.Predict && !m.compare() && cfg.Follow == nil
+	m.pred.lesson = cfg.Lesson
+	m.syncPredict()
+	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
+	if m.inputFocused {
+		m.input.Focus()
+	}
 	m.updatePlaceholder()
 	if m.compare() {
 		m.pane = panePayload // the raw payloads are what compare mode is for
@@ -231,9 +244,10 @@ func newInput(th theme.Theme) textarea.Model {
 
 // Init starts nothing but reading back, for a resumed session, the payload
 // of the step shown, and measuring the session's size: the learner types
-// first.
+// first. A follower starts listening to the run it follows; a glass box
+// with a status segment, to what changes it.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.fetchPayloads()}
+	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.measureSize(true)) // for the health line
 	}
@@ -256,6 +270,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.whatIfReady(msg)
 	case runMsg:
 		return m.handleRunMsg(msg)
+	case NoticeMsg:
+		return m.notify(msg)
+	case followMsg:
+		return m.followed(msg)
+	case changedMsg:
+		return m, m.changedCmd() // the frame is drawn again: Config.Status is read anew
 	case spinner.TickMsg:
 		if !m.busy() || !m.animate {
 			m.ticking = false
@@ -292,6 +312,7 @@ func (m Model) handleRunMsg(msg runMsg) (tea.Model, tea.Cmd) {
 		// What the step did supersedes what the last key said
 		// ("cancelling…", "pausing…").
 		m.notice = ""
+		m.predicted(r, msg.err)
 		if errors.Is(msg.err, context.Canceled) || errors.Is(msg.err, context.DeadlineExceeded) {
 			m.quitPending = true
 		}
@@ -343,6 +364,10 @@ func (m *Model) step(mode runMode, by string) tea.Cmd {
 
 // focusInput gives the keyboard to the input line.
 func (m *Model) focusInput() tea.Cmd {
+	if m.cfg.Follow != nil {
+		m.notice = m.readOnly()
+		return nil
+	}
 	m.inputFocused = true
 	return m.input.Focus()
 }
@@ -356,6 +381,10 @@ func (m *Model) focusPane(p paneID) {
 
 // updatePlaceholder offers the starting lesson until it has been sent.
 func (m *Model) updatePlaceholder() {
+	if m.cfg.Follow != nil {
+		m.input.Placeholder = "read-only: you follow the " + m.cfg.Follow.Who + "'s run · [ ] back in time · space catches up · q quits"
+		return
+	}
 	if l, ok := m.currentLesson(); ok && !m.lessonSent {
 		m.input.Placeholder = "Enter: send the " + l.Name + " lesson — " + firstLineOf(l.Request)
 		return

@@ -64,6 +64,8 @@ func (c diagramComponent) diagramView(lk look, in rect, focused bool) ([]string,
 	switch {
 	case r.viewing != nil:
 		info = fmt.Sprintf("◀ abandoned branch, step %d of %d — B or a step key returns · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
+	case r.live.travelling() && r.eng == nil: // a followed run: nothing forks here
+		info = fmt.Sprintf("◀ viewing step %d of %d — space catches up · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
 	case r.live.travelling():
 		info = fmt.Sprintf("◀ viewing step %d of %d — ] returns, f forks from here · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
 	case r.confirm != nil:

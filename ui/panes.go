@@ -108,7 +108,19 @@ func (r *runView) statusView(lk look, w int) string {
 	case r.viewing != nil:
 		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ abandoned branch · step %d/%d · B ", r.live.selectedIndex()+1, len(r.live.steps))))
 	case r.live.travelling():
-		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · f forks ", r.live.selectedIndex()+1, len(r.live.steps))))
+		hint := "f forks"
+		if r.eng == nil {
+			hint = "space catches up" // a followed run: nothing forks here
+		}
+		parts = append(parts, th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · %s ", r.live.selectedIndex()+1, len(r.live.steps), hint)))
+	}
+	if r.status != nil {
+		if k, v := r.status(); k != "" {
+			parts = append(parts, seg(k, v))
+		}
+	}
+	if r.predict != "" {
+		parts = append(parts, seg("predict", r.predict))
 	}
 	parts = append(parts,
 		seg("state", r.stateLabel(lk, state)),

@@ -74,6 +74,20 @@ type Config struct {
 	// the keys step both, the screen sets them side by side. Engine, Person,
 	// Banner, Backend, BackendReason and Workspace are then ignored.
 	Runs []RunConfig
+	// OnTransition, when set, hears every transition a run takes here
+	// (on the UI's goroutine, in order): a workshop broadcasts the
+	// instructor's run with it. It must not block.
+	OnTransition func(loop.Transition)
+	// Predict starts in predict mode (--predict; P toggles it): each step
+	// first asks which edge the learner expects.
+	Predict bool
+	// Follow makes the glass box a read-only view of another's run.
+	Follow *Follow
+	// Status, when set, is one more status bar segment (key, value), read
+	// at every frame: how many follow the instructor, whom a follower follows.
+	Status func() (key, value string)
+	// Changed, when set, says Status has changed: the frame is drawn again.
+	Changed <-chan struct{}
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx
@@ -107,10 +121,7 @@ func Run(ctx context.Context, cfg Config) error {
 		logFile.Close()
 	}()
 	TuneMemory(os.Getenv)
-	m := New(cfg)
-	for _, r := range m.runs {
-		r.base = ctx
-	}
+	m := NewServed(ctx, cfg)
 	p := tea.NewProgram(m,
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),

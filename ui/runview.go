@@ -75,8 +75,14 @@ type runView struct {
 	hidden  bool // esc hid the dialog; the step still waits for the person
 
 	onto OntoFunc
-	load func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
-	keep int                                                    // model calls whose payloads stay in memory
+	// observe hears each transition this run takes (Config.OnTransition).
+	observe func(loop.Transition)
+	// status is one more status bar segment (Config.Status).
+	status func() (string, string)
+	// predict is predict mode's score for the status bar ("" when off).
+	predict string
+	load    func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
+	keep    int                                                    // model calls whose payloads stay in memory
 	// branches are the steps forks and A left behind; viewing is the one B
 	// shows in place of the run's own line, or nil.
 	branches []branch
@@ -131,6 +137,10 @@ type RunConfig struct {
 	// Onto builds another dialect's provider for this run to fork onto
 	// (F); switched is called once the engine uses it. Nil: F is off.
 	Onto OntoFunc
+	// Provider, Model and MaxIterations describe a run with no Engine (a
+	// followed run): an engine's own are used when there is one.
+	Provider, Model string
+	MaxIterations   int
 	// Exchanges reads a step's raw exchanges back from the session file
 	// (its ExchangesAt). With it, only the latest model calls' payloads
 	// stay in memory.
@@ -162,6 +172,7 @@ func newRunView(id int, rc RunConfig) *runView {
 	}
 	r.panes = newPanes(r)
 	if r.eng == nil {
+		r.provider, r.model, r.maxIter = rc.Provider, rc.Model, rc.MaxIterations
 		r.live.state = loop.WaitingForEvent
 		return r
 	}
@@ -490,6 +501,9 @@ func (r *runView) stepDone(res stepResult) tea.Cmd {
 
 	t := res.t
 	r.live.record(r.hist, t)
+	if r.observe != nil {
+		r.observe(t)
+	}
 	r.live.steps[len(r.live.steps)-1].preview = res.preview
 	r.spill()
 	r.payload.follow(&t)

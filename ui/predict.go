@@ -1,0 +1,265 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/loop"
+)
+
+// Predict mode: before each step the learner picks the edge they expect,
+// from those the loop's own table (loop.Table) allows from the current
+// state; the step runs and History says right or wrong, with a one-line
+// reason. A state with one way out, and the person's own answer to a
+// confirmation, are not asked. The score is kept per lesson.
+
+// predictState is the predictions of the glass box (one run; compare mode
+// has none).
+type predictState struct {
+	on      bool
+	lesson  string    // what is scored: a lesson's name, or "" for the learner's own request
+	right   int       // predictions that were right
+	total   int       // predictions made
+	pending loop.Edge // the edge picked for the step in flight, or ""
+}
+
+// line is the status bar's segment value: "2/3 tour".
+func (p predictState) line() string {
+	what := p.lesson
+	if what == "" {
+		what = "your request"
+	}
+	return fmt.Sprintf("%d/%d %s", p.right, p.total, what)
+}
+
+// edgesFrom are the edges loop.Table allows from s, in table order.
+func edgesFrom(s loop.State) []loop.Arc {
+	var out []loop.Arc
+	for _, a := range loop.Table {
+		if a.From == s {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// togglePredict is P.
+func (m *Model) predictToggle(tea.KeyMsg) tea.Cmd {
+	if m.compare() {
+		m.notice = "predict mode is for one run (not compare mode)"
+		return nil
+	}
+	m.pred.on = !m.pred.on
+	if m.pred.on {
+		m.notice = "predict mode on: space asks which edge you expect before each step (P turns it off)"
+	} else {
+		m.notice = "predict mode off: " + m.pred.line()
+	}
+	m.syncPredict()
+	return nil
+}
+
+// syncPredict puts the score on the run's status bar.
+func (m *Model) syncPredict() {
+	for _, r := range m.runs {
+		r.predict = ""
+		if m.pred.on {
+			r.predict = m.pred.line()
+		}
+	}
+}
+
+// predictKey intercepts the stepping keys in predict mode. It reports
+// whether it handled msg; cmd is what it started.
+func (m *Model) predictKey(msg tea.KeyMsg) (bool, tea.Cmd) {
+	if !m.pred.on || m.compare() {
+		return false, nil
+	}
+	k := m.keys
+	r := m.runs[0]
+	switch {
+	case key.Matches(msg, k.Iteration, k.Continue):
+		m.notice = "predict mode: space steps one transition and asks for your prediction first (P turns predict mode off)"
+		return true, nil
+	case !key.Matches(msg, k.Step):
+		return false, nil
+	case r.busy || r.forking || r.eng == nil:
+		return false, nil // the step's own message says why it cannot
+	}
+	state := r.live.state
+	arcs := edgesFrom(state)
+	if len(arcs) < 2 || state == loop.AwaitingUserConfirmation || (state == loop.WaitingForEvent && r.live.queued == 0) {
+		return false, nil // one way out, the person's own answer, or nothing to take: no question
+	}
+	m.open(&predictDialog{from: state, arcs: arcs, key: msg.String()})
+	return true, nil
+}
+
+// predicted scores the step that just ended against the edge picked.
+func (m *Model) predicted(r *runView, err error) {
+	want := m.pred.pending
+	m.pred.pending = ""
+	if want == "" {
+		return
+	}
+	if err != nil || len(r.live.steps) == 0 {
+		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("prediction %s not scored: the step did not complete", want)})
+		return
+	}
+	t := r.live.steps[len(r.live.steps)-1].t
+	m.pred.total++
+	if t.Edge == want {
+		m.pred.right++
+		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("✓ predicted %s — right: %s  [%s]", want, edgeReason(t), m.pred.line())})
+	} else {
+		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("✗ predicted %s — the loop took %s: %s  [%s]", want, t.Edge, edgeReason(t), m.pred.line())})
+	}
+	m.syncPredict()
+}
+
+// scoreLesson starts the score of what was just sent: a lesson starts its
+// own; a request of the learner's own is scored as "your request".
+func (m *Model) scoreLesson(name string) {
+	if name == m.pred.lesson && m.pred.total > 0 {
+		return
+	}
+	m.pred.lesson, m.pred.right, m.pred.total = name, 0, 0
+	m.syncPredict()
+}
+
+// edgeReason is the one-line reason a step took its edge, from its record.
+func edgeReason(t loop.Transition) string {
+	toolNames := func() string {
+		var names []string
+		if t.LLM != nil {
+			for _, c := range t.LLM.ToolCalls {
+				names = append(names, c.Name)
+			}
+		}
+		return strings.Join(names, ", ")
+	}
+	switch t.Edge {
+	case loop.EdgeNewEvent:
+		return "an event was waiting in the queue"
+	case loop.EdgeContextReady:
+		return "the context is assembled and the iteration limit is not reached"
+	case loop.EdgeMaxIterations:
+		return "the event used up its model calls (the iteration limit)"
+	case loop.EdgeToolCall:
+		return "the model asked for a tool: " + toolNames()
+	case loop.EdgeFinalAnswer:
+		return "the model answered in text, with no tool call"
+	case loop.EdgeMalformedResponse:
+		if t.Error != nil {
+			return "the reply could not be read as a tool call or an answer: " + t.Error.Message
+		}
+		return "the reply could not be read as a tool call or an answer"
+	case loop.EdgeLLMFailure:
+		if t.Error != nil {
+			return "the provider failed: " + t.Error.Message
+		}
+		return "the provider failed"
+	case loop.EdgeAllow, loop.EdgeDeny, loop.EdgeConfirmRequired:
+		if d := t.Decision; d != nil {
+			return fmt.Sprintf("rule %s: %s", d.Rule, d.Reason)
+		}
+	case loop.EdgeToolSuccess:
+		return "the tool ran and returned its result"
+	case loop.EdgeToolFailure:
+		if t.Error != nil {
+			return "the tool failed: " + t.Error.Message
+		}
+		return "the tool failed"
+	case loop.EdgeNextToolCall:
+		return "the reply has another tool call waiting"
+	case loop.EdgeObserved:
+		return "every tool call of the reply is done: back to the model"
+	}
+	return loop.Explain(t.To)
+}
+
+// predictDialog asks for the edge the learner expects.
+type predictDialog struct {
+	from loop.State
+	arcs []loop.Arc
+	sel  int
+	key  string // the stepping key that opened it
+}
+
+// predictKeys are the dialog's keys.
+type predictKeys struct{ Up, Down, Pick, Number, Close key.Binding }
+
+func (predictKeys) ShortHelp() []key.Binding  { return nil }
+func (predictKeys) FullHelp() [][]key.Binding { return nil }
+
+func newPredictKeys() predictKeys {
+	return predictKeys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Pick:   key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "predict it and step")),
+		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick")),
+		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "not now (no step)")),
+	}
+}
+
+type predictHelp struct{ k predictKeys }
+
+func (h predictHelp) ShortHelp() []key.Binding {
+	return []key.Binding{h.k.Number, h.k.Up, h.k.Down, h.k.Pick, h.k.Close}
+}
+func (h predictHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
+
+func (d *predictDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := newPredictKeys()
+	pick := -1
+	switch {
+	case key.Matches(msg, k.Close):
+		m.close(d)
+		m.notice = "no prediction, no step (P turns predict mode off)"
+		return m, nil
+	case key.Matches(msg, k.Up):
+		d.sel = max(d.sel-1, 0)
+	case key.Matches(msg, k.Down):
+		d.sel = min(d.sel+1, len(d.arcs)-1)
+	case key.Matches(msg, k.Pick):
+		pick = d.sel
+	case key.Matches(msg, k.Number):
+		if i := int(msg.Runes[0] - '1'); i < len(d.arcs) {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return m, nil
+	}
+	m.close(d)
+	m.pred.pending = d.arcs[pick].Edge
+	m.notice = "you predict " + string(m.pred.pending) + " — stepping"
+	return m, m.step(runOne, d.key)
+}
+
+func (d *predictDialog) box(m Model, w, h int) (string, []string) {
+	th := m.th
+	out := []string{
+		th.Bold.Render("Which edge will the loop take from " + string(d.from) + "?"),
+		th.Muted.Render(ansi.Truncate(loop.Explain(d.from), w, "…")),
+		"",
+	}
+	for i, a := range d.arcs {
+		line := fmt.Sprintf("  %d) %-19s → %s", i+1, a.Edge, a.To)
+		if i == d.sel {
+			line = th.Selected.Render(ansi.Truncate("›"+line[1:], w, "…"))
+		}
+		out = append(out, ansi.Truncate(line, w, "…"))
+	}
+	hk := m.help
+	hk.Width = w
+	out = append(out, "", th.Muted.Render(fmt.Sprintf("score %s", m.pred.line())), hk.ShortHelpView(predictHelp{newPredictKeys()}.ShortHelp()))
+	return "Predict", out
+}
+
+func (d *predictDialog) keys(Model) help.KeyMap { return predictHelp{newPredictKeys()} }

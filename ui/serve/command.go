@@ -1,0 +1,163 @@
+package serve
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"context"
+	"flag"
+	"fmt"
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui"
+	"io"
+	"net"
+	"path/filepath"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
+)
+
+// BindFlags binds serve's own flags onto fs (the run's flags are main's).
+func BindFlags(fs *flag.FlagSet, o *Options) {
+	o.Addr = ":2222"
+	fs.StringVar(&o.Addr, "addr", o.Addr, "serve: the address to listen on")
+	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", "serve: an authorized_keys FILE; its keys get in (and only they, unless a passphrase is also set)")
+	fs.IntVar(&o.MaxLearners, "max-learners", 50, "serve: learners connected at once")
+	fs.DurationVar(&o.Idle, "idle", 30*time.Minute, "serve: disconnect a learner after this long without a key")
+	fs.BoolVar(&o.Instruct, "instruct", false, "serve: run your own glass box here and broadcast it to the learners who connect as 'follow'")
+	fs.BoolVar(&o.Predict, "predict", false, "serve: every learner starts in predict mode (P toggles it)")
+	fs.IntVar(&o.MaxPaste, "max-paste", 4096, "serve: the largest paste accepted, in bytes")
+}
+
+// notForServe are the run flags that name one person's files: in a room
+// every learner has their own workspace and session.
+var notForServe = []string{"workspace", "session", "resume", "from", "compare", "trace", "record"}
+
+// Configure finishes o from the run's config c (main's flags): a room is
+// offline unless a provider flag says otherwise, and the flags that name
+// one person's files are refused. getenv finds the state folder.
+func Configure(o *Options, c agentrun.Config, fs *flag.FlagSet, rest []string, getenv func(string) string) error {
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q (glassbox serve takes only flags)", agentrun.ErrUsage, rest[0])
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, name := range notForServe {
+		if set[name] {
+			return fmt.Errorf("%w: --%s is not for serve: each learner gets their own workspace and session", agentrun.ErrUsage, name)
+		}
+	}
+	if o.MaxLearners < 1 || o.MaxPaste < 1 || o.Idle <= 0 {
+		return fmt.Errorf("%w: --max-learners, --max-paste and --idle must be positive", agentrun.ErrUsage)
+	}
+	if !set["provider"] && !set["model"] && !set["live"] && !set["replay"] && !set["tool-mode"] {
+		c.Offline = true // a room is offline unless the instructor chooses a provider
+	}
+	dir, err := agentrun.SessionDir(getenv)
+	if err != nil {
+		return err
+	}
+	o.StateDir = filepath.Dir(dir) // $XDG_STATE_HOME/glassbox
+	o.Run = c
+	return nil
+}
+
+// Main serves the room on o.Addr until ctx ends, after printing how to get in.
+func Main(ctx context.Context, o Options, out io.Writer) error {
+	if o.Instruct {
+		return instruct(ctx, o, out)
+	}
+	s, err := New(o)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, o.Addr, err)
+	}
+	s.Announce(out, ln.Addr())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		s.Close()
+		<-done
+		fmt.Fprintln(out, "glassbox serve: stopped; every learner's session is kept")
+		return nil
+	}
+}
+
+// Announce prints what the instructor reads out: the address, how to get
+// in, the host key's fingerprint.
+func (s *Server) Announce(out io.Writer, addr net.Addr) {
+	_, port, _ := net.SplitHostPort(addr.String())
+	fmt.Fprintf(out, "glassbox serve: listening on %s (up to %d learners)\n", addr, s.opts.MaxLearners)
+	fmt.Fprintf(out, "  learners connect with:  ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)\n", port)
+	if s.passphrase != "" {
+		fmt.Fprintf(out, "  workshop passphrase:    %s\n", s.passphrase)
+	}
+	if len(s.keys) > 0 {
+		fmt.Fprintf(out, "  authorized keys:        %d from %s\n", len(s.keys), s.opts.AuthorizedKeys)
+	}
+	if s.opts.Broadcast != nil {
+		fmt.Fprintf(out, "  follow the instructor:  ssh -p %s %s@HOST  (read-only, live)\n", port, FollowUser)
+	}
+	fmt.Fprintf(out, "  host key fingerprint:   %s\n", s.fingerprint)
+	kind := "offline simulation"
+	if !s.opts.Run.Offline {
+		kind = "provider " + s.opts.Run.Provider + " (the server's key; learners never see it)"
+	}
+	fmt.Fprintf(out, "  every learner runs:     %s, lesson %s\n", kind, s.opts.Run.Lesson)
+	fmt.Fprintln(out, "  stop with Ctrl-C")
+}
+
+// instruct is Main with --instruct: the instructor's glass box runs in this
+// terminal, with its own session, while the room is served; each of its
+// transitions is broadcast to the followers, and its status bar counts them.
+func instruct(ctx context.Context, o Options, out io.Writer) error {
+	c := o.Run
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		return err
+	}
+	person := ui.NewPerson()
+	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
+	if err != nil {
+		return err
+	}
+	defer agentrun.CloseAll(runs)
+	cfg, err := ui.ConfigFor(c.Lesson, runs, map[string]*ui.Person{runs[0].Config.Name: person})
+	if err != nil {
+		return err
+	}
+	b := NewBroadcast(cfg.Runs[0].Past)
+	o.Broadcast, o.Instructor = b, InstructorView(cfg.Runs[0])
+	s, err := New(o)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, o.Addr, err)
+	}
+	var room strings.Builder
+	s.Announce(&room, ln.Addr())
+	fmt.Fprint(out, room.String())
+	for _, line := range strings.Split(strings.TrimSpace(room.String()), "\n") {
+		if !strings.Contains(line, "Ctrl-C") {
+			cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, "your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)")
+	cfg.Predict = o.Predict
+	cfg.OnTransition = b.Publish
+	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
+	cfg.Changed = b.Changed()
+	go s.Serve(ln)
+	err = ui.Run(ctx, cfg)
+	b.End()
+	s.Close()
+	return err
+}
