@@ -17,9 +17,9 @@ import (
 
 const testKey = "AIzaSy-test-SECRET-key-4242"
 
-// liveServer plays a live Gemini or Ollama service over real HTTP on
-// loopback: the offline handler behind httptest, recording the API key
-// headers it received.
+// liveServer plays a live Gemini, Ollama or OpenAI-compatible service over
+// real HTTP on loopback: the offline handler behind httptest, recording the
+// API keys it received (x-goog-api-key, or a bearer token).
 func liveServer(t *testing.T) (*httptest.Server, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
@@ -27,7 +27,11 @@ func liveServer(t *testing.T) (*httptest.Server, func() []string) {
 	h := offline.NewHandler(offline.Config{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		keys = append(keys, r.Header.Get("x-goog-api-key"))
+		key := r.Header.Get("x-goog-api-key")
+		if key == "" {
+			key = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		}
+		keys = append(keys, key)
 		mu.Unlock()
 		h.ServeHTTP(w, r)
 	}))
@@ -61,6 +65,8 @@ func TestBackendChoice(t *testing.T) {
 		{"--offline wins over a key", map[string]string{"GEMINI_API_KEY": testKey}, []string{"--offline"}, exitOK, "offline: --offline"},
 		{"llama with OLLAMA_HOST is live", map[string]string{"OLLAMA_HOST": srv.URL}, []string{"--provider", "llama"}, exitOK, "live: OLLAMA_HOST is set"},
 		{"the seed's OLLAMA_BASE_URL", map[string]string{"OLLAMA_BASE_URL": srv.URL}, []string{"--provider", "llama", "--tool-mode", "native"}, exitOK, "live: OLLAMA_BASE_URL is set"},
+		{"openai without a base URL or key runs offline", nil, []string{"--provider", "openai"}, exitOK, "offline: neither OPENAI_BASE_URL nor OPENAI_API_KEY is set"},
+		{"openai with OPENAI_BASE_URL is live", map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": testKey}, []string{"--provider", "openai"}, exitOK, "live: OPENAI_BASE_URL is set (" + srv.URL + "/v1)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,10 +131,14 @@ func TestRecordReplay(t *testing.T) {
 		t.Run(d.name, func(t *testing.T) {
 			isolate(t)
 			srv, keys := liveServer(t)
-			if d.name == "gemini" {
+			switch d.name {
+			case "gemini":
 				t.Setenv("GEMINI_API_KEY", testKey)
 				t.Setenv("GOOGLE_GEMINI_BASE_URL", srv.URL)
-			} else {
+			case "openai":
+				t.Setenv("OPENAI_API_KEY", testKey)
+				t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+			default:
 				t.Setenv("OLLAMA_HOST", srv.URL)
 			}
 			cassette := filepath.Join(t.TempDir(), "class.cassette")
@@ -137,7 +147,7 @@ func TestRecordReplay(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("record: exit %d\n%s", code, stderr)
 			}
-			if d.name == "gemini" && !slices.Contains(keys(), testKey) {
+			if (d.name == "gemini" || d.name == "openai") && !slices.Contains(keys(), testKey) {
 				t.Fatalf("the server never saw the key: %v", keys())
 			}
 			raw, err := os.ReadFile(cassette)
@@ -230,5 +240,46 @@ func TestKeyEchoedInAnErrorIsMasked(t *testing.T) {
 	}
 	if !strings.Contains(all, "has an invalid argument") || !strings.Contains(all, "[REDACTED]") {
 		t.Fatalf("the API's message should be shown, with the key masked:\n%s", all)
+	}
+}
+
+// OPENAI_API_KEY is masked like the others: a server that echoes the key
+// back cannot carry it onto the screen, into the trace, the session file or
+// the cassette.
+func TestOpenAIKeyNeverLeaves(t *testing.T) {
+	isolate(t)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`, key)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", testKey)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	dir := t.TempDir()
+	trace, cassette := filepath.Join(dir, "trace.jsonl"), filepath.Join(dir, "c.cassette")
+	var out, errb strings.Builder
+	code := runHeadless(t.Context(), []string{"--provider", "openai", "--trace", trace, "--record", cassette, "--json", "list the files"}, noSleep, strings.NewReader(""), &out, &errb)
+	if code != exitProvider {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	all := out.String() + errb.String()
+	for _, root := range []string{dir, state} {
+		filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				b, _ := os.ReadFile(path)
+				all += string(b)
+			}
+			return nil
+		})
+	}
+	if strings.Contains(all, testKey) {
+		t.Fatalf("the key leaked:\n%s", all)
+	}
+	if !strings.Contains(all, "Incorrect API key provided: [REDACTED]") {
+		t.Fatalf("the server's message should be shown, with the key masked:\n%s", all)
 	}
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // compareKey maps a --compare dialect name to the single-run tests' name.
-var compareKey = map[string]string{"gemini": "gemini", "llama": "llama-json", "llama:native": "llama-native"}
+var compareKey = map[string]string{"gemini": "gemini", "llama": "llama-json", "llama:native": "llama-native", "openai": "openai"}
 
 // TestLessonsHeadlessCompare runs every lesson in compare mode, for both
 // pairs the workshop uses, and checks that each run takes exactly the
@@ -20,7 +20,8 @@ var compareKey = map[string]string{"gemini": "gemini", "llama": "llama-json", "l
 // each run ends with a summary record.
 func TestLessonsHeadlessCompare(t *testing.T) {
 	isolate(t)
-	for _, pair := range [][2]string{{"gemini", "llama"}, {"llama", "llama:native"}} {
+	// llama:native,openai: the same Llama behind two APIs.
+	for _, pair := range [][2]string{{"gemini", "llama"}, {"llama", "llama:native"}, {"llama:native", "openai"}} {
 		for _, tc := range lessonCases() {
 			name := strings.Join(pair[:], ",") + "/" + tc.lesson
 			if tc.stdin != "" {
@@ -93,9 +94,22 @@ func TestCompareFlag(t *testing.T) {
 		{[]string{"run", "--offline", "--compare=gemini", "hi"}, exitUsage, "name two dialects"},
 		{[]string{"run", "--offline", "--compare=gemini,claude", "hi"}, exitUsage, `"claude" is not a dialect`},
 		{[]string{"run", "--offline", "--compare=llama,llama", "hi"}, exitUsage, "two different dialects"},
-		{[]string{"run", "--offline", "--compare", "--model", "x", "hi"}, exitUsage, "--model names one model"},
+		{[]string{"run", "--offline", "--compare", "--model", "x", "hi"}, exitUsage, "--model x names one model, but --compare=gemini,llama runs two providers (gemini and llama): give each run its own, e.g. --compare=gemini@MODEL,llama@MODEL"},
 		{[]string{"run", "--offline", "--compare", "list the files"}, exitOK, "[llama] [ACT]"},
 		{[]string{"run", "--offline", "--compare=llama,llama:native", "list the files"}, exitOK, "[llama:native] llama llama3.1:8b (native mode)"},
+		// Issue 18: with a space the list became the request, silently.
+		{[]string{"run", "--offline", "--compare", "gemini,llama:native"}, exitUsage, `--compare gemini,llama:native: write --compare=gemini,llama:native (with "=")`},
+		{[]string{"--offline", "--compare", "gemini,llama:native"}, exitUsage, `write --compare=gemini,llama:native`},
+		// A typo names the dialect and the choices, not "invalid boolean value" and the usage.
+		{[]string{"run", "--offline", "--compare=gemini,lama", "hi"}, exitUsage, `--compare=gemini,lama: "lama" is not a dialect; pick two of gemini, llama, llama:native`},
+		{[]string{"run", "--offline", "--compare=llama@", "hi"}, exitUsage, `names no model after @`},
+		// A model per run, said before the run starts; ollama is llama.
+		// (The offline Ollama has only llama3.1:8b: its 404 proves the model was asked for.)
+		{[]string{"run", "--offline", "--compare=ollama@tutor:1b,llama:native", "list the files"}, exitProvider, "compare: llama runs tutor:1b (given with @); llama:native runs llama3.1:8b (its default)"},
+		{[]string{"run", "--offline", "--compare=llama@tutor:1b,llama:native", "list the files"}, exitProvider, "[llama] llama tutor:1b"},
+		// --model applies to both sides of one provider.
+		{[]string{"run", "--offline", "--compare=llama,llama:native", "--model", "llama3.1:8b", "list the files"}, exitOK, "compare: llama runs llama3.1:8b (--model); llama:native runs llama3.1:8b (--model)"},
+		{[]string{"run", "--offline", "--compare=gemini@gemini-2.5-pro,llama", "--model", "llama3.1:8b", "list the files"}, exitOK, "compare: gemini runs gemini-2.5-pro (given with @); llama runs llama3.1:8b (--model)"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {

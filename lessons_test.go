@@ -9,7 +9,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/offline"
 )
 
-// dialects are the three ways glassbox talks to a model.
+// dialects are the four ways glassbox talks to a model.
 var dialects = []struct {
 	name string
 	args []string
@@ -17,6 +17,7 @@ var dialects = []struct {
 	{"gemini", []string{"--provider", "gemini"}},
 	{"llama-json", []string{"--provider", "llama", "--tool-mode", "json"}},
 	{"llama-native", []string{"--provider", "llama", "--tool-mode", "native"}},
+	{"openai", []string{"--provider", "openai"}},
 }
 
 func flat(parts ...string) []string {
@@ -75,7 +76,10 @@ func lessonCases() []lessonCase {
 		{lesson: "rate-limit", all: lessonWant{"new_event context_ready final_answer delivered", ""}},
 		{lesson: "outage", code: exitProvider, all: lessonWant{"new_event context_ready llm_failure reported", "gave up after 3 retries"}},
 		{lesson: "token-limit", all: lessonWant{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "cut off (done_reason length"},
-			by: map[string]lessonWant{"gemini": {"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "cut off (finishReason MAX_TOKENS"}}},
+			by: map[string]lessonWant{
+				"gemini": {"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "cut off (finishReason MAX_TOKENS"},
+				"openai": {"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "cut off (finish_reason length"},
+			}},
 		{lesson: "repeat-stop", all: lessonWant{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "without retrying"},
 			by: map[string]lessonWant{"gemini": {"new_event context_ready final_answer delivered", "Gemini has no such stop"}}},
 		{lesson: "mcp-tool", stdin: "y\n", extra: []string{"--mcp", "notes=" + notesServer()},

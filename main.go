@@ -25,6 +25,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -164,6 +165,14 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if c.CompareSpec == "true" && fs.NArg() > 0 && agentrun.LooksLikeCompare(fs.Arg(0)) {
+		// A boolean-style flag takes its value only after "=": the list
+		// would otherwise become the request.
+		return c, nil, fmt.Errorf("%w: --compare %s: write --compare=%s (with \"=\"); with a space the list is read as the request", agentrun.ErrUsage, fs.Arg(0), fs.Arg(0))
+	}
+	if err := c.ApplyCompare(); err != nil {
+		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+	}
 	if err := c.ResumeFlags(set); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
@@ -175,9 +184,9 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 
 // bindFlags binds the flags (docs/architecture.md, "How a run is opened") onto c; c's values are the defaults.
 func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
-	fs.StringVar(&c.Provider, "provider", c.Provider, "which provider: gemini or llama")
-	fs.StringVar(&c.Model, "model", c.Model, "model id (default gemini-2.5-flash / llama3.1:8b)")
-	fs.StringVar(&c.ToolMode, "tool-mode", c.ToolMode, "llama only: json (JSON-mode prompting, the default) or native (Ollama tools API)")
+	fs.StringVar(&c.Provider, "provider", c.Provider, "which provider: "+backend.Providers())
+	fs.StringVar(&c.Model, "model", c.Model, "model id (default "+backend.DefaultModels()+"); in compare mode, for every run without its own @MODEL")
+	fs.StringVar(&c.ToolMode, "tool-mode", c.ToolMode, "how the tools are offered, for a provider with several ways: "+backend.ToolModes())
 	fs.BoolVar(&c.Offline, "offline", c.Offline, "force the offline simulation")
 	fs.BoolVar(&c.Live, "live", c.Live, "force the live service (never falls back to offline)")
 	fs.StringVar(&c.Lesson, "lesson", c.Lesson, "offline: which lesson's request to start with (see 'glassbox lessons')")
@@ -197,7 +206,7 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.DurationVar(&c.Call.Limits.Call, "call-timeout", c.Call.Limits.Call, "a model call longer than this fails and is retried")
 	fs.Var(streamFlag{&c.Call.Unary}, "stream", "stream every model call; --stream=false makes unary calls (one request, one JSON body)")
 	fs.IntVar(&c.Call.NumPredict, "num-predict", c.Call.NumPredict, "Llama only: the most tokens one reply may have (Ollama's num_predict; -1: no bound)")
-	fs.Var(compareFlag{&c.Compare}, "compare", "two runs side by side on the same input: --compare (gemini,llama) or --compare=A,B from gemini, llama, llama:native")
+	fs.Var(compareFlag{&c.CompareSpec}, "compare", "two runs side by side on the same input: --compare ("+agentrun.CompareDefault()+") or --compare=A[@MODEL],B[@MODEL] from "+backend.Names())
 	if headless {
 		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
 	}
@@ -225,8 +234,6 @@ func (f streamFlag) Set(v string) error {
 
 func (streamFlag) IsBoolFlag() bool { return true }
 
-// compareFlag is --compare: a boolean-style flag (bare --compare compares
-// agentrun.DefaultCompare) that also takes =A,B.
 // mcpFlag collects the repeated --mcp values.
 type mcpFlag struct{ specs *[]string }
 
@@ -242,18 +249,22 @@ func (f mcpFlag) Set(v string) error {
 	return nil
 }
 
-type compareFlag struct{ names *[]string }
+// compareFlag is --compare: a boolean-style flag (bare --compare compares
+// agentrun.DefaultCompare) that also takes =A,B. Its value is read by
+// Config.ApplyCompare, so a mistake gets glassbox's own message rather than
+// the flag package's "invalid boolean value" and the whole usage.
+type compareFlag struct{ spec *string }
 
 func (f compareFlag) String() string {
-	if f.names == nil {
+	if f.spec == nil {
 		return ""
 	}
-	return strings.Join(*f.names, ",")
+	return *f.spec
 }
 
-func (f compareFlag) Set(v string) (err error) {
-	*f.names, err = agentrun.ParseCompare(v)
-	return err
+func (f compareFlag) Set(v string) error {
+	*f.spec = v
+	return nil
 }
 
 func (compareFlag) IsBoolFlag() bool { return true }
@@ -269,6 +280,9 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		return fail(stderr, "glassbox run", err)
 	}
 	c.Sleep = sleep
+	if s := c.CompareSummary(); s != "" {
+		fmt.Fprintf(stderr, "glassbox run: %s\n", s)
+	}
 	headless.TuneGC(os.Getenv)
 	for _, a := range rest[min(1, len(rest)):] {
 		if strings.HasPrefix(a, "-") && len(a) > 1 {

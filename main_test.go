@@ -20,7 +20,7 @@ func noSleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
 // Ollama host, no base URL overrides, no .env in the working directory.
 func isolate(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "OLLAMA_HOST", "OLLAMA_BASE_URL", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE"} {
+	for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "OLLAMA_HOST", "OLLAMA_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE"} {
 		t.Setenv(k, "")
 	}
 	t.Chdir(t.TempDir())
@@ -109,7 +109,10 @@ func TestVersionAndUsage(t *testing.T) {
 	}{
 		{"version", []string{"version"}, exitOK, "glassbox "},
 		{"help", []string{"help"}, exitOK, "glassbox run [flags] PROMPT"},
-		{"bad provider", []string{"run", "--provider", "claude", "hi"}, exitUsage, `--provider "claude"`},
+		{"bad provider", []string{"run", "--provider", "claude", "hi"}, exitUsage, `--provider "claude": want gemini, llama (or ollama)`},
+		// ollama is what people type for Llama (issue 20).
+		{"ollama is llama", []string{"run", "--offline", "--provider", "ollama", "list the files"}, exitOK, "llama llama3.1:8b (json mode)"},
+		{"ollama with native tools", []string{"run", "--offline", "--provider", "ollama", "--tool-mode", "native", "list the files"}, exitOK, "llama llama3.1:8b (native mode)"},
 		{"bad tool mode", []string{"run", "--tool-mode", "xml", "hi"}, exitUsage, `--tool-mode "xml"`},
 		{"offline and live", []string{"run", "--offline", "--live", "hi"}, exitUsage, "contradict"},
 		{"unknown flag", []string{"run", "--frobnicate", "hi"}, exitUsage, "frobnicate"},
@@ -119,7 +122,7 @@ func TestVersionAndUsage(t *testing.T) {
 		{"lessons takes no args", []string{"lessons", "x"}, exitUsage, "no arguments"},
 		{"a flag after the prompt", []string{"run", "--offline", "list the files", "--json"}, exitUsage, "flags go before it"},
 		{"missing workspace", []string{"run", "--workspace", "/nonexistent/ws", "hi"}, exitUsage, "mkdir -p /nonexistent/ws"},
-		{"tool mode with gemini", []string{"run", "--tool-mode", "native", "hi"}, exitUsage, "applies to Llama only"},
+		{"tool mode with gemini", []string{"run", "--tool-mode", "native", "hi"}, exitUsage, "does not apply to --provider gemini"},
 		{"trace into a missing folder", []string{"run", "--trace", "/nonexistent/t.jsonl", "hi"}, exitUsage, "does not exist"},
 		{"unknown lesson with a prompt", []string{"run", "--lesson", "bogus", "hi"}, exitUsage, `no lesson named "bogus"`},
 	}
@@ -275,5 +278,38 @@ func TestDotEnvAddressIsShownLoudly(t *testing.T) {
 	t.Setenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9/mine")
 	if _, _, stderr := runJSON(t, "", "--offline", "hi"); strings.Contains(stderr, "is set here") {
 		t.Fatalf("warned about the environment's own value: %s", stderr)
+	}
+}
+
+// A count agrees with its noun everywhere a run reports one: with
+// --max-iterations 1 the halt says "1 model call", never "1 model calls".
+func TestCountsAgreeWithTheirNumber(t *testing.T) {
+	isolate(t)
+	for _, args := range [][]string{
+		{"run", "--offline", "--lesson", "iteration-limit", "--max-iterations", "1"},
+		{"run", "--offline", "--compare", "--lesson", "iteration-limit", "--max-iterations", "1"},
+	} {
+		var out, errb bytes.Buffer
+		if code := realMain(context.Background(), args, strings.NewReader(""), &out, &errb); code != exitHalted {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out.String(), errb.String())
+		}
+		all := out.String() + errb.String()
+		for _, want := range []string{"(1 model call for one request)", "stopped after 1 model call without"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%v: output lacks %q:\n%s", args, want, all)
+			}
+		}
+		if strings.Contains(all, "1 model calls") {
+			t.Errorf("%v: %q in\n%s", args, "1 model calls", all)
+		}
+	}
+	// The offline tutor counts a file's lines the same way.
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "one.txt"), []byte("just this\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := realMain(context.Background(), []string{"run", "--offline", "--workspace", ws, "read one.txt"}, strings.NewReader(""), &out, &errb); code != exitOK || !strings.Contains(out.String(), "one.txt (1 line):") {
+		t.Fatalf("exit %d:\n%s%s", code, out.String(), errb.String())
 	}
 }

@@ -254,6 +254,26 @@ func TestResumeOntoAnotherDialect(t *testing.T) {
 			t.Fatalf("a call after the fork went to %s", l.LLM.Provider)
 		}
 	}
+
+	// Onto the OpenAI-compatible dialect, from a Llama JSON-mode session
+	// whose tool calls had no ids: the chat completions request pairs each
+	// result with a call id all the same, and the run goes on there.
+	code, lines, stderr = runJSON(t, "", "--resume", lfile, "--from", "7", "--provider", "openai")
+	if code != exitOK || len(lines) == 0 || edges(lines)[len(lines)-1] != "delivered" {
+		t.Fatalf("llama → openai: exit %d, %v: %s", code, edges(lines), stderr)
+	}
+	calls := 0
+	for _, l := range lines {
+		if l.LLM != nil {
+			calls++
+			if l.LLM.Provider != "openai" {
+				t.Fatalf("a call after the fork went to %s", l.LLM.Provider)
+			}
+		}
+	}
+	if calls == 0 {
+		t.Fatal("no call went to the OpenAI-compatible dialect")
+	}
 }
 
 // A compare session keeps both runs, and resuming it continues both.

@@ -182,11 +182,11 @@ func (e *Engine) forkLocked(seq int, files bool, onto *forkOnto, events int) err
 		e.mu.Unlock()
 	}
 	var added []history.Message
-	rec := ForkRecord{Run: e.cfg.Run, Fork: ForkInfo{From: seq, Provider: e.cfg.Provider.Name(), Model: e.cfg.Provider.Model(), ToolMode: e.toolMode}}
+	rec := ForkRecord{Run: e.cfg.Run, Fork: ForkInfo{From: seq, Provider: e.cfg.Provider.Name(), Model: e.cfg.Provider.Model(), ToolMode: e.dialect.ToolMode}}
 	if onto != nil {
 		added = e.switchProvider(onto)
 		e.reassemble()
-		rec.Fork = ForkInfo{From: seq, Provider: onto.Provider.Name(), Model: onto.Provider.Model(), ToolMode: onto.ToolMode, Note: onto.Note}
+		rec.Fork = ForkInfo{From: seq, Provider: onto.Provider.Name(), Model: onto.Provider.Model(), ToolMode: onto.Dialect.ToolMode, Note: onto.Note}
 	}
 	// The fork's note belongs to the step it was made at: going back to
 	// that step later keeps it (the session folds it into the step too).

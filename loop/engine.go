@@ -69,9 +69,9 @@ type Config struct {
 	// Run names this run in compare mode; every transition record carries
 	// it. Empty for a single run.
 	Run string
-	// ToolMode is the Llama tool mode ("json" or "native"; "" for Gemini):
-	// a fork onto another dialect names what it leaves.
-	ToolMode string
+	// Dialect is the provider's dialect: a fork onto another names what
+	// it leaves.
+	Dialect Dialect
 	// OnFork, if set, receives the record of each fork (the trace's line
 	// for it).
 	OnFork func(ForkRecord)
@@ -119,7 +119,7 @@ type Engine struct {
 	specs []history.ToolSpec
 	mask  *providers.Masker
 
-	mu        sync.Mutex // guards queue, submitted and outputs
+	mu        sync.Mutex // guards queue, submitted, outputs and dialect
 	queue     []Event
 	submitted []Event // every event queued, in order (the queue is its tail)
 	outputs   map[string]OutputFunc
@@ -161,8 +161,8 @@ type Engine struct {
 	edit       *ContextEdit
 	editBase   []history.Message
 	editSystem string
-	// toolMode is the Llama tool mode of the provider in use.
-	toolMode string
+	// dialect is the dialect of the provider in use (guarded by mu).
+	dialect Dialect
 	// notes counts the RoleNote messages in the history (see sendable).
 	notes int
 	// answer is the person's answer to the pending confirmation, found in
@@ -198,12 +198,12 @@ func New(cfg Config) (*Engine, error) {
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
 	e := &Engine{
-		cfg:      cfg,
-		mask:     providers.NewMasker(cfg.Secrets...),
-		specs:    cfg.Tools.Specs(),
-		outputs:  map[string]OutputFunc{},
-		state:    WaitingForEvent,
-		toolMode: cfg.ToolMode,
+		cfg:     cfg,
+		mask:    providers.NewMasker(cfg.Secrets...),
+		specs:   cfg.Tools.Specs(),
+		outputs: map[string]OutputFunc{},
+		state:   WaitingForEvent,
+		dialect: cfg.Dialect,
 	}
 	e.checkpoints = []Checkpoint{e.checkpoint()}
 	e.SetOnNotice(cfg.OnNotice)
@@ -385,7 +385,7 @@ func (e *Engine) takeEvent(t *Transition) (Edge, error) {
 func (e *Engine) assemble(t *Transition) Edge {
 	if e.iteration >= e.cfg.MaxIterations {
 		e.failure = &ErrorRecord{Kind: "max_iterations", Message: fmt.Sprintf(
-			"stopped after %d model calls without a final answer (the iteration limit; raise it with --max-iterations)", e.cfg.MaxIterations)}
+			"stopped after %s without a final answer (the iteration limit; raise it with --max-iterations)", Count(e.cfg.MaxIterations, "model call"))}
 		e.failure.Message = e.withLastStop(e.failure.Message)
 		t.Error = e.failure
 		return EdgeMaxIterations
@@ -450,7 +450,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		if !retry {
 			msg := e.mask.Mask(pe.Error()) + why
 			if len(rec.Retries) > 0 {
-				msg = fmt.Sprintf("%s (gave up after %d retries)", msg, len(rec.Retries))
+				msg = fmt.Sprintf("%s (gave up after %s)", msg, Count(len(rec.Retries), "retry"))
 			}
 			msg = e.withLastStop(msg)
 			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg}

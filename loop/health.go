@@ -74,9 +74,9 @@ func (h Health) FedBack() int {
 // "12 calls · 2 retries · 1 failure fed back · p50 1.2 s · max 3.4 s · tokens 9120→388 · 48 KB".
 func (h Health) String() string {
 	parts := []string{
-		count(h.Calls, "call"),
-		count(h.Retries, "retry"),
-		count(h.FedBack(), "failure") + " fed back",
+		Count(h.Calls, "call"),
+		Count(h.Retries, "retry"),
+		Count(h.FedBack(), "failure") + " fed back",
 	}
 	if h.Calls > 0 {
 		parts = append(parts, h.CallTimes())

@@ -240,7 +240,7 @@ func (j *Journal) fork(e *Engine, seq int, added []history.Message, onto *forkOn
 	e.mu.Unlock()
 	rec := session.Record{Kind: session.KindFork, Run: j.run, Seq: seq, N: n, Len: e.log.Len(), Added: added}
 	if onto != nil {
-		rec.Provider, rec.ToolMode, rec.Model, rec.Note = onto.Provider.Name(), onto.ToolMode, onto.Provider.Model(), onto.Note
+		rec.Provider, rec.ToolMode, rec.Model, rec.Note = onto.Provider.Name(), onto.Dialect.ToolMode, onto.Provider.Model(), onto.Note
 	}
 	j.fail(j.w.Write(rec))
 }

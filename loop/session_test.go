@@ -14,6 +14,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/gemini"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -374,6 +375,7 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 	r := newSessionRig(t)
 	cfg := r.config()
 	cfg.Provider = gem
+	cfg.Dialect = Dialect{Label: "Gemini", Native: "gemini", Dropped: gemini.Dialects()[0].Dropped}
 	var forks []ForkRecord
 	cfg.OnFork = func(f ForkRecord) { forks = append(forks, f) }
 	e, err := New(cfg)
@@ -388,7 +390,7 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 
 	llama := &nativeProvider{name: "llama"}
 	llama.replies = []reply{text("llama answers")}
-	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", ToolMode: "json"}, true); err != nil {
+	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", Dialect: Dialect{ToolMode: "json", Label: "Llama (JSON mode)"}}, true); err != nil {
 		t.Fatal(err)
 	}
 	h := e.History()
@@ -443,7 +445,7 @@ func TestContextCountLeavesNotesOut(t *testing.T) {
 	stepUntil(t, e, CheckingPolicy)
 	llama := &nativeProvider{name: "llama"}
 	llama.replies = []reply{text("llama answers")}
-	if err := e.ForkOnto(e.Seq(), Onto{Provider: llama, Backend: "offline", ToolMode: "json"}, true); err != nil {
+	if err := e.ForkOnto(e.Seq(), Onto{Provider: llama, Backend: "offline", Dialect: Dialect{ToolMode: "json", Label: "Llama (JSON mode)"}}, true); err != nil {
 		t.Fatal(err)
 	}
 	var ready Transition
@@ -549,7 +551,7 @@ func TestResumeAfterForkOntoReadsBackTheSameConversation(t *testing.T) {
 	k := e.Seq()
 	llama := &nativeProvider{name: "llama"}
 	llama.replies = []reply{text("llama answers")}
-	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", ToolMode: "json"}, true); err != nil {
+	if err := e.ForkOnto(k, Onto{Provider: llama, Backend: "offline", Dialect: Dialect{ToolMode: "json", Label: "Llama (JSON mode)"}}, true); err != nil {
 		t.Fatal(err)
 	}
 	stepUntil(t, e, "")

@@ -95,7 +95,7 @@ func Summary(t Transition) string {
 	case EdgeNewEvent:
 		return fmt.Sprintf("%s/%s: %q", t.Event.Source, t.Event.Type, Clip(t.Event.Data, 200))
 	case EdgeContextReady:
-		return fmt.Sprintf("iteration %d: context assembled (%s + tool definitions)", t.Iteration, count(t.HistoryLen-t.Notes, "message"))
+		return fmt.Sprintf("iteration %d: context assembled (%s + tool definitions)", t.Iteration, Count(t.HistoryLen-t.Notes, "message"))
 	case EdgeToolCall, EdgeFinalAnswer:
 		l := t.LLM
 		var b strings.Builder
@@ -108,7 +108,7 @@ func Summary(t Transition) string {
 			fmt.Fprintf(&b, " (server: %d ms)", l.ServerMS)
 		}
 		if n := len(l.Retries); n > 0 {
-			fmt.Fprintf(&b, " · %s", count(n, "retry"))
+			fmt.Fprintf(&b, " · %s", Count(n, "retry"))
 		}
 		for _, d := range l.Divergences {
 			fmt.Fprintf(&b, " · REPLAY DIVERGENCE: %s", d)
@@ -154,7 +154,7 @@ func Summary(t Transition) string {
 			next = "back to the model"
 		}
 		if n := len(t.Added) - 1; n > 0 && t.Tool != nil {
-			what += fmt.Sprintf(" (+ %s of this turn not run: interrupted)", count(n, "later call"))
+			what += fmt.Sprintf(" (+ %s of this turn not run: interrupted)", Count(n, "later call"))
 		}
 		return fmt.Sprintf("%s added to context → %s", what, next)
 	case EdgeDelivered:
@@ -167,8 +167,9 @@ func Summary(t Transition) string {
 	return string(t.Edge)
 }
 
-// count says "1 message", "2 messages", "3 retries".
-func count(n int, noun string) string {
+// Count says "1 message", "2 messages", "3 retries": a number with its
+// noun, singular or plural as English wants it (nouns in -y take -ies).
+func Count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

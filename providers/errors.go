@@ -3,6 +3,7 @@ package providers
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -97,4 +98,60 @@ func AsError(err error) *Error {
 // Errorf builds an *Error with a formatted message.
 func Errorf(kind ErrorKind, status int, cause error, format string, args ...any) *Error {
 	return &Error{Kind: kind, Status: status, Err: cause, Message: fmt.Sprintf(format, args...)}
+}
+
+// RetryAfterOf reads the Retry-After header of x's response: a number of
+// seconds or an HTTP date. Zero when x is nil or the server named no delay.
+func RetryAfterOf(x *Exchange, now time.Time) time.Duration {
+	if x == nil {
+		return 0
+	}
+	var value string
+	for name, values := range x.ResponseHeaders {
+		if strings.EqualFold(name, "Retry-After") && len(values) > 0 {
+			value = strings.TrimSpace(values[0])
+			break
+		}
+	}
+	if value == "" {
+		return 0
+	}
+	if d, ok := RetryAfterSeconds(value); ok {
+		return d
+	}
+	if when, err := http.ParseTime(value); err == nil {
+		if d := when.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// StatusOf is the HTTP status of an exchange, 0 when there was none.
+func StatusOf(x *Exchange) int {
+	if x == nil {
+		return 0
+	}
+	return x.Status
+}
+
+// StatusFailure phrases the HTTP error statuses every API answers alike:
+// 429 (with the delay the response asked for), 5xx, another 4xx, anything
+// else. who names the server in the sentence ("Ollama at http://…"), said
+// is the server's own words in parentheses ("" when it said nothing).
+func StatusFailure(who string, status int, said string, cause error, last *Exchange) *Error {
+	switch {
+	case status == http.StatusTooManyRequests:
+		e := Errorf(KindRateLimit, status, cause, "%s is rate limiting requests (429)%s — wait a moment and try again.", who, said)
+		e.RetryAfter = RetryAfterOf(last, time.Now())
+		return e
+	case status >= 500:
+		e := Errorf(KindUnavailable, status, cause,
+			"%s could not answer (%d %s)%s — it may be overloaded or still loading the model; try again shortly.", who, status, http.StatusText(status), said)
+		e.RetryAfter = RetryAfterOf(last, time.Now())
+		return e
+	case status >= 400:
+		return Errorf(KindBadRequest, status, cause, "%s rejected the request (%d %s)%s.", who, status, http.StatusText(status), said)
+	}
+	return Errorf(KindOther, status, cause, "%s answered %d%s.", who, status, said)
 }

@@ -74,7 +74,7 @@ func (m *Model) toggleBranch() {
 	if s := r.live.selected(); s != nil {
 		r.payload.follow(&s.t)
 	}
-	m.notice = fmt.Sprintf("abandoned branch %d of %d (from step #%d, %d steps): [ ] move through it; B shows the one before; a step key returns", next+1, len(r.branches), b.from, len(b.steps))
+	m.notice = fmt.Sprintf("abandoned branch %d of %d (from step #%d, %d step%s): [ ] move through it; B shows the one before; a step key returns", next+1, len(r.branches), b.from, len(b.steps), plural(len(b.steps)))
 	m.syncSizes()
 }
 

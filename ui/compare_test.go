@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -41,6 +42,7 @@ func compareWorldWith(t testing.TB, policies map[string]*loop.Policy, names ...s
 		eng, err := loop.New(loop.Config{
 			Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, Person: person,
 			Tools: tools.Default(ws, person, 0), Workspace: ws, Run: name, Policy: policies[name],
+			Dialect: agentrun.LoopDialect(b.Dialect),
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -83,7 +83,7 @@ func TestStepWholeTourWithSpace(t *testing.T) {
 	}
 	past := h.plainView()
 	contains(t, past, "tokens 0 in / 0 out")
-	contains(t, past, "context 1 msgs")
+	contains(t, past, "context 1 msg ")
 	notContains(t, past, "600 in")
 	for h.m.runs[0].live.travelling() {
 		h.press("]")

@@ -273,7 +273,7 @@ func (r *runView) forked(i, seq int, keepFiles bool, onto *ontoChoice) {
 		files = "the workspace's files were kept as they are now"
 	}
 	r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
-		"forked at step #%d: the %d later step%s are abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), files)})
+		"forked at step #%d: the %d later step%s %s abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), isAre(abandoned), files)})
 	if onto != nil {
 		// The engine's note on what could not carry over (RoleNote).
 		if h := r.eng.History(); len(h) > 0 && h[len(h)-1].Role == history.RoleNote {
@@ -334,7 +334,7 @@ func (r *runView) abandoned(seq int, keepFiles bool) {
 		files = "the workspace's files were kept as they are now"
 	}
 	r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
-		"event abandoned: the %d step%s taken for it are gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), files, r.live.queued, plural(r.live.queued))})
+		"event abandoned: the %d step%s taken for it %s gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), isAre(abandoned), files, r.live.queued, plural(r.live.queued))})
 	if s := r.live.selected(); s != nil {
 		r.payload.follow(&s.t)
 	}
@@ -382,15 +382,13 @@ func (r *runView) dialectName() string {
 	return r.dialect()
 }
 
-// dialect is the run's dialect name as --compare names it.
+// dialect is the run's dialect name as --compare names it (the provider's
+// name for an engine built without one).
 func (r *runView) dialect() string {
-	if r.provider != "llama" {
-		return r.provider
+	if d := r.eng.Dialect().Name; d != "" {
+		return d
 	}
-	if tm, ok := r.eng.Provider().(interface{ ToolMode() string }); ok && tm.ToolMode() == "native" {
-		return "llama:native"
-	}
-	return "llama"
+	return r.provider
 }
 
 // ontoKey answers F's menu: a number picks the dialect, esc closes it.

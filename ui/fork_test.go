@@ -12,6 +12,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 )
 
@@ -220,7 +221,7 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 			return loop.Onto{}, nil, err
 		}
 		t.Cleanup(func() { b.Close() })
-		return loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, ToolMode: d.ToolMode},
+		return loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, Dialect: agentrun.LoopDialect(d)},
 			func() { chosen = append(chosen, b) }, nil
 	}
 	cfg.Runs = cfg.Runs[:1]

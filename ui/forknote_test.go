@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 )
 
@@ -24,7 +25,7 @@ func TestForkOntoNoteIsInHistory(t *testing.T) {
 			return loop.Onto{}, nil, err
 		}
 		t.Cleanup(func() { b.Close() })
-		return loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, ToolMode: d.ToolMode}, func() {}, nil
+		return loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, Dialect: agentrun.LoopDialect(d)}, func() {}, nil
 	}
 	h := newHarness(t, cfg, 160, 48)
 	h.press("enter", "space", "space", "space") // the model asked for a tool (Gemini, with a thought signature)

@@ -150,7 +150,7 @@ func (e *historyEntry) resultLines(th theme.Theme, w int) []string {
 	if !e.expanded {
 		summary := fmt.Sprintf("▸ %s %s: %s", mark, e.name, strings.TrimSpace(lines[0]))
 		if n := len(lines); n > 1 {
-			summary += fmt.Sprintf(" (+%d lines)", n-1)
+			summary += fmt.Sprintf(" (+%d line%s)", n-1, plural(n-1))
 		}
 		return []string{st.Render(ansi.Truncate(summary, w, "…"))}
 	}
@@ -158,7 +158,7 @@ func (e *historyEntry) resultLines(th theme.Theme, w int) []string {
 	text := e.text
 	if len(lines) > maxExpandedLines {
 		text = strings.Join(lines[:maxExpandedLines], "\n") +
-			fmt.Sprintf("\n… %d more lines (the Raw payload pane has them all)", len(lines)-maxExpandedLines)
+			fmt.Sprintf("\n… %d more line%s (the Raw payload pane has them all)", len(lines)-maxExpandedLines, plural(len(lines)-maxExpandedLines))
 	}
 	return append(out, indented(lipgloss.NewStyle(), text, w)...)
 }

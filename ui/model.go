@@ -135,7 +135,7 @@ func New(cfg Config) Model {
 		if len(runs[i].Past) > 0 {
 			m.lessonSent = true // a resumed session is past its first request
 			r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
-				"resumed: the %d steps above are the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), runs[i].Past[len(runs[i].Past)-1].Seq)})
+				"resumed: the %d step%s above %s the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), plural(len(runs[i].Past)), isAre(len(runs[i].Past)), runs[i].Past[len(runs[i].Past)-1].Seq)})
 		}
 	}
 	// The past now lives in the runs' own records: the model keeps no

@@ -80,6 +80,14 @@ func plural(n int) string {
 	return "s"
 }
 
+// isAre agrees a verb with a count: "1 step is", "2 steps are".
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
 // statusView is the bottom bar: provider, model, backend, iteration, state,
 // last latency, tokens, context size and the run's health. When the terminal is narrow the
 // least important segments go first.
@@ -134,7 +142,7 @@ func (r *runView) statusView(lk look, w int) string {
 	parts = append(parts,
 		seg("latency", latency),
 		seg("tokens", fmt.Sprintf("%d in / %d out", tot.tokensIn, tot.tokensOut)),
-		seg("context", fmt.Sprintf("%d msgs ≈%s tok", tot.messages, approxTokens(tot.chars))),
+		seg("context", fmt.Sprintf("%d msg%s ≈%s tok", tot.messages, plural(tot.messages), approxTokens(tot.chars))),
 	)
 	if r.live.queued > 0 {
 		// Right after the state: an event waiting is what space acts on next.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	registry "github.com/glassbox-dev/glassbox/providers/backend"
 	"strings"
 )
 
@@ -31,7 +32,7 @@ func (m *Model) welcomeText(r *runView) string {
 	switch strings.ToLower(r.backend) {
 	case "offline":
 		b.WriteString("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real.\n")
-		b.WriteString("To go live: set GEMINI_API_KEY (Gemini) or run ollama serve (Llama), then start with --provider gemini or --provider llama.\n")
+		b.WriteString("To go live: " + registry.GoLive() + ".\n")
 	case "replay":
 		b.WriteString("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.\n")
 	case "live":

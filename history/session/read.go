@@ -245,10 +245,12 @@ func (rl *RunLog) foldForkAdded(r Record) {
 
 // Summary is one line of `glassbox sessions`.
 type Summary struct {
-	ID        string
-	Path      string
-	Started   time.Time
-	Providers []string
+	ID      string
+	Path    string
+	Started time.Time
+	// Runs are each run's provider and tool mode (the dialect's name is
+	// for providers/backend to say).
+	Runs      []RunDialect
 	Request   string
 	Steps     int
 	LastState string
@@ -298,7 +300,7 @@ func Summarize(path string) Summary {
 	}
 	var states []string
 	for _, rl := range f.Runs {
-		s.Providers = append(s.Providers, Dialect(rl.Info.Provider, rl.Info.ToolMode))
+		s.Runs = append(s.Runs, RunDialect{rl.Info.Provider, rl.Info.ToolMode})
 		s.Steps = max(s.Steps, len(rl.Steps))
 		state := "WAITING_FOR_EVENT"
 		if n := len(rl.Steps); n > 0 {
@@ -319,15 +321,13 @@ func Summarize(path string) Summary {
 }
 
 // NativeName is the history.Native provider name a dialect replays
-// unchanged: gemini, llama-json or llama-native.
+// unchanged: the provider's name, with its tool mode when it has several
+// ("llama-native"). Each provider package names its replies by this rule.
 func NativeName(provider, toolMode string) string {
-	if provider == "llama" {
-		if toolMode == "" {
-			toolMode = "json"
-		}
-		return "llama-" + toolMode
+	if toolMode == "" {
+		return provider
 	}
-	return provider
+	return provider + "-" + toolMode
 }
 
 // StripNative returns msgs with every native encoding other than keep's
@@ -348,11 +348,5 @@ func StripNative(msgs []history.Message, keep string) []history.Message {
 	return out
 }
 
-// Dialect is the name of a provider and tool mode as --compare spells it:
-// gemini, llama, llama:native.
-func Dialect(provider, toolMode string) string {
-	if toolMode != "" && toolMode != "json" {
-		return provider + ":" + toolMode
-	}
-	return provider
-}
+// RunDialect is a run's provider and tool mode as the session records them.
+type RunDialect struct{ Provider, ToolMode string }

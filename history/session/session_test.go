@@ -203,7 +203,7 @@ func TestForkKeepsTheAbandonedBranch(t *testing.T) {
 		t.Fatalf("after the fork: %d events, %s %s", len(rl.Submitted), rl.Info.Provider, rl.Info.ToolMode)
 	}
 	s := Summarize(path)
-	if s.Steps != 3 || s.LastState != "DELIVERING_OUTPUT" || s.Providers[0] != "llama:native" || s.Request != "list the files" {
+	if s.Steps != 3 || s.LastState != "DELIVERING_OUTPUT" || s.Runs[0] != (RunDialect{"llama", "native"}) || s.Request != "list the files" {
 		t.Fatalf("summary = %+v", s)
 	}
 }

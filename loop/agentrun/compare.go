@@ -1,71 +1,182 @@
 package agentrun
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/providers/backend"
 )
 
-// DefaultCompare is what a bare --compare puts side by side: Gemini's native
-// function calling and Llama's JSON-mode prompting.
-var DefaultCompare = []string{"gemini", "llama"}
+// RunSpec is one side of compare mode: a dialect, by its --compare name,
+// and the model it runs ("" for --model, or the dialect's default).
+type RunSpec struct {
+	Dialect string
+	Model   string
+}
+
+func (r RunSpec) String() string {
+	if r.Model == "" {
+		return r.Dialect
+	}
+	return r.Dialect + "@" + r.Model
+}
+
+// DefaultCompare is what a bare --compare puts side by side: the default
+// dialects of the first two providers the registry lists (Gemini's native
+// function calling and Llama's JSON-mode prompting).
+func DefaultCompare() []RunSpec {
+	var out []RunSpec
+	var seen []string
+	for _, d := range backend.Dialects() {
+		if len(out) < 2 && !slices.Contains(seen, d.Provider) {
+			seen = append(seen, d.Provider)
+			out = append(out, RunSpec{Dialect: d.Name})
+		}
+	}
+	return out
+}
+
+// CompareDefault is what a bare --compare compares, as --compare=… writes
+// it: "gemini,llama".
+func CompareDefault() string { return specs(DefaultCompare()) }
 
 // ParseCompare reads the value of --compare: "" or "true" (the bare flag)
-// means DefaultCompare; otherwise two dialect names separated by a comma.
-func ParseCompare(v string) ([]string, error) {
+// means DefaultCompare; otherwise two runs separated by a comma, each a
+// dialect name (or alias) with an optional @MODEL:
+// "llama@qwen2.5:0.5b,llama:native@qwen2.5:0.5b". The names come back as
+// the registry spells them (ollama → llama).
+func ParseCompare(v string) ([]RunSpec, error) {
 	switch strings.TrimSpace(v) {
 	case "", "true":
-		return DefaultCompare, nil
+		return DefaultCompare(), nil
 	case "false":
 		return nil, nil
 	}
-	names := strings.Split(v, ",")
-	for i := range names {
-		names[i] = strings.TrimSpace(names[i])
+	var runs []RunSpec
+	for _, part := range strings.Split(v, ",") {
+		name, model, at := strings.Cut(strings.TrimSpace(part), "@")
+		name, model = strings.TrimSpace(name), strings.TrimSpace(model)
+		d, ok := backend.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("--compare=%s: %q is not a dialect; pick two of %s (each may add @MODEL, e.g. --compare=%s)", v, name, backend.Names(), CompareDefault())
+		}
+		if at && model == "" {
+			return nil, fmt.Errorf("--compare=%s: %q names no model after @ (write %s@MODEL, or leave @ out for the default)", v, part, name)
+		}
+		runs = append(runs, RunSpec{Dialect: d.Name, Model: model})
 	}
-	c := Config{Compare: names}
-	if err := checkCompare(c); err != nil {
-		return nil, err
+	if len(runs) != 2 {
+		return nil, fmt.Errorf("--compare=%s: name two dialects, e.g. --compare=%s (from %s)", v, CompareDefault(), backend.Names())
 	}
-	return names, nil
+	if runs[0].Dialect == runs[1].Dialect {
+		return nil, fmt.Errorf("--compare=%s: pick two different dialects (two runs of one dialect would share its name in the trace and the session)", v)
+	}
+	return runs, nil
 }
 
-func checkCompare(c Config) error {
-	if len(c.Compare) != 2 {
-		return fmt.Errorf("--compare=%s: name two dialects, e.g. --compare=gemini,llama (from %s)", strings.Join(c.Compare, ","), backend.Names())
+// LooksLikeCompare reports whether arg, left over after the flags, is a
+// --compare value written with a space instead of "=" ("--compare
+// gemini,llama:native"): the flag is boolean-style, so the list would be
+// taken for the request.
+func LooksLikeCompare(arg string) bool {
+	if strings.ContainsAny(arg, " \t\n") || !strings.Contains(arg, ",") {
+		return false
 	}
-	for _, n := range c.Compare {
-		if _, ok := backend.Lookup(n); !ok {
-			return fmt.Errorf("--compare: %q is not a dialect; pick two of %s", n, backend.Names())
+	for _, part := range strings.Split(arg, ",") {
+		name, _, _ := strings.Cut(part, "@")
+		if _, ok := backend.Lookup(name); ok {
+			return true
 		}
 	}
-	if c.Compare[0] == c.Compare[1] {
-		return fmt.Errorf("--compare=%s,%s: pick two different dialects (e.g. llama,llama:native)", c.Compare[0], c.Compare[1])
+	return false
+}
+
+// ApplyCompare reads --compare's value (CompareSpec) into Compare: a step
+// of the config pipeline between the flags and Validate.
+func (c *Config) ApplyCompare() error {
+	if c.CompareSpec == "" {
+		c.Compare = nil
+		return nil
 	}
-	if c.Model != "" {
-		return errors.New("--model names one model, but --compare runs two providers: leave --model out (each run uses its provider's default model)")
+	return checkCompare(c)
+}
+
+// checkCompare reads CompareSpec into Compare, and checks --model against
+// it: --model applies to every run without its own @MODEL, so those runs
+// must all be of one provider (a Gemini model means nothing to Ollama).
+func checkCompare(c *Config) error {
+	runs, err := ParseCompare(c.CompareSpec)
+	if err != nil {
+		return err
+	}
+	c.Compare = runs
+	if c.Model == "" {
+		return nil
+	}
+	var providers []string
+	for _, r := range runs {
+		d, _ := backend.Lookup(r.Dialect)
+		if r.Model == "" && !slices.Contains(providers, d.Provider) {
+			providers = append(providers, d.Provider)
+		}
+	}
+	if len(providers) > 1 {
+		return fmt.Errorf("--model %s names one model, but --compare=%s runs two providers (%s): give each run its own, e.g. --compare=%s@MODEL,%s@MODEL",
+			c.Model, specs(runs), strings.Join(providers, " and "), runs[0].Dialect, runs[1].Dialect)
 	}
 	return nil
 }
 
+func specs(runs []RunSpec) string {
+	var parts []string
+	for _, r := range runs {
+		parts = append(parts, r.String())
+	}
+	return strings.Join(parts, ",")
+}
+
+// CompareSummary says what compare mode will run, one line for the person:
+// "compare: llama runs qwen2.5:0.5b (--model); llama:native runs
+// qwen2.5:0.5b (--model)". "" outside compare mode.
+func (c Config) CompareSummary() string {
+	if len(c.Compare) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, r := range c.Runs() {
+		d, _ := backend.Lookup(r.Name)
+		model, from := r.Model, "given with @"
+		switch {
+		case model == "":
+			model, from = d.DefaultModel, "its default"
+		case c.Compare[i].Model == "":
+			from = "--model"
+		}
+		parts = append(parts, fmt.Sprintf("%s runs %s (%s)", r.Name, model, from))
+	}
+	return "compare: " + strings.Join(parts, "; ")
+}
+
 // Runs splits c into the Configs of its runs: one for a single run, two in
-// compare mode. Each compare run has its dialect, its name, its own cassette
-// file (PerRunPath) and its own copy of the workspace.
+// compare mode. Each compare run has its dialect, its name, its model, its
+// own cassette file (PerRunPath) and its own copy of the workspace.
 func (c Config) Runs() []Config {
 	if len(c.Compare) == 0 {
 		return []Config{c}
 	}
 	var runs []Config
-	for _, name := range c.Compare {
-		d, _ := backend.Lookup(name) // Validate checked the names
+	for _, spec := range c.Compare {
+		d, _ := backend.Lookup(spec.Dialect) // Validate checked the names
 		r := c
-		r.Compare = nil
-		r.Name = name
+		r.Compare, r.CompareSpec = nil, ""
+		r.Name = d.Name
 		r.Provider, r.ToolMode = d.Provider, d.ToolMode
-		r.Record, r.Replay = PerRunPath(c.Record, name), PerRunPath(c.Replay, name)
+		if spec.Model != "" {
+			r.Model = spec.Model
+		}
+		r.Record, r.Replay = PerRunPath(c.Record, d.Name), PerRunPath(c.Replay, d.Name)
 		r.CopyWorkspace = c.Workspace != ""
 		runs = append(runs, r)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
-	"github.com/glassbox-dev/glassbox/providers/ollama"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
@@ -30,7 +29,7 @@ var ErrUsage = errors.New("usage")
 // Defaults, then ApplyEnv (with a .env file layered under the environment),
 // then the command line's flags, then Validate — each step callable alone.
 type Config struct {
-	Provider      string        // --provider: gemini or llama
+	Provider      string        // --provider: a provider backend.For knows
 	ToolMode      string        // --tool-mode: Llama only; "" means json
 	Model         string        // --model; "" for the provider's default
 	Offline       bool          // --offline
@@ -54,9 +53,12 @@ type Config struct {
 	// DotEnv is the .env file glassbox read its settings from ("" for
 	// none): commands never read it, even inside the workspace.
 	DotEnv string
-	// Compare names the two dialects of compare mode (--compare); empty
-	// for a single run. Runs splits such a Config into one per run.
-	Compare []string
+	// CompareSpec is --compare's value as given ("true" for the bare
+	// flag, "" without it); ApplyCompare reads it into Compare, the two
+	// runs of compare mode (empty for a single run). Runs splits such a
+	// Config into one per run.
+	CompareSpec string
+	Compare     []RunSpec
 	// Name is this run's name in compare mode (its dialect's name).
 	Name string
 	// CopyWorkspace makes Open work on a temporary copy of Workspace, so
@@ -91,7 +93,7 @@ type Config struct {
 // AWAITING states; headless runs do not wait.
 func Defaults(headless bool) Config {
 	c := Config{
-		Provider:      "gemini",
+		Provider:      backend.Default().Provider,
 		Lesson:        "tour",
 		MaxIterations: loop.DefaultMaxIterations,
 		SimLatency:    300 * time.Millisecond,
@@ -131,6 +133,11 @@ func (c Config) Dialect() (backend.Dialect, error) { return backend.For(c.Provid
 func (c Config) Validate() error {
 	if _, err := c.Dialect(); err != nil {
 		return err
+	}
+	if c.CompareSpec != "" {
+		if err := checkCompare(&c); err != nil {
+			return err
+		}
 	}
 	if c.Offline && c.Live {
 		return errors.New("--offline and --live contradict each other")
@@ -199,11 +206,6 @@ func (c Config) Validate() error {
 			continue
 		}
 		if err := checkOutput(out.flag, out.path); err != nil {
-			return err
-		}
-	}
-	if len(c.Compare) > 0 {
-		if err := checkCompare(c); err != nil {
 			return err
 		}
 	}
@@ -294,7 +296,7 @@ func ReadDotEnv(path string) (vals map[string]string, ignored []string, err erro
 	}
 	vals = map[string]string{}
 	for k, v := range all {
-		if slices.Contains(backend.Vars, k) {
+		if slices.Contains(backend.Vars(), k) {
 			vals[k] = v
 		} else {
 			ignored = append(ignored, k)
@@ -310,13 +312,9 @@ func ReadDotEnv(path string) (vals map[string]string, ignored []string, err erro
 // person is told before anything is sent, not only in the banner.
 func DotEnvAddresses(dot map[string]string, getenv func(string) string) []string {
 	var out []string
-	for _, v := range []struct{ name, what string }{
-		{"GOOGLE_GEMINI_BASE_URL", "live Gemini calls, with the Gemini key, go to %s instead of Google"},
-		{ollama.SourceOllamaHost, "live Llama calls go to %s"},
-		{ollama.SourceOllamaBaseURL, "live Llama calls go to %s"},
-	} {
-		if val := strings.TrimSpace(dot[v.name]); val != "" && strings.TrimSpace(getenv(v.name)) == "" {
-			out = append(out, fmt.Sprintf("%s=%s is set here: "+v.what+"; remove it from .env unless you meant that", v.name, val, val))
+	for _, a := range backend.Addresses() {
+		if val := strings.TrimSpace(dot[a.Var]); val != "" && strings.TrimSpace(getenv(a.Var)) == "" {
+			out = append(out, fmt.Sprintf("%s=%s is set here: "+a.What+"; remove it from .env unless you meant that", a.Var, val, val))
 		}
 	}
 	return out

@@ -66,14 +66,14 @@ func TestApplyEnvLayers(t *testing.T) {
 	c := Defaults(true)
 	c.ApplyEnv(Layered(func(k string) string { return env[k] }, func(k string) string { return dot[k] }))
 	// GOOGLE_API_KEY wins over GEMINI_API_KEY, as in the SDK.
-	if c.Env.GeminiKey != "google-from-dotenv" || c.Env.GeminiKeyVar != "GOOGLE_API_KEY" {
-		t.Fatalf("key %q from %s", c.Env.GeminiKey, c.Env.GeminiKeyVar)
+	if name, key := c.Env.First("GOOGLE_API_KEY", "GEMINI_API_KEY"); key != "google-from-dotenv" || name != "GOOGLE_API_KEY" {
+		t.Fatalf("key %q from %s", key, name)
 	}
 	if got := strings.Join(c.Env.Secrets(), ","); got != "google-from-dotenv,from-env-1234" {
 		t.Fatalf("secrets = %s", got)
 	}
-	if c.Env.OllamaHost != "http://localhost:9" || c.Env.OllamaHostVar != "OLLAMA_HOST" {
-		t.Fatalf("ollama %s from %s", c.Env.OllamaHost, c.Env.OllamaHostVar)
+	if host := c.Env.Get("OLLAMA_HOST"); host != "localhost:9" {
+		t.Fatalf("OLLAMA_HOST = %s", host)
 	}
 }
 
@@ -90,7 +90,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{"defaults", func(*Config) {}, ""},
 		{"llama native", func(c *Config) { c.Provider, c.ToolMode = "llama", "native" }, ""},
-		{"tool mode with gemini", func(c *Config) { c.ToolMode = "native" }, "applies to Llama only"},
+		{"tool mode with gemini", func(c *Config) { c.ToolMode = "native" }, "does not apply to --provider gemini"},
 		{"bad provider", func(c *Config) { c.Provider = "claude" }, `--provider "claude"`},
 		{"bad tool mode", func(c *Config) { c.Provider, c.ToolMode = "llama", "xml" }, `--tool-mode "xml"`},
 		{"offline and live", func(c *Config) { c.Offline, c.Live = true, true }, "contradict"},
@@ -114,5 +114,27 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// The OpenAI-compatible dialect's variables come from .env like the
+// others; an address only .env sets is announced, and the key is a secret.
+func TestDotEnvKnowsTheOpenAIVariables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".env")
+	if err := os.WriteFile(path, []byte("OPENAI_BASE_URL=http://elsewhere.example/v1\nOPENAI_API_KEY=sk-dotenv-123456\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vals, ignored, err := ReadDotEnv(path)
+	if err != nil || len(ignored) != 0 || vals["OPENAI_BASE_URL"] != "http://elsewhere.example/v1" {
+		t.Fatalf("vals %v, ignored %v, err %v", vals, ignored, err)
+	}
+	warnings := strings.Join(DotEnvAddresses(vals, func(string) string { return "" }), "\n")
+	if !strings.Contains(warnings, "OPENAI_BASE_URL=http://elsewhere.example/v1 is set here: live OpenAI-compatible calls, with OPENAI_API_KEY, go to http://elsewhere.example/v1") {
+		t.Fatalf("warnings: %s", warnings)
+	}
+	c := Defaults(true)
+	c.ApplyEnv(func(k string) string { return vals[k] })
+	if got := c.Env.Secrets(); len(got) != 1 || got[0] != "sk-dotenv-123456" {
+		t.Fatalf("secrets %v", got)
 	}
 }

@@ -204,8 +204,8 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		OnTransition:  onTransition,
 		// Keys are masked in everything the engine records, whichever
 		// backend runs: a tool's output may still quote one.
-		Secrets:  c.Env.Secrets(),
-		ToolMode: dialect.ToolMode,
+		Secrets: c.Env.Secrets(),
+		Dialect: LoopDialect(r.Backend.Dialect),
 		OnFork: func(f loop.ForkRecord) {
 			r.Forks = append(r.Forks, f)
 			if r.trace != nil {
@@ -423,4 +423,9 @@ func CloseAll(runs []*Run) error {
 		errs = append(errs, r.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// LoopDialect is what the engine needs to know of a dialect.
+func LoopDialect(d backend.Dialect) loop.Dialect {
+	return loop.Dialect{Name: d.Name, Label: d.Short, ToolMode: d.ToolMode, Native: d.Native, Dropped: d.Dropped}
 }

@@ -274,8 +274,8 @@ func resumedConfig(c Config, info session.RunInfo) (Config, error) {
 	rc.MaxIterations = info.MaxIterations
 	rc.Policy = info.Policy
 	rc.Workspace, rc.CopyWorkspace, rc.KeepWorkspace = info.Workspace, false, ""
-	if rc.Provider == "gemini" {
-		rc.ToolMode = ""
+	if d, err := backend.For(rc.Provider, rc.ToolMode); err == nil {
+		rc.ToolMode = d.ToolMode // "" for a provider with one way of offering tools
 	}
 	if info.Name != "" {
 		rc.Record = PerRunPath(c.Record, info.Name)
@@ -305,7 +305,7 @@ func forkRun(ctx context.Context, c Config, r *Run) error {
 	if step > r.Engine.Seq() {
 		return fmt.Errorf("%w: --from %d: the session has steps 0 to %d", ErrUsage, step, r.Engine.Seq())
 	}
-	if c.Onto == "" || c.Onto == session.Dialect(r.Config.Provider, r.Backend.Dialect.ToolMode) {
+	if c.Onto == "" || c.Onto == r.Backend.Dialect.Name {
 		err := r.Engine.Fork(step)
 		if errors.Is(err, loop.ErrWorkspaceNotRestorable) {
 			return fmt.Errorf("%w: --from %d: %v", ErrUsage, step, err)
@@ -361,7 +361,7 @@ func (r *Run) onto(ctx context.Context, name string, c Config) (Onto, error) {
 	}
 	r.closers = append(r.closers, b.Close)
 	return Onto{
-		Onto: loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, ToolMode: d.ToolMode},
+		Onto: loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, Dialect: LoopDialect(b.Dialect)},
 		Switched: func() {
 			r.Backend = b
 			r.Config.Provider, r.Config.ToolMode = d.Provider, d.ToolMode

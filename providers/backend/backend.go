@@ -1,7 +1,8 @@
-// Package backend decides how a model dialect is reached — the live service,
-// the offline simulation or a replayed cassette — and builds its provider
-// (docs/architecture.md, "How a run is opened"). Every dialect glassbox speaks is one row of one
-// table, so a third provider is one more row.
+// Package backend is the registry of the dialects glassbox speaks (each
+// described by its own package, listed in registered) and decides how one is
+// reached — the live service, the offline simulation or a replayed cassette
+// — before it builds its provider, as docs/architecture.md says under
+// "How a run is opened".
 package backend
 
 import (
@@ -9,25 +10,21 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/providers/gemini"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/ollama"
+	"github.com/glassbox-dev/glassbox/providers/openai"
 )
 
-// Provider is what a backend hands to the agent loop (loop.Provider has the
-// same methods; this package may not import loop).
-type Provider interface {
-	Name() string
-	Model() string
-	Call(ctx context.Context, req providers.Request) (*providers.Response, error)
-}
+// Provider is what a backend hands to the agent loop.
+type Provider = dialect.Provider
 
 // The three kinds of backend, as the status bar and the trace name them.
 const (
@@ -36,94 +33,39 @@ const (
 	KindReplay  = "replay"
 )
 
-// Offline and replayed calls go to the reserved .invalid domain: nothing
-// resolves there, and a learner reading the payload pane sees at once that
-// the request never left the machine.
-const (
-	offlineGeminiURL = "http://gemini.offline.invalid/"
-	offlineOllamaURL = "http://ollama.offline.invalid"
-)
-
-// placeholderKey stands in for an API key where none is needed (offline,
-// replay). The capture masks the key's literal value everywhere, so it must
-// be a string that never occurs in a payload.
-const placeholderKey = "glassbox-placeholder-key-0000"
-
-// probeTimeout bounds the check for a local Ollama when nothing says where
-// one runs.
-const probeTimeout = 300 * time.Millisecond
-
 // ErrWrongDialect is returned when a cassette was recorded with another
 // dialect than the one asked for: a usage mistake.
 var ErrWrongDialect = errors.New("the cassette belongs to another provider")
 
-// Dialect is one way of talking to a model: a provider and, for Llama, how
-// the tools are offered.
-type Dialect struct {
-	Name     string // as --compare names it: "gemini", "llama", "llama:native"
-	Provider string // as --provider names it: "gemini", "llama"
-	ToolMode string // Llama: "json" or "native"; "" for Gemini
-	Label    string // a few words for people
+// Dialect is one way of talking to a model: a provider and how it offers
+// the tools (see package dialect).
+type Dialect = dialect.Descriptor
 
-	// live says whether the live service is configured, and why.
-	live func(ctx context.Context, env Env) (bool, string)
-	// build makes the provider for one connection.
-	build func(ctx context.Context, c connection) (Provider, error)
+// Env is what the environment says about reaching the providers.
+type Env = dialect.Env
+
+// registered lists every dialect glassbox speaks, in the order the docs and
+// menus use: one line per provider package, each of which describes its
+// own dialects. An explicit list rather than init() registration, as the
+// tools registry is: reading this function tells what glassbox speaks, and
+// no import order can change it. Adding a dialect is a package and a line
+// here.
+func registered() []Dialect {
+	return slices.Concat(
+		gemini.Dialects(),
+		ollama.Dialects(),
+		openai.Dialects(),
+	)
 }
 
-// connection is how a dialect's provider is reached: the live address and
-// key, or placeholders and an in-process transport.
-type connection struct {
-	model      string
-	key        string
-	secrets    []string // every key value to mask
-	geminiURL  string   // "" means the SDK's own default
-	ollamaHost string
-	toolMode   string
-	transport  http.RoundTripper // nil means the network
-	onExchange func(providers.Exchange)
-	call       providers.CallOptions // limits, streamed or unary, num_predict
-}
-
-var dialects = []Dialect{
-	{
-		Name: "gemini", Provider: gemini.Name, Label: "Gemini · native function calling",
-		live: func(_ context.Context, env Env) (bool, string) {
-			if env.GeminiKey == "" {
-				return false, "no GEMINI_API_KEY or GOOGLE_API_KEY is set"
-			}
-			return true, env.GeminiKeyVar + " is set" + env.geminiDestination()
-		},
-		build: func(ctx context.Context, c connection) (Provider, error) {
-			return gemini.New(ctx, gemini.Config{APIKey: c.key, Placeholder: c.key == placeholderKey, Model: c.model, BaseURL: c.geminiURL, Transport: c.transport, OnExchange: c.onExchange, Call: c.call})
-		},
-	},
-	llamaDialect("llama", ollama.ToolModeJSON, "Llama · JSON-mode prompting"),
-	llamaDialect("llama:native", ollama.ToolModeNative, "Llama · Ollama's native tools"),
-}
-
-func llamaDialect(name, mode, label string) Dialect {
-	return Dialect{
-		Name: name, Provider: "llama", ToolMode: mode, Label: label,
-		live: func(ctx context.Context, env Env) (bool, string) {
-			if env.OllamaHostVar != ollama.SourceDefault {
-				return true, env.OllamaHostVar + " is set (" + env.OllamaHost + ")"
-			}
-			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-			defer cancel()
-			if err := ollama.Probe(pctx, env.OllamaHost, nil); err != nil {
-				return false, "OLLAMA_HOST is not set and nothing answered at " + env.OllamaHost
-			}
-			return true, "Ollama answered at " + env.OllamaHost
-		},
-		build: func(_ context.Context, c connection) (Provider, error) {
-			return ollama.New(ollama.Config{Model: c.model, Host: c.ollamaHost, ToolMode: c.toolMode, Transport: c.transport, OnExchange: c.onExchange, Call: c.call})
-		},
-	}
-}
+// dialects is the registry: built once, never changed.
+var dialects = registered()
 
 // Dialects lists every dialect, in the order the docs and menus use.
 func Dialects() []Dialect { return slices.Clone(dialects) }
+
+// Default is the dialect used when --provider names none: the first.
+func Default() Dialect { return dialects[0] }
 
 // Names are the dialects' names, for messages ("gemini, llama, llama:native").
 func Names() string {
@@ -134,31 +76,179 @@ func Names() string {
 	return strings.Join(n, ", ")
 }
 
-// Lookup finds a dialect by its --compare name.
+// Providers are the names --provider accepts, aliases included, for
+// messages ("gemini, llama (or ollama)").
+func Providers() string {
+	var n []string
+	for i, d := range dialects {
+		if slices.ContainsFunc(dialects[:i], func(x Dialect) bool { return x.Provider == d.Provider }) {
+			continue // another tool mode of a provider already named
+		}
+		name := d.Provider
+		if aliases := providerAliases(d.Provider); len(aliases) > 0 {
+			name += " (or " + strings.Join(aliases, ", ") + ")"
+		}
+		n = append(n, name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// providerAliases are the other names --provider accepts for provider: the
+// aliases of its dialects that name no tool mode ("ollama").
+func providerAliases(provider string) []string {
+	var out []string
+	for _, d := range dialects {
+		for _, a := range d.Aliases {
+			if d.Provider == provider && !strings.Contains(a, ":") && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// DefaultModels are the providers' default models, for --model's help:
+// "gemini-2.5-flash / llama3.1:8b".
+func DefaultModels() string {
+	var n []string
+	for _, d := range dialects {
+		if !slices.Contains(n, d.DefaultModel) {
+			n = append(n, d.DefaultModel)
+		}
+	}
+	return strings.Join(n, " / ")
+}
+
+// ToolModes describes the tool modes of the providers that have several,
+// for --tool-mode's help: "llama: json (JSON-mode prompting, the default)
+// or native (Ollama's native tools)".
+func ToolModes() string {
+	var out []string
+	for i, d := range dialects {
+		if d.ToolMode == "" || slices.ContainsFunc(dialects[:i], func(x Dialect) bool { return x.Provider == d.Provider }) {
+			continue
+		}
+		var modes []string
+		for _, m := range dialects[i:] {
+			if m.Provider == d.Provider {
+				_, what, _ := strings.Cut(m.Label, " · ")
+				mode := m.ToolMode + " (" + what
+				if len(modes) == 0 {
+					mode += ", the default"
+				}
+				modes = append(modes, mode+")")
+			}
+		}
+		out = append(out, d.Provider+": "+list(modes))
+	}
+	return strings.Join(out, "; ")
+}
+
+// GoLive says how to turn each provider's live service on, for the
+// offline banner: "set GEMINI_API_KEY (Gemini) or run ollama serve (Llama),
+// then start with --provider gemini or --provider llama".
+func GoLive() string {
+	var how, flags []string
+	for i, d := range dialects {
+		if d.GoLive == "" || slices.ContainsFunc(dialects[:i], func(x Dialect) bool { return x.Provider == d.Provider }) {
+			continue
+		}
+		how = append(how, d.GoLive)
+		flags = append(flags, "--provider "+d.Provider)
+	}
+	return list(how) + ", then start with " + list(flags)
+}
+
+// list joins items as a sentence does: "a, b or c".
+func list(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// Lookup finds a dialect by its --compare name or an alias.
 func Lookup(name string) (Dialect, bool) {
 	for _, d := range dialects {
-		if d.Name == name {
+		if slices.Contains(d.Names(), name) {
 			return d, true
 		}
 	}
 	return Dialect{}, false
 }
 
-// For finds the dialect of --provider P --tool-mode M; Llama's mode defaults
-// to JSON mode (the seed design).
-func For(provider, toolMode string) (Dialect, error) {
-	if toolMode != "" && toolMode != ollama.ToolModeJSON && toolMode != ollama.ToolModeNative {
-		return Dialect{}, fmt.Errorf("--tool-mode %q: want json or native", toolMode)
+// NameOf is the dialect name of a provider and tool mode as glassbox's
+// files record them ("llama", "native" → "llama:native"); the provider's
+// name when no dialect matches.
+func NameOf(provider, toolMode string) string {
+	if d, err := For(provider, toolMode); err == nil {
+		return d.Name
 	}
+	return provider
+}
+
+// For finds the dialect of --provider P --tool-mode M. P may be an alias
+// (ollama); a provider with several tool modes defaults to its first
+// (Llama: JSON mode, the seed design).
+func For(provider, toolMode string) (Dialect, error) {
+	var all []string
 	for _, d := range dialects {
-		if d.Provider == provider && (d.ToolMode == toolMode || d.ToolMode == ollama.ToolModeJSON && toolMode == "") {
-			return d, nil
+		if d.ToolMode != "" && !slices.Contains(all, d.ToolMode) {
+			all = append(all, d.ToolMode)
 		}
 	}
-	if provider == gemini.Name && toolMode != "" {
-		return Dialect{}, fmt.Errorf("--tool-mode %s applies to Llama only: Gemini always uses its native function calling (leave --tool-mode out, or use --provider llama)", toolMode)
+	if toolMode != "" && !slices.Contains(all, toolMode) {
+		return Dialect{}, fmt.Errorf("--tool-mode %q: want %s", toolMode, list(all))
 	}
-	return Dialect{}, fmt.Errorf("--provider %q: want gemini or llama", provider)
+	known := false
+	for _, d := range dialects {
+		if d.Provider == provider || slices.Contains(providerAliases(d.Provider), provider) {
+			known = true
+			if toolMode == "" || d.ToolMode == toolMode {
+				return d, nil
+			}
+		}
+	}
+	if known {
+		return Dialect{}, fmt.Errorf("--tool-mode %s does not apply to --provider %s, which offers the tools one way only (leave --tool-mode out)", toolMode, provider)
+	}
+	return Dialect{}, fmt.Errorf("--provider %q: want %s", provider, Providers())
+}
+
+// EnvFrom reads every variable a registered dialect reads through lookup
+// (os.Getenv, or layers of .env and the environment).
+func EnvFrom(lookup func(string) string) Env { return dialect.NewEnv(lookup, Vars(), secretVars()) }
+
+// Vars are every variable a registered dialect reads: what a .env file may
+// set for glassbox.
+func Vars() []string { return collect(func(d Dialect) []string { return d.Vars }) }
+
+func secretVars() []string { return collect(func(d Dialect) []string { return d.Secrets }) }
+
+func collect(of func(Dialect) []string) []string {
+	var out []string
+	for _, d := range dialects {
+		for _, v := range of(d) {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// Addresses are the variables that send a dialect's calls to another
+// server: a .env that sets one is warned about.
+func Addresses() []dialect.Address {
+	var out []dialect.Address
+	for _, d := range dialects {
+		for _, a := range d.Addresses {
+			if !slices.ContainsFunc(out, func(x dialect.Address) bool { return x.Var == a.Var }) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // Options say which dialect to reach and how.
@@ -211,18 +301,14 @@ func (b *Backend) Close() error {
 func Choose(ctx context.Context, o Options) (*Backend, error) {
 	d := o.Dialect
 	b := &Backend{Dialect: d}
-	c := connection{
-		model: o.Model, key: o.Env.GeminiKey, secrets: o.Env.Secrets(),
-		geminiURL: o.Env.GeminiBaseURL, ollamaHost: o.Env.OllamaHost, toolMode: d.ToolMode,
-		call: o.Call,
-	}
+	c := dialect.Conn{Model: o.Model, Env: o.Env, Call: o.Call}
 	switch {
 	case o.Replay != "":
 		cas, err := providers.LoadCassette(o.Replay)
 		if err != nil {
 			return nil, err
 		}
-		if err := d.accepts(o.Replay, cas.Header); err != nil {
+		if err := accepts(d, o.Replay, cas.Header); err != nil {
 			return nil, err
 		}
 		if cas.Header.ToolMode != "" {
@@ -230,25 +316,23 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 			if d, err = For(cas.Header.Provider, cas.Header.ToolMode); err != nil {
 				return nil, fmt.Errorf("the cassette %s: %w", o.Replay, err)
 			}
-			b.Dialect, c.toolMode = d, d.ToolMode
+			b.Dialect = d
 		}
-		if c.model == "" {
-			c.model = cas.Header.Model
+		if c.Model == "" {
+			c.Model = cas.Header.Model
 		}
 		b.Replay = providers.NewReplayTransport(cas)
-		c.transport = b.Replay
+		c.Transport = b.Replay
 		b.Kind, b.Reason = KindReplay, "serving "+o.Replay+" (recorded "+cas.Header.RecordedAt.Format(time.DateTime)+")"
 	case o.Offline:
 		b.Kind, b.Reason = KindOffline, "--offline"
 	case o.Live:
 		b.Kind, b.Reason = KindLive, "--live"
-		if d.Provider == "llama" {
-			b.Reason += " (" + o.Env.OllamaHost + ")"
-		} else {
-			b.Reason += o.Env.geminiDestination()
+		if d.Destination != nil {
+			b.Reason += d.Destination(o.Env)
 		}
 	default:
-		live, why := d.live(ctx, o.Env)
+		live, why := d.Live(ctx, o.Env)
 		b.Kind, b.Reason = KindOffline, why
 		if live {
 			b.Kind = KindLive
@@ -256,18 +340,18 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	}
 	switch b.Kind {
 	case KindOffline:
-		c.transport = offline.NewTransport(offline.Config{Latency: o.SimLatency})
+		c.Transport = offline.NewTransport(offline.Config{Latency: o.SimLatency})
 		fallthrough
 	case KindReplay:
-		c.key, c.geminiURL, c.ollamaHost = placeholderKey, offlineGeminiURL, offlineOllamaURL
+		c.StandIn, c.Env = true, Env{}
 	}
 
 	var rec *cassetteRecorder
 	if o.Record != "" {
 		rec = &cassetteRecorder{}
-		c.onExchange = rec.write
+		c.OnExchange = rec.write
 	}
-	p, err := d.build(ctx, c)
+	p, err := b.Dialect.Open(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +359,7 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	if rec != nil {
 		// The cassette is created last, once everything else has worked.
 		w, keep, err := createCassette(o.Record, providers.CassetteHeader{
-			Provider: p.Name(), Model: p.Model(), ToolMode: d.ToolMode,
+			Provider: p.Name(), Model: p.Model(), ToolMode: b.Dialect.ToolMode,
 			RecordedAt: time.Now().UTC().Truncate(time.Second),
 		})
 		if err != nil {
@@ -288,7 +372,7 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 }
 
 // accepts checks that a cassette was recorded with this dialect's provider.
-func (d Dialect) accepts(path string, h providers.CassetteHeader) error {
+func accepts(d Dialect, path string, h providers.CassetteHeader) error {
 	if h.Provider == "" {
 		return nil
 	}

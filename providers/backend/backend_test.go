@@ -9,7 +9,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/providers/ollama"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 )
 
 func TestFor(t *testing.T) {
@@ -21,9 +21,12 @@ func TestFor(t *testing.T) {
 		{"llama", "", "llama"},
 		{"llama", "json", "llama"},
 		{"llama", "native", "llama:native"},
-		{"gemini", "native", "applies to Llama only"},
-		{"llama", "xml", `--tool-mode "xml"`},
-		{"claude", "", `--provider "claude"`},
+		{"gemini", "native", "does not apply to --provider gemini"},
+		{"llama", "xml", `--tool-mode "xml": want json or native`},
+		{"claude", "", `--provider "claude": want gemini, llama (or ollama)`},
+		// ollama is what people type: an alias of llama, both tool modes.
+		{"ollama", "", "llama"},
+		{"ollama", "native", "llama:native"},
 	}
 	for _, tc := range tests {
 		d, err := For(tc.provider, tc.mode)
@@ -35,6 +38,9 @@ func TestFor(t *testing.T) {
 			t.Errorf("For(%q, %q) = %q, want %q", tc.provider, tc.mode, got, tc.want)
 		}
 	}
+	if d, ok := Lookup("ollama:native"); !ok || d.Name != "llama:native" {
+		t.Errorf("Lookup(ollama:native) = %q, %v", d.Name, ok)
+	}
 	for _, d := range Dialects() {
 		if got, ok := Lookup(d.Name); !ok || got.Name != d.Name {
 			t.Errorf("Lookup(%q) failed", d.Name)
@@ -43,14 +49,15 @@ func TestFor(t *testing.T) {
 }
 
 func offlineEnv() Env {
-	return Env{OllamaHost: ollama.DefaultHost, OllamaHostVar: ollama.SourceDefault}
+	return EnvFrom(func(string) string { return "" })
 }
 
 // A key going anywhere but Google's endpoint is said in the reason, so a
 // .env or proxy cannot send it elsewhere unseen.
 func TestLiveReasonSaysWhereTheKeyGoes(t *testing.T) {
 	d, _ := Lookup("gemini")
-	env := Env{GeminiKey: "k-1234567", GeminiKeyVar: "GEMINI_API_KEY", GeminiBaseURL: "http://proxy.example:8080"}
+	vars := map[string]string{"GEMINI_API_KEY": "k-1234567", "GOOGLE_GEMINI_BASE_URL": "http://proxy.example:8080"}
+	env := EnvFrom(func(k string) string { return vars[k] })
 	b, err := Choose(context.Background(), Options{Dialect: d, Env: env})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +65,8 @@ func TestLiveReasonSaysWhereTheKeyGoes(t *testing.T) {
 	if b.Kind != KindLive || !strings.Contains(b.Reason, "the key goes to http://proxy.example:8080") {
 		t.Fatalf("%s: %s", b.Kind, b.Reason)
 	}
-	env.GeminiBaseURL = ""
+	delete(vars, "GOOGLE_GEMINI_BASE_URL")
+	env = EnvFrom(func(k string) string { return vars[k] })
 	if b, _ = Choose(context.Background(), Options{Dialect: d, Env: env}); strings.Contains(b.Reason, "goes to") {
 		t.Fatalf("the default endpoint needs no warning: %s", b.Reason)
 	}
@@ -138,9 +146,37 @@ func TestRecordWritesEveryExchange(t *testing.T) {
 				t.Fatalf("cassette: %d exchanges, header %+v", len(c.Exchanges), c.Header)
 			}
 			raw, _ := os.ReadFile(path)
-			if strings.Contains(string(raw), placeholderKey) {
+			if strings.Contains(string(raw), dialect.PlaceholderKey) {
 				t.Fatal("the placeholder key reached the cassette")
 			}
 		})
+	}
+}
+
+// The OpenAI-compatible dialect is live when OPENAI_BASE_URL or
+// OPENAI_API_KEY is set; with the key alone the banner says the calls go to
+// OpenAI's own service.
+func TestOpenAIAutoRule(t *testing.T) {
+	d, ok := Lookup("openai")
+	if !ok {
+		t.Fatal("no openai dialect")
+	}
+	for _, tc := range []struct {
+		vars map[string]string
+		kind string
+		says string
+	}{
+		{nil, KindOffline, "neither OPENAI_BASE_URL nor OPENAI_API_KEY is set"},
+		{map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, KindLive, "OPENAI_BASE_URL is set (http://127.0.0.1:9/v1)"},
+		{map[string]string{"OPENAI_API_KEY": "sk-x-123456"}, KindLive, "OPENAI_API_KEY is set (https://api.openai.com/v1, OpenAI's own service"},
+	} {
+		env := EnvFrom(func(k string) string { return tc.vars[k] })
+		b, err := Choose(context.Background(), Options{Dialect: d, Env: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Kind != tc.kind || !strings.Contains(b.Reason, tc.says) {
+			t.Errorf("%v: %s: %s", tc.vars, b.Kind, b.Reason)
+		}
 	}
 }

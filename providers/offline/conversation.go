@@ -22,6 +22,9 @@ const (
 	dialectLlamaNative
 	// dialectLlamaPlain is Ollama /api/chat with neither: text only.
 	dialectLlamaPlain
+	// dialectOpenAI is chat completions (/v1/chat/completions) with
+	// "tools": native tool_calls whose arguments are JSON text.
+	dialectOpenAI
 )
 
 func (d dialect) String() string {
@@ -32,6 +35,8 @@ func (d dialect) String() string {
 		return "llama-json"
 	case dialectLlamaNative:
 		return "llama-native"
+	case dialectOpenAI:
+		return "openai"
 	}
 	return "llama-plain"
 }

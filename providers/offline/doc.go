@@ -1,19 +1,20 @@
-// Package offline is glassbox's built-in simulation of the Gemini and Ollama
-// APIs, so the glass box works with no API key and no network. The real genai
-// and ollama SDK clients talk to in-process http.Handlers through a
-// RoundTripper (NewTransport), so the payloads a learner inspects offline
-// have the same shape as live ones.
+// Package offline is glassbox's built-in simulation of the Gemini, Ollama and
+// OpenAI-compatible chat completions APIs, so the glass box works with no API
+// key and no network. The real genai, ollama and openai-go clients talk to
+// in-process http.Handlers through a RoundTripper (NewTransport), so the
+// payloads a learner inspects offline have the same shape as live ones.
 //
 // Behind the handlers sits a deterministic "tutor model". It is stateless:
 // each reply is decided from the conversation in the request alone, so
 // re-sending a request or forking a session gives the same answer. A request
 // is decoded from its wire dialect (Gemini contents, Llama JSON-mode text,
-// Ollama native tool_calls) into one neutral conversation, the tutor decides
+// Ollama native tool_calls, chat completions tool_calls) into one neutral
+// conversation, the tutor decides
 // from it (a Lesson script, a small intent matcher, or an honest "I only know
 // the lessons"), and the decision is encoded back into the same dialect.
 //
 // Reading order for instructors: lessons.go (what the tutor does),
-// conversation.go (how three dialects become one conversation), tutor.go
-// (deciding, free-form requests), gemini.go and ollama.go (the wire
-// formats), server.go and transport.go (routing, latency, faults).
+// conversation.go (how the dialects become one conversation), tutor.go
+// (deciding, free-form requests), gemini.go, ollama.go and openai.go (the
+// wire formats), server.go and transport.go (routing, latency, faults).
 package offline

@@ -385,6 +385,8 @@ func malformedScript(c conversation) reply {
 		mistake = "I first called open_file, a tool that does not exist; the engine denied it as an unknown tool and I switched to read_file."
 	case c.dialect == dialectGemini:
 		mistake = "My first attempt ended with finishReason MALFORMED_FUNCTION_CALL; the loop told me, and I sent a valid call."
+	case c.dialect == dialectOpenAI:
+		mistake = "The arguments of my first tool call were not valid JSON (the closing brace was missing); the loop showed me why it could not run the call, and I sent a valid one."
 	default:
 		mistake = "My first reply was not valid JSON (the closing brace was missing); the loop showed me the parse error and I sent a valid reply."
 	}
@@ -416,8 +418,11 @@ func tokenLimitScript(c conversation) reply {
 		return next
 	}
 	cut := "done_reason length: Ollama stopped generating at the token limit"
-	if c.dialect == dialectGemini {
+	switch c.dialect {
+	case dialectGemini:
 		cut = "finishReason MAX_TOKENS: Gemini stopped generating at the token limit"
+	case dialectOpenAI:
+		cut = "finish_reason length: the server stopped generating at the token limit, in the middle of the arguments"
 	}
 	return finalReply("Left to do, according to notes/todo.txt:\n" + quote(r.Content, 12) +
 		"\nMy first tool call was cut off (" + cut + "), so the loop fed it back instead of running half a call, and I sent it again.")
@@ -437,8 +442,12 @@ func repeatStopScript(c conversation) reply {
 		return callReply("My last reply was stopped by Ollama's token-repeat limit. This time: one list_files call.",
 			toolCall{Name: "list_files", Args: args{{"path", "."}}})
 	}
+	how := "Ollama stopped it and closed the stream without done:true"
+	if c.dialect == dialectOpenAI {
+		how = "the server stopped it and closed the stream without a finish_reason or data: [DONE]"
+	}
 	return finalReply("The files: " + summarizeListing(r.Content) + "\nMy first reply got stuck repeating one token, " +
-		"so Ollama stopped it and closed the stream without done:true; the loop fed that back once, without retrying, and I listed the files.")
+		"so " + how + "; the loop fed that back once, without retrying, and I listed the files.")
 }
 
 func toolFailureScript(c conversation) reply {
@@ -484,7 +493,7 @@ func parallelScript(c conversation) reply {
 	if readme.IsError {
 		fmt.Fprintf(&b, "README.md could not be read: %s\n", firstLine(readme.Content))
 	} else {
-		fmt.Fprintf(&b, "README.md has %d lines and begins: %q.", lineCount(readme.Content), firstLine(readme.Content))
+		fmt.Fprintf(&b, "README.md has %s and begins: %q.", lines(lineCount(readme.Content)), firstLine(readme.Content))
 		if strings.Contains(readme.Content, "hello.py") {
 			b.WriteString(" It mentions hello.py by name: the README is the prose, hello.py the code.\n")
 		} else {
@@ -557,9 +566,9 @@ func explainPython(name, content string) string {
 	var b strings.Builder
 	switch len(defs) {
 	case 0:
-		fmt.Fprintf(&b, "%s has %d lines and defines no functions.", name, lineCount(content))
+		fmt.Fprintf(&b, "%s has %s and defines no functions.", name, lines(lineCount(content)))
 	default:
-		fmt.Fprintf(&b, "%s has %d lines and defines %s.", name, lineCount(content), strings.Join(defs, ", "))
+		fmt.Fprintf(&b, "%s has %s and defines %s.", name, lines(lineCount(content)), strings.Join(defs, ", "))
 	}
 	if len(key) > 0 {
 		b.WriteString(" The lines that matter:\n" + quote(strings.Join(key, "\n"), 12))
@@ -639,7 +648,7 @@ func quote(s string, maxLines int) string {
 		b.WriteString("\n")
 	}
 	if more > 0 {
-		fmt.Fprintf(&b, "    … (%d more lines)\n", more)
+		fmt.Fprintf(&b, "    … (%d more %s)\n", more, lineWord(more))
 	}
 	return b.String()
 }
@@ -754,6 +763,17 @@ func isNo(answer string) bool {
 		return true
 	}
 	return strings.HasPrefix(a, "no ") || strings.HasPrefix(a, "no,")
+}
+
+// lines says "1 line", "12 lines".
+func lines(n int) string { return fmt.Sprintf("%d %s", n, lineWord(n)) }
+
+// lineWord is "line" or "lines", as n wants.
+func lineWord(n int) string {
+	if n == 1 {
+		return "line"
+	}
+	return "lines"
 }
 
 // mcpGreeting is what the mcp-tool lesson sends the MCP tool.

@@ -372,20 +372,17 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 	stream := req.Stream == nil || *req.Stream
 	rep, err := s.prepare(r.Context(), m, s.firstByteDelay(stream))
 	promptEval := max(time.Since(start), time.Microsecond)
-	var f errFault
-	switch {
-	case errors.As(err, &f) && f.fault == faultUnknownModel:
-		ollamaNotFound(w, req.Model)
-		return
-	case errors.As(err, &f):
-		w.Header().Set("Retry-After", "1")
-		msg := "rate limit exceeded"
-		if f.fault == faultOutage {
-			msg = "model is overloaded"
-		}
-		writeOllamaError(w, f.status, msg)
-		return
-	case err != nil: // the caller gave up while waiting
+	errs := apiErrors{
+		notFound: func() { ollamaNotFound(w, req.Model) },
+		fault: func(status int, overloaded bool) {
+			msg := "rate limit exceeded"
+			if overloaded {
+				msg = "model is overloaded"
+			}
+			writeOllamaError(w, status, msg)
+		},
+	}
+	if errs.wrote(w, err) {
 		return
 	}
 	msg := encodeOllama(m, rep)

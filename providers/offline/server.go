@@ -58,6 +58,7 @@ func NewHandler(cfg Config) *Server {
 //	POST /v1beta/models/{model}:generateContent           Gemini
 //	POST /v1beta/models/{model}:streamGenerateContent     Gemini, SSE with ?alt=sse
 //	POST /api/chat                                        Ollama, NDJSON unless "stream": false
+//	POST /v1/chat/completions                             OpenAI-compatible, SSE with "stream": true
 //	GET  /api/tags, POST /api/show, GET /api/version      Ollama model info
 //	GET  /                                                "Ollama is running"
 //
@@ -67,6 +68,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.Contains(p, "/models/") && strings.Contains(p, ":"):
 		s.serveGemini(w, r)
+	case strings.HasSuffix(p, "/chat/completions"):
+		if requireMethod(w, r, http.MethodPost) {
+			s.serveOpenAIChat(w, r)
+		}
 	case strings.HasSuffix(p, "/api/chat"):
 		if requireMethod(w, r, http.MethodPost) {
 			s.serveOllamaChat(w, r)
@@ -173,6 +178,28 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 		r = withoutTools(r)
 	}
 	return r, nil
+}
+
+// apiErrors writes a lesson's faults in one API's own error shape.
+type apiErrors struct {
+	notFound func() // the model is unknown
+	// fault writes status with msg, overloaded (503) or rate limited (429).
+	fault func(status int, overloaded bool)
+}
+
+// wrote answers err from prepare: a lesson's fault is written (with
+// Retry-After: 1 where the client may come back); a caller that gave up
+// gets nothing. It reports whether the call ends here.
+func (a apiErrors) wrote(w http.ResponseWriter, err error) bool {
+	var f errFault
+	switch {
+	case errors.As(err, &f) && f.fault == faultUnknownModel:
+		a.notFound()
+	case errors.As(err, &f):
+		w.Header().Set("Retry-After", "1")
+		a.fault(f.status, f.fault == faultOutage)
+	}
+	return err != nil
 }
 
 // sleep waits d or until ctx ends.

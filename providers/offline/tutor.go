@@ -235,7 +235,8 @@ func (in intent) readScript(c conversation) reply {
 			fmt.Fprintf(&b, in.say("I could not read %s: %s\n", "%s を読めませんでした: %s\n"), f, firstLine(r.Content))
 			continue
 		}
-		fmt.Fprintf(&b, in.say("%s (%d lines):\n", "%s (%d 行):\n"), f, lineCount(r.Content))
+		n := lineCount(r.Content)
+		b.WriteString(in.say(fmt.Sprintf("%s (%s):\n", f, lines(n)), fmt.Sprintf("%s (%d 行):\n", f, n)))
 		b.WriteString(quote(r.Content, 20))
 	}
 	return finalReply(b.String() + in.note("\"read "+strings.Join(files, ", ")+"\"", strings.Join(files, ", ")+" を読む"))

@@ -77,7 +77,7 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 
 	var cut streamCut
 	if errors.As(err, &cut) {
-		return providers.Errorf(providers.KindNetwork, statusOf(f.last), err, "%s; it may work on a retry.", cut)
+		return providers.Errorf(providers.KindNetwork, providers.StatusOf(f.last), err, "%s; it may work on a retry.", cut)
 	}
 
 	if errors.Is(err, syscall.ECONNREFUSED) {
@@ -98,7 +98,7 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return providers.Errorf(providers.KindOther, statusOf(f.last), err,
+		return providers.Errorf(providers.KindOther, providers.StatusOf(f.last), err,
 			"Ollama at %s sent a reply line glassbox could not read (%v); is OLLAMA_HOST pointing at an Ollama server?", f.host, err)
 	}
 
@@ -109,7 +109,7 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 			"Ollama stopped in the middle of its reply with the error %q; the model runner may have crashed — try again, and if it repeats read Ollama's log: %s.", err.Error(), ollamaLogs)
 	}
 
-	return providers.Errorf(providers.KindOther, statusOf(f.last), err, "the call to Ollama at %s failed: %v.", f.host, err)
+	return providers.Errorf(providers.KindOther, providers.StatusOf(f.last), err, "the call to Ollama at %s failed: %v.", f.host, err)
 }
 
 // ollamaLogs says where Ollama writes its log (docs/troubleshooting.mdx in
@@ -149,26 +149,13 @@ func explainStatus(status int, msg string, cause error, f callFacts) *providers.
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return providers.Errorf(providers.KindAuth, status, cause,
 			"Ollama at %s refused the request (%d %s)%s — check the server's access settings.", f.host, status, http.StatusText(status), said)
-	case status == http.StatusTooManyRequests:
-		e := providers.Errorf(providers.KindRateLimit, status, cause,
-			"Ollama at %s is rate limiting requests (429)%s — wait a moment and try again.", f.host, said)
-		e.RetryAfter = retryAfter(f.last, time.Now())
-		return e
 	case status >= 500 && runnerCrashed(lower):
 		e := providers.Errorf(providers.KindUnavailable, status, cause,
 			"the model process on Ollama at %s crashed (%d %s)%s — often it ran out of memory; Ollama restarts it on the next call, so glassbox retries. To see why, read Ollama's log: %s.", f.host, status, http.StatusText(status), said, ollamaLogs)
-		e.RetryAfter = retryAfter(f.last, time.Now())
+		e.RetryAfter = providers.RetryAfterOf(f.last, time.Now())
 		return e
-	case status >= 500:
-		e := providers.Errorf(providers.KindUnavailable, status, cause,
-			"Ollama at %s could not answer (%d %s)%s — it may be overloaded or still loading the model; try again shortly.", f.host, status, http.StatusText(status), said)
-		e.RetryAfter = retryAfter(f.last, time.Now())
-		return e
-	case status >= 400:
-		return providers.Errorf(providers.KindBadRequest, status, cause,
-			"Ollama at %s rejected the request (%d %s)%s.", f.host, status, http.StatusText(status), said)
 	}
-	return providers.Errorf(providers.KindOther, status, cause, "Ollama at %s answered %d%s.", f.host, status, said)
+	return providers.StatusFailure("Ollama at "+f.host, status, said, cause, f.last)
 }
 
 // serverMessage is the error text Ollama sent. The client reads only the
@@ -195,41 +182,6 @@ func serverMessage(fromSDK string, last *providers.Exchange) string {
 		return body
 	}
 	return ""
-}
-
-// retryAfter reads the Retry-After header of the last response: a number of
-// seconds or an HTTP date. Zero means the server named no delay.
-func retryAfter(last *providers.Exchange, now time.Time) time.Duration {
-	if last == nil {
-		return 0
-	}
-	var value string
-	for name, values := range last.ResponseHeaders {
-		if strings.EqualFold(name, "Retry-After") && len(values) > 0 {
-			value = strings.TrimSpace(values[0])
-			break
-		}
-	}
-	if value == "" {
-		return 0
-	}
-	if d, ok := providers.RetryAfterSeconds(value); ok {
-		return d
-	}
-	if when, err := http.ParseTime(value); err == nil {
-		if d := when.Sub(now); d > 0 {
-			return d
-		}
-	}
-	return 0
-}
-
-// statusOf is the HTTP status of an exchange, 0 when there was none.
-func statusOf(ex *providers.Exchange) int {
-	if ex == nil {
-		return 0
-	}
-	return ex.Status
 }
 
 // explainProbeError phrases a failed Probe; the probe names no model.

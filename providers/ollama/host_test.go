@@ -168,7 +168,7 @@ func TestRetryAfter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := retryAfter(&providers.Exchange{ResponseHeaders: tt.header}, now)
+			got := providers.RetryAfterOf(&providers.Exchange{ResponseHeaders: tt.header}, now)
 			if got != tt.want {
 				t.Errorf("retryAfter = %v, want %v", got, tt.want)
 			}

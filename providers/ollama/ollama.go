@@ -118,7 +118,7 @@ func New(cfg Config) (*Provider, error) {
 }
 
 // Name is the provider's name in the UI and the trace.
-func (p *Provider) Name() string { return "llama" }
+func (p *Provider) Name() string { return Name }
 
 // Model is the Ollama model name.
 func (p *Provider) Model() string { return p.model }

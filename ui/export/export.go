@@ -24,6 +24,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
@@ -282,7 +283,7 @@ func checkArcs(ts []loop.Transition) error {
 
 func buildRun(path string, rl *session.RunLog, ts []loop.Transition, step int, c clean) (runPage, error) {
 	info := rl.Info
-	about := []string{session.Dialect(info.Provider, info.ToolMode), info.Model, info.Backend}
+	about := []string{backend.NameOf(info.Provider, info.ToolMode), info.Model, info.Backend}
 	if info.Lesson != "" {
 		about = append(about, "lesson "+info.Lesson)
 	}

@@ -173,7 +173,7 @@ func (t *tally) add(tr loop.Transition) {
 func reportFailure(stderr io.Writer, r *agentrun.Run, t loop.Transition) {
 	switch t.Edge {
 	case loop.EdgeMaxIterations:
-		fmt.Fprintf(stderr, "glassbox run: %shalted: the iteration limit (%d model calls for one request) was reached\n", prefix(r), r.Engine.MaxIterations())
+		fmt.Fprintf(stderr, "glassbox run: %shalted: the iteration limit (%s for one request) was reached\n", prefix(r), loop.Count(r.Engine.MaxIterations(), "model call"))
 	case loop.EdgeLLMFailure:
 		switch {
 		case t.Error != nil && t.Error.Kind == loop.KindRepeatedFailure:
@@ -291,8 +291,8 @@ func (p printer) summaries(tallies []tally) error {
 			}
 			continue
 		}
-		if _, err := fmt.Fprintf(p.out, "%s%s · %d transitions · %d model calls · tokens %d in / %d out · %d ms waiting for the model\n",
-			prefix(r), t.outcome, t.transitions, t.calls, t.inputTokens, t.outputTokens, t.latencyMS); err != nil {
+		if _, err := fmt.Fprintf(p.out, "%s%s · %s · %s · tokens %d in / %d out · %d ms waiting for the model\n",
+			prefix(r), t.outcome, loop.Count(t.transitions, "transition"), loop.Count(t.calls, "model call"), t.inputTokens, t.outputTokens, t.latencyMS); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 )
 
 // ListSessions is `glassbox sessions`: the sessions saved in dir, one per
@@ -31,7 +32,7 @@ func ListSessions(stdout, stderr io.Writer, dir string) error {
 			continue
 		}
 		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"),
-			strings.Join(s.Providers, ","), quoteRequest(s.Request), s.Steps, s.LastState)
+			dialectNames(s.Runs), quoteRequest(s.Request), s.Steps, s.LastState)
 	}
 	return nil
 }
@@ -63,4 +64,13 @@ func SessionSaved(w io.Writer, cmd, dir string, runs []*agentrun.Run) {
 		fmt.Fprintf(w, "%s: %v (the session file is incomplete)\n", cmd, err)
 	}
 	fmt.Fprintf(w, "session saved: %s\nresume it with: %s\n", s.Path, s.ResumeCommand(cmd, dir))
+}
+
+// dialectNames names each run's dialect, as --compare does: "gemini,llama".
+func dialectNames(runs []session.RunDialect) string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, backend.NameOf(r.Provider, r.ToolMode))
+	}
+	return strings.Join(out, ",")
 }

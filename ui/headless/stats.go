@@ -3,7 +3,6 @@ package headless
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
@@ -29,7 +28,7 @@ func ListSessionStats(stdout, stderr io.Writer, dir string) error {
 			fmt.Fprintf(stdout, "%s\t-\t-\t-\t(unreadable: %s)\n", s.ID, loop.Printable(oneLine(err.Error())))
 			continue
 		}
-		fmt.Fprintf(stdout, "%s\t%s\t%s\t%d\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"), strings.Join(s.Providers, ","), s.Steps, h)
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%d\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"), dialectNames(s.Runs), s.Steps, h)
 	}
 	return nil
 }
@@ -62,7 +61,7 @@ func SessionStats(stdout io.Writer, dir, idOrFile string) error {
 	}
 	w("session", "%s", loop.Printable(path))
 	w("started", "%s", s.Started.Local().Format("2006-01-02 15:04:05"))
-	w("provider(s)", "%s", loop.Printable(strings.Join(s.Providers, ",")))
+	w("provider(s)", "%s", loop.Printable(dialectNames(s.Runs)))
 	w("steps", "%d (last state %s)", s.Steps, loop.Printable(s.LastState))
 	w("health", "%s", h)
 	w("size on disk", "%d bytes (the session file, its exchanges and file copies)", h.Bytes)

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/glassbox-dev/glassbox/providers/backend"
+)
+
+// TestDialectNamesLiveInProviders enforces what docs/providers.md says under
+// "Dialects as descriptors": outside providers/,
+// no Go code spells a dialect's name — "gemini", "llama:native", an alias
+// such as "ollama" — in a string; it asks providers/backend's registry.
+// Comments, tests and the docs may name them; a string that says
+// "--provider llama" or compares a name is dialect knowledge in the wrong
+// place, and adding a dialect would mean finding it.
+func TestDialectNamesLiveInProviders(t *testing.T) {
+	var alts []string
+	for _, d := range backend.Dialects() {
+		for _, n := range append(d.Names(), d.Provider) {
+			alts = append(alts, regexp.QuoteMeta(n))
+		}
+	}
+	// A name as a word of its own: "gemini", `--provider llama`,
+	// `--compare=gemini,llama:native` — not "llama3.1:8b" or "ollama/api".
+	spelled := regexp.MustCompile(`(^|[^A-Za-z0-9_./-])(` + strings.Join(alts, "|") + `)($|[^A-Za-z0-9_./-])`)
+	err := filepath.WalkDir(".", func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if path == "providers" || e.Name() == "testdata" || strings.HasPrefix(e.Name(), ".") && path != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			if m := spelled.FindStringSubmatch(s); m != nil {
+				t.Errorf("%s: the string %s spells the dialect name %q; ask providers/backend instead", path, lit.Value, m[2])
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,345 @@
+package offline
+
+// The OpenAI-compatible chat completions API (POST /v1/chat/completions),
+// as llama.cpp's server, vLLM and Ollama's /v1 speak it: the tutor's reply
+// streamed as server-sent events — the text a token per event, each tool
+// call's name in one event and its arguments spread over the next ones, the
+// finish_reason in the last choice event, the usage in an event of its own,
+// then "data: [DONE]".
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// openAIRequest is the part of a chat completions request the simulation
+// reads.
+type openAIRequest struct {
+	Model    string          `json:"model"`
+	Messages []openAIMessage `json:"messages"`
+	Tools    []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+	Stream        bool `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+type openAIMessage struct {
+	Role       string           `json:"role"`
+	Content    json.RawMessage  `json:"content,omitempty"`
+	ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+}
+
+type openAIToolCall struct {
+	Index    *int   `json:"index,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// text reads a message's content: a string, or an array of text parts.
+func (m openAIMessage) text() string {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(m.Content, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// parseOpenAIChat decodes a chat completions body into the neutral
+// conversation.
+func parseOpenAIChat(body []byte) (openAIRequest, modelCall, error) {
+	var req openAIRequest
+	if len(bytes.TrimSpace(body)) == 0 {
+		return req, modelCall{}, errors.New("missing request body")
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return req, modelCall{}, err
+	}
+	if req.Model == "" {
+		return req, modelCall{}, errors.New("you must provide a model parameter")
+	}
+	names := map[string]string{} // call id → tool name, for the tool messages
+	var items []item
+	for _, msg := range req.Messages {
+		switch msg.Role {
+		case "user":
+			items = append(items, item{kind: itemUser, text: msg.text()})
+		case "assistant":
+			it := item{kind: itemAssistant, text: msg.text()}
+			for _, tc := range msg.ToolCalls {
+				var m map[string]any
+				if json.Unmarshal([]byte(tc.Function.Arguments), &m) != nil {
+					it.malformed = true
+					continue
+				}
+				names[tc.ID] = tc.Function.Name
+				it.calls = append(it.calls, toolCall{ID: tc.ID, Name: tc.Function.Name, Args: argsFromMap(m)})
+			}
+			// An empty reply, or one whose call could not be read, is one
+			// the loop could not use.
+			it.malformed = it.malformed || len(it.calls) == 0 && strings.TrimSpace(it.text) == ""
+			items = append(items, it)
+		case "tool":
+			if _, ok := names[msg.ToolCallID]; !ok || msg.ToolCallID == "" {
+				// As OpenAI's API refuses it: a result needs the call it answers.
+				return req, modelCall{}, fmt.Errorf("invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id %q answers none)", msg.ToolCallID)
+			}
+			content := msg.text()
+			items = append(items, item{kind: itemResult, result: toolResult{
+				CallID: msg.ToolCallID, Name: names[msg.ToolCallID], Content: content,
+				IsError: looksLikeErrorText(content),
+			}})
+		}
+	}
+	conv := newConversation(dialectOpenAI, items)
+	conv.mcpTools = mcpToolNames(body)
+	return req, modelCall{conv: conv, tools: len(req.Tools) > 0, body: body}, nil
+}
+
+// openAIChunk is one chat.completion.chunk event.
+type openAIChunk struct {
+	ID                string         `json:"id"`
+	Object            string         `json:"object"`
+	Created           int64          `json:"created"`
+	Model             string         `json:"model"`
+	SystemFingerprint string         `json:"system_fingerprint"`
+	Choices           []openAIChoice `json:"choices"`
+	Usage             *openAIUsage   `json:"usage,omitempty"`
+}
+
+type openAIChoice struct {
+	Index        int          `json:"index"`
+	Delta        *openAIDelta `json:"delta,omitempty"`
+	Message      *openAIDelta `json:"message,omitempty"`
+	FinishReason *string      `json:"finish_reason"`
+}
+
+type openAIDelta struct {
+	Role      string           `json:"role,omitempty"`
+	Content   *string          `json:"content,omitempty"`
+	ToolCalls []openAIToolCall `json:"tool_calls,omitempty"`
+}
+
+type openAIUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// openAIFingerprint is the system_fingerprint every reply carries: it
+// names the simulation, as ModelVersion does for Gemini.
+const openAIFingerprint = "fp_" + ModelVersion
+
+// openAIReply is the tutor's reply as chat completions deltas: the text in
+// tokens, each tool call as a head (id, name) and argument pieces, and the
+// finish_reason ("" for a stream that is to end without one).
+func openAIReply(m modelCall, r reply) (deltas []openAIDelta, finish string) {
+	finish = "stop"
+	text := r.text
+	var calls []toolCall
+	switch {
+	case r.repeatStop:
+		text, finish = strings.Repeat("\n", repeatLimit), ""
+	case r.misfire:
+		// A call whose arguments are not JSON: the closing brace missing.
+		calls = []toolCall{{Name: "read_file", Args: args{{"path", "notes/todo.txt"}}}}
+	case r.cut:
+		calls, finish = []toolCall{{Name: "read_file", Args: args{{"path", "notes/todo.txt"}}}}, "length"
+	case len(r.calls) > 0:
+		calls = r.calls
+	}
+	for _, t := range ollamaTokens(text) {
+		deltas = append(deltas, openAIDelta{Content: &t})
+	}
+	for i, c := range calls {
+		raw, _ := c.Args.MarshalJSON()
+		arguments := spacedJSON(c.Args)
+		if len(raw) == 0 {
+			arguments = "{}"
+		}
+		switch {
+		case r.misfire:
+			arguments = strings.TrimSuffix(arguments, "}")
+		case r.cut:
+			arguments = arguments[:strings.Index(arguments, ":")+4]
+		}
+		index := i
+		head := openAIToolCall{Index: &index, ID: ollamaCallID(m.body, i), Type: "function"}
+		head.Function.Name = c.Name
+		deltas = append(deltas, openAIDelta{ToolCalls: []openAIToolCall{head}})
+		for _, piece := range ollamaTokens(arguments) {
+			part := openAIToolCall{Index: &index}
+			part.Function.Arguments = piece
+			deltas = append(deltas, openAIDelta{ToolCalls: []openAIToolCall{part}})
+		}
+		if !r.cut {
+			finish = "tool_calls"
+		}
+	}
+	if len(deltas) == 0 {
+		empty := ""
+		deltas = []openAIDelta{{Content: &empty}}
+	}
+	deltas[0].Role = "assistant"
+	return deltas, finish
+}
+
+// serveOpenAIChat answers POST /v1/chat/completions.
+func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return
+	}
+	req, m, err := parseOpenAIChat(body)
+	if err != nil {
+		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		return
+	}
+	if !ollamaModelKnown(req.Model) {
+		openAINotFound(w, req.Model)
+		return
+	}
+	rep, err := s.prepare(r.Context(), m, s.firstByteDelay(req.Stream))
+	errs := apiErrors{
+		notFound: func() { openAINotFound(w, req.Model) },
+		fault: func(status int, overloaded bool) {
+			msg := "rate limit exceeded: retry after 1s"
+			if overloaded {
+				msg = "the model is overloaded, please try again later"
+			}
+			writeOpenAIError(w, status, "api_error", msg)
+		},
+	}
+	if errs.wrote(w, err) {
+		return
+	}
+	deltas, finish := openAIReply(m, rep)
+	sum := sha256.Sum256(body)
+	base := openAIChunk{
+		ID: fmt.Sprintf("chatcmpl-%x", sum[:6]), Created: time.Now().Unix(),
+		Model: req.Model, SystemFingerprint: openAIFingerprint,
+	}
+	usage := &openAIUsage{PromptTokens: tokens(len(body)), CompletionTokens: len(deltas)}
+	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	if !req.Stream {
+		whole := mergeDeltas(deltas)
+		base.Object, base.Usage = "chat.completion", usage
+		base.Choices = []openAIChoice{{Message: &whole, FinishReason: &finish}}
+		writeJSON(w, http.StatusOK, base)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	send := func(v any) bool {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return false
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		rc.Flush()
+		return true
+	}
+	base.Object = "chat.completion.chunk"
+	delay := s.chunkDelay(len(deltas) + 1)
+	first := time.Now()
+	var eval time.Duration
+	for i := range deltas {
+		if i > 0 {
+			eval += delay
+			if sleep(r.Context(), time.Until(first.Add(eval))) != nil {
+				return
+			}
+		}
+		c := base
+		c.Choices = []openAIChoice{{Delta: &deltas[i]}}
+		if !send(c) {
+			return
+		}
+	}
+	if finish == "" {
+		return // ended without a finish_reason and without [DONE]
+	}
+	end := base
+	end.Choices = []openAIChoice{{Delta: &openAIDelta{}, FinishReason: &finish}}
+	if !send(end) {
+		return
+	}
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		u := base
+		u.Choices, u.Usage = []openAIChoice{}, usage
+		if !send(u) {
+			return
+		}
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	rc.Flush()
+}
+
+// mergeDeltas is the whole message the deltas make, for a reply that is
+// not streamed.
+func mergeDeltas(deltas []openAIDelta) openAIDelta {
+	out := openAIDelta{Role: "assistant"}
+	var text strings.Builder
+	for _, d := range deltas {
+		if d.Content != nil {
+			text.WriteString(*d.Content)
+		}
+		for _, tc := range d.ToolCalls {
+			if tc.ID != "" {
+				head := tc
+				head.Index = nil
+				out.ToolCalls = append(out.ToolCalls, head)
+				continue
+			}
+			last := &out.ToolCalls[len(out.ToolCalls)-1]
+			last.Function.Arguments += tc.Function.Arguments
+		}
+	}
+	content := text.String()
+	out.Content = &content
+	return out
+}
+
+// openAINotFound is the 404 for a model the server does not have, in the
+// words Ollama's /v1 uses.
+func openAINotFound(w http.ResponseWriter, model string) {
+	writeOpenAIError(w, http.StatusNotFound, "api_error", fmt.Sprintf("model %q not found, try pulling it first", model))
+}
+
+// writeOpenAIError writes the API's error body:
+// {"error": {"message", "type", "param", "code"}}.
+func writeOpenAIError(w http.ResponseWriter, status int, kind, msg string) {
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": nil}})
+}

@@ -1,0 +1,63 @@
+package ollama
+
+import (
+	"context"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/providers/dialect"
+)
+
+// Name is the provider's name in traces, sessions and cassettes.
+const Name = "llama"
+
+// standInURL is where offline and replayed calls go (dialect.Conn.StandIn).
+const standInURL = "http://ollama.offline.invalid"
+
+// probeTimeout bounds the check for a local Ollama when nothing says where
+// one runs.
+const probeTimeout = 300 * time.Millisecond
+
+// Dialects are Llama's two: JSON-mode prompting (the seed's design, and
+// the default) and Ollama's native tools. "ollama" names the provider too,
+// as people type it.
+func Dialects() []dialect.Descriptor {
+	return []dialect.Descriptor{
+		descriptor(Name, ToolModeJSON, "Llama · JSON-mode prompting", "Llama (JSON mode)", NativeLlamaJSON),
+		descriptor(Name+":"+ToolModeNative, ToolModeNative, "Llama · Ollama's native tools", "Llama (native tools)", NativeLlamaNative),
+	}
+}
+
+func descriptor(name, mode, label, short, native string) dialect.Descriptor {
+	return dialect.Descriptor{
+		Name: name, Aliases: []string{"ollama" + name[len(Name):]}, Provider: Name, ToolMode: mode,
+		Label: label, Short: short, DefaultModel: DefaultModel, Native: native,
+		Vars:      []string{SourceOllamaHost, SourceOllamaBaseURL},
+		Addresses: []dialect.Address{{Var: SourceOllamaHost, What: "live Llama calls go to %s"}, {Var: SourceOllamaBaseURL, What: "live Llama calls go to %s"}},
+		GoLive:    "run ollama serve (Llama)",
+		Live: func(ctx context.Context, env dialect.Env) (bool, string) {
+			host, source := HostFrom(env.Get)
+			if source != SourceDefault {
+				return true, source + " is set (" + host + ")"
+			}
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			defer cancel()
+			if err := Probe(pctx, host, nil); err != nil {
+				return false, "OLLAMA_HOST is not set and nothing answered at " + host
+			}
+			return true, "Ollama answered at " + host
+		},
+		Destination: func(env dialect.Env) string {
+			host, _ := HostFrom(env.Get)
+			return " (" + host + ")"
+		},
+		Open: func(_ context.Context, c dialect.Conn) (dialect.Provider, error) {
+			cfg := Config{Model: c.Model, ToolMode: mode, Transport: c.Transport, OnExchange: c.OnExchange, Call: c.Call}
+			if c.StandIn {
+				cfg.Host = standInURL
+			} else {
+				cfg.Host, _ = HostFrom(c.Env.Get)
+			}
+			return New(cfg)
+		},
+	}
+}
