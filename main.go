@@ -137,6 +137,7 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		fmt.Fprintf(stderr, "%s: .env: ignored %s — glassbox reads only its own variables from .env\n", name, strings.Join(ignored, ", "))
 	}
 	c.ApplyEnv(agentrun.Layered(os.Getenv, func(k string) string { return dot[k] }))
+	c.Env = c.Env.WithSecrets(agentrun.SecretsIn(os.Environ(), ".env")...)
 	for _, w := range agentrun.DotEnvAddresses(dot, os.Getenv) {
 		fmt.Fprintf(stderr, "%s: .env: %s\n", name, w)
 	}

@@ -39,6 +39,12 @@ type Checkpoint struct {
 	Submitted int `json:"submitted"`
 	// Grants are the calls the person allowed for the session so far.
 	Grants []history.ToolCall `json:"grants,omitempty"`
+
+	// unsealed marks a checkpoint read from a session file without this
+	// user's seal (session.Key): its grants were dropped, and a step it
+	// left in EXECUTING_TOOL goes back to CHECKING_POLICY, so nothing the
+	// file says the person approved runs without them.
+	unsealed bool
 }
 
 func (e *Engine) checkpoint() Checkpoint {
@@ -72,6 +78,12 @@ func (e *Engine) restore(cp Checkpoint) {
 	e.cfg.Policy.SetGrants(cp.Grants)
 	e.recovered, e.answer = "", nil
 	e.clearEdit()
+	if cp.unsealed && e.state == ExecutingTool && e.current < len(e.pending) {
+		// The file says this call was allowed; whether it was is for the
+		// policy, and the person, to say again.
+		e.state = CheckingPolicy
+		e.pending[e.current].Status, e.pending[e.current].Decision, e.pending[e.current].Approval = CallPending, nil, nil
+	}
 	e.reassemble()
 }
 

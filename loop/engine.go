@@ -118,6 +118,9 @@ type Engine struct {
 	cfg   Config
 	specs []history.ToolSpec
 	mask  *providers.Masker
+	// requests masks the request bodies of the exchanges, each the last
+	// one and a few more messages: what they share is searched once.
+	requests *providers.Conversation
 
 	mu        sync.Mutex // guards queue, submitted, outputs and dialect
 	queue     []Event
@@ -197,13 +200,15 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Sleep = sleepCtx
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
+	mask := providers.NewMasker(cfg.Secrets...)
 	e := &Engine{
-		cfg:     cfg,
-		mask:    providers.NewMasker(cfg.Secrets...),
-		specs:   cfg.Tools.Specs(),
-		outputs: map[string]OutputFunc{},
-		state:   WaitingForEvent,
-		dialect: cfg.Dialect,
+		cfg:      cfg,
+		mask:     mask,
+		requests: mask.Conversation(),
+		specs:    cfg.Tools.Specs(),
+		outputs:  map[string]OutputFunc{},
+		state:    WaitingForEvent,
+		dialect:  cfg.Dialect,
 	}
 	e.checkpoints = []Checkpoint{e.checkpoint()}
 	e.SetOnNotice(cfg.OnNotice)
@@ -423,7 +428,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			exchanges = append(exchanges, resp.Exchanges...)
 			for _, x := range resp.Exchanges {
 				if x.Divergence != "" {
-					rec.Divergences = append(rec.Divergences, x.Divergence)
+					rec.Divergences = append(rec.Divergences, e.mask.Mask(x.Divergence))
 				}
 			}
 			if n := len(resp.Exchanges); n > 0 {
@@ -431,6 +436,11 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			}
 		}
 		t.Exchanges = exchanges
+		for i := range t.Exchanges {
+			// Over what the capture masked: every secret the run knows,
+			// a streamed body searched as the whole it adds up to.
+			t.Exchanges[i] = e.mask.ExchangeIn(t.Exchanges[i], e.requests)
+		}
 		if err == nil && resp == nil {
 			err = &providers.Error{Kind: providers.KindOther, Message: "the provider returned neither a response nor an error (a bug in the provider)"}
 		}
@@ -595,10 +605,18 @@ func (e *Engine) withLastStop(msg string) string {
 func (e *Engine) masked(resp *providers.Response) (history.Message, *providers.ParseStep) {
 	msg := resp.Message
 	msg.Text, msg.Thought = e.mask.Mask(msg.Text), e.mask.Mask(msg.Thought)
+	if msg.Native != nil {
+		// The reply as the provider wrote it is kept and sent back to the
+		// model: a key in it (plain, \u-escaped, in a call's arguments)
+		// is masked there too.
+		native := *msg.Native
+		native.Data = json.RawMessage(e.mask.MaskJSON(native.Data))
+		msg.Native = &native
+	}
 	if len(msg.ToolCalls) > 0 {
 		calls := make([]history.ToolCall, len(msg.ToolCalls))
 		for i, c := range msg.ToolCalls {
-			c.Args = json.RawMessage(e.mask.Mask(string(c.Args))) // the mark holds no quote: JSON stays valid
+			c.Args = json.RawMessage(e.mask.MaskJSON(c.Args))
 			calls[i] = c
 		}
 		msg.ToolCalls = calls

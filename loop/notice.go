@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -74,14 +75,32 @@ func (e *Engine) takeFrames() []tools.Frame {
 }
 
 // watchWire returns ctx with the provider's HTTP capture reporting to
-// OnNotice, when one is set.
+// OnNotice, when one is set. What it reports is masked with every secret
+// the run knows, as the step's record will be: the request whole, the
+// response as it arrives (providers.Live holds back the few bytes that
+// could still turn out to be part of a secret).
 func (e *Engine) watchWire(ctx context.Context) context.Context {
 	fn := e.cfg.OnNotice
 	if fn == nil {
 		return ctx
 	}
+	var mu sync.Mutex
+	live := e.mask.Live()
 	return providers.WithRecorder(ctx, &providers.Recorder{
-		OnRequest: func(ex providers.Exchange) { fn(WireRequest{Exchange: ex}) },
-		OnChunk:   func(c providers.Chunk) { fn(WireChunk{Chunk: c}) },
+		OnRequest: func(ex providers.Exchange) {
+			mu.Lock()
+			live = e.mask.Live() // a retry starts a new body
+			ex = e.mask.ExchangeIn(ex, e.requests)
+			mu.Unlock()
+			fn(WireRequest{Exchange: ex})
+		},
+		OnChunk: func(c providers.Chunk) {
+			mu.Lock()
+			c.Data = live.Feed(c.Data)
+			mu.Unlock()
+			if len(c.Data) > 0 {
+				fn(WireChunk{Chunk: c})
+			}
+		},
 	})
 }

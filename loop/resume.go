@@ -2,7 +2,9 @@ package loop
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
@@ -25,10 +27,22 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 	if err != nil {
 		return nil, "", err
 	}
+	unsealed := 0
 	for _, st := range rl.Steps {
 		cp, err := stepCheckpoint(st)
 		if err != nil || cp.Seq != st.Seq {
 			return nil, "", fmt.Errorf("%w: step %d has no readable checkpoint", session.ErrCorrupt, st.Seq)
+		}
+		if err := checkCheckpoint(cp); err != nil {
+			return nil, "", fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
+		}
+		// A session file is untrusted input: the approvals in a step
+		// count only under this user's seal.
+		if j == nil || !j.w.Sealed(st) {
+			if len(cp.Grants) > 0 || cp.State == ExecutingTool {
+				unsealed++
+			}
+			cp.Grants, cp.unsealed = nil, true
 		}
 		e.checkpoints = append(e.checkpoints, cp)
 	}
@@ -63,14 +77,30 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 	if j != nil {
 		j.changes = []*session.Changes{nil}
 		for _, st := range rl.Steps {
-			j.changes = append(j.changes, st.Changes)
+			c := st.Changes
+			if c != nil && !j.w.Sealed(st) {
+				// A fork writes these files back into the workspace: not
+				// on the word of a file anyone could have written.
+				c = &session.Changes{Unrestorable: "the session file carries no seal of this user's for this step, so glassbox does not write its files back"}
+			}
+			j.changes = append(j.changes, c)
 		}
 		e.SetJournal(j)
 	}
 	if a := rl.Answer; a != nil && a.Approval != nil && a.Seq == e.seq+1 && e.state == AwaitingUserConfirmation {
 		approval := Approval(*a.Approval)
-		e.answer = &approval
-		recovery = fmt.Sprintf("step %d: the person's answer (%s) was saved before glassbox stopped; it is not asked again", a.Seq, approval)
+		switch {
+		case approval != Deny && approval != AllowOnce && approval != AllowSession:
+			return nil, "", fmt.Errorf("%w: step %d: an answer %d that is no approval", session.ErrCorrupt, a.Seq, *a.Approval)
+		case approval == Deny || j != nil && j.w.Sealed(*a):
+			e.answer = &approval
+			recovery = fmt.Sprintf("step %d: the person's answer (%s) was saved before glassbox stopped; it is not asked again", a.Seq, approval)
+		default:
+			recovery = fmt.Sprintf("step %d: the file holds an approval (%s) without this user's seal; approvals are never taken from a file, so the person is asked again", a.Seq, approval)
+		}
+	}
+	if unsealed > 0 && recovery == "" {
+		recovery = "the session file's approvals carry no seal of this user's (the file was written elsewhere, by an older glassbox, or edited): calls allowed for the session are asked about again, and a call it left about to run goes back to the policy"
 	}
 	if in := rl.Interrupted; in != nil && in.Seq == e.seq+1 && State(in.State) == e.state {
 		e.recovered = e.state
@@ -90,7 +120,7 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 					recovery = fmt.Sprintf("step %d was interrupted after the person answered %s's question: the answer is used, not asked again", in.Seq, call.Name)
 				}
 			}
-			if j != nil && in.Manifest != "" {
+			if j != nil && in.Manifest != "" && j.w.Sealed(*in) {
 				data, err := j.w.Blobs().Get(in.Manifest)
 				if err == nil {
 					j.before, err = decodeManifest(data)
@@ -216,4 +246,36 @@ func SessionTransitions(path string, rl *session.RunLog, exchanges bool) ([]Tran
 // file, so a screen can keep only the payloads near the step it shows.
 func LoadExchanges(path string, st session.Record) ([]providers.Exchange, error) {
 	return NewExchangeReader(path, 0).Load(st)
+}
+
+// checkCheckpoint refuses a checkpoint no engine could have written: a
+// session file is untrusted input, and a forged one must end in a message,
+// never in a panic on the first step.
+func checkCheckpoint(cp Checkpoint) error {
+	switch {
+	case !slices.Contains(States, cp.State):
+		return fmt.Errorf("an unknown state %q", cp.State)
+	case cp.Iteration < 0 || cp.HistoryLen < 0 || cp.Notes < 0:
+		return errors.New("a negative count")
+	case cp.Taken < 0 || cp.Submitted < cp.Taken:
+		return fmt.Errorf("%d events taken of %d submitted", cp.Taken, cp.Submitted)
+	case cp.Current < 0 || cp.Current > len(cp.Pending):
+		return fmt.Errorf("call %d of %d", cp.Current, len(cp.Pending))
+	case cp.State != WaitingForEvent && cp.Event == nil:
+		return fmt.Errorf("%s with no event", cp.State)
+	}
+	switch cp.State {
+	case CheckingPolicy, AwaitingUserConfirmation, ExecutingTool:
+		if cp.Current == len(cp.Pending) {
+			return fmt.Errorf("%s with no call pending", cp.State)
+		}
+	case RecordingResult, RecordingError:
+		if cp.ToolOut != nil && cp.Current == len(cp.Pending) {
+			return fmt.Errorf("%s of a call that is not pending", cp.State)
+		}
+	}
+	if cp.State == AwaitingUserConfirmation && cp.Pending[cp.Current].Decision == nil {
+		return errors.New("a confirmation with no decision to confirm")
+	}
+	return nil
 }

@@ -22,6 +22,7 @@ import (
 // session file.
 type sessionRig struct {
 	dir, path string
+	key       *session.Key // this user's sealing key
 	ws        *tools.Workspace
 	w         *session.Writer
 	provider  *scriptedProvider
@@ -49,6 +50,10 @@ func newSessionRig(t *testing.T, replies ...reply) *sessionRig {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if r.key, err = session.LoadKey(filepath.Join(r.dir, "state")); err != nil {
+		t.Fatal(err)
+	}
+	r.w.Guard(r.key, nil)
 	r.engine = r.newEngine(t)
 	r.engine.SetJournal(NewJournal(r.w, "", r.ws.Root()))
 	return r
@@ -97,6 +102,7 @@ func (r *sessionRig) reopen(t *testing.T) (*Engine, string) {
 	if r.w, err = session.Append(f); err != nil {
 		t.Fatal(err)
 	}
+	r.w.Guard(r.key, nil)
 	e, recovery, err := Resume(r.config(), rl, NewJournal(r.w, "", r.ws.Root()))
 	if err != nil {
 		t.Fatal(err)
@@ -526,6 +532,33 @@ func TestCassettePosition(t *testing.T) {
 			t.Errorf("from %d: position %d, want %d", c.from, got, c.want)
 		}
 	}
+}
+
+// A workspace file that holds a secret (a .env) is never copied into the
+// session's blobs; a fork across a step that changed it stops and says
+// that it cannot put the file back, changing nothing.
+func TestForkAcrossASecretFileSaysItCannotPutItBack(t *testing.T) {
+	const secret = "DB_PASS=hunter2-hunter2-hunter2\n"
+	r := newSessionRig(t, calls(writeCall(".env", "DB_PASS=changed-by-the-model\n")), text("done"))
+	if err := os.WriteFile(filepath.Join(r.ws.Root(), ".env"), []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.w.Guard(r.key, providers.NewMasker("hunter2-hunter2-hunter2"))
+	r.person.approvals = []Approval{AllowOnce}
+	r.engine.Submit(Event{Source: "cli", Type: "user_input", Data: "write"})
+	ts := stepUntil(t, r.engine, CheckingPolicy)
+	k := ts[len(ts)-1].Seq
+	stepUntil(t, r.engine, "")
+	err := r.engine.Fork(k)
+	if !errors.Is(err, ErrWorkspaceNotRestorable) || !strings.Contains(err.Error(), ".env") || !strings.Contains(err.Error(), "secret") {
+		t.Fatalf("fork = %v, want it refused naming .env and why", err)
+	}
+	filepath.Walk(session.DataDir(r.path), func(p string, info os.FileInfo, err error) error {
+		if b, _ := os.ReadFile(p); info != nil && !info.IsDir() && strings.Contains(string(b), "hunter2") {
+			t.Errorf("%s holds the secret", p)
+		}
+		return nil
+	})
 }
 
 // A session forked onto another dialect reads back as it was on screen:

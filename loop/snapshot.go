@@ -129,6 +129,9 @@ func undoChanges(root string, blobs *session.Blobs, steps []*session.Changes) er
 	for _, c := range steps {
 		for _, f := range c.Files {
 			if f.Before != "" && f.Before != dirMark && !blobs.Has(f.Before) {
+				if blobs.Withheld(f.Before) {
+					return fmt.Errorf("%s cannot be put back: %w", f.Path, session.ErrWithheld)
+				}
 				return fmt.Errorf("the copy of %s is missing from the session", f.Path)
 			}
 		}

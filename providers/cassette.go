@@ -110,12 +110,20 @@ type CassetteWriter struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
+	mask *Masker
+	// conv masks the request bodies, each the last one and a little more.
+	conv   *Conversation
+	convMu sync.Mutex
 }
 
 // NewCassetteWriter creates (or truncates) the cassette at path and writes
 // its header. A zero RecordedAt is set to now; Version is always
 // CassetteVersion.
-func NewCassetteWriter(path string, h CassetteHeader) (*CassetteWriter, error) {
+//
+// secrets are masked in every exchange written (Masker.Exchange: each field,
+// and a streamed body as the whole it reassembles into), over what the wire
+// capture already masked.
+func NewCassetteWriter(path string, h CassetteHeader, secrets ...string) (*CassetteWriter, error) {
 	h.Version = CassetteVersion
 	if h.RecordedAt.IsZero() {
 		h.RecordedAt = time.Now().UTC().Truncate(time.Second)
@@ -124,7 +132,8 @@ func NewCassetteWriter(path string, h CassetteHeader) (*CassetteWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create cassette %s: %w", path, err)
 	}
-	w := &CassetteWriter{f: f, path: path}
+	mask := NewMasker(secrets...)
+	w := &CassetteWriter{f: f, path: path, mask: mask, conv: mask.Conversation()}
 	if err := w.writeLine(h); err != nil {
 		f.Close()
 		return nil, err
@@ -134,6 +143,9 @@ func NewCassetteWriter(path string, h CassetteHeader) (*CassetteWriter, error) {
 
 // Write appends one exchange.
 func (w *CassetteWriter) Write(ex Exchange) error {
+	w.convMu.Lock()
+	ex = w.mask.ExchangeIn(ex, w.conv)
+	w.convMu.Unlock()
 	return w.writeLine(newExchangeJSON(ex))
 }
 

@@ -102,21 +102,6 @@ func encodings(s string) []string {
 	return out
 }
 
-// Masker replaces secret values in plain text with RedactedMark, by the same
-// rules as the wire capture (values shorter than four characters ignored,
-// the longest secret first). The engine uses it for everything it records
-// that never crossed the wire: tool results, model text, error messages.
-type Masker struct{ r *redactor }
-
-// NewMasker returns a Masker for the given secret values.
-func NewMasker(secrets ...string) *Masker { return &Masker{r: newRedactor(secrets)} }
-
-// Mask returns s with every secret value replaced by RedactedMark.
-func (m *Masker) Mask(s string) string {
-	out, _ := m.r.maskString(s)
-	return out
-}
-
 // notes collects the Exchange.Redacted entries in order, without repeats.
 type notes []string
 

@@ -109,6 +109,12 @@ type Record struct {
 	// edit: the context that replaced the assembled one (what-if).
 	System   string            `json:"system,omitempty"`
 	Messages []history.Message `json:"messages,omitempty"`
+
+	// Seal vouches for a step's checkpoint or an answer's approval: made
+	// with this user's key (guard.go), it says the person's approvals in
+	// them are theirs. A record without a valid seal is trusted for
+	// nothing but what it shows.
+	Seal string `json:"seal,omitempty"`
 }
 
 // Span is where a step's exchanges are in the exchanges file.

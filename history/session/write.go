@@ -25,13 +25,16 @@ func ExchangesFile(path string) string { return filepath.Join(DataDir(path), "ex
 // before it returns (a kill -9 loses nothing written); it is safe for the
 // two runs of compare mode to share one Writer.
 type Writer struct {
-	mu    sync.Mutex
-	path  string
-	f     *os.File
-	x     *os.File // exchanges
-	xoff  int64
-	blobs *Blobs
-	buf   []byte
+	mu     sync.Mutex
+	path   string
+	header Header // what the seals are bound to
+	key    *Key   // seals approvals (Guard); nil: none
+	mask   Masker // masks every line (Guard); nil: none
+	f      *os.File
+	x      *os.File // exchanges
+	xoff   int64
+	blobs  *Blobs
+	buf    []byte
 }
 
 // Create starts a new session file at path with its header. It refuses an
@@ -51,6 +54,7 @@ func Create(path string, h Header) (*Writer, error) {
 		os.Remove(path)
 		return nil, err
 	}
+	w.header = h
 	if err := w.write(h); err != nil {
 		w.Close()
 		return nil, err
@@ -90,6 +94,7 @@ func Append(file *File) (*Writer, error) {
 		f.Close()
 		return nil, err
 	}
+	w.header = file.Header
 	return w, nil
 }
 
@@ -117,8 +122,13 @@ func (w *Writer) Path() string { return w.path }
 // Blobs is the session's store of file contents.
 func (w *Writer) Blobs() *Blobs { return w.blobs }
 
-// Write appends one record as one line.
-func (w *Writer) Write(r Record) error { return w.write(r) }
+// Write appends one record as one line, masked and sealed as Guard says.
+func (w *Writer) Write(r Record) error {
+	w.mu.Lock()
+	r = w.prepare(r)
+	w.mu.Unlock()
+	return w.write(r)
+}
 
 func (w *Writer) write(v any) error {
 	b, err := json.Marshal(v)
@@ -127,6 +137,7 @@ func (w *Writer) write(v any) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	b = w.maskJSON(b)
 	w.buf = append(append(w.buf[:0], b...), '\n')
 	_, err = w.f.Write(w.buf)
 	return err

@@ -181,6 +181,9 @@ func (c Config) Validate() error {
 		if err := checkFolder(c.Workspace); err != nil {
 			return err
 		}
+		if err := checkWorkspaceFolder("--workspace", c.Workspace, os.Getenv); err != nil {
+			return err
+		}
 	}
 	if c.Replay != "" {
 		replays := []string{c.Replay}
@@ -215,7 +218,7 @@ func (c Config) Validate() error {
 	if c.Record != "" && c.Record == c.Trace {
 		return fmt.Errorf("--record and --trace name the same file %s", c.Record)
 	}
-	return nil
+	return checkOutputs(c.outputs(), c.inputsOf(c.Session))
 }
 
 // checkFolder says what to do when --workspace is not a folder.

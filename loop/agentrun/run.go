@@ -4,6 +4,7 @@
 package agentrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,7 @@ type Run struct {
 type traceFile struct {
 	mu     sync.Mutex
 	f      *os.File
+	mask   *providers.Masker
 	closed bool
 }
 
@@ -64,7 +66,19 @@ func (t *traceFile) write(fn func(io.Writer) error) {
 	if t.closed {
 		return
 	}
-	if err := fn(t.f); err != nil {
+	var line bytes.Buffer
+	err := fn(&line)
+	if err == nil {
+		// Each record is masked whole, over what the engine masked field
+		// by field: a reason or a message that quotes a secret too.
+		for _, rec := range bytes.SplitAfter(line.Bytes(), []byte("\n")) {
+			body := bytes.TrimSuffix(rec, []byte("\n"))
+			if _, err = t.f.Write(append(t.mask.MaskJSON(body), rec[len(body):]...)); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
 		log.Printf("glassbox: --trace: %v", err)
 	}
 }
@@ -125,6 +139,10 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		}
 		r.Temporary = true
 	}
+	// A .env in the workspace holds secrets glassbox did not read: they
+	// are masked like the environment's.
+	c.Env = c.Env.WithSecrets(workspaceSecrets(r.Workspace.Root())...)
+	r.Config = c
 	if r.Temporary {
 		// Only a folder glassbox made itself is ever removed.
 		root := r.Workspace.Root()
@@ -156,9 +174,13 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	}
 
 	dialect, _ := c.Dialect() // Validate checked it
+	var recordTemp string
+	if c.Record != "" {
+		recordTemp = recordTempDir(os.Getenv)
+	}
 	r.Backend, err = backend.Choose(ctx, backend.Options{
 		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
-		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, Env: c.Env, Call: c.Call,
+		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, RecordTemp: recordTemp, Env: c.Env, Call: c.Call,
 	})
 	if err != nil {
 		if errors.Is(err, backend.ErrWrongDialect) {
@@ -183,7 +205,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		if err != nil {
 			return nil, fmt.Errorf("%w: --trace: %v", ErrUsage, err)
 		}
-		r.trace = &traceFile{f: f}
+		r.trace = &traceFile{f: f, mask: providers.NewMasker(c.Env.Secrets()...)}
 		r.closers = append(r.closers, r.trace.close)
 		onTransition = func(t loop.Transition) { r.trace.write(func(w io.Writer) error { return loop.WriteJSON(w, t) }) }
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -37,15 +38,7 @@ func HideSecrets() error {
 	if fd := os.Getenv(secretsFDVar); fd != "" {
 		return readSecrets(fd)
 	}
-	var secret, clean []string
-	for _, kv := range os.Environ() {
-		name, value, _ := strings.Cut(kv, "=")
-		if tools.IsSecretEnvName(name) && value != "" {
-			secret = append(secret, kv)
-		} else {
-			clean = append(clean, kv)
-		}
-	}
+	secret, clean := splitSecretEnv(os.Environ())
 	if len(secret) == 0 {
 		return nil
 	}
@@ -99,4 +92,21 @@ func readSecrets(fdText string) error {
 		}
 	}
 	return nil
+}
+
+// splitSecretEnv separates the variables to keep out of glassbox's
+// environment block: those with a secret-looking name
+// (tools.IsSecretEnvName), and every other whose name or value looks secret
+// (providers.SecretValues: OPENAI_KEY, DB_PASS, MYSQL_PWD, GH_PAT, a
+// DATABASE_URL with a password).
+func splitSecretEnv(environ []string) (secret, clean []string) {
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if value != "" && name != secretsFDVar && (tools.IsSecretEnvName(name) || len(providers.SecretValues([]string{kv})) > 0) {
+			secret = append(secret, kv)
+		} else {
+			clean = append(clean, kv)
+		}
+	}
+	return secret, clean
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -126,7 +127,11 @@ func openSession(ctx context.Context, c Config, person func(name string) loop.Pe
 	if err != nil {
 		return nil, err
 	}
-	h := session.Header{Glassbox: c.Version, Started: time.Now().UTC(), Request: c.Request}
+	var secrets []string
+	for _, r := range runs {
+		secrets = append(secrets, r.Config.Env.Secrets()...)
+	}
+	h := session.Header{Glassbox: c.Version, Started: time.Now().UTC(), Request: providers.NewMasker(secrets...).Mask(c.Request)}
 	for _, r := range runs {
 		h.Runs = append(h.Runs, runInfo(r))
 	}
@@ -135,6 +140,7 @@ func openSession(ctx context.Context, c Config, person func(name string) loop.Pe
 		CloseAll(runs)
 		return nil, fmt.Errorf("%w: --session: %v", ErrUsage, err)
 	}
+	sessionGuard(w, runs)
 	s := &Session{Path: c.Session, writer: w}
 	for _, r := range runs {
 		j := loop.NewJournal(w, r.Config.Name, r.Workspace.Root())
@@ -193,13 +199,21 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 	if c.Onto != "" && len(f.Runs) > 1 {
 		return nil, fmt.Errorf("%w: --provider/--tool-mode with --resume continue one run on another dialect; %s holds the two runs of a comparison", ErrUsage, path)
 	}
+	if c.Workspace != "" && len(f.Runs) > 1 {
+		return nil, fmt.Errorf("%w: --workspace with --resume names the folder of one run; %s holds the two runs of a comparison, each in its own folder beside it", ErrUsage, path)
+	}
 	var configs []Config
 	for _, rl := range f.Runs {
-		rc, err := resumedConfig(c, rl.Info)
+		rc, err := resumedConfig(c, path, rl.Info)
 		if err != nil {
 			return nil, err
 		}
 		configs = append(configs, rc)
+	}
+	for _, rc := range configs {
+		if err := checkOutputs(rc.outputs(), rc.inputsOf(path)); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
 	}
 	runs, err := openRuns(ctx, configs, person)
 	if err != nil {
@@ -214,6 +228,7 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 	if err != nil {
 		return nil, fmt.Errorf("reopening %s: %w", path, err)
 	}
+	sessionGuard(w, runs)
 	s := &Session{Path: path, Resumed: true, Warnings: f.Warnings, writer: w}
 	runs[len(runs)-1].closers = append([]func() error{w.Close}, runs[len(runs)-1].closers...)
 	for i, r := range runs {
@@ -263,7 +278,13 @@ func prefixName(name string) string {
 // resumedConfig is the Config of a run as the session's header recorded
 // it, with the person's flags where they apply (--yes, --trace, --json,
 // --record, and the backend when --offline, --live or --replay is given).
-func resumedConfig(c Config, info session.RunInfo) (Config, error) {
+//
+// A session file is untrusted input (anyone can write one, or hand one to
+// a learner): what could widen what commands may do is never taken from
+// it. Its workspace is used only if it is the session's own folder
+// (sessionWorkspace), and a policy file it names is used only when the
+// person names it again with --policy.
+func resumedConfig(c Config, path string, info session.RunInfo) (Config, error) {
 	rc := c
 	rc.Resume, rc.From, rc.Onto = "", -1, ""
 	rc.Compare, rc.Name = nil, info.Name
@@ -272,8 +293,17 @@ func resumedConfig(c Config, info session.RunInfo) (Config, error) {
 		rc.Lesson = info.Lesson
 	}
 	rc.MaxIterations = info.MaxIterations
-	rc.Policy = info.Policy
-	rc.Workspace, rc.CopyWorkspace, rc.KeepWorkspace = info.Workspace, false, ""
+	if rc.MaxIterations < 1 {
+		return rc, fmt.Errorf("%w: the session %s says max_iterations %d; it has been edited or is damaged", ErrUsage, path, info.MaxIterations)
+	}
+	if info.Policy != "" && c.Policy == "" {
+		return rc, fmt.Errorf("%w: the session %s ran under the policy file %s; glassbox never takes rules from a session file. To go on under them, name the file yourself: glassbox --resume %s --policy %s", ErrUsage, path, info.Policy, path, info.Policy)
+	}
+	ws, err := sessionWorkspace(path, info, c.Workspace)
+	if err != nil {
+		return rc, err
+	}
+	rc.Workspace, rc.CopyWorkspace, rc.KeepWorkspace = ws, false, ""
 	if d, err := backend.For(rc.Provider, rc.ToolMode); err == nil {
 		rc.ToolMode = d.ToolMode // "" for a provider with one way of offering tools
 	}
@@ -290,8 +320,8 @@ func resumedConfig(c Config, info session.RunInfo) (Config, error) {
 			rc.Replay = info.Replay
 		}
 	}
-	if _, err := os.Stat(info.Workspace); err != nil {
-		return rc, fmt.Errorf("%w: the session's workspace %s is gone (%v); a session can only continue on its files", ErrUsage, info.Workspace, err)
+	if _, err := os.Stat(rc.Workspace); err != nil {
+		return rc, fmt.Errorf("%w: the session's workspace %s is gone (%v); a session can only continue on its files", ErrUsage, rc.Workspace, err)
 	}
 	return rc, nil
 }
@@ -383,8 +413,6 @@ func checkSession(c Config) error {
 	switch {
 	case c.Session != "":
 		return errors.New("--resume continues the session in its own file; leave --session out")
-	case c.Workspace != "":
-		return errors.New("--resume continues on the session's own workspace; leave --workspace out")
 	case len(c.Compare) > 0:
 		return errors.New("--resume reopens the runs the session holds; leave --compare out")
 	}

@@ -260,6 +260,7 @@ type Options struct {
 	SimLatency time.Duration // offline: delay per call
 	Replay     string        // serve this cassette
 	Record     string        // write a cassette here
+	RecordTemp string        // where the cassette is written until complete ("" beside Record)
 	Env        Env           // keys and addresses, from the config pipeline
 	// Call is --stall, --call-timeout, --stream and --num-predict.
 	Call providers.CallOptions
@@ -358,10 +359,10 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	b.Provider = p
 	if rec != nil {
 		// The cassette is created last, once everything else has worked.
-		w, keep, err := createCassette(o.Record, providers.CassetteHeader{
+		w, keep, err := createCassette(o.Record, o.RecordTemp, providers.CassetteHeader{
 			Provider: p.Name(), Model: p.Model(), ToolMode: b.Dialect.ToolMode,
 			RecordedAt: time.Now().UTC().Truncate(time.Second),
-		})
+		}, o.Env.Secrets())
 		if err != nil {
 			return nil, err
 		}

@@ -146,3 +146,16 @@ func (e Env) First(names ...string) (name, value string) {
 // Secrets are the values to mask in everything recorded or shown: every
 // secret variable's value, whichever dialect runs.
 func (e Env) Secrets() []string { return e.secrets }
+
+// WithSecrets is e with more values to mask: every other variable whose
+// name or value looks secret (providers.SecretValues), and the secrets of
+// a workspace's .env files.
+func (e Env) WithSecrets(more ...string) Env {
+	e.secrets = slices.Clone(e.secrets)
+	for _, v := range more {
+		if v != "" && !slices.Contains(e.secrets, v) {
+			e.secrets = append(e.secrets, v)
+		}
+	}
+	return e
+}
