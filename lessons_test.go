@@ -58,6 +58,7 @@ func lessonCases() []lessonCase {
 		{lesson: "write-file", stdin: "y\n", all: lessonWant{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "You approved the write"}},
 		{lesson: "write-file", stdin: "n\n", all: lessonWant{"new_event context_ready tool_call confirm_required user_denial observed context_ready final_answer delivered", "You declined the write"}},
 		{lesson: "run-command", stdin: "y\n", all: lessonWant{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "Hello, world!"}},
+		{lesson: "streams", all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready final_answer delivered", "token by token"}},
 		{lesson: "ask-delete", stdin: "1\ny\n", all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "Deleted old_log.txt"}},
 		{lesson: "ask-delete", stdin: "2\n", all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready final_answer delivered", "You said no"}},
 		{lesson: "path-escape",

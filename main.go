@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -202,11 +203,37 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
 	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")
 	fs.Var(agentrun.StepFlag{N: &c.From}, "from", "with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)")
+	fs.DurationVar(&c.Call.Limits.Stall, "stall", c.Call.Limits.Stall, "a model call with no byte for this long fails (stalled) and is retried")
+	fs.DurationVar(&c.Call.Limits.Call, "call-timeout", c.Call.Limits.Call, "a model call longer than this fails and is retried")
+	fs.Var(streamFlag{&c.Call.Unary}, "stream", "stream every model call; --stream=false makes unary calls (one request, one JSON body)")
+	fs.IntVar(&c.Call.NumPredict, "num-predict", c.Call.NumPredict, "Llama only: the most tokens one reply may have (Ollama's num_predict; -1: no bound)")
 	fs.Var(compareFlag{&c.CompareSpec}, "compare", "two runs side by side on the same input: --compare ("+agentrun.CompareDefault()+") or --compare=A[@MODEL],B[@MODEL] from "+backend.Names())
 	if headless {
 		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
 	}
 }
+
+// streamFlag is --stream (the default) and --stream=false, kept as its
+// opposite, CallOptions.Unary.
+type streamFlag struct{ unary *bool }
+
+func (f streamFlag) String() string {
+	if f.unary == nil {
+		return "true"
+	}
+	return strconv.FormatBool(!*f.unary)
+}
+
+func (f streamFlag) Set(v string) error {
+	stream, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("want true or false, got %q", v)
+	}
+	*f.unary = !stream
+	return nil
+}
+
+func (streamFlag) IsBoolFlag() bool { return true }
 
 // mcpFlag collects the repeated --mcp values.
 type mcpFlag struct{ specs *[]string }

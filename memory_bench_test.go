@@ -129,7 +129,7 @@ func BenchmarkTUIResumeMemory(b *testing.B) {
 				p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'['}})
 			}
 		})
-		if v := ansi.Strip(p.m.View()); !strings.Contains(v, "◀ step") || !strings.Contains(v, "generateContent") {
+		if v := ansi.Strip(p.m.View()); !strings.Contains(v, "◀ step") || !strings.Contains(v, "GenerateContent") {
 			b.Fatalf("the walk back did not show a past request:\n%s", v)
 		}
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")

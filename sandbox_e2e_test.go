@@ -39,8 +39,7 @@ func scriptServer(t *testing.T, commands ...string) *httptest.Server {
 			args, _ := json.Marshal(map[string]string{"command": commands[i]})
 			part = fmt.Sprintf(`{"functionCall":{"name":"execute_command","args":%s}}`, args)
 		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"candidates":[{"content":{"role":"model","parts":[%s]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15}}`, part)
+		writeGeminiReply(w, r, fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[%s]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15}}`, part))
 	}))
 	t.Cleanup(srv.Close)
 	return srv

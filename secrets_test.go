@@ -19,11 +19,10 @@ import (
 func recordLive(t *testing.T, echo, text string) (cassette, trace string, code int, stderr string) {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
 		if echo != "" {
 			w.Header().Set("X-Echo", echo)
 		}
-		fmt.Fprintf(w, `{"candidates":[{"content":{"role":"model","parts":[{"text":"%s"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":3,"totalTokenCount":6}}`, text)
+		writeGeminiReply(w, r, fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[{"text":"%s"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":3,"totalTokenCount":6}}`, text))
 	}))
 	t.Cleanup(srv.Close)
 	t.Setenv("GEMINI_API_KEY", testKey)

@@ -24,8 +24,7 @@ func commandServer(t *testing.T, command string) *httptest.Server {
 	args, _ := json.Marshal(map[string]string{"command": command})
 	body := fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"execute_command","args":%s}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":5,"totalTokenCount":15}}`, args)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, body)
+		writeGeminiReply(w, r, body)
 	}))
 	t.Cleanup(srv.Close)
 	return srv

@@ -29,6 +29,11 @@ type Checkpoint struct {
 	Feedback   string              `json:"feedback,omitempty"`
 	Failure    *ErrorRecord        `json:"failure,omitempty"`
 	Final      string              `json:"final,omitempty"`
+	// Fault is the kind of unusable reply last fed back (see the halt
+	// rule in Engine.read); LastStop the stop reason of the event's last
+	// reply, which a HALTED message names.
+	Fault    string `json:"fault,omitempty"`
+	LastStop string `json:"last_stop,omitempty"`
 	// Taken of Submitted events had left the queue.
 	Taken     int `json:"taken"`
 	Submitted int `json:"submitted"`
@@ -49,7 +54,7 @@ func (e *Engine) checkpoint() Checkpoint {
 	return Checkpoint{
 		Seq: e.seq, State: e.state, Iteration: e.iteration, HistoryLen: e.log.Len(), Notes: e.notes,
 		Event: e.event, Pending: slices.Clone(e.pending), Current: e.current, ToolOut: e.toolOut,
-		Feedback: e.feedback, Failure: e.failure, Final: e.final,
+		Feedback: e.feedback, Failure: e.failure, Final: e.final, Fault: e.fault, LastStop: e.lastStop,
 		Taken: e.taken, Submitted: submitted, Grants: e.cfg.Policy.Grants(),
 	}
 }
@@ -62,6 +67,7 @@ func (e *Engine) restore(cp Checkpoint) {
 	e.countNotes()
 	e.event, e.pending, e.current = cp.Event, slices.Clone(cp.Pending), cp.Current
 	e.toolOut, e.feedback, e.failure, e.final = cp.ToolOut, cp.Feedback, cp.Failure, cp.Final
+	e.fault, e.lastStop = cp.Fault, cp.LastStop
 	e.taken = cp.Taken
 	e.mu.Lock()
 	if cp.Submitted <= len(e.submitted) {

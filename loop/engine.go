@@ -141,7 +141,12 @@ type Engine struct {
 	feedback  string // RECORDING_ERROR text for a malformed response
 	failure   *ErrorRecord
 	final     string
-	taken     int // events taken from the queue so far
+	// fault is the kind of the unusable reply fed back last, until a usable
+	// one comes: the same kind again halts (see read). lastStop is the
+	// stop reason of the event's last reply, for the HALTED message.
+	fault    string
+	lastStop string
+	taken    int // events taken from the queue so far
 
 	// checkpoints[k] is the engine as it was after step k (0: at the
 	// start): time travel reads them, Fork returns to one.
@@ -369,6 +374,7 @@ func (e *Engine) takeEvent(t *Transition) (Edge, error) {
 	e.iteration = 0
 	e.pending = nil
 	e.failure = nil
+	e.fault, e.lastStop = "", ""
 	msg := history.Message{Role: history.RoleUser, Text: ev.Data}
 	e.log.Append(msg)
 	// The record masks a key the person pasted, as the cassette does; the
@@ -385,6 +391,7 @@ func (e *Engine) assemble(t *Transition) Edge {
 	if e.iteration >= e.cfg.MaxIterations {
 		e.failure = &ErrorRecord{Kind: "max_iterations", Message: fmt.Sprintf(
 			"stopped after %s without a final answer (the iteration limit; raise it with --max-iterations)", Count(e.cfg.MaxIterations, "model call"))}
+		e.failure.Message = e.withLastStop(e.failure.Message)
 		t.Error = e.failure
 		return EdgeMaxIterations
 	}
@@ -455,6 +462,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			if len(rec.Retries) > 0 {
 				msg = fmt.Sprintf("%s (gave up after %s)", msg, Count(len(rec.Retries), "retry"))
 			}
+			msg = e.withLastStop(msg)
 			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg}
 			t.Error = e.failure
 			e.recovered = ""
@@ -520,12 +528,27 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 		if resp.StopReason == providers.StopMaxTokens || resp.StopReason == providers.StopIncomplete {
 			rec.StopReason = string(resp.StopReason) // why the reply could not be used
 		}
+		e.lastStop = stopWords(string(resp.StopReason), resp.FinishReason)
+		fault, words := faultOf(resp)
+		if fault == e.fault {
+			// The same failure twice in a row: feeding it back once more
+			// would only repeat it, up to the iteration limit.
+			e.fault = ""
+			e.failure = &ErrorRecord{Kind: KindRepeatedFailure, Message: fmt.Sprintf(
+				"2 replies in a row were %s, so the loop stopped feeding the failure back", words)}
+			e.failure.Message = e.withLastStop(e.failure.Message)
+			t.Error = e.failure
+			return EdgeLLMFailure
+		}
+		e.fault = fault
 		e.feedback = e.mask.Mask(resp.Malformed)
 		t.Error = &ErrorRecord{Kind: "malformed_response", Message: e.feedback}
 		return EdgeMalformedResponse
 	}
+	e.fault = ""
 	if len(msg.ToolCalls) > 0 {
 		rec.StopReason = string(providers.StopToolUse)
+		e.lastStop = stopWords(rec.StopReason, resp.FinishReason)
 		e.pending = make([]PendingCall, len(msg.ToolCalls))
 		for i, c := range msg.ToolCalls {
 			e.pending[i] = PendingCall{Call: c, Status: CallPending}
@@ -534,6 +557,7 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 		return EdgeToolCall
 	}
 	rec.StopReason = string(providers.StopEndTurn)
+	e.lastStop = stopWords(rec.StopReason, resp.FinishReason)
 	e.final = msg.Text
 	if strings.TrimSpace(e.final) == "" {
 		e.final = fmt.Sprintf("(the model returned no text; finish reason %s)", orDash(resp.FinishReason))
@@ -543,6 +567,37 @@ func (e *Engine) read(resp *providers.Response, t *Transition) Edge {
 		e.final += fmt.Sprintf("\n\n[cut off at the token limit: finish reason %s]", orDash(resp.FinishReason))
 	}
 	return EdgeFinalAnswer
+}
+
+// KindRepeatedFailure is the error kind of a HALTED reached because the same
+// unusable reply came back twice in a row.
+const KindRepeatedFailure = "repeated_failure"
+
+// faultOf is the kind of an unusable reply, for comparing two of them, and
+// the words that name it. A provider names it (Response.Fault); otherwise
+// the stop and finish reasons stand for it.
+func faultOf(resp *providers.Response) (key, words string) {
+	stop := string(resp.StopReason)
+	if resp.Fault != "" {
+		return stop + "\x00" + resp.Fault, resp.Fault
+	}
+	return stop + "\x00" + resp.FinishReason, fmt.Sprintf("unusable the same way (stop reason %s, finish reason %s)", orDash(stop), orDash(resp.FinishReason))
+}
+
+// stopWords is a reply's stop reason with the provider's own finish reason.
+func stopWords(stop, finish string) string {
+	return fmt.Sprintf("%s (finish reason %s)", orDash(stop), orDash(finish))
+}
+
+// withLastStop ends a HALTED message with the stop reason of the last
+// reply of this request, so the report always says how the model last
+// stopped.
+func (e *Engine) withLastStop(msg string) string {
+	msg = strings.TrimSuffix(msg, ".")
+	if e.lastStop == "" {
+		return msg + "; no reply came back for this request"
+	}
+	return msg + "; the last reply's stop reason: " + e.lastStop
 }
 
 // masked returns the reply's message and parse step with every secret value

@@ -127,6 +127,10 @@ func Summary(t Transition) string {
 		for _, r := range t.LLM.Retries {
 			fmt.Fprintf(&b, "retry %d after %d ms (%s) · ", r.Attempt, r.WaitMS, Clip(r.Reason, 80))
 		}
+		if t.Error.Kind == KindRepeatedFailure {
+			// Not the provider: the reply came back unusable again.
+			return fmt.Sprintf("stop_reason: %s · %s: %s", orDash(t.LLM.StopReason), KindRepeatedFailure, t.Error.Message)
+		}
 		return b.String() + "llm_failure: " + t.Error.Message
 	case EdgeAllow, EdgeDeny, EdgeConfirmRequired:
 		return fmt.Sprintf("%s %s → %s (rule %s: %s)", t.Tool.Name, Clip(string(t.Tool.Args), 120), t.Decision.Verdict, t.Decision.Rule, t.Decision.Reason)

@@ -31,6 +31,9 @@ type Transport struct {
 	// with or without a Recorder in the context (cassette recording uses
 	// it). It may be called from several goroutines at once.
 	OnExchange func(Exchange)
+	// Limits bound every exchange (zero fields: the defaults); set them
+	// before the first request.
+	Limits Limits
 
 	base   http.RoundTripper
 	redact *redactor
@@ -160,27 +163,33 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	trace := &httptrace.ClientTrace{WroteHeaderField: func(name string, values []string) {
 		c.wroteHeader(name, values, req.Header)
 	}}
-	sent := req.Clone(httptrace.WithClientTrace(req.Context(), trace))
-	if req.Body != nil && req.Body != http.NoBody {
-		sent.Body = io.NopCloser(bytes.NewReader(body))
-		sent.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	}
 	c.requestSent()
 	for _, r := range c.recorders {
 		if r.DryRun {
 			return nil, ErrNotSent
 		}
 	}
+	// From here the limits hold: the request goes out with a context the
+	// watchdog cancels when the server goes silent or the call runs too long.
+	c.watch = startWatchdog(req.Context(), t.Limits)
+	sent := req.Clone(httptrace.WithClientTrace(c.watch.ctx, trace))
+	if req.Body != nil && req.Body != http.NoBody {
+		sent.Body = io.NopCloser(bytes.NewReader(body))
+		sent.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
 
 	resp, err := t.base.RoundTrip(sent)
 	if err != nil {
+		err = c.watch.explain(err)
 		c.fail(err)
 		return nil, err
 	}
+	c.watch.alive()
 	c.headersReceived(resp)
 	if resp.Body == nil {
 		resp.Body = http.NoBody
 	}
+	c.watch.watchBody(resp.Body)
 	resp.Body = &capturedBody{body: resp.Body, capture: c}
 	return resp, nil
 }
@@ -208,7 +217,47 @@ type capture struct {
 	notes  notes
 	raw    []byte // the response body as received, unmasked
 	stream *streamRedactor
-	done   bool
+	framer recordFramer
+	// clock, on a replay, tells when each byte arrived in the recording.
+	clock recordedClock
+	watch *watchdog
+	done  bool
+}
+
+// recordedClock is a replayed body: it knows when the bytes it hands out
+// arrived in the recording, so the replay shows the recorded timing.
+type recordedClock interface {
+	// recordedTimes are the recording's time to headers and to the end.
+	recordedTimes() (ttfb, total time.Duration, ok bool)
+	// recordedChunk is the recorded chunk the last read took its bytes
+	// from, without its data: when it arrived, and in how many reads.
+	recordedChunk() (Chunk, bool)
+}
+
+// now is the offset of this moment in the exchange: the recorded one on a
+// replay, the time since the request was sent otherwise.
+func (c *capture) now() time.Duration {
+	if c.clock != nil {
+		if rc, ok := c.clock.recordedChunk(); ok {
+			return rc.Offset
+		}
+	}
+	return time.Since(c.start)
+}
+
+// asRecorded gives the chunks a replayed read completed the recorded
+// chunk's reads: a replay hands each recorded chunk over whole, so it
+// is the recording that knows how the network had split it.
+func (c *capture) asRecorded(chunks []Chunk) []Chunk {
+	if c.clock == nil {
+		return chunks
+	}
+	if rc, ok := c.clock.recordedChunk(); ok {
+		for i := range chunks {
+			chunks[i].Reads, chunks[i].Start = rc.Reads, rc.Start
+		}
+	}
+	return chunks
 }
 
 func (c *capture) requestSent() {
@@ -253,6 +302,12 @@ func (c *capture) headersReceived(resp *http.Response) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ex.TTFB = time.Since(c.start)
+	if clock, ok := resp.Body.(recordedClock); ok {
+		if ttfb, _, ok := clock.recordedTimes(); ok {
+			c.clock, c.ex.TTFB = clock, ttfb
+		}
+	}
+	c.framer.kind = framingOf(resp.Header)
 	c.ex.Status = resp.StatusCode
 	if d := resp.Header.Get(DivergenceHeader); d != "" {
 		c.ex.Divergence = d
@@ -278,31 +333,28 @@ func (c *capture) received(p []byte) {
 		return
 	}
 	c.raw = append(c.raw, p...)
-	chunk, ok := c.chunkLocked(c.stream.feed(p))
+	data, masked := c.stream.feed(p)
+	chunks := c.chunksLocked(c.asRecorded(c.framer.feed(data, c.now())), masked)
 	c.mu.Unlock()
-	if ok {
-		c.showChunk(chunk)
-	}
+	c.showChunks(chunks)
 }
 
-// chunkLocked turns masked bytes into a recorded Chunk; nothing is recorded
-// when the redactor held all of them back.
-func (c *capture) chunkLocked(data []byte, masked bool) (Chunk, bool) {
+// chunksLocked records the chunks the masked bytes completed (possibly
+// none: the redactor may hold bytes back, and a record may not be whole).
+func (c *capture) chunksLocked(chunks []Chunk, masked bool) []Chunk {
 	if masked {
 		c.notes.add("secret value in response body")
 	}
-	if len(data) == 0 {
-		return Chunk{}, false
-	}
-	chunk := Chunk{Offset: time.Since(c.start), Data: data}
-	c.ex.Chunks = append(c.ex.Chunks, chunk)
-	return chunk, true
+	c.ex.Chunks = append(c.ex.Chunks, chunks...)
+	return chunks
 }
 
-func (c *capture) showChunk(chunk Chunk) {
-	for _, r := range c.recorders {
-		if r.OnChunk != nil {
-			r.OnChunk(chunk)
+func (c *capture) showChunks(chunks []Chunk) {
+	for _, chunk := range chunks {
+		for _, r := range c.recorders {
+			if r.OnChunk != nil {
+				r.OnChunk(chunk)
+			}
 		}
 	}
 }
@@ -315,7 +367,9 @@ func (c *capture) bodyEnded(err error) {
 		c.mu.Unlock()
 		return
 	}
-	chunk, ok := c.chunkLocked(c.stream.flush())
+	data, masked := c.stream.flush()
+	offset := c.now()
+	chunks := c.chunksLocked(append(c.framer.feed(data, offset), c.framer.flush(offset)...), masked)
 	if err != nil && !errors.Is(err, io.EOF) {
 		msg, _ := c.transport.redact.maskString(err.Error())
 		c.ex.Err = bodyCutPrefix + msg
@@ -326,9 +380,7 @@ func (c *capture) bodyEnded(err error) {
 		c.notes.add("secret value in response body")
 	}
 	c.mu.Unlock()
-	if ok {
-		c.showChunk(chunk)
-	}
+	c.showChunks(chunks)
 	c.complete()
 }
 
@@ -341,6 +393,14 @@ func (c *capture) complete() {
 	}
 	c.done = true
 	c.ex.Total = time.Since(c.start)
+	if c.clock != nil {
+		if _, total, ok := c.clock.recordedTimes(); ok {
+			c.ex.Total = total
+		}
+	}
+	if c.watch != nil {
+		c.watch.stop()
+	}
 	if len(c.notes) > 0 {
 		c.ex.Redacted = append([]string(nil), c.notes...)
 	}
@@ -383,9 +443,15 @@ func (b *capturedBody) Read(p []byte) (int, error) {
 	n, err := b.body.Read(p)
 	b.read += n
 	if n > 0 {
+		if b.capture.watch != nil {
+			b.capture.watch.alive()
+		}
 		b.capture.received(p[:n])
 	}
 	if err != nil {
+		if b.capture.watch != nil {
+			err = b.capture.watch.explain(err)
+		}
 		b.capture.bodyEnded(err)
 	}
 	return n, err

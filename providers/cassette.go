@@ -196,6 +196,8 @@ type exchangeFields Exchange
 type chunkJSON struct {
 	Offset time.Duration `json:"offset_ns"`
 	Data   textOrBytes   `json:"data"`
+	Reads  int           `json:"reads,omitempty"`
+	Start  time.Duration `json:"start_ns,omitempty"`
 }
 
 func newExchangeJSON(ex Exchange) exchangeJSON {
@@ -205,7 +207,7 @@ func newExchangeJSON(ex Exchange) exchangeJSON {
 		ResponseBody:   ex.ResponseBody,
 	}
 	for _, c := range ex.Chunks {
-		out.Chunks = append(out.Chunks, chunkJSON{Offset: c.Offset, Data: c.Data})
+		out.Chunks = append(out.Chunks, chunkJSON{Offset: c.Offset, Data: c.Data, Reads: c.Reads, Start: c.Start})
 	}
 	return out
 }
@@ -216,7 +218,7 @@ func (e exchangeJSON) exchange() Exchange {
 	ex.ResponseBody = e.ResponseBody
 	ex.Chunks = nil
 	for _, c := range e.Chunks {
-		ex.Chunks = append(ex.Chunks, Chunk{Offset: c.Offset, Data: c.Data})
+		ex.Chunks = append(ex.Chunks, Chunk{Offset: c.Offset, Data: c.Data, Reads: c.Reads, Start: c.Start})
 	}
 	return ex
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ReplayTransport serves a cassette's responses, in order, in place of the
@@ -110,6 +111,9 @@ const bodyCutPrefix = "the response body was cut off: "
 // unknown host, a reset or an unexpected EOF (retried), a timeout.
 func recordedFailure(text string) error {
 	text = strings.TrimPrefix(text, bodyCutPrefix)
+	if limit := LimitFailure(text); limit != nil {
+		return limit // a stall or a call too long fails the same way again
+	}
 	lower := strings.ToLower(text)
 	var cause error
 	switch {
@@ -193,8 +197,10 @@ func replayResponse(req *http.Request, rec Exchange, divergence string) *http.Re
 	reader := &chunkReader{end: end}
 	if len(rec.Chunks) > 0 && chunksMatchBody(rec) {
 		length = 0
+		reader.ttfb, reader.total = rec.TTFB, rec.Total
 		for _, c := range rec.Chunks {
 			reader.chunks = append(reader.chunks, c.Data)
+			reader.times = append(reader.times, Chunk{Offset: c.Offset, Reads: c.Reads, Start: c.Start})
 			length += int64(len(c.Data))
 		}
 	} else if len(rec.ResponseBody) > 0 {
@@ -223,17 +229,28 @@ func replayResponse(req *http.Request, rec Exchange, divergence string) *http.Re
 }
 
 // chunkReader hands out recorded chunks one Read at a time, so a streamed
-// response arrives in the same pieces it was recorded in (without the
-// delays: replay never sleeps), then ends as the recording did: at io.EOF,
-// or with the recorded failure at the same point.
+// response arrives in the same pieces it was recorded in, then ends as the
+// recording did: at io.EOF, or with the recorded failure at the same point.
+// Replay never sleeps: instead the capture takes the recorded times from the
+// reader (recordedClock), so the glass box shows each chunk at the offset it
+// had in the recording.
 type chunkReader struct {
 	chunks [][]byte
+	times  []Chunk // when each chunk arrived in the recording (no data); nil when unknown
+	ttfb   time.Duration
+	total  time.Duration
+	last   Chunk // the times of the chunk the last Read took from
 	end    error // nil: io.EOF
 }
+
+var _ recordedClock = (*chunkReader)(nil)
 
 func (r *chunkReader) Read(p []byte) (int, error) {
 	for len(r.chunks) > 0 && len(r.chunks[0]) == 0 {
 		r.chunks = r.chunks[1:]
+		if len(r.times) > 0 {
+			r.times = r.times[1:]
+		}
 	}
 	if len(r.chunks) == 0 {
 		if r.end != nil {
@@ -241,9 +258,20 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 		}
 		return 0, io.EOF
 	}
+	if len(r.times) > 0 {
+		r.last = r.times[0]
+	}
 	n := copy(p, r.chunks[0])
 	r.chunks[0] = r.chunks[0][n:]
 	return n, nil
+}
+
+func (r *chunkReader) recordedTimes() (ttfb, total time.Duration, ok bool) {
+	return r.ttfb, r.total, r.times != nil
+}
+
+func (r *chunkReader) recordedChunk() (Chunk, bool) {
+	return r.last, r.times != nil
 }
 
 func (r *chunkReader) Close() error { return nil }

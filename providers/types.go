@@ -6,6 +6,7 @@
 package providers
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
@@ -60,6 +61,11 @@ type Response struct {
 	// Malformed, when not empty, says exactly why the model's output could
 	// not be used; the loop feeds it back so the model can repair itself.
 	Malformed string
+	// Fault names the kind of a Malformed reply in a few words that finish
+	// "2 replies in a row were …" ("stopped by Ollama's repeat limit"): the
+	// same words mean the same failure, which the loop feeds back only
+	// once. Empty, the loop compares the stop and finish reasons.
+	Fault string
 	// Parse shows how JSON-mode text became a tool call (nil for native
 	// function calling).
 	Parse *ParseStep
@@ -97,8 +103,9 @@ type Exchange struct {
 	Status          int                 `json:"status"`
 	ResponseHeaders map[string][]string `json:"response_headers,omitempty"`
 	ResponseBody    []byte              `json:"response_body"`
-	// Chunks are the response body as it arrived (one per read), with the
-	// offset from the moment the request was sent.
+	// Chunks are the response body as it arrived (one per record of a
+	// stream, see Chunk), with the offset from the moment the request was
+	// sent.
 	Chunks []Chunk `json:"chunks,omitempty"`
 	// TTFB is the time to the response headers; Total to the end of the body.
 	TTFB  time.Duration `json:"ttfb_ns"`
@@ -122,6 +129,20 @@ func (x Exchange) BodyBytes() int {
 	return n
 }
 
+// Records is how many records the response came in: for a stream (see
+// Chunk) its chunks — SSE events, NDJSON lines — and for any other body 1,
+// however many reads carried it (0 when nothing arrived). The compare strip
+// counts these, so the number means the same for every dialect.
+func (x Exchange) Records() int {
+	if framingOf(http.Header(x.ResponseHeaders)) != byRead {
+		return len(x.Chunks)
+	}
+	if len(x.ResponseBody) > 0 || len(x.Chunks) > 0 {
+		return 1
+	}
+	return 0
+}
+
 // WireHeader is one request header field as the transport wrote it.
 type WireHeader struct {
 	Name  string `json:"name"`
@@ -131,8 +152,17 @@ type WireHeader struct {
 	Added bool `json:"added,omitempty"`
 }
 
-// Chunk is one piece of a streamed response body.
+// Chunk is one piece of a response body as it arrived. A streamed body
+// (Ollama's NDJSON, server-sent events) is cut into its records — one
+// NDJSON line, one SSE event — whatever the reads were, so a chunk means the
+// same on every dialect; any other body is kept read by read.
 type Chunk struct {
+	// Offset is when the chunk was complete: the arrival of the read that
+	// carried its last byte, from the moment the request was sent.
 	Offset time.Duration `json:"offset_ns"`
 	Data   []byte        `json:"data"`
+	// Reads, when more than one, is how many reads carried the record: the
+	// network split it. Start is when the first of them arrived.
+	Reads int           `json:"reads,omitempty"`
+	Start time.Duration `json:"start_ns,omitempty"`
 }

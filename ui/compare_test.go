@@ -193,12 +193,18 @@ func TestCompareTimeTravelLinesUpModelCalls(t *testing.T) {
 	}
 }
 
-// marked reports whether a line of screen v has s just after a ▶ mark (the
-// mark sits in the pane's first cell, before the line's indentation).
+// marked reports whether a line of screen v marked ▶ holds s: a pretty
+// body's line starts with it (the mark sits in the pane's first cell,
+// before the line's indentation); a streamed record, one compact record
+// per entry, holds it inside the marked line. Only the marked pane's part
+// of the screen line counts, up to its border.
 func marked(v, s string) bool {
 	for _, ln := range strings.Split(v, "\n") {
 		for _, part := range strings.Split(ln, "▶")[1:] {
-			if strings.HasPrefix(strings.TrimLeft(part, " "), s) {
+			if i := strings.IndexAny(part, "│┃"); i >= 0 {
+				part = part[:i]
+			}
+			if strings.Contains(part, s) {
 				return true
 			}
 		}

@@ -26,11 +26,14 @@ type scriptedProvider struct {
 	block bool
 }
 
-// reply is one scripted model turn: text, or tool calls.
+// reply is one scripted model turn: text, or tool calls; or, with
+// malformed set, a reply the loop cannot use, of the kind fault.
 type reply struct {
-	text    string
-	thought string
-	calls   []history.ToolCall
+	text      string
+	thought   string
+	calls     []history.ToolCall
+	malformed string
+	fault     string
 }
 
 var _ loop.Provider = (*scriptedProvider)(nil)
@@ -73,6 +76,8 @@ func (p *scriptedProvider) Call(ctx context.Context, req providers.Request) (*pr
 		Message:      msg,
 		StopReason:   stop,
 		FinishReason: "STOP",
+		Malformed:    r.malformed,
+		Fault:        r.fault,
 		Usage:        providers.Usage{InputTokens: 100 * p.calls, OutputTokens: 10},
 		Exchanges:    []providers.Exchange{ex},
 	}, nil

@@ -293,3 +293,22 @@ func TestUpdateLeavesIOToCommands(t *testing.T) {
 		t.Fatalf("the fork's command did not put the file back: %q", got)
 	}
 }
+
+// The same unusable reply twice: History says why the loop halted, and the
+// Tool calls pane says it was the loop, not a failed call.
+func TestRepeatedFailureHaltsOnScreen(t *testing.T) {
+	bad := reply{text: "is is is", malformed: "Your last reply was stopped by the repeat limit.", fault: "stopped by Ollama's repeat limit"}
+	w := newWorld(t, bad, bad)
+	h := newHarness(t, w.config(), 160, 48)
+	h.press("enter")
+	h.stepUntil(loop.Halted)
+	tools := strings.Join(strings.Fields(strings.ReplaceAll(paneText(h, 0, paneTools), "│", " ")), " ")
+	if !strings.Contains(tools, "the loop halted instead of feeding it back") {
+		t.Fatalf("the Tool calls pane does not say the loop halted:\n%s", tools)
+	}
+	h.press("space") // reported: History says why
+	history := strings.Join(strings.Fields(strings.NewReplacer("┃", " ", "│", " ").Replace(paneText(h, 0, paneHistory))), " ")
+	if !strings.Contains(history, "2 replies in a row were stopped by Ollama's repeat limit") {
+		t.Fatalf("History does not say why the loop halted:\n%s", history)
+	}
+}

@@ -198,6 +198,8 @@ func (c toolsComponent) noCallsText(t *loop.Transition) string {
 	}
 	call := r.live.steps[es].t
 	switch {
+	case call.Edge == loop.EdgeLLMFailure && call.Error != nil && call.Error.Kind == loop.KindRepeatedFailure:
+		return fmt.Sprintf("Iteration %d: the reply was unusable the same way as the one fed back before it, so the loop halted instead of feeding it back again (History says why).", t.Iteration)
 	case call.Edge == loop.EdgeLLMFailure:
 		return fmt.Sprintf("Iteration %d: the model call failed, so there are no tool calls (History says why).", t.Iteration)
 	case call.Edge == loop.EdgeMalformedResponse:

@@ -20,7 +20,7 @@ func TestPayloadShowsTheRequestBeforeItIsSent(t *testing.T) {
 	v := h.plainView()
 	contains(t, v, "Not sent yet")
 	contains(t, v, "not sent yet · request (r)")
-	contains(t, v, "generateContent")
+	contains(t, v, "streamGenerateContent")
 	contains(t, v, `"contents"`)
 	pre := r.live.selected().preview
 	if pre == nil || pre.err != nil || len(pre.ex.RequestBody) == 0 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -43,6 +44,9 @@ type Config struct {
 	Replay        string        // --replay
 	JSON          bool          // --json (run only)
 	Trace         string        // --trace
+	// Call is --stall, --call-timeout, --stream=false and --num-predict:
+	// what every model call of the run may take, and how it is made.
+	Call providers.CallOptions
 	// MCP lists the servers to attach (--mcp NAME=COMMAND… or NAME=URL,
 	// repeatable; docs/mcp.md).
 	MCP []string
@@ -94,6 +98,10 @@ func Defaults(headless bool) Config {
 		MaxIterations: loop.DefaultMaxIterations,
 		SimLatency:    300 * time.Millisecond,
 		From:          -1,
+		Call: providers.CallOptions{
+			Limits:     providers.Limits{Stall: providers.DefaultStall, Call: providers.DefaultCallTimeout},
+			NumPredict: providers.DefaultNumPredict,
+		},
 	}
 	if headless {
 		c.SimLatency = 0
@@ -145,6 +153,15 @@ func (c Config) Validate() error {
 	}
 	if c.SimLatency < 0 {
 		return fmt.Errorf("--sim-latency %s: want zero or more", c.SimLatency)
+	}
+	if c.Call.Limits.Stall <= 0 {
+		return fmt.Errorf("--stall %s: want a duration above zero, e.g. --stall 60s", c.Call.Limits.Stall)
+	}
+	if c.Call.Limits.Call <= 0 {
+		return fmt.Errorf("--call-timeout %s: want a duration above zero, e.g. --call-timeout 10m", c.Call.Limits.Call)
+	}
+	if n := c.Call.NumPredict; n < 1 && n != -1 {
+		return fmt.Errorf("--num-predict %d: want a number of tokens, or -1 to leave the reply unbounded", n)
 	}
 	if _, ok := offline.LessonByName(c.Lesson); !ok {
 		return fmt.Errorf("no lesson named %q (see 'glassbox lessons')", c.Lesson)

@@ -180,7 +180,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	}
 	r.Backend, err = backend.Choose(ctx, backend.Options{
 		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
-		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, RecordTemp: recordTemp, Env: c.Env,
+		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, RecordTemp: recordTemp, Env: c.Env, Call: c.Call,
 	})
 	if err != nil {
 		if errors.Is(err, backend.ErrWrongDialect) {

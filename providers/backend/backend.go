@@ -262,6 +262,8 @@ type Options struct {
 	Record     string        // write a cassette here
 	RecordTemp string        // where the cassette is written until complete ("" beside Record)
 	Env        Env           // keys and addresses, from the config pipeline
+	// Call is --stall, --call-timeout, --stream and --num-predict.
+	Call providers.CallOptions
 }
 
 // Backend is a dialect's provider and how it is reached.
@@ -300,7 +302,7 @@ func (b *Backend) Close() error {
 func Choose(ctx context.Context, o Options) (*Backend, error) {
 	d := o.Dialect
 	b := &Backend{Dialect: d}
-	c := dialect.Conn{Model: o.Model, Env: o.Env}
+	c := dialect.Conn{Model: o.Model, Env: o.Env, Call: o.Call}
 	switch {
 	case o.Replay != "":
 		cas, err := providers.LoadCassette(o.Replay)

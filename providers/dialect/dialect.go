@@ -96,6 +96,10 @@ type Conn struct {
 	// OnExchange receives every completed, redacted exchange (cassette
 	// recording).
 	OnExchange func(providers.Exchange)
+	// Call is what the command line says about every call: the limits
+	// (--stall, --call-timeout), unary or streamed (--stream=false), and
+	// Llama's reply bound (--num-predict).
+	Call providers.CallOptions
 }
 
 // PlaceholderKey stands in for an API key where none is needed (offline,

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/internal/wiretest"
 )
 
 // splitEvents cuts an SSE body after each blank line ("\r\n\r\n"), keeping
@@ -33,8 +34,8 @@ func splitEvents(body []byte) [][]byte {
 
 // TestCaptureChunksAStreamedResponse serves the recorded SSE streams one
 // event at a time to the real genai client (GenerateContentStream) and
-// checks what the capture recorded: every byte, in chunks whose boundaries
-// include every event boundary, shown live through OnChunk as they came.
+// checks what the capture recorded: every byte, one chunk per event, shown
+// live through OnChunk as they came.
 func TestCaptureChunksAStreamedResponse(t *testing.T) {
 	files := []string{
 		"sse_text_STOP__firebase_googleai.sse",
@@ -77,17 +78,14 @@ func TestCaptureChunksAStreamedResponse(t *testing.T) {
 			client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
 				APIKey:      testKey,
 				Backend:     genai.BackendGeminiAPI,
-				HTTPClient:  &http.Client{Transport: providers.NewTransport(nil, testKey)},
+				HTTPClient:  &http.Client{Transport: providers.NewTransport(wiretest.SignalReads{Sig: received}, testKey)},
 				HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL},
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var live []providers.Chunk
-			rec := &providers.Recorder{OnChunk: func(c providers.Chunk) {
-				live = append(live, c)
-				received <- len(c.Data)
-			}}
+			rec := &providers.Recorder{OnChunk: func(c providers.Chunk) { live = append(live, c) }}
 			ctx := providers.WithRecorder(context.Background(), rec)
 			yielded := 0
 			for _, err := range client.Models.GenerateContentStream(ctx, "gemini-2.5-flash", genai.Text("hi"), nil) {
@@ -111,27 +109,16 @@ func TestCaptureChunksAStreamedResponse(t *testing.T) {
 			if !bytes.Equal(ex.ResponseBody, body) {
 				t.Errorf("recorded body differs from the served file")
 			}
-			var joined []byte
-			boundaries := map[int]bool{}
+			if len(ex.Chunks) != len(events) {
+				t.Fatalf("%d chunks for %d events, want one chunk per event", len(ex.Chunks), len(events))
+			}
 			for i, c := range ex.Chunks {
-				joined = append(joined, c.Data...)
-				boundaries[len(joined)] = true
+				if !bytes.Equal(c.Data, events[i]) {
+					t.Errorf("chunk %d = %q, want event %d %q", i, c.Data, i, events[i])
+				}
 				if i > 0 && c.Offset < ex.Chunks[i-1].Offset {
 					t.Errorf("chunk %d arrived at %v, before chunk %d at %v", i, c.Offset, i-1, ex.Chunks[i-1].Offset)
 				}
-			}
-			if !bytes.Equal(joined, body) {
-				t.Errorf("the chunks join to %d bytes that differ from the served %d", len(joined), len(body))
-			}
-			end := 0
-			for i, ev := range events {
-				end += len(ev)
-				if !boundaries[end] {
-					t.Errorf("event %d ends at byte %d, which is inside a chunk: events were merged", i, end)
-				}
-			}
-			if len(ex.Chunks) < len(events) {
-				t.Errorf("%d chunks for %d events", len(ex.Chunks), len(events))
 			}
 			if !reflect.DeepEqual(live, ex.Chunks) {
 				t.Errorf("OnChunk showed %d chunks, the exchange holds %d: they should be the same", len(live), len(ex.Chunks))

@@ -34,7 +34,7 @@ func Dialects() []dialect.Descriptor {
 		},
 		Destination: destination,
 		Open: func(ctx context.Context, c dialect.Conn) (dialect.Provider, error) {
-			cfg := Config{Model: c.Model, Transport: c.Transport, OnExchange: c.OnExchange}
+			cfg := Config{Model: c.Model, Transport: c.Transport, OnExchange: c.OnExchange, Call: c.Call}
 			if c.StandIn {
 				cfg.APIKey, cfg.Placeholder, cfg.BaseURL = dialect.PlaceholderKey, true, standInURL
 			} else {

@@ -87,7 +87,8 @@ func (p *Provider) apiError(ae genai.APIError, err error, exchanges []providers.
 		e.Message = fmt.Sprintf("Gemini refused this API key (%s: %s); check that GEMINI_API_KEY holds a key allowed to use the Gemini API, e.g. %s", status, ae.Message, keyHelp)
 	case ae.Code == http.StatusNotFound:
 		e.Kind = providers.KindNotFound
-		e.Message = fmt.Sprintf("Gemini has no model %q (%s: %s); check the name, or try --model %s.", p.model, status, ae.Message, DefaultModel)
+		e.Message = fmt.Sprintf("Gemini has no model %q for this key: the call to that model failed (%s: %s); check the name against https://ai.google.dev/gemini-api/docs/models, or try another model, e.g. --model %s.",
+			p.model, status, ae.Message, otherModel(p.model))
 	case ae.Code == http.StatusTooManyRequests:
 		e.Kind = providers.KindRateLimit
 		e.RetryAfter = retryDelay(ae.Details)
@@ -114,6 +115,17 @@ func (p *Provider) apiError(ae genai.APIError, err error, exchanges []providers.
 		e.Message = fmt.Sprintf("Gemini returned an error (%s): %s", status, ae.Message)
 	}
 	return e
+}
+
+// otherModel suggests a model to try instead of the one that failed: the
+// default, or when the default is what failed, another current one.
+func otherModel(failed string) string {
+	for _, m := range []string{DefaultModel, "gemini-2.5-flash-lite", "gemini-2.5-pro"} {
+		if m != failed {
+			return m
+		}
+	}
+	return DefaultModel
 }
 
 func waitAdvice(d time.Duration) string {

@@ -19,6 +19,7 @@ func TestRepliesWithoutContent(t *testing.T) {
 		name, body string
 		kind       providers.ErrorKind // an error of this kind, or
 		malformed  string              // a Malformed reply containing this
+		fault      string              // its Fault, for the loop's halt rule
 		stop       providers.StopReason
 		thoughts   int
 	}{
@@ -36,6 +37,7 @@ func TestRepliesWithoutContent(t *testing.T) {
 			name:      "MAX_TOKENS spent on thinking",
 			body:      `{"candidates":[{"content":{"parts":[{"text":"Let me think","thought":true}],"role":"model"},"finishReason":"MAX_TOKENS","index":0}],"usageMetadata":{"promptTokenCount":7,"totalTokenCount":107,"thoughtsTokenCount":100}}`,
 			malformed: "cut off at the token limit (finishReason MAX_TOKENS) before it held any text or function call (the limit was spent on thinking)",
+			fault:     "cut off at the token limit before any text or call (finishReason MAX_TOKENS)",
 			stop:      providers.StopMaxTokens,
 			thoughts:  100,
 		},
@@ -43,6 +45,7 @@ func TestRepliesWithoutContent(t *testing.T) {
 			name:      "STOP with nothing",
 			body:      `{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}]}`,
 			malformed: "was empty (finishReason STOP)",
+			fault:     "empty: no text and no function call (finishReason STOP)",
 			stop:      providers.StopEndTurn,
 		},
 	}
@@ -64,8 +67,8 @@ func TestRepliesWithoutContent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(resp.Malformed, tt.malformed) || resp.StopReason != tt.stop {
-				t.Errorf("Malformed %q, stop %q; want %q, %q", resp.Malformed, resp.StopReason, tt.malformed, tt.stop)
+			if !strings.Contains(resp.Malformed, tt.malformed) || resp.StopReason != tt.stop || resp.Fault != tt.fault {
+				t.Errorf("Malformed %q, stop %q, fault %q; want %q, %q, %q", resp.Malformed, resp.StopReason, resp.Fault, tt.malformed, tt.stop, tt.fault)
 			}
 			if resp.Usage.ThoughtsTokens != tt.thoughts {
 				t.Errorf("thoughts tokens = %d, want %d", resp.Usage.ThoughtsTokens, tt.thoughts)

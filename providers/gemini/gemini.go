@@ -1,8 +1,9 @@
 // Package gemini is the Google Gemini provider: it turns the loop's neutral
-// request into a genai GenerateContent call with native function
-// declarations, and the reply back into a neutral response, keeping the
-// model's own Content so thought signatures and call IDs survive the round
-// trip. Every HTTP exchange goes through the glassbox wire capture.
+// request into a genai call with native function declarations — streamed
+// (GenerateContentStream, as gemini-cli calls it) unless Config.Call.Unary —
+// and the reply back into a neutral response, keeping the model's own
+// Content so thought signatures and call IDs survive the round trip. Every
+// HTTP exchange goes through the glassbox wire capture.
 package gemini
 
 import (
@@ -45,6 +46,12 @@ type Config struct {
 	// includeThoughts), which arrive as Message.Thought. Only thinking
 	// models (2.5 and later) accept it.
 	IncludeThoughts bool
+	// Call holds the limits on each call on the wire (`--stall`,
+	// `--call-timeout`) and whether calls are unary: one generateContent
+	// request answered by one JSON body (`--stream=false`), instead of the
+	// default stream of server-sent events from
+	// :streamGenerateContent?alt=sse.
+	Call providers.CallOptions
 }
 
 // Provider calls Gemini. It is safe for concurrent use.
@@ -53,6 +60,7 @@ type Provider struct {
 	capture         *providers.Transport
 	model           string
 	includeThoughts bool
+	unary           bool
 	// replies keeps each Gemini reply decoded once: every call sends the
 	// whole conversation again, and decoding it all each time made long
 	// sessions quadratic.
@@ -96,6 +104,7 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	}
 	capture := providers.NewTransport(cfg.Transport, secrets...)
 	capture.OnExchange = cfg.OnExchange
+	capture.Limits = cfg.Call.Limits
 
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		APIKey:     key,
@@ -108,7 +117,7 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, providers.Errorf(providers.KindOther, 0, err, "could not set up the Gemini client: %v", err)
 	}
-	return &Provider{client: client, capture: capture, model: model, includeThoughts: cfg.IncludeThoughts}, nil
+	return &Provider{client: client, capture: capture, model: model, includeThoughts: cfg.IncludeThoughts, unary: cfg.Call.Unary}, nil
 }
 
 // Name returns "gemini".
@@ -120,7 +129,10 @@ func (p *Provider) Model() string { return p.model }
 // ThroughCapture says every call goes through the wire capture (loop.Previewable).
 func (p *Provider) ThroughCapture() {}
 
-// Call sends one GenerateContent request. The returned Response is never
+// Streams reports whether calls stream (the default) or are unary.
+func (p *Provider) Streams() bool { return !p.unary }
+
+// Call sends one request, streamed or unary. The returned Response is never
 // nil: even on error it carries the HTTP exchanges that were made, so the
 // learner can inspect what went over the wire.
 func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.Response, error) {
@@ -135,10 +147,18 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 	}
 
 	recorder := &providers.Recorder{}
-	resp, err := p.client.Models.GenerateContent(providers.WithRecorder(ctx, recorder), p.model, contents, config)
+	var resp *genai.GenerateContentResponse
+	if p.unary {
+		resp, err = p.client.Models.GenerateContent(providers.WithRecorder(ctx, recorder), p.model, contents, config)
+		if err != nil {
+			err = p.classifyError(ctx, err, recorder.Exchanges())
+		}
+	} else {
+		resp, err = p.stream(providers.WithRecorder(ctx, recorder), contents, config, recorder)
+	}
 	out.Exchanges = recorder.Exchanges()
 	if err != nil {
-		return out, p.capture.MaskError(p.classifyError(ctx, err, out.Exchanges))
+		return out, p.capture.MaskError(err)
 	}
 	if err := readResponse(resp, req.Tools, out); err != nil {
 		return out, p.capture.MaskError(err)

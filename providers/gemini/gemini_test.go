@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -128,42 +129,51 @@ func TestResponseMapping(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(strings.SplitN(tt.file, "__", 2)[0], func(t *testing.T) {
-			f := newFakeGemini(t, reply{file: tt.file})
-			p := newTestProvider(t, f, Config{})
-			resp, err := p.Call(context.Background(), userSays("hello"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			msg := resp.Message
-			if msg.Role != history.RoleAssistant || msg.Text != tt.wantText {
-				t.Errorf("message = %s %q, want assistant %q", msg.Role, msg.Text, tt.wantText)
-			}
-			if !strings.HasPrefix(msg.Thought, tt.wantThought) || (tt.wantThought == "") != (msg.Thought == "") {
-				t.Errorf("thought = %q, want it to start with %q", msg.Thought, tt.wantThought)
-			}
-			if !reflect.DeepEqual(msg.ToolCalls, tt.wantCalls) {
-				t.Errorf("tool calls = %s, want %s", callsString(msg.ToolCalls), callsString(tt.wantCalls))
-			}
-			if resp.StopReason != tt.wantStop || resp.FinishReason != tt.wantFinish || resp.Usage != tt.wantUsage {
-				t.Errorf("stop %s, finish %s, usage %+v; want %s, %s, %+v", resp.StopReason, resp.FinishReason, resp.Usage, tt.wantStop, tt.wantFinish, tt.wantUsage)
-			}
-			if resp.Malformed != tt.wantBad {
-				t.Errorf("Malformed = %q, want %q", resp.Malformed, tt.wantBad)
-			}
-			// Native keeps Gemini's own Content for the next request.
-			if msg.Native == nil || msg.Native.Provider != "gemini" {
-				t.Fatalf("Native = %+v, want provider gemini", msg.Native)
-			}
-			var content genai.Content
-			if err := json.Unmarshal(msg.Native.Data, &content); err != nil {
-				t.Errorf("Native.Data is not a genai.Content: %v", err)
-			}
-			// The exchange is attached, byte for byte as served.
-			if len(resp.Exchanges) != 1 || string(resp.Exchanges[0].ResponseBody) != string(readTestdata(t, tt.file)) {
-				t.Errorf("want one exchange holding the served file, got %d", len(resp.Exchanges))
-			}
-		})
+		for _, unary := range []bool{false, true} {
+			name := strings.SplitN(tt.file, "__", 2)[0] + map[bool]string{false: "/streamed", true: "/unary"}[unary]
+			t.Run(name, func(t *testing.T) {
+				f := newFakeGemini(t, reply{file: tt.file})
+				p := newTestProvider(t, f, Config{Call: providers.CallOptions{Unary: unary}})
+				resp, err := p.Call(context.Background(), userSays("hello"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				msg := resp.Message
+				if msg.Role != history.RoleAssistant || msg.Text != tt.wantText {
+					t.Errorf("message = %s %q, want assistant %q", msg.Role, msg.Text, tt.wantText)
+				}
+				if !strings.HasPrefix(msg.Thought, tt.wantThought) || (tt.wantThought == "") != (msg.Thought == "") {
+					t.Errorf("thought = %q, want it to start with %q", msg.Thought, tt.wantThought)
+				}
+				if !reflect.DeepEqual(msg.ToolCalls, tt.wantCalls) {
+					t.Errorf("tool calls = %s, want %s", callsString(msg.ToolCalls), callsString(tt.wantCalls))
+				}
+				if resp.StopReason != tt.wantStop || resp.FinishReason != tt.wantFinish || resp.Usage != tt.wantUsage {
+					t.Errorf("stop %s, finish %s, usage %+v; want %s, %s, %+v", resp.StopReason, resp.FinishReason, resp.Usage, tt.wantStop, tt.wantFinish, tt.wantUsage)
+				}
+				if resp.Malformed != tt.wantBad {
+					t.Errorf("Malformed = %q, want %q", resp.Malformed, tt.wantBad)
+				}
+				// Native keeps Gemini's own Content for the next request.
+				if msg.Native == nil || msg.Native.Provider != "gemini" {
+					t.Fatalf("Native = %+v, want provider gemini", msg.Native)
+				}
+				var content genai.Content
+				if err := json.Unmarshal(msg.Native.Data, &content); err != nil {
+					t.Errorf("Native.Data is not a genai.Content: %v", err)
+				}
+				// The exchange is attached, byte for byte as served.
+				served := readTestdata(t, tt.file)
+				if !unary {
+					var compact bytes.Buffer
+					json.Compact(&compact, served)
+					served = append(append([]byte("data: "), compact.Bytes()...), "\r\n\r\n"...)
+				}
+				if len(resp.Exchanges) != 1 || string(resp.Exchanges[0].ResponseBody) != string(served) {
+					t.Errorf("want one exchange holding the served file, got %d", len(resp.Exchanges))
+				}
+			})
+		}
 	}
 }
 
@@ -198,8 +208,8 @@ func TestRequestMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := f.requests()[0]
-	if seen.Method != http.MethodPost || seen.Path != "/v1beta/models/gemini-2.5-flash:generateContent" {
-		t.Errorf("request = %s %s, want POST /v1beta/models/gemini-2.5-flash:generateContent", seen.Method, seen.Path)
+	if seen.Method != http.MethodPost || seen.Path != "/v1beta/models/gemini-2.5-flash:streamGenerateContent" || seen.Query != "alt=sse" {
+		t.Errorf("request = %s %s?%s, want POST /v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse (streamed by default)", seen.Method, seen.Path, seen.Query)
 	}
 	if seen.Header.Get("x-goog-api-key") != testKey {
 		t.Errorf("x-goog-api-key = %q, want the real key on the wire", seen.Header.Get("x-goog-api-key"))
@@ -394,7 +404,11 @@ func TestAPIErrors(t *testing.T) {
 		{"403 other", "", reply{status: 403, body: `{"error":{"code":403,"message":"Permission denied.","status":"PERMISSION_DENIED"}}`},
 			providers.KindAuth, 0, []string{"refused this API key", "GEMINI_API_KEY"}},
 		{"404 unknown model", "gemini-5.0-flash", reply{status: 404, file: "error_404_NOT_FOUND_unknown_model__firebase_googleai.json"},
-			providers.KindNotFound, 0, []string{`no model "gemini-5.0-flash"`, "--model gemini-2.5-flash"}},
+			providers.KindNotFound, 0, []string{`no model "gemini-5.0-flash"`, "--model gemini-2.5-flash."}},
+		// When the default model is the one that failed, the hint names
+		// it as failed and suggests another, never the same one again.
+		{"404 the default model", "", reply{status: 404, file: "error_404_NOT_FOUND_unknown_model__firebase_googleai.json"},
+			providers.KindNotFound, 0, []string{`no model "gemini-2.5-flash" for this key: the call to that model failed`, "--model gemini-2.5-flash-lite."}},
 		{"429 quota", "", reply{status: 429, file: "error_429_RESOURCE_EXHAUSTED_quota__firebase_vertexai_dir.json"},
 			providers.KindRateLimit, 0, []string{"(429 RESOURCE_EXHAUSTED RATE_LIMIT_EXCEEDED)", "Wait a minute"}},
 		{"429 quota with Retry-After", "", reply{status: 429, file: "error_429_RESOURCE_EXHAUSTED_quota__firebase_vertexai_dir.json", header: http.Header{"Retry-After": {"7"}}},
@@ -442,15 +456,31 @@ func TestAPIErrors(t *testing.T) {
 // TestNoAutomaticContinuation: a reply with a continuationToken and no
 // finishReason would make the SDK send a second request on its own.
 func TestNoAutomaticContinuation(t *testing.T) {
-	f := newFakeGemini(t, reply{body: `{"candidates":[{"content":{"role":"model","parts":[{"text":"part one"}]},"continuationToken":"Y29udGludWU="}]}`})
-	p := newTestProvider(t, f, Config{})
-	resp, err := p.Call(context.Background(), userSays("write a long story"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(f.requests()); n != 1 || resp.Message.Text != "part one" {
-		t.Errorf("the server got %d requests and the reply is %q; want exactly 1 request and its text", n, resp.Message.Text)
-	}
+	body := `{"candidates":[{"content":{"role":"model","parts":[{"text":"part one"}]},"continuationToken":"Y29udGludWU="}]}`
+	t.Run("unary", func(t *testing.T) {
+		f := newFakeGemini(t, reply{body: body})
+		p := newTestProvider(t, f, Config{Call: providers.CallOptions{Unary: true}})
+		resp, err := p.Call(context.Background(), userSays("write a long story"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(f.requests()); n != 1 || resp.Message.Text != "part one" {
+			t.Errorf("the server got %d requests and the reply is %q; want exactly 1 request and its text", n, resp.Message.Text)
+		}
+	})
+	t.Run("streamed", func(t *testing.T) {
+		// A stream with no finishReason was cut on the way: glassbox
+		// says so (and the loop retries); the SDK sends nothing more.
+		f := newFakeGemini(t, reply{body: body})
+		p := newTestProvider(t, f, Config{})
+		_, err := p.Call(context.Background(), userSays("write a long story"))
+		if pe := providers.AsError(err); pe == nil || !pe.Transient() || !strings.Contains(pe.Message, "none of them with a finishReason") {
+			t.Errorf("error = %v, want a transient failure naming the missing finishReason", err)
+		}
+		if n := len(f.requests()); n != 1 {
+			t.Errorf("the server got %d requests; want exactly 1", n)
+		}
+	})
 }
 
 func TestTransportFailures(t *testing.T) {

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -69,12 +70,22 @@ func (f *fakeGemini) serve(w http.ResponseWriter, r *http.Request) {
 	for k, v := range rp.header {
 		w.Header()[k] = v
 	}
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	}
 	status := rp.status
 	if status == 0 {
 		status = http.StatusOK
+	}
+	if status == http.StatusOK && r.URL.Query().Get("alt") == "sse" && !bytes.HasPrefix(payload, []byte("data:")) {
+		// A unary reply asked for as a stream: one event holding the
+		// whole reply, as the service sends a short one.
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, payload); err != nil {
+			f.t.Errorf("reply %s is not JSON: %v", rp.file, err)
+		}
+		payload = append(append([]byte("data: "), compact.Bytes()...), "\r\n\r\n"...)
+		w.Header().Set("Content-Type", "text/event-stream")
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	}
 	w.WriteHeader(status)
 	w.Write(payload)

@@ -71,6 +71,12 @@ func TestRecordThenReplay(t *testing.T) {
 			if d := replayed[i].Exchanges[0].Divergence; d != "" {
 				t.Errorf("reply %d flagged a divergence: %s", i+1, d)
 			}
+			// The stream replays event by event, with the recorded times.
+			got, want := replayed[i].Exchanges[0], recorded[i].Exchanges[0]
+			if !reflect.DeepEqual(got.Chunks, want.Chunks) || got.TTFB != want.TTFB || got.Total != want.Total {
+				t.Errorf("reply %d replayed %d chunks (ttfb %v, total %v), want the recorded %d with their times (ttfb %v, total %v)",
+					i+1, len(got.Chunks), got.TTFB, got.Total, len(want.Chunks), want.TTFB, want.Total)
+			}
 		}
 		if d := replay.Divergences(); len(d) != 0 {
 			t.Errorf("Divergences = %q, want none", d)
@@ -78,7 +84,7 @@ func TestRecordThenReplay(t *testing.T) {
 
 		_, err := p.Call(context.Background(), userSays("one more"))
 		var pe *providers.Error
-		want := "the cassette has no recorded exchange #3 for POST /v1beta/models/gemini-2.5-flash:generateContent"
+		want := "the cassette has no recorded exchange #3 for POST /v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 		if !errors.As(err, &pe) || !strings.HasPrefix(pe.Message, want) {
 			t.Errorf("error = %v, want one starting %q", err, want)
 		}

@@ -83,6 +83,7 @@ func readResponse(resp *genai.GenerateContentResponse, tools []history.ToolSpec,
 	switch {
 	case cand.FinishReason == genai.FinishReasonMalformedFunctionCall, cand.FinishReason == genai.FinishReasonUnexpectedToolCall:
 		out.Malformed = malformedCall(cand.FinishReason, finishMessage(cand, out.Exchanges))
+		out.Fault = fmt.Sprintf("function calls Gemini could not use (finishReason %s)", cand.FinishReason)
 	case empty && blockedFinish(cand.FinishReason):
 		return &providers.Error{
 			Kind: providers.KindBlocked,
@@ -90,12 +91,14 @@ func readResponse(resp *genai.GenerateContentResponse, tools []history.ToolSpec,
 				cand.FinishReason, blockedWhy(cand.FinishReason)),
 		}
 	case empty && cand.FinishReason == genai.FinishReasonMaxTokens:
+		out.Fault = "cut off at the token limit before any text or call (finishReason MAX_TOKENS)"
 		out.Malformed = "Your last reply was cut off at the token limit (finishReason MAX_TOKENS) before it held any text or function call"
 		if msg.Thought != "" {
 			out.Malformed += " (the limit was spent on thinking)"
 		}
 		out.Malformed += ". Call a function, or answer, more briefly."
 	case empty:
+		out.Fault = fmt.Sprintf("empty: no text and no function call (finishReason %s)", orNone(string(cand.FinishReason)))
 		out.Malformed = fmt.Sprintf("Your last reply was empty (finishReason %s): no text and no function call. Call a function, or give your final answer as text.", orNone(string(cand.FinishReason)))
 	}
 	return nil
@@ -223,10 +226,26 @@ func finishMessage(cand *genai.Candidate, exchanges []providers.Exchange) string
 			FinishMessage string `json:"finishMessage"`
 		} `json:"candidates"`
 	}
-	if err := json.Unmarshal(exchanges[len(exchanges)-1].ResponseBody, &wire); err != nil || len(wire.Candidates) == 0 {
+	if err := json.Unmarshal(lastDocument(exchanges[len(exchanges)-1].ResponseBody), &wire); err != nil || len(wire.Candidates) == 0 {
 		return ""
 	}
 	return wire.Candidates[0].FinishMessage
+}
+
+// lastDocument is a response body's JSON: the body itself, or in a stream
+// of server-sent events the data of the last event (the one that carries
+// the finishReason).
+func lastDocument(body []byte) []byte {
+	if !bytes.HasPrefix(body, []byte("data:")) {
+		return body
+	}
+	var last []byte
+	for _, line := range bytes.Split(body, []byte("\n")) {
+		if data, ok := bytes.CutPrefix(bytes.TrimSuffix(line, []byte("\r")), []byte("data:")); ok {
+			last = data
+		}
+	}
+	return last
 }
 
 // usage maps Gemini's token counts. Thinking tokens are billed as output, so

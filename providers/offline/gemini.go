@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // ----- the Gemini request, as much of it as the tutor reads -----
@@ -354,15 +355,17 @@ func (a geminiAnswer) whole() geminiResponse {
 }
 
 // events is the answer as streamGenerateContent events: thoughts first,
-// text in a few word chunks, function calls whole; only the last event has
-// the finishReason and the full usage, as in the recorded streams.
+// then the text token by token (the same token pieces the simulated Ollama
+// streams, so the two dialects' chunk counts compare), function calls
+// whole in one event; only the last event has the finishReason and the
+// full usage, as in the recorded streams.
 func (a geminiAnswer) events() []geminiResponse {
 	var chunks [][]geminiPart
 	if a.thought != nil {
 		chunks = append(chunks, []geminiPart{*a.thought})
 	}
 	if len(a.parts) == 1 && a.parts[0].FunctionCall == nil && a.parts[0].Text != "" {
-		for _, t := range splitWords(a.parts[0].Text, 4) {
+		for _, t := range ollamaTokens(a.parts[0].Text) {
 			chunks = append(chunks, []geminiPart{{Text: t}})
 		}
 	} else {
@@ -381,21 +384,6 @@ func (a geminiAnswer) events() []geminiResponse {
 			ev.UsageMetadata = a.usage
 		}
 		out[i] = ev
-	}
-	return out
-}
-
-// splitWords cuts text into at most n chunks at word boundaries, keeping
-// every byte (the chunks concatenate back to text).
-func splitWords(text string, n int) []string {
-	words := strings.SplitAfter(text, " ")
-	if len(words) <= 1 || n <= 1 {
-		return []string{text}
-	}
-	per := (len(words) + n - 1) / n
-	var out []string
-	for i := 0; i < len(words); i += per {
-		out = append(out, strings.Join(words[i:min(i+per, len(words))], ""))
 	}
 	return out
 }
@@ -445,9 +433,14 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	events := answer.events()
 	rc := http.NewResponseController(w)
+	// As on the Ollama side, each event is due at a fixed time after the
+	// first, so the timer's own overhead does not add up over hundreds of
+	// tokens and both dialects take the same time for the same answer.
+	delay := s.chunkDelay(len(events))
+	first := time.Now()
 	for i, ev := range events {
 		if i > 0 {
-			if sleep(r.Context(), s.chunkDelay(len(events))) != nil {
+			if sleep(r.Context(), time.Until(first.Add(time.Duration(i)*delay))) != nil {
 				return
 			}
 		}
@@ -459,6 +452,9 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rc.Flush()
+		if i == 0 {
+			first = time.Now() // the client has taken the first event
+		}
 	}
 }
 

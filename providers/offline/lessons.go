@@ -60,6 +60,8 @@ import (
 //	                 → answer quoting its result (or its failure); without --mcp: how to attach a server
 //	unknown-model    every call: HTTP 404 (Ollama `model 'llama3.1:8b' not found`; Gemini NOT_FOUND) → llm_failure,
 //	                 not retried → HALTED. Any Ollama model name but llama3.1:8b gets the same 404.
+//	streams          → read_file README.md → a long answer, streamed token by token: Gemini one SSE event per
+//	                 token, Llama one NDJSON line per token (run it with --compare to see both streams)
 //
 // Requests that match no lesson go to a small intent matcher (tutor.go).
 type Lesson struct {
@@ -144,6 +146,9 @@ func Lessons() []Lesson {
 		{Name: "mcp-tool", Title: "The model calls a tool of an MCP server (--mcp)",
 			Request: "Call the MCP server's tool and tell me what it answered.",
 			script:  mcpToolScript},
+		{Name: "streams", Title: "Watch a reply stream in: Gemini's events beside Llama's lines",
+			Request: "Read README.md and tell me about it while I watch your reply stream in.",
+			script:  streamsScript},
 	}
 }
 
@@ -202,6 +207,48 @@ func tourScript(c conversation) reply {
 	}
 	b.WriteString("\n\n(offline tutor: every sentence above comes from the tool results you just watched.)")
 	return finalReply(b.String())
+}
+
+// streamsScript reads the README and answers at some length, so the reply
+// streams in many pieces; the answer says where to watch them.
+func streamsScript(c conversation) reply {
+	read, done := c.resultFor("read_file", "path", "README.md")
+	if !done {
+		return callReply("The README says what this project is; I read it first, then answer at some length so you can watch the reply arrive.",
+			toolCall{Name: "read_file", Args: args{{"path", "README.md"}}})
+	}
+	var b strings.Builder
+	if read.IsError {
+		fmt.Fprintf(&b, "I could not read README.md: %s\n\n", firstLine(read.Content))
+	} else {
+		fmt.Fprintf(&b, "README.md, in its own words: %s\n\n", readmeGist(read.Content))
+	}
+	b.WriteString("This answer came to you token by token. In the raw payload pane (r shows the response) every piece is one chunk " +
+		"with the time it arrived: on Gemini one server-sent event (data: {…}) from :streamGenerateContent, on Llama one NDJSON line " +
+		"from /api/chat. Only the last piece carries how the reply ended (finishReason, or done:true with done_reason) and the token " +
+		"counts. Run this lesson with --compare and the strip's chunks column counts both streams the same way; with --stream=false " +
+		"every reply is one body instead, and the column says 1.")
+	return finalReply(b.String())
+}
+
+// readmeGist is the first few sentences of a README's prose (headings,
+// code and lists left out).
+func readmeGist(content string) string {
+	var prose []string
+	for _, line := range strings.Split(content, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "```") || strings.HasPrefix(line, "-") || strings.HasPrefix(line, "*") {
+			continue
+		}
+		prose = append(prose, line)
+		if len(prose) == 3 {
+			break
+		}
+	}
+	if len(prose) == 0 {
+		return "it has no prose, only headings and lists."
+	}
+	return strings.Join(prose, " ")
 }
 
 // farewellSource is what the write-file lesson writes.

@@ -51,7 +51,7 @@ func descriptor(name, mode, label, short, native string) dialect.Descriptor {
 			return " (" + host + ")"
 		},
 		Open: func(_ context.Context, c dialect.Conn) (dialect.Provider, error) {
-			cfg := Config{Model: c.Model, ToolMode: mode, Transport: c.Transport, OnExchange: c.OnExchange}
+			cfg := Config{Model: c.Model, ToolMode: mode, Transport: c.Transport, OnExchange: c.OnExchange, Call: c.Call}
 			if c.StandIn {
 				cfg.Host = standInURL
 			} else {

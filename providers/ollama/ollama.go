@@ -52,22 +52,40 @@ type Config struct {
 	// OnExchange, when set, receives every completed exchange (redacted),
 	// as Gemini's does: cassette recording uses it.
 	OnExchange func(providers.Exchange)
+	// Call holds the limits on each call, streamed or not
+	// (`--stream=false` sends "stream": false), and the bound on a reply:
+	// NumPredict 0 sends DefaultNumPredict, -1 sends none.
+	Call providers.CallOptions
 }
+
+// DefaultNumPredict is providers.DefaultNumPredict: the bound on a reply
+// when Config.Call says none.
+const DefaultNumPredict = providers.DefaultNumPredict
 
 // Provider calls Llama through Ollama. It is safe for concurrent use: each
 // call records its own exchanges.
 type Provider struct {
-	model    string
-	host     string
-	toolMode string
-	schema   bool
-	client   *api.Client
+	model      string
+	host       string
+	toolMode   string
+	schema     bool
+	unary      bool
+	numPredict int // 0: none sent
+	client     *api.Client
 }
 
 // New checks cfg and builds a Provider. It does not contact the server; see
 // Probe for that.
 func New(cfg Config) (*Provider, error) {
-	p := &Provider{model: cfg.Model, toolMode: cfg.ToolMode, schema: cfg.Schema}
+	p := &Provider{model: cfg.Model, toolMode: cfg.ToolMode, schema: cfg.Schema, unary: cfg.Call.Unary}
+	switch n := cfg.Call.NumPredict; {
+	case n == 0:
+		p.numPredict = DefaultNumPredict
+	case n > 0:
+		p.numPredict = n
+	case n != -1:
+		return nil, fmt.Errorf("num_predict %d: want a number of tokens, or -1 for no bound", n)
+	}
 	if p.model == "" {
 		p.model = DefaultModel
 	}
@@ -94,6 +112,7 @@ func New(cfg Config) (*Provider, error) {
 	p.host = base
 	capture := providers.NewTransport(cfg.Transport)
 	capture.OnExchange = cfg.OnExchange
+	capture.Limits = cfg.Call.Limits
 	p.client = api.NewClient(u, &http.Client{Transport: capture})
 	return p, nil
 }
@@ -146,6 +165,8 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 	incomplete := false
 	if callErr == nil && !stream.done {
 		switch {
+		case last != nil && providers.LimitFailure(last.Err) != nil:
+			callErr = providers.LimitFailure(last.Err) // stalled, or too long
 		case last != nil && last.Err != "":
 			callErr = streamCut{cause: last.Err}
 		case last != nil && len(last.ResponseBody) > 0 && !bytes.HasSuffix(last.ResponseBody, []byte("\n")):
@@ -181,11 +202,19 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 }
 
 // chatRequest builds the Ollama request for one call. The stream field is
-// left unset: the server streams, and the client reads line by line.
+// left unset (the server streams, and the client reads line by line)
+// unless the calls are unary. num_predict bounds the reply, so a model that
+// never stops cannot write for ever; it shows in the payload pane.
 func (p *Provider) chatRequest(req providers.Request) (*api.ChatRequest, error) {
 	chat := &api.ChatRequest{
 		Model:   p.model,
 		Options: map[string]any{"temperature": 0},
+	}
+	if p.numPredict > 0 {
+		chat.Options["num_predict"] = p.numPredict
+	}
+	if p.unary {
+		chat.Stream = new(bool)
 	}
 	var err error
 	if p.toolMode == ToolModeJSON {
@@ -228,12 +257,15 @@ func (p *Provider) readJSONReply(resp *providers.Response, msg api.Message, inco
 		cut := resp.FinishReason == "length"
 		resp.Malformed = malformedFeedback(step.Error, cut)
 		resp.StopReason = providers.StopEndTurn
+		resp.Fault = "unusable the same way: " + parseErrorKind(step.Error)
 		switch {
 		case incomplete:
 			resp.StopReason = providers.StopIncomplete
 			resp.Malformed = repeatStopFeedback(len(msg.Content)) + "\n" + resp.Malformed
+			resp.Fault = faultRepeatStop
 		case cut:
 			resp.StopReason = providers.StopMaxTokens
+			resp.Fault = "cut off at the token limit (done_reason length) before the JSON object was complete"
 		}
 		return
 	}
@@ -265,15 +297,18 @@ func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message, in
 	var malformed string
 	switch {
 	case incomplete:
+		resp.Fault = faultRepeatStop
 		malformed = repeatStopFeedback(len(msg.Content))
 		if msg.Content == "" && len(msg.ToolCalls) == 0 {
 			malformed += " None of it arrived: in native mode Ollama holds back text that looks like a tool call until the call is complete."
 		}
 		malformed += " Try again, more briefly."
 	case cut && looksLikeToolCall(msg.Content):
+		resp.Fault = "tool calls cut off at the token limit (done_reason length)"
 		malformed = "Your tool call was cut off at the token limit (done_reason length) before it was complete, so nothing was run: " +
 			snippet(msg.Content, 0, 0, 120) + ". Call the tool again with shorter arguments."
 	case strings.TrimSpace(msg.Content) == "" && len(msg.ToolCalls) == 0:
+		resp.Fault = "empty: no text and no tool call"
 		malformed = fmt.Sprintf("Your last reply was empty (done_reason %s): no text and no tool call. Call a tool, or give your final answer as text.", orNone(resp.FinishReason))
 	}
 	if malformed != "" {
@@ -313,6 +348,20 @@ func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message, in
 	default:
 		resp.StopReason = providers.StopEndTurn
 	}
+}
+
+// faultRepeatStop is the Fault of a reply Ollama's repeat limit ended.
+const faultRepeatStop = "stopped by Ollama's repeat limit"
+
+// parseErrorKind is the kind of a JSON-mode parse error without its
+// particulars (offsets, quotes, keys), so two replies that broke the same
+// rule compare equal: `invalid JSON at offset`, `reply has neither
+// "tool_call" nor "response"`.
+func parseErrorKind(err string) string {
+	if i := strings.IndexAny(err, "(;:0123456789"); i > 0 {
+		err = err[:i]
+	}
+	return strings.TrimSpace(err)
 }
 
 // repeatStopFeedback says what Ollama did when its stream ended cleanly

@@ -14,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/internal/wiretest"
 )
 
 // This file is an in-process Ollama that writes /api/chat streams the way a
@@ -38,8 +39,8 @@ type wireStep struct {
 	cut, reset bool
 }
 
-// realOllama is the scripted server; read is signalled by the capture
-// Recorder's OnChunk in the test.
+// realOllama is the scripted server; read is signalled by the network
+// transport under the capture (signalReads), read by read.
 type realOllama struct {
 	srv     *httptest.Server
 	readSig chan int // bytes the client read, one send per read
@@ -95,9 +96,11 @@ func newRealOllama(t *testing.T, status int, steps ...wireStep) *realOllama {
 // call runs one provider call against the server, signalling every read.
 func (o *realOllama) call(t *testing.T, mode string) (*providers.Response, error) {
 	t.Helper()
-	p := newProvider(t, o.srv.URL, mode, false)
-	rec := &providers.Recorder{OnChunk: func(c providers.Chunk) { o.readSig <- len(c.Data) }}
-	return p.Call(providers.WithRecorder(context.Background(), rec), weatherRequest())
+	p, err := New(Config{Host: o.srv.URL, ToolMode: mode, Transport: wiretest.SignalReads{Sig: o.readSig}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Call(context.Background(), weatherRequest())
 }
 
 var wireTime = time.Date(2026, 11, 24, 15, 4, 5, 123456789, time.UTC)
@@ -180,7 +183,7 @@ func TestRealServerRepeatStopJSONMode(t *testing.T) {
 		}
 	}
 	if len(resp.Exchanges) != 1 || resp.Exchanges[0].Err != "" || len(resp.Exchanges[0].Chunks) != 36 {
-		t.Errorf("exchanges = %+v, want one clean exchange of 36 reads", resp.Exchanges)
+		t.Errorf("exchanges = %+v, want one clean exchange of 36 lines", resp.Exchanges)
 	}
 }
 
@@ -315,15 +318,24 @@ func TestRealServerLinesAndReads(t *testing.T) {
 		resp.Message.ToolCalls[0].ID != "call_Tokyo" || resp.Message.ToolCalls[1].ID != "call_Paris" {
 		t.Errorf("Message = %+v", resp.Message)
 	}
+	// A chunk is a line, whatever the reads were: the read that held two
+	// lines gave two chunks arriving at the same time, and the line split
+	// across two reads is one chunk that says so.
 	ex := resp.Exchanges[0]
 	if len(ex.Chunks) != 7 {
-		t.Fatalf("chunks = %d, want 7 reads", len(ex.Chunks))
+		t.Fatalf("chunks = %d, want 7 lines", len(ex.Chunks))
 	}
-	if got := strings.Count(string(ex.Chunks[3].Data), "\n"); got != 2 {
-		t.Errorf("read 4 holds %d lines, want 2", got)
+	for i, c := range ex.Chunks {
+		if strings.Count(string(c.Data), "\n") != 1 || !strings.HasSuffix(string(c.Data), "\n") {
+			t.Errorf("chunk %d = %q, want exactly one NDJSON line", i, c.Data)
+		}
 	}
-	if string(ex.Chunks[4].Data)+string(ex.Chunks[5].Data) != string(second) {
-		t.Errorf("reads 5 and 6 = %q + %q, want the split line", ex.Chunks[4].Data, ex.Chunks[5].Data)
+	if ex.Chunks[3].Offset != ex.Chunks[4].Offset || ex.Chunks[3].Reads != 0 || ex.Chunks[4].Reads != 0 {
+		t.Errorf("chunks 4 and 5 at %v/%v, reads %d/%d; want one read's two lines, at the same time",
+			ex.Chunks[3].Offset, ex.Chunks[4].Offset, ex.Chunks[3].Reads, ex.Chunks[4].Reads)
+	}
+	if c := ex.Chunks[5]; string(c.Data) != string(second) || c.Reads != 2 || c.Start <= 0 || c.Start >= c.Offset {
+		t.Errorf("chunk 6 = %q, reads %d, from %v to %v; want the split line, 2 reads, the first earlier", c.Data, c.Reads, c.Start, c.Offset)
 	}
 	if got := strings.Count(string(ex.ResponseBody), "\n"); got != 7 {
 		t.Errorf("body holds %d lines, want 7", got)

@@ -38,7 +38,7 @@ func Dialects() []dialect.Descriptor {
 		},
 		Destination: destination,
 		Open: func(_ context.Context, c dialect.Conn) (dialect.Provider, error) {
-			cfg := Config{Model: c.Model, Transport: c.Transport, OnExchange: c.OnExchange}
+			cfg := Config{Model: c.Model, Transport: c.Transport, OnExchange: c.OnExchange, Call: c.Call}
 			if c.StandIn {
 				cfg.BaseURL, cfg.APIKey, cfg.Placeholder = standInURL, dialect.PlaceholderKey, true
 			} else {

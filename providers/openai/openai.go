@@ -51,6 +51,9 @@ type Config struct {
 	Secrets []string
 	// Unary asks for one JSON body instead of a stream (no "stream": true).
 	Unary bool
+	// Call holds the limits on each call (--stall, --call-timeout) and
+	// whether it is unary (--stream=false, as Unary).
+	Call providers.CallOptions
 }
 
 // defaultBaseURL is OpenAI's own endpoint.
@@ -70,7 +73,7 @@ type Provider struct {
 // every setting explicitly and never reads OPENAI_* itself: glassbox's
 // config pipeline (.env, the environment, the flags) decides.
 func New(cfg Config) (*Provider, error) {
-	p := &Provider{model: cfg.Model, baseURL: strings.TrimRight(cfg.BaseURL, "/"), unary: cfg.Unary}
+	p := &Provider{model: cfg.Model, baseURL: strings.TrimRight(cfg.BaseURL, "/"), unary: cfg.Unary || cfg.Call.Unary}
 	if p.model == "" {
 		p.model = DefaultModel
 	}
@@ -87,6 +90,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	p.capture = providers.NewTransport(cfg.Transport, secrets...)
 	p.capture.OnExchange = cfg.OnExchange
+	p.capture.Limits = cfg.Call.Limits
 	opts := []option.RequestOption{
 		option.WithBaseURL(p.baseURL + "/"),
 		option.WithHTTPClient(&http.Client{Transport: p.capture}),

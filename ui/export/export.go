@@ -462,7 +462,7 @@ func callOf(pc loop.PendingCall, c clean) call {
 func payloadOf(x providers.Exchange) payload {
 	p := payload{
 		Title:           loop.Printable(fmt.Sprintf("%s %s → %d", x.Method, x.URL, x.Status)),
-		Timing:          fmt.Sprintf("first byte after %d ms, whole response after %d ms, %d chunks", x.TTFB.Milliseconds(), x.Total.Milliseconds(), len(x.Chunks)),
+		Timing:          fmt.Sprintf("first byte after %d ms, whole response after %d ms, %s", x.TTFB.Milliseconds(), x.Total.Milliseconds(), chunkCount(x.Records())),
 		RequestHeaders:  loop.Printable(headers(x.RequestHeaders)),
 		RequestBody:     loop.Printable(pretty(x.RequestBody)),
 		ResponseHeaders: loop.Printable(headers(x.ResponseHeaders)),
@@ -491,13 +491,23 @@ func headers(h map[string][]string) string {
 }
 
 // pretty indents a JSON body; anything else (a stream of events, plain
-// text) is shown as it came.
+// text) is shown as it came, its CRLF line ends (server-sent events use
+// them) read as line ends.
 func pretty(body []byte) string {
 	var b bytes.Buffer
 	if json.Valid(body) && json.Indent(&b, body, "", "  ") == nil {
 		return b.String()
 	}
-	return string(body)
+	return strings.ReplaceAll(string(body), "\r\n", "\n")
+}
+
+// chunkCount is how many records the response came in (providers.Exchange
+// Records: a stream's events or lines, a body as one), in words.
+func chunkCount(n int) string {
+	if n == 1 {
+		return "1 chunk"
+	}
+	return fmt.Sprintf("%d chunks", n)
 }
 
 func historyEntry(m history.Message, c clean) message {

@@ -154,7 +154,11 @@ func (t *tally) add(tr loop.Transition) {
 	case loop.EdgeMaxIterations:
 		t.outcome = max(t.outcome, Halted)
 	case loop.EdgeLLMFailure:
-		t.outcome = ProviderFailed
+		if tr.Error != nil && tr.Error.Kind == loop.KindRepeatedFailure {
+			t.outcome = max(t.outcome, Halted) // the loop stopped it, not the provider
+		} else {
+			t.outcome = ProviderFailed
+		}
 	case loop.EdgeReported:
 		// A resumed session may start in HALTED: the report says why.
 		if tr.Error != nil && tr.Error.Kind == "llm_failure" {
@@ -171,7 +175,10 @@ func reportFailure(stderr io.Writer, r *agentrun.Run, t loop.Transition) {
 	case loop.EdgeMaxIterations:
 		fmt.Fprintf(stderr, "glassbox run: %shalted: the iteration limit (%s for one request) was reached\n", prefix(r), loop.Count(r.Engine.MaxIterations(), "model call"))
 	case loop.EdgeLLMFailure:
-		if t.Error != nil {
+		switch {
+		case t.Error != nil && t.Error.Kind == loop.KindRepeatedFailure:
+			fmt.Fprintf(stderr, "glassbox run: %shalted: %s\n", prefix(r), loop.Printable(t.Error.Message))
+		case t.Error != nil:
 			fmt.Fprintf(stderr, "glassbox run: %sthe provider failed: %s\n", prefix(r), loop.Printable(t.Error.Message))
 		}
 	}

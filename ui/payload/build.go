@@ -191,8 +191,19 @@ func (d *document) response(ex *providers.Exchange, live bool) {
 			total += len(c.Data)
 		}
 		lines := streamLines(ex.Chunks)
-		d.section(fmt.Sprintf("response body · %s · %s in %s, as they arrived", size(total), plural(len(lines), "line"), plural(len(ex.Chunks), "read")))
-		d.chunks(lines)
+		// A chunk is one record of the stream (providers.Chunk): an SSE
+		// event, or an NDJSON line.
+		n, unit, sse := len(lines), "line", eventStream(ex)
+		if sse {
+			// Each event ends with a blank line; the list leaves those out.
+			n, unit = len(ex.Chunks), "event"
+		}
+		as := "as they arrived"
+		if n == 1 {
+			as = "as it arrived"
+		}
+		d.section(fmt.Sprintf("response body · %s · %s, %s", size(total), plural(n, unit), as))
+		d.chunks(lines, sse)
 		return
 	}
 	title := fmt.Sprintf("response body · %s", size(len(ex.ResponseBody)))
@@ -220,6 +231,11 @@ func streamed(ex *providers.Exchange) bool {
 	return false
 }
 
+// eventStream reports whether the response is server-sent events.
+func eventStream(ex *providers.Exchange) bool {
+	return strings.Contains(http.Header(ex.ResponseHeaders).Get("Content-Type"), "event-stream")
+}
+
 // chunkPrefix is the width of `+  12ms  `, the offset column of a chunk.
 const chunkPrefix = 10
 
@@ -235,6 +251,11 @@ type streamLine struct {
 	// pieces lists, for a line that a read boundary split, how many bytes
 	// each read carried and when.
 	pieces []providers.Chunk
+	// reads, when more than one, is how many reads the capture saw carry
+	// the line's record (a chunk is one record, see providers.Chunk), the
+	// first of them at start.
+	reads int
+	start time.Duration
 	// open is a last line with no line end: the stream stopped there, or
 	// (live) the rest has not arrived yet.
 	open bool
@@ -260,6 +281,9 @@ func streamLines(chunks []providers.Chunk) []streamLine {
 			}
 			cur = append(cur, data[:i]...)
 			l := streamLine{text: strings.TrimSuffix(string(cur), "\r"), offset: c.Offset, labelled: labelled}
+			if labelled && c.Reads > 1 {
+				l.reads, l.start = c.Reads, c.Start
+			}
 			if len(pieces) > 0 {
 				l.pieces = append(pieces, providers.Chunk{Offset: c.Offset, Data: data[:i+1]})
 			}
@@ -283,8 +307,11 @@ func streamLines(chunks []providers.Chunk) []streamLine {
 // completed the line (blank for a further line of the same read), then the
 // line compact, wrapping under the data column. A line that reached the
 // client in more than one read says so underneath, read by read.
-func (d *document) chunks(lines []streamLine) {
+func (d *document) chunks(lines []streamLine, sse bool) {
 	for _, l := range lines {
+		if sse && l.text == "" && !l.labelled && !l.open && l.reads < 2 && len(l.pieces) < 2 {
+			continue // the blank line that ends an event
+		}
 		d.newLine(0, chunkPrefix)
 		if l.labelled {
 			d.put(inkMuted, fmt.Sprintf("+%7s  ", duration(l.offset)))
@@ -303,6 +330,10 @@ func (d *document) chunks(lines []streamLine) {
 			}
 			d.newLine(chunkPrefix, chunkPrefix+2)
 			d.put(inkWarning, fmt.Sprintf("↳ split across %d reads: %s", len(l.pieces), strings.Join(parts, ", ")))
+		}
+		if l.reads > 1 {
+			d.newLine(chunkPrefix, chunkPrefix+2)
+			d.put(inkWarning, fmt.Sprintf("↳ arrived in %d reads, from +%s to +%s", l.reads, duration(l.start), duration(l.offset)))
 		}
 		if l.open {
 			d.newLine(chunkPrefix, chunkPrefix+2)

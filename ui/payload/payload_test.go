@@ -132,6 +132,22 @@ func TestLinesGolden(t *testing.T) {
 		readsEx.ResponseBody = append(readsEx.ResponseBody, r...)
 	}
 
+	// Gemini's stream as the capture records it: one chunk per event, the
+	// last event split across two reads.
+	event := func(text, finish string) string {
+		return `data: {"candidates": [{"content": {"parts": [{"text": "` + text + `"}],"role": "model"}` + finish + `}]}` + "\r\n\r\n"
+	}
+	eventsEx := providers.Exchange{Method: "POST", URL: "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", Status: 200,
+		ResponseHeaders: map[string][]string{"Content-Type": {"text/event-stream"}},
+		Chunks: []providers.Chunk{
+			{Offset: 210 * time.Millisecond, Data: []byte(event("The", ""))},
+			{Offset: 230 * time.Millisecond, Data: []byte(event(" capital", ""))},
+			{Offset: 262 * time.Millisecond, Data: []byte(event(" is Cheyenne.", `,"finishReason": "STOP"`)), Reads: 2, Start: 251 * time.Millisecond},
+		}}
+	for _, c := range eventsEx.Chunks {
+		eventsEx.ResponseBody = append(eventsEx.ResponseBody, c.Data...)
+	}
+
 	// Request headers as Go's transport wrote them for the genai client.
 	wired := gemini
 	wired.WireHeaders = []providers.WireHeader{
@@ -149,6 +165,7 @@ func TestLinesGolden(t *testing.T) {
 		width int
 	}{
 		{"ollama_stream_reads", View{Exchanges: []providers.Exchange{readsEx}, Response: true}, 100},
+		{"gemini_stream_events", View{Exchanges: []providers.Exchange{eventsEx}, Response: true}, 100},
 		{"wire_headers", View{Exchanges: []providers.Exchange{wired}, Headers: true}, 80},
 		{"gemini_request", View{Exchanges: []providers.Exchange{gemini}}, 80},
 		{"gemini_request_headers", View{Exchanges: []providers.Exchange{gemini}, Headers: true}, 80},

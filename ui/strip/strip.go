@@ -55,7 +55,7 @@ func FromTransition(run string, t loop.Transition) (c Call, ok bool) {
 	}
 	if n := len(t.Exchanges); n > 0 {
 		x := t.Exchanges[n-1]
-		c.RequestBytes, c.Chunks = len(x.RequestBody), len(x.Chunks)
+		c.RequestBytes, c.Chunks = len(x.RequestBody), x.Records()
 		c.ReplyBytes = len(x.ResponseBody)
 		if c.ReplyBytes == 0 {
 			for _, ch := range x.Chunks {
