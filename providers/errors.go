@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/history/sentence"
 )
 
 // ErrorKind sorts provider failures by what a learner can do about them.
@@ -60,6 +62,27 @@ type Error struct {
 	// Gemini RetryInfo.retryDelay); zero when it named none.
 	RetryAfter time.Duration
 	Err        error
+
+	// format and args are what Message was made from (Errorf, Sayf), so a
+	// front end can say it in another language (history/sentence).
+	format string
+	args   []any
+}
+
+var _ sentence.Said = (*Error)(nil)
+
+// Sentence is the format and values Message was made from; "" when Message
+// was set directly.
+func (e *Error) Sentence() (string, []any) {
+	if e.format == "" || e.Message != fmt.Sprintf(e.format, e.args...) {
+		return "", nil // Message was changed after it was said
+	}
+	return e.format, e.args
+}
+
+// Sayf sets Message from a format and values, keeping both (Sentence).
+func (e *Error) Sayf(format string, args ...any) {
+	e.Message, e.format, e.args = fmt.Sprintf(format, args...), format, args
 }
 
 func (e *Error) Error() string {
@@ -97,7 +120,9 @@ func AsError(err error) *Error {
 
 // Errorf builds an *Error with a formatted message.
 func Errorf(kind ErrorKind, status int, cause error, format string, args ...any) *Error {
-	return &Error{Kind: kind, Status: status, Err: cause, Message: fmt.Sprintf(format, args...)}
+	e := &Error{Kind: kind, Status: status, Err: cause}
+	e.Sayf(format, args...)
+	return e
 }
 
 // RetryAfterOf reads the Retry-After header of x's response: a number of

@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/genai"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/providers"
 )
 
@@ -77,17 +78,17 @@ func (p *Provider) apiError(ae genai.APIError, err error, exchanges []providers.
 	switch {
 	case ae.Code == http.StatusBadRequest && reason == "API_KEY_INVALID", ae.Code == http.StatusUnauthorized:
 		e.Kind = providers.KindAuth
-		e.Message = fmt.Sprintf("Gemini rejected the API key (%s): check the key in GEMINI_API_KEY, e.g. %s", status, keyHelp)
+		e.Sayf("Gemini rejected the API key (%s): check the key in GEMINI_API_KEY, e.g. %s", status, keyHelp)
 	case ae.Code == http.StatusForbidden && reason == "SERVICE_DISABLED":
 		e.Kind = providers.KindAuth
-		e.Message = fmt.Sprintf("the Gemini API is not enabled for the Google Cloud project of this API key (%s): enable it at %s and retry in a few minutes, or use a key from https://aistudio.google.com/apikey.",
+		e.Sayf("the Gemini API is not enabled for the Google Cloud project of this API key (%s): enable it at %s and retry in a few minutes, or use a key from https://aistudio.google.com/apikey.",
 			status, firstNonEmpty(helpLink(ae.Details), "https://console.cloud.google.com/apis/library/generativelanguage.googleapis.com"))
 	case ae.Code == http.StatusForbidden:
 		e.Kind = providers.KindAuth
-		e.Message = fmt.Sprintf("Gemini refused this API key (%s: %s); check that GEMINI_API_KEY holds a key allowed to use the Gemini API, e.g. %s", status, ae.Message, keyHelp)
+		e.Sayf("Gemini refused this API key (%s: %s); check that GEMINI_API_KEY holds a key allowed to use the Gemini API, e.g. %s", status, ae.Message, keyHelp)
 	case ae.Code == http.StatusNotFound:
 		e.Kind = providers.KindNotFound
-		e.Message = fmt.Sprintf("Gemini has no model %q for this key: the call to that model failed (%s: %s); check the name against https://ai.google.dev/gemini-api/docs/models, or try another model, e.g. --model %s.",
+		e.Sayf("Gemini has no model %q for this key: the call to that model failed (%s: %s); check the name against https://ai.google.dev/gemini-api/docs/models, or try another model, e.g. --model %s.",
 			p.model, status, ae.Message, otherModel(p.model))
 	case ae.Code == http.StatusTooManyRequests:
 		e.Kind = providers.KindRateLimit
@@ -95,24 +96,24 @@ func (p *Provider) apiError(ae genai.APIError, err error, exchanges []providers.
 		if e.RetryAfter == 0 {
 			e.RetryAfter = retryAfterHeader(exchanges)
 		}
-		e.Message = fmt.Sprintf("Gemini's rate limit or quota is used up (%s): %s %s", status, ae.Message, waitAdvice(e.RetryAfter))
+		e.Sayf("Gemini's rate limit or quota is used up (%s): %s %s", status, ae.Message, waitAdvice(e.RetryAfter))
 	case ae.Code >= 500:
 		e.Kind = providers.KindUnavailable
 		e.RetryAfter = retryAfterHeader(exchanges)
-		wait := "retry in a little while."
+		wait := sentence.Errorf("retry in a little while.")
 		if e.RetryAfter > 0 {
-			wait = fmt.Sprintf("retry after %s.", e.RetryAfter)
+			wait = sentence.Errorf("retry after %s.", e.RetryAfter)
 		}
-		e.Message = fmt.Sprintf("Gemini is unavailable right now (%s: %s); this is usually temporary, so %s", status, ae.Message, wait)
+		e.Sayf("Gemini is unavailable right now (%s: %s); this is usually temporary, so %s", status, ae.Message, wait)
 	case ae.Code == http.StatusBadRequest:
 		e.Kind = providers.KindBadRequest
-		e.Message = fmt.Sprintf("Gemini rejected the request as invalid (%s): %s", status, ae.Message)
+		e.Sayf("Gemini rejected the request as invalid (%s): %s", status, ae.Message)
 	case ae.Code == 499:
 		e.Kind = providers.KindCanceled
-		e.Message = fmt.Sprintf("Gemini reports the call was cancelled (%s).", status)
+		e.Sayf("Gemini reports the call was cancelled (%s).", status)
 	default:
 		e.Kind = providers.KindOther
-		e.Message = fmt.Sprintf("Gemini returned an error (%s): %s", status, ae.Message)
+		e.Sayf("Gemini returned an error (%s): %s", status, ae.Message)
 	}
 	return e
 }
@@ -128,11 +129,11 @@ func otherModel(failed string) string {
 	return DefaultModel
 }
 
-func waitAdvice(d time.Duration) string {
+func waitAdvice(d time.Duration) error {
 	if d > 0 {
-		return fmt.Sprintf("Wait %s before retrying.", d)
+		return sentence.Errorf("Wait %s before retrying.", d)
 	}
-	return "Wait a minute before retrying, and see https://ai.google.dev/gemini-api/docs/rate-limits for your limits."
+	return sentence.Errorf("Wait a minute before retrying, and see https://ai.google.dev/gemini-api/docs/rate-limits for your limits.")
 }
 
 // detailString finds the first details entry of the given google.rpc type

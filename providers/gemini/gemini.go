@@ -86,10 +86,7 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 		}
 	}
 	if key == "" {
-		return nil, &providers.Error{
-			Kind:    providers.KindAuth,
-			Message: "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), e.g. export GEMINI_API_KEY=your-key — get one at https://aistudio.google.com/apikey",
-		}
+		return nil, providers.Errorf(providers.KindAuth, 0, nil, "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY), e.g. export GEMINI_API_KEY=your-key — get one at https://aistudio.google.com/apikey")
 	}
 	model := cfg.Model
 	if model == "" {

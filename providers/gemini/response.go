@@ -23,16 +23,10 @@ func readResponse(resp *genai.GenerateContentResponse, tools []history.ToolSpec,
 	out.Usage = usage(resp.UsageMetadata)
 	if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
 		if fb := resp.PromptFeedback; fb != nil && fb.BlockReason != "" {
-			return &providers.Error{
-				Kind: providers.KindBlocked,
-				Message: fmt.Sprintf("Gemini blocked the prompt (blockReason %s) and gave no answer; rephrase the request or start a new conversation without the blocked content.",
-					fb.BlockReason),
-			}
+			return providers.Errorf(providers.KindBlocked, 0, nil, "Gemini blocked the prompt (blockReason %s) and gave no answer; rephrase the request or start a new conversation without the blocked content.",
+				fb.BlockReason)
 		}
-		return &providers.Error{
-			Kind:    providers.KindOther,
-			Message: "Gemini answered with no candidates and no reason; look at the raw response, then try the request again.",
-		}
+		return providers.Errorf(providers.KindOther, 0, nil, "Gemini answered with no candidates and no reason; look at the raw response, then try the request again.")
 	}
 
 	cand := resp.Candidates[0]
@@ -85,11 +79,8 @@ func readResponse(resp *genai.GenerateContentResponse, tools []history.ToolSpec,
 		out.Malformed = malformedCall(cand.FinishReason, finishMessage(cand, out.Exchanges))
 		out.Fault = fmt.Sprintf("function calls Gemini could not use (finishReason %s)", cand.FinishReason)
 	case empty && blockedFinish(cand.FinishReason):
-		return &providers.Error{
-			Kind: providers.KindBlocked,
-			Message: fmt.Sprintf("Gemini stopped its reply with finishReason %s and sent no content: the answer was blocked (%s); rephrase the request, or start a new conversation without that content.",
-				cand.FinishReason, blockedWhy(cand.FinishReason)),
-		}
+		return providers.Errorf(providers.KindBlocked, 0, nil, "Gemini stopped its reply with finishReason %s and sent no content: the answer was blocked (%s); rephrase the request, or start a new conversation without that content.",
+			cand.FinishReason, blockedWhy(cand.FinishReason))
 	case empty && cand.FinishReason == genai.FinishReasonMaxTokens:
 		out.Fault = "cut off at the token limit before any text or call (finishReason MAX_TOKENS)"
 		out.Malformed = "Your last reply was cut off at the token limit (finishReason MAX_TOKENS) before it held any text or function call"

@@ -22,8 +22,7 @@ type use struct {
 }
 
 // sourceUses reads every non-test Go file of the module and returns the
-// first argument of each call of a method named T or F in files that import
-// this package.
+// sentence of each call that takes one (sentenceArg).
 func sourceUses(t *testing.T) []use {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -53,20 +52,18 @@ func sourceUses(t *testing.T) []use {
 		if err != nil {
 			return err
 		}
-		if !importsLang(f) {
-			return nil
-		}
+		catalog := importsLang(f)
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) == 0 {
+			if !ok {
 				return true
 			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || (sel.Sel.Name != "T" && sel.Sel.Name != "F") {
+			i := sentenceArg(f, call, catalog)
+			if i < 0 || i >= len(call.Args) {
 				return true
 			}
 			rel, _ := filepath.Rel(root, fset.Position(call.Pos()).String())
-			uses = append(uses, use{key: constString(call.Args[0]), where: rel})
+			uses = append(uses, use{key: constString(call.Args[i]), where: rel})
 			return true
 		})
 		return nil
@@ -75,6 +72,35 @@ func sourceUses(t *testing.T) []use {
 		t.Fatal(err)
 	}
 	return uses
+}
+
+// sentenceArg is the index of the argument of call that is a sentence of
+// the catalog, or -1: the first argument of T and F in a file that imports
+// this package; the format of a sentence error (history/sentence.Errorf,
+// providers.Errorf, a provider error's Sayf) anywhere, since the engine and
+// the providers say their sentences in English and a front end translates
+// them (Lang.Error).
+func sentenceArg(f *ast.File, call *ast.CallExpr, catalog bool) int {
+	switch fun := call.Fun.(type) {
+	case *ast.SelectorExpr:
+		name := fun.Sel.Name
+		pkg, _ := fun.X.(*ast.Ident)
+		switch {
+		case catalog && (name == "T" || name == "F"):
+			return 0
+		case name == "Sayf":
+			return 0
+		case name == "Errorf" && pkg != nil && pkg.Name == "sentence":
+			return 0
+		case name == "Errorf" && pkg != nil && pkg.Name == "providers":
+			return 3
+		}
+	case *ast.Ident:
+		if fun.Name == "Errorf" && f.Name.Name == "providers" {
+			return 3
+		}
+	}
+	return -1
 }
 
 func importsLang(f *ast.File) bool {
