@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/backend"
@@ -91,15 +92,50 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fmt.Fprintf(stdout, "glassbox %s\n", version)
 			return exitOK
 		case "help":
-			usage(stdout)
+			usage(langOf(args[1:]), stdout)
 			return exitOK
 		}
 	}
 	return runTUI(ctx, args, stdout, stderr)
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `glassbox: a glass box for an AI coding agent.
+// langOf is the language of a command's help and of what it says before
+// its flags are parsed: a --lang among args (--lang ja, --lang=ja, -lang
+// ja), else the locale. A --lang value that is not a language is left to
+// the flag parsing to refuse.
+func langOf(args []string) lang.Lang {
+	flag := ""
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "lang" {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		flag = value
+	}
+	l, err := lang.Choose(flag, os.Getenv)
+	if err != nil {
+		return lang.FromLocale(os.Getenv)
+	}
+	return l
+}
+
+// chosenLang is the language a command speaks after loadConfig: the one
+// it chose, or, when it failed before choosing, langOf(args).
+func chosenLang(c agentrun.Config, err error, args []string) lang.Lang {
+	if err == nil {
+		return lang.Lang(c.Lang)
+	}
+	return langOf(args)
+}
+
+func usage(l lang.Lang, w io.Writer) {
+	fmt.Fprint(w, l.T(`glassbox: a glass box for an AI coding agent.
 
 Usage:
   glassbox [flags]              full-screen TUI (offline simulation unless a provider is configured)
@@ -113,7 +149,7 @@ Usage:
   glassbox version
 
 Run 'glassbox run -h' for the flags.
-`)
+`))
 }
 
 // loadConfig is the config pipeline: defaults, then .env under the
@@ -125,37 +161,38 @@ func loadConfig(name string, args []string, headless bool, stderr io.Writer) (ag
 }
 
 // loadConfigWith is loadConfig with more flags: extra binds them.
-func loadConfigWith(name string, args []string, headless bool, stderr io.Writer, extra func(*flag.FlagSet)) (agentrun.Config, []string, error) {
+func loadConfigWith(name string, args []string, headless bool, stderr io.Writer, extra func(*flag.FlagSet, lang.Lang)) (agentrun.Config, []string, error) {
 	c := agentrun.Defaults(headless)
+	l := langOf(args)
 	dot, ignored, err := agentrun.ReadDotEnv(".env")
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: .env: %v (file ignored)\n", name, err)
+		fmt.Fprintf(stderr, "%s: .env: %s\n", name, l.F("%s (file ignored)", l.Error(err)))
 	}
 	if abs, err := filepath.Abs(".env"); err == nil && dot != nil {
 		c.DotEnv = abs // hidden from commands, even inside the workspace
 	}
 	if len(ignored) > 0 {
-		fmt.Fprintf(stderr, "%s: .env: ignored %s — glassbox reads only its own variables from .env\n", name, strings.Join(ignored, ", "))
+		fmt.Fprintf(stderr, "%s: .env: %s\n", name, l.F("ignored %s — glassbox reads only its own variables from .env", strings.Join(ignored, ", ")))
 	}
 	c.ApplyEnv(agentrun.Layered(os.Getenv, func(k string) string { return dot[k] }))
 	c.Env = c.Env.WithSecrets(agentrun.SecretsIn(os.Environ(), ".env")...)
 	for _, w := range agentrun.DotEnvAddresses(dot, os.Getenv) {
-		fmt.Fprintf(stderr, "%s: .env: %s\n", name, w)
+		fmt.Fprintf(stderr, "%s: .env: %s\n", name, l.Error(w))
 	}
 
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	bindFlags(fs, &c, headless)
+	bindFlags(fs, &c, headless, l)
 	if extra != nil {
-		extra(fs)
+		extra(fs, l)
 	}
 	fs.Usage = func() {
 		if name == "glassbox serve" {
-			fmt.Fprintln(stderr, "Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:")
+			fmt.Fprintln(stderr, l.T("Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:"))
 		} else if headless {
-			fmt.Fprintln(stderr, "Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:")
+			fmt.Fprintln(stderr, l.T("Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:"))
 		} else {
-			fmt.Fprintln(stderr, "Usage: glassbox [flags]\n\nOpens the full-screen glass box.\n\nFlags:")
+			fmt.Fprintln(stderr, l.T("Usage: glassbox [flags]\n\nOpens the full-screen glass box.\n\nFlags:"))
 		}
 		fs.PrintDefaults()
 	}
@@ -163,60 +200,60 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		if errors.Is(err, flag.ErrHelp) {
 			return c, nil, err
 		}
-		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+		return c, nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.CompareSpec == "true" && fs.NArg() > 0 && agentrun.LooksLikeCompare(fs.Arg(0)) {
 		// A boolean-style flag takes its value only after "=": the list
 		// would otherwise become the request.
-		return c, nil, fmt.Errorf("%w: --compare %s: write --compare=%s (with \"=\"); with a space the list is read as the request", agentrun.ErrUsage, fs.Arg(0), fs.Arg(0))
+		return c, nil, sentence.Errorf("%w: --compare %s: write --compare=%s (with \"=\"); with a space the list is read as the request", agentrun.ErrUsage, fs.Arg(0), fs.Arg(0))
 	}
 	if err := c.ApplyCompare(); err != nil {
-		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+		return c, nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
 	if err := c.ResumeFlags(set); err != nil {
-		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+		return c, nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
 	if err := c.Validate(); err != nil {
-		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+		return c, nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
-	l, err := lang.Choose(c.Lang, os.Getenv)
+	l, err = lang.Choose(c.Lang, os.Getenv)
 	if err != nil {
-		return c, nil, fmt.Errorf("%w: --lang: %v", agentrun.ErrUsage, err)
+		return c, nil, fmt.Errorf("%w: --lang: %w", agentrun.ErrUsage, err)
 	}
 	c.Lang = l.String()
 	return c, fs.Args(), nil
 }
 
 // bindFlags binds the flags (docs/architecture.md, "How a run is opened") onto c; c's values are the defaults.
-func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
-	fs.StringVar(&c.Provider, "provider", c.Provider, "which provider: "+backend.Providers())
-	fs.StringVar(&c.Model, "model", c.Model, "model id (default "+backend.DefaultModels()+"); in compare mode, for every run without its own @MODEL")
-	fs.StringVar(&c.ToolMode, "tool-mode", c.ToolMode, "how the tools are offered, for a provider with several ways: "+backend.ToolModes())
-	fs.BoolVar(&c.Offline, "offline", c.Offline, "force the offline simulation")
-	fs.BoolVar(&c.Live, "live", c.Live, "force the live service (never falls back to offline)")
-	fs.StringVar(&c.Lesson, "lesson", c.Lesson, "offline: which lesson's request to start with (see 'glassbox lessons')")
-	fs.DurationVar(&c.SimLatency, "sim-latency", c.SimLatency, "offline: simulated delay per provider call")
-	fs.StringVar(&c.Workspace, "workspace", c.Workspace, "the folder the tools may touch (default: a fresh temporary copy of the sample project)")
-	fs.IntVar(&c.MaxIterations, "max-iterations", c.MaxIterations, "LLM calls per event before HALTED")
-	fs.StringVar(&c.Policy, "policy", c.Policy, "security rules (TOML) replacing the built-in ones (docs/policy.md)")
-	fs.BoolVar(&c.Yes, "yes", c.Yes, "approve every confirmation (DENY rules still deny; one that needs a person is never approved)")
-	fs.StringVar(&c.Record, "record", c.Record, "write a cassette of the raw HTTP exchanges to FILE")
-	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
-	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")
-	fs.StringVar(&c.Lang, "lang", c.Lang, "the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); the JSONL trace and payloads stay as they are")
-	fs.Var(mcpFlag{&c.MCP}, "mcp", "attach an MCP server: NAME=COMMAND ARGS… (stdio) or NAME=URL (streamable HTTP); repeatable; its tools join as NAME__tool (docs/mcp.md)")
-	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
-	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")
-	fs.Var(agentrun.StepFlag{N: &c.From}, "from", "with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)")
-	fs.DurationVar(&c.Call.Limits.Stall, "stall", c.Call.Limits.Stall, "a model call with no byte for this long fails (stalled) and is retried")
-	fs.DurationVar(&c.Call.Limits.Call, "call-timeout", c.Call.Limits.Call, "a model call longer than this fails and is retried")
-	fs.Var(streamFlag{&c.Call.Unary}, "stream", "stream every model call; --stream=false makes unary calls (one request, one JSON body)")
-	fs.IntVar(&c.Call.NumPredict, "num-predict", c.Call.NumPredict, "Llama only: the most tokens one reply may have (Ollama's num_predict; -1: no bound)")
-	fs.Var(compareFlag{&c.CompareSpec}, "compare", "two runs side by side on the same input: --compare ("+agentrun.CompareDefault()+") or --compare=A[@MODEL],B[@MODEL] from "+backend.Names())
+func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool, l lang.Lang) {
+	fs.StringVar(&c.Provider, "provider", c.Provider, l.F("which provider: %s", backend.Providers()))
+	fs.StringVar(&c.Model, "model", c.Model, l.F("model id (default %s); in compare mode, for every run without its own @MODEL", backend.DefaultModels()))
+	fs.StringVar(&c.ToolMode, "tool-mode", c.ToolMode, l.F("how the tools are offered, for a provider with several ways: %s", backend.ToolModes()))
+	fs.BoolVar(&c.Offline, "offline", c.Offline, l.T("force the offline simulation"))
+	fs.BoolVar(&c.Live, "live", c.Live, l.T("force the live service (never falls back to offline)"))
+	fs.StringVar(&c.Lesson, "lesson", c.Lesson, l.T("offline: which lesson's request to start with (see 'glassbox lessons')"))
+	fs.DurationVar(&c.SimLatency, "sim-latency", c.SimLatency, l.T("offline: simulated delay per provider call"))
+	fs.StringVar(&c.Workspace, "workspace", c.Workspace, l.T("the folder the tools may touch (default: a fresh temporary copy of the sample project)"))
+	fs.IntVar(&c.MaxIterations, "max-iterations", c.MaxIterations, l.T("LLM calls per event before HALTED"))
+	fs.StringVar(&c.Policy, "policy", c.Policy, l.T("security rules (TOML) replacing the built-in ones (docs/policy.md)"))
+	fs.BoolVar(&c.Yes, "yes", c.Yes, l.T("approve every confirmation (DENY rules still deny; one that needs a person is never approved)"))
+	fs.StringVar(&c.Record, "record", c.Record, l.T("write a cassette of the raw HTTP exchanges to FILE"))
+	fs.StringVar(&c.Replay, "replay", c.Replay, l.T("serve the provider from a cassette FILE (no key, no network)"))
+	fs.StringVar(&c.Trace, "trace", c.Trace, l.T("also append the JSONL trace to FILE"))
+	fs.StringVar(&c.Lang, "lang", c.Lang, l.T("the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); the JSONL trace and payloads stay as they are"))
+	fs.Var(mcpFlag{&c.MCP}, "mcp", l.T("attach an MCP server: NAME=COMMAND ARGS… (stdio) or NAME=URL (streamable HTTP); repeatable; its tools join as NAME__tool (docs/mcp.md)"))
+	fs.StringVar(&c.Session, "session", c.Session, l.T("autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)"))
+	fs.StringVar(&c.Resume, "resume", c.Resume, l.T("reopen a saved session, by id or file (see 'glassbox sessions')"))
+	fs.Var(agentrun.StepFlag{N: &c.From}, "from", l.T("with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)"))
+	fs.DurationVar(&c.Call.Limits.Stall, "stall", c.Call.Limits.Stall, l.T("a model call with no byte for this long fails (stalled) and is retried"))
+	fs.DurationVar(&c.Call.Limits.Call, "call-timeout", c.Call.Limits.Call, l.T("a model call longer than this fails and is retried"))
+	fs.Var(streamFlag{&c.Call.Unary}, "stream", l.T("stream every model call; --stream=false makes unary calls (one request, one JSON body)"))
+	fs.IntVar(&c.Call.NumPredict, "num-predict", c.Call.NumPredict, l.T("Llama only: the most tokens one reply may have (Ollama's num_predict; -1: no bound)"))
+	fs.Var(compareFlag{&c.CompareSpec}, "compare", l.F("two runs side by side on the same input: --compare (%s) or --compare=A[@MODEL],B[@MODEL] from %s", agentrun.CompareDefault(), backend.Names()))
 	if headless {
-		fs.BoolVar(&c.JSON, "json", c.JSON, "print the JSONL trace on stdout instead of the human trace")
+		fs.BoolVar(&c.JSON, "json", c.JSON, l.T("print the JSONL trace on stdout instead of the human trace"))
 	}
 }
 
@@ -284,17 +321,18 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	l := chosenLang(c, err, args)
 	if err != nil {
-		return fail(stderr, "glassbox run", err)
+		return fail(l, stderr, "glassbox run", err)
 	}
 	c.Sleep = sleep
-	if s := c.CompareSummary(); s != "" {
+	if s := c.CompareSummaryIn(l.F); s != "" {
 		fmt.Fprintf(stderr, "glassbox run: %s\n", s)
 	}
 	headless.TuneGC(os.Getenv)
 	for _, a := range rest[min(1, len(rest)):] {
 		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			fmt.Fprintf(stderr, "glassbox run: %q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)\n", a)
+			fmt.Fprintf(stderr, "glassbox run: %s\n", l.F("%q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)", a))
 			return exitUsage
 		}
 	}
@@ -305,19 +343,19 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	}
 	c.Request, c.Version = prompt, version
 	if err := c.DefaultSession(os.Getenv); err != nil {
-		return fail(stderr, "glassbox run", err)
+		return fail(l, stderr, "glassbox run", err)
 	}
 
-	person := headless.NewPerson(stdin, stderr)
+	person := headless.NewPersonIn(stdin, stderr, l)
 	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person { return person.For(name) })
 	if err != nil {
-		return fail(stderr, "glassbox run", err)
+		return fail(l, stderr, "glassbox run", err)
 	}
-	outcome := headless.Run(ctx, runs, prompt, headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout)}, stdout, stderr)
+	outcome := headless.Run(ctx, runs, prompt, headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout), Lang: l}, stdout, stderr)
 	if err := agentrun.CloseAll(runs); err != nil {
-		fmt.Fprintf(stderr, "glassbox run: %v\n", err)
+		fmt.Fprintf(stderr, "glassbox run: %s\n", l.Error(err))
 	}
-	headless.SessionSaved(stderr, "glassbox run", sessionDir(), runs)
+	headless.SessionSaved(l, stderr, "glassbox run", sessionDir(), runs)
 	switch outcome {
 	case headless.Halted:
 		return exitHalted
@@ -331,26 +369,27 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o serve.Options
 	var fs *flag.FlagSet
-	c, rest, err := loadConfigWith("glassbox serve", args, false, stderr, func(f *flag.FlagSet) { fs = f; serve.BindFlags(f, &o) })
+	c, rest, err := loadConfigWith("glassbox serve", args, false, stderr, func(f *flag.FlagSet, l lang.Lang) { fs = f; serve.BindFlags(f, &o, l) })
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	l := chosenLang(c, err, args)
 	if err == nil {
 		err = serve.Configure(&o, c, fs, rest, os.Getenv)
 	}
 	if err != nil {
-		return fail(stderr, "glassbox serve", err)
+		return fail(l, stderr, "glassbox serve", err)
 	}
 	o.Run.Version = version
 	if o.Instruct {
 		if !ui.IsTerminal(stdout) {
-			fmt.Fprintln(stderr, "glassbox serve: --instruct runs your glass box here and needs a terminal")
+			fmt.Fprintf(stderr, "glassbox serve: %s\n", l.T("--instruct runs your glass box here and needs a terminal"))
 			return exitUsage
 		}
 		ctx = tuiContext(ctx)
 	}
 	if err := serve.Main(ctx, o, stdout); err != nil {
-		return fail(stderr, "glassbox serve", err)
+		return fail(l, stderr, "glassbox serve", err)
 	}
 	return exitOK
 }
@@ -358,27 +397,28 @@ func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // runTUI opens the full-screen glass box.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	predict := false
-	c, rest, err := loadConfigWith("glassbox", args, false, stderr, func(fs *flag.FlagSet) {
-		fs.BoolVar(&predict, "predict", false, "predict mode: pick the edge you expect before each step (P toggles it)")
+	c, rest, err := loadConfigWith("glassbox", args, false, stderr, func(fs *flag.FlagSet, l lang.Lang) {
+		fs.BoolVar(&predict, "predict", false, l.T("predict mode: pick the edge you expect before each step (P toggles it)"))
 	})
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	l := chosenLang(c, err, args)
 	if err != nil {
-		return fail(stderr, "glassbox", err)
+		return fail(l, stderr, "glassbox", err)
 	}
 	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "glassbox: unexpected argument %q (did you mean 'glassbox run %s'?)\n", rest[0], rest[0])
+		fmt.Fprintf(stderr, "glassbox: %s\n", l.F("unexpected argument %q (did you mean 'glassbox run %s'?)", rest[0], rest[0]))
 		return exitUsage
 	}
 	if !ui.IsTerminal(stdout) {
-		fmt.Fprintln(stderr, "glassbox: the glass box needs a terminal; for scripts and pipes use 'glassbox run [flags] PROMPT' (see 'glassbox help')")
+		fmt.Fprintf(stderr, "glassbox: %s\n", l.T("the glass box needs a terminal; for scripts and pipes use 'glassbox run [flags] PROMPT' (see 'glassbox help')"))
 		return exitUsage
 	}
 
 	c.Version = version
 	if err := c.DefaultSession(os.Getenv); err != nil {
-		return fail(stderr, "glassbox", err)
+		return fail(l, stderr, "glassbox", err)
 	}
 	// The glass box's memory limit holds from here: reading a long session
 	// back is the first thing that can grow the heap.
@@ -390,17 +430,17 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return p
 	})
 	if err != nil {
-		return fail(stderr, "glassbox", err)
+		return fail(l, stderr, "glassbox", err)
 	}
 	defer func() {
 		if err := agentrun.CloseAll(runs); err != nil {
-			fmt.Fprintf(stderr, "glassbox: %v\n", err)
+			fmt.Fprintf(stderr, "glassbox: %s\n", l.Error(err))
 		}
-		headless.SessionSaved(stdout, "glassbox", sessionDir(), runs)
+		headless.SessionSaved(l, stdout, "glassbox", sessionDir(), runs)
 	}()
 	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
 	if err != nil {
-		return fail(stderr, "glassbox", err)
+		return fail(l, stderr, "glassbox", err)
 	}
 	cfg.Predict = predict
 	err = ui.Run(tuiContext(ctx), cfg)
@@ -413,7 +453,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitProvider
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "glassbox: %v\n", err)
+		fmt.Fprintf(stderr, "glassbox: %s\n", l.Error(err))
 		return exitProvider
 	}
 	return exitOK
@@ -442,9 +482,10 @@ func tuiContext(ctx context.Context) context.Context {
 	return tui
 }
 
-// fail prints err and returns its exit code: 2 for usage mistakes.
-func fail(stderr io.Writer, name string, err error) int {
-	fmt.Fprintf(stderr, "%s: %v\n", name, strings.TrimPrefix(err.Error(), agentrun.ErrUsage.Error()+": "))
+// fail prints err in language l and returns its exit code: 2 for usage
+// mistakes.
+func fail(l lang.Lang, stderr io.Writer, name string, err error) int {
+	fmt.Fprintf(stderr, "%s: %s\n", name, strings.TrimPrefix(l.Error(err), agentrun.ErrUsage.Error()+": "))
 	if errors.Is(err, agentrun.ErrUsage) {
 		return exitUsage
 	}
@@ -452,8 +493,18 @@ func fail(stderr io.Writer, name string, err error) int {
 }
 
 func listLessons(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintln(stderr, "glassbox lessons: takes no arguments")
+	l := langOf(args)
+	fs := flag.NewFlagSet("glassbox lessons", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.String("lang", "", l.T("the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)"))
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "glassbox lessons: %s\n", l.T("takes no arguments but --lang"))
 		return exitUsage
 	}
 	for _, l := range offline.Lessons() {
@@ -470,9 +521,11 @@ func sessionDir() string {
 
 // listSessions is `glassbox sessions [--stats [ID]]`.
 func listSessions(args []string, stdout, stderr io.Writer) int {
+	l := langOf(args)
 	fs := flag.NewFlagSet("glassbox sessions", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stats := fs.Bool("stats", false, "add each session's health (size, calls, retries, failures fed back, time per call, tokens); with an ID, that session's in full")
+	stats := fs.Bool("stats", false, l.T("add each session's health (size, calls, retries, failures fed back, time per call, tokens); with an ID, that session's in full"))
+	fs.String("lang", "", l.T("the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)"))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -480,20 +533,20 @@ func listSessions(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if fs.NArg() > 1 || fs.NArg() == 1 && !*stats {
-		fmt.Fprintln(stderr, "glassbox sessions: takes no arguments but --stats [ID]")
+		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.T("takes no arguments but --stats [ID]"))
 		return exitUsage
 	}
 	dir, err := agentrun.SessionDir(os.Getenv)
 	switch {
 	case err == nil && fs.NArg() == 1:
-		err = headless.SessionStats(stdout, dir, fs.Arg(0))
+		err = headless.SessionStats(l, stdout, dir, fs.Arg(0))
 	case err == nil && *stats:
-		err = headless.ListSessionStats(stdout, stderr, dir)
+		err = headless.ListSessionStats(l, stdout, stderr, dir)
 	case err == nil:
-		err = headless.ListSessions(stdout, stderr, dir)
+		err = headless.ListSessions(l, stdout, stderr, dir)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "glassbox sessions: %v\n", err)
+		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.Error(err))
 		return exitUsage
 	}
 	return exitOK
@@ -502,14 +555,16 @@ func listSessions(args []string, stdout, stderr io.Writer) int {
 // exportSession is `glassbox export SESSION [--step N] [--format md|html] [--out FILE]`;
 // SESSION may come before or after the flags.
 func exportSession(args []string, stdout, stderr io.Writer) int {
+	l := langOf(args)
 	fs := flag.NewFlagSet("glassbox export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var c export.Command
-	fs.IntVar(&c.Step, "step", 0, "export only step N, counted from 1 as in 'glassbox sessions' (default: the whole session)")
-	format := fs.String("format", "md", "md (Markdown) or html (one self-contained file)")
-	fs.StringVar(&c.Out, "out", "", "write the page to FILE (default: standard output)")
+	fs.IntVar(&c.Step, "step", 0, l.T("export only step N, counted from 1 as in 'glassbox sessions' (default: the whole session)"))
+	format := fs.String("format", "md", l.T("md (Markdown) or html (one self-contained file)"))
+	fs.StringVar(&c.Out, "out", "", l.T("write the page to FILE (default: standard output)"))
+	langFlag := fs.String("lang", "", l.T("the language of the page's headings and labels: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); what the session holds is shown as it is"))
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: glassbox export SESSION [--step N] [--format md|html] [--out FILE]\n\nWrites a step, or the whole session, as one page a learner can take home.\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:")
+		fmt.Fprintln(stderr, l.T("Usage: glassbox export SESSION [--step N] [--format md|html] [--out FILE]\n\nWrites a step, or the whole session, as one page a learner can take home.\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:"))
 		fs.PrintDefaults()
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -524,7 +579,7 @@ func exportSession(args []string, stdout, stderr io.Writer) int {
 	if c.Session == "" && fs.NArg() > 0 {
 		c.Session = fs.Arg(0)
 	} else if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "glassbox export: unexpected argument %q (one session at a time)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "glassbox export: %s\n", l.F("unexpected argument %q (one session at a time)", fs.Arg(0)))
 		return exitUsage
 	}
 	if c.Session == "" || fs.NArg() > 1 {
@@ -534,16 +589,20 @@ func exportSession(args []string, stdout, stderr io.Writer) int {
 	stepSet := false
 	fs.Visit(func(f *flag.Flag) { stepSet = stepSet || f.Name == "step" })
 	if stepSet && c.Step < 1 {
-		fmt.Fprintf(stderr, "glassbox export: --step %d: steps count from 1\n", c.Step)
+		fmt.Fprintf(stderr, "glassbox export: %s\n", l.F("--step %d: steps count from 1", c.Step))
 		return exitUsage
 	}
 	var err error
+	if c.Lang, err = lang.Choose(*langFlag, os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "glassbox export: --lang: %s\n", l.Error(err))
+		return exitUsage
+	}
 	if c.Format, err = export.ParseFormat(*format); err != nil {
-		fmt.Fprintf(stderr, "glassbox export: %v\n", err)
+		fmt.Fprintf(stderr, "glassbox export: %s\n", l.Error(err))
 		return exitUsage
 	}
 	if err := c.Run(os.Getenv, stdout); err != nil {
-		return fail(stderr, "glassbox export", err)
+		return fail(l, stderr, "glassbox export", err)
 	}
 	return exitOK
 }

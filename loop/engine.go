@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -463,7 +464,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 				msg = fmt.Sprintf("%s (gave up after %s)", msg, Count(len(rec.Retries), "retry"))
 			}
 			msg = e.withLastStop(msg)
-			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg}
+			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg, Said: e.maskSaid(pe)}
 			t.Error = e.failure
 			e.recovered = ""
 			e.clearEdit()
@@ -481,6 +482,37 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 			return "", err
 		}
 	}
+}
+
+// maskSaid is err's sentence with its values masked as Message is (nil
+// when err is not a sentence): a front end may say it in another language.
+func (e *Engine) maskSaid(err error) error {
+	s, ok := err.(sentence.Said)
+	if !ok {
+		return nil
+	}
+	format, args := s.Sentence()
+	if format == "" {
+		return nil
+	}
+	masked := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case error:
+			if m := e.maskSaid(v); m != nil {
+				masked[i] = m
+			} else {
+				masked[i] = e.mask.Mask(v.Error())
+			}
+		case string:
+			masked[i] = e.mask.Mask(v)
+		case fmt.Stringer:
+			masked[i] = e.mask.Mask(v.String())
+		default:
+			masked[i] = a // numbers: nothing to mask
+		}
+	}
+	return sentence.Errorf(format, masked...)
 }
 
 // retryWait decides whether a failed call is retried and after how long;

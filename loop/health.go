@@ -72,16 +72,20 @@ func (h Health) FedBack() int {
 
 // String is the health on one line:
 // "12 calls · 2 retries · 1 failure fed back · p50 1.2 s · max 3.4 s · tokens 9120→388 · 48 KB".
-func (h Health) String() string {
+func (h Health) String() string { return h.StringIn(English) }
+
+// StringIn is String said with say (a front end's language).
+func (h Health) StringIn(say Say) string {
+	fed := h.FedBack()
 	parts := []string{
-		Count(h.Calls, "call"),
-		Count(h.Retries, "retry"),
-		Count(h.FedBack(), "failure") + " fed back",
+		plural(h.Calls, say("%d call", h.Calls), say("%d calls", h.Calls)),
+		plural(h.Retries, say("%d retry", h.Retries), say("%d retries", h.Retries)),
+		plural(fed, say("%d failure fed back", fed), say("%d failures fed back", fed)),
 	}
 	if h.Calls > 0 {
 		parts = append(parts, h.CallTimes())
 	}
-	parts = append(parts, fmt.Sprintf("tokens %d→%d", h.In, h.Out))
+	parts = append(parts, say("tokens %d→%d", h.In, h.Out))
 	if h.Bytes > 0 {
 		parts = append(parts, size(h.Bytes))
 	}

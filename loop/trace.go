@@ -59,9 +59,23 @@ func WriteInterruption(w io.Writer, i Interruption) error {
 	return err
 }
 
+// Say formats a sentence of the human trace in the reader's language from
+// its English format and values. English is fmt.Sprintf; a front end passes
+// its catalog's (ui/lang's Lang.F). The engine knows no language: the
+// formats below are the catalog's keys (ui/lang's catalog test reads every
+// say call of this package), the values (state, edge, rule and tool names,
+// payload text) are never translated.
+type Say func(format string, args ...any) string
+
+// English says the human trace as it is written here.
+var English Say = fmt.Sprintf
+
 // HumanInterruption is the interrupted record in the human trace.
-func HumanInterruption(i Interruption) string {
-	return Printable(fmt.Sprintf("%-9s in %s: %s; running commands were stopped, temporary files removed", "[STOPPED]", i.Interrupted.State, i.Interrupted.Cause))
+func HumanInterruption(i Interruption) string { return HumanInterruptionIn(i, English) }
+
+// HumanInterruptionIn is HumanInterruption said with say.
+func HumanInterruptionIn(i Interruption, say Say) string {
+	return Printable(fmt.Sprintf("%-9s ", "[STOPPED]") + say("in %s: %s; running commands were stopped, temporary files removed", i.Interrupted.State, i.Interrupted.Cause))
 }
 
 // Tag is the seed-style label of a transition in the human trace.
@@ -90,12 +104,16 @@ func Tag(t Transition) string {
 }
 
 // Summary is the one-line human description of a transition, without the tag.
-func Summary(t Transition) string {
+func Summary(t Transition) string { return SummaryIn(t, English) }
+
+// SummaryIn is Summary said with say.
+func SummaryIn(t Transition, say Say) string {
 	switch t.Edge {
 	case EdgeNewEvent:
 		return fmt.Sprintf("%s/%s: %q", t.Event.Source, t.Event.Type, Clip(t.Event.Data, 200))
 	case EdgeContextReady:
-		return fmt.Sprintf("iteration %d: context assembled (%s + tool definitions)", t.Iteration, Count(t.HistoryLen-t.Notes, "message"))
+		n := t.HistoryLen - t.Notes
+		return say("iteration %d: context assembled (%s + tool definitions)", t.Iteration, plural(n, say("%d message", n), say("%d messages", n)))
 	case EdgeToolCall, EdgeFinalAnswer:
 		l := t.LLM
 		var b strings.Builder
@@ -103,21 +121,21 @@ func Summary(t Transition) string {
 		for _, c := range l.ToolCalls {
 			fmt.Fprintf(&b, " · %s %s", c.Name, Clip(string(c.Args), 120))
 		}
-		fmt.Fprintf(&b, " · tokens %d→%d · %d ms", l.Usage.InputTokens, l.Usage.OutputTokens, l.LatencyMS)
+		b.WriteString(" · " + say("tokens %d→%d · %d ms", l.Usage.InputTokens, l.Usage.OutputTokens, l.LatencyMS))
 		if l.ServerMS > 0 {
-			fmt.Fprintf(&b, " (server: %d ms)", l.ServerMS)
+			b.WriteString(" " + say("(server: %d ms)", l.ServerMS))
 		}
 		if n := len(l.Retries); n > 0 {
-			fmt.Fprintf(&b, " · %s", Count(n, "retry"))
+			b.WriteString(" · " + plural(n, say("%d retry", n), say("%d retries", n)))
 		}
 		for _, d := range l.Divergences {
-			fmt.Fprintf(&b, " · REPLAY DIVERGENCE: %s", d)
+			b.WriteString(" · " + say("REPLAY DIVERGENCE: %s", d))
 		}
 		if l.Thought != "" {
-			fmt.Fprintf(&b, " · thought: %q", Clip(l.Thought, 160))
+			b.WriteString(" · " + say("thought: %q", Clip(l.Thought, 160)))
 		}
 		if t.Edit != nil {
-			fmt.Fprintf(&b, " · context edited before sending: %s", Clip(t.Edit.Summary(), 200))
+			b.WriteString(" · " + say("context edited before sending: %s", Clip(t.Edit.Summary(), 200)))
 		}
 		return b.String()
 	case EdgeMalformedResponse:
@@ -125,7 +143,7 @@ func Summary(t Transition) string {
 	case EdgeLLMFailure:
 		var b strings.Builder
 		for _, r := range t.LLM.Retries {
-			fmt.Fprintf(&b, "retry %d after %d ms (%s) · ", r.Attempt, r.WaitMS, Clip(r.Reason, 80))
+			b.WriteString(say("retry %d after %d ms (%s)", r.Attempt, r.WaitMS, Clip(r.Reason, 80)) + " · ")
 		}
 		if t.Error.Kind == KindRepeatedFailure {
 			// Not the provider: the reply came back unusable again.
@@ -133,36 +151,34 @@ func Summary(t Transition) string {
 		}
 		return b.String() + "llm_failure: " + t.Error.Message
 	case EdgeAllow, EdgeDeny, EdgeConfirmRequired:
-		return fmt.Sprintf("%s %s → %s (rule %s: %s)", t.Tool.Name, Clip(string(t.Tool.Args), 120), t.Decision.Verdict, t.Decision.Rule, t.Decision.Reason)
+		return fmt.Sprintf("%s %s → %s ", t.Tool.Name, Clip(string(t.Tool.Args), 120), t.Decision.Verdict) + say("(rule %s: %s)", t.Decision.Rule, t.Decision.Reason)
 	case EdgeUserApproval, EdgeUserDenial:
 		return fmt.Sprintf("%s %s → %s", t.Tool.Name, Clip(string(t.Tool.Args), 120), strings.TrimPrefix(t.Decision.Reason, "person: "))
 	case EdgeToolSuccess, EdgeToolFailure:
-		status := "ok"
 		if t.Result.IsError {
-			status = "failed"
+			return say("%s → failed in %d ms: %s", t.Tool.Name, t.Result.DurationMS, Clip(oneLine(t.Result.Content), 160))
 		}
-		return fmt.Sprintf("%s → %s in %d ms: %s", t.Tool.Name, status, t.Result.DurationMS, Clip(oneLine(t.Result.Content), 160))
+		return say("%s → ok in %d ms: %s", t.Tool.Name, t.Result.DurationMS, Clip(oneLine(t.Result.Content), 160))
 	case EdgeNextToolCall, EdgeObserved:
-		what := "result of " + nameOf(t)
+		what := say("result of %s", nameOf(t))
 		if t.Result != nil && t.Result.IsError {
-			what = "error for " + nameOf(t)
+			what = say("error for %s", nameOf(t))
 		} else if t.Tool == nil {
-			what = "the parse error"
-		}
-		next := "next tool call"
-		if t.Edge == EdgeObserved {
-			next = "back to the model"
+			what = say("the parse error")
 		}
 		if n := len(t.Added) - 1; n > 0 && t.Tool != nil {
-			what += fmt.Sprintf(" (+ %s of this turn not run: interrupted)", Count(n, "later call"))
+			what += " " + say("(+ %s of this turn not run: interrupted)", plural(n, say("%d later call", n), say("%d later calls", n)))
 		}
-		return fmt.Sprintf("%s added to context → %s", what, next)
+		if t.Edge == EdgeObserved {
+			return say("%s added to context → back to the model", what)
+		}
+		return say("%s added to context → next tool call", what)
 	case EdgeDelivered:
-		return fmt.Sprintf("to %s: %s", t.Output.Target, t.Output.Text)
+		return say("to %s: %s", t.Output.Target, t.Output.Text)
 	case EdgeMaxIterations:
 		return t.Error.Message
 	case EdgeReported:
-		return fmt.Sprintf("reported to %s: %s", t.Output.Target, t.Output.Text)
+		return say("reported to %s: %s", t.Output.Target, t.Output.Text)
 	}
 	return string(t.Edge)
 }
@@ -191,23 +207,30 @@ func nameOf(t Transition) string {
 // to the terminal (an ESC could retitle the window or write the clipboard).
 //
 // The MCP frames of the step follow, one line each (HumanFrame).
-func Human(t Transition) string {
-	line := Printable(fmt.Sprintf("%-9s #%d %s --%s--> %s · %s", Tag(t), t.Seq, t.From, t.Edge, t.To, Summary(t)))
+func Human(t Transition) string { return HumanIn(t, English) }
+
+// HumanIn is Human said with say: the tag, the arc and every name stay as
+// they are, the prose is say's.
+func HumanIn(t Transition, say Say) string {
+	line := Printable(fmt.Sprintf("%-9s #%d %s --%s--> %s · %s", Tag(t), t.Seq, t.From, t.Edge, t.To, SummaryIn(t, say)))
 	for _, f := range t.MCP {
-		line += "\n" + HumanFrame(f)
+		line += "\n" + HumanFrameIn(f, say)
 	}
 	return line
 }
 
 // HumanFrame is one MCP frame in the human trace: "[MCP]     notes → tools/call {…}".
-func HumanFrame(f tools.Frame) string {
+func HumanFrame(f tools.Frame) string { return HumanFrameIn(f, English) }
+
+// HumanFrameIn is HumanFrame said with say.
+func HumanFrameIn(f tools.Frame, say Say) string {
 	arrow := "→"
 	if f.Dir == "recv" {
 		arrow = "←"
 	}
 	what := Clip(string(f.Body), 200)
 	if f.Error != "" {
-		what = "error: " + Clip(f.Error, 200)
+		what = say("error: %s", Clip(f.Error, 200))
 	}
 	return Printable(fmt.Sprintf("%-9s %s", "[MCP]", oneLine(fmt.Sprintf("%s %s %s %s", f.Server, arrow, orDash(f.Method), what))))
 }

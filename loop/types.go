@@ -182,6 +182,11 @@ type ResultRecord struct {
 type ErrorRecord struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
+	// Said is the provider's sentence in Message (history/sentence, its
+	// values masked as Message is), for a front end that says it in
+	// another language; nil when there is none. It is not in the trace:
+	// a record read back from a session has only Message.
+	Said error `json:"-"`
 }
 
 // CallStatus is how far a pending tool call has got.

@@ -11,10 +11,7 @@
 // source and fails when its format has no Japanese.
 package sentence
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Said is an error that knows the sentence it says: its English format and
 // the values that fill it. *Error is one; another package's error type may
@@ -52,7 +49,6 @@ func (e *Error) Unwrap() []error {
 	return nil
 }
 
-// Sentence is the format, with %w read as %v, and its values.
-func (e *Error) Sentence() (string, []any) {
-	return strings.ReplaceAll(e.format, "%w", "%v"), e.args
-}
+// Sentence is the format, as given to Errorf, and its values. A %w in it
+// formats its error as %v would.
+func (e *Error) Sentence() (string, []any) { return e.format, e.args }

@@ -20,7 +20,7 @@ func TestErrorfIsFmtErrorf(t *testing.T) {
 		t.Fatal("a sentence is not Said")
 	}
 	format, args := s.Sentence()
-	if format != "--workspace %s: %v (and %v)" || len(args) != 3 {
+	if format != "--workspace %s: %w (and %w)" || len(args) != 3 {
 		t.Errorf("Sentence() = %q, %v", format, args)
 	}
 	if u := Errorf("no wrapping %d", 1).(*Error).Unwrap(); u != nil {

@@ -1,11 +1,12 @@
 package agentrun
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
+	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 )
 
@@ -60,18 +61,18 @@ func ParseCompare(v string) ([]RunSpec, error) {
 		name, model = strings.TrimSpace(name), strings.TrimSpace(model)
 		d, ok := backend.Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("--compare=%s: %q is not a dialect; pick two of %s (each may add @MODEL, e.g. --compare=%s)", v, name, backend.Names(), CompareDefault())
+			return nil, sentence.Errorf("--compare=%s: %q is not a dialect; pick two of %s (each may add @MODEL, e.g. --compare=%s)", v, name, backend.Names(), CompareDefault())
 		}
 		if at && model == "" {
-			return nil, fmt.Errorf("--compare=%s: %q names no model after @ (write %s@MODEL, or leave @ out for the default)", v, part, name)
+			return nil, sentence.Errorf("--compare=%s: %q names no model after @ (write %s@MODEL, or leave @ out for the default)", v, part, name)
 		}
 		runs = append(runs, RunSpec{Dialect: d.Name, Model: model})
 	}
 	if len(runs) != 2 {
-		return nil, fmt.Errorf("--compare=%s: name two dialects, e.g. --compare=%s (from %s)", v, CompareDefault(), backend.Names())
+		return nil, sentence.Errorf("--compare=%s: name two dialects, e.g. --compare=%s (from %s)", v, CompareDefault(), backend.Names())
 	}
 	if runs[0].Dialect == runs[1].Dialect {
-		return nil, fmt.Errorf("--compare=%s: pick two different dialects (two runs of one dialect would share its name in the trace and the session)", v)
+		return nil, sentence.Errorf("--compare=%s: pick two different dialects (two runs of one dialect would share its name in the trace and the session)", v)
 	}
 	return runs, nil
 }
@@ -123,7 +124,7 @@ func checkCompare(c *Config) error {
 		}
 	}
 	if len(providers) > 1 {
-		return fmt.Errorf("--model %s names one model, but --compare=%s runs two providers (%s): give each run its own, e.g. --compare=%s@MODEL,%s@MODEL",
+		return sentence.Errorf("--model %s names one model, but --compare=%s runs two providers (%s): give each run its own, e.g. --compare=%s@MODEL,%s@MODEL",
 			c.Model, specs(runs), strings.Join(providers, " and "), runs[0].Dialect, runs[1].Dialect)
 	}
 	return nil
@@ -140,23 +141,26 @@ func specs(runs []RunSpec) string {
 // CompareSummary says what compare mode will run, one line for the person:
 // "compare: llama runs qwen2.5:0.5b (--model); llama:native runs
 // qwen2.5:0.5b (--model)". "" outside compare mode.
-func (c Config) CompareSummary() string {
+func (c Config) CompareSummary() string { return c.CompareSummaryIn(loop.English) }
+
+// CompareSummaryIn is CompareSummary said with say (a front end's language).
+func (c Config) CompareSummaryIn(say loop.Say) string {
 	if len(c.Compare) == 0 {
 		return ""
 	}
 	var parts []string
 	for i, r := range c.Runs() {
 		d, _ := backend.Lookup(r.Name)
-		model, from := r.Model, "given with @"
+		model, from := r.Model, say("given with @")
 		switch {
 		case model == "":
-			model, from = d.DefaultModel, "its default"
+			model, from = d.DefaultModel, say("its default")
 		case c.Compare[i].Model == "":
 			from = "--model"
 		}
-		parts = append(parts, fmt.Sprintf("%s runs %s (%s)", r.Name, model, from))
+		parts = append(parts, say("%s runs %s (%s)", r.Name, model, from))
 	}
-	return "compare: " + strings.Join(parts, "; ")
+	return say("compare: %s", strings.Join(parts, "; "))
 }
 
 // Runs splits c into the Configs of its runs: one for a single run, two in

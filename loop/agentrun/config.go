@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
@@ -144,31 +145,31 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.Offline && c.Live {
-		return errors.New("--offline and --live contradict each other")
+		return sentence.Errorf("--offline and --live contradict each other")
 	}
 	if c.Replay != "" && (c.Offline || c.Live) {
-		return errors.New("--replay serves a cassette; it cannot be combined with --offline or --live")
+		return sentence.Errorf("--replay serves a cassette; it cannot be combined with --offline or --live")
 	}
 	if c.Replay != "" && c.Record != "" {
-		return errors.New("--record and --replay cannot be used together")
+		return sentence.Errorf("--record and --replay cannot be used together")
 	}
 	if c.MaxIterations < 1 {
-		return fmt.Errorf("--max-iterations %d: want at least 1", c.MaxIterations)
+		return sentence.Errorf("--max-iterations %d: want at least 1", c.MaxIterations)
 	}
 	if c.SimLatency < 0 {
-		return fmt.Errorf("--sim-latency %s: want zero or more", c.SimLatency)
+		return sentence.Errorf("--sim-latency %s: want zero or more", c.SimLatency)
 	}
 	if c.Call.Limits.Stall <= 0 {
-		return fmt.Errorf("--stall %s: want a duration above zero, e.g. --stall 60s", c.Call.Limits.Stall)
+		return sentence.Errorf("--stall %s: want a duration above zero, e.g. --stall 60s", c.Call.Limits.Stall)
 	}
 	if c.Call.Limits.Call <= 0 {
-		return fmt.Errorf("--call-timeout %s: want a duration above zero, e.g. --call-timeout 10m", c.Call.Limits.Call)
+		return sentence.Errorf("--call-timeout %s: want a duration above zero, e.g. --call-timeout 10m", c.Call.Limits.Call)
 	}
 	if n := c.Call.NumPredict; n < 1 && n != -1 {
-		return fmt.Errorf("--num-predict %d: want a number of tokens, or -1 to leave the reply unbounded", n)
+		return sentence.Errorf("--num-predict %d: want a number of tokens, or -1 to leave the reply unbounded", n)
 	}
 	if _, ok := offline.LessonByName(c.Lesson); !ok {
-		return fmt.Errorf("no lesson named %q (see 'glassbox lessons')", c.Lesson)
+		return sentence.Errorf("no lesson named %q (see 'glassbox lessons')", c.Lesson)
 	}
 	names := map[string]bool{}
 	for _, m := range c.MCP {
@@ -177,7 +178,7 @@ func (c Config) Validate() error {
 			return err
 		}
 		if names[spec.Name] {
-			return fmt.Errorf("--mcp: two servers are named %q", spec.Name)
+			return sentence.Errorf("--mcp: two servers are named %q", spec.Name)
 		}
 		names[spec.Name] = true
 	}
@@ -220,7 +221,7 @@ func (c Config) Validate() error {
 		return err
 	}
 	if c.Record != "" && c.Record == c.Trace {
-		return fmt.Errorf("--record and --trace name the same file %s", c.Record)
+		return sentence.Errorf("--record and --trace name the same file %s", c.Record)
 	}
 	return checkOutputs(c.outputs(), c.inputsOf(c.Session))
 }
@@ -230,11 +231,11 @@ func checkFolder(dir string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("--workspace %s: there is no such folder; create it first (mkdir -p %s), or leave --workspace out to work on a fresh copy of the sample project", dir, dir)
+		return sentence.Errorf("--workspace %s: there is no such folder; create it first (mkdir -p %s), or leave --workspace out to work on a fresh copy of the sample project", dir, dir)
 	case err != nil:
-		return fmt.Errorf("--workspace %s: %v", dir, err)
+		return fmt.Errorf("--workspace %s: %w", dir, err)
 	case !st.IsDir():
-		return fmt.Errorf("--workspace %s: this is a file, not a folder", dir)
+		return sentence.Errorf("--workspace %s: this is a file, not a folder", dir)
 	}
 	return nil
 }
@@ -250,11 +251,11 @@ func checkReplay(path string) error {
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return fmt.Errorf("--replay %s: %v", path, err)
+		return fmt.Errorf("--replay %s: %w", path, err)
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("--replay %s: not a regular file (it is %s); give the path of a cassette recorded with --record", path, tools.DescribeFileType(st.Mode()))
+		return sentence.Errorf("--replay %s: not a regular file (it is %s); give the path of a cassette recorded with --record", path, tools.DescribeFileType(st.Mode()))
 	case st.Size() > MaxCassetteBytes:
-		return fmt.Errorf("--replay %s: %d bytes, over the %d MiB a cassette may hold", path, st.Size(), MaxCassetteBytes>>20)
+		return sentence.Errorf("--replay %s: %d bytes, over the %d MiB a cassette may hold", path, st.Size(), MaxCassetteBytes>>20)
 	}
 	return nil
 }
@@ -267,11 +268,11 @@ func checkOutput(flag, path string) error {
 	}
 	st, err := os.Stat(path)
 	if err == nil && st.IsDir() {
-		return fmt.Errorf("%s %s: this is a folder; name a file", flag, path)
+		return sentence.Errorf("%s %s: this is a folder; name a file", flag, path)
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fmt.Errorf("%s %s: the folder %s does not exist", flag, path, dir)
+		return sentence.Errorf("%s %s: the folder %s does not exist", flag, path, dir)
 	}
 	return nil
 }
@@ -295,7 +296,7 @@ func ReadDotEnv(path string) (vals map[string]string, ignored []string, err erro
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+		return nil, nil, sentence.Errorf("%s is not a regular file", path)
 	}
 	all, err := parseDotEnv(io.LimitReader(f, dotEnvLimit+1))
 	if err != nil {
@@ -317,11 +318,14 @@ func ReadDotEnv(path string) (vals map[string]string, ignored []string, err erro
 // environment does not): a .env in a folder someone else prepared could
 // send the key, or the whole conversation, to another server, so the
 // person is told before anything is sent, not only in the banner.
-func DotEnvAddresses(dot map[string]string, getenv func(string) string) []string {
-	var out []string
+//
+// Each warning is a sentence (history/sentence); its middle part is the
+// dialect's Address.What.
+func DotEnvAddresses(dot map[string]string, getenv func(string) string) []error {
+	var out []error
 	for _, a := range backend.Addresses() {
 		if val := strings.TrimSpace(dot[a.Var]); val != "" && strings.TrimSpace(getenv(a.Var)) == "" {
-			out = append(out, fmt.Sprintf("%s=%s is set here: "+a.What+"; remove it from .env unless you meant that", a.Var, val, val))
+			out = append(out, sentence.Errorf("%s=%s is set here: %w; remove it from .env unless you meant that", a.Var, val, sentence.Errorf(a.What, val)))
 		}
 	}
 	return out
@@ -334,7 +338,7 @@ func parseDotEnv(r io.Reader) (map[string]string, error) {
 	for n := 1; sc.Scan(); n++ {
 		total += len(sc.Bytes()) + 1
 		if total > dotEnvLimit {
-			return nil, fmt.Errorf("larger than %d KiB; a .env holds a few variables", dotEnvLimit>>10)
+			return nil, sentence.Errorf("larger than %d KiB; a .env holds a few variables", dotEnvLimit>>10)
 		}
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -344,7 +348,7 @@ func parseDotEnv(r io.Reader) (map[string]string, error) {
 		k, v, ok := strings.Cut(line, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			return nil, fmt.Errorf("line %d is not KEY=VALUE", n)
+			return nil, sentence.Errorf("line %d is not KEY=VALUE", n)
 		}
 		v = strings.TrimSpace(v)
 		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
@@ -353,7 +357,7 @@ func parseDotEnv(r io.Reader) (map[string]string, error) {
 		vals[k] = v
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("unreadable: %v", err)
+		return nil, sentence.Errorf("unreadable: %v", err)
 	}
 	return vals, nil
 }

@@ -128,7 +128,11 @@ func TestDotEnvKnowsTheOpenAIVariables(t *testing.T) {
 	if err != nil || len(ignored) != 0 || vals["OPENAI_BASE_URL"] != "http://elsewhere.example/v1" {
 		t.Fatalf("vals %v, ignored %v, err %v", vals, ignored, err)
 	}
-	warnings := strings.Join(DotEnvAddresses(vals, func(string) string { return "" }), "\n")
+	var said []string
+	for _, w := range DotEnvAddresses(vals, func(string) string { return "" }) {
+		said = append(said, w.Error())
+	}
+	warnings := strings.Join(said, "\n")
 	if !strings.Contains(warnings, "OPENAI_BASE_URL=http://elsewhere.example/v1 is set here: live OpenAI-compatible calls, with OPENAI_API_KEY, go to http://elsewhere.example/v1") {
 		t.Fatalf("warnings: %s", warnings)
 	}

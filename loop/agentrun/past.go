@@ -1,9 +1,7 @@
 package agentrun
 
 import (
-	"errors"
-	"fmt"
-
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
@@ -20,11 +18,11 @@ func (r *Run) Past() ([]loop.Transition, error) {
 	}
 	f, err := session.Read(r.Session.Path)
 	if err != nil {
-		return nil, fmt.Errorf("reading the past steps of %s: %w", r.Session.Path, err)
+		return nil, sentence.Errorf("reading the past steps of %s: %w", r.Session.Path, err)
 	}
 	rl, ok := f.Run(r.Config.Name)
 	if !ok {
-		return nil, fmt.Errorf("%s holds no run named %q", r.Session.Path, r.Config.Name)
+		return nil, sentence.Errorf("%s holds no run named %q", r.Session.Path, r.Config.Name)
 	}
 	return loop.SessionTransitions(r.Session.Path, rl, false)
 }
@@ -34,7 +32,7 @@ func (r *Run) Past() ([]loop.Transition, error) {
 // payloads near the step it shows.
 func (r *Run) Exchanges(t *loop.Transition) ([]providers.Exchange, error) {
 	if r.Session == nil || t.ExchangesAt == nil {
-		return nil, errors.New("this step's payload is not in a session file")
+		return nil, sentence.Errorf("this step's payload is not in a session file")
 	}
 	r.exchangesMu.Lock()
 	defer r.exchangesMu.Unlock()

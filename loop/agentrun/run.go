@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
@@ -109,7 +110,7 @@ func (r *Run) Interrupted(cause error) loop.Interruption {
 // then the trace.
 func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error) {
 	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	r := &Run{Config: c}
 	defer func() {
@@ -126,11 +127,11 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	case c.Workspace != "" && !c.CopyWorkspace:
 		r.Workspace, err = tools.NewWorkspace(c.Workspace)
 		if err != nil {
-			return nil, fmt.Errorf("%w: --workspace: %v", ErrUsage, err)
+			return nil, fmt.Errorf("%w: --workspace: %w", ErrUsage, err)
 		}
 	case c.Workspace != "":
 		if r.Workspace, err = copyWorkspace(c.Workspace); err != nil {
-			return nil, fmt.Errorf("%w: --workspace %s: %v", ErrUsage, c.Workspace, err)
+			return nil, fmt.Errorf("%w: --workspace %s: %w", ErrUsage, c.Workspace, err)
 		}
 		r.Temporary = true
 	default:
@@ -161,14 +162,14 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 			err = policy.CheckTools(registry.Names())
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %v", ErrUsage, c.Policy, err)
+			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
 		}
 	}
 
 	if ec, ok := registry.Get(tools.ExecuteCommandName); ok {
 		ec.(*tools.ExecuteCommand).AllowNetwork(policy.Network)
 		if err := ec.(*tools.ExecuteCommand).PassEnv(policy.Env); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %v", ErrUsage, c.Policy, err)
+			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
 		}
 		ec.(*tools.ExecuteCommand).Conceal(concealed(c, r.Workspace.Root()))
 	}
@@ -184,7 +185,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	})
 	if err != nil {
 		if errors.Is(err, backend.ErrWrongDialect) {
-			err = fmt.Errorf("%w: %v", ErrUsage, err)
+			err = fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		return nil, err
 	}
@@ -195,7 +196,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		CheckTools([]history.ToolSpec) error
 	}); ok {
 		if err := tc.CheckTools(registry.Specs()); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 	}
 
@@ -203,7 +204,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	if c.Trace != "" {
 		f, err := os.OpenFile(c.Trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("%w: --trace: %v", ErrUsage, err)
+			return nil, fmt.Errorf("%w: --trace: %w", ErrUsage, err)
 		}
 		r.trace = &traceFile{f: f, mask: providers.NewMasker(c.Env.Secrets()...)}
 		r.closers = append(r.closers, r.trace.close)
@@ -300,11 +301,11 @@ func (r *Run) WorkspaceLabel() string {
 func copyWorkspace(dir string) (*tools.Workspace, error) {
 	tmp, err := os.MkdirTemp("", "glassbox-workspace-*")
 	if err != nil {
-		return nil, fmt.Errorf("create a temporary copy: %w", err)
+		return nil, sentence.Errorf("create a temporary copy: %w", err)
 	}
 	if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("copying it for this run failed (%v); compare mode works on a copy of the folder per run", err)
+		return nil, sentence.Errorf("copying it for this run failed (%v); compare mode works on a copy of the folder per run", err)
 	}
 	ws, err := tools.NewWorkspace(tmp)
 	if err != nil {
@@ -341,10 +342,10 @@ func (r *Run) attachMCP(ctx context.Context, c Config) error {
 	if c.Replay != "" {
 		frames, err := mcptool.LoadRecording(mcptool.RecordingPath(c.Replay))
 		if err != nil {
-			return fmt.Errorf("%w: --replay: %v", ErrUsage, err)
+			return fmt.Errorf("%w: --replay: %w", ErrUsage, err)
 		}
 		if servers, err = mcptool.ReplayServers(ctx, frames, wire, mcptool.Options{}); err != nil {
-			return fmt.Errorf("%w: --replay: %v", ErrUsage, err)
+			return fmt.Errorf("%w: --replay: %w", ErrUsage, err)
 		}
 		for _, s := range servers {
 			r.closers = append(r.closers, s.Close)
@@ -353,12 +354,12 @@ func (r *Run) attachMCP(ctx context.Context, c Config) error {
 		for _, m := range c.MCP {
 			spec, err := mcptool.ParseSpec(m)
 			if err != nil {
-				return fmt.Errorf("%w: %v", ErrUsage, err)
+				return fmt.Errorf("%w: %w", ErrUsage, err)
 			}
 			s, err := mcptool.Attach(ctx, spec, wire, mcptool.Options{Dir: r.Workspace.Root()})
 			if err != nil {
 				// A server that cannot be reached is how glassbox was started.
-				return fmt.Errorf("%w: --mcp %s: %v", ErrUsage, spec.Name, err)
+				return fmt.Errorf("%w: --mcp %s: %w", ErrUsage, spec.Name, err)
 			}
 			servers = append(servers, s)
 			r.closers = append(r.closers, s.Close)
@@ -400,7 +401,7 @@ type yesPerson struct{ loop.Person }
 
 func (yesPerson) Confirm(_ context.Context, req loop.ConfirmRequest) (loop.Approval, error) {
 	if req.Decision.NeedsPerson {
-		return loop.Deny, fmt.Errorf("--yes does not answer this confirmation, only a person may (rule %s: %s)",
+		return loop.Deny, sentence.Errorf("--yes does not answer this confirmation, only a person may (rule %s: %s)",
 			req.Decision.Rule, req.Decision.Reason)
 	}
 	return loop.AllowOnce, nil
@@ -429,7 +430,7 @@ func openRuns(ctx context.Context, configs []Config, person func(name string) lo
 		if err != nil {
 			CloseAll(runs)
 			if rc.Name != "" {
-				err = fmt.Errorf("the %s run: %w", rc.Name, err)
+				err = sentence.Errorf("the %s run: %w", rc.Name, err)
 			}
 			return nil, err
 		}

@@ -4,13 +4,13 @@ package agentrun
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -44,7 +44,7 @@ func HideSecrets() error {
 	}
 	payload := []byte(strings.Join(secret, "\x00"))
 	if len(payload) > maxSecretsBytes {
-		return fmt.Errorf("the secret variables hold %d bytes, more than the %d KiB glassbox can pass on", len(payload), maxSecretsBytes>>10)
+		return sentence.Errorf("the secret variables hold %d bytes, more than the %d KiB glassbox can pass on", len(payload), maxSecretsBytes>>10)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -78,7 +78,7 @@ func readSecrets(fdText string) error {
 	os.Unsetenv(secretsFDVar)
 	fd, err := strconv.Atoi(fdText)
 	if err != nil || fd < 3 {
-		return fmt.Errorf("%s=%q is not a descriptor glassbox passed", secretsFDVar, fdText)
+		return sentence.Errorf("%s=%q is not a descriptor glassbox passed", secretsFDVar, fdText)
 	}
 	f := os.NewFile(uintptr(fd), "secrets")
 	defer f.Close()

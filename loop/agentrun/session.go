@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
@@ -85,7 +86,7 @@ func keptWorkspace(dir, from string) (*tools.Workspace, error) {
 	}
 	if from != "" {
 		if err := os.CopyFS(dir, os.DirFS(from)); err != nil {
-			return nil, fmt.Errorf("copying %s for the session failed: %v", from, err)
+			return nil, sentence.Errorf("copying %s for the session failed: %v", from, err)
 		}
 	} else if err := tools.CopySample(dir); err != nil {
 		return nil, err
@@ -107,10 +108,10 @@ func traceFork(w io.Writer, rec loop.ForkRecord) error {
 // header lists every run; every engine writes through its own Journal.
 func openSession(ctx context.Context, c Config, person func(name string) loop.Person) ([]*Run, error) {
 	if err := checkOutput("--session", c.Session); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if _, err := os.Stat(c.Session); err == nil {
-		return nil, fmt.Errorf("%w: --session %s already exists; a session file is never overwritten (reopen it with --resume %s)", ErrUsage, c.Session, c.Session)
+		return nil, sentence.Errorf("%w: --session %s already exists; a session file is never overwritten (reopen it with --resume %s)", ErrUsage, c.Session, c.Session)
 	}
 	data := session.DataDir(c.Session)
 	configs := c.Runs()
@@ -138,7 +139,7 @@ func openSession(ctx context.Context, c Config, person func(name string) loop.Pe
 	w, err := session.Create(c.Session, h)
 	if err != nil {
 		CloseAll(runs)
-		return nil, fmt.Errorf("%w: --session: %v", ErrUsage, err)
+		return nil, fmt.Errorf("%w: --session: %w", ErrUsage, err)
 	}
 	sessionGuard(w, runs)
 	s := &Session{Path: c.Session, writer: w}
@@ -188,19 +189,19 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 	path, err := session.Find(dir, c.Resume)
 	if err != nil {
 		if derr != nil && !strings.ContainsRune(c.Resume, os.PathSeparator) {
-			err = fmt.Errorf("%v (%v)", err, derr)
+			err = fmt.Errorf("%w (%w)", err, derr)
 		}
-		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	f, err := session.Read(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --resume: %v", ErrUsage, err)
+		return nil, fmt.Errorf("%w: --resume: %w", ErrUsage, err)
 	}
 	if c.Onto != "" && len(f.Runs) > 1 {
-		return nil, fmt.Errorf("%w: --provider/--tool-mode with --resume continue one run on another dialect; %s holds the two runs of a comparison", ErrUsage, path)
+		return nil, sentence.Errorf("%w: --provider/--tool-mode with --resume continue one run on another dialect; %s holds the two runs of a comparison", ErrUsage, path)
 	}
 	if c.Workspace != "" && len(f.Runs) > 1 {
-		return nil, fmt.Errorf("%w: --workspace with --resume names the folder of one run; %s holds the two runs of a comparison, each in its own folder beside it", ErrUsage, path)
+		return nil, sentence.Errorf("%w: --workspace with --resume names the folder of one run; %s holds the two runs of a comparison, each in its own folder beside it", ErrUsage, path)
 	}
 	var configs []Config
 	for _, rl := range f.Runs {
@@ -212,7 +213,7 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 	}
 	for _, rc := range configs {
 		if err := checkOutputs(rc.outputs(), rc.inputsOf(path)); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 	}
 	runs, err := openRuns(ctx, configs, person)
@@ -226,7 +227,7 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 	}()
 	w, err := session.Append(f)
 	if err != nil {
-		return nil, fmt.Errorf("reopening %s: %w", path, err)
+		return nil, sentence.Errorf("reopening %s: %w", path, err)
 	}
 	sessionGuard(w, runs)
 	s := &Session{Path: path, Resumed: true, Warnings: f.Warnings, writer: w}
@@ -240,7 +241,7 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 		}
 		e, recovery, err := loop.Resume(r.engineCfg, rl, j)
 		if err != nil {
-			return nil, fmt.Errorf("%w: --resume %s: %v", ErrUsage, path, err)
+			return nil, fmt.Errorf("%w: --resume %s: %w", ErrUsage, path, err)
 		}
 		r.Engine, r.Session = e, s
 		s.journals = append(s.journals, j)
@@ -294,10 +295,10 @@ func resumedConfig(c Config, path string, info session.RunInfo) (Config, error) 
 	}
 	rc.MaxIterations = info.MaxIterations
 	if rc.MaxIterations < 1 {
-		return rc, fmt.Errorf("%w: the session %s says max_iterations %d; it has been edited or is damaged", ErrUsage, path, info.MaxIterations)
+		return rc, sentence.Errorf("%w: the session %s says max_iterations %d; it has been edited or is damaged", ErrUsage, path, info.MaxIterations)
 	}
 	if info.Policy != "" && c.Policy == "" {
-		return rc, fmt.Errorf("%w: the session %s ran under the policy file %s; glassbox never takes rules from a session file. To go on under them, name the file yourself: glassbox --resume %s --policy %s", ErrUsage, path, info.Policy, path, info.Policy)
+		return rc, sentence.Errorf("%w: the session %s ran under the policy file %s; glassbox never takes rules from a session file. To go on under them, name the file yourself: glassbox --resume %s --policy %s", ErrUsage, path, info.Policy, path, info.Policy)
 	}
 	ws, err := sessionWorkspace(path, info, c.Workspace)
 	if err != nil {
@@ -321,7 +322,7 @@ func resumedConfig(c Config, path string, info session.RunInfo) (Config, error) 
 		}
 	}
 	if _, err := os.Stat(rc.Workspace); err != nil {
-		return rc, fmt.Errorf("%w: the session's workspace %s is gone (%v); a session can only continue on its files", ErrUsage, rc.Workspace, err)
+		return rc, sentence.Errorf("%w: the session's workspace %s is gone (%v); a session can only continue on its files", ErrUsage, rc.Workspace, err)
 	}
 	return rc, nil
 }
@@ -333,12 +334,12 @@ func forkRun(ctx context.Context, c Config, r *Run) error {
 		step = r.Engine.Seq()
 	}
 	if step > r.Engine.Seq() {
-		return fmt.Errorf("%w: --from %d: the session has steps 0 to %d", ErrUsage, step, r.Engine.Seq())
+		return sentence.Errorf("%w: --from %d: the session has steps 0 to %d", ErrUsage, step, r.Engine.Seq())
 	}
 	if c.Onto == "" || c.Onto == r.Backend.Dialect.Name {
 		err := r.Engine.Fork(step)
 		if errors.Is(err, loop.ErrWorkspaceNotRestorable) {
-			return fmt.Errorf("%w: --from %d: %v", ErrUsage, step, err)
+			return fmt.Errorf("%w: --from %d: %w", ErrUsage, step, err)
 		}
 		return err
 	}
@@ -348,7 +349,7 @@ func forkRun(ctx context.Context, c Config, r *Run) error {
 	}
 	if err := r.Engine.ForkOnto(step, onto.Onto, true); err != nil {
 		if errors.Is(err, loop.ErrWorkspaceNotRestorable) {
-			return fmt.Errorf("%w: --from %d: %v", ErrUsage, step, err)
+			return fmt.Errorf("%w: --from %d: %w", ErrUsage, step, err)
 		}
 		return err
 	}
@@ -375,7 +376,7 @@ func (r *Run) OntoDialect(ctx context.Context, name string) (Onto, error) {
 func (r *Run) onto(ctx context.Context, name string, c Config) (Onto, error) {
 	d, ok := backend.Lookup(name)
 	if !ok {
-		return Onto{}, fmt.Errorf("%w: %q is not a dialect; pick one of %s", ErrUsage, name, backend.Names())
+		return Onto{}, sentence.Errorf("%w: %q is not a dialect; pick one of %s", ErrUsage, name, backend.Names())
 	}
 	oc := r.Config
 	oc.Provider, oc.ToolMode, oc.Model = d.Provider, d.ToolMode, ""
@@ -404,17 +405,17 @@ func checkSession(c Config) error {
 	if c.Resume == "" {
 		switch {
 		case c.From >= 0:
-			return errors.New("--from forks a resumed session: use it with --resume ID|FILE")
+			return sentence.Errorf("--from forks a resumed session: use it with --resume ID|FILE")
 		case c.Onto != "":
-			return errors.New("continuing on another dialect needs a session: use --provider with --resume ID|FILE")
+			return sentence.Errorf("continuing on another dialect needs a session: use --provider with --resume ID|FILE")
 		}
 		return nil
 	}
 	switch {
 	case c.Session != "":
-		return errors.New("--resume continues the session in its own file; leave --session out")
+		return sentence.Errorf("--resume continues the session in its own file; leave --session out")
 	case len(c.Compare) > 0:
-		return errors.New("--resume reopens the runs the session holds; leave --compare out")
+		return sentence.Errorf("--resume reopens the runs the session holds; leave --compare out")
 	}
 	return nil
 }
@@ -432,7 +433,7 @@ func (f StepFlag) String() string {
 func (f StepFlag) Set(v string) error {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return fmt.Errorf("want a step number (0 or more), not %q", v)
+		return sentence.Errorf("want a step number (0 or more), not %q", v)
 	}
 	*f.N = n
 	return nil
@@ -446,7 +447,7 @@ func (c *Config) ResumeFlags(set map[string]bool) error {
 		return nil
 	}
 	if set["model"] {
-		return errors.New("--model with --resume: the session keeps its model; to continue on another provider use --provider (its default model)")
+		return sentence.Errorf("--model with --resume: the session keeps its model; to continue on another provider use --provider (its default model)")
 	}
 	if !set["provider"] && !set["tool-mode"] {
 		return nil
@@ -467,7 +468,7 @@ func (c *Config) DefaultSession(getenv func(string) string) error {
 	}
 	path, err := NewSessionPath(getenv)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	c.Session = path
 	return nil
@@ -489,7 +490,7 @@ func testCrash(j *loop.Journal) error {
 	name, mode, _ := strings.Cut(v, ":")
 	state := loop.State(name)
 	if !slices.Contains(loop.States, state) || (mode != "" && mode != "mid") {
-		return fmt.Errorf("%w: %s=%s: want a state name, optionally followed by :mid", ErrUsage, TestCrashVar, v)
+		return sentence.Errorf("%w: %s=%s: want a state name, optionally followed by :mid", ErrUsage, TestCrashVar, v)
 	}
 	j.SetTestCrash(state, mode == "mid", func() {
 		p, err := os.FindProcess(os.Getpid())

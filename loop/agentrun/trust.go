@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
@@ -66,10 +67,10 @@ func checkWorkspaceFolder(flag, dir string, getenv func(string) string) error {
 	real := resolved(dir)
 	fix := fmt.Sprintf("make a folder for the work (mkdir -p ~/glassbox-work) and pass %s ~/glassbox-work, or leave %s out to work on a fresh copy of the sample project", flag, flag)
 	if filepath.Dir(real) == real {
-		return fmt.Errorf("%s %s is the root of the filesystem: the tools could change every file on the machine; %s", flag, dir, fix)
+		return sentence.Errorf("%s %s is the root of the filesystem: the tools could change every file on the machine; %s", flag, dir, fix)
 	}
 	if home := getenv("HOME"); home != "" && resolved(home) == real {
-		return fmt.Errorf("%s %s is your home folder: the tools could change every file you have (.bashrc, .ssh); %s", flag, dir, fix)
+		return sentence.Errorf("%s %s is your home folder: the tools could change every file you have (.bashrc, .ssh); %s", flag, dir, fix)
 	}
 	state, err := StateDir(getenv)
 	if err != nil {
@@ -78,9 +79,9 @@ func checkWorkspaceFolder(flag, dir string, getenv func(string) string) error {
 	state = resolved(state)
 	switch {
 	case within(state, real):
-		return fmt.Errorf("%s %s holds glassbox's own state (%s: sessions and the key that seals approvals); %s", flag, dir, state, fix)
+		return sentence.Errorf("%s %s holds glassbox's own state (%s: sessions and the key that seals approvals); %s", flag, dir, state, fix)
 	case within(real, state) && !isSessionWorkspace(real, state):
-		return fmt.Errorf("%s %s is inside glassbox's own state folder %s (sessions and the key that seals approvals); %s", flag, dir, state, fix)
+		return sentence.Errorf("%s %s is inside glassbox's own state folder %s (sessions and the key that seals approvals); %s", flag, dir, state, fix)
 	}
 	return nil
 }
@@ -124,7 +125,7 @@ func sessionWorkspace(sessionPath string, info session.RunInfo, flagged string) 
 		return flagged, nil
 	}
 	if _, known := backend.Lookup(info.Name); info.Name != "" && !known {
-		return "", fmt.Errorf("%w: the session %s names a run %q, which is no dialect glassbox speaks; it has been edited or is damaged", ErrUsage, sessionPath, info.Name)
+		return "", sentence.Errorf("%w: the session %s names a run %q, which is no dialect glassbox speaks; it has been edited or is damaged", ErrUsage, sessionPath, info.Name)
 	}
 	own := ownWorkspace(sessionPath, info.Name)
 	dir := resolved(filepath.Dir(sessionPath))
@@ -132,14 +133,14 @@ func sessionWorkspace(sessionPath string, info session.RunInfo, flagged string) 
 	named := info.Workspace
 	if named != "" && filepath.IsAbs(named) && resolved(named) == ownReal && noLinks(dir, ownReal) {
 		if err := checkWorkspaceFolder("--workspace", ownReal, os.Getenv); err != nil {
-			return "", fmt.Errorf("%w: the session %s: %v", ErrUsage, sessionPath, err)
+			return "", sentence.Errorf("%w: the session %s: %v", ErrUsage, sessionPath, err)
 		}
 		return ownReal, nil
 	}
 	if named == "" {
 		named = `""`
 	}
-	return "", fmt.Errorf("%w: the session %s names the workspace %s, which is not its own folder (%s); glassbox never takes a folder from a session file. If %s is the folder this session worked in, say so: glassbox --resume %s --workspace %s",
+	return "", sentence.Errorf("%w: the session %s names the workspace %s, which is not its own folder (%s); glassbox never takes a folder from a session file. If %s is the folder this session worked in, say so: glassbox --resume %s --workspace %s",
 		ErrUsage, sessionPath, named, own, named, sessionPath, named)
 }
 
@@ -193,11 +194,11 @@ func checkOutputs(outputs []input, inputs []input) error {
 			}
 			switch {
 			case same && in.dir:
-				return fmt.Errorf("%s %s is %s; name a file outside it", out.what, out.path, in.what)
+				return sentence.Errorf("%s %s is %s; name a file outside it", out.what, out.path, in.what)
 			case same:
-				return fmt.Errorf("%s %s is %s: glassbox never writes an output over one of its inputs; name another file", out.what, out.path, in.what)
+				return sentence.Errorf("%s %s is %s: glassbox never writes an output over one of its inputs; name another file", out.what, out.path, in.what)
 			case in.dir && within(o, i):
-				return fmt.Errorf("%s %s is inside %s (%s), where a command could change it; name a file outside it", out.what, out.path, in.what, in.path)
+				return sentence.Errorf("%s %s is inside %s (%s), where a command could change it; name a file outside it", out.what, out.path, in.what, in.path)
 			}
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -59,6 +60,10 @@ type Options struct {
 	// Secrets are masked on the page wherever they appear, on top of the
 	// masking the session was saved with (a session file is untrusted).
 	Secrets []string
+	// Lang is the language of the page's headings and labels (English when
+	// empty). What the session holds — requests, replies, tool results,
+	// payloads, state, edge, rule and tool names — is shown as it is.
+	Lang lang.Lang
 }
 
 // ErrStep: the step asked for is not in the session.
@@ -133,6 +138,8 @@ func StepFile(sessionPath string, step int, format Format, secrets ...string) (s
 // page is what both formats draw. Every string in it is text as it should
 // read — masked and made printable — and not yet escaped for the format.
 type page struct {
+	Lang    string // the page's language code, <html lang="…">
+	L       labels // its headings and labels in that language
 	Title   string
 	Session string // the session's id
 	Started string
@@ -230,7 +237,8 @@ func build(path string, opt Options) (*page, error) {
 	}
 	c := clean{providers.NewMasker(opt.Secrets...)}
 	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	p := &page{Session: c.s(id), Started: f.Header.Started.UTC().Format(time.RFC3339), Request: c.s(f.Header.Request), Whole: opt.Step == 0}
+	l := opt.Lang
+	p := &page{Lang: l.String(), L: labelsIn(l), Session: c.s(id), Started: f.Header.Started.UTC().Format(time.RFC3339), Request: c.s(f.Header.Request), Whole: opt.Step == 0}
 	var all []loop.Transition
 	steps := 0
 	for _, rl := range f.Runs {
@@ -248,7 +256,7 @@ func build(path string, opt Options) (*page, error) {
 			return nil, fmt.Errorf("%w: %s: %v", session.ErrCorrupt, path, err)
 		}
 		all = append(all, ts...)
-		rp, err := buildRun(path, rl, ts, opt.Step, c)
+		rp, err := buildRun(l, path, rl, ts, opt.Step, c)
 		if err != nil {
 			return nil, err
 		}
@@ -258,11 +266,11 @@ func build(path string, opt Options) (*page, error) {
 	if h.Bytes, err = loop.SessionBytes(path); err != nil {
 		return nil, err
 	}
-	p.Health = h.String()
+	p.Health = h.StringIn(l.F)
 	if opt.Step > 0 {
-		p.Title = fmt.Sprintf("glassbox handout: step %d of %d", opt.Step, steps)
+		p.Title = l.F("glassbox handout: step %d of %d", opt.Step, steps)
 	} else {
-		p.Title = fmt.Sprintf("glassbox handout: a whole session, %d steps", steps)
+		p.Title = l.F("glassbox handout: a whole session, %d steps", steps)
 	}
 	return p, nil
 }
@@ -281,11 +289,11 @@ func checkArcs(ts []loop.Transition) error {
 	return nil
 }
 
-func buildRun(path string, rl *session.RunLog, ts []loop.Transition, step int, c clean) (runPage, error) {
+func buildRun(l lang.Lang, path string, rl *session.RunLog, ts []loop.Transition, step int, c clean) (runPage, error) {
 	info := rl.Info
 	about := []string{backend.NameOf(info.Provider, info.ToolMode), info.Model, info.Backend}
 	if info.Lesson != "" {
-		about = append(about, "lesson "+info.Lesson)
+		about = append(about, l.F("lesson %s", info.Lesson))
 	}
 	rp := runPage{Name: c.s(info.Name), About: c.s(strings.Join(about, " · ")), Total: len(ts)}
 	first, last := 0, len(ts)
@@ -298,12 +306,12 @@ func buildRun(path string, rl *session.RunLog, ts []loop.Transition, step int, c
 			rp.History = append(rp.History, historyEntry(m, c))
 		}
 		if step == 0 {
-			rp.Timeline = append(rp.Timeline, row{Seq: t.Seq, From: string(t.From), Edge: string(t.Edge), To: string(t.To), Notes: c.s(summary(t))})
+			rp.Timeline = append(rp.Timeline, row{Seq: t.Seq, From: string(t.From), Edge: string(t.Edge), To: string(t.To), Notes: c.s(summary(l, t))})
 		}
 	}
 	exchanges := loop.NewExchangeReader(path, 0) // one reader: the exchanges are stored as deltas
 	for i := first; i < last; i++ {
-		sp, err := buildStep(exchanges, rl.Steps[i], ts[i], c)
+		sp, err := buildStep(l, exchanges, rl.Steps[i], ts[i], c)
 		if err != nil {
 			return rp, err
 		}
@@ -312,7 +320,7 @@ func buildRun(path string, rl *session.RunLog, ts []loop.Transition, step int, c
 	return rp, nil
 }
 
-func buildStep(exchanges *loop.ExchangeReader, rec session.Record, t loop.Transition, c clean) (stepPage, error) {
+func buildStep(l lang.Lang, exchanges *loop.ExchangeReader, rec session.Record, t loop.Transition, c clean) (stepPage, error) {
 	sp := stepPage{
 		Seq:       t.Seq,
 		To:        string(t.To),
@@ -320,7 +328,7 @@ func buildStep(exchanges *loop.ExchangeReader, rec session.Record, t loop.Transi
 		Iteration: t.Iteration,
 		Time:      t.Time.UTC().Format(time.RFC3339Nano),
 		Diagram:   drawDiagram(t),
-		Facts:     facts(t, c),
+		Facts:     facts(l, t, c),
 	}
 	for _, pc := range t.Pending {
 		sp.Calls = append(sp.Calls, callOf(pc, c))
@@ -330,7 +338,7 @@ func buildStep(exchanges *loop.ExchangeReader, rec session.Record, t loop.Transi
 		return sp, err
 	}
 	for _, x := range xs {
-		sp.Payloads = append(sp.Payloads, payloadOf(c.m.Exchange(x)))
+		sp.Payloads = append(sp.Payloads, payloadOf(l, c.m.Exchange(x)))
 	}
 	return sp, nil
 }
@@ -349,14 +357,14 @@ func drawDiagram(t loop.Transition) string {
 
 // summary is the timeline's note on a step: what the model, the tool or
 // the security layer did.
-func summary(t loop.Transition) string {
+func summary(l lang.Lang, t loop.Transition) string {
 	switch {
 	case t.Event != nil:
 		return fmt.Sprintf("%s %s: %s", t.Event.Source, t.Event.Type, oneLine(t.Event.Data, 60))
 	case t.LLM != nil:
-		s := fmt.Sprintf("stop_reason %s · tokens %d→%d · %d ms", t.LLM.StopReason, t.LLM.Usage.InputTokens, t.LLM.Usage.OutputTokens, t.LLM.TotalMS)
+		s := fmt.Sprintf("stop_reason %s · ", t.LLM.StopReason) + l.F("tokens %d→%d · %d ms", t.LLM.Usage.InputTokens, t.LLM.Usage.OutputTokens, t.LLM.TotalMS)
 		if n := len(t.LLM.Retries); n > 0 {
-			s += fmt.Sprintf(" · %d retried", n)
+			s += " · " + l.F("%d retried", n)
 		}
 		return s
 	case t.Decision != nil && t.Tool != nil:
@@ -364,43 +372,43 @@ func summary(t loop.Transition) string {
 	case t.Error != nil:
 		return fmt.Sprintf("%s: %s", t.Error.Kind, oneLine(t.Error.Message, 60))
 	case t.Result != nil && t.Tool != nil:
-		return fmt.Sprintf("%s → %s in %d ms", t.Tool.Name, map[bool]string{false: "ok", true: "error"}[t.Result.IsError], t.Result.DurationMS)
+		return l.F("%s → %s in %d ms", t.Tool.Name, map[bool]string{false: "ok", true: "error"}[t.Result.IsError], t.Result.DurationMS)
 	case t.Output != nil:
-		return "to " + t.Output.Target + ": " + oneLine(t.Output.Text, 60)
+		return l.F("to %s: %s", t.Output.Target, oneLine(t.Output.Text, 60))
 	}
 	return ""
 }
 
 // facts lists what the step's record carries, one labelled entry each.
-func facts(t loop.Transition, c clean) []fact {
+func facts(l lang.Lang, t loop.Transition, c clean) []fact {
 	var out []fact
 	add := func(label, text string, block bool) { out = append(out, fact{label, c.s(text), block}) }
 	if ev := t.Event; ev != nil {
-		add("Event", fmt.Sprintf("%s · %s", ev.Source, ev.Type), false)
-		add("Event data", ev.Data, true)
+		add(l.T("Event"), fmt.Sprintf("%s · %s", ev.Source, ev.Type), false)
+		add(l.T("Event data"), ev.Data, true)
 	}
-	if l := t.LLM; l != nil {
-		llmFacts(l, add)
+	if r := t.LLM; r != nil {
+		llmFacts(l, r, add)
 	}
 	if t.Edited {
-		add("What-if", "a person replaced the context before it was sent", false)
+		add(l.T("What-if"), l.T("a person replaced the context before it was sent"), false)
 	}
 	if tc := t.Tool; tc != nil {
-		add("Tool", tc.Name+" "+string(tc.Args), true)
+		add(l.T("Tool"), tc.Name+" "+string(tc.Args), true)
 	}
 	if d := t.Decision; d != nil {
-		add("Decision", fmt.Sprintf("%s — rule %s: %s", d.Verdict, d.Rule, d.Reason), false)
+		add(l.T("Decision"), l.F("%s — rule %s: %s", d.Verdict, d.Rule, d.Reason), false)
 	}
 	if r := t.Result; r != nil {
-		resultFacts(r, add)
+		resultFacts(l, r, add)
 	}
 	if e := t.Error; e != nil {
-		add("Error", e.Kind, false)
-		add("Error message", e.Message, true)
+		add(l.T("Error"), e.Kind, false)
+		add(l.T("Error message"), e.Message, true)
 	}
 	if o := t.Output; o != nil {
-		add("Output to", o.Target, false)
-		add("Output", o.Text, true)
+		add(l.T("Output to"), o.Target, false)
+		add(l.T("Output"), o.Text, true)
 	}
 	return out
 }
@@ -409,39 +417,39 @@ func facts(t loop.Transition, c clean) []fact {
 type addFact func(label, text string, block bool)
 
 // llmFacts are the facts of a step's model call.
-func llmFacts(l *loop.LLMRecord, add addFact) {
-	add("Model call", fmt.Sprintf("%s · %s · %s (%s)", l.Provider, l.Model, l.Backend, l.BackendReason), false)
-	add("Stop reason", fmt.Sprintf("%s (finish reason %s)", l.StopReason, l.FinishReason), false)
-	add("Tokens", fmt.Sprintf("%d in, %d out", l.Usage.InputTokens, l.Usage.OutputTokens), false)
-	add("Timing", fmt.Sprintf("latency %d ms, whole call %d ms, HTTP %d", l.LatencyMS, l.TotalMS, l.HTTPStatus), false)
-	for _, r := range l.Retries {
-		add("Retry", fmt.Sprintf("attempt %d: %s (HTTP %d) after %d ms, waited %d ms", r.Attempt, r.Reason, r.Status, r.LatencyMS, r.WaitMS), false)
+func llmFacts(l lang.Lang, r *loop.LLMRecord, add addFact) {
+	add(l.T("Model call"), fmt.Sprintf("%s · %s · %s (%s)", r.Provider, r.Model, r.Backend, r.BackendReason), false)
+	add(l.T("Stop reason"), l.F("%s (finish reason %s)", r.StopReason, r.FinishReason), false)
+	add(l.T("Tokens"), l.F("%d in, %d out", r.Usage.InputTokens, r.Usage.OutputTokens), false)
+	add(l.T("Timing"), l.F("latency %d ms, whole call %d ms, HTTP %d", r.LatencyMS, r.TotalMS, r.HTTPStatus), false)
+	for _, a := range r.Retries {
+		add(l.T("Retry"), l.F("attempt %d: %s (HTTP %d) after %d ms, waited %d ms", a.Attempt, a.Reason, a.Status, a.LatencyMS, a.WaitMS), false)
 	}
-	if l.Thought != "" {
-		add("Thought", l.Thought, true)
+	if r.Thought != "" {
+		add(l.T("Thought"), r.Thought, true)
 	}
-	if l.Text != "" {
-		add("Text", l.Text, true)
+	if r.Text != "" {
+		add(l.T("Text"), r.Text, true)
 	}
-	for _, tc := range l.ToolCalls {
-		add("Tool call", tc.Name+" "+string(tc.Args), true)
+	for _, tc := range r.ToolCalls {
+		add(l.T("Tool call"), tc.Name+" "+string(tc.Args), true)
 	}
-	for _, d := range l.Divergences {
-		add("Divergence", d, false)
+	for _, d := range r.Divergences {
+		add(l.T("Divergence"), d, false)
 	}
 }
 
 // resultFacts are the facts of a tool's result.
-func resultFacts(r *loop.ResultRecord, add addFact) {
+func resultFacts(l lang.Lang, r *loop.ResultRecord, add addFact) {
 	state := "ok"
 	if r.IsError {
 		state = "error"
 	}
-	add("Result", fmt.Sprintf("%s in %d ms", state, r.DurationMS), false)
+	add(l.T("Result"), l.F("%s in %d ms", state, r.DurationMS), false)
 	if r.Sandbox != "" {
-		add("Sandbox", r.Sandbox, false)
+		add(l.T("Sandbox"), r.Sandbox, false)
 	}
-	add("Result content", r.Content, true)
+	add(l.T("Result content"), r.Content, true)
 }
 
 func callOf(pc loop.PendingCall, c clean) call {
@@ -459,10 +467,11 @@ func callOf(pc loop.PendingCall, c clean) call {
 }
 
 // payloadOf lays out an exchange that Masker.Exchange has masked again.
-func payloadOf(x providers.Exchange) payload {
+func payloadOf(l lang.Lang, x providers.Exchange) payload {
+	n := x.Records()
 	p := payload{
 		Title:           loop.Printable(fmt.Sprintf("%s %s → %d", x.Method, x.URL, x.Status)),
-		Timing:          fmt.Sprintf("first byte after %d ms, whole response after %d ms, %s", x.TTFB.Milliseconds(), x.Total.Milliseconds(), chunkCount(x.Records())),
+		Timing:          l.F("first byte after %d ms, whole response after %d ms, %s", x.TTFB.Milliseconds(), x.Total.Milliseconds(), plural(n, l.F("%d chunk", n), l.F("%d chunks", n))),
 		RequestHeaders:  loop.Printable(headers(x.RequestHeaders)),
 		RequestBody:     loop.Printable(pretty(x.RequestBody)),
 		ResponseHeaders: loop.Printable(headers(x.ResponseHeaders)),
@@ -470,7 +479,7 @@ func payloadOf(x providers.Exchange) payload {
 		Redacted:        loop.Printable(strings.Join(x.Redacted, ", ")),
 	}
 	if x.Err != "" {
-		p.Title = loop.Printable(fmt.Sprintf("%s %s → failed: %s", x.Method, x.URL, x.Err))
+		p.Title = loop.Printable(l.F("%s %s → failed: %s", x.Method, x.URL, x.Err))
 	}
 	return p
 }
@@ -501,13 +510,12 @@ func pretty(body []byte) string {
 	return strings.ReplaceAll(string(body), "\r\n", "\n")
 }
 
-// chunkCount is how many records the response came in (providers.Exchange
-// Records: a stream's events or lines, a body as one), in words.
-func chunkCount(n int) string {
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
 	if n == 1 {
-		return "1 chunk"
+		return one
 	}
-	return fmt.Sprintf("%d chunks", n)
+	return many
 }
 
 func historyEntry(m history.Message, c clean) message {

@@ -14,7 +14,7 @@ func writeHTML(b *bytes.Buffer, p *page) error {
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
-<html lang="en">
+<html lang="{{.Lang}}">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
@@ -38,21 +38,21 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } d
 <body>
 <h1>{{.Title}}</h1>
 <dl>
-<dt>Session</dt><dd><code>{{.Session}}</code></dd>
-<dt>Started</dt><dd>{{.Started}}</dd>
+<dt>{{.L.Session}}</dt><dd><code>{{.Session}}</code></dd>
+<dt>{{.L.Started}}</dt><dd>{{.Started}}</dd>
 {{- if .Request}}
-<dt>First request</dt><dd>{{.Request}}</dd>
+<dt>{{.L.FirstRequest}}</dt><dd>{{.Request}}</dd>
 {{- end}}
-<dt>Health</dt><dd>{{.Health}}</dd>
+<dt>{{.L.Health}}</dt><dd>{{.Health}}</dd>
 </dl>
 {{- range .Runs}}
 <section>
-<h2>Run{{if .Name}} <code>{{.Name}}</code>{{end}}</h2>
-<p>{{.About}} · {{.Total}} steps</p>
+<h2>{{$.L.Run}}{{if .Name}} <code>{{.Name}}</code>{{end}}</h2>
+<p>{{.About}} · {{.Total}} {{$.L.Steps}}</p>
 {{- if $.Whole}}
-<h3>Timeline</h3>
+<h3>{{$.L.Timeline}}</h3>
 <table>
-<tr><th>step</th><th>from</th><th>edge</th><th>to</th><th>what happened</th></tr>
+<tr>{{range $.L.TimelineHead}}<th>{{.}}</th>{{end}}</tr>
 {{- range .Timeline}}
 <tr><td>{{.Seq}}</td><td><code>{{.From}}</code></td><td><code>{{.Edge}}</code></td><td><code>{{.To}}</code></td><td>{{.Notes}}</td></tr>
 {{- end}}
@@ -60,8 +60,8 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } d
 {{- end}}
 {{- range .Steps}}
 <article>
-<h3>Step {{.Seq}}: <code>{{.Arc}}</code></h3>
-<p>Iteration {{.Iteration}} · {{.Time}}</p>
+<h3>{{$.L.Step}} {{.Seq}}: <code>{{.Arc}}</code></h3>
+<p>{{$.L.Iteration}} {{.Iteration}} · {{.Time}}</p>
 <pre class="diagram">{{with .Lit}}{{index . 0}}<mark>{{index . 1}}</mark>{{index . 2}}{{end}}</pre>
 {{- range .Facts}}
 {{- if .Block}}
@@ -72,36 +72,36 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } d
 {{- end}}
 {{- end}}
 {{- if .Calls}}
-<h4>Tool calls of this iteration</h4>
+<h4>{{$.L.CallsHead}}</h4>
 <table>
-<tr><th>tool</th><th>arguments</th><th>verdict</th><th>rule</th><th>reason</th><th>status</th><th>result</th></tr>
+<tr>{{range $.L.CallsColumns}}<th>{{.}}</th>{{end}}</tr>
 {{- range .Calls}}
 <tr><td><code>{{.Name}}</code></td><td><code>{{.Args}}</code></td><td class="verdict-{{.Verdict}}">{{.Verdict}}{{if .Approval}} → {{.Approval}}{{end}}</td><td>{{.Rule}}</td><td>{{.Reason}}</td><td>{{.Status}}</td><td>{{.Result}}</td></tr>
 {{- end}}
 </table>
 {{- end}}
 {{- range $i, $x := .Payloads}}
-<h4>Raw HTTP exchange: <code>{{$x.Title}}</code></h4>
-<p>{{$x.Timing}}{{if $x.Redacted}} · masked: {{$x.Redacted}}{{end}}</p>
-<p>Request headers:</p>
+<h4>{{$.L.Exchange}}: <code>{{$x.Title}}</code></h4>
+<p>{{$x.Timing}}{{if $x.Redacted}} · {{$.L.Masked}}: {{$x.Redacted}}{{end}}</p>
+<p>{{$.L.RequestHeaders}}:</p>
 <pre>{{$x.RequestHeaders}}</pre>
-<p>Request body:</p>
+<p>{{$.L.RequestBody}}:</p>
 <pre>{{$x.RequestBody}}</pre>
 {{- if $x.ResponseHeaders}}
-<p>Response headers:</p>
+<p>{{$.L.ResponseHeaders}}:</p>
 <pre>{{$x.ResponseHeaders}}</pre>
 {{- end}}
-<p>Response body:</p>
+<p>{{$.L.ResponseBody}}:</p>
 <pre>{{$x.ResponseBody}}</pre>
 {{- end}}
 </article>
 {{- end}}
 {{- if and (not $.Whole) (not .Steps)}}
-<p>This run had ended before that step.</p>
+<p>{{$.L.Ended}}</p>
 {{- end}}
-<h3>{{if $.Whole}}History{{else}}History as of this step{{end}}</h3>
+<h3>{{if $.Whole}}{{$.L.History}}{{else}}{{$.L.HistoryAsOf}}{{end}}</h3>
 {{- if not .History}}
-<p>(empty)</p>
+<p>{{$.L.Empty}}</p>
 {{- end}}
 {{- range .History}}
 <p class="role">{{.Role}}</p>

@@ -11,36 +11,37 @@ import (
 // goes into a code span, a block into a code fence, each longer than any
 // run of backticks inside it, so nothing in a tool result can close it.
 func writeMarkdown(b *bytes.Buffer, p *page) {
+	L := p.L
 	fmt.Fprintf(b, "# %s\n\n", plainLine(p.Title))
-	fmt.Fprintf(b, "- Session: %s\n- Started: %s\n", span(p.Session), p.Started)
+	fmt.Fprintf(b, "- %s: %s\n- %s: %s\n", L.Session, span(p.Session), L.Started, p.Started)
 	if p.Request != "" {
-		fmt.Fprintf(b, "- First request: %s\n", span(p.Request))
+		fmt.Fprintf(b, "- %s: %s\n", L.FirstRequest, span(p.Request))
 	}
-	fmt.Fprintf(b, "- Health: %s\n", p.Health)
+	fmt.Fprintf(b, "- %s: %s\n", L.Health, p.Health)
 	for _, r := range p.Runs {
 		b.WriteString("\n")
 		if r.Name != "" {
-			fmt.Fprintf(b, "## Run %s\n\n", span(r.Name))
+			fmt.Fprintf(b, "## %s %s\n\n", L.Run, span(r.Name))
 		} else {
-			b.WriteString("## Run\n\n")
+			fmt.Fprintf(b, "## %s\n\n", L.Run)
 		}
-		fmt.Fprintf(b, "%s · %d steps\n\n", span(r.About), r.Total)
+		fmt.Fprintf(b, "%s · %d %s\n\n", span(r.About), r.Total, L.Steps)
 		if p.Whole {
-			writeTimeline(b, r.Timeline)
+			writeTimeline(b, L, r.Timeline)
 		}
 		for _, s := range r.Steps {
-			writeStepMarkdown(b, s)
+			writeStepMarkdown(b, L, s)
 		}
 		if !p.Whole && len(r.Steps) == 0 {
-			b.WriteString("This run had ended before that step.\n\n")
+			b.WriteString(L.Ended + "\n\n")
 		}
 		if p.Whole {
-			b.WriteString("### History\n\n")
+			fmt.Fprintf(b, "### %s\n\n", L.History)
 		} else {
-			b.WriteString("### History as of this step\n\n")
+			fmt.Fprintf(b, "### %s\n\n", L.HistoryAsOf)
 		}
 		if len(r.History) == 0 {
-			b.WriteString("(empty)\n\n")
+			b.WriteString(L.Empty + "\n\n")
 		}
 		for _, m := range r.History {
 			fmt.Fprintf(b, "%s\n\n", span(m.Role))
@@ -49,17 +50,17 @@ func writeMarkdown(b *bytes.Buffer, p *page) {
 	}
 }
 
-func writeTimeline(b *bytes.Buffer, rows []row) {
-	b.WriteString("### Timeline\n\n| step | from | edge | to | what happened |\n|---:|---|---|---|---|\n")
+func writeTimeline(b *bytes.Buffer, L labels, rows []row) {
+	fmt.Fprintf(b, "### %s\n\n| %s |\n|---:|---|---|---|---|\n", L.Timeline, strings.Join(L.TimelineHead[:], " | "))
 	for _, r := range rows {
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s |\n", r.Seq, span(r.From), span(r.Edge), span(r.To), cellText(span(r.Notes)))
 	}
 	b.WriteString("\n")
 }
 
-func writeStepMarkdown(b *bytes.Buffer, s stepPage) {
-	fmt.Fprintf(b, "### Step %d: %s\n\n", s.Seq, span(s.Arc))
-	fmt.Fprintf(b, "Iteration %d · %s\n\n", s.Iteration, s.Time)
+func writeStepMarkdown(b *bytes.Buffer, L labels, s stepPage) {
+	fmt.Fprintf(b, "### %s %d: %s\n\n", L.Step, s.Seq, span(s.Arc))
+	fmt.Fprintf(b, "%s %d · %s\n\n", L.Iteration, s.Iteration, s.Time)
 	fence(b, "text", s.Diagram)
 	inList := false
 	for _, f := range s.Facts {
@@ -79,7 +80,7 @@ func writeStepMarkdown(b *bytes.Buffer, s stepPage) {
 		b.WriteString("\n")
 	}
 	if len(s.Calls) > 0 {
-		b.WriteString("#### Tool calls of this iteration\n\n| tool | arguments | verdict | rule | reason | status | result |\n|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(b, "#### %s\n\n| %s |\n|---|---|---|---|---|---|---|\n", L.CallsHead, strings.Join(L.CallsColumns[:], " | "))
 		for _, c := range s.Calls {
 			verdict := c.Verdict
 			if c.Approval != "" {
@@ -91,19 +92,19 @@ func writeStepMarkdown(b *bytes.Buffer, s stepPage) {
 		b.WriteString("\n")
 	}
 	for i, x := range s.Payloads {
-		fmt.Fprintf(b, "#### Raw HTTP exchange %d: %s\n\n%s", i+1, span(x.Title), x.Timing)
+		fmt.Fprintf(b, "#### %s %d: %s\n\n%s", L.Exchange, i+1, span(x.Title), x.Timing)
 		if x.Redacted != "" {
-			fmt.Fprintf(b, " · masked: %s", span(x.Redacted))
+			fmt.Fprintf(b, " · %s: %s", L.Masked, span(x.Redacted))
 		}
-		b.WriteString("\n\nRequest headers:\n\n")
+		fmt.Fprintf(b, "\n\n%s:\n\n", L.RequestHeaders)
 		fence(b, "http", x.RequestHeaders)
-		b.WriteString("Request body:\n\n")
+		fmt.Fprintf(b, "%s:\n\n", L.RequestBody)
 		fence(b, "json", x.RequestBody)
 		if x.ResponseHeaders != "" {
-			b.WriteString("Response headers:\n\n")
+			fmt.Fprintf(b, "%s:\n\n", L.ResponseHeaders)
 			fence(b, "http", x.ResponseHeaders)
 		}
-		b.WriteString("Response body:\n\n")
+		fmt.Fprintf(b, "%s:\n\n", L.ResponseBody)
 		fence(b, "json", x.ResponseBody)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Outcome is how a headless run ended; main turns it into an exit code.
@@ -38,6 +39,10 @@ func (o Outcome) String() string {
 type Options struct {
 	JSON    bool   // JSONL on stdout instead of the human trace
 	Version string // shown in the human trace's first line
+	// Lang is the language of the human trace's sentences and of what is
+	// said on stderr; the JSONL trace, and every name in the human trace
+	// (state, edge, rule, tool), are the same in every language.
+	Lang lang.Lang
 	// Width is the terminal's width (0 when stdout is not a terminal). In
 	// compare mode a width of SideBySide or more prints the two traces in
 	// two columns; otherwise each line carries its run's name.
@@ -65,7 +70,7 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 	p := printer{o: o, out: stdout, runs: runs}
 	p.header()
 	if err := p.resumed(stderr); err != nil {
-		fmt.Fprintf(stderr, "glassbox run: writing the trace: %v\n", err)
+		p.writeFailed(stderr, err)
 		return ProviderFailed
 	}
 	tallies := make([]tally, len(runs))
@@ -96,7 +101,7 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 			break
 		}
 		if err := p.round(round); err != nil {
-			fmt.Fprintf(stderr, "glassbox run: writing the trace: %v\n", err)
+			p.writeFailed(stderr, err)
 			return ProviderFailed
 		}
 	}
@@ -106,7 +111,7 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 	}
 	if len(runs) > 1 {
 		if err := p.summaries(tallies); err != nil {
-			fmt.Fprintf(stderr, "glassbox run: writing the trace: %v\n", err)
+			p.writeFailed(stderr, err)
 			return ProviderFailed
 		}
 	}
@@ -133,12 +138,12 @@ func (p *printer) step(ctx context.Context, r *agentrun.Run, tl *tally, stderr i
 		if ctx.Err() != nil {
 			p.interrupted(p.runs, context.Cause(ctx), stderr)
 		} else {
-			fmt.Fprintf(stderr, "glassbox run: %sinterrupted in %s: %v\n", prefix(r), r.Engine.State(), err)
+			fmt.Fprintf(stderr, "glassbox run: %s%s\n", prefix(r), p.o.Lang.F("interrupted in %s: %s", r.Engine.State(), p.o.Lang.Error(err)))
 		}
 		return nil, false
 	}
 	tl.add(t)
-	reportFailure(stderr, r, t)
+	reportFailure(p.o.Lang, stderr, r, t)
 	return &t, true
 }
 
@@ -170,18 +175,36 @@ func (t *tally) add(tr loop.Transition) {
 }
 
 // reportFailure says on stderr why a run stopped short.
-func reportFailure(stderr io.Writer, r *agentrun.Run, t loop.Transition) {
+func reportFailure(l lang.Lang, stderr io.Writer, r *agentrun.Run, t loop.Transition) {
+	var said string
 	switch t.Edge {
 	case loop.EdgeMaxIterations:
-		fmt.Fprintf(stderr, "glassbox run: %shalted: the iteration limit (%s for one request) was reached\n", prefix(r), loop.Count(r.Engine.MaxIterations(), "model call"))
+		n := r.Engine.MaxIterations()
+		said = l.F("halted: the iteration limit (%s for one request) was reached", plural(n, l.F("%d model call", n), l.F("%d model calls", n)))
 	case loop.EdgeLLMFailure:
 		switch {
 		case t.Error != nil && t.Error.Kind == loop.KindRepeatedFailure:
-			fmt.Fprintf(stderr, "glassbox run: %shalted: %s\n", prefix(r), loop.Printable(t.Error.Message))
+			said = l.F("halted: %s", loop.Printable(t.Error.Message))
 		case t.Error != nil:
-			fmt.Fprintf(stderr, "glassbox run: %sthe provider failed: %s\n", prefix(r), loop.Printable(t.Error.Message))
+			said = l.F("the provider failed: %s", loop.Printable(failureMessage(l, t)))
 		}
 	}
+	if said != "" {
+		fmt.Fprintf(stderr, "glassbox run: %s%s\n", prefix(r), said)
+	}
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// writeFailed says on stderr that the trace could not be written.
+func (p printer) writeFailed(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "glassbox run: %s\n", p.o.Lang.F("writing the trace: %s", p.o.Lang.Error(err)))
 }
 
 // prefix is "[gemini] " for a compare run, "" for a single run.
@@ -205,20 +228,21 @@ func (p printer) header() {
 	if p.o.JSON {
 		return
 	}
+	l := p.o.Lang
 	if len(p.runs) == 1 {
 		r := p.runs[0]
-		fmt.Fprintf(p.out, "glassbox %s · %s\nworkspace: %s\nsandbox: %s\n", p.o.Version, r.Backend.Describe(), r.WorkspaceLabel(), r.Sandbox())
+		fmt.Fprintf(p.out, "glassbox %s · %s\n%s\n%s\n", p.o.Version, r.Backend.Describe(), l.F("workspace: %s", r.WorkspaceLabel()), l.F("sandbox: %s", r.Sandbox()))
 		return
 	}
 	var names []string
 	for _, r := range p.runs {
 		names = append(names, r.Config.Name)
 	}
-	fmt.Fprintf(p.out, "glassbox %s · compare %s: the same request, stepped in lockstep\n", p.o.Version, strings.Join(names, " | "))
+	fmt.Fprintf(p.out, "glassbox %s · %s\n", p.o.Version, l.F("compare %s: the same request, stepped in lockstep", strings.Join(names, " | ")))
 	for _, r := range p.runs {
-		fmt.Fprintf(p.out, "%s%s\n%sworkspace: %s\n", prefix(r), r.Backend.Describe(), prefix(r), r.WorkspaceLabel())
+		fmt.Fprintf(p.out, "%s%s\n%s%s\n", prefix(r), r.Backend.Describe(), prefix(r), l.F("workspace: %s", r.WorkspaceLabel()))
 	}
-	fmt.Fprintf(p.out, "sandbox: %s\n", p.runs[0].Sandbox())
+	fmt.Fprintf(p.out, "%s\n", l.F("sandbox: %s", p.runs[0].Sandbox()))
 	if p.sideBySide() {
 		col := (p.o.Width - 3) / 2
 		fmt.Fprint(p.out, columns(p.runs[0].Backend.Dialect.Label, p.runs[1].Backend.Dialect.Label, p.o.Width))
@@ -242,7 +266,7 @@ func (p printer) round(ts []*loop.Transition) error {
 	texts := make([]string, len(ts))
 	for i, t := range ts {
 		if t != nil {
-			texts[i] = loop.Human(*t)
+			texts[i] = loop.HumanIn(*t, p.o.Lang.F)
 		}
 	}
 	if p.sideBySide() {
@@ -265,11 +289,11 @@ func (p printer) round(ts []*loop.Transition) error {
 func (p printer) interrupted(runs []*agentrun.Run, cause error, stderr io.Writer) {
 	for _, r := range runs {
 		rec := r.Interrupted(cause)
-		fmt.Fprintf(stderr, "glassbox run: %sinterrupted in %s: %s\n", prefix(r), rec.Interrupted.State, rec.Interrupted.Cause)
+		fmt.Fprintf(stderr, "glassbox run: %s%s\n", prefix(r), p.o.Lang.F("interrupted in %s: %s", rec.Interrupted.State, rec.Interrupted.Cause))
 		if p.o.JSON {
 			_ = loop.WriteInterruption(p.out, rec)
 		} else {
-			fmt.Fprintln(p.out, prefixLines(prefix(r), loop.HumanInterruption(rec)))
+			fmt.Fprintln(p.out, prefixLines(prefix(r), loop.HumanInterruptionIn(rec, p.o.Lang.F)))
 		}
 	}
 }
@@ -291,8 +315,11 @@ func (p printer) summaries(tallies []tally) error {
 			}
 			continue
 		}
-		if _, err := fmt.Fprintf(p.out, "%s%s · %s · %s · tokens %d in / %d out · %d ms waiting for the model\n",
-			prefix(r), t.outcome, loop.Count(t.transitions, "transition"), loop.Count(t.calls, "model call"), t.inputTokens, t.outputTokens, t.latencyMS); err != nil {
+		l := p.o.Lang
+		if _, err := fmt.Fprintf(p.out, "%s%s · %s · %s · %s\n", prefix(r), t.outcome,
+			plural(t.transitions, l.F("%d transition", t.transitions), l.F("%d transitions", t.transitions)),
+			plural(t.calls, l.F("%d model call", t.calls), l.F("%d model calls", t.calls)),
+			l.F("tokens %d in / %d out · %d ms waiting for the model", t.inputTokens, t.outputTokens, t.latencyMS)); err != nil {
 			return err
 		}
 	}
@@ -340,4 +367,15 @@ func columns(left, right string, w int) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// failureMessage is a provider failure as the person reads it: in English
+// the trace's message; in another language the provider's sentence said in
+// it, when the record carries one (a live run; a record read back from a
+// session has only the English).
+func failureMessage(l lang.Lang, t loop.Transition) string {
+	if l != lang.EN && t.Error.Said != nil {
+		return l.Error(t.Error.Said)
+	}
+	return t.Error.Message
 }

@@ -11,14 +11,22 @@ import (
 	"sync"
 
 	"github.com/charmbracelet/x/term"
+	"golang.org/x/text/width"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Person answers confirmations and questions from standard input, one line
 // each; prompts go to stderr so stdout stays a clean trace. At EOF a
 // confirmation is denied and a question has no answer.
+//
+// The prompts are in the person's language, and so are the answers it
+// takes besides the English ones: y/yes/a/always/n/no in every language,
+// and in Japanese also はい/許可 (once), 常に/いつも (always this exact call)
+// and いいえ/拒否 (no); full-width letters (ｙ, Ａ) are read as ASCII.
+// Anything else denies.
 //
 // A terminal echoes the answer a person types, and its Enter ends the
 // prompt's line. An answer read from a pipe or a file is echoed by nobody,
@@ -29,11 +37,16 @@ type Person struct {
 	out   io.Writer
 	echo  bool   // the input is not a terminal: write each answer after its prompt
 	label string // "[gemini] " in compare mode: which run is asking
+	lang  lang.Lang
 }
 
-// NewPerson reads answers from in and writes the prompts to out.
-func NewPerson(in io.Reader, out io.Writer) *Person {
-	return &Person{in: &lineReader{src: in, lines: make(chan string)}, out: out, echo: !isTerminal(in)}
+// NewPerson reads answers from in and writes the prompts to out, in English.
+func NewPerson(in io.Reader, out io.Writer) *Person { return NewPersonIn(in, out, lang.EN) }
+
+// NewPersonIn reads answers from in and writes the prompts to out, in
+// language l.
+func NewPersonIn(in io.Reader, out io.Writer, l lang.Lang) *Person {
+	return &Person{in: &lineReader{src: in, lines: make(chan string)}, out: out, echo: !isTerminal(in), lang: l}
 }
 
 // isTerminal reports whether r is a terminal, which echoes what is typed.
@@ -60,42 +73,50 @@ func (p *Person) For(name string) *Person {
 	if name == "" {
 		return p
 	}
-	return &Person{in: p.in, out: p.out, echo: p.echo, label: "[" + name + "] "}
+	return &Person{in: p.in, out: p.out, echo: p.echo, label: "[" + name + "] ", lang: p.lang}
 }
 
 func (p *Person) Confirm(ctx context.Context, req loop.ConfirmRequest) (loop.Approval, error) {
-	fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("\n%sThe agent wants to run %s %s\n  rule %s: %s\n", p.label, req.Call.Name, string(req.Call.Args), req.Decision.Rule, req.Decision.Reason)))
+	l := p.lang
+	fmt.Fprint(p.out, loop.Printable("\n"+p.label+l.F("The agent wants to run %s %s", req.Call.Name, string(req.Call.Args))+"\n  "+l.F("rule %s: %s", req.Decision.Rule, req.Decision.Reason)+"\n"))
 	if req.Preview != "" {
 		fmt.Fprintf(p.out, "%s\n", loop.Printable(indent(req.Preview, "  | ")))
 	}
-	fmt.Fprint(p.out, "  allow? [y]es once / [a]lways this exact call / [n]o: ")
+	fmt.Fprint(p.out, "  "+l.T("allow? [y]es once / [a]lways this exact call / [n]o: "))
 	line, err := p.answer(ctx)
 	if err != nil {
-		fmt.Fprintln(p.out, "(no answer: denied)")
+		fmt.Fprintln(p.out, l.T("(no answer: denied)"))
 		return loop.Deny, err
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return loop.AllowOnce, nil
-	case "a", "always":
-		return loop.AllowSession, nil
+	return approval(line), nil
+}
+
+// approval reads a person's answer to a confirmation (the Person doc lists
+// the words): once, always this exact call, or no.
+func approval(line string) loop.Approval {
+	switch strings.ToLower(width.Fold.String(strings.TrimSpace(line))) {
+	case "y", "yes", "はい", "許可":
+		return loop.AllowOnce
+	case "a", "always", "常に", "いつも":
+		return loop.AllowSession
 	}
-	return loop.Deny, nil
+	return loop.Deny
 }
 
 func (p *Person) Ask(ctx context.Context, q tools.Question) (string, error) {
-	fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("\n%sThe agent asks: %s\n", p.label, q.Text)))
+	l := p.lang
+	fmt.Fprint(p.out, loop.Printable("\n"+p.label+l.F("The agent asks: %s", q.Text)+"\n"))
 	for i, opt := range q.Options {
 		fmt.Fprint(p.out, loop.Printable(fmt.Sprintf("  %d) %s\n", i+1, opt)))
 	}
-	fmt.Fprint(p.out, "  answer: ")
+	fmt.Fprint(p.out, "  "+l.T("answer: "))
 	line, err := p.answer(ctx)
 	if err != nil {
-		fmt.Fprintln(p.out, "(end of input)")
+		fmt.Fprintln(p.out, l.T("(end of input)"))
 		return "", errors.New("standard input ended before an answer")
 	}
 	line = strings.TrimSpace(line)
-	if n, err := strconv.Atoi(line); err == nil && n >= 1 && n <= len(q.Options) {
+	if n, err := strconv.Atoi(width.Fold.String(line)); err == nil && n >= 1 && n <= len(q.Options) {
 		return q.Options[n-1], nil
 	}
 	return line, nil

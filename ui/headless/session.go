@@ -15,15 +15,16 @@ func (p printer) resumed(stderr io.Writer) error {
 		return nil
 	}
 	s := p.runs[0].Session
+	l := p.o.Lang
 	for _, w := range s.Warnings {
-		fmt.Fprintf(stderr, "glassbox run: warning: %s\n", loop.Printable(w))
+		fmt.Fprintf(stderr, "glassbox run: %s\n", l.F("warning: %s", loop.Printable(w)))
 	}
 	for _, r := range s.Recovery {
-		fmt.Fprintf(stderr, "glassbox run: recovering: %s\n", loop.Printable(r))
+		fmt.Fprintf(stderr, "glassbox run: %s\n", l.F("recovering: %s", loop.Printable(r)))
 	}
 	for _, r := range p.runs {
 		if !p.o.JSON {
-			fmt.Fprintf(p.out, "%sresumed %s at step %d (%s)\n", prefix(r), s.Path, r.Engine.Seq(), r.Engine.State())
+			fmt.Fprintf(p.out, "%s%s\n", prefix(r), l.F("resumed %s at step %d (%s)", s.Path, r.Engine.Seq(), r.Engine.State()))
 		}
 		for _, f := range r.Forks {
 			if p.o.JSON {
@@ -40,7 +41,7 @@ func (p printer) resumed(stderr io.Writer) error {
 			if f.Fork.Note != "" {
 				note = " · " + f.Fork.Note
 			}
-			if _, err := fmt.Fprintln(p.out, loop.Printable(fmt.Sprintf("%s[FORK]    from step %d, continuing with %s (%s)%s", prefix(r), f.Fork.From, f.Fork.Provider, f.Fork.Model, note))); err != nil {
+			if _, err := fmt.Fprintln(p.out, loop.Printable(prefix(r)+"[FORK]    "+l.F("from step %d, continuing with %s (%s)", f.Fork.From, f.Fork.Provider, f.Fork.Model)+note)); err != nil {
 				return err
 			}
 		}

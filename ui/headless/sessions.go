@@ -11,24 +11,25 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // ListSessions is `glassbox sessions`: the sessions saved in dir, one per
 // line, oldest first, tab-separated: id, started, provider(s), first
 // request, steps, last state. A file that cannot be read is listed with
 // the reason.
-func ListSessions(stdout, stderr io.Writer, dir string) error {
+func ListSessions(l lang.Lang, stdout, stderr io.Writer, dir string) error {
 	list, err := session.List(dir)
 	if err != nil {
 		return err
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(stderr, "glassbox sessions: no sessions yet in %s\n", dir)
+		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.F("no sessions yet in %s", dir))
 		return nil
 	}
 	for _, s := range list {
 		if s.Err != nil {
-			fmt.Fprintf(stdout, "%s\t-\t-\t(unreadable: %s)\t-\t-\n", s.ID, loop.Printable(oneLine(s.Err.Error())))
+			fmt.Fprintf(stdout, "%s\t-\t-\t%s\t-\t-\n", s.ID, l.F("(unreadable: %s)", loop.Printable(oneLine(l.Error(s.Err)))))
 			continue
 		}
 		fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"),
@@ -55,15 +56,15 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // SessionSaved says where the session of runs is and the command that
 // picks it up again (cmd is "glassbox" or "glassbox run"); dir is the
 // default sessions folder, where an id is enough.
-func SessionSaved(w io.Writer, cmd, dir string, runs []*agentrun.Run) {
+func SessionSaved(l lang.Lang, w io.Writer, cmd, dir string, runs []*agentrun.Run) {
 	if len(runs) == 0 || runs[0].Session == nil {
 		return
 	}
 	s := runs[0].Session
 	if err := s.Err(); err != nil {
-		fmt.Fprintf(w, "%s: %v (the session file is incomplete)\n", cmd, err)
+		fmt.Fprintf(w, "%s: %s\n", cmd, l.F("%s (the session file is incomplete)", l.Error(err)))
 	}
-	fmt.Fprintf(w, "session saved: %s\nresume it with: %s\n", s.Path, s.ResumeCommand(cmd, dir))
+	fmt.Fprintf(w, "%s\n%s\n", l.F("session saved: %s", s.Path), l.F("resume it with: %s", s.ResumeCommand(cmd, dir)))
 }
 
 // dialectNames names each run's dialect, as --compare does: "gemini,llama".

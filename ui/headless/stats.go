@@ -3,32 +3,36 @@ package headless
 import (
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // ListSessionStats is `glassbox sessions --stats`: the sessions in dir,
 // oldest first, one per line under a header, tab-separated: id, started,
 // provider(s), steps, and the run's health (loop.Health). A file that
 // cannot be read is listed with the reason.
-func ListSessionStats(stdout, stderr io.Writer, dir string) error {
+func ListSessionStats(l lang.Lang, stdout, stderr io.Writer, dir string) error {
 	list, err := session.List(dir)
 	if err != nil {
 		return err
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(stderr, "glassbox sessions: no sessions yet in %s\n", dir)
+		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.F("no sessions yet in %s", dir))
 		return nil
 	}
-	fmt.Fprintln(stdout, "id\tstarted\tprovider(s)\tsteps\thealth")
+	fmt.Fprintln(stdout, l.T("id\tstarted\tprovider(s)\tsteps\thealth"))
 	for _, s := range list {
 		h, err := health(s)
 		if err != nil {
-			fmt.Fprintf(stdout, "%s\t-\t-\t-\t(unreadable: %s)\n", s.ID, loop.Printable(oneLine(err.Error())))
+			fmt.Fprintf(stdout, "%s\t-\t-\t-\t%s\n", s.ID, l.F("(unreadable: %s)", loop.Printable(oneLine(l.Error(err)))))
 			continue
 		}
-		fmt.Fprintf(stdout, "%s\t%s\t%s\t%d\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"), dialectNames(s.Runs), s.Steps, h)
+		fmt.Fprintf(stdout, "%s\t%s\t%s\t%d\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"), dialectNames(s.Runs), s.Steps, h.StringIn(l.F))
 	}
 	return nil
 }
@@ -42,7 +46,7 @@ func health(s session.Summary) (loop.Health, error) {
 
 // SessionStats is `glassbox sessions --stats ID`: one session's health in
 // full, a labelled line each. idOrFile is taken as --resume takes it.
-func SessionStats(stdout io.Writer, dir, idOrFile string) error {
+func SessionStats(l lang.Lang, stdout io.Writer, dir, idOrFile string) error {
 	path, err := session.Locate("--stats", dir, idOrFile)
 	if err != nil {
 		return err
@@ -54,22 +58,28 @@ func SessionStats(stdout io.Writer, dir, idOrFile string) error {
 	}
 	failures := h.FailureKinds()
 	if failures == "" {
-		failures = "none"
+		failures = l.T("none")
 	}
-	w := func(label, format string, args ...any) {
-		fmt.Fprintf(stdout, "%-18s%s\n", label, fmt.Sprintf(format, args...))
+	w := func(label, value string) {
+		fmt.Fprintf(stdout, "%s%s\n", pad(label, 18), value)
 	}
-	w("session", "%s", loop.Printable(path))
-	w("started", "%s", s.Started.Local().Format("2006-01-02 15:04:05"))
-	w("provider(s)", "%s", loop.Printable(dialectNames(s.Runs)))
-	w("steps", "%d (last state %s)", s.Steps, loop.Printable(s.LastState))
-	w("health", "%s", h)
-	w("size on disk", "%d bytes (the session file, its exchanges and file copies)", h.Bytes)
-	w("model calls", "%d, %d retried attempts", h.Calls, h.Retries)
-	w("fed back", "%d (%s)", h.FedBack(), failures)
+	w(l.T("session"), loop.Printable(path))
+	w(l.T("started"), s.Started.Local().Format("2006-01-02 15:04:05"))
+	w(l.T("provider(s)"), loop.Printable(dialectNames(s.Runs)))
+	w(l.T("steps"), l.F("%d (last state %s)", s.Steps, loop.Printable(s.LastState)))
+	w(l.T("health"), h.StringIn(l.F))
+	w(l.T("size on disk"), l.F("%d bytes (the session file, its exchanges and file copies)", h.Bytes))
+	w(l.T("model calls"), l.F("%d, %d retried attempts", h.Calls, h.Retries))
+	w(l.T("fed back"), fmt.Sprintf("%d (%s)", h.FedBack(), failures))
 	if h.Calls > 0 {
-		w("time per call", "%s", h.CallTimes())
+		w(l.T("time per call"), h.CallTimes())
 	}
-	w("tokens", "%d in, %d out", h.In, h.Out)
+	w(l.T("tokens"), l.F("%d in, %d out", h.In, h.Out))
 	return nil
+}
+
+// pad is label followed by spaces to n cells (a double-width character
+// takes two), as %-*s would for ASCII.
+func pad(label string, n int) string {
+	return label + strings.Repeat(" ", max(1, n-ansi.StringWidth(label)))
 }

@@ -28,7 +28,7 @@ func (l Lang) Error(err error) string {
 				}
 				said[i] = a
 			}
-			return fmt.Sprintf(l.T(format), said...)
+			return fmt.Sprintf(strings.ReplaceAll(l.T(format), "%w", "%v"), said...)
 		}
 	}
 	text := err.Error()

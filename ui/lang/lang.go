@@ -34,6 +34,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/glassbox-dev/glassbox/history/sentence"
 )
 
 // Lang is a language the glass box speaks.
@@ -57,7 +59,7 @@ func Parse(s string) (Lang, error) {
 	case "ja":
 		return JA, nil
 	}
-	return "", fmt.Errorf("unknown language %q: use en or ja", s)
+	return "", sentence.Errorf("unknown language %q: use en or ja", s)
 }
 
 // FromLocale picks the language from the locale variables the way the C

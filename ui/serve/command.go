@@ -1,33 +1,37 @@
 package serve
 
 import (
-	"os"
-	"strconv"
-	"strings"
-
 	"context"
 	"flag"
 	"fmt"
-	"github.com/glassbox-dev/glassbox/loop"
-	"github.com/glassbox-dev/glassbox/ui"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/history/sentence"
+	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // BindFlags binds serve's own flags onto fs (the run's flags are main's).
-func BindFlags(fs *flag.FlagSet, o *Options) {
+// The descriptions are in l, the language of the help.
+func BindFlags(fs *flag.FlagSet, o *Options, l lang.Lang) {
 	o.Addr = ":2222"
-	fs.StringVar(&o.Addr, "addr", o.Addr, "serve: the address to listen on")
-	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", "serve: an authorized_keys FILE; its keys get in (and only they, unless a passphrase is also set)")
-	fs.IntVar(&o.MaxLearners, "max-learners", 50, "serve: learners connected at once")
-	fs.DurationVar(&o.Idle, "idle", 30*time.Minute, "serve: disconnect a learner after this long without a key")
-	fs.BoolVar(&o.Instruct, "instruct", false, "serve: run your own glass box here and broadcast it to the learners who connect as 'follow'")
-	fs.BoolVar(&o.Predict, "predict", false, "serve: every learner starts in predict mode (P toggles it)")
-	fs.IntVar(&o.MaxPaste, "max-paste", 4096, "serve: the largest paste accepted, in bytes")
+	fs.StringVar(&o.Addr, "addr", o.Addr, l.T("serve: the address to listen on"))
+	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", l.T("serve: an authorized_keys FILE; its keys get in (and only they, unless a passphrase is also set)"))
+	fs.IntVar(&o.MaxLearners, "max-learners", 50, l.T("serve: learners connected at once"))
+	fs.DurationVar(&o.Idle, "idle", 30*time.Minute, l.T("serve: disconnect a learner after this long without a key"))
+	fs.BoolVar(&o.Instruct, "instruct", false, l.T("serve: run your own glass box here and broadcast it to the learners who connect as 'follow'"))
+	fs.BoolVar(&o.Predict, "predict", false, l.T("serve: every learner starts in predict mode (P toggles it)"))
+	fs.IntVar(&o.MaxPaste, "max-paste", 4096, l.T("serve: the largest paste accepted, in bytes"))
 }
 
 // notForServe are the run flags that name one person's files: in a room
@@ -39,17 +43,17 @@ var notForServe = []string{"workspace", "session", "resume", "from", "compare", 
 // one person's files are refused. getenv finds the state folder.
 func Configure(o *Options, c agentrun.Config, fs *flag.FlagSet, rest []string, getenv func(string) string) error {
 	if len(rest) > 0 {
-		return fmt.Errorf("%w: unexpected argument %q (glassbox serve takes only flags)", agentrun.ErrUsage, rest[0])
+		return sentence.Errorf("%w: unexpected argument %q (glassbox serve takes only flags)", agentrun.ErrUsage, rest[0])
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	for _, name := range notForServe {
 		if set[name] {
-			return fmt.Errorf("%w: --%s is not for serve: each learner gets their own workspace and session", agentrun.ErrUsage, name)
+			return sentence.Errorf("%w: --%s is not for serve: each learner gets their own workspace and session", agentrun.ErrUsage, name)
 		}
 	}
 	if o.MaxLearners < 1 || o.MaxPaste < 1 || o.Idle <= 0 {
-		return fmt.Errorf("%w: --max-learners, --max-paste and --idle must be positive", agentrun.ErrUsage)
+		return sentence.Errorf("%w: --max-learners, --max-paste and --idle must be positive", agentrun.ErrUsage)
 	}
 	if !set["provider"] && !set["model"] && !set["live"] && !set["replay"] && !set["tool-mode"] {
 		c.Offline = true // a room is offline unless the instructor chooses a provider
@@ -74,7 +78,7 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, o.Addr, err)
+		return fmt.Errorf("%w: --addr %s: %w", agentrun.ErrUsage, o.Addr, err)
 	}
 	s.Announce(out, ln.Addr())
 	done := make(chan error, 1)
@@ -85,7 +89,7 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	case <-ctx.Done():
 		s.Close()
 		<-done
-		fmt.Fprintln(out, "glassbox serve: stopped; every learner's session is kept")
+		fmt.Fprintln(out, "glassbox serve: "+s.room().T("stopped; every learner's session is kept"))
 		return nil
 	}
 }
@@ -94,24 +98,36 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 // in, the host key's fingerprint.
 func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	_, port, _ := net.SplitHostPort(addr.String())
-	fmt.Fprintf(out, "glassbox serve: listening on %s (up to %d learners)\n", addr, s.opts.MaxLearners)
-	fmt.Fprintf(out, "  learners connect with:  ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)\n", port)
+	l := s.room()
+	fmt.Fprintf(out, "glassbox serve: %s\n", l.F("listening on %s (up to %d learners)", addr, s.opts.MaxLearners))
+	line := func(label, value string) { fmt.Fprintf(out, "  %s%s\n", padCells(label, 24), value) }
+	line(l.T("learners connect with:"), l.F("ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)", port))
 	if s.passphrase != "" {
-		fmt.Fprintf(out, "  workshop passphrase:    %s\n", s.passphrase)
+		line(l.T("workshop passphrase:"), s.passphrase)
 	}
 	if len(s.keys) > 0 {
-		fmt.Fprintf(out, "  authorized keys:        %d from %s\n", len(s.keys), s.opts.AuthorizedKeys)
+		line(l.T("authorized keys:"), l.F("%d from %s", len(s.keys), s.opts.AuthorizedKeys))
 	}
 	if s.opts.Broadcast != nil {
-		fmt.Fprintf(out, "  follow the instructor:  ssh -p %s %s@HOST  (read-only, live)\n", port, FollowUser)
+		line(l.T("follow the instructor:"), l.F("ssh -p %s %s@HOST  (read-only, live)", port, FollowUser))
 	}
-	fmt.Fprintf(out, "  host key fingerprint:   %s\n", s.fingerprint)
-	kind := "offline simulation"
+	line(l.T("host key fingerprint:"), s.fingerprint)
+	kind := l.T("offline simulation")
 	if !s.opts.Run.Offline {
-		kind = "provider " + s.opts.Run.Provider + " (the server's key; learners never see it)"
+		kind = l.F("provider %s (the server's key; learners never see it)", s.opts.Run.Provider)
 	}
-	fmt.Fprintf(out, "  every learner runs:     %s, lesson %s\n", kind, s.opts.Run.Lesson)
-	fmt.Fprintln(out, "  stop with Ctrl-C")
+	line(l.T("every learner runs:"), l.F("%s, lesson %s", kind, s.opts.Run.Lesson))
+	fmt.Fprintf(out, "  %s\n", l.T("stop with Ctrl-C"))
+}
+
+// room is the room's language (serve --lang, else the server's locale):
+// the instructor's banner, and every learner whose ssh sends no locale.
+func (s *Server) room() lang.Lang { return lang.Lang(s.opts.Run.Lang) }
+
+// padCells is label followed by spaces to n cells (a double-width
+// character takes two), at least one.
+func padCells(label string, n int) string {
+	return label + strings.Repeat(" ", max(1, n-ansi.StringWidth(label)))
 }
 
 // instruct is Main with --instruct: the instructor's glass box runs in this
@@ -140,17 +156,17 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, o.Addr, err)
+		return fmt.Errorf("%w: --addr %s: %w", agentrun.ErrUsage, o.Addr, err)
 	}
 	var room strings.Builder
 	s.Announce(&room, ln.Addr())
 	fmt.Fprint(out, room.String())
 	for _, line := range strings.Split(strings.TrimSpace(room.String()), "\n") {
-		if !strings.Contains(line, "Ctrl-C") {
+		if !strings.Contains(line, "Ctrl-C") { // every language keeps the key's name
 			cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, strings.Join(strings.Fields(line), " "))
 		}
 	}
-	cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, "your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)")
+	cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, s.room().T("your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)"))
 	cfg.Predict = o.Predict
 	cfg.OnTransition = b.Publish
 	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }

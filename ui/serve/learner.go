@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"fmt"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -57,22 +56,23 @@ func (m roomModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case idleCheckMsg:
 		if idle := m.now().Sub(m.last); idle >= m.opts.Idle {
-			m.l.reason = fmt.Sprintf("disconnected after %s without a key", m.opts.Idle)
+			m.l.reason = m.l.lang.F("disconnected after %s without a key", m.opts.Idle)
 			return m, tea.Quit
 		}
 		return m, m.idleCheck()
 	case tea.KeyMsg:
 		m.last = m.now()
 		if n := len(string(msg.Runes)); msg.Paste && n > m.opts.MaxPaste {
-			return m.forward(ui.NoticeMsg(fmt.Sprintf("paste refused: %d bytes, over the room's limit of %d (nothing was pasted)", n, m.opts.MaxPaste)))
+			return m.forward(ui.NoticeMsg(m.l.lang.F("paste refused: %d bytes, over the room's limit of %d (nothing was pasted)", n, m.opts.MaxPaste)))
 		}
 	case tea.MouseMsg:
 		m.last = m.now()
 	case tea.WindowSizeMsg:
 		if msg.Width > m.opts.MaxWidth || msg.Height > m.opts.MaxHeight {
 			w, h := min(msg.Width, m.opts.MaxWidth), min(msg.Height, m.opts.MaxHeight)
+			say := m.l.lang
 			m, cmd := m.forward(tea.WindowSizeMsg{Width: w, Height: h})
-			m2, cmd2 := m.(roomModel).forward(ui.NoticeMsg(fmt.Sprintf("your terminal is %d×%d: the glass box draws at most %d×%d here", msg.Width, msg.Height, w, h)))
+			m2, cmd2 := m.(roomModel).forward(ui.NoticeMsg(say.F("your terminal is %d×%d: the glass box draws at most %d×%d here", msg.Width, msg.Height, w, h)))
 			return m2, tea.Batch(cmd, cmd2)
 		}
 	}

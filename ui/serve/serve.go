@@ -40,6 +40,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Options is how the room is served. The zero value of each limit is its
@@ -249,7 +250,8 @@ type learner struct {
 	cfg    ui.Config
 	ctx    context.Context // the base of the learner's steps
 	cancel context.CancelFunc
-	reason string // why the server ended the connection ("" when the learner quit)
+	reason string    // why the server ended the connection ("" when the learner quit), in lang
+	lang   lang.Lang // the language the learner reads (learnerLang)
 	// follower watches the instructor: no run of their own, no idle limit.
 	follower bool
 }
@@ -262,52 +264,70 @@ const learnerState ctxKey = "glassbox-learner-state"
 // session stays on disk) and says why the server ended it.
 func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		say := learnerLang(sess.Environ(), lang.Lang(s.opts.Run.Lang))
 		id, _ := sess.Context().Value(learnerKey).(string)
 		if id == "" {
-			wish.Fatalln(sess, "glassbox serve: not signed in")
+			wish.Fatalln(sess, "glassbox serve: "+say.T("not signed in"))
 			return
 		}
 		if _, _, ok := sess.Pty(); !ok {
-			wish.Fatalln(sess, "glassbox serve: the glass box needs a terminal: connect with `ssh -t` (commands are not run here)")
+			wish.Fatalln(sess, "glassbox serve: "+say.T("the glass box needs a terminal: connect with `ssh -t` (commands are not run here)"))
 			return
 		}
 		if sess.User() == FollowUser {
-			s.follow(sess, next)
+			s.follow(sess, next, say)
 			return
 		}
-		if msg := s.enter(id); msg != "" {
+		if msg := s.enter(id, say); msg != "" {
 			wish.Fatalln(sess, "glassbox serve: "+msg)
 			return
 		}
 		defer s.leave(id)
-		l, err := s.open(sess.Context(), id)
+		l, err := s.open(sess.Context(), id, say)
 		if err != nil {
-			wish.Fatalln(sess, "glassbox serve: cannot open your glass box: "+err.Error())
+			wish.Fatalln(sess, "glassbox serve: "+say.F("cannot open your glass box: %s", strings.TrimPrefix(say.Error(err), agentrun.ErrUsage.Error()+": ")))
 			return
 		}
 		defer func() {
 			l.cancel() // the steps in flight end before the run closes
 			if err := agentrun.CloseAll(l.runs); err != nil {
-				fmt.Fprintf(sess.Stderr(), "glassbox serve: %v\r\n", err)
+				fmt.Fprintf(sess.Stderr(), "glassbox serve: %s\r\n", say.Error(err))
 			}
 		}()
 		sess.Context().SetValue(learnerState, l)
 		next(sess)
 		if l.reason != "" {
-			fmt.Fprintf(sess, "\r\nglassbox serve: %s; your session is kept — connect again to go on.\r\n", l.reason)
+			fmt.Fprintf(sess, "\r\nglassbox serve: %s\r\n", say.F("%s; your session is kept — connect again to go on.", l.reason))
 		}
 	}
 }
 
+// learnerLang is the language a learner reads: their own locale when their
+// ssh sent one (OpenSSH's SendEnv LANG LC_*, on by default in many
+// distributions' ssh_config; or LANG=ja_JP.UTF-8 ssh -o SendEnv=LANG …),
+// else the room's (serve --lang, else the server's locale).
+func learnerLang(env []string, room lang.Lang) lang.Lang {
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	if vars["LC_ALL"] == "" && vars["LC_MESSAGES"] == "" && vars["LANG"] == "" {
+		return room
+	}
+	return lang.FromLocale(func(k string) string { return vars[k] })
+}
+
 // follow serves a follower: the instructor's run, read-only.
-func (s *Server) follow(sess ssh.Session, next ssh.Handler) {
+func (s *Server) follow(sess ssh.Session, next ssh.Handler, say lang.Lang) {
 	b := s.opts.Broadcast
 	if b == nil {
-		wish.Fatalln(sess, "glassbox serve: nobody is instructing in this room (the instructor starts glassbox serve --instruct); connect with your own name for your own glass box")
+		wish.Fatalln(sess, "glassbox serve: "+say.T("nobody is instructing in this room (the instructor starts glassbox serve --instruct); connect with your own name for your own glass box"))
 		return
 	}
 	id := "follow-" + sess.Context().SessionID()
-	if msg := s.enter(id); msg != "" {
+	if msg := s.enter(id, say); msg != "" {
 		wish.Fatalln(sess, "glassbox serve: "+msg)
 		return
 	}
@@ -324,7 +344,7 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler) {
 	}
 	ctx, cancel := context.WithCancel(sess.Context())
 	defer cancel()
-	sess.Context().SetValue(learnerState, &learner{id: id, cfg: cfg, ctx: ctx, cancel: cancel, follower: true})
+	sess.Context().SetValue(learnerState, &learner{id: id, cfg: cfg, ctx: ctx, cancel: cancel, follower: true, lang: say})
 	next(sess)
 }
 
@@ -341,15 +361,15 @@ func InstructorView(rc ui.RunConfig) ui.RunConfig {
 	return rc
 }
 
-// enter takes a place in the room for learner id, or says why not.
-func (s *Server) enter(id string) string {
+// enter takes a place in the room for learner id, or says why not (in say).
+func (s *Server) enter(id string, say lang.Lang) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.active[id] {
-		return "you are already connected from another terminal; close that one first (one glass box per learner)"
+		return say.T("you are already connected from another terminal; close that one first (one glass box per learner)")
 	}
 	if s.count >= s.opts.MaxLearners {
-		return fmt.Sprintf("the room is full (%d learners connected, the limit); ask the instructor, or try again when someone leaves", s.count)
+		return say.F("the room is full (%d learners connected, the limit); ask the instructor, or try again when someone leaves", s.count)
 	}
 	s.active[id] = true
 	s.count++
@@ -366,7 +386,7 @@ func (s *Server) leave(id string) {
 // open builds learner id's run: their session resumed when they have one,
 // else a new session with a fresh copy of the sample workspace, both in
 // their own folder.
-func (s *Server) open(ctx context.Context, id string) (*learner, error) {
+func (s *Server) open(ctx context.Context, id string, say lang.Lang) (*learner, error) {
 	dir := filepath.Join(s.opts.StateDir, "serve", "learners", id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -375,6 +395,7 @@ func (s *Server) open(ctx context.Context, id string) (*learner, error) {
 	c.Workspace, c.CopyWorkspace, c.Compare, c.Name = "", false, nil, ""
 	c.Session, c.Resume, c.From, c.Onto = "", "", -1, ""
 	c.Trace, c.Record = "", ""
+	c.Lang = say.String()
 	path := filepath.Join(dir, "session.jsonl")
 	if _, err := os.Stat(path); err == nil {
 		c.Resume = path
@@ -384,7 +405,7 @@ func (s *Server) open(ctx context.Context, id string) (*learner, error) {
 	person := ui.NewPerson()
 	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
 	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), agentrun.ErrUsage.Error()+": "))
+		return nil, err
 	}
 	cfg, err := ui.ConfigFor(c.Lesson, runs, map[string]*ui.Person{runs[0].Config.Name: person})
 	if err != nil {
@@ -394,7 +415,7 @@ func (s *Server) open(ctx context.Context, id string) (*learner, error) {
 	cfg.Resume = "" // the learner reconnects; no command of the server's applies to them
 	cfg.Predict = s.opts.Predict
 	lctx, cancel := context.WithCancel(ctx)
-	return &learner{id: id, runs: runs, cfg: cfg, ctx: lctx, cancel: cancel}, nil
+	return &learner{id: id, runs: runs, cfg: cfg, ctx: lctx, cancel: cancel, lang: say}, nil
 }
 
 // hostKey reads the server's host key at path, or makes one (ed25519, 0600).
