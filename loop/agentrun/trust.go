@@ -1,7 +1,6 @@
 package agentrun
 
 import (
-	"fmt"
 	"io"
 	"log"
 	"os"
@@ -65,7 +64,7 @@ func StateDir(getenv func(string) string) (string, error) {
 // person has, or the session files and the key that seals approvals.
 func checkWorkspaceFolder(flag, dir string, getenv func(string) string) error {
 	real := resolved(dir)
-	fix := fmt.Sprintf("make a folder for the work (mkdir -p ~/glassbox-work) and pass %s ~/glassbox-work, or leave %s out to work on a fresh copy of the sample project", flag, flag)
+	fix := sentence.Errorf("make a folder for the work (mkdir -p ~/glassbox-work) and pass %s ~/glassbox-work, or leave %s out to work on a fresh copy of the sample project", flag, flag)
 	if filepath.Dir(real) == real {
 		return sentence.Errorf("%s %s is the root of the filesystem: the tools could change every file on the machine; %s", flag, dir, fix)
 	}
@@ -164,7 +163,7 @@ func noLinks(base, path string) bool {
 
 // input is a file or folder a run reads or keeps; no output may replace it.
 type input struct {
-	what string // "the session file", "the --policy file", …
+	what error // "the session file", "the --policy file", … (a sentence: a front end may say it in its language)
 	path string
 	dir  bool // a folder: nothing inside it either
 }
@@ -209,23 +208,23 @@ func checkOutputs(outputs []input, inputs []input) error {
 func (c Config) outputs() []input {
 	var out []input
 	for _, r := range c.Runs() {
-		out = append(out, input{what: "--record", path: r.Record})
+		out = append(out, input{what: sentence.Errorf("--record"), path: r.Record})
 	}
-	return append(out, input{what: "--trace", path: c.Trace})
+	return append(out, input{what: sentence.Errorf("--trace"), path: c.Trace})
 }
 
 // inputsOf are the files and folders a run of c reads or keeps: the policy,
 // the cassette it replays, the workspace, and the session (file and folder).
 func (c Config) inputsOf(sessionPath string) []input {
 	in := []input{
-		{what: "the --policy file", path: c.Policy},
-		{what: "the --replay cassette", path: c.Replay},
-		{what: "the workspace", path: c.Workspace, dir: true},
+		{what: sentence.Errorf("the --policy file"), path: c.Policy},
+		{what: sentence.Errorf("the --replay cassette"), path: c.Replay},
+		{what: sentence.Errorf("the workspace"), path: c.Workspace, dir: true},
 	}
 	if sessionPath != "" {
 		in = append(in,
-			input{what: "the session file", path: sessionPath},
-			input{what: "the session's folder", path: session.DataDir(sessionPath), dir: true})
+			input{what: sentence.Errorf("the session file"), path: sessionPath},
+			input{what: sentence.Errorf("the session's folder"), path: session.DataDir(sessionPath), dir: true})
 	}
 	return in
 }

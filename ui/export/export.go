@@ -157,6 +157,7 @@ type runPage struct {
 	Timeline []row     // whole session: one line per step
 	History  []message // as of the last step shown
 	Total    int       // the run's number of steps
+	Count    string    // Total, in words: "12 steps"
 }
 
 // row is one line of the whole session's timeline.
@@ -295,7 +296,7 @@ func buildRun(l lang.Lang, path string, rl *session.RunLog, ts []loop.Transition
 	if info.Lesson != "" {
 		about = append(about, l.F("lesson %s", info.Lesson))
 	}
-	rp := runPage{Name: c.s(info.Name), About: c.s(strings.Join(about, " · ")), Total: len(ts)}
+	rp := runPage{Name: c.s(info.Name), About: c.s(strings.Join(about, " · ")), Total: len(ts), Count: l.F("%d steps", len(ts))}
 	first, last := 0, len(ts)
 	if step > 0 {
 		// One step; a run of a comparison that ended earlier has none.

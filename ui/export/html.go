@@ -48,7 +48,7 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } d
 {{- range .Runs}}
 <section>
 <h2>{{$.L.Run}}{{if .Name}} <code>{{.Name}}</code>{{end}}</h2>
-<p>{{.About}} · {{.Total}} {{$.L.Steps}}</p>
+<p>{{.About}} · {{.Count}}</p>
 {{- if $.Whole}}
 <h3>{{$.L.Timeline}}</h3>
 <table>

@@ -6,7 +6,7 @@ import "github.com/glassbox-dev/glassbox/ui/lang"
 // draw them from here, so Markdown and HTML say the same words.
 type labels struct {
 	Session, Started, FirstRequest, Health string
-	Run, Steps, Timeline                   string
+	Run, Timeline                          string
 	TimelineHead                           [5]string // step, from, edge, to, what happened
 	Step, Iteration                        string
 	CallsHead                              string
@@ -26,7 +26,6 @@ func labelsIn(l lang.Lang) labels {
 		FirstRequest:    l.T("First request"),
 		Health:          l.T("Health"),
 		Run:             l.T("Run"),
-		Steps:           l.T("steps"),
 		Timeline:        l.T("Timeline"),
 		TimelineHead:    [5]string{l.T("step"), l.T("from"), l.T("edge"), l.T("to"), l.T("what happened")},
 		Step:            l.T("Step"),

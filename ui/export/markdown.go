@@ -25,7 +25,7 @@ func writeMarkdown(b *bytes.Buffer, p *page) {
 		} else {
 			fmt.Fprintf(b, "## %s\n\n", L.Run)
 		}
-		fmt.Fprintf(b, "%s · %d %s\n\n", span(r.About), r.Total, L.Steps)
+		fmt.Fprintf(b, "%s · %s\n\n", span(r.About), r.Count)
 		if p.Whole {
 			writeTimeline(b, L, r.Timeline)
 		}

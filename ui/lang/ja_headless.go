@@ -1,0 +1,95 @@
+package lang
+
+// The human trace of `glassbox run` (loop.Say: ui/headless passes Lang.F),
+// its prompts to the person, the session listings and the health line.
+// Tags ([THINK]), states, edges, rules, tools and field names such as
+// stop_reason stay as they are.
+func init() {
+	register(map[string]string{
+		// loop/trace.go: the step lines
+		"iteration %d: context assembled (%s + tool definitions)": "イテレーション %d: コンテキストを組み立てました(%s + ツール定義)",
+		"%d message":                               "メッセージ %d 件",
+		"%d messages":                              "メッセージ %d 件",
+		"tokens %d→%d · %d ms":                     "トークン %d→%d · %d ms",
+		"(server: %d ms)":                          "(サーバー側: %d ms)",
+		"%d retry":                                 "リトライ %d 回",
+		"%d retries":                               "リトライ %d 回",
+		"REPLAY DIVERGENCE: %s":                    "リプレイとの食い違い: %s",
+		"thought: %q":                              "思考: %q",
+		"context edited before sending: %s":        "送信前にコンテキストを編集: %s",
+		"retry %d after %d ms (%s)":                "リトライ %d(%d ms 待機、理由 %s)",
+		"(rule %s: %s)":                            "(ルール %s: %s)",
+		"%s → failed in %d ms: %s":                 "%s → 失敗(%d ms): %s",
+		"%s → ok in %d ms: %s":                     "%s → 成功(%d ms): %s",
+		"result of %s":                             "%s の結果",
+		"error for %s":                             "%s のエラー",
+		"the parse error":                          "解析エラー",
+		"(+ %s of this turn not run: interrupted)": "(+ このターンの残り %s は未実行: 中断)",
+		"%d later call":                            "%d 件の呼び出し",
+		"%d later calls":                           "%d 件の呼び出し",
+		"%s added to context → back to the model":  "%s をコンテキストに追加 → モデルへ戻ります",
+		"%s added to context → next tool call":     "%s をコンテキストに追加 → 次のツール呼び出しへ",
+		"to %s: %s":                                "%s へ: %s",
+		"reported to %s: %s":                       "%s へ報告: %s",
+		"error: %s":                                "エラー: %s",
+		"in %s: %s; running commands were stopped, temporary files removed": "%s で停止: %s。実行中のコマンドを止め、一時ファイルを削除しました",
+
+		// loop/health.go: the health line
+		"%d call":              "呼び出し %d 回",
+		"%d calls":             "呼び出し %d 回",
+		"%d failure fed back":  "モデルへ返した失敗 %d 件",
+		"%d failures fed back": "モデルへ返した失敗 %d 件",
+		"tokens %d→%d":         "トークン %d→%d",
+
+		// ui/headless: the header, stderr and the summary of a comparison
+		"workspace: %s": "ワークスペース: %s",
+		"sandbox: %s":   "サンドボックス: %s",
+		"compare %s: the same request, stepped in lockstep":            "比較 %s: 同じリクエストを交互に一歩ずつ進めます",
+		"interrupted in %s: %s":                                        "%s で中断しました: %s",
+		"halted: the iteration limit (%s for one request) was reached": "停止: イテレーションの上限(1 リクエストにつき %s)に達しました",
+		"%d model call":           "モデル呼び出し %d 回",
+		"%d model calls":          "モデル呼び出し %d 回",
+		"halted: %s":              "停止: %s",
+		"the provider failed: %s": "プロバイダーが失敗しました: %s",
+		"writing the trace: %s":   "トレースを書き込めません: %s",
+		"%d transition":           "遷移 %d 回",
+		"%d transitions":          "遷移 %d 回",
+		"tokens %d in / %d out · %d ms waiting for the model": "トークン 入力 %d / 出力 %d · モデル待ち %d ms",
+		"warning: %s":                           "警告: %s",
+		"recovering: %s":                        "復旧中: %s",
+		"resumed %s at step %d (%s)":            "%s をステップ %d(%s)から再開しました",
+		"from step %d, continuing with %s (%s)": "ステップ %d から分岐し、%s(%s)で続けます",
+
+		// ui/headless/person.go: asking the person
+		"The agent wants to run %s %s": "エージェントが %s %s を実行しようとしています",
+		"rule %s: %s":                  "ルール %s: %s",
+		"allow? [y]es once / [a]lways this exact call / [n]o: ": "許可しますか? [y] 今回だけ(はい)/ [a] この呼び出しは常に(常に)/ [n] 拒否(いいえ): ",
+		"(no answer: denied)": "(回答なし: 拒否しました)",
+		"The agent asks: %s":  "エージェントからの質問: %s",
+		"answer: ":            "回答: ",
+		"(end of input)":      "(入力が終わりました)",
+
+		// ui/headless: sessions
+		"%s (the session file is incomplete)":     "%s(セッションファイルは不完全です)",
+		"session saved: %s":                       "セッションを保存しました: %s",
+		"resume it with: %s":                      "再開するには: %s",
+		"no sessions yet in %s":                   "%s にはまだセッションがありません",
+		"(unreadable: %s)":                        "(読めません: %s)",
+		"id\tstarted\tprovider(s)\tsteps\thealth": "ID\t開始\tプロバイダー\tステップ\t健全性",
+		"none":               "なし",
+		"session":            "セッション",
+		"started":            "開始",
+		"provider(s)":        "プロバイダー",
+		"steps":              "ステップ数",
+		"%d (last state %s)": "%d(最後の状態 %s)",
+		"health":             "健全性",
+		"size on disk":       "ディスク上のサイズ",
+		"%d bytes (the session file, its exchanges and file copies)": "%d バイト(セッションファイル、通信記録、ファイルのコピー)",
+		"model calls":             "モデル呼び出し",
+		"%d, %d retried attempts": "%d 回、リトライ %d 回",
+		"fed back":                "モデルへ返した失敗",
+		"time per call":           "1 回あたりの時間",
+		"tokens":                  "トークン",
+		"%d in, %d out":           "入力 %d、出力 %d",
+	})
+}

@@ -1,0 +1,52 @@
+package lang
+
+// The served room (`glassbox serve`, ui/serve): the instructor's banner,
+// what a learner is told when the room refuses or ends a connection, and
+// the room's notices. Commands, user names (NAME, follow) and key names
+// stay as they are.
+func init() {
+	register(map[string]string{
+		// the banner
+		"listening on %s (up to %d learners)": "%s で待ち受け中(受講者は最大 %d 人)",
+		"learners connect with:":              "受講者の接続方法:",
+		"ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)": "ssh -p %s NAME@HOST (NAME は各自の名前。同じ名前ならセッションを再開します)",
+		"workshop passphrase:":                 "ワークショップのパスフレーズ:",
+		"authorized keys:":                     "登録済みの鍵:",
+		"%d from %s":                           "%d 個(%s)",
+		"follow the instructor:":               "講師の画面を見る:",
+		"ssh -p %s %s@HOST  (read-only, live)": "ssh -p %s %s@HOST (読み取り専用、ライブ)",
+		"host key fingerprint:":                "ホスト鍵のフィンガープリント:",
+		"every learner runs:":                  "受講者の実行環境:",
+		"offline simulation":                   "オフラインのシミュレーション",
+		"provider %s (the server's key; learners never see it)": "プロバイダー %s(サーバーの鍵を使用。受講者には見えません)",
+		"%s, lesson %s":    "%s、レッスン %s",
+		"stop with Ctrl-C": "Ctrl-C で終了します",
+		"stopped; every learner's session is kept":                                                               "終了しました。受講者全員のセッションは保存されています",
+		"your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)": "あなたの実行は配信されています: 'follow' で接続した受講者には、あなたの一歩一歩が見えます(ここで q を押すとルームを閉じます)",
+
+		// serve's flags and their mistakes
+		"serve: the address to listen on": "serve: 待ち受けるアドレス",
+		"serve: an authorized_keys FILE; its keys get in (and only they, unless a passphrase is also set)": "serve: authorized_keys ファイル。その鍵で入れます(パスフレーズも設定しない限り、入れるのはその鍵だけです)",
+		"serve: learners connected at once":                                                           "serve: 同時に接続できる受講者の数",
+		"serve: disconnect a learner after this long without a key":                                   "serve: キー入力がこの時間なければ受講者の接続を切ります",
+		"serve: run your own glass box here and broadcast it to the learners who connect as 'follow'": "serve: ここで自分の glass box を動かし、'follow' で接続した受講者に配信します",
+		"serve: every learner starts in predict mode (P toggles it)":                                  "serve: 受講者全員が予測モードで始めます(P で切り替え)",
+		"serve: the largest paste accepted, in bytes":                                                 "serve: 受け付ける貼り付けの最大バイト数",
+		"%w: unexpected argument %q (glassbox serve takes only flags)":                                "%w: 余分な引数 %q があります(glassbox serve が受け取るのはフラグだけです)",
+		"%w: --%s is not for serve: each learner gets their own workspace and session":                "%w: --%s は serve では使えません: 受講者はそれぞれ自分のワークスペースとセッションを持ちます",
+		"%w: --max-learners, --max-paste and --idle must be positive":                                 "%w: --max-learners、--max-paste、--idle には正の値を指定してください",
+		"--instruct runs your glass box here and needs a terminal":                                    "--instruct はここで glass box を動かすので、端末が必要です",
+
+		// what a learner is told
+		"not signed in": "サインインしていません",
+		"the glass box needs a terminal: connect with `ssh -t` (commands are not run here)":                         "glass box には端末が必要です: `ssh -t` で接続してください(ここではコマンドは実行されません)",
+		"you are already connected from another terminal; close that one first (one glass box per learner)":         "別の端末ですでに接続しています。先にそちらを閉じてください(glass box は 1 人に 1 つです)",
+		"the room is full (%d learners connected, the limit); ask the instructor, or try again when someone leaves": "ルームが満員です(上限の %d 人が接続中)。講師に相談するか、誰かが退出してからもう一度試してください",
+		"cannot open your glass box: %s":                     "あなたの glass box を開けません: %s",
+		"%s; your session is kept — connect again to go on.": "%s。セッションは保存されています。もう一度接続すると続きから始められます。",
+		"nobody is instructing in this room (the instructor starts glassbox serve --instruct); connect with your own name for your own glass box": "このルームでは講師が配信していません(講師は glassbox serve --instruct で始めます)。自分の glass box を使うには自分の名前で接続してください",
+		"disconnected after %s without a key":                                       "%s キー入力がなかったため切断しました",
+		"paste refused: %d bytes, over the room's limit of %d (nothing was pasted)": "貼り付けを拒否しました: %d バイトは、このルームの上限 %d バイトを超えています(何も貼り付けていません)",
+		"your terminal is %d×%d: the glass box draws at most %d×%d here":            "端末は %d×%d です: ここでは glass box を最大 %d×%d で描きます",
+	})
+}
