@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/glassbox-dev/glassbox/history/sentence"
 )
 
 // Blobs is a content-addressed store of file contents (SHA-256), kept in the
@@ -18,7 +19,7 @@ type Blobs struct {
 }
 
 // ErrWithheld: the content holds a secret, so the session kept no copy.
-var ErrWithheld = errors.New("it holds a secret, and glassbox never keeps a copy of a secret")
+var ErrWithheld = sentence.Errorf("it holds a secret, and glassbox never keeps a copy of a secret")
 
 // OpenBlobs is the store of the session at path, for reading.
 func OpenBlobs(path string) *Blobs { return &Blobs{dir: filepath.Join(DataDir(path), "blobs")} }
@@ -31,10 +32,10 @@ func Hash(data []byte) string {
 
 func (b *Blobs) path(hash string) (string, error) {
 	if len(hash) != 64 {
-		return "", fmt.Errorf("%w: %q is not a content hash", ErrCorrupt, hash)
+		return "", sentence.Errorf("%w: %q is not a content hash", ErrCorrupt, hash)
 	}
 	if _, err := hex.DecodeString(hash); err != nil {
-		return "", fmt.Errorf("%w: %q is not a content hash", ErrCorrupt, hash)
+		return "", sentence.Errorf("%w: %q is not a content hash", ErrCorrupt, hash)
 	}
 	return filepath.Join(b.dir, hash[:2], hash[2:]), nil
 }
@@ -108,16 +109,16 @@ func (b *Blobs) Get(hash string) ([]byte, error) {
 	}
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) && b.Withheld(hash) {
-		return nil, fmt.Errorf("the copy of a file (%s…) is not in %s: %w", hash[:12], b.dir, ErrWithheld)
+		return nil, sentence.Errorf("the copy of a file (%s…) is not in %s: %w", hash[:12], b.dir, ErrWithheld)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: the copy of a file (%s…) is missing from %s", ErrCorrupt, hash[:12], b.dir)
+		return nil, sentence.Errorf("%w: the copy of a file (%s…) is missing from %s", ErrCorrupt, hash[:12], b.dir)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if Hash(data) != hash {
-		return nil, fmt.Errorf("%w: the copy of a file (%s…) in %s was changed", ErrCorrupt, hash[:12], b.dir)
+		return nil, sentence.Errorf("%w: the copy of a file (%s…) in %s was changed", ErrCorrupt, hash[:12], b.dir)
 	}
 	return data, nil
 }

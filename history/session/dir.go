@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/history/sentence"
 )
 
 // Dir is where sessions are saved by default: $XDG_STATE_HOME/glassbox/sessions,
@@ -17,13 +19,13 @@ import (
 func Dir(getenv func(string) string) (string, error) {
 	if s := getenv("XDG_STATE_HOME"); s != "" {
 		if !filepath.IsAbs(s) {
-			return "", fmt.Errorf("XDG_STATE_HOME=%s is not an absolute path (the XDG spec says to ignore it, and so that a session is never saved somewhere unexpected, glassbox stops instead: set it to an absolute path or unset it)", s)
+			return "", sentence.Errorf("XDG_STATE_HOME=%s is not an absolute path (the XDG spec says to ignore it, and so that a session is never saved somewhere unexpected, glassbox stops instead: set it to an absolute path or unset it)", s)
 		}
 		return filepath.Join(s, "glassbox", "sessions"), nil
 	}
 	home := getenv("HOME")
 	if home == "" {
-		return "", errors.New("neither XDG_STATE_HOME nor HOME is set, so there is no place for sessions; name a file with --session FILE")
+		return "", sentence.Errorf("neither XDG_STATE_HOME nor HOME is set, so there is no place for sessions; name a file with --session FILE")
 	}
 	return filepath.Join(home, ".local", "state", "glassbox", "sessions"), nil
 }
@@ -32,7 +34,7 @@ func Dir(getenv func(string) string) (string, error) {
 // time and a few random letters, e.g. 20261124-150405-3fa9.
 func NewPath(dir string, now time.Time) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("the sessions folder %s: %w", dir, err)
+		return "", sentence.Errorf("the sessions folder %s: %w", dir, err)
 	}
 	return newPath(dir, now, func() string {
 		var b [2]byte
@@ -53,7 +55,7 @@ func newPath(dir string, now time.Time, draw func() string) (string, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			return path, nil
 		case err != nil:
-			return "", fmt.Errorf("the sessions folder %s: %w", dir, err)
+			return "", sentence.Errorf("the sessions folder %s: %w", dir, err)
 		}
 	}
 }
@@ -67,7 +69,7 @@ func Find(dir, idOrFile string) (string, error) { return Locate("--resume", dir,
 // names the command or flag that asked, for its messages.
 func Locate(what, dir, idOrFile string) (string, error) {
 	if idOrFile == "" {
-		return "", fmt.Errorf("%s needs a session id or file (see 'glassbox sessions')", what)
+		return "", sentence.Errorf("%s needs a session id or file (see 'glassbox sessions')", what)
 	}
 	if strings.ContainsRune(idOrFile, os.PathSeparator) || strings.HasSuffix(idOrFile, ".jsonl") {
 		if _, err := os.Stat(idOrFile); err != nil {
@@ -80,7 +82,7 @@ func Locate(what, dir, idOrFile string) (string, error) {
 		if _, err2 := os.Stat(idOrFile); err2 == nil {
 			return idOrFile, nil
 		}
-		return "", fmt.Errorf("%s %s: no session with that id in %s (see 'glassbox sessions')", what, idOrFile, dir)
+		return "", sentence.Errorf("%s %s: no session with that id in %s (see 'glassbox sessions')", what, idOrFile, dir)
 	}
 	return path, nil
 }

@@ -7,13 +7,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/history/sentence"
 )
 
 // A session file is untrusted input: anyone can write one, and a learner may
@@ -63,7 +64,7 @@ func LoadKey(stateDir string) (*Key, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() || st.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("%s must be a file only its owner can read (it is %s); remove it and glassbox makes a new one", path, st.Mode())
+		return nil, sentence.Errorf("%s must be a file only its owner can read (it is %s); remove it and glassbox makes a new one", path, st.Mode())
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -71,7 +72,7 @@ func LoadKey(stateDir string) (*Key, error) {
 	}
 	k, err := base64.StdEncoding.DecodeString(string(trimNewline(data)))
 	if err != nil || len(k) < 32 {
-		return nil, fmt.Errorf("%s is not a glassbox key; remove it and glassbox makes a new one", path)
+		return nil, sentence.Errorf("%s is not a glassbox key; remove it and glassbox makes a new one", path)
 	}
 	return &Key{k: k}, nil
 }

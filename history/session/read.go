@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/history/sentence"
 )
 
 // Limits of reading: a session file and one of its lines.
@@ -86,10 +87,10 @@ func Read(path string) (*File, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		return nil, sentence.Errorf("%s is not a regular file", path)
 	}
 	if st.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%w: %s is %d MiB; glassbox reads session files up to %d MiB", ErrTooLarge, path, st.Size()>>20, MaxFileSize>>20)
+		return nil, sentence.Errorf("%w: %s is %d MiB; glassbox reads session files up to %d MiB", ErrTooLarge, path, st.Size()>>20, MaxFileSize>>20)
 	}
 	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
 	if err != nil {
@@ -104,7 +105,7 @@ func parse(path string, data []byte) (*File, error) {
 	for n := 1; len(data) > 0; n++ {
 		line, rest, terminated := bytes.Cut(data, []byte("\n"))
 		if len(line) > MaxLine {
-			return nil, fmt.Errorf("%w: line %d of %s is %d MiB; a line may be at most %d MiB", ErrTooLarge, n, path, len(line)>>20, MaxLine>>20)
+			return nil, sentence.Errorf("%w: line %d of %s is %d MiB; a line may be at most %d MiB", ErrTooLarge, n, path, len(line)>>20, MaxLine>>20)
 		}
 		last := len(rest) == 0
 		if err := f.line(n, line); err != nil {
@@ -124,10 +125,10 @@ func parse(path string, data []byte) (*File, error) {
 		data = rest
 	}
 	if f.Header.Kind == "" {
-		return nil, fmt.Errorf("%w: %s is empty; it is not a glassbox session file", ErrCorrupt, path)
+		return nil, sentence.Errorf("%w: %s is empty; it is not a glassbox session file", ErrCorrupt, path)
 	}
 	if err := f.rebuild(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, path, err)
 	}
 	return f, nil
 }
@@ -136,25 +137,25 @@ func (f *File) line(n int, line []byte) error {
 	if n == 1 {
 		var h Header
 		if err := json.Unmarshal(line, &h); err != nil || h.Kind != KindHeader {
-			return fmt.Errorf("%w: %s does not start with a glassbox session header", ErrCorrupt, f.Path)
+			return sentence.Errorf("%w: %s does not start with a glassbox session header", ErrCorrupt, f.Path)
 		}
 		if h.Format > Format {
-			return fmt.Errorf("%w: %s has format %d (glassbox %s), this glassbox reads format %d and older; use a newer glassbox. The file is left untouched", ErrNewerFormat, f.Path, h.Format, h.Glassbox, Format)
+			return sentence.Errorf("%w: %s has format %d (glassbox %s), this glassbox reads format %d and older; use a newer glassbox. The file is left untouched", ErrNewerFormat, f.Path, h.Format, h.Glassbox, Format)
 		}
 		if h.Format < 1 || len(h.Runs) == 0 {
-			return fmt.Errorf("%w: %s has a header without a format or runs", ErrCorrupt, f.Path)
+			return sentence.Errorf("%w: %s has a header without a format or runs", ErrCorrupt, f.Path)
 		}
 		f.Header = h
 		return nil
 	}
 	var r Record
 	if err := json.Unmarshal(line, &r); err != nil {
-		return fmt.Errorf("%w: line %d of %s is not JSON (%v); the file is left untouched", ErrCorrupt, n, f.Path, err)
+		return sentence.Errorf("%w: line %d of %s is not JSON (%v); the file is left untouched", ErrCorrupt, n, f.Path, err)
 	}
 	switch r.Kind {
 	case KindSubmit, KindBegin, KindStep, KindFork, KindEdit, KindAnswer:
 	default:
-		return fmt.Errorf("%w: line %d of %s has an unknown kind %q", ErrCorrupt, n, f.Path, r.Kind)
+		return sentence.Errorf("%w: line %d of %s has an unknown kind %q", ErrCorrupt, n, f.Path, r.Kind)
 	}
 	f.Records = append(f.Records, r)
 	return nil
@@ -168,12 +169,12 @@ func (f *File) rebuild() error {
 	for i, r := range f.Records {
 		rl, ok := f.Run(r.Run)
 		if !ok {
-			return fmt.Errorf("record %d names a run %q the header does not list", i+2, r.Run)
+			return sentence.Errorf("record %d names a run %q the header does not list", i+2, r.Run)
 		}
 		switch r.Kind {
 		case KindSubmit:
 			if r.N != len(rl.Submitted)+1 {
-				return fmt.Errorf("record %d: event %d submitted after %d events", i+2, r.N, len(rl.Submitted))
+				return sentence.Errorf("record %d: event %d submitted after %d events", i+2, r.N, len(rl.Submitted))
 			}
 			rl.Submitted = append(rl.Submitted, r.Event)
 		case KindBegin:
@@ -184,17 +185,17 @@ func (f *File) rebuild() error {
 			rl.Answer = &rec
 		case KindStep:
 			if want := len(rl.Steps) + 1; r.Seq != want {
-				return fmt.Errorf("record %d: step %d follows step %d", i+2, r.Seq, want-1)
+				return sentence.Errorf("record %d: step %d follows step %d", i+2, r.Seq, want-1)
 			}
 			rl.Messages = append(rl.Messages, r.Added...)
 			if r.Len != len(rl.Messages) {
-				return fmt.Errorf("record %d: step %d leaves %d messages, the records add up to %d", i+2, r.Seq, r.Len, len(rl.Messages))
+				return sentence.Errorf("record %d: step %d leaves %d messages, the records add up to %d", i+2, r.Seq, r.Len, len(rl.Messages))
 			}
 			rl.Steps = append(rl.Steps, r)
 			rl.Interrupted, rl.Edit, rl.EditBase, rl.Answer = nil, nil, nil, nil
 		case KindFork:
 			if r.Seq < 0 || r.Seq > len(rl.Steps) {
-				return fmt.Errorf("record %d: a fork from step %d of %d", i+2, r.Seq, len(rl.Steps))
+				return sentence.Errorf("record %d: a fork from step %d of %d", i+2, r.Seq, len(rl.Steps))
 			}
 			keep := 0
 			if r.Seq > 0 {
@@ -207,7 +208,7 @@ func (f *File) rebuild() error {
 			rl.Messages = append(slices.Clip(rl.Messages[:keep]), r.Added...)
 			rl.foldForkAdded(r)
 			if r.N > len(rl.Submitted) {
-				return fmt.Errorf("record %d: a fork keeps %d events of %d", i+2, r.N, len(rl.Submitted))
+				return sentence.Errorf("record %d: a fork keeps %d events of %d", i+2, r.N, len(rl.Submitted))
 			}
 			rl.Submitted = rl.Submitted[:r.N]
 			if r.Provider != "" {

@@ -12,10 +12,10 @@ package session
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/history/sentence"
 )
 
 // Format is the version of the file layout this glassbox writes. A file
@@ -145,10 +145,10 @@ type FileChange struct {
 // Sentinel errors of reading.
 var (
 	// ErrNewerFormat: the file was written by a newer glassbox.
-	ErrNewerFormat = errors.New("the session file was written by a newer glassbox")
+	ErrNewerFormat = sentence.Errorf("the session file was written by a newer glassbox")
 	// ErrCorrupt: the file is not a session file, or a line other than the
 	// last cannot be read.
-	ErrCorrupt = errors.New("the session file is corrupt")
+	ErrCorrupt = sentence.Errorf("the session file is corrupt")
 	// ErrTooLarge: the file is past the size glassbox reads.
-	ErrTooLarge = errors.New("the session file is too large")
+	ErrTooLarge = sentence.Errorf("the session file is too large")
 )

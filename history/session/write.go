@@ -3,12 +3,13 @@ package session
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/glassbox-dev/glassbox/history/sentence"
 )
 
 // DataDir is the folder beside a session file: its exchanges, its file
@@ -43,7 +44,7 @@ func Create(path string, h Header) (*Writer, error) {
 	h.Kind, h.Format = KindHeader, Format
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("%s already exists; a session file is never overwritten (resume it with --resume, or name another file)", path)
+		return nil, sentence.Errorf("%s already exists; a session file is never overwritten (resume it with --resume, or name another file)", path)
 	}
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func Append(file *File) (*Writer, error) {
 	}
 	if err := f.Truncate(file.valid); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("cutting the torn last line of %s: %w", file.Path, err)
+		return nil, sentence.Errorf("cutting the torn last line of %s: %w", file.Path, err)
 	}
 	if _, err := f.Seek(file.valid, 0); err != nil {
 		f.Close()
@@ -171,7 +172,7 @@ const MaxExchanges = 256 << 20
 // exchanges file.
 func ReadExchanges(path string, s Span) ([]byte, error) {
 	if s.Length < 0 || s.Offset < 0 || s.Length > MaxExchanges {
-		return nil, fmt.Errorf("%w: an exchanges record of %d bytes (the limit is %d MiB)", ErrCorrupt, s.Length, MaxExchanges>>20)
+		return nil, sentence.Errorf("%w: an exchanges record of %d bytes (the limit is %d MiB)", ErrCorrupt, s.Length, MaxExchanges>>20)
 	}
 	f, err := os.Open(ExchangesFile(path))
 	if err != nil {
@@ -180,7 +181,7 @@ func ReadExchanges(path string, s Span) ([]byte, error) {
 	defer f.Close()
 	b := make([]byte, s.Length)
 	if _, err := f.ReadAt(b, s.Offset); err != nil {
-		return nil, fmt.Errorf("%w: reading the exchanges at %d: %v", ErrCorrupt, s.Offset, err)
+		return nil, sentence.Errorf("%w: reading the exchanges at %d: %v", ErrCorrupt, s.Offset, err)
 	}
 	return b, nil
 }

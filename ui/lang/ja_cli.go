@@ -243,3 +243,42 @@ func init() {
 		"the server's content filter stopped the reply (finish_reason content_filter); rephrase the request.":                                                                                             "サーバーのコンテンツフィルターが応答を止めました(finish_reason content_filter)。リクエストを言い換えてください。",
 	})
 }
+
+// history/session: the session files and the sessions folder.
+func init() {
+	register(map[string]string{
+		"the session file is corrupt":                          "セッションファイルが壊れています",
+		"the session file is too large":                        "セッションファイルが大きすぎます",
+		"the session file was written by a newer glassbox":     "セッションファイルは新しい glassbox で書かれています",
+		"%w: %s is empty; it is not a glassbox session file":   "%w: %s は空です。glassbox のセッションファイルではありません",
+		"%w: %s does not start with a glassbox session header": "%w: %s は glassbox のセッションヘッダーで始まっていません",
+		"%w: %s has a header without a format or runs":         "%w: %s のヘッダーに format か runs がありません",
+		"%w: %s has format %d (glassbox %s), this glassbox reads format %d and older; use a newer glassbox. The file is left untouched": "%w: %s は format %d(glassbox %s)です。この glassbox が読めるのは format %d 以前です。新しい glassbox を使ってください。ファイルには手を付けていません",
+		"%w: %s is %d MiB; glassbox reads session files up to %d MiB":                                                                   "%w: %s は %d MiB あります。glassbox が読むセッションファイルは %d MiB までです",
+		"%w: line %d of %s is %d MiB; a line may be at most %d MiB":                                                                     "%w: %[3]s の %[2]d 行目は %[4]d MiB あります。1 行は最大 %[5]d MiB です",
+		"%w: line %d of %s is not JSON (%v); the file is left untouched":                                                                "%w: %[3]s の %[2]d 行目が JSON ではありません(%[4]v)。ファイルには手を付けていません",
+		"%w: line %d of %s has an unknown kind %q":                                                                                      "%w: %[3]s の %[2]d 行目の kind %[4]q は未知のものです",
+		"record %d names a run %q the header does not list":                                                                             "レコード %d が、ヘッダーにない実行 %q を指しています",
+		"record %d: a fork from step %d of %d":                                                                                          "レコード %d: %[3]d ステップ中のステップ %[2]d からの分岐です",
+		"record %d: a fork keeps %d events of %d":                                                                                       "レコード %d: 分岐が %[3]d 件中 %[2]d 件のイベントを残しています",
+		"record %d: event %d submitted after %d events":                                                                                 "レコード %d: イベント %d が %d 件のイベントの後に投入されています",
+		"record %d: step %d follows step %d":                                                                                            "レコード %d: ステップ %d がステップ %d の後に来ています",
+		"record %d: step %d leaves %d messages, the records add up to %d":                                                               "レコード %d: ステップ %d 時点のメッセージは %d 件ですが、レコードを合計すると %d 件です",
+		"%w: %q is not a content hash":                                                                                                  "%w: %q は内容のハッシュではありません",
+		"%w: the copy of a file (%s…) in %s was changed":                                                                                "%w: %[3]s にあるファイルのコピー(%[2]s…)が変更されています",
+		"%w: the copy of a file (%s…) is missing from %s":                                                                               "%w: ファイルのコピー(%s…)が %s にありません",
+		"it holds a secret, and glassbox never keeps a copy of a secret":                                                                "秘密を含んでいるため、glassbox はコピーを残しません",
+		"the copy of a file (%s…) is not in %s: %w":                                                                                     "ファイルのコピー(%s…)が %s にありません: %w",
+		"%s needs a session id or file (see 'glassbox sessions')":                                                                       "%s にはセッションの ID かファイルが必要です('glassbox sessions' を参照)",
+		"%s %s: no session with that id in %s (see 'glassbox sessions')":                                                                "%s %s: その ID のセッションは %s にありません('glassbox sessions' を参照)",
+		"XDG_STATE_HOME=%s is not an absolute path (the XDG spec says to ignore it, and so that a session is never saved somewhere unexpected, glassbox stops instead: set it to an absolute path or unset it)": "XDG_STATE_HOME=%s は絶対パスではありません(XDG の仕様では無視することになっていますが、セッションが思わぬ場所に保存されないよう、glassbox はここで止まります: 絶対パスにするか、設定を外してください)",
+		"neither XDG_STATE_HOME nor HOME is set, so there is no place for sessions; name a file with --session FILE":                                                                                            "XDG_STATE_HOME も HOME も設定されていないため、セッションの置き場所がありません。--session FILE でファイルを指定してください",
+		"the sessions folder %s: %w":                                                                             "セッションフォルダー %s: %w",
+		"%s is not a glassbox key; remove it and glassbox makes a new one":                                       "%s は glassbox の鍵ではありません。削除すれば glassbox が新しく作ります",
+		"%s must be a file only its owner can read (it is %s); remove it and glassbox makes a new one":           "%s は所有者だけが読めるファイルでなければなりません(現在 %s)。削除すれば glassbox が新しく作ります",
+		"%s already exists; a session file is never overwritten (resume it with --resume, or name another file)": "%s はすでにあります。セッションファイルは上書きしません(--resume で再開するか、別のファイルを指定してください)",
+		"%w: an exchanges record of %d bytes (the limit is %d MiB)":                                              "%w: 通信記録のレコードが %d バイトあります(上限は %d MiB)",
+		"%w: reading the exchanges at %d: %v":                                                                    "%w: 位置 %d の通信記録を読めません: %v",
+		"cutting the torn last line of %s: %w":                                                                   "%s の途切れた最終行を切り詰められません: %w",
+	})
+}
