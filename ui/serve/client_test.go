@@ -95,11 +95,19 @@ type terminal struct {
 	frames chan struct{}
 }
 
-func openTerminal(t testing.TB, c *gossh.Client, w, h int) *terminal {
+// openTerminal opens a w×h terminal on c; env are KEY=VALUE pairs sent
+// before it, as ssh's SendEnv does.
+func openTerminal(t testing.TB, c *gossh.Client, w, h int, env ...string) *terminal {
 	t.Helper()
 	sess, err := c.NewSession()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := sess.Setenv(k, v); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := sess.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)

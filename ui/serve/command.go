@@ -100,35 +100,38 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	_, port, _ := net.SplitHostPort(addr.String())
 	l := s.room()
 	fmt.Fprintf(out, "glassbox serve: %s\n", l.F("listening on %s (up to %d learners)", addr, s.opts.MaxLearners))
-	line := func(label, value string) { fmt.Fprintf(out, "  %s%s\n", padCells(label, 24), value) }
-	line(l.T("learners connect with:"), l.F("ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)", port))
+	var rows [][2]string // label, value
+	rows = append(rows, [2]string{l.T("learners connect with:"), l.F("ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)", port)})
 	if s.passphrase != "" {
-		line(l.T("workshop passphrase:"), s.passphrase)
+		rows = append(rows, [2]string{l.T("workshop passphrase:"), s.passphrase})
 	}
 	if len(s.keys) > 0 {
-		line(l.T("authorized keys:"), l.F("%d from %s", len(s.keys), s.opts.AuthorizedKeys))
+		rows = append(rows, [2]string{l.T("authorized keys:"), l.F("%d from %s", len(s.keys), s.opts.AuthorizedKeys)})
 	}
 	if s.opts.Broadcast != nil {
-		line(l.T("follow the instructor:"), l.F("ssh -p %s %s@HOST  (read-only, live)", port, FollowUser))
+		rows = append(rows, [2]string{l.T("follow the instructor:"), l.F("ssh -p %s %s@HOST  (read-only, live)", port, FollowUser)})
 	}
-	line(l.T("host key fingerprint:"), s.fingerprint)
+	rows = append(rows, [2]string{l.T("host key fingerprint:"), s.fingerprint})
 	kind := l.T("offline simulation")
 	if !s.opts.Run.Offline {
 		kind = l.F("provider %s (the server's key; learners never see it)", s.opts.Run.Provider)
 	}
-	line(l.T("every learner runs:"), l.F("%s, lesson %s", kind, s.opts.Run.Lesson))
+	rows = append(rows, [2]string{l.T("every learner runs:"), l.F("%s, lesson %s", kind, s.opts.Run.Lesson)})
+	// The values line up two cells after the widest label (a double-width
+	// character takes two).
+	width := 0
+	for _, r := range rows {
+		width = max(width, ansi.StringWidth(r[0]))
+	}
+	for _, r := range rows {
+		fmt.Fprintf(out, "  %s%s%s\n", r[0], strings.Repeat(" ", width+2-ansi.StringWidth(r[0])), r[1])
+	}
 	fmt.Fprintf(out, "  %s\n", l.T("stop with Ctrl-C"))
 }
 
 // room is the room's language (serve --lang, else the server's locale):
 // the instructor's banner, and every learner whose ssh sends no locale.
 func (s *Server) room() lang.Lang { return lang.Lang(s.opts.Run.Lang) }
-
-// padCells is label followed by spaces to n cells (a double-width
-// character takes two), at least one.
-func padCells(label string, n int) string {
-	return label + strings.Repeat(" ", max(1, n-ansi.StringWidth(label)))
-}
 
 // instruct is Main with --instruct: the instructor's glass box runs in this
 // terminal, with its own session, while the room is served; each of its

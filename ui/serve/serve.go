@@ -172,7 +172,8 @@ func New(opts Options) (*Server, error) {
 		sopts = append(sopts,
 			wish.WithPasswordAuth(func(ctx ssh.Context, pw string) bool { return s.admitPassword(ctx, pw) }),
 			wish.WithKeyboardInteractiveAuth(func(ctx ssh.Context, ch gossh.KeyboardInteractiveChallenge) bool {
-				answers, err := ch("", "glassbox workshop", []string{"passphrase: "}, []bool{false})
+				// Asked before the session says its locale: in the room's language.
+				answers, err := ch("", s.room().T("glassbox workshop"), []string{s.room().T("passphrase: ")}, []bool{false})
 				return err == nil && len(answers) == 1 && s.admitPassword(ctx, answers[0])
 			}))
 	}
