@@ -459,12 +459,27 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		}
 		wait, retry, why := e.retryWait(attempt, pe)
 		if !retry {
-			msg := e.mask.Mask(pe.Error()) + why
-			if len(rec.Retries) > 0 {
-				msg = fmt.Sprintf("%s (gave up after %s)", msg, Count(len(rec.Retries), "retry"))
+			// said is msg as a sentence, for a front end in another
+			// language (nil when the provider's message is none).
+			msg, said := e.mask.Mask(pe.Error()), e.maskSaid(pe)
+			if why != nil {
+				msg += " " + why.Error()
+				if said != nil {
+					said = sentence.Errorf("%w %w", said, why)
+				}
+			}
+			if n := len(rec.Retries); n > 0 {
+				msg = fmt.Sprintf("%s (gave up after %s)", msg, Count(n, "retry"))
+				retries := sentence.Errorf("%d retries", n)
+				if n == 1 {
+					retries = sentence.Errorf("%d retry", n)
+				}
+				if said != nil {
+					said = sentence.Errorf("%w (gave up after %w)", said, retries)
+				}
 			}
 			msg = e.withLastStop(msg)
-			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg, Said: e.maskSaid(pe)}
+			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg, Said: e.withLastStopSaid(said)}
 			t.Error = e.failure
 			e.recovered = ""
 			e.clearEdit()
@@ -517,26 +532,26 @@ func (e *Engine) maskSaid(err error) error {
 
 // retryWait decides whether a failed call is retried and after how long;
 // when a transient failure is not retried, why says so.
-func (e *Engine) retryWait(attempt int, pe *providers.Error) (wait time.Duration, retry bool, why string) {
+func (e *Engine) retryWait(attempt int, pe *providers.Error) (wait time.Duration, retry bool, why error) {
 	p := e.cfg.Retry
 	if !pe.Transient() || attempt >= p.MaxRetries {
-		return 0, false, ""
+		return 0, false, nil
 	}
 	if pe.RetryAfter > 0 {
 		if pe.RetryAfter > p.MaxWait {
-			asked := pe.RetryAfter.String()
 			if pe.RetryAfter >= providers.MaxRetryAfter {
-				asked = "at least " + asked // read as the cap: it may have named far more
+				// read as the cap: it may have named far more
+				return 0, false, sentence.Errorf("(the service asked to wait at least %s, longer than the %s glassbox will wait)", pe.RetryAfter, p.MaxWait)
 			}
-			return 0, false, fmt.Sprintf(" (the service asked to wait %s, longer than the %s glassbox will wait)", asked, p.MaxWait)
+			return 0, false, sentence.Errorf("(the service asked to wait %s, longer than the %s glassbox will wait)", pe.RetryAfter, p.MaxWait)
 		}
-		return pe.RetryAfter, true, ""
+		return pe.RetryAfter, true, nil
 	}
 	wait = p.Initial << attempt
 	if wait > p.Max || wait <= 0 {
 		wait = p.Max
 	}
-	return wait, true, ""
+	return wait, true, nil
 }
 
 // read turns a provider response into the next edge.
@@ -619,6 +634,18 @@ func faultOf(resp *providers.Response) (key, words string) {
 // stopWords is a reply's stop reason with the provider's own finish reason.
 func stopWords(stop, finish string) string {
 	return fmt.Sprintf("%s (finish reason %s)", orDash(stop), orDash(finish))
+}
+
+// withLastStopSaid is withLastStop for the sentence of a message (nil
+// stays nil).
+func (e *Engine) withLastStopSaid(said error) error {
+	if said == nil {
+		return nil
+	}
+	if e.lastStop == "" {
+		return sentence.Errorf("%w; no reply came back for this request", said)
+	}
+	return sentence.Errorf("%w; the last reply's stop reason: %s", said, e.lastStop)
 }
 
 // withLastStop ends a HALTED message with the stop reason of the last

@@ -284,16 +284,20 @@ func (r *Run) Sandbox() string {
 }
 
 // WorkspaceLabel is the workspace as a person should read it.
-func (r *Run) WorkspaceLabel() string {
+func (r *Run) WorkspaceLabel() string { return r.WorkspaceLabelIn(loop.English) }
+
+// WorkspaceLabelIn is WorkspaceLabel said with say (a front end's language).
+func (r *Run) WorkspaceLabelIn(say loop.Say) string {
+	root := r.Workspace.Root()
 	switch {
 	case r.Temporary && r.Config.Workspace != "":
-		return r.Workspace.Root() + " (this run's own copy of " + r.Config.Workspace + ", removed on exit)"
+		return root + " " + say("(this run's own copy of %s, removed on exit)", r.Config.Workspace)
 	case r.Temporary:
-		return r.Workspace.Root() + " (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)"
+		return root + " " + say("(a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)")
 	case r.Config.KeepWorkspace != "":
-		return r.Workspace.Root() + " (kept with the session)"
+		return root + " " + say("(kept with the session)")
 	}
-	return r.Workspace.Root()
+	return root
 }
 
 // copyWorkspace copies dir into a new temporary folder: in compare mode each

@@ -231,7 +231,7 @@ func (p printer) header() {
 	l := p.o.Lang
 	if len(p.runs) == 1 {
 		r := p.runs[0]
-		fmt.Fprintf(p.out, "glassbox %s · %s\n%s\n%s\n", p.o.Version, r.Backend.Describe(), l.F("workspace: %s", r.WorkspaceLabel()), l.F("sandbox: %s", r.Sandbox()))
+		fmt.Fprintf(p.out, "glassbox %s · %s\n%s\n%s\n", p.o.Version, r.Backend.Describe(), l.F("workspace: %s", r.WorkspaceLabelIn(l.F)), l.F("sandbox: %s", r.Sandbox()))
 		return
 	}
 	var names []string
@@ -240,7 +240,7 @@ func (p printer) header() {
 	}
 	fmt.Fprintf(p.out, "glassbox %s · %s\n", p.o.Version, l.F("compare %s: the same request, stepped in lockstep", strings.Join(names, " | ")))
 	for _, r := range p.runs {
-		fmt.Fprintf(p.out, "%s%s\n%s%s\n", prefix(r), r.Backend.Describe(), prefix(r), l.F("workspace: %s", r.WorkspaceLabel()))
+		fmt.Fprintf(p.out, "%s%s\n%s%s\n", prefix(r), r.Backend.Describe(), prefix(r), l.F("workspace: %s", r.WorkspaceLabelIn(l.F)))
 	}
 	fmt.Fprintf(p.out, "%s\n", l.F("sandbox: %s", p.runs[0].Sandbox()))
 	if p.sideBySide() {

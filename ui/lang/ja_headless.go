@@ -41,9 +41,21 @@ func init() {
 		"%d failures fed back": "モデルへ返した失敗 %d 件",
 		"tokens %d→%d":         "トークン %d→%d",
 
+		// loop/engine.go: a provider failure the loop gave up on (said on
+		// stderr; the trace keeps the English message)
+		"%w %w":                 "%w %w",
+		"%w (gave up after %w)": "%w(%wで打ち切りました)",
+		"(the service asked to wait %s, longer than the %s glassbox will wait)":          "(サービスは %s 待つよう求めましたが、glassbox が待つのは最大 %s です)",
+		"(the service asked to wait at least %s, longer than the %s glassbox will wait)": "(サービスは少なくとも %s 待つよう求めましたが、glassbox が待つのは最大 %s です)",
+		"%w; no reply came back for this request":                                        "%w。このリクエストへの応答は 1 つも届いていません",
+		"%w; the last reply's stop reason: %s":                                           "%w。最後の応答の停止理由: %s",
+
 		// ui/headless: the header, stderr and the summary of a comparison
 		"workspace: %s": "ワークスペース: %s",
-		"sandbox: %s":   "サンドボックス: %s",
+		"(this run's own copy of %s, removed on exit)":                                           "(この実行専用の %s のコピー。終了時に削除します)",
+		"(a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)": "(サンプルプロジェクトの新しいコピー。終了時に削除します。--workspace DIR ならファイルが残ります)",
+		"(kept with the session)": "(セッションとともに保存)",
+		"sandbox: %s":             "サンドボックス: %s",
 		"compare %s: the same request, stepped in lockstep":            "比較 %s: 同じリクエストを交互に一歩ずつ進めます",
 		"interrupted in %s: %s":                                        "%s で中断しました: %s",
 		"halted: the iteration limit (%s for one request) was reached": "停止: イテレーションの上限(1 リクエストにつき %s)に達しました",

@@ -6,6 +6,11 @@ package lang
 // stay as they are.
 func init() {
 	register(map[string]string{
+		// asked at sign-in (keyboard-interactive), before the learner's
+		// locale is known
+		"glassbox workshop": "glassbox ワークショップ",
+		"passphrase: ":      "パスフレーズ: ",
+
 		// the banner
 		"listening on %s (up to %d learners)": "%s で待ち受け中(受講者は最大 %d 人)",
 		"learners connect with:":              "受講者の接続方法:",

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// glassbox runs main in-process with stdin and returns the exit code,
+// stdout and stderr.
+func glassbox(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var code int
+	if len(args) > 0 && args[0] == "run" {
+		// The retry waits are the engine's; a test does not sit them out.
+		code = runHeadless(context.Background(), args[1:], noSleep, strings.NewReader(stdin), &out, &errb)
+	} else {
+		code = realMain(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	}
+	return code, out.String(), errb.String()
+}
+
+// `glassbox run --lang ja` prints the human trace's sentences in Japanese;
+// the tags, states, edges and tools stay as they are.
+func TestRunSpeaksTheChosenLanguage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		locale string
+		want   []string
+		absent []string
+		saved  string
+	}{
+		{"--lang ja", []string{"--lang", "ja"}, "",
+			[]string{"コンテキストを組み立てました", "ワークスペース: ", "[THINK]", "--context_ready--> AWAITING_LLM_RESPONSE", "list_files"},
+			[]string{"context assembled", "workspace: "}, "セッションを保存しました: "},
+		{"LANG=ja_JP.UTF-8", nil, "ja_JP.UTF-8",
+			[]string{"コンテキストを組み立てました", "[ANSWER]"},
+			[]string{"context assembled"}, "セッションを保存しました: "},
+		{"--lang en over a Japanese locale", []string{"--lang", "en"}, "ja_JP.UTF-8",
+			[]string{"context assembled", "workspace: "},
+			[]string{"コンテキスト"}, "session saved: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			isolate(t)
+			t.Setenv("LC_ALL", "")
+			t.Setenv("LC_MESSAGES", "")
+			t.Setenv("LANG", tc.locale)
+			code, out, errb := glassbox(t, "", append(append([]string{"run", "--offline"}, tc.args...), "--lesson", "tour")...)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s%s", code, out, errb)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the trace lacks %q:\n%s", w, out)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("the trace holds %q:\n%s", a, out)
+				}
+			}
+			if !strings.Contains(errb, tc.saved) {
+				t.Errorf("stderr lacks %q:\n%s", tc.saved, errb)
+			}
+		})
+	}
+}
+
+// volatile are the parts of a JSONL trace that differ from one run to the
+// next whatever the language: the clock and the durations.
+var volatile = regexp.MustCompile(`"(time)":"[^"]*"|"([a-z_]*_ms)":[0-9]+`)
+
+// --json is the protocol a learner is learning: the same bytes in every
+// language (only the clock and the durations differ between two runs).
+func TestJSONTraceIsTheSameInEveryLanguage(t *testing.T) {
+	trace := func(lang string) string {
+		isolate(t)
+		code, out, errb := glassbox(t, "y\n", "run", "--offline", "--json", "--lang", lang, "--lesson", "write-file", "write a file notes.txt that says hello")
+		if code != exitOK || out == "" {
+			t.Fatalf("--lang %s: exit %d\n%s%s", lang, code, out, errb)
+		}
+		return volatile.ReplaceAllString(out, `"$1$2":0`)
+	}
+	en, ja := trace("en"), trace("ja")
+	if en != ja {
+		t.Fatalf("the JSONL trace differs by language:\nen:\n%s\nja:\n%s", en, ja)
+	}
+	if !strings.Contains(en, `"edge":"user_approval"`) {
+		t.Fatalf("the run did not go through the approval:\n%s", en)
+	}
+}
+
+// A Japanese answer approves a confirmation (はい once, 常に always).
+func TestJapaneseAnswersApprove(t *testing.T) {
+	isolate(t)
+	code, lines, stderr := runJSON(t, "はい\n", "--offline", "--lang", "ja", "--lesson", "write-file")
+	if code != exitOK || !strings.Contains(strings.Join(edges(lines), " "), "user_approval") {
+		t.Fatalf("exit %d, edges %v\n%s", code, edges(lines), stderr)
+	}
+	if !strings.Contains(stderr, "許可しますか? [y] 今回だけ(はい)") {
+		t.Errorf("the prompt is not in Japanese:\n%s", stderr)
+	}
+}
+
+// The command line's mistakes and hints in both languages: a usage error,
+// a missing key, a 429 from Gemini, a corrupted session, the help.
+func TestCLIMessagesInBothLanguages(t *testing.T) {
+	corrupt := func(t *testing.T) []string {
+		path := filepath.Join(t.TempDir(), "broken.jsonl")
+		if err := os.WriteFile(path, []byte("this is not a session\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"run", "--resume", path}
+	}
+	rateLimited := func(t *testing.T) []string {
+		body, err := os.ReadFile("/work/shared/wire-examples/gemini/error_429_RESOURCE_EXHAUSTED_quota_retryinfo__gemini_cli_test_DECODED.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write(body)
+		}))
+		t.Cleanup(srv.Close)
+		t.Setenv("GEMINI_API_KEY", "AIzaSy-test-key-for-the-429-000000")
+		t.Setenv("GOOGLE_GEMINI_BASE_URL", srv.URL)
+		return []string{"run", "--live", "hi"}
+	}
+	for _, tc := range []struct {
+		name   string
+		args   func(*testing.T) []string
+		code   int
+		en, ja string
+	}{
+		{"usage error", func(*testing.T) []string { return []string{"run", "--max-iterations", "0", "hi"} }, exitUsage,
+			"glassbox run: --max-iterations 0: want at least 1", "glassbox run: --max-iterations 0: 1 以上を指定してください"},
+		{"missing key", func(*testing.T) []string { return []string{"run", "--live", "hi"} }, exitProvider,
+			"no Gemini API key: set GEMINI_API_KEY", "Gemini の API キーがありません: GEMINI_API_KEY(または GOOGLE_API_KEY)を設定してください"},
+		{"429 hint", rateLimited, exitProvider,
+			"glassbox run: the provider failed: Gemini's rate limit or quota is used up (429 RESOURCE_EXHAUSTED)",
+			"glassbox run: プロバイダーが失敗しました: Gemini のレート制限か割り当てを使い切りました(429 RESOURCE_EXHAUSTED)"},
+		{"corrupted session", corrupt, exitUsage,
+			"the session file is corrupt", "セッションファイルが壊れています"},
+		{"unknown lesson", func(*testing.T) []string { return []string{"run", "--lesson", "nope"} }, exitUsage,
+			`no lesson named "nope" (see 'glassbox lessons')`, `"nope" という名前のレッスンはありません('glassbox lessons' を参照)`},
+		{"help", func(*testing.T) []string { return []string{"help"} }, exitOK,
+			"glassbox run [flags] PROMPT   headless: run the loop on PROMPT and print the trace", "glassbox run [flags] PROMPT   ヘッドレス: PROMPT でループを動かし、トレースを表示します"},
+		{"flag descriptions", func(*testing.T) []string { return []string{"run", "-h"} }, exitOK,
+			"force the offline simulation", "オフラインのシミュレーションを使います"},
+		{"no sessions yet", func(*testing.T) []string { return []string{"sessions"} }, exitOK,
+			"glassbox sessions: no sessions yet in", "にはまだセッションがありません"},
+		{"a flag after the prompt", func(*testing.T) []string { return []string{"run", "--offline", "hi", "--json"} }, exitUsage,
+			`"--json" comes after the prompt; flags go before it`, `"--json" がプロンプトの後にあります`},
+	} {
+		for _, l := range []string{"en", "ja"} {
+			t.Run(tc.name+" "+l, func(t *testing.T) {
+				isolate(t)
+				t.Setenv("LC_ALL", "")
+				t.Setenv("LC_MESSAGES", "")
+				t.Setenv("LANG", map[string]string{"en": "C.UTF-8", "ja": "ja_JP.UTF-8"}[l])
+				code, out, errb := glassbox(t, "", tc.args(t)...)
+				want := map[string]string{"en": tc.en, "ja": tc.ja}[l]
+				if testing.Verbose() {
+					t.Logf("%s%s", out, errb)
+				}
+				if code != tc.code || !strings.Contains(out+errb, want) {
+					t.Fatalf("exit %d (want %d); output lacks %q:\n%s%s", code, tc.code, want, out, errb)
+				}
+				if l == "ja" && tc.en != tc.ja && strings.Contains(out+errb, tc.en) {
+					t.Errorf("the English %q is in the Japanese output:\n%s%s", tc.en, out, errb)
+				}
+			})
+		}
+	}
+}
+
+// --lang on the command line wins over the locale for the help too.
+func TestLangFlagChoosesTheHelpLanguage(t *testing.T) {
+	isolate(t)
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LANG", "C.UTF-8")
+	if _, out, _ := glassbox(t, "", "help", "--lang", "ja"); !strings.Contains(out, "使い方:") {
+		t.Errorf("help --lang ja:\n%s", out)
+	}
+	if _, _, errb := glassbox(t, "", "run", "--lang=ja", "-h"); !strings.Contains(errb, "表示する言語: en か ja") {
+		t.Errorf("run --lang=ja -h:\n%s", errb)
+	}
+	if code, _, errb := glassbox(t, "", "lessons", "--lang", "ja", "extra"); code != exitUsage || !strings.Contains(errb, "引数は取りません") {
+		t.Errorf("lessons --lang ja extra: exit %d\n%s", code, errb)
+	}
+}
