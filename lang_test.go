@@ -198,3 +198,19 @@ func TestLangFlagChoosesTheHelpLanguage(t *testing.T) {
 		t.Errorf("lessons --lang ja extra: exit %d\n%s", code, errb)
 	}
 }
+
+// `glassbox export --lang ja` hands out a Japanese page.
+func TestExportLang(t *testing.T) {
+	isolate(t)
+	session := filepath.Join(t.TempDir(), "s.jsonl")
+	if code, out, errb := glassbox(t, "", "run", "--offline", "--session", session, "--lesson", "tour"); code != exitOK {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errb)
+	}
+	code, out, errb := glassbox(t, "", "export", session, "--format", "html", "--lang", "ja")
+	if code != exitOK || !strings.Contains(out, `<html lang="ja">`) || !strings.Contains(out, "<dt>最初のリクエスト</dt>") {
+		t.Fatalf("export --lang ja: exit %d\n%s%s", code, out, errb)
+	}
+	if code, _, errb := glassbox(t, "", "export", session, "--lang", "fr"); code != exitUsage || !strings.Contains(errb, `unknown language "fr"`) {
+		t.Fatalf("export --lang fr: exit %d\n%s", code, errb)
+	}
+}
