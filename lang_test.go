@@ -12,18 +12,15 @@ import (
 	"testing"
 )
 
-// glassbox runs main in-process with stdin and returns the exit code,
-// stdout and stderr.
+// glassbox is runIn, with `run`'s retry waits skipped (they are the
+// engine's; a test does not sit them out).
 func glassbox(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	var code int
-	if len(args) > 0 && args[0] == "run" {
-		// The retry waits are the engine's; a test does not sit them out.
-		code = runHeadless(context.Background(), args[1:], noSleep, strings.NewReader(stdin), &out, &errb)
-	} else {
-		code = realMain(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	if len(args) == 0 || args[0] != "run" {
+		return runIn(t, stdin, args...)
 	}
+	var out, errb bytes.Buffer
+	code := runHeadless(context.Background(), args[1:], noSleep, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
