@@ -291,11 +291,11 @@ func (r *Run) WorkspaceLabelIn(say loop.Say) string {
 	root := r.Workspace.Root()
 	switch {
 	case r.Temporary && r.Config.Workspace != "":
-		return root + " " + say("(this run's own copy of %s, removed on exit)", r.Config.Workspace)
+		return say("%s (this run's own copy of %s, removed on exit)", root, r.Config.Workspace)
 	case r.Temporary:
-		return root + " " + say("(a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)")
+		return say("%s (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)", root)
 	case r.Config.KeepWorkspace != "":
-		return root + " " + say("(kept with the session)")
+		return say("%s (kept with the session)", root)
 	}
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 
@@ -107,4 +108,12 @@ func TestAnnounceInJapanese(t *testing.T) {
 	if !strings.Contains(b.String(), "  workshop passphrase:    open-sesame\n") {
 		t.Errorf("the English banner changed:\n%s", b.String())
 	}
+}
+
+// The idle limit ends a Japanese learner's connection in Japanese.
+func TestIdleDisconnectInJapanese(t *testing.T) {
+	r := newRoom(t, Options{Idle: 300 * time.Millisecond})
+	a := r.learnIn("ada", "LANG=ja_JP.UTF-8")
+	a.waitFor("300ms キー入力がなかったため切断しました。セッションは保存されています。もう一度接続すると続きから始められます。")
+	a.waitEnd()
 }
