@@ -109,3 +109,49 @@ func TestBrushMatchesRender(t *testing.T) {
 		}
 	}
 }
+
+// hexTwin is st with each of its colours given as the hex lipgloss
+// converts itself (the theme's colours before they were made ready).
+func hexTwin(t *testing.T, st lipgloss.Style) lipgloss.Style {
+	t.Helper()
+	hex := func(c lipgloss.TerminalColor) lipgloss.TerminalColor {
+		switch c := c.(type) {
+		case lipgloss.CompleteAdaptiveColor:
+			return lipgloss.AdaptiveColor{Light: c.Light.TrueColor, Dark: c.Dark.TrueColor}
+		case lipgloss.NoColor:
+			return c
+		}
+		t.Fatalf("a theme colour of type %T", c)
+		return nil
+	}
+	return st.Foreground(hex(st.GetForeground())).Background(hex(st.GetBackground())).
+		BorderTopForeground(hex(st.GetBorderTopForeground())).
+		BorderRightForeground(hex(st.GetBorderRightForeground())).
+		BorderBottomForeground(hex(st.GetBorderBottomForeground())).
+		BorderLeftForeground(hex(st.GetBorderLeftForeground()))
+}
+
+// The theme's colours are worked out once per colour profile (ready), and
+// paint exactly what lipgloss's own conversion of the hex would, in every
+// profile, on light and dark backgrounds.
+func TestReadyColoursPaintAsTheHex(t *testing.T) {
+	profile, dark := lipgloss.ColorProfile(), lipgloss.HasDarkBackground()
+	defer func() { lipgloss.SetColorProfile(profile); lipgloss.SetHasDarkBackground(dark) }()
+	for name, st := range styles(New(false)) {
+		if _, ok := st.GetForeground().(lipgloss.AdaptiveColor); ok {
+			t.Errorf("%s: a hex colour that every Render converts again", name)
+		}
+		twin := hexTwin(t, st)
+		for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI, termenv.ANSI256, termenv.TrueColor} {
+			lipgloss.SetColorProfile(p)
+			for _, dk := range []bool{false, true} {
+				lipgloss.SetHasDarkBackground(dk)
+				for _, s := range []string{"key", "日本語", "", "two\nlines"} {
+					if got, want := st.Render(s), twin.Render(s); got != want {
+						t.Errorf("%s, profile %v, dark %v: Render(%q) = %q, lipgloss converting the hex gives %q", name, p, dk, s, got, want)
+					}
+				}
+			}
+		}
+	}
+}
