@@ -17,6 +17,9 @@ type look struct {
 	th      theme.Theme
 	spin    string
 	sandbox string // "on — …", "off — reason" or "" (not told)
+	// The status bar's two styles as brushes: a bar is some twenty
+	// segments, each a label and a value.
+	statusKey, statusBar theme.Brush
 }
 
 // paneView draws the run's pane p, framed, in rc. focused: the pane has the
@@ -108,7 +111,7 @@ func (r *runView) statusView(lk look, w int) string {
 
 // statusSegment is one labelled segment of the status bar.
 func (lk look) statusSegment(k, v string) string {
-	return lk.th.StatusKey.Render(" "+k+" ") + lk.th.StatusBar.Render(v+" ")
+	return lk.statusKey.Render(" "+k+" ") + lk.statusBar.Render(v+" ")
 }
 
 // statusLine is the status bar's segments that fit in w; whole says none

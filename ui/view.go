@@ -59,7 +59,10 @@ func (m Model) View() string {
 }
 
 // look is what the runs' panes need to draw themselves now.
-func (m Model) look() look { return look{th: m.th, spin: m.spin.View(), sandbox: m.cfg.Sandbox} }
+func (m Model) look() look {
+	return look{th: m.th, spin: m.spin.View(), sandbox: m.cfg.Sandbox,
+		statusKey: theme.NewBrush(m.th.StatusKey), statusBar: theme.NewBrush(m.th.StatusBar)}
+}
 
 func (m Model) tooSmallView() string {
 	msg := fmt.Sprintf("terminal too small: need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)
@@ -138,7 +141,7 @@ func frame(th theme.Theme, title, info string, focused bool, r rect, content []s
 	if bd.Top == "" {
 		bd = lipgloss.RoundedBorder()
 	}
-	bs := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())
+	bs := theme.NewBrush(lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())) // a Render per line would cost a fifth of the frame
 	titleSt := th.Bold
 	if focused {
 		titleSt = th.Title

@@ -155,3 +155,24 @@ func TestReadyColoursPaintAsTheHex(t *testing.T) {
 		}
 	}
 }
+
+// A brush's Render is the style's Render, byte for byte, whatever the
+// text: the frame and the status bar draw with it.
+func TestBrushRenderIsRender(t *testing.T) {
+	profile := lipgloss.ColorProfile()
+	defer lipgloss.SetColorProfile(profile)
+	texts := []string{"", " ", "key", " a b ", "日本語", "a\tb", "two\nlines", "cr\r\nlf", "\x1b[1mbold\x1b[0m", "╭──"}
+	for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI, termenv.ANSI256, termenv.TrueColor} {
+		lipgloss.SetColorProfile(p)
+		for _, noColor := range []bool{false, true} {
+			for name, st := range styles(New(noColor)) {
+				b := NewBrush(st)
+				for _, s := range texts {
+					if got, want := b.Render(s), st.Render(s); got != want {
+						t.Errorf("profile %v, no colour %v, %s: Brush.Render(%q) = %q, Render gives %q", p, noColor, name, s, got, want)
+					}
+				}
+			}
+		}
+	}
+}
