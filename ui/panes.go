@@ -5,9 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/cell"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -68,7 +67,7 @@ func resultGist(content string, w int) []string {
 	lines := wrapLines("⇒ "+strings.Join(parts, " · "), max(w-2, 1))
 	if len(lines) > 2 {
 		lines = lines[:2]
-		lines[1] = ansi.Truncate(lines[1], max(w-3, 1), "") + "…"
+		lines[1] = cell.Truncate(lines[1], max(w-3, 1), "") + "…"
 	}
 	for i := range lines {
 		lines[i] = "  " + lines[i]
@@ -102,7 +101,7 @@ func (r *runView) statusView(lk look, w int) string {
 	// Last and lowest: the run's health in the room that is left, its parts
 	// falling from the end as the room shrinks (the help overlay has it in
 	// full).
-	room := w - ansi.StringWidth(line) - ansi.StringWidth(lk.statusSegment("health", ""))
+	room := w - cell.Width(line) - cell.Width(lk.statusSegment("health", ""))
 	if v := fitHealth(r.live.healthLine, room); v != "" {
 		line += lk.statusSegment("health", v)
 	}
@@ -126,12 +125,12 @@ func (r *runView) statusLine(lk look, w int) (line string, whole bool) {
 	if r.reason != "" {
 		withReason := slices.Clone(parts)
 		withReason[backendAt] = lk.statusSegment("backend", backend+" ("+r.reason+")")
-		if l := strings.Join(withReason, ""); ansi.StringWidth(l) <= w {
+		if l := strings.Join(withReason, ""); cell.Width(l) <= w {
 			return l, true
 		}
 	}
 	all := len(parts)
-	for len(parts) > 1 && ansi.StringWidth(strings.Join(parts, "")) > w {
+	for len(parts) > 1 && cell.Width(strings.Join(parts, "")) > w {
 		parts = parts[:len(parts)-1]
 	}
 	return strings.Join(parts, ""), len(parts) == all
@@ -206,7 +205,7 @@ func fitHealth(v string, room int) string {
 	if room <= 0 {
 		return ""
 	}
-	for ansi.StringWidth(v) > room {
+	for cell.Width(v) > room {
 		i := strings.LastIndex(v, " · ")
 		if i < 0 {
 			return ""
@@ -227,9 +226,9 @@ func (r *runView) stateLabel(lk look, s loop.State) string {
 
 // fitStyled truncates or pads a status line, painting the padding.
 func fitStyled(th interface{ Render(...string) string }, s string, w int) string {
-	sw := ansi.StringWidth(s)
+	sw := cell.Width(s)
 	if sw > w {
-		return ansi.Truncate(s, w, "…")
+		return cell.Truncate(s, w, "…")
 	}
 	return s + th.Render(strings.Repeat(" ", w-sw))
 }

@@ -124,8 +124,8 @@ func overlay(screen []string, box block) {
 			continue
 		}
 		base := screen[y]
-		left := fit(ansi.Cut(base, 0, box.r.x), box.r.x)
-		right := ansi.Cut(base, box.r.x+box.r.w, ansi.StringWidth(base))
+		left := fit(cell.Cut(base, 0, box.r.x), box.r.x)
+		right := cell.Cut(base, box.r.x+box.r.w, cell.Width(base))
 		screen[y] = left + fit(ln, box.r.w) + right
 	}
 }
@@ -153,16 +153,16 @@ func frame(th theme.Theme, title, info string, focused bool, r rect, content []s
 	iw := r.w - 2
 	head := ""
 	if title != "" && iw >= 4 {
-		head = bs.Render(bd.Top) + titleSt.Render(ansi.Truncate(" "+title+" ", iw-1, "…"))
+		head = bs.Render(bd.Top) + titleSt.Render(cell.Truncate(" "+title+" ", iw-1, "…"))
 	}
 	tail := ""
 	if info != "" {
-		room := iw - ansi.StringWidth(head) - 2
+		room := iw - cell.Width(head) - 2
 		if room > 3 {
-			tail = th.Muted.Render(ansi.Truncate(" "+info+" ", room, "…")) + bs.Render(bd.Top)
+			tail = th.Muted.Render(cell.Truncate(" "+info+" ", room, "…")) + bs.Render(bd.Top)
 		}
 	}
-	fill := max(iw-ansi.StringWidth(head)-ansi.StringWidth(tail), 0)
+	fill := max(iw-cell.Width(head)-cell.Width(tail), 0)
 	out := make([]string, 0, r.h)
 	out = append(out, bs.Render(bd.TopLeft)+head+bs.Render(strings.Repeat(bd.Top, fill))+tail+bs.Render(bd.TopRight))
 	left, right := bs.Render(bd.Left), bs.Render(bd.Right)
@@ -190,7 +190,7 @@ func (m Model) tabBarView(w int) string {
 		}
 	}
 	hint := m.th.Muted.Render("  tab ⇥")
-	return ansi.Truncate(strings.Join(parts, m.th.Muted.Render("│"))+hint, w, "…")
+	return cell.Truncate(strings.Join(parts, m.th.Muted.Render("│"))+hint, w, "…")
 }
 
 // inputView is the input line (the textarea).
@@ -210,9 +210,9 @@ func (m Model) helpLineView(w int) string {
 		text = m.quitText(w) // fitted to the line
 	}
 	if text != "" {
-		notice = m.th.Warning.Render(ansi.Truncate(text, w, "…")) + "  "
+		notice = m.th.Warning.Render(cell.Truncate(text, w, "…")) + "  "
 	}
-	return notice + m.shortHelpView(w-ansi.StringWidth(notice))
+	return notice + m.shortHelpView(w-cell.Width(notice))
 }
 
 // tempNote says that quitting removes the workspace copy, when the
