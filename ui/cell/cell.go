@@ -168,19 +168,27 @@ func csiLen(s string) int {
 // mark, joiner or variation selector) and whose width x/ansi gives as
 // here. 0: not one of them.
 func runeWidth(r rune) int {
-	switch {
-	case r >= 0xa0 && r <= 0xff && r != 0xad, // Latin-1, not the soft hyphen
-		r >= 0x2010 && r <= 0x2027,              // dashes, quotes, bullets, …
-		r >= 0x2030 && r <= 0x205e,              // ‰ ′ ※ ‼ and friends
-		r >= 0x2190 && r <= 0x21ff,              // arrows
-		r >= 0x2500 && r <= 0x25fc, r == 0x25ff, // box drawing, blocks, shapes
-		r >= 0xff61 && r <= 0xff9d, r >= 0xffa0 && r <= 0xffdc: // half-width forms, not the sound marks
-		return 1
-	case r >= 0x3000 && r <= 0x3029, r >= 0x3030 && r <= 0x303e, // CJK punctuation, not the tone marks
-		r >= 0x3041 && r <= 0x3096, r >= 0x309b && r <= 0x30ff, // kana, not the combining sound marks
-		r >= 0x4e00 && r <= 0x9fff, // CJK ideographs
-		r >= 0xff01 && r <= 0xff60: // full-width forms
-		return 2
+	for _, k := range knownRunes {
+		if r >= k.lo && r <= k.hi {
+			return k.w
+		}
 	}
 	return 0
+}
+
+// knownRunes are the characters of runeWidth, box drawing first (every
+// frame is full of it). A table, never written to.
+var knownRunes = [...]struct {
+	lo, hi rune
+	w      int
+}{
+	{0x2500, 0x25fc, 1}, {0x25ff, 0x25ff, 1}, // box drawing, blocks, shapes (not ◽◾)
+	{0x2010, 0x2027, 1}, {0x2030, 0x205e, 1}, // dashes, quotes, bullets, …, ‰ ※ ‼
+	{0x2190, 0x21ff, 1},              // arrows
+	{0xa0, 0xac, 1}, {0xae, 0xff, 1}, // Latin-1, not the soft hyphen
+	{0x3041, 0x3096, 2}, {0x309b, 0x30ff, 2}, // kana, not the combining sound marks
+	{0x4e00, 0x9fff, 2},                      // CJK ideographs
+	{0x3000, 0x3029, 2}, {0x3030, 0x303e, 2}, // CJK punctuation, not the tone marks
+	{0xff01, 0xff60, 2},                      // full-width forms
+	{0xff61, 0xff9d, 1}, {0xffa0, 0xffdc, 1}, // half-width forms, not the sound marks
 }
