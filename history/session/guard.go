@@ -93,7 +93,7 @@ func newKeyFile(dir, path string) ([]byte, error) {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fs.ErrExist
 		}
-		return nil, fmt.Errorf("saving the key that seals approvals: %w", err)
+		return nil, sentence.Errorf("saving the key that seals approvals: %w", err)
 	}
 	return k, nil
 }

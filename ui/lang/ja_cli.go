@@ -274,6 +274,7 @@ func init() {
 		"XDG_STATE_HOME=%s is not an absolute path (the XDG spec says to ignore it, and so that a session is never saved somewhere unexpected, glassbox stops instead: set it to an absolute path or unset it)": "XDG_STATE_HOME=%s は絶対パスではありません(XDG の仕様では無視することになっていますが、セッションが思わぬ場所に保存されないよう、glassbox はここで止まります: 絶対パスにするか、設定を外してください)",
 		"neither XDG_STATE_HOME nor HOME is set, so there is no place for sessions; name a file with --session FILE":                                                                                            "XDG_STATE_HOME も HOME も設定されていないため、セッションの置き場所がありません。--session FILE でファイルを指定してください",
 		"the sessions folder %s: %w":                                                                             "セッションフォルダー %s: %w",
+		"saving the key that seals approvals: %w":                                                                "承認を封印する鍵を保存できません: %w",
 		"%s is not a glassbox key; remove it and glassbox makes a new one":                                       "%s は glassbox の鍵ではありません。削除すれば glassbox が新しく作ります",
 		"%s must be a file only its owner can read (it is %s); remove it and glassbox makes a new one":           "%s は所有者だけが読めるファイルでなければなりません(現在 %s)。削除すれば glassbox が新しく作ります",
 		"%s already exists; a session file is never overwritten (resume it with --resume, or name another file)": "%s はすでにあります。セッションファイルは上書きしません(--resume で再開するか、別のファイルを指定してください)",
