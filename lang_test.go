@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // glassbox is runIn, with `run`'s retry waits skipped (they are the
@@ -209,5 +211,35 @@ func TestExportLang(t *testing.T) {
 	}
 	if code, _, errb := glassbox(t, "", "export", session, "--lang", "fr"); code != exitUsage || !strings.Contains(errb, `unknown language "fr"`) {
 		t.Fatalf("export --lang fr: exit %d\n%s", code, errb)
+	}
+}
+
+// `glassbox sessions --stats ID --lang ja` (the flag after the ID) lists
+// one session's health in Japanese, its values in one column however wide
+// the labels are.
+func TestSessionStatsInJapanese(t *testing.T) {
+	isolate(t)
+	if code, out, errb := glassbox(t, "", "run", "--offline", "--lesson", "tour"); code != exitOK {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errb)
+	}
+	_, list, _ := glassbox(t, "", "sessions")
+	id, _, _ := strings.Cut(list, "\t")
+	code, out, errb := glassbox(t, "", "sessions", "--stats", id, "--lang", "ja")
+	if code != exitOK || !strings.Contains(out, "ディスク上のサイズ") || !strings.Contains(out, "モデルへ返した失敗 0 件") {
+		t.Fatalf("exit %d\n%s%s", code, out, errb)
+	}
+	col := -1
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		gap := strings.Index(line, "  ")
+		if gap < 0 {
+			t.Errorf("%q: no two spaces between label and value:\n%s", line, out)
+			continue
+		}
+		label := line[:gap]
+		at := ansi.StringWidth(line) - ansi.StringWidth(strings.TrimLeft(line[len(label):], " "))
+		if col >= 0 && at != col {
+			t.Errorf("%q starts its value at cell %d, the others at %d:\n%s", label, at, col, out)
+		}
+		col = at
 	}
 }

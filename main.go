@@ -526,20 +526,28 @@ func listSessions(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	stats := fs.Bool("stats", false, l.T("add each session's health (size, calls, retries, failures fed back, time per call, tokens); with an ID, that session's in full"))
 	fs.String("lang", "", l.T("the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)"))
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	var id []string
+	for {
+		// Flags may follow the ID too: --stats ID --lang ja.
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK
+			}
+			return exitUsage
 		}
-		return exitUsage
+		if fs.NArg() == 0 {
+			break
+		}
+		id, args = append(id, fs.Arg(0)), fs.Args()[1:]
 	}
-	if fs.NArg() > 1 || fs.NArg() == 1 && !*stats {
+	if len(id) > 1 || len(id) == 1 && !*stats {
 		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.T("takes no arguments but --stats [ID]"))
 		return exitUsage
 	}
 	dir, err := agentrun.SessionDir(os.Getenv)
 	switch {
-	case err == nil && fs.NArg() == 1:
-		err = headless.SessionStats(l, stdout, dir, fs.Arg(0))
+	case err == nil && len(id) == 1:
+		err = headless.SessionStats(l, stdout, dir, id[0])
 	case err == nil && *stats:
 		err = headless.ListSessionStats(l, stdout, stderr, dir)
 	case err == nil:

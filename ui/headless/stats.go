@@ -60,9 +60,8 @@ func SessionStats(l lang.Lang, stdout io.Writer, dir, idOrFile string) error {
 	if failures == "" {
 		failures = l.T("none")
 	}
-	w := func(label, value string) {
-		fmt.Fprintf(stdout, "%s%s\n", pad(label, 18), value)
-	}
+	var rows [][2]string // label, value
+	w := func(label, value string) { rows = append(rows, [2]string{label, value}) }
 	w(l.T("session"), loop.Printable(path))
 	w(l.T("started"), s.Started.Local().Format("2006-01-02 15:04:05"))
 	w(l.T("provider(s)"), loop.Printable(dialectNames(s.Runs)))
@@ -75,11 +74,14 @@ func SessionStats(l lang.Lang, stdout io.Writer, dir, idOrFile string) error {
 		w(l.T("time per call"), h.CallTimes())
 	}
 	w(l.T("tokens"), l.F("%d in, %d out", h.In, h.Out))
+	// The values start in one column: at 18 cells, or two past the widest
+	// label (a double-width character takes two).
+	col := 18
+	for _, r := range rows {
+		col = max(col, ansi.StringWidth(r[0])+2)
+	}
+	for _, r := range rows {
+		fmt.Fprintf(stdout, "%s%s%s\n", r[0], strings.Repeat(" ", col-ansi.StringWidth(r[0])), r[1])
+	}
 	return nil
-}
-
-// pad is label followed by spaces to n cells (a double-width character
-// takes two), as %-*s would for ASCII.
-func pad(label string, n int) string {
-	return label + strings.Repeat(" ", max(1, n-ansi.StringWidth(label)))
 }
