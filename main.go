@@ -54,12 +54,14 @@ func main() {
 	// Secrets leave glassbox's environment block (/proc/PID/environ): it
 	// re-executes itself without them and reads them from a pipe.
 	if err := agentrun.HideSecrets(); err != nil {
-		fmt.Fprintf(os.Stderr, "glassbox: could not hide the secret variables from commands (%v); they stay readable in /proc/%d/environ\n", err, os.Getpid())
+		l := langOf(os.Args[1:])
+		fmt.Fprintf(os.Stderr, "glassbox: %s\n", l.F("could not hide the secret variables from commands (%s); they stay readable in /proc/%d/environ", l.Error(err), os.Getpid()))
 	}
 	// Orphans of a command (setsid daemons whose parent died) become
 	// glassbox's children, so they can be found and stopped.
 	if err := tools.BecomeSubreaper(); err != nil {
-		fmt.Fprintf(os.Stderr, "glassbox: cannot become a subreaper (%v): a command's detached processes may outlive it\n", err)
+		l := langOf(os.Args[1:])
+		fmt.Fprintf(os.Stderr, "glassbox: %s\n", l.F("cannot become a subreaper (%s): a command's detached processes may outlive it", l.Error(err)))
 	}
 	// A glassbox killed outright (kill -9) left its commands' folders
 	// behind; this start removes those whose owner is gone.

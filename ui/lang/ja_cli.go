@@ -47,7 +47,9 @@ func init() {
 		"the language of the page's headings and labels: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); what the session holds is shown as it is": "ページの見出しとラベルの言語: en か ja(既定: LC_ALL、LC_MESSAGES、LANG から)。セッションの中身はそのまま表示します",
 
 		// main's mistakes and hints
-		"%q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)": "%q がプロンプトの後にあります。フラグはプロンプトの前に書きます(glassbox run [flags] PROMPT)",
+		"could not hide the secret variables from commands (%s); they stay readable in /proc/%d/environ": "秘密の変数をコマンドから隠せませんでした(%s)。/proc/%d/environ から読めるままです",
+		"cannot become a subreaper (%s): a command's detached processes may outlive it":                  "subreaper になれません(%s): コマンドが切り離したプロセスが glassbox より長く残るかもしれません",
+		"%q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)":                    "%q がプロンプトの後にあります。フラグはプロンプトの前に書きます(glassbox run [flags] PROMPT)",
 		"%s (file ignored)": "%s(ファイルは無視しました)",
 		"ignored %s — glassbox reads only its own variables from .env":                                                  "%s を無視しました — glassbox が .env から読むのは自分の変数だけです",
 		"%w: --compare %s: write --compare=%s (with \"=\"); with a space the list is read as the request":               "%w: --compare %s: --compare=%s と書いてください(\"=\" 付き)。スペースで区切るとリストがリクエストとして読まれます",
