@@ -8,32 +8,21 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var pythonOnce = sync.OnceValues(func() (string, error) {
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	return strings.TrimSpace(string(out)), err
-})
-
 // notesServer is the --mcp command of the stdio server written by hand in
-// Python (tools/mcptool/testdata/notes_server.py), with the interpreter's
-// real path (a version manager's shim needs variables the server's
-// allow-listed environment does not pass).
+// Python (tools/mcptool/testdata/notes_server.py), run by the python3 the
+// sandbox's PATH finds among the system's programs (a version manager's
+// interpreter outside them could not read its own library there).
 func notesServer() string {
 	_, file, _, _ := runtime.Caller(0)
-	py, err := pythonOnce()
-	if err != nil || py == "" {
-		py = "python3-is-missing"
-	}
-	return py + " " + filepath.Join(filepath.Dir(file), "tools", "mcptool", "testdata", "notes_server.py")
+	return "python3 " + filepath.Join(filepath.Dir(file), "tools", "mcptool", "testdata", "notes_server.py")
 }
 
 // runNotesLesson runs the mcp-tool lesson offline with the Python stdio
@@ -137,9 +126,10 @@ func TestMCPUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--mcp", "notes"}, "want NAME=COMMAND or NAME=URL"},
+		{[]string{"--mcp", "notes"}, "want NAME=COMMAND, NAME=URL or demo"},
 		{[]string{"--mcp", "a=x", "--mcp", "a=y"}, `two servers are named "a"`},
-		{[]string{"--mcp", "gone=/nonexistent/mcp-server"}, "--mcp gone: MCP server gone: connecting"},
+		{[]string{"--mcp", "gone=/nonexistent/mcp-server"}, "--mcp gone: MCP server gone: not started: cannot run /nonexistent/mcp-server: no such file or directory"},
+		{[]string{"--mcp", "gone=no-such-mcp-server"}, `--mcp gone: MCP server gone: not started: no program "no-such-mcp-server" in the sandbox's PATH`},
 	} {
 		code, _, stderr := runJSON(t, "", append([]string{"--offline"}, append(tc.args, "hi")...)...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {

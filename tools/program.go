@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,6 +213,18 @@ func unconfinedProgram(job sandboxJob) (*exec.Cmd, error) {
 	cmd := exec.Command(path, job.Argv...)
 	cmd.Args[0] = "glassbox"
 	return cmd, nil
+}
+
+// notFound says why program could not be found (exec.LookPath's err).
+func notFound(program string, err error) error {
+	if errors.Is(err, exec.ErrNotFound) {
+		return fmt.Errorf("no program %q in the sandbox's PATH (%s); name it by its full path", program, os.Getenv("PATH"))
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("cannot run %s: %v", program, err)
 }
 
 func programName(job sandboxJob) string {

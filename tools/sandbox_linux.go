@@ -425,7 +425,7 @@ func jobProgram(job sandboxJob) (string, []string, error) {
 	}
 	path, err := exec.LookPath(job.Argv[0])
 	if err != nil {
-		return "", nil, fmt.Errorf("cannot find %s: %v", job.Argv[0], err)
+		return "", nil, notFound(job.Argv[0], err)
 	}
 	return path, job.Argv, nil
 }
