@@ -361,3 +361,7 @@ func resolved(path string) string {
 	}
 	return filepath.Clean(path)
 }
+
+// TempDir is the program's own temporary folder (its TMPDIR, with its
+// HOME inside), removed by Close.
+func (p *Program) TempDir() string { return p.tmp.dir }
