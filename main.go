@@ -249,12 +249,13 @@ func (streamFlag) IsBoolFlag() bool { return true }
 // server on standard input and output, which --mcp demo starts under the
 // sandbox (docs/mcp.md, "The demo server").
 func serveDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	l := lang.FromLocale(os.Getenv)
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "glassbox %s takes no arguments; it serves the demo MCP server on standard input and output (attach it with --mcp demo)\n", mcptool.DemoArg)
+		fmt.Fprintln(stderr, l.F("glassbox %s takes no arguments: it serves the demo MCP server on standard input and output (attach it with --mcp demo)", mcptool.DemoArg))
 		return exitUsage
 	}
 	if err := mcptool.ServeDemo(ctx, stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "glassbox %s: %v\n", mcptool.DemoArg, err)
+		fmt.Fprintln(stderr, l.F("glassbox %s: the demo MCP server stopped: %v", mcptool.DemoArg, err))
 		return exitProvider
 	}
 	return exitOK

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -228,5 +230,45 @@ func TestMCPCompareModeStartsAServerPerRun(t *testing.T) {
 	}
 	if !ran["gemini"] || !ran["llama"] {
 		t.Fatalf("runs that called the server: %v", ran)
+	}
+}
+
+// TestMCPDemoSubcommand: `glassbox mcp-demo` speaks MCP on its standard
+// input and output (what --mcp demo starts under the sandbox), and refuses
+// arguments with a clear message.
+func TestMCPDemoSubcommand(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"divide","arguments":{"a":1,"b":0}}}`,
+	}, "\n") + "\n"
+	// Its input stays open until the answer has come, as a client keeps it.
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- realMain(context.Background(), []string{"mcp-demo"}, inR, outW, &errb)
+		outW.Close()
+	}()
+	go io.WriteString(inW, in)
+	var out strings.Builder
+	sc := bufio.NewScanner(outR)
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), `"id":2`) {
+			inW.Close()
+		}
+	}
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), `"name":"glassbox-demo"`) || !strings.Contains(out.String(), `"isError":true`) || !strings.Contains(out.String(), "cannot divide 1 by zero") {
+		t.Errorf("the demo server answered:\n%s", out.String())
+	}
+	errb.Reset()
+	if code := realMain(context.Background(), []string{"mcp-demo", "extra"}, strings.NewReader(""), io.Discard, &errb); code != exitUsage ||
+		!strings.Contains(errb.String(), "glassbox mcp-demo takes no arguments") {
+		t.Errorf("mcp-demo extra: exit %d, stderr %q", code, errb.String())
 	}
 }
