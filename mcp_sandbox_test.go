@@ -175,22 +175,3 @@ func TestMCPDemoReplaysWithoutAServer(t *testing.T) {
 		t.Errorf("replayed answer = %q", last.Output.Text)
 	}
 }
-
-// TestMCPDemoInCompareMode: compare mode with the lesson and no --mcp:
-// each run gets its own demo server and calls it.
-func TestMCPDemoInCompareMode(t *testing.T) {
-	isolate(t)
-	code, lines, stderr := runJSON(t, "y\ny\n", "--compare", "--offline", "--lesson", "mcp-tool")
-	if code != exitOK {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
-	}
-	ran := map[string]bool{}
-	for _, l := range lines {
-		if l.Edge == "tool_success" && strings.Join(frameMethods(l), ", ") == "send tools/call, recv tools/call" {
-			ran[l.Run] = true
-		}
-	}
-	if !ran["gemini"] || !ran["llama"] {
-		t.Fatalf("runs that called the demo server: %v", ran)
-	}
-}

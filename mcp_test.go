@@ -215,21 +215,27 @@ func TestMCPResumeTakesTheFlagAgain(t *testing.T) {
 }
 
 // TestMCPCompareModeStartsAServerPerRun: in compare mode each run has its
-// own copy of the server, and each run's tool step carries its own frames.
+// own copy of the server — a stdio server named with --mcp, or the demo
+// server the lesson attaches without one — and each run's tool step
+// carries its own frames.
 func TestMCPCompareModeStartsAServerPerRun(t *testing.T) {
-	isolate(t)
-	code, lines, stderr := runJSON(t, "y\ny\n", "--compare", "--offline", "--lesson", "mcp-tool", "--mcp", "notes="+notesServer())
-	if code != exitOK {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
-	}
-	ran := map[string]bool{}
-	for _, l := range lines {
-		if l.Edge == "tool_success" && strings.Join(frameMethods(l), ", ") == "send tools/call, recv tools/call" {
-			ran[l.Run] = true
-		}
-	}
-	if !ran["gemini"] || !ran["llama"] {
-		t.Fatalf("runs that called the server: %v", ran)
+	for name, extra := range map[string][]string{"notes": {"--mcp", "notes=" + notesServer()}, "demo": nil} {
+		t.Run(name, func(t *testing.T) {
+			isolate(t)
+			code, lines, stderr := runJSON(t, "y\ny\n", append([]string{"--compare", "--offline", "--lesson", "mcp-tool"}, extra...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			ran := map[string]bool{}
+			for _, l := range lines {
+				if l.Edge == "tool_success" && strings.Join(frameMethods(l), ", ") == "send tools/call, recv tools/call" {
+					ran[l.Run] = true
+				}
+			}
+			if !ran["gemini"] || !ran["llama"] {
+				t.Fatalf("runs that called the server: %v", ran)
+			}
+		})
 	}
 }
 
