@@ -181,6 +181,12 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 	if err := c.ResumeFlags(set); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
+	// The mcp-tool lesson needs a server: started for it without one, it
+	// gets the demo server inside glassbox. Only a person's --lesson does
+	// this, never a session file's (--resume takes --mcp again).
+	if c.Lesson == offline.MCPToolLesson && len(c.MCP) == 0 && c.Resume == "" {
+		c.MCP = []string{mcptool.DemoName}
+	}
 	if err := c.Validate(); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}

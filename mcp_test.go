@@ -212,6 +212,20 @@ func TestMCPResumeTakesTheFlagAgain(t *testing.T) {
 	if !ran {
 		t.Fatalf("the resumed run did not call the server: %v", edges(lines))
 	}
+	// Without --mcp, not even the demo server the lesson gets when a person
+	// starts it: the session's lesson starts nothing.
+	code, lines, stderr = runJSON(t, "", "--resume", sessionFile, "mcp-tool")
+	if code != exitOK {
+		t.Fatalf("resume without --mcp: exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, l := range lines {
+		if len(l.MCP) > 0 {
+			t.Fatalf("resumed without --mcp, a server was attached: %v", frameMethods(l))
+		}
+	}
+	if last := lines[len(lines)-1]; last.Output == nil || strings.Contains(last.Output.Text, "demo__") {
+		t.Fatalf("resumed without --mcp: %+v", last.Output)
+	}
 }
 
 // TestMCPCompareModeStartsAServerPerRun: in compare mode each run has its

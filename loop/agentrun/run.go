@@ -20,7 +20,6 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
@@ -323,8 +322,7 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 // attachMCP attaches the --mcp servers (docs/mcp.md): a stdio server runs
 // in the workspace under the commands' sandbox (box); each server's tools
 // join the registry after the built-in ones, and every server is closed
-// with the run. The mcp-tool lesson without --mcp gets the demo server.
-// With --record, the run's frames are written beside the cassette when it
+// with the run. With --record, the run's frames are written beside the cassette when it
 // closes; with --replay, the servers of that recording answer instead
 // (--mcp starts nothing).
 func (r *Run) attachMCP(ctx context.Context, c Config, box tools.Confinement) error {
@@ -357,11 +355,7 @@ func (r *Run) attachMCP(ctx context.Context, c Config, box tools.Confinement) er
 			r.closers = append(r.closers, s.Close)
 		}
 	} else {
-		specs := c.MCP
-		if len(specs) == 0 && c.Lesson == offline.MCPToolLesson {
-			specs = []string{mcptool.DemoName}
-		}
-		for _, m := range specs {
+		for _, m := range c.MCP {
 			spec, err := mcptool.ParseSpec(m)
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrUsage, err)
