@@ -69,7 +69,6 @@ type Program struct {
 	reads    []string
 	done     chan struct{} // closed when the helper (or the program) has ended
 	stopping sync.Once
-	ended    helperStatus // the helper's last report, once done
 }
 
 var _ io.ReadWriteCloser = (*Program)(nil)
@@ -169,13 +168,11 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 	}
 	p.cmd, p.stdin, p.stdout = cmd, inW, outR
 	first := make(chan helperStatus, 1)
-	reported := make(chan helperStatus, 1)
 	if statusR == nil {
 		first <- helperStatus{Started: true, Sandbox: "off — " + trimOff(SandboxStatus())}
-		reported <- helperStatus{}
 	} else {
 		go func() {
-			last, ok := readHelperReports(statusR, func(s helperStatus) {
+			_, ok := readHelperReports(statusR, func(s helperStatus) {
 				select {
 				case first <- s:
 				default:
@@ -185,14 +182,12 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 			if !ok {
 				first <- helperStatus{Error: "the sandbox helper ended without a report"}
 			}
-			reported <- last
 		}()
 	}
 	go func() {
 		cmd.Wait()
 		untrack(cmd)
 		_ = killProcessGroup(cmd) // what it left in its group, without a helper
-		p.ended = <-reported
 		close(p.done)
 	}()
 	return first, nil
@@ -288,20 +283,6 @@ func (p *Program) waitEnd(d time.Duration) bool {
 	}
 }
 
-// Done is closed when the program, and everything it started, has ended.
-func (p *Program) Done() <-chan struct{} { return p.done }
-
-// Stopped counts the processes the program left running that were stopped
-// when it ended (known once Done is closed).
-func (p *Program) Stopped() int {
-	select {
-	case <-p.done:
-		return p.ended.Stopped
-	default:
-		return 0
-	}
-}
-
 // Sandbox is the program's sandbox line ("on — …" or "off — reason").
 func (p *Program) Sandbox() string { return p.sandbox }
 
@@ -315,8 +296,10 @@ func (p *Program) Reads() []string { return slices.Clone(p.reads) }
 // folders (a relative word is taken from dir), and the folder that holds
 // each such file — the script's own modules beside it — unless that folder
 // is /, the home folder, the temporary folder or a folder above one of
-// them, where the file alone is opened. Symbolic links are followed; what
-// is returned is where they lead.
+// them, where the file alone is opened. A word naming a path inside dir
+// adds nothing, wherever a link there leads (the agent writes in dir);
+// outside it, symbolic links are followed and what is returned is where
+// they lead.
 func ServerReads(argv []string, dir string) []string {
 	home, _ := os.UserHomeDir()
 	broad := func(folder string) bool {
@@ -340,6 +323,11 @@ func ServerReads(argv []string, dir string) []string {
 		p := word
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
+		}
+		if within(p, dir) {
+			// Readable already; and a link the agent planted in the
+			// workspace must not open what it points to.
+			continue
 		}
 		fi, err := os.Stat(p)
 		if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {

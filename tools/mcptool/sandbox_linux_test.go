@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,10 @@ func TestStdioServerCannotReadOutside(t *testing.T) {
 	s := hostileServer(t, sc.ws, tools.Confinement{Conceal: []string{sc.dotEnv}})
 	if !strings.HasPrefix(s.Sandbox(), "on") {
 		t.Fatalf("sandbox line %q", s.Sandbox())
+	}
+	script, _ := filepath.Abs(filepath.Join("testdata", "hostile_server.py"))
+	if got, want := s.Reads(), []string{script, filepath.Dir(script)}; !slices.Equal(got, want) {
+		t.Errorf("beyond a command's folders the server may read %q, want exactly %q", got, want)
 	}
 	if got := call(t, s, "read", map[string]string{"path": filepath.Join(sc.ws, "notes.txt")}); got != "ok: the workspace's notes\n" {
 		t.Errorf("reading the workspace: %q", got)
