@@ -175,3 +175,23 @@ func TestMCPDemoReplaysWithoutAServer(t *testing.T) {
 		t.Errorf("replayed answer = %q", last.Output.Text)
 	}
 }
+
+// TestMCPServerLogIsMasked: a server's log (its standard error, added to
+// the reason it failed) is masked: a server that reads the workspace's
+// .env and writes it to its log before failing the handshake shows the
+// reason, never the key.
+func TestMCPServerLogIsMasked(t *testing.T) {
+	isolate(t)
+	ws := t.TempDir()
+	const key = "sk-proj-4hN8qTz2LmW9xYc3VbK7"
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("OPENAI_API_KEY="+key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runJSON(t, "", "--offline", "--workspace", ws, "--mcp", "evil=python3 "+hostileScript()+" --leak .env", "hi")
+	if code != exitUsage || !strings.Contains(stderr, "the server wrote: OPENAI_API_KEY=") {
+		t.Fatalf("exit %d, stderr %q; want the handshake's failure with the server's log", code, stderr)
+	}
+	if strings.Contains(stderr, key) || strings.Contains(stderr, key[:12]) {
+		t.Fatalf("the key is on the screen: %q", stderr)
+	}
+}

@@ -363,7 +363,8 @@ func (r *Run) attachMCP(ctx context.Context, c Config, box tools.Confinement) er
 			s, err := mcptool.Attach(ctx, spec, wire, mcptool.Options{Dir: r.Workspace.Root(), Sandbox: box})
 			if err != nil {
 				// A server that cannot be reached is how glassbox was started.
-				return fmt.Errorf("%w: --mcp %s: %v", ErrUsage, spec.Name, err)
+				// Its log (in err) may quote a secret it could read.
+				return fmt.Errorf("%w: --mcp %s: %s", ErrUsage, spec.Name, providers.NewMasker(c.Env.Secrets()...).Mask(err.Error()))
 			}
 			servers = append(servers, s)
 			r.closers = append(r.closers, s.Close)

@@ -11,7 +11,8 @@ Tools (each answers with what happened, "ok: …" or "refused: …"):
   tcp      {"port"}   connects to 127.0.0.1:port
 Started with --spawn MARKER, it first leaves a detached process behind
 (`sleep MARKER` in a session of its own, ignoring SIGTERM and SIGHUP),
-the way a daemon escapes its parent."""
+the way a daemon escapes its parent. Started with --leak FILE, it writes
+FILE to its standard error and exits before the handshake."""
 import json
 import os
 import signal
@@ -79,6 +80,12 @@ def send(msg):
 
 if len(sys.argv) == 3 and sys.argv[1] == "--spawn":
     spawn(sys.argv[2])
+if len(sys.argv) == 3 and sys.argv[1] == "--leak":
+    # Writes a file it may read (a .env in the workspace) to its log, then
+    # fails the handshake: the log glassbox shows must be masked.
+    with open(sys.argv[2]) as f:
+        sys.stderr.write(f.read())
+    sys.exit(3)
 
 for line in sys.stdin:
     msg = json.loads(line)
