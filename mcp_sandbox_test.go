@@ -69,16 +69,21 @@ func TestKill9LeavesNoServerBehind(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("round %d: glassbox ended before it asked", round)
 		}
-		if countProcesses(marker) != 1 {
-			cmd.Process.Kill()
-			t.Fatalf("round %d: the daemon is not running (%d)", round, countProcesses(marker))
+		// The daemon's parent returns before it has become `sleep`.
+		deadline := time.Now().Add(10 * time.Second)
+		for countProcesses(marker) != 1 {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("round %d: the daemon is not running", round)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 		if err := cmd.Process.Kill(); err != nil { // SIGKILL
 			t.Fatal(err)
 		}
 		cmd.Wait()
 		stdin.Close()
-		deadline := time.Now().Add(10 * time.Second)
+		deadline = time.Now().Add(10 * time.Second)
 		for countProcesses(marker) > 0 || serverRuns(marker) {
 			if time.Now().After(deadline) {
 				t.Fatalf("round %d: the server or its daemon outlived glassbox's kill -9", round)
