@@ -85,3 +85,20 @@ func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// BenchmarkAttachDemo is what --mcp demo costs a run: glassbox started
+// again under the sandbox (helper, confining stage, the server), the
+// handshake and tools/list, one call, and the close.
+func BenchmarkAttachDemo(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		s, err := Attach(context.Background(), DemoSpec, &tools.WireLog{}, Options{Dir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err := toolNamed(b, s, "demo__echo").Run(context.Background(), json.RawMessage(`{"text":"x"}`)); err != nil || res.IsError {
+			b.Fatal(res, err)
+		}
+		s.Close()
+	}
+}

@@ -63,7 +63,7 @@ func attachInMemory(t *testing.T, timeout time.Duration) (*Server, *tools.WireLo
 	return s, wire
 }
 
-func toolNamed(t *testing.T, s *Server, name string) tools.Tool {
+func toolNamed(t testing.TB, s *Server, name string) tools.Tool {
 	t.Helper()
 	for _, tool := range s.Tools() {
 		if tool.Spec().Name == name {
