@@ -11,9 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -285,4 +288,22 @@ func countSleeps(s string) int {
 		}
 	}
 	return n
+}
+
+// TestStdioServerHasItsOwnSessionAndNoTerminal: the server runs in a
+// session that is not glassbox's, with no controlling terminal.
+func TestStdioServerHasItsOwnSessionAndNoTerminal(t *testing.T) {
+	requireSandbox(t)
+	sc := newAttackScene(t)
+	s := hostileServer(t, sc.ws, tools.Confinement{})
+	stat := strings.TrimPrefix(call(t, s, "read", map[string]string{"path": "/proc/self/stat"}), "ok: ")
+	i := strings.LastIndexByte(stat, ')')
+	fields := strings.Fields(stat[i+1:]) // state ppid pgrp session tty_nr …
+	if i < 0 || len(fields) < 5 {
+		t.Fatalf("/proc/self/stat = %q", stat)
+	}
+	mine, _ := unix.Getsid(0)
+	if fields[3] == strconv.Itoa(mine) || fields[4] != "0" {
+		t.Fatalf("the server's session %s (glassbox's %d), terminal %s", fields[3], mine, fields[4])
+	}
 }
