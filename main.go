@@ -25,6 +25,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -84,6 +85,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return listSessions(args[1:], stdout, stderr)
 		case "serve":
 			return serveRoom(ctx, args[1:], stdout, stderr)
+		case "mcp-serve":
+			return mcpServe(ctx, args[1:], stdin, stdout, stderr)
 		case "export":
 			return exportSession(args[1:], stdout, stderr)
 		case "version":
@@ -109,6 +112,7 @@ Usage:
   glassbox export SESSION [--step N] [--format md|html] [--out FILE]
                                 a step or a whole session as a self-contained page (a handout)
   glassbox serve [flags]        serve a glass box to each learner over SSH (ssh -p 2222 HOST)
+  glassbox mcp-serve [flags]    glassbox on the MCP bus over standard input and output: ask_agent calls become events
   glassbox version
 
 Run 'glassbox run -h' for the flags.
@@ -149,7 +153,9 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		extra(fs)
 	}
 	fs.Usage = func() {
-		if name == "glassbox serve" {
+		if name == "glassbox mcp-serve" {
+			fmt.Fprintln(stderr, "Usage: glassbox mcp-serve [flags]\n\nServes glassbox as an MCP server over standard input and output: each ask_agent call\nbecomes an mcp_bus event, and the run's answer is the call's result. The trace goes to\nstandard error; confirmations are asked on the terminal, else of the client (docs/mcp.md).\n\nFlags:")
+		} else if name == "glassbox serve" {
 			fmt.Fprintln(stderr, "Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:")
 		} else if headless {
 			fmt.Fprintln(stderr, "Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:")
@@ -273,7 +279,11 @@ func (compareFlag) IsBoolFlag() bool { return true }
 // runHeadless is `glassbox run [flags] PROMPT`. sleep replaces the engine's
 // retry wait (tests); nil waits for real.
 func runHeadless(ctx context.Context, args []string, sleep func(context.Context, time.Duration) error, stdin io.Reader, stdout, stderr io.Writer) int {
-	c, rest, err := loadConfig("glassbox run", args, true, stderr)
+	var bf busFlags
+	c, rest, err := loadConfigWith("glassbox run", args, true, stderr, bf.bind)
+	if err == nil {
+		err = bf.check(c)
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -292,7 +302,7 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		}
 	}
 	prompt := strings.TrimSpace(strings.Join(rest, " "))
-	if prompt == "" && c.Resume == "" {
+	if prompt == "" && c.Resume == "" && bf.listen == "" {
 		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
 		prompt = lesson.Request
 	}
@@ -306,7 +316,21 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	if err != nil {
 		return fail(stderr, "glassbox run", err)
 	}
-	outcome := headless.Run(ctx, runs, prompt, headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout)}, stdout, stderr)
+	o := headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout)}
+	if bf.listen != "" {
+		b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+		b.Bind(runs[0].Engine, runs[0].Wire())
+		lctx, stopListening := context.WithCancel(ctx)
+		defer stopListening()
+		addr, _, err := b.Listen(lctx, bf.listen, bf.public)
+		if err != nil {
+			agentrun.CloseAll(runs)
+			return fail(stderr, "glassbox run", fmt.Errorf("%w: %v", agentrun.ErrUsage, err))
+		}
+		fmt.Fprintf(stderr, "glassbox run: on the MCP bus at http://%s/mcp (tool %s); Ctrl-C ends it\n", addr, bus.ToolName)
+		o.Wait = headless.WaitForBus(b, nil)
+	}
+	outcome := headless.Run(ctx, runs, prompt, o, stdout, stderr)
 	if err := agentrun.CloseAll(runs); err != nil {
 		fmt.Fprintf(stderr, "glassbox run: %v\n", err)
 	}
@@ -319,6 +343,89 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	}
 	return exitOK
 }
+
+// busFlags are --mcp-listen and --mcp-listen-public (glassbox on the MCP
+// bus over streamable HTTP, docs/mcp.md).
+type busFlags struct {
+	listen string
+	public bool
+}
+
+func (f *busFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.listen, "mcp-listen", "", "also take requests from the MCP bus: serve the ask_agent tool over streamable HTTP at ADDR/mcp (a loopback HOST:PORT, such as 127.0.0.1:7777)")
+	fs.BoolVar(&f.public, "mcp-listen-public", false, "let --mcp-listen use an address that is not a loopback one (whoever reaches it can ask the agent)")
+}
+
+// check refuses what the bus cannot do, before anything opens.
+func (f *busFlags) check(c agentrun.Config) error {
+	if f.listen == "" {
+		if f.public {
+			return fmt.Errorf("%w: --mcp-listen-public goes with --mcp-listen ADDR", agentrun.ErrUsage)
+		}
+		return nil
+	}
+	if err := bus.CheckListen(f.listen, f.public); err != nil {
+		return fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+	}
+	if c.CompareSpec != "" {
+		return fmt.Errorf("%w: --mcp-listen serves one run; it does not go with --compare", agentrun.ErrUsage)
+	}
+	return nil
+}
+
+// mcpServe is `glassbox mcp-serve`: glassbox as an MCP server over its
+// standard input and output. The trace goes to standard error.
+func mcpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, rest, err := loadConfig("glassbox mcp-serve", args, true, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%w: unexpected argument %q: the requests come from the MCP client (ask_agent)", agentrun.ErrUsage, rest[0])
+	}
+	if err == nil && c.CompareSpec != "" {
+		err = fmt.Errorf("%w: mcp-serve serves one run; it does not go with --compare", agentrun.ErrUsage)
+	}
+	if err != nil {
+		return fail(stderr, "glassbox mcp-serve", err)
+	}
+	c.Version = version
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		return fail(stderr, "glassbox mcp-serve", err)
+	}
+	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+	person, how, release := headless.ServePerson(b)
+	defer release()
+	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
+	if err != nil {
+		return fail(stderr, "glassbox mcp-serve", err)
+	}
+	b.Bind(runs[0].Engine, runs[0].Wire())
+	fmt.Fprintf(stderr, "glassbox mcp-serve: on the MCP bus over standard input and output (tool %s); %s\n", bus.ToolName, how)
+	ended := make(chan struct{})
+	sctx, stopServing := context.WithCancel(ctx)
+	go func() {
+		defer close(ended)
+		if err := b.ServeStdio(sctx, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil {
+			fmt.Fprintf(stderr, "glassbox mcp-serve: the MCP connection ended: %v\n", err)
+		}
+	}()
+	headless.Run(ctx, runs, "", headless.Options{JSON: c.JSON, Version: version, Wait: headless.WaitForBus(b, ended)}, stderr, stderr)
+	stopServing()
+	if err := agentrun.CloseAll(runs); err != nil {
+		fmt.Fprintf(stderr, "glassbox mcp-serve: %v\n", err)
+	}
+	headless.SessionSaved(stderr, "glassbox mcp-serve", sessionDir(), runs)
+	if ctx.Err() != nil {
+		return exitProvider
+	}
+	return exitOK
+}
+
+// nopWriteCloser keeps standard output open when the MCP connection closes.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // serveRoom is `glassbox serve`: ui/serve binds its own flags and runs it.
 func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -42,6 +42,10 @@ type Options struct {
 	// compare mode a width of SideBySide or more prints the two traces in
 	// two columns; otherwise each line carries its run's name.
 	Width int
+	// Wait, when set, is called each time every run is idle: it waits for
+	// another event (one from the MCP bus) and reports whether one came;
+	// false ends the run. Without it the run ends at the first idle.
+	Wait func(context.Context) bool
 }
 
 // SideBySide is the narrowest terminal that gets two columns in compare mode.
@@ -93,7 +97,13 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 			}
 		}
 		if !stepped {
-			break
+			if o.Wait == nil || !o.Wait(ctx) {
+				break
+			}
+			for i := range tallies {
+				tallies[i].done = false
+			}
+			continue
 		}
 		if err := p.round(round); err != nil {
 			fmt.Fprintf(stderr, "glassbox run: writing the trace: %v\n", err)

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/glassbox-dev/glassbox/providers/offline"
+)
+
+// moduleDir is where the tests started and tempDir the temporary folder
+// then (isolate moves both elsewhere for a test's time).
+var (
+	moduleDir, _ = os.Getwd()
+	tempDir      = os.TempDir()
+)
+
+// removeBusBinary removes the built binary once every test is done.
+func removeBusBinary() {
+	if busBinary.path != "" {
+		os.RemoveAll(filepath.Dir(busBinary.path))
+	}
+}
+
+// busBinary is the built glassbox, shared by the bus tests.
+var busBinary struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+func builtGlassbox(t *testing.T) string {
+	t.Helper()
+	busBinary.once.Do(func() {
+		dir, err := os.MkdirTemp(tempDir, "glassbox-bus-bin")
+		if err != nil {
+			busBinary.err = err
+			return
+		}
+		busBinary.path = filepath.Join(dir, "glassbox")
+		build := exec.Command("go", "build", "-o", busBinary.path, ".")
+		build.Dir = moduleDir
+		busBinary.out, busBinary.err = build.CombinedOutput()
+	})
+	if busBinary.err != nil {
+		t.Fatalf("go build: %v\n%s", busBinary.err, busBinary.out)
+	}
+	return busBinary.path
+}
+
+// serveCmd is `glassbox mcp-serve ARGS` in a session of its own: no
+// controlling terminal, so confirmations go to the client (elicitation).
+func serveCmd(t *testing.T, stderr *syncBuffer, args ...string) *exec.Cmd {
+	cmd := exec.Command(builtGlassbox(t), append([]string{"mcp-serve"}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stderr = stderr
+	return cmd
+}
+
+// connect is an SDK client on t; elicit, when set, answers glassbox's
+// confirmations.
+func connect(t *testing.T, tr mcp.Transport, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "probe", Version: "1.0"}, &mcp.ClientOptions{ElicitationHandler: elicit})
+	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func ask(t *testing.T, cs *mcp.ClientSession, request string) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask_agent", Arguments: map[string]any{"request": request}})
+	if err != nil {
+		t.Fatalf("tools/call ask_agent: %v", err)
+	}
+	return res
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// readTrace parses a JSONL trace file.
+func readTrace(t *testing.T, path string) []traceLine {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []traceLine
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l traceLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("trace line is not JSON: %v\n%s", err, sc.Text())
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// busEvent is a trace record's event, as the bus fills it.
+type busEvent struct {
+	Event *struct {
+		Source string `json:"source"`
+		Type   string `json:"type"`
+		Data   string `json:"data"`
+		From   string `json:"from"`
+	} `json:"event"`
+}
+
+func traceEvents(t *testing.T, path string) []busEvent {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []busEvent
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e busEvent
+		if json.Unmarshal([]byte(line), &e) == nil && e.Event != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestMCPServeAnswersTheCaller: an SDK client starts the built `glassbox
+// mcp-serve` (CommandTransport), calls ask_agent and gets the run's final
+// answer as its result. The request is an mcp_bus/mcp_message event from
+// that client in the JSONL trace, and the bus's tools/call frames are in
+// the steps that took and answered it.
+func TestMCPServeAnswersTheCaller(t *testing.T) {
+	isolate(t)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	var stderr syncBuffer
+	cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "tour", "--trace", trace)}, nil)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "ask_agent" {
+		t.Fatalf("tools/list = %+v, %v; want ask_agent alone", tools, err)
+	}
+	res := ask(t, cs, "give me a tour of this project")
+	if res.IsError || !strings.Contains(resultText(res), "hello.py") {
+		t.Fatalf("result = %+v %q, want the tour's answer", res.IsError, resultText(res))
+	}
+	cs.Close()
+
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "session") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond) // the child writes its last line as it exits
+	}
+	lines := readTrace(t, trace)
+	evs := traceEvents(t, trace)
+	if len(evs) != 1 || evs[0].Event.Source != "mcp_bus" || evs[0].Event.Type != "mcp_message" ||
+		evs[0].Event.Data != "give me a tour of this project" || evs[0].Event.From != "probe 1.0 on the MCP bus" {
+		t.Fatalf("events in the trace = %+v, want one mcp_bus/mcp_message from probe 1.0", evs)
+	}
+	var first, delivered *traceLine
+	for i := range lines {
+		switch lines[i].Edge {
+		case "new_event":
+			first = &lines[i]
+		case "delivered":
+			delivered = &lines[i]
+		}
+	}
+	if first == nil || delivered == nil {
+		t.Fatalf("edges = %v, want new_event … delivered", edges(lines))
+	}
+	if got := strings.Join(frameMethods(*first), ", "); !strings.Contains(got, "recv tools/call") {
+		t.Errorf("new_event frames = %s, want the bus's tools/call request", got)
+	}
+	if got := strings.Join(frameMethods(*delivered), ", "); got != "send tools/call" {
+		t.Errorf("delivered frames = %s, want the answer's frame alone", got)
+	}
+	if delivered.MCP[0].Server != "bus" {
+		t.Errorf("frame server = %q, want bus", delivered.MCP[0].Server)
+	}
+	if !strings.Contains(stderr.String(), "[EVENT]") || !strings.Contains(stderr.String(), "from probe 1.0 on the MCP bus") {
+		t.Errorf("the human trace on stderr does not show the bus event:\n%s", stderr.String())
+	}
+}
+
+// TestMCPServeDenialAndHaltAreErrorResults: the person (here the client's,
+// through elicitation: the server has no terminal) denies the write, and
+// the caller gets an error result that says so; a run halted by the
+// iteration limit answers with an error result too; a client that cannot
+// elicit has its call refused because nobody could be asked.
+func TestMCPServeDenialAndHaltAreErrorResults(t *testing.T) {
+	isolate(t)
+	var asked []string
+	var mu sync.Mutex
+	decline := func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		asked = append(asked, r.Params.Message)
+		mu.Unlock()
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "deny"}}, nil
+	}
+	t.Run("denied", func(t *testing.T) {
+		var stderr syncBuffer
+		cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "write-file")}, decline)
+		res := ask(t, cs, "write farewell.py")
+		if !res.IsError || !strings.Contains(resultText(res), "The person denied this call") {
+			t.Fatalf("result = %v %q, want an error result naming the denial", res.IsError, resultText(res))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(asked) != 1 || !strings.Contains(asked[0], "write_file") {
+			t.Errorf("elicitations = %q, want one asking about write_file", asked)
+		}
+	})
+	t.Run("allowed", func(t *testing.T) {
+		var stderr syncBuffer
+		allow := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow once"}}, nil
+		}
+		cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "write-file")}, allow)
+		if res := ask(t, cs, "write farewell.py"); res.IsError {
+			t.Fatalf("result is an error: %q", resultText(res))
+		}
+	})
+	t.Run("no person", func(t *testing.T) {
+		var stderr syncBuffer
+		cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "write-file")}, nil)
+		res := ask(t, cs, "write farewell.py")
+		if !res.IsError || !strings.Contains(resultText(res), "no person could be asked") {
+			t.Fatalf("result = %v %q, want an error result saying no person could be asked", res.IsError, resultText(res))
+		}
+	})
+	t.Run("halted", func(t *testing.T) {
+		var stderr syncBuffer
+		cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "iteration-limit", "--max-iterations", "2")}, nil)
+		lesson, _ := offline.LessonByName("iteration-limit")
+		res := ask(t, cs, lesson.Request)
+		if !res.IsError || !strings.Contains(resultText(res), "halted") || !strings.Contains(resultText(res), "iteration") {
+			t.Fatalf("result = %v %q, want an error result naming the iteration limit", res.IsError, resultText(res))
+		}
+	})
+}
