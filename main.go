@@ -302,9 +302,10 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		}
 	}
 	prompt := strings.TrimSpace(strings.Join(rest, " "))
+	lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
+	fromBus := false
 	if prompt == "" && c.Resume == "" && bf.listen == "" {
-		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
-		prompt = lesson.Request
+		prompt, fromBus = lesson.Request, lesson.FromBus
 	}
 	c.Request, c.Version = prompt, version
 	if err := c.DefaultSession(os.Getenv); err != nil {
@@ -317,6 +318,17 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		return fail(stderr, "glassbox run", err)
 	}
 	o := headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout)}
+	if fromBus {
+		// The lesson's request arrives over the MCP bus, from a client
+		// inside glassbox: it is queued as an mcp_bus event, not as typed.
+		stop, err := headless.AskOverBus(ctx, runs, prompt, version)
+		if err != nil {
+			agentrun.CloseAll(runs)
+			return fail(stderr, "glassbox run", err)
+		}
+		defer stop()
+		prompt = ""
+	}
 	if bf.listen != "" {
 		b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
 		b.Bind(runs[0].Engine, runs[0].Wire())

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 )
 
@@ -36,4 +37,28 @@ func WaitForBus(b *bus.Bus, ended <-chan struct{}) func(context.Context) bool {
 			return false
 		}
 	}
+}
+
+// AskOverBus puts each run on the MCP bus and has an in-process client ask
+// it request (the mcp-bus lesson): the request is each engine's first event,
+// from the mcp_bus source, and the answer goes back as the call's result.
+// stop ends the in-process connections.
+func AskOverBus(ctx context.Context, runs []*agentrun.Run, request, version string) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	for _, r := range runs {
+		b := bus.New(bus.Options{Version: version, Secrets: r.Config.Env.Secrets()})
+		b.Bind(r.Engine, r.Wire())
+		s, err := bus.AskInProcess(ctx, b, request)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		stops = append(stops, s)
+	}
+	return stop, nil
 }
