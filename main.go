@@ -470,9 +470,14 @@ func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // runTUI opens the full-screen glass box.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	predict := false
+	var bf busFlags
 	c, rest, err := loadConfigWith("glassbox", args, false, stderr, func(fs *flag.FlagSet) {
 		fs.BoolVar(&predict, "predict", false, "predict mode: pick the edge you expect before each step (P toggles it)")
+		bf.bind(fs)
 	})
+	if err == nil {
+		err = bf.check(c)
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -515,7 +520,16 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "glassbox", err)
 	}
 	cfg.Predict = predict
-	err = ui.Run(tuiContext(ctx), cfg)
+	tctx := tuiContext(ctx)
+	if bf.listen != "" {
+		b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+		b.Bind(runs[0].Engine, runs[0].Wire())
+		if _, _, err := b.Listen(tctx, bf.listen, bf.public); err != nil {
+			return fail(stderr, "glassbox", fmt.Errorf("%w: %v", agentrun.ErrUsage, err))
+		}
+		cfg.Bus = b.Queued()
+	}
+	err = ui.Run(tctx, cfg)
 	if ctx.Err() != nil {
 		// A signal ended the glass box: the trace says so; the deferred
 		// CloseAll stops the commands and removes temporary workspaces.

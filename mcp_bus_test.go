@@ -263,3 +263,101 @@ func TestMCPServeDenialAndHaltAreErrorResults(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPListenOverHTTP: `glassbox run --mcp-listen 127.0.0.1:0` serves the
+// bus over streamable HTTP; the SDK's streamable client asks it, gets the
+// answer, and the event and the bus frames are in the --trace file. Ctrl-C
+// (SIGINT) ends it.
+func TestMCPListenOverHTTP(t *testing.T) {
+	isolate(t)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	var stderr syncBuffer
+	cmd := exec.Command(builtGlassbox(t), "run", "--offline", "--json", "--trace", trace, "--mcp-listen", "127.0.0.1:0")
+	cmd.Stderr = &stderr
+	cmd.Stdin = strings.NewReader("")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	endpoint := waitForEndpoint(t, &stderr)
+	cs := connect(t, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	lesson, _ := offline.LessonByName("tour")
+	res := ask(t, cs, lesson.Request)
+	if res.IsError || !strings.Contains(resultText(res), "def greet(name)") {
+		t.Fatalf("result = %v %q, want the tour's answer", res.IsError, resultText(res))
+	}
+	cs.Close()
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("glassbox run --mcp-listen ended with %v:\n%s", err, stderr.String())
+	}
+	evs := traceEvents(t, trace)
+	if len(evs) != 1 || evs[0].Event.Source != "mcp_bus" || evs[0].Event.From != "probe 1.0 on the MCP bus" {
+		t.Fatalf("events = %+v, want one from the bus", evs)
+	}
+	lines := readTrace(t, trace)
+	last := lines[len(lines)-1]
+	if last.Edge != "delivered" || strings.Join(frameMethods(last), ",") != "send tools/call" {
+		t.Errorf("last record %s with frames %v, want delivered with the answer's frame", last.Edge, frameMethods(last))
+	}
+}
+
+// waitForEndpoint reads the address glassbox says it listens on.
+func waitForEndpoint(t *testing.T, stderr *syncBuffer) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		s := stderr.String()
+		if i := strings.Index(s, "http://"); i >= 0 {
+			if j := strings.Index(s[i:], "/mcp"); j > 0 {
+				return s[i : i+j+len("/mcp")]
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("glassbox never said where it listens:\n%s", stderr.String())
+	return ""
+}
+
+// TestMCPListenRefusesAPublicAddress: an address that is not a loopback one
+// is refused before anything opens, unless --mcp-listen-public says so.
+func TestMCPListenRefusesAPublicAddress(t *testing.T) {
+	isolate(t)
+	for _, addr := range []string{"0.0.0.0:7777", ":7777", "192.0.2.1:7777", "[::]:7777", "example.com:7777"} {
+		code, _, stderr := runJSON(t, "", "--offline", "--mcp-listen", addr, "hi")
+		if code != exitUsage || !strings.Contains(stderr, "is not a loopback address") || !strings.Contains(stderr, "--mcp-listen-public") {
+			t.Errorf("--mcp-listen %s: exit %d, stderr %q; want a usage error naming the flag", addr, code, stderr)
+		}
+	}
+	for _, args := range [][]string{{"--mcp-listen", "7777"}, {"--mcp-listen-public"}, {"--mcp-listen", "127.0.0.1:0", "--compare"}} {
+		if code, _, stderr := runJSON(t, "", append(append([]string{"--offline"}, args...), "hi")...); code != exitUsage {
+			t.Errorf("%v: exit %d (%s), want a usage error", args, code, stderr)
+		}
+	}
+}
+
+// TestTwoGlassBoxesTalk: one glass box attaches another's `mcp-serve` with
+// --mcp; on the mcp-bus lesson its model asks the other through ask_agent
+// and quotes the other's answer. The other box's trace shows the request
+// arriving from the first.
+func TestTwoGlassBoxesTalk(t *testing.T) {
+	isolate(t)
+	bin := builtGlassbox(t)
+	otherTrace := filepath.Join(t.TempDir(), "other.jsonl")
+	var stderr syncBuffer
+	cmd := exec.Command(bin, "run", "--offline", "--json", "--yes", "--lesson", "mcp-bus",
+		"--mcp", "other="+bin+" mcp-serve --offline --trace "+otherTrace)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("glassbox run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(string(out), "The other glass box (other) answered") || !strings.Contains(string(out), "def greet(name)") {
+		t.Fatalf("the first box did not quote the other's tour:\n%s", out)
+	}
+	evs := traceEvents(t, otherTrace)
+	if len(evs) != 1 || evs[0].Event.Source != "mcp_bus" || evs[0].Event.From != "glassbox 1 on the MCP bus" {
+		t.Fatalf("the other box's events = %+v, want one from glassbox", evs)
+	}
+}

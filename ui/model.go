@@ -247,7 +247,7 @@ func newInput(th theme.Theme) textarea.Model {
 // first. A follower starts listening to the run it follows; a glass box
 // with a status segment, to what changes it.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd()}
+	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd(), m.busCmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.measureSize(true)) // for the health line
 	}
@@ -270,6 +270,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.whatIfReady(msg)
 	case runMsg:
 		return m.handleRunMsg(msg)
+	case busArrivedMsg:
+		return m.busArrived()
 	case NoticeMsg:
 		return m.notify(msg)
 	case followMsg:

@@ -88,6 +88,10 @@ type Config struct {
 	Status func() (key, value string)
 	// Changed, when set, says Status has changed: the frame is drawn again.
 	Changed <-chan struct{}
+	// Bus has a value each time the MCP bus (--mcp-listen) queued a
+	// request in the first run's engine: the glass box says so and counts
+	// it as queued; the person steps it like any event.
+	Bus <-chan struct{}
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx
