@@ -311,7 +311,7 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	prompt := strings.TrimSpace(strings.Join(rest, " "))
 	lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
 	fromBus := false
-	if prompt == "" && c.Resume == "" && bf.listen == "" {
+	if prompt == "" && c.Resume == "" && bf.addr == "" {
 		prompt, fromBus = lesson.Request, lesson.FromBus
 	}
 	c.Request, c.Version = prompt, version
@@ -336,17 +336,15 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		defer stop()
 		prompt = ""
 	}
-	if bf.listen != "" {
-		b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
-		b.Bind(runs[0].Engine, runs[0].Wire())
+	if bf.addr != "" {
 		lctx, stopListening := context.WithCancel(ctx)
 		defer stopListening()
-		addr, _, err := b.Listen(lctx, bf.listen, bf.public)
+		b, addr, err := bf.listen(lctx, c, runs[0])
 		if err != nil {
 			agentrun.CloseAll(runs)
-			return fail(stderr, "glassbox run", fmt.Errorf("%w: %v", agentrun.ErrUsage, err))
+			return fail(stderr, "glassbox run", err)
 		}
-		fmt.Fprintf(stderr, "glassbox run: on the MCP bus at http://%s/mcp (tool %s); Ctrl-C ends it\n", addr, bus.ToolName)
+		fmt.Fprintf(stderr, "glassbox run: %s\n", lang.Lang(c.Lang).F("on the MCP bus at %s (tool %s); Ctrl-C ends it", "http://"+addr+"/mcp", bus.ToolName))
 		o.Wait = headless.WaitForBus(b, nil)
 	}
 	outcome := headless.Run(ctx, runs, prompt, o, stdout, stderr)
@@ -366,30 +364,46 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 // busFlags are --mcp-listen and --mcp-listen-public (glassbox on the MCP
 // bus over streamable HTTP, docs/mcp.md).
 type busFlags struct {
-	listen string
+	addr   string
 	public bool
 }
 
 func (f *busFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&f.listen, "mcp-listen", "", "also take requests from the MCP bus: serve the ask_agent tool over streamable HTTP at ADDR/mcp (a loopback HOST:PORT, such as 127.0.0.1:7777)")
+	fs.StringVar(&f.addr, "mcp-listen", "", "also take requests from the MCP bus: serve the ask_agent tool over streamable HTTP at ADDR/mcp (a loopback HOST:PORT, such as 127.0.0.1:7777)")
 	fs.BoolVar(&f.public, "mcp-listen-public", false, "let --mcp-listen use an address that is not a loopback one (whoever reaches it can ask the agent)")
 }
 
 // check refuses what the bus cannot do, before anything opens.
 func (f *busFlags) check(c agentrun.Config) error {
-	if f.listen == "" {
+	l := lang.Lang(c.Lang)
+	if f.addr == "" {
 		if f.public {
-			return fmt.Errorf("%w: --mcp-listen-public goes with --mcp-listen ADDR", agentrun.ErrUsage)
+			return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--mcp-listen-public goes with --mcp-listen ADDR"))
 		}
 		return nil
 	}
-	if err := bus.CheckListen(f.listen, f.public); err != nil {
-		return fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+	loopback, err := bus.Loopback(f.addr)
+	if err != nil {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--mcp-listen %q: want HOST:PORT, such as 127.0.0.1:7777", f.addr))
+	}
+	if !loopback && !f.public {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--mcp-listen %s is not a loopback address: whoever reaches it could ask the agent to act in your workspace. Listen on 127.0.0.1, or give --mcp-listen-public if you mean it.", f.addr))
 	}
 	if c.CompareSpec != "" {
-		return fmt.Errorf("%w: --mcp-listen serves one run; it does not go with --compare", agentrun.ErrUsage)
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--mcp-listen serves one run; it does not go with --compare"))
 	}
 	return nil
+}
+
+// listen puts runs[0] on the MCP bus over streamable HTTP (--mcp-listen).
+func (f *busFlags) listen(ctx context.Context, c agentrun.Config, r *agentrun.Run) (*bus.Bus, string, error) {
+	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+	b.Bind(r.Engine, r.Wire())
+	addr, _, err := b.Listen(ctx, f.addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
+	}
+	return b, addr, nil
 }
 
 // mcpServe is `glassbox mcp-serve`: glassbox as an MCP server over its
@@ -399,11 +413,12 @@ func mcpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	l := lang.Lang(c.Lang)
 	if err == nil && len(rest) > 0 {
-		err = fmt.Errorf("%w: unexpected argument %q: the requests come from the MCP client (ask_agent)", agentrun.ErrUsage, rest[0])
+		err = fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("unexpected argument %q: the requests come from the MCP client, through ask_agent", rest[0]))
 	}
 	if err == nil && c.CompareSpec != "" {
-		err = fmt.Errorf("%w: mcp-serve serves one run; it does not go with --compare", agentrun.ErrUsage)
+		err = fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("mcp-serve serves one run; it does not go with --compare"))
 	}
 	if err != nil {
 		return fail(stderr, "glassbox mcp-serve", err)
@@ -413,20 +428,20 @@ func mcpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return fail(stderr, "glassbox mcp-serve", err)
 	}
 	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
-	person, how, release := headless.ServePerson(b)
+	person, how, release := headless.ServePerson(b, l)
 	defer release()
 	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
 	if err != nil {
 		return fail(stderr, "glassbox mcp-serve", err)
 	}
 	b.Bind(runs[0].Engine, runs[0].Wire())
-	fmt.Fprintf(stderr, "glassbox mcp-serve: on the MCP bus over standard input and output (tool %s); %s\n", bus.ToolName, how)
+	fmt.Fprintf(stderr, "glassbox mcp-serve: %s\n", l.F("on the MCP bus over standard input and output (tool %s); %s", bus.ToolName, how))
 	ended := make(chan struct{})
 	sctx, stopServing := context.WithCancel(ctx)
 	go func() {
 		defer close(ended)
 		if err := b.ServeStdio(sctx, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil {
-			fmt.Fprintf(stderr, "glassbox mcp-serve: the MCP connection ended: %v\n", err)
+			fmt.Fprintf(stderr, "glassbox mcp-serve: %s\n", l.F("the MCP connection ended: %v", err))
 		}
 	}()
 	headless.Run(ctx, runs, "", headless.Options{JSON: c.JSON, Version: version, Wait: headless.WaitForBus(b, ended)}, stderr, stderr)
@@ -528,11 +543,10 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Predict = predict
 	tctx := tuiContext(ctx)
-	if bf.listen != "" {
-		b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
-		b.Bind(runs[0].Engine, runs[0].Wire())
-		if _, _, err := b.Listen(tctx, bf.listen, bf.public); err != nil {
-			return fail(stderr, "glassbox", fmt.Errorf("%w: %v", agentrun.ErrUsage, err))
+	if bf.addr != "" {
+		b, _, err := bf.listen(tctx, c, runs[0])
+		if err != nil {
+			return fail(stderr, "glassbox", err)
 		}
 		cfg.Bus = b.Queued()
 	}

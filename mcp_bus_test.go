@@ -159,8 +159,9 @@ func traceEvents(t *testing.T, path string) []busEvent {
 func TestMCPServeAnswersTheCaller(t *testing.T) {
 	isolate(t)
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	sessionFile := filepath.Join(t.TempDir(), "s.jsonl")
 	var stderr syncBuffer
-	cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "tour", "--trace", trace)}, nil)
+	cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "tour", "--trace", trace, "--session", sessionFile)}, nil)
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "ask_agent" {
 		t.Fatalf("tools/list = %+v, %v; want ask_agent alone", tools, err)
@@ -201,6 +202,16 @@ func TestMCPServeAnswersTheCaller(t *testing.T) {
 	}
 	if delivered.MCP[0].Server != "bus" {
 		t.Errorf("frame server = %q, want bus", delivered.MCP[0].Server)
+	}
+	// The session keeps the event and the bus's frames, as the trace does.
+	sess, err := os.ReadFile(sessionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"source":"mcp_bus"`, `"from":"probe 1.0 on the MCP bus"`, `"server":"bus"`} {
+		if !bytes.Contains(sess, []byte(want)) {
+			t.Errorf("the session file lacks %s", want)
+		}
 	}
 	if !strings.Contains(stderr.String(), "[EVENT]") || !strings.Contains(stderr.String(), "from probe 1.0 on the MCP bus") {
 		t.Errorf("the human trace on stderr does not show the bus event:\n%s", stderr.String())
@@ -251,6 +262,17 @@ func TestMCPServeDenialAndHaltAreErrorResults(t *testing.T) {
 		res := ask(t, cs, "write farewell.py")
 		if !res.IsError || !strings.Contains(resultText(res), "no person could be asked") {
 			t.Fatalf("result = %v %q, want an error result saying no person could be asked", res.IsError, resultText(res))
+		}
+	})
+	t.Run("policy", func(t *testing.T) {
+		// A caller's request goes through the same security layer: the
+		// rule's denial reaches the caller, named.
+		var stderr syncBuffer
+		cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "path-escape")}, decline)
+		lesson, _ := offline.LessonByName("path-escape")
+		res := ask(t, cs, lesson.Request)
+		if !res.IsError || !strings.Contains(resultText(res), "rule path-outside-workspace") {
+			t.Fatalf("result = %v %q, want an error result naming the rule", res.IsError, resultText(res))
 		}
 	})
 	t.Run("halted", func(t *testing.T) {

@@ -426,40 +426,30 @@ func (c *recordedConn) record(dir string, msg jsonrpc.Message) {
 	c.b.frame(dir, msg, method)
 }
 
-// CheckListen refuses an --mcp-listen address that is not a loopback one
-// unless public says the person means it: the bus lets whoever reaches it
-// ask the agent to act in the workspace.
-func CheckListen(addr string, public bool) error {
+// Loopback reports whether addr (HOST:PORT) is a loopback address, one
+// only this machine reaches: an IP address in 127.0.0.0/8 or ::1, or
+// "localhost". An empty host (":7777") is every interface, so it is not.
+// err is set when addr is not HOST:PORT.
+func Loopback(addr string) (bool, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "" {
-		return fmt.Errorf("--mcp-listen %q: want HOST:PORT, such as 127.0.0.1:7777", addr)
-	}
-	if public {
-		return nil
+		return false, fmt.Errorf("want HOST:PORT, such as 127.0.0.1:7777")
 	}
 	if host == "localhost" {
-		return nil
+		return true, nil
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	where := host
-	if host == "" {
-		where = "every network interface"
-	}
-	return fmt.Errorf("--mcp-listen %s: %s is not a loopback address, and whoever reaches it could ask the agent to act in your workspace; listen on 127.0.0.1 (or give --mcp-listen-public to mean it)", addr, where)
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
 }
 
-// Listen serves the bus over streamable HTTP at addr (checked with
-// CheckListen) under /mcp until ctx is done. It returns the address it
-// listens on (with the port the system chose for ":0") once it does.
-func (b *Bus) Listen(ctx context.Context, addr string, public bool) (string, <-chan error, error) {
-	if err := CheckListen(addr, public); err != nil {
-		return "", nil, err
-	}
+// Listen serves the bus over streamable HTTP at addr under /mcp until ctx
+// is done. Whoever reaches addr can ask the agent: the caller checks it
+// first (Loopback). Listen returns the address it listens on (with the
+// port the system chose for ":0") once it does.
+func (b *Bus) Listen(ctx context.Context, addr string) (string, <-chan error, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return "", nil, fmt.Errorf("--mcp-listen %s: %v", addr, err)
+		return "", nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", b.Handler())

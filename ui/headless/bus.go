@@ -7,6 +7,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/loop/bus"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // ServePerson is who answers confirmations and questions for `glassbox
@@ -15,12 +16,12 @@ import (
 // when glassbox has one, otherwise the client's own person through MCP
 // elicitation (b.Person, which refuses when the client cannot elicit).
 // close releases the terminal; how says in a sentence which it is.
-func ServePerson(b *bus.Bus) (p loop.Person, how string, close func()) {
+func ServePerson(b *bus.Bus, l lang.Lang) (p loop.Person, how string, close func()) {
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
-		return b.Person(), "no terminal: confirmations go to the MCP client's person (elicitation), or are refused when it cannot ask", func() {}
+		return b.Person(), l.T("no terminal: confirmations go to the MCP client's person (elicitation), or are refused when it cannot ask"), func() {}
 	}
-	return NewPerson(tty, tty), "confirmations are asked on this terminal", func() { tty.Close() }
+	return NewPerson(tty, tty), l.T("confirmations are asked on this terminal"), func() { tty.Close() }
 }
 
 // WaitForBus is Options.Wait for a run on the bus: it waits for the bus to

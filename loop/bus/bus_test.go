@@ -1,0 +1,193 @@
+package bus
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/tools"
+)
+
+// queue is an engine's way in and out, without the engine: the test plays
+// the output step.
+type queue struct {
+	mu     sync.Mutex
+	events []loop.Event
+	out    loop.OutputFunc
+	source string
+}
+
+func (q *queue) Submit(ev loop.Event) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.events = append(q.events, ev)
+}
+
+func (q *queue) Attach(source string, fn loop.OutputFunc) { q.source, q.out = source, fn }
+
+func (q *queue) event(t *testing.T, i int) loop.Event {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		q.mu.Lock()
+		n := len(q.events)
+		q.mu.Unlock()
+		if n > i {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			return q.events[i]
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("event %d never queued", i)
+	return loop.Event{}
+}
+
+// dial connects an SDK client named name to b over memory.
+func dial(t *testing.T, b *Bus, name string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ct, st := mcp.NewInMemoryTransports()
+	go b.Serve(ctx, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "2"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type answer struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+func callAsync(ctx context.Context, cs *mcp.ClientSession, request string) <-chan answer {
+	ch := make(chan answer, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolName, Arguments: map[string]any{"request": request}})
+		ch <- answer{res, err}
+	}()
+	return ch
+}
+
+func text(res *mcp.CallToolResult) string {
+	if res == nil || len(res.Content) == 0 {
+		return ""
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+// TestEachAnswerGoesToItsOwnCaller: two callers queue; the first cancels
+// while waiting. The output step's answer to the first goes to nobody (and
+// does not hang the step), the second caller gets its own answer, not the
+// first's; a secret in the answer is masked; every frame is in the wire log
+// under the bus's name.
+func TestEachAnswerGoesToItsOwnCaller(t *testing.T) {
+	q := &queue{}
+	wire := &tools.WireLog{}
+	b := New(Options{Version: "t", Secrets: []string{"sk-test-0123456789abcdef"}})
+	b.Bind(q, wire)
+	if q.source != Source || q.out == nil {
+		t.Fatalf("Bind attached %q", q.source)
+	}
+	first, second := dial(t, b, "first"), dial(t, b, "second")
+
+	cctx, cancel := context.WithCancel(context.Background())
+	a := callAsync(cctx, first, "one")
+	evA := q.event(t, 0)
+	bAns := callAsync(context.Background(), second, "two")
+	evB := q.event(t, 1)
+	if evA.Source != Source || evA.Type != EventType || evA.Data != "one" || evA.From != "first 2 on the MCP bus" || evA.Ref == evB.Ref {
+		t.Fatalf("events %+v, %+v", evA, evB)
+	}
+	cancel()
+	if got := <-a; got.err == nil {
+		t.Fatalf("the cancelled call returned %+v", got.res)
+	}
+
+	done := make(chan struct{})
+	go func() { q.out(loop.Output{Target: Source, Ref: evA.Ref, Text: "for one"}); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(sentWait / 2):
+		t.Fatal("answering a caller that left held up the output step")
+	}
+	q.out(loop.Output{Target: Source, Ref: evB.Ref, Text: "for two, key sk-test-0123456789abcdef"})
+	got := <-bAns
+	if got.err != nil || got.res.IsError || !strings.HasPrefix(text(got.res), "for two") || strings.Contains(text(got.res), "sk-test-0123456789abcdef") {
+		t.Fatalf("second caller got %q (%v), want its own answer with the key masked", text(got.res), got.err)
+	}
+	var methods []string
+	for _, f := range wire.Drain() {
+		if f.Server != Peer {
+			t.Errorf("frame from %q", f.Server)
+		}
+		methods = append(methods, f.Dir+" "+f.Method)
+	}
+	// The answer's frame was written before the output step returned.
+	if last := methods[len(methods)-1]; last != "send tools/call" {
+		t.Errorf("last frame %q, want the answer sent (frames %v)", last, methods)
+	}
+}
+
+// TestRefusedAndHaltedRunsAreErrorResults: what the policy or the person
+// refused, and a halt, reach the caller as isError with the reason.
+func TestRefusedAndHaltedRunsAreErrorResults(t *testing.T) {
+	q := &queue{}
+	b := New(Options{})
+	b.Bind(q, nil)
+	cs := dial(t, b, "c")
+	for i, tc := range []struct {
+		out  loop.Output
+		want []string
+	}{
+		{loop.Output{Text: "I could not.", Refused: []string{"write_file denied by rule path-outside-workspace: /etc is outside"}},
+			[]string{"refused", "rule path-outside-workspace", "I could not."}},
+		{loop.Output{Text: "the iteration limit (2 model calls for one request) was reached", Halted: true},
+			[]string{"halted", "iteration limit"}},
+	} {
+		ans := callAsync(context.Background(), cs, "do it")
+		ev := q.event(t, i)
+		tc.out.Ref, tc.out.Target = ev.Ref, Source
+		q.out(tc.out)
+		got := <-ans
+		if got.err != nil || !got.res.IsError {
+			t.Fatalf("result %+v (%v), want an error result", got.res, got.err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(text(got.res), w) {
+				t.Errorf("result %q lacks %q", text(got.res), w)
+			}
+		}
+	}
+	// Arguments that are not a request are the caller's mistake, said as such.
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolName, Arguments: map[string]any{"text": "hi"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), `{"request"`) {
+		t.Fatalf("bad arguments: %+v %v", res, err)
+	}
+}
+
+func TestLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:7777": true, "127.1.2.3:1": true, "[::1]:7777": true, "localhost:7777": true,
+		"0.0.0.0:7777": false, ":7777": false, "[::]:7777": false, "192.0.2.1:7777": false, "example.com:80": false,
+		"[::ffff:127.0.0.1]:7777": true,
+	} {
+		got, err := Loopback(addr)
+		if err != nil || got != want {
+			t.Errorf("Loopback(%q) = %v, %v; want %v", addr, got, err, want)
+		}
+	}
+	for _, bad := range []string{"7777", "127.0.0.1", "127.0.0.1:", ""} {
+		if _, err := Loopback(bad); err == nil {
+			t.Errorf("Loopback(%q) accepted", bad)
+		}
+	}
+}
