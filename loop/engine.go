@@ -263,6 +263,18 @@ func (e *Engine) State() State { return e.state }
 // Idle reports whether the engine waits for an event with none queued.
 func (e *Engine) Idle() bool { return e.state == WaitingForEvent && e.QueueLen() == 0 }
 
+// Event is the event the engine works on, or worked on last (nil before
+// the first). Read it between Steps, or during one from the goroutine
+// running it (a Person asked to confirm, a tool): the MCP bus asks the
+// caller of the event in progress.
+func (e *Engine) Event() *Event {
+	if e.event == nil {
+		return nil
+	}
+	ev := *e.event
+	return &ev
+}
+
 // Iteration is the number of provider calls made for the current event.
 func (e *Engine) Iteration() int { return e.iteration }
 

@@ -45,11 +45,13 @@ const (
 	sentWait = 5 * time.Second
 )
 
-// Queue is what the bus needs of the engine: a way in (Submit) and an
-// output handler for its source (Attach). *loop.Engine is one.
+// Queue is what the bus needs of the engine: a way in (Submit), an output
+// handler for its source (Attach), and the event in progress (Event), whose
+// caller is asked when the engine needs a person. *loop.Engine is one.
 type Queue interface {
 	Submit(loop.Event)
 	Attach(source string, fn loop.OutputFunc)
+	Event() *loop.Event
 }
 
 var _ Queue = (*loop.Engine)(nil)
@@ -77,7 +79,6 @@ type Bus struct {
 	mu    sync.Mutex
 	next  int
 	calls map[string]*call // by event Ref, until the answer's frame went
-	order []string         // refs waiting for their answer, oldest first
 }
 
 // call is one tools/call waiting for its event's answer.
@@ -142,7 +143,6 @@ func (b *Bus) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolR
 	b.next++
 	ref := fmt.Sprintf("bus-%d", b.next)
 	b.calls[ref] = c
-	b.order = append(b.order, ref)
 	b.mu.Unlock()
 
 	q.Submit(loop.Event{Source: Source, Type: EventType, Data: in.Request, Ref: ref, From: client(req.Session)})
@@ -152,37 +152,20 @@ func (b *Bus) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolR
 	}
 	select {
 	case out := <-c.out:
-		b.forget(ref, false)
-		return b.result(ref, out), nil
-	case <-ctx.Done():
-		// The caller cancelled (or went away): its event still runs when
-		// its turn comes — the person sees it — and the answer goes to
-		// nobody.
-		close(c.gone)
-		b.forget(ref, true)
-		return nil, ctx.Err()
-	}
-}
-
-// forget stops waiting for ref's answer; with all, its frame too.
-func (b *Bus) forget(ref string, all bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if i := indexOf(b.order, ref); i >= 0 {
-		b.order = append(b.order[:i], b.order[i+1:]...)
-	}
-	if all {
-		delete(b.calls, ref)
-	}
-}
-
-func indexOf(s []string, v string) int {
-	for i, x := range s {
-		if x == v {
-			return i
+		if ctx.Err() == nil {
+			return b.result(ref, out), nil
 		}
+		// Cancelled as the answer came: no answer will be written.
+	case <-ctx.Done():
 	}
-	return -1
+	// The caller cancelled (or went away): its event still runs when its
+	// turn comes — the person sees it, and may abandon it — but nobody can
+	// be asked on its behalf, and the answer goes to nobody.
+	b.mu.Lock()
+	delete(b.calls, ref)
+	b.mu.Unlock()
+	close(c.gone)
+	return nil, ctx.Err()
 }
 
 // client names the caller: its name and version from initialize.

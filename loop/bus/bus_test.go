@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -16,10 +18,17 @@ import (
 // queue is an engine's way in and out, without the engine: the test plays
 // the output step.
 type queue struct {
-	mu     sync.Mutex
-	events []loop.Event
-	out    loop.OutputFunc
-	source string
+	mu      sync.Mutex
+	events  []loop.Event
+	out     loop.OutputFunc
+	source  string
+	current *loop.Event
+}
+
+func (q *queue) Event() *loop.Event {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.current
 }
 
 func (q *queue) Submit(ev loop.Event) {
@@ -51,11 +60,17 @@ func (q *queue) event(t *testing.T, i int) loop.Event {
 // dial connects an SDK client named name to b over memory.
 func dial(t *testing.T, b *Bus, name string) *mcp.ClientSession {
 	t.Helper()
+	return dialEliciting(t, b, name, nil)
+}
+
+// dialEliciting is dial with an elicitation handler.
+func dialEliciting(t *testing.T, b *Bus, name string, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	ct, st := mcp.NewInMemoryTransports()
 	go b.Serve(ctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "2"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "2"}, &mcp.ClientOptions{ElicitationHandler: elicit}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +125,16 @@ func TestEachAnswerGoesToItsOwnCaller(t *testing.T) {
 	cancel()
 	if got := <-a; got.err == nil {
 		t.Fatalf("the cancelled call returned %+v", got.res)
+	}
+	// The server hears of the cancellation (notifications/cancelled) a
+	// moment after the client gives up.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		b.mu.Lock()
+		_, waiting := b.calls[evA.Ref]
+		b.mu.Unlock()
+		if !waiting {
+			break
+		}
 	}
 
 	done := make(chan struct{})
@@ -189,5 +214,71 @@ func TestLoopback(t *testing.T) {
 		if _, err := Loopback(bad); err == nil {
 			t.Errorf("Loopback(%q) accepted", bad)
 		}
+	}
+}
+
+// TestTheRunningRequestsCallerIsAsked: a confirmation goes to the client
+// whose request the engine is running, never to another caller waiting in
+// the queue; when that caller has gone, nobody is asked and the call is
+// denied with the reason; a request that did not come from the bus has no
+// caller to ask.
+func TestTheRunningRequestsCallerIsAsked(t *testing.T) {
+	q := &queue{}
+	b := New(Options{})
+	b.Bind(q, nil)
+	var mu sync.Mutex
+	asked := map[string]int{}
+	answering := func(name, decision string) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			asked[name]++
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": decision}}, nil
+		}
+	}
+	first := dialEliciting(t, b, "first", answering("first", "allow once"))
+	second := dialEliciting(t, b, "second", answering("second", "deny"))
+	cctx, cancel := context.WithCancel(context.Background())
+	a := callAsync(cctx, first, "one")
+	evA := q.event(t, 0)
+	bAns := callAsync(context.Background(), second, "two")
+	evB := q.event(t, 1)
+	defer func() { q.out(loop.Output{Target: Source, Ref: evB.Ref, Text: "done"}); <-bAns }()
+
+	req := loop.ConfirmRequest{Call: history.ToolCall{Name: "write_file", Args: []byte(`{"path":"x"}`)}, Decision: loop.Decision{Rule: "confirm-writes"}}
+	q.mu.Lock()
+	q.current = &evB
+	q.mu.Unlock()
+	if got, err := b.Person().Confirm(context.Background(), req); err != nil || got != loop.Deny {
+		t.Fatalf("second's request: %v, %v; want second's deny", got, err)
+	}
+	q.mu.Lock()
+	q.current = &evA
+	q.mu.Unlock()
+	if got, err := b.Person().Confirm(context.Background(), req); err != nil || got != loop.AllowOnce {
+		t.Fatalf("first's request: %v, %v; want first's allow", got, err)
+	}
+	cancel()
+	<-a
+	// The server hears of the cancellation (notifications/cancelled) a
+	// moment after the client gives up.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if _, err := b.caller(); errors.Is(err, ErrCallerGone) {
+			break
+		}
+	}
+	if got, err := b.Person().Confirm(context.Background(), req); got != loop.Deny || !errors.Is(err, ErrCallerGone) {
+		t.Fatalf("first gone: %v, %v; want deny with ErrCallerGone", got, err)
+	}
+	q.mu.Lock()
+	q.current = &loop.Event{Source: "cli", Type: "user_input", Data: "typed"}
+	q.mu.Unlock()
+	if _, err := b.Person().Confirm(context.Background(), req); !errors.Is(err, ErrNoPerson) {
+		t.Fatalf("a typed request: %v, want ErrNoPerson", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if asked["first"] != 1 || asked["second"] != 1 {
+		t.Fatalf("asked %v, want each caller once, for its own request", asked)
 	}
 }

@@ -16,12 +16,15 @@ import (
 // and the caller cannot ask its own person (no elicitation).
 var ErrNoPerson = errors.New("no person could be asked: glassbox mcp-serve has no terminal, and the MCP client does not support elicitation")
 
+// ErrCallerGone is why a confirmation could not be asked: the caller whose
+// request is running cancelled it or went away.
+var ErrCallerGone = errors.New("no person could be asked: the MCP client that sent this request has gone")
+
 // Person asks the caller's own person, through MCP elicitation, when
 // glassbox has no person of its own to ask (`glassbox mcp-serve` without a
-// terminal). The caller asked is the one whose request is running: the
-// oldest call still waiting for its answer. A caller that cannot elicit
-// gets no approval: the call is denied with ErrNoPerson, and the result
-// says so.
+// terminal). The caller asked is the one whose request the engine is
+// running (Queue.Event), never another. A caller that cannot elicit gets
+// no approval: the call is denied with ErrNoPerson, and the result says so.
 func (b *Bus) Person() loop.Person { return elicitor{b} }
 
 type elicitor struct{ b *Bus }
@@ -29,19 +32,30 @@ type elicitor struct{ b *Bus }
 var _ loop.Person = elicitor{}
 
 // caller is the session of the request the engine is running.
-func (b *Bus) caller() *mcp.ServerSession {
+func (b *Bus) caller() (*mcp.ServerSession, error) {
+	b.mu.Lock()
+	q := b.q
+	b.mu.Unlock()
+	if q == nil {
+		return nil, ErrNoPerson
+	}
+	ev := q.Event()
+	if ev == nil || ev.Source != Source {
+		return nil, ErrNoPerson // a request typed or given on the command line
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.order) == 0 {
-		return nil
+	c := b.calls[ev.Ref]
+	if c == nil || c.session == nil {
+		return nil, ErrCallerGone
 	}
-	return b.calls[b.order[0]].session
+	return c.session, nil
 }
 
 func (p elicitor) session() (*mcp.ServerSession, error) {
-	ss := p.b.caller()
-	if ss == nil {
-		return nil, ErrNoPerson
+	ss, err := p.b.caller()
+	if err != nil {
+		return nil, err
 	}
 	if ip := ss.InitializeParams(); ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
 		return nil, ErrNoPerson
