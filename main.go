@@ -339,7 +339,9 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	if bf.addr != "" {
 		lctx, stopListening := context.WithCancel(ctx)
 		defer stopListening()
-		b, addr, err := bf.listen(lctx, c, runs[0])
+		b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+		b.Bind(runs[0].Engine, runs[0].Wire())
+		addr, err := bf.listen(lctx, b)
 		if err != nil {
 			agentrun.CloseAll(runs)
 			return fail(stderr, "glassbox run", err)
@@ -395,15 +397,14 @@ func (f *busFlags) check(c agentrun.Config) error {
 	return nil
 }
 
-// listen puts runs[0] on the MCP bus over streamable HTTP (--mcp-listen).
-func (f *busFlags) listen(ctx context.Context, c agentrun.Config, r *agentrun.Run) (*bus.Bus, string, error) {
-	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
-	b.Bind(r.Engine, r.Wire())
+// listen serves b over streamable HTTP at --mcp-listen's address until
+// ctx is done, and returns the address it listens on.
+func (f *busFlags) listen(ctx context.Context, b *bus.Bus) (string, error) {
 	addr, _, err := b.Listen(ctx, f.addr)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
+		return "", fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
 	}
-	return b, addr, nil
+	return addr, nil
 }
 
 // mcpServe is `glassbox mcp-serve`: glassbox as an MCP server over its
@@ -544,11 +545,9 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.Predict = predict
 	tctx := tuiContext(ctx)
 	if bf.addr != "" {
-		b, _, err := bf.listen(tctx, c, runs[0])
-		if err != nil {
+		if _, err := bf.listen(tctx, cfg.Runs[0].Bus); err != nil {
 			return fail(stderr, "glassbox", err)
 		}
-		cfg.Bus = b.Queued()
 	}
 	err = ui.Run(tctx, cfg)
 	if ctx.Err() != nil {

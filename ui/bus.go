@@ -4,32 +4,51 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/bus"
 )
 
-// busArrivedMsg: the MCP bus queued a request in the first run's engine.
-type busArrivedMsg struct{}
+// busArrivedMsg: the MCP bus queued a request in run's engine.
+type busArrivedMsg struct{ run int }
 
-// busCmd waits for the next request from the MCP bus (Config.Bus).
-func (m Model) busCmd() tea.Cmd {
-	ch := m.cfg.Bus
-	if ch == nil || len(m.runs) == 0 {
+// busCallMsg: the in-process client could not send the lesson's request.
+type busCallMsg struct{ err error }
+
+// busCmd waits for the next request the MCP bus queues in the run's engine.
+func (r *runView) busCmd() tea.Cmd {
+	if r.bus == nil {
 		return nil
 	}
-	ctx := m.runs[0].base
+	ch, ctx, id := r.bus.Queued(), r.base, r.id
 	return func() tea.Msg {
 		select {
 		case <-ch:
-			return busArrivedMsg{}
+			return busArrivedMsg{run: id}
 		case <-ctx.Done():
 			return nil
 		}
 	}
 }
 
+// callOverBusCmd has a client inside glassbox call the run's ask_agent
+// with request (the mcp-bus lesson): it arrives as a request from the bus.
+func (r *runView) callOverBusCmd(request string) tea.Cmd {
+	b, ctx := r.bus, r.base
+	return func() tea.Msg {
+		if _, err := bus.Call(ctx, b, request); err != nil {
+			return busCallMsg{err: err}
+		}
+		return nil
+	}
+}
+
 // busArrived counts the bus's request as queued and tells the person, who
 // steps it like any event: the caller waits for the answer.
-func (m Model) busArrived() (tea.Model, tea.Cmd) {
-	m.runs[0].live.queued++
+func (m Model) busArrived(msg busArrivedMsg) (tea.Model, tea.Cmd) {
+	if msg.run < 0 || msg.run >= len(m.runs) {
+		return m, nil
+	}
+	r := m.runs[msg.run]
+	r.live.queued++
 	if m.inputFocused && m.input.Value() == "" {
 		m.focusPane(m.pane) // nothing typed is lost: the stepper keys work at once
 	}
@@ -37,7 +56,7 @@ func (m Model) busArrived() (tea.Model, tea.Cmd) {
 	if m.inputFocused {
 		m.notice = "a request arrived from the MCP bus — esc, then space takes it; the caller waits for the answer"
 	}
-	return m, m.busCmd()
+	return m, r.busCmd()
 }
 
 // busNote is History's line for an event that was not typed here: where it

@@ -247,9 +247,9 @@ func newInput(th theme.Theme) textarea.Model {
 // first. A follower starts listening to the run it follows; a glass box
 // with a status segment, to what changes it.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd(), m.busCmd()}
+	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd()}
 	for _, r := range m.runs {
-		cmds = append(cmds, r.measureSize(true)) // for the health line
+		cmds = append(cmds, r.measureSize(true), r.busCmd()) // for the health line; the MCP bus
 	}
 	return tea.Batch(cmds...)
 }
@@ -271,7 +271,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runMsg:
 		return m.handleRunMsg(msg)
 	case busArrivedMsg:
-		return m.busArrived()
+		return m.busArrived(msg)
+	case busCallMsg:
+		m.notice = "the lesson's request could not be sent over the MCP bus: " + msg.err.Error()
+		return m, nil
 	case NoticeMsg:
 		return m.notify(msg)
 	case followMsg:

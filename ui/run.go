@@ -31,6 +31,9 @@ type Lesson struct {
 	// Dialects, when set, are the only dialects ("llama", …) that can show
 	// what the lesson teaches: the menu offers it only to a run of one.
 	Dialects []string
+	// FromBus: the request arrives over the MCP bus, sent by a client
+	// inside glassbox through each run's Bus (the mcp-bus lesson).
+	FromBus bool
 }
 
 // Config is what the UI needs from main.
@@ -88,10 +91,6 @@ type Config struct {
 	Status func() (key, value string)
 	// Changed, when set, says Status has changed: the frame is drawn again.
 	Changed <-chan struct{}
-	// Bus has a value each time the MCP bus (--mcp-listen) queued a
-	// request in the first run's engine: the glass box says so and counts
-	// it as queued; the person steps it like any event.
-	Bus <-chan struct{}
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx

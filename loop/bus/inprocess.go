@@ -13,10 +13,27 @@ const InProcessClient = "glassbox-lesson"
 // AskInProcess has an SDK client, inside glassbox, call b's ask_agent tool
 // with request over an in-memory transport — a request arriving from the
 // bus with no network and nothing to install (the mcp-bus lesson). It
-// returns once the request is an event in the engine's queue; the result
-// goes back to that client when the engine delivers the answer. stop ends
-// the connection.
+// returns once the request is an event in the engine's queue (it takes
+// that event's value from Queued); the result goes back to that client
+// when the engine delivers the answer. stop ends the connection.
 func AskInProcess(ctx context.Context, b *Bus, request string) (stop func(), err error) {
+	stop, err = Call(ctx, b, request)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-b.Queued():
+		return stop, nil
+	case <-ctx.Done():
+		stop()
+		return nil, ctx.Err()
+	}
+}
+
+// Call is AskInProcess without the wait: it returns once the client has
+// connected and sent its tools/call, and Queued has a value when the event
+// is queued, for the front end that listens to it.
+func Call(ctx context.Context, b *Bus, request string) (stop func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	ct, st := mcp.NewInMemoryTransports()
 	go func() { _ = b.Serve(ctx, st) }()
@@ -29,12 +46,5 @@ func AskInProcess(ctx context.Context, b *Bus, request string) (stop func(), err
 	go func() {
 		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolName, Arguments: map[string]any{"request": request}})
 	}()
-	select {
-	case <-b.Queued():
-	case <-ctx.Done():
-		cs.Close()
-		cancel()
-		return nil, ctx.Err()
-	}
 	return func() { cs.Close(); cancel() }, nil
 }
