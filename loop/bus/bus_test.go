@@ -3,6 +3,8 @@ package bus
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -280,5 +282,44 @@ func TestTheRunningRequestsCallerIsAsked(t *testing.T) {
 	defer mu.Unlock()
 	if asked["first"] != 1 || asked["second"] != 1 {
 		t.Fatalf("asked %v, want each caller once, for its own request", asked)
+	}
+}
+
+// TestHTTPRefusesAForeignHost: over HTTP the bus answers a client on this
+// machine, and refuses a request whose Host is another name (DNS
+// rebinding: a web page that makes a browser post to 127.0.0.1). The
+// refused request is seen (its frame is kept) and gets no answer frame.
+func TestHTTPRefusesAForeignHost(t *testing.T) {
+	q := &queue{}
+	wire := &tools.WireLog{}
+	b := New(Options{})
+	b.Bind(q, wire)
+	srv := httptest.NewServer(b.Handler())
+	defer srv.Close()
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	post := func(host string) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(initialize))
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := post("evil.example:80"); code != http.StatusForbidden {
+		t.Errorf("a foreign Host got %d, want 403", code)
+	}
+	if code := post(strings.TrimPrefix(srv.URL, "http://")); code != http.StatusOK {
+		t.Errorf("this machine got %d, want 200", code)
+	}
+	var methods []string
+	for _, f := range wire.Drain() {
+		methods = append(methods, f.Dir+" "+f.Method)
+	}
+	if got := strings.Join(methods, ", "); got != "recv initialize, recv initialize, send initialize" {
+		t.Errorf("frames %s, want both requests and one answer", got)
 	}
 }
