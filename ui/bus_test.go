@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,7 +10,26 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/bus"
+	"github.com/glassbox-dev/glassbox/tools"
 )
+
+// busWorld is newWorld with the run on a new MCP bus, whose frames go into
+// the run's own wire log (as agentrun.Run.Wire gives them in glassbox).
+func busWorld(t *testing.T, replies ...reply) (*testWorld, *bus.Bus) {
+	t.Helper()
+	ws, dir := sampleWorkspace(t)
+	person := NewPerson()
+	prov := &scriptedProvider{replies: replies}
+	reg := tools.Default(ws, person, 0)
+	eng, err := loop.New(loop.Config{Provider: prov, Backend: "offline", Tools: reg, Workspace: ws, Person: person,
+		Retry: loop.RetryPolicy{MaxRetries: -1}, Now: func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bus.New(bus.Options{Version: "test"})
+	b.Bind(eng, reg.Wire())
+	return &testWorld{eng: eng, person: person, prov: prov, dir: dir}, b
+}
 
 // onTheBus is w's config with its run on the MCP bus b.
 func onTheBus(w *testWorld, b *bus.Bus) Config {
@@ -38,9 +58,7 @@ func arrive(t *testing.T, h *harness) {
 // says the request came from the bus and from which client; the delivered
 // answer is the caller's result.
 func TestBusRequestInTheGlassBox(t *testing.T) {
-	w := newWorld(t, writeScriptReplies()...)
-	b := bus.New(bus.Options{Version: "test"})
-	b.Bind(w.eng, nil)
+	w, b := busWorld(t, writeScriptReplies()...)
 	h := newHarness(t, onTheBus(w, b), 160, 48)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -76,6 +94,14 @@ func TestBusRequestInTheGlassBox(t *testing.T) {
 		t.Fatalf("edges = %v, want the run to its answer", got)
 	}
 	contains(t, h.plainView(), "request from the mcp_bus source: probe 1.0 on the")
+	// The Raw payload pane shows the answer's frame going back to the caller.
+	v := h.plainView()
+	if !strings.Contains(v, "→ bus · tools/call") {
+		h.press("r")
+		v = h.plainView()
+	}
+	contains(t, v, "→ bus · tools/call")
+	contains(t, v, `"text": "Done."`)
 	select {
 	case res := <-results:
 		if res == nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "Done." {
@@ -90,9 +116,7 @@ func TestBusRequestInTheGlassBox(t *testing.T) {
 // (mcp-bus) has the in-process client call the run's ask_agent: the request
 // is an mcp_bus event, not the person's typing.
 func TestBusLessonInTheGlassBox(t *testing.T) {
-	w := newWorld(t, reply{text: "For the caller."})
-	b := bus.New(bus.Options{Version: "test"})
-	b.Bind(w.eng, nil)
+	w, b := busWorld(t, reply{text: "For the caller."})
 	cfg := onTheBus(w, b)
 	cfg.Lessons = append(cfg.Lessons, Lesson{Name: "mcp-bus", Title: "from the bus", Request: "Over the bus, please.", FromBus: true})
 	cfg.Lesson = "mcp-bus"
