@@ -382,4 +382,25 @@ func TestTwoGlassBoxesTalk(t *testing.T) {
 	if len(evs) != 1 || evs[0].Event.Source != "mcp_bus" || evs[0].Event.From != "glassbox 1 on the MCP bus" {
 		t.Fatalf("the other box's events = %+v, want one from glassbox", evs)
 	}
+
+	// The same over HTTP: the other box is `glassbox run --mcp-listen`.
+	var listenErr syncBuffer
+	listener := exec.Command(bin, "run", "--offline", "--json", "--mcp-listen", "127.0.0.1:0")
+	listener.Stderr, listener.Stdin = &listenErr, strings.NewReader("")
+	if err := listener.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Process.Kill()
+	endpoint := waitForEndpoint(t, &listenErr)
+	var firstErr syncBuffer
+	first := exec.Command(bin, "run", "--offline", "--json", "--yes", "--lesson", "mcp-bus", "--mcp", "other="+endpoint)
+	first.Stderr = &firstErr
+	out, err = first.Output()
+	if err != nil || !strings.Contains(string(out), "The other glass box (other) answered") || !strings.Contains(string(out), "def greet(name)") {
+		t.Fatalf("over HTTP: %v\n%s\n%s", err, out, firstErr.String())
+	}
+	listener.Process.Signal(syscall.SIGINT)
+	if err := listener.Wait(); err != nil {
+		t.Fatalf("the listening box ended with %v:\n%s", err, listenErr.String())
+	}
 }
