@@ -548,6 +548,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if _, err := bf.listen(tctx, cfg.Runs[0].Bus); err != nil {
 			return fail(stderr, "glassbox", err)
 		}
+		cfg.Runs[0].BusListens = true
 	}
 	err = ui.Run(tctx, cfg)
 	if ctx.Err() != nil {

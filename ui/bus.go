@@ -31,13 +31,21 @@ func (r *runView) busCmd() tea.Cmd {
 
 // callOverBusCmd has a client inside glassbox call the run's ask_agent
 // with request (the mcp-bus lesson): it arrives as a request from the bus.
+// A run that listens hears of it like any request from outside; otherwise
+// the command waits for it to be queued and says so itself.
 func (r *runView) callOverBusCmd(request string) tea.Cmd {
-	b, ctx := r.bus, r.base
+	b, ctx, id, listens := r.bus, r.base, r.id, r.listens
 	return func() tea.Msg {
-		if _, err := bus.Call(ctx, b, request); err != nil {
+		if listens {
+			if _, err := bus.Call(ctx, b, request); err != nil {
+				return busCallMsg{err: err}
+			}
+			return nil
+		}
+		if _, err := bus.AskInProcess(ctx, b, request); err != nil {
 			return busCallMsg{err: err}
 		}
-		return nil
+		return busArrivedMsg{run: id}
 	}
 }
 
@@ -56,7 +64,10 @@ func (m Model) busArrived(msg busArrivedMsg) (tea.Model, tea.Cmd) {
 	if m.inputFocused {
 		m.notice = "a request arrived from the MCP bus — esc, then space takes it; the caller waits for the answer"
 	}
-	return m, r.busCmd()
+	if !r.listens {
+		return m, nil
+	}
+	return m, r.busCmd() // the next request from outside
 }
 
 // busNote is History's line for an event that was not typed here: where it

@@ -31,7 +31,9 @@ func busWorld(t *testing.T, replies ...reply) (*testWorld, *bus.Bus) {
 	return &testWorld{eng: eng, person: person, prov: prov, dir: dir}, b
 }
 
-// onTheBus is w's config with its run on the MCP bus b.
+// onTheBus is w's config with its run on the MCP bus b. The harness runs
+// every command to its end, so the glass box is not told the bus listens:
+// arrive plays the listener.
 func onTheBus(w *testWorld, b *bus.Bus) Config {
 	cfg := w.config()
 	cfg.Runs = []RunConfig{{Engine: cfg.Engine, Person: cfg.Person, Backend: cfg.Backend, BackendReason: cfg.BackendReason,
@@ -121,8 +123,10 @@ func TestBusLessonInTheGlassBox(t *testing.T) {
 	cfg.Lessons = append(cfg.Lessons, Lesson{Name: "mcp-bus", Title: "from the bus", Request: "Over the bus, please.", FromBus: true})
 	cfg.Lesson = "mcp-bus"
 	h := newHarness(t, cfg, 160, 48)
-	h.press("enter")
-	arrive(t, h)
+	h.press("enter") // the in-process client's request is queued, and the glass box says so
+	if h.m.runs[0].live.queued != 1 {
+		t.Fatalf("queued = %d after sending the lesson, want 1", h.m.runs[0].live.queued)
+	}
 	h.press("c")
 	steps := h.m.runs[0].live.steps
 	if len(steps) == 0 || steps[0].t.Event == nil || steps[0].t.Event.Source != bus.Source || steps[0].t.Event.From != bus.InProcessClient+" 1 on the MCP bus" {

@@ -249,7 +249,10 @@ func newInput(th theme.Theme) textarea.Model {
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd()}
 	for _, r := range m.runs {
-		cmds = append(cmds, r.measureSize(true), r.busCmd()) // for the health line; the MCP bus
+		cmds = append(cmds, r.measureSize(true)) // for the health line
+		if r.listens {
+			cmds = append(cmds, r.busCmd()) // requests from outside, any time
+		}
 	}
 	return tea.Batch(cmds...)
 }

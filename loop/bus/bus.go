@@ -10,6 +10,7 @@ package bus
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,6 +77,10 @@ type Bus struct {
 	server *mcp.Server
 	queued chan struct{} // one token per event queued, for the front end
 
+	// id makes this bus's event refs its own: a session resumed with an
+	// older bus's event still queued never answers a new caller with it.
+	id string
+
 	mu    sync.Mutex
 	next  int
 	calls map[string]*call // by event Ref, until the answer's frame went
@@ -93,7 +98,7 @@ type call struct {
 // New builds the bus; Bind gives it its engine before it serves.
 func New(o Options) *Bus {
 	b := &Bus{wire: o.Wire, mask: providers.NewMasker(o.Secrets...),
-		calls: map[string]*call{}, queued: make(chan struct{}, 1024)}
+		calls: map[string]*call{}, queued: make(chan struct{}, 1024), id: rand.Text()[:8]}
 	if b.wire == nil {
 		b.wire = &tools.WireLog{}
 	}
@@ -141,7 +146,7 @@ func (b *Bus) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolR
 		return errorResult("glassbox is still opening its run; ask again in a moment", ""), nil
 	}
 	b.next++
-	ref := fmt.Sprintf("bus-%d", b.next)
+	ref := fmt.Sprintf("bus-%s-%d", b.id, b.next)
 	b.calls[ref] = c
 	b.mu.Unlock()
 

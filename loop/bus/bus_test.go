@@ -323,3 +323,25 @@ func TestHTTPRefusesAForeignHost(t *testing.T) {
 		t.Errorf("frames %s, want both requests and one answer", got)
 	}
 }
+
+// TestAnOlderBussEventAnswersNobody: an event queued by another bus (a
+// resumed session's, whose caller is gone) never reaches a caller of this
+// one, though its ref was "bus-1" and this bus also counts from 1.
+func TestAnOlderBussEventAnswersNobody(t *testing.T) {
+	older, q := New(Options{}), &queue{}
+	older.Bind(&queue{}, nil)
+	b := New(Options{})
+	b.Bind(q, nil)
+	cs := dial(t, b, "new")
+	ans := callAsync(context.Background(), cs, "mine")
+	ev := q.event(t, 0)
+	if older.id == b.id || !strings.Contains(ev.Ref, b.id) {
+		t.Fatalf("refs are not this bus's own: %q (ids %s, %s)", ev.Ref, older.id, b.id)
+	}
+	q.out(loop.Output{Target: Source, Ref: "bus-1", Text: "the old answer"})
+	q.out(loop.Output{Target: Source, Ref: "bus-" + older.id + "-1", Text: "the old answer"})
+	q.out(loop.Output{Target: Source, Ref: ev.Ref, Text: "mine"})
+	if got := <-ans; got.err != nil || text(got.res) != "mine" {
+		t.Fatalf("the caller got %q (%v), want its own answer", text(got.res), got.err)
+	}
+}
