@@ -319,15 +319,15 @@ func (b *Bus) frameBytes(dir string, body []byte, method string) string {
 func (b *Bus) frame(dir string, msg jsonrpc.Message, method string) string {
 	f := tools.Frame{Server: Peer, Dir: dir, Time: time.Now(), Method: method}
 	f.Body, _ = jsonrpc.EncodeMessage(msg)
-	switch m := msg.(type) {
-	case *jsonrpc.Request:
+	if m, ok := msg.(*jsonrpc.Request); ok {
 		f.Method = m.Method
-	case *jsonrpc.Response:
-		if dir == "send" {
-			b.sent(m.Result)
-		}
 	}
 	b.wire.Add(f)
+	// Only once the frame is in the log may the output step end: the step
+	// that sent the answer keeps its frame.
+	if m, ok := msg.(*jsonrpc.Response); ok && dir == "send" {
+		b.sent(m.Result)
+	}
 	return f.Method
 }
 
