@@ -692,7 +692,7 @@ func (e *Engine) denied(t *Transition, d Decision) {
 	pc.Status = CallDenied
 	e.toolOut = &history.ToolResult{CallID: pc.Call.ID, Name: pc.Call.Name, IsError: true,
 		Content: fmt.Sprintf("DENIED by the security policy (rule %s): %s. Do not retry this call; choose another way or explain the limitation.", d.Rule, d.Reason)}
-	e.refused = append(e.refused, fmt.Sprintf("%s denied by rule %s: %s", pc.Call.Name, d.Rule, d.Reason))
+	e.refused = append(e.refused, e.mask.Mask(fmt.Sprintf("%s denied by rule %s: %s", pc.Call.Name, d.Rule, d.Reason)))
 	kind := "policy_denied"
 	if d.Rule == unknownToolRule {
 		kind = "unknown_tool"
@@ -756,7 +756,7 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 		e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
 			Content: reason + " Do not run it again unless the person asks; explain or choose another way."}
 		t.Error = &ErrorRecord{Kind: "user_denied", Message: reason}
-		e.refused = append(e.refused, fmt.Sprintf("%s: %s", call.Name, reason))
+		e.refused = append(e.refused, e.mask.Mask(fmt.Sprintf("%s: %s", call.Name, reason)))
 		return EdgeUserDenial, nil
 	}
 	if approval == AllowSession {

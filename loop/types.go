@@ -44,9 +44,10 @@ type Output struct {
 	// Ref is the Ref of the event this output answers.
 	Ref string `json:"ref,omitempty"`
 	// Refused lists, in order, every tool call of this event that the
-	// security policy or the person denied ("rule NAME: reason" or "the
-	// person denied NAME"): a source that must say a run was refused (the
-	// MCP bus answers with an error result) reads it here.
+	// security policy or the person denied ("write_file denied by rule
+	// NAME: reason", "write_file: The person denied this call."), secrets
+	// masked: a source that must say a run was refused (the MCP bus answers
+	// with an error result) reads it here.
 	Refused []string `json:"refused,omitempty"`
 }
 
