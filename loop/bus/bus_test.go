@@ -345,3 +345,39 @@ func TestAnOlderBussEventAnswersNobody(t *testing.T) {
 		t.Fatalf("the caller got %q (%v), want its own answer", text(got.res), got.err)
 	}
 }
+
+// TestAskUserGoesToTheCaller: the agent's ask_user question reaches the
+// running request's caller through elicitation, options as the answer's
+// choices; a caller that declines gives no answer.
+func TestAskUserGoesToTheCaller(t *testing.T) {
+	q := &queue{}
+	b := New(Options{})
+	b.Bind(q, nil)
+	var offered []any
+	reply := "blue"
+	cs := dialEliciting(t, b, "asker", func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		schema, _ := r.Params.RequestedSchema.(map[string]any)
+		props, _ := schema["properties"].(map[string]any)
+		answer, _ := props["answer"].(map[string]any)
+		offered, _ = answer["enum"].([]any)
+		if reply == "" {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": reply}}, nil
+	})
+	ans := callAsync(context.Background(), cs, "ask me")
+	ev := q.event(t, 0)
+	q.mu.Lock()
+	q.current = &ev
+	q.mu.Unlock()
+	got, err := b.Person().Ask(context.Background(), tools.Question{Text: "Which colour?", Options: []string{"red", "blue"}})
+	if err != nil || got != "blue" || len(offered) != 2 {
+		t.Fatalf("Ask = %q, %v (offered %v); want the caller's blue from red and blue", got, err, offered)
+	}
+	reply = ""
+	if got, err := b.Person().Ask(context.Background(), tools.Question{Text: "Again?"}); err == nil {
+		t.Fatalf("a declined question answered %q", got)
+	}
+	q.out(loop.Output{Target: Source, Ref: ev.Ref, Text: "done"})
+	<-ans
+}
