@@ -404,3 +404,17 @@ func TestTwoGlassBoxesTalk(t *testing.T) {
 		t.Fatalf("the listening box ended with %v:\n%s", err, listenErr.String())
 	}
 }
+
+// TestMCPListenStopsCleanlyWhenIdle: Ctrl-C while `run --mcp-listen` waits
+// for requests ends it with exit code 0 and no interrupted record: no work
+// was cut short.
+func TestMCPListenStopsCleanlyWhenIdle(t *testing.T) {
+	isolate(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := runHeadless(ctx, []string{"--offline", "--json", "--mcp-listen", "127.0.0.1:0"}, noSleep, strings.NewReader(""), &out, &errb)
+	if code != exitOK || strings.Contains(out.String(), "interrupted") || strings.Contains(errb.String(), "interrupted") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+}

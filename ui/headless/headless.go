@@ -81,6 +81,9 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 		}
 	}
 	for {
+		if o.Wait != nil && ctx.Err() != nil && allIdle(runs) {
+			break // a run on the bus, stopped while it waited for work: nothing was cut short
+		}
 		round := make([]*loop.Transition, len(runs))
 		stepped := false
 		for i, r := range runs {
@@ -121,6 +124,16 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 		}
 	}
 	return worst
+}
+
+// allIdle reports whether every run waits for an event with none queued.
+func allIdle(runs []*agentrun.Run) bool {
+	for _, r := range runs {
+		if !r.Engine.Idle() {
+			return false
+		}
+	}
+	return true
 }
 
 // step takes one transition of run r and tallies it: nil when the run is
