@@ -17,5 +17,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == mcptool.DemoArg {
 		os.Exit(realMain(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBusBinary()
+	os.Exit(code)
 }
