@@ -110,7 +110,11 @@ func Summary(t Transition) string { return SummaryIn(t, English) }
 func SummaryIn(t Transition, say Say) string {
 	switch t.Edge {
 	case EdgeNewEvent:
-		return fmt.Sprintf("%s/%s: %q", t.Event.Source, t.Event.Type, Clip(t.Event.Data, 200))
+		line := fmt.Sprintf("%s/%s: %q", t.Event.Source, t.Event.Type, Clip(t.Event.Data, 200))
+		if t.Event.From != "" {
+			line += " " + say("from %s", t.Event.From) // the MCP bus: which client asked
+		}
+		return line
 	case EdgeContextReady:
 		n := t.HistoryLen - t.Notes
 		return say("iteration %d: context assembled (%s + tool definitions)", t.Iteration, plural(n, say("%d message", n), say("%d messages", n)))

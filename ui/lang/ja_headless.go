@@ -29,6 +29,7 @@ func init() {
 		"%d later calls":                           "%d 件の呼び出し",
 		"%s added to context → back to the model":  "%sをコンテキストに追加 → モデルへ戻ります",
 		"%s added to context → next tool call":     "%sをコンテキストに追加 → 次のツール呼び出しへ",
+		"from %s":                                  "(%s から)",
 		"to %s: %s":                                "%s へ: %s",
 		"reported to %s: %s":                       "%s へ報告: %s",
 		"error: %s":                                "エラー: %s",
