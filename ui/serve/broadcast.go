@@ -3,24 +3,77 @@ package serve
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
+	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui"
 )
 
-// Broadcast is the instructor's run as its followers see it: every
-// transition, in order, kept for the run's life. A follower reads from its
-// own place in the record, so none is ever dropped: a follower that lags
-// gets what it missed together, in the next frame; one more than
-// resyncAfter behind is told so and catches up from the record in one go.
+// Broadcast is the instructor's run as its followers see it, after the
+// original design's broadcaster: transitions are critical events, kept for
+// the run's life and never dropped — a follower reads from its own place in
+// the record, so one that lags gets what it missed together, in order, in
+// its next frame; the model call in flight (its request and the chunks of
+// its reply so far) is a progress event, and a follower that lags gets only
+// the latest. One more than resyncAfter transitions behind is told so and
+// resynchronised from the instructor's session file.
 type Broadcast struct {
-	mu        sync.Mutex
-	log       []loop.Transition
-	wake      chan struct{} // closed (and replaced) by every Publish and by End
+	mu   sync.Mutex
+	log  []*entry
+	live *liveCall // the model call in flight; nil between calls
+	gen  int       // counts PublishLive calls: a follower's place in the progress events
+	// wake is closed (and replaced) by every Publish, PublishLive and End.
+	wake      chan struct{}
 	ended     bool
 	followers int
 	changed   chan struct{} // told (never blocking) when followers changes
+
+	// src is where a follower too far behind is resynchronised from: the
+	// instructor's session file (Resync sets it); zero: from the record
+	// kept here.
+	src resyncSource
+	// resyncAfter is how far behind a follower may fall before it is
+	// told and resynchronised from the session.
+	resyncAfter int
+	// liveEvery is the least time between two progress events handed to
+	// one follower: chunks arriving faster coalesce (the latest wins), so
+	// a stream does not wake every follower's program for each chunk.
+	liveEvery time.Duration
 }
+
+// entry is one transition of the record, with its wire form made once
+// for every follower that reads it over the network (wire.go).
+type entry struct {
+	t    loop.Transition
+	once sync.Once
+	wire []byte
+}
+
+// liveCall is the instructor's model call in flight: it belongs to the
+// step after the first `after` transitions.
+type liveCall struct {
+	after int
+	gen   int
+	ex    providers.Exchange
+	once  sync.Once
+	wire  []byte
+}
+
+type resyncSource struct {
+	path, run string
+	mask      *providers.Masker
+}
+
+// resyncAfter is how far behind a follower may fall, by default.
+const resyncAfter = 64
+
+// liveEvery is how often at most a follower is handed the call in flight:
+// about as often as a terminal redraws anyway.
+const liveEvery = 50 * time.Millisecond
 
 // Changed says the number of followers has changed (ui.Config.Changed).
 func (b *Broadcast) Changed() <-chan struct{} { return b.changed }
@@ -32,21 +85,47 @@ func (b *Broadcast) tell() {
 	}
 }
 
-// resyncAfter is how far behind a follower may fall before it is told.
-const resyncAfter = 64
-
 // NewBroadcast starts a broadcast with the steps the run already took (a
 // resumed session's past).
 func NewBroadcast(past []loop.Transition) *Broadcast {
-	return &Broadcast{log: append([]loop.Transition(nil), past...), wake: make(chan struct{}), changed: make(chan struct{}, 1)}
+	b := &Broadcast{wake: make(chan struct{}), changed: make(chan struct{}, 1), resyncAfter: resyncAfter, liveEvery: liveEvery}
+	for _, t := range past {
+		b.log = append(b.log, &entry{t: t})
+	}
+	return b
 }
 
-// Publish adds the instructor's latest transition. It never blocks on a
-// follower (the UI calls it: ui.Config.OnTransition).
+// Resync names the instructor's session file (and run, "" for a single
+// one): a follower that falls too far behind is resynchronised from it,
+// read-only, every exchange masked once more with secrets.
+func (b *Broadcast) Resync(path, run string, secrets []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.src = resyncSource{path: path, run: run, mask: providers.NewMasker(secrets...)}
+}
+
+// Publish adds the instructor's latest transition; the call in flight, if
+// any, is in it now. It never blocks on a follower (the UI calls it:
+// ui.Config.OnTransition).
 func (b *Broadcast) Publish(t loop.Transition) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.log = append(b.log, t)
+	b.log = append(b.log, &entry{t: t})
+	b.live = nil
+	b.wakeAll()
+}
+
+// PublishLive replaces the instructor's model call in flight with ex, as
+// it stands now (ui.Config.OnWire). It never blocks on a follower.
+func (b *Broadcast) PublishLive(ex providers.Exchange) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.gen++
+	b.live = &liveCall{after: len(b.log), gen: b.gen, ex: ex}
+	b.wakeAll()
+}
+
+func (b *Broadcast) wakeAll() {
 	close(b.wake)
 	b.wake = make(chan struct{})
 }
@@ -71,18 +150,29 @@ func (b *Broadcast) Followers() int {
 // Follower is one follower's place in the broadcast.
 type Follower struct {
 	b    *Broadcast
-	next int
+	next int // the next transition of the record to hand out
+	gen  int // the last progress event handed out
+	last int // the Seq of the last transition handed out
+	at   time.Time
 	once sync.Once
 }
 
-// Follow adds a follower. It starts with every step so far (Past); Next
+// Follow adds a follower. It starts with every step so far (past); Next
 // brings the later ones; Close when it leaves.
 func (b *Broadcast) Follow() (f *Follower, past []loop.Transition) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.followers++
 	b.tell()
-	return &Follower{b: b, next: len(b.log)}, append([]loop.Transition(nil), b.log...)
+	past = make([]loop.Transition, len(b.log))
+	for i, e := range b.log {
+		past[i] = e.t
+	}
+	f = &Follower{b: b, next: len(b.log)}
+	if n := len(past); n > 0 {
+		f.last = past[n-1].Seq
+	}
+	return f, past
 }
 
 // Close takes the follower out of the count.
@@ -95,31 +185,130 @@ func (f *Follower) Close() {
 	})
 }
 
-// Next blocks until there are transitions the follower has not seen, and
-// returns all of them, in order (ui.Follow.Next). ok is false once the
-// broadcast has ended and everything was seen, or when ctx ends.
-func (f *Follower) Next(ctx context.Context) (ts []loop.Transition, note string, ok bool) {
+// Next blocks until there is something the follower has not seen, and
+// returns all of it (ui.Follow.Next): every transition it missed, in
+// order, then the call in flight as it stands now, if one started after
+// them. ok is false once the broadcast has ended and everything was seen,
+// or when ctx ends.
+func (f *Follower) Next(ctx context.Context) (batch ui.FollowBatch, ok bool) {
+	b := f.b
 	for {
-		f.b.mu.Lock()
-		if f.next < len(f.b.log) {
-			ts = append(ts, f.b.log[f.next:]...)
-			f.next = len(f.b.log)
-			f.b.mu.Unlock()
-			if len(ts) > resyncAfter {
-				note = fmt.Sprintf("you fell %d steps behind the instructor: caught up from the run's record, every step kept", len(ts))
+		b.mu.Lock()
+		if behind := len(b.log) - f.next; behind > b.resyncAfter && b.src.path != "" {
+			b.mu.Unlock()
+			return f.resync(behind), true
+		}
+		for _, e := range b.log[f.next:] {
+			batch.Transitions = append(batch.Transitions, e.t)
+		}
+		f.next = len(b.log)
+		if n := len(batch.Transitions); n > 0 {
+			f.last = batch.Transitions[n-1].Seq
+		}
+		var wait <-chan time.Time
+		if l := b.live; l != nil && l.after == f.next && l.gen != f.gen {
+			if len(batch.Transitions) > 0 || time.Since(f.at) >= b.liveEvery {
+				ex := l.ex
+				batch.Live, f.gen, f.at = &ex, l.gen, time.Now()
+			} else {
+				wait = time.After(b.liveEvery - time.Since(f.at))
 			}
-			return ts, note, true
 		}
-		if f.b.ended {
-			f.b.mu.Unlock()
-			return nil, "", false
+		if n := len(batch.Transitions); n > b.resyncAfter {
+			batch.Note = fmt.Sprintf("you fell %d steps behind the instructor: caught up from the broadcast, every step kept", n)
 		}
-		wake := f.b.wake
-		f.b.mu.Unlock()
+		if len(batch.Transitions) > 0 || batch.Live != nil {
+			b.mu.Unlock()
+			return batch, true
+		}
+		if b.ended {
+			b.mu.Unlock()
+			return batch, false
+		}
+		wake := b.wake
+		b.mu.Unlock()
 		select {
 		case <-wake:
+		case <-wait:
 		case <-ctx.Done():
-			return nil, "", false
+			return batch, false
 		}
 	}
+}
+
+// resync brings a follower that fell behind transitions behind up to date
+// from the instructor's session file: the steps it has not seen, with their
+// exchanges masked once more. When the file cannot be read, the follower is
+// told why and gets the steps from the record kept here.
+func (f *Follower) resync(behind int) ui.FollowBatch {
+	b := f.b
+	b.mu.Lock()
+	src, last := b.src, f.last
+	b.mu.Unlock()
+	ts, err := stepsAfter(src, last)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var batch ui.FollowBatch
+	if err == nil && len(ts) > 0 {
+		// The session is written before a step is published: the file may
+		// hold a step not broadcast yet, which comes the usual way.
+		if lastLog := b.log[len(b.log)-1].t.Seq; ts[len(ts)-1].Seq > lastLog {
+			ts = slices.DeleteFunc(ts, func(t loop.Transition) bool { return t.Seq > lastLog })
+		}
+	}
+	if err == nil && len(ts) > 0 {
+		end, found := ts[len(ts)-1].Seq, false
+		for i := len(b.log) - 1; i >= 0 && !found; i-- {
+			if found = b.log[i].t.Seq == end; found {
+				f.next = i + 1
+			}
+		}
+		if !found {
+			err = fmt.Errorf("its last step #%d is not one the instructor broadcast", end)
+		}
+	} else if err == nil {
+		err = fmt.Errorf("it has no step after #%d", last)
+	}
+	if err != nil {
+		for _, e := range b.log[f.next:] {
+			batch.Transitions = append(batch.Transitions, e.t)
+		}
+		f.next = len(b.log)
+		batch.Note = fmt.Sprintf("you fell %d steps behind the instructor; their session file could not be read (%v), so you caught up from the broadcast, every step kept", behind, err)
+	} else {
+		batch.Transitions = ts
+		batch.Note = fmt.Sprintf("you fell %d steps behind the instructor: resynchronised from their session file, steps #%d–#%d", behind, ts[0].Seq, ts[len(ts)-1].Seq)
+	}
+	if n := len(batch.Transitions); n > 0 {
+		f.last = batch.Transitions[n-1].Seq
+	}
+	return batch
+}
+
+// stepsAfter reads the steps after seq from the session file (never
+// writing it), their exchanges masked once more.
+func stepsAfter(src resyncSource, seq int) ([]loop.Transition, error) {
+	file, err := session.Read(src.path)
+	if err != nil {
+		return nil, err
+	}
+	rl, ok := file.Run(src.run)
+	if !ok {
+		return nil, fmt.Errorf("it has no run %q", src.run)
+	}
+	all, err := loop.SessionTransitions(src.path, rl, true)
+	if err != nil {
+		return nil, err
+	}
+	var out []loop.Transition
+	for _, t := range all {
+		if t.Seq <= seq {
+			continue
+		}
+		for i, x := range t.Exchanges {
+			t.Exchanges[i] = src.mask.Exchange(x)
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
