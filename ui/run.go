@@ -102,7 +102,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return errors.New("ui.Run: Config.Engine (or Config.Runs) is required")
 	}
 	for i, rc := range cfg.Runs {
-		if rc.Engine == nil {
+		if rc.Engine == nil && cfg.Follow == nil { // a follower draws another's run
 			return fmt.Errorf("ui.Run: Config.Runs[%d].Engine is required", i)
 		}
 	}

@@ -187,7 +187,7 @@ func benchFanout(b *testing.B, n int) {
 }
 
 // tourTransitions are the tour lesson's transitions, taken offline.
-func tourTransitions(b *testing.B) []loop.Transition {
+func tourTransitions(b testing.TB) []loop.Transition {
 	c := agentrun.Defaults(true)
 	c.Offline = true
 	runs, err := agentrun.OpenAll(context.Background(), c, func(string) loop.Person { return ui.NewPerson() })

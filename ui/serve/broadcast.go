@@ -50,7 +50,7 @@ type Broadcast struct {
 type entry struct {
 	t    loop.Transition
 	once sync.Once
-	wire []byte
+	line []byte
 }
 
 // liveCall is the instructor's model call in flight: it belongs to the
@@ -60,7 +60,7 @@ type liveCall struct {
 	gen   int
 	ex    providers.Exchange
 	once  sync.Once
-	wire  []byte
+	line  []byte
 }
 
 type resyncSource struct {
@@ -160,19 +160,25 @@ type Follower struct {
 // Follow adds a follower. It starts with every step so far (past); Next
 // brings the later ones; Close when it leaves.
 func (b *Broadcast) Follow() (f *Follower, past []loop.Transition) {
+	f, log := b.join()
+	past = make([]loop.Transition, len(log))
+	for i, e := range log {
+		past[i] = e.t
+	}
+	return f, past
+}
+
+// join is Follow with the record as kept (for the follow stream).
+func (b *Broadcast) join() (*Follower, []*entry) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.followers++
 	b.tell()
-	past = make([]loop.Transition, len(b.log))
-	for i, e := range b.log {
-		past[i] = e.t
+	f := &Follower{b: b, next: len(b.log)}
+	if n := len(b.log); n > 0 {
+		f.last = b.log[n-1].t.Seq
 	}
-	f = &Follower{b: b, next: len(b.log)}
-	if n := len(past); n > 0 {
-		f.last = past[n-1].Seq
-	}
-	return f, past
+	return f, slices.Clone(b.log)
 }
 
 // Close takes the follower out of the count.
@@ -190,7 +196,27 @@ func (f *Follower) Close() {
 // order, then the call in flight as it stands now, if one started after
 // them. ok is false once the broadcast has ended and everything was seen,
 // or when ctx ends.
-func (f *Follower) Next(ctx context.Context) (batch ui.FollowBatch, ok bool) {
+func (f *Follower) Next(ctx context.Context) (ui.FollowBatch, bool) {
+	batch, ok := f.take(ctx)
+	out := ui.FollowBatch{Note: batch.note}
+	for _, e := range batch.steps {
+		out.Transitions = append(out.Transitions, e.t)
+	}
+	if l := batch.live; l != nil {
+		ex := l.ex
+		out.Live = &ex
+	}
+	return out, ok
+}
+
+// batch is what Next hands out, as the broadcast keeps it.
+type batch struct {
+	steps []*entry
+	live  *liveCall
+	note  string
+}
+
+func (f *Follower) take(ctx context.Context) (out batch, ok bool) {
 	b := f.b
 	for {
 		b.mu.Lock()
@@ -198,32 +224,29 @@ func (f *Follower) Next(ctx context.Context) (batch ui.FollowBatch, ok bool) {
 			b.mu.Unlock()
 			return f.resync(behind), true
 		}
-		for _, e := range b.log[f.next:] {
-			batch.Transitions = append(batch.Transitions, e.t)
-		}
+		out.steps = append(out.steps, b.log[f.next:]...)
 		f.next = len(b.log)
-		if n := len(batch.Transitions); n > 0 {
-			f.last = batch.Transitions[n-1].Seq
+		if n := len(out.steps); n > 0 {
+			f.last = out.steps[n-1].t.Seq
 		}
 		var wait <-chan time.Time
 		if l := b.live; l != nil && l.after == f.next && l.gen != f.gen {
-			if len(batch.Transitions) > 0 || time.Since(f.at) >= b.liveEvery {
-				ex := l.ex
-				batch.Live, f.gen, f.at = &ex, l.gen, time.Now()
+			if len(out.steps) > 0 || time.Since(f.at) >= b.liveEvery {
+				out.live, f.gen, f.at = l, l.gen, time.Now()
 			} else {
 				wait = time.After(b.liveEvery - time.Since(f.at))
 			}
 		}
-		if n := len(batch.Transitions); n > b.resyncAfter {
-			batch.Note = fmt.Sprintf("you fell %d steps behind the instructor: caught up from the broadcast, every step kept", n)
+		if n := len(out.steps); n > b.resyncAfter {
+			out.note = fmt.Sprintf("you fell %d steps behind the instructor: caught up from the broadcast, every step kept", n)
 		}
-		if len(batch.Transitions) > 0 || batch.Live != nil {
+		if len(out.steps) > 0 || out.live != nil {
 			b.mu.Unlock()
-			return batch, true
+			return out, true
 		}
 		if b.ended {
 			b.mu.Unlock()
-			return batch, false
+			return out, false
 		}
 		wake := b.wake
 		b.mu.Unlock()
@@ -231,7 +254,7 @@ func (f *Follower) Next(ctx context.Context) (batch ui.FollowBatch, ok bool) {
 		case <-wake:
 		case <-wait:
 		case <-ctx.Done():
-			return batch, false
+			return out, false
 		}
 	}
 }
@@ -240,7 +263,7 @@ func (f *Follower) Next(ctx context.Context) (batch ui.FollowBatch, ok bool) {
 // from the instructor's session file: the steps it has not seen, with their
 // exchanges masked once more. When the file cannot be read, the follower is
 // told why and gets the steps from the record kept here.
-func (f *Follower) resync(behind int) ui.FollowBatch {
+func (f *Follower) resync(behind int) batch {
 	b := f.b
 	b.mu.Lock()
 	src, last := b.src, f.last
@@ -248,7 +271,7 @@ func (f *Follower) resync(behind int) ui.FollowBatch {
 	ts, err := stepsAfter(src, last)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var batch ui.FollowBatch
+	var out batch
 	if err == nil && len(ts) > 0 {
 		// The session is written before a step is published: the file may
 		// hold a step not broadcast yet, which comes the usual way.
@@ -270,19 +293,19 @@ func (f *Follower) resync(behind int) ui.FollowBatch {
 		err = fmt.Errorf("it has no step after #%d", last)
 	}
 	if err != nil {
-		for _, e := range b.log[f.next:] {
-			batch.Transitions = append(batch.Transitions, e.t)
-		}
+		out.steps = append(out.steps, b.log[f.next:]...)
 		f.next = len(b.log)
-		batch.Note = fmt.Sprintf("you fell %d steps behind the instructor; their session file could not be read (%v), so you caught up from the broadcast, every step kept", behind, err)
+		out.note = fmt.Sprintf("you fell %d steps behind the instructor; their session file could not be read (%v), so you caught up from the broadcast, every step kept", behind, err)
 	} else {
-		batch.Transitions = ts
-		batch.Note = fmt.Sprintf("you fell %d steps behind the instructor: resynchronised from their session file, steps #%d–#%d", behind, ts[0].Seq, ts[len(ts)-1].Seq)
+		for _, t := range ts {
+			out.steps = append(out.steps, &entry{t: t})
+		}
+		out.note = fmt.Sprintf("you fell %d steps behind the instructor: resynchronised from their session file, steps #%d–#%d", behind, ts[0].Seq, ts[len(ts)-1].Seq)
 	}
-	if n := len(batch.Transitions); n > 0 {
-		f.last = batch.Transitions[n-1].Seq
+	if n := len(out.steps); n > 0 {
+		f.last = out.steps[n-1].t.Seq
 	}
-	return batch
+	return out
 }
 
 // stepsAfter reads the steps after seq from the session file (never

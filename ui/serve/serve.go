@@ -156,9 +156,11 @@ func New(opts Options) (*Server, error) {
 		wish.WithHostKeyPEM(pemBytes),
 		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.gate),
 		func(srv *ssh.Server) error {
-			// A shell is the only request that gets anything: exec
-			// (`ssh host cmd`) and subsystems (SFTP, scp) are refused.
-			srv.SessionRequestCallback = func(_ ssh.Session, t string) bool { return t == "shell" }
+			// A shell is the only request that gets anything, and the
+			// follow stream (follow_wire.go) the only subsystem: exec
+			// (`ssh host cmd`) and other subsystems (SFTP, scp) are refused.
+			srv.SessionRequestCallback = func(_ ssh.Session, t string) bool { return t == "shell" || t == "subsystem" }
+			srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{FollowSubsystem: s.followStream}
 			// Port forwarding: no direct-tcpip channel handler and no
 			// tcpip-forward request handler, so both are refused; the
 			// session channel drops agent and X11 forwarding requests.
