@@ -2,6 +2,9 @@ package ui
 
 import (
 	"context"
+	"os"
+
+	"github.com/charmbracelet/x/term"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -29,4 +32,11 @@ type NoticeMsg string
 func (m Model) notify(msg NoticeMsg) (tea.Model, tea.Cmd) {
 	m.notice = string(msg)
 	return m, nil
+}
+
+// ReadPassword reads a line from the terminal f without echoing it: the
+// workshop passphrase glassbox follow asks for.
+func ReadPassword(f *os.File) (string, error) {
+	b, err := term.ReadPassword(f.Fd())
+	return string(b), err
 }

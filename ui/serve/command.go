@@ -2,8 +2,6 @@ package serve
 
 import (
 	"os"
-	"strconv"
-	"strings"
 
 	"context"
 	"flag"
@@ -94,8 +92,12 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 // in, the host key's fingerprint.
 func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	_, port, _ := net.SplitHostPort(addr.String())
-	fmt.Fprintf(out, "glassbox serve: listening on %s (up to %d learners)\n", addr, s.opts.MaxLearners)
-	fmt.Fprintf(out, "  learners connect with:  ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)\n", port)
+	if s.opts.FollowOnly {
+		fmt.Fprintf(out, "glassbox: broadcasting on %s (up to %d followers)\n", addr, s.opts.MaxLearners)
+	} else {
+		fmt.Fprintf(out, "glassbox serve: listening on %s (up to %d learners)\n", addr, s.opts.MaxLearners)
+		fmt.Fprintf(out, "  learners connect with:  ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)\n", port)
+	}
 	if s.passphrase != "" {
 		fmt.Fprintf(out, "  workshop passphrase:    %s\n", s.passphrase)
 	}
@@ -104,8 +106,13 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	}
 	if s.opts.Broadcast != nil {
 		fmt.Fprintf(out, "  follow the instructor:  ssh -p %s %s@HOST  (read-only, live)\n", port, FollowUser)
+		fmt.Fprintf(out, "  or, with glassbox:      glassbox follow HOST:%s --fingerprint %s\n", port, s.fingerprint)
 	}
 	fmt.Fprintf(out, "  host key fingerprint:   %s\n", s.fingerprint)
+	if s.opts.FollowOnly {
+		fmt.Fprintln(out, "  q in the glass box ends the broadcast")
+		return
+	}
 	kind := "offline simulation"
 	if !s.opts.Run.Offline {
 		kind = "provider " + s.opts.Run.Provider + " (the server's key; learners never see it)"
@@ -132,32 +139,11 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b := NewBroadcast(cfg.Runs[0].Past)
-	o.Broadcast, o.Instructor = b, InstructorView(cfg.Runs[0])
-	s, err := New(o)
+	_, stop, err := Broadcasting(&cfg, o, out)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, o.Addr, err)
-	}
-	var room strings.Builder
-	s.Announce(&room, ln.Addr())
-	fmt.Fprint(out, room.String())
-	for _, line := range strings.Split(strings.TrimSpace(room.String()), "\n") {
-		if !strings.Contains(line, "Ctrl-C") {
-			cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, strings.Join(strings.Fields(line), " "))
-		}
-	}
-	cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, "your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)")
+	defer stop()
 	cfg.Predict = o.Predict
-	cfg.OnTransition = b.Publish
-	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
-	cfg.Changed = b.Changed()
-	go s.Serve(ln)
-	err = ui.Run(ctx, cfg)
-	b.End()
-	s.Close()
-	return err
+	return ui.Run(ctx, cfg)
 }

@@ -75,6 +75,9 @@ type Options struct {
 	// Broadcast is the instructor's run, for the learners who connect as
 	// FollowUser; nil when nobody instructs.
 	Broadcast *Broadcast
+	// FollowOnly serves followers only (glassbox --broadcast): anyone else
+	// is told the room has no glass boxes of its own.
+	FollowOnly bool
 	// Instructor describes the instructor's run to its followers (banner,
 	// backend, provider): InstructorView makes it.
 	Instructor ui.RunConfig
@@ -275,6 +278,10 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		}
 		if sess.User() == FollowUser {
 			s.follow(sess, next)
+			return
+		}
+		if s.opts.FollowOnly {
+			wish.Fatalln(sess, "glassbox: this is a broadcast to follow, with no glass boxes of its own: connect as 'follow' (ssh -p PORT follow@HOST, or glassbox follow HOST:PORT)")
 			return
 		}
 		if msg := s.enter(id); msg != "" {
