@@ -35,6 +35,33 @@ type FollowBatch struct {
 	// Note, when set, is said in History: a follower that fell too far
 	// behind and was resynchronised.
 	Note string
+	// ID names the batch among those of one broadcast, "" when it is this
+	// follower's own (a resync). Two followers handed the same batches in
+	// the same order are in the same state (FollowBatchID).
+	ID string
+}
+
+// FollowMsg is the message a follower's glass box takes in when its Next
+// returns b and ok: for a front end (or a test) that hands the batches over
+// itself.
+func FollowMsg(b FollowBatch, ok bool) tea.Msg { return followMsg{b: b, ok: ok} }
+
+// FollowBatchID is the ID of the batch msg carries when msg is what a
+// follower's Next returned (ok), with the end of the followed run told
+// apart. A front end that serves many followers of one run draws the
+// frame of followers in the same state once (ui/serve).
+func FollowBatchID(msg tea.Msg) (id string, ok bool) {
+	f, ok := msg.(followMsg)
+	if !ok {
+		return "", false
+	}
+	if f.b.ID == "" {
+		return "", true
+	}
+	if !f.ok {
+		return f.b.ID + "/end", true
+	}
+	return f.b.ID, true
 }
 
 // followMsg carries what Next returned.

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sync"
 	"time"
@@ -39,6 +40,12 @@ type Broadcast struct {
 	// resyncAfter is how far behind a follower may fall before it is
 	// told and resynchronised from the session.
 	resyncAfter int
+	// frames are the frames followers in the same state share
+	// (follow_share.go).
+	frames frames
+	// unshared: every follower draws its own frames (the benchmark's
+	// comparison).
+	unshared bool
 	// liveEvery is the least time between two progress events handed to
 	// one follower: chunks arriving faster coalesce (the latest wins), so
 	// a stream does not wake every follower's program for each chunk.
@@ -89,6 +96,7 @@ func (b *Broadcast) tell() {
 // resumed session's past).
 func NewBroadcast(past []loop.Transition) *Broadcast {
 	b := &Broadcast{wake: make(chan struct{}), changed: make(chan struct{}, 1), resyncAfter: resyncAfter, liveEvery: liveEvery}
+	b.frames.seed = maphash.MakeSeed()
 	for _, t := range past {
 		b.log = append(b.log, &entry{t: t})
 	}
@@ -198,7 +206,7 @@ func (f *Follower) Close() {
 // or when ctx ends.
 func (f *Follower) Next(ctx context.Context) (ui.FollowBatch, bool) {
 	batch, ok := f.take(ctx)
-	out := ui.FollowBatch{Note: batch.note}
+	out := ui.FollowBatch{Note: batch.note, ID: batch.id()}
 	for _, e := range batch.steps {
 		out.Transitions = append(out.Transitions, e.t)
 	}
@@ -209,11 +217,26 @@ func (f *Follower) Next(ctx context.Context) (ui.FollowBatch, bool) {
 	return out, ok
 }
 
-// batch is what Next hands out, as the broadcast keeps it.
+// batch is what Next hands out, as the broadcast keeps it: the steps
+// from..to of the record (or a resync's own), the call in flight.
 type batch struct {
-	steps []*entry
-	live  *liveCall
-	note  string
+	steps    []*entry
+	live     *liveCall
+	note     string
+	from, to int
+	resynced bool
+}
+
+// id names a batch of the record (ui.FollowBatch.ID); "" for a resync.
+func (bt batch) id() string {
+	if bt.resynced {
+		return ""
+	}
+	gen := 0
+	if bt.live != nil {
+		gen = bt.live.gen
+	}
+	return fmt.Sprintf("%d-%d/%d", bt.from, bt.to, gen)
 }
 
 func (f *Follower) take(ctx context.Context) (out batch, ok bool) {
@@ -224,6 +247,7 @@ func (f *Follower) take(ctx context.Context) (out batch, ok bool) {
 			b.mu.Unlock()
 			return f.resync(behind), true
 		}
+		out.from, out.to = f.next, len(b.log)
 		out.steps = append(out.steps, b.log[f.next:]...)
 		f.next = len(b.log)
 		if n := len(out.steps); n > 0 {
@@ -271,7 +295,7 @@ func (f *Follower) resync(behind int) batch {
 	ts, err := stepsAfter(src, last)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var out batch
+	out := batch{resynced: true}
 	if err == nil && len(ts) > 0 {
 		// The session is written before a step is published: the file may
 		// hold a step not broadcast yet, which comes the usual way.

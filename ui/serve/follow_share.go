@@ -1,0 +1,105 @@
+package serve
+
+import (
+	"hash/maphash"
+	"strconv"
+	"sync"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/ui"
+)
+
+// Followers who watch without touching anything are in the same state: a
+// glass box's state is the sum of the messages it took in, and theirs are
+// the same — the steps they joined with, the size of their terminal, the
+// batches of the broadcast they were handed, in order. Such followers
+// share one frame: the first to draw it draws it for every other, so a
+// transition costs one frame per terminal size and not one per follower.
+// A follower who presses a key, is resynchronised or is told anything of
+// its own has a state of its own from then on, and draws its own frames.
+
+// frames are the broadcast's shared frames, by state.
+type frames struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	byID map[uint64]string
+}
+
+// keep is how many shared frames are kept: the followers' states at the
+// broadcast's latest steps (a state seen again later is drawn again).
+const keep = 64
+
+func (f *frames) get(id uint64) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v, ok := f.byID[id]
+	return v, ok
+}
+
+func (f *frames) put(id uint64, v string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byID == nil || len(f.byID) >= keep {
+		f.byID = map[uint64]string{}
+	}
+	f.byID[id] = v
+}
+
+// sharedFollower is a follower's glass box drawing shared frames while
+// its state is one others can be in.
+type sharedFollower struct {
+	inner  tea.Model
+	frames *frames
+	state  uint64 // a hash of every message taken in; meaningful while !own
+	own    bool
+}
+
+// shareFrames wraps the follower's glass box m, which joined with past
+// steps of the broadcast.
+func (b *Broadcast) shareFrames(m tea.Model, past int) tea.Model {
+	if b.unshared {
+		return m
+	}
+	return sharedFollower{inner: m, frames: &b.frames, state: b.frames.hash(0, "join "+strconv.Itoa(past))}
+}
+
+func (f *frames) hash(state uint64, what string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(f.seed)
+	h.WriteString(strconv.FormatUint(state, 16))
+	h.WriteString(what)
+	return h.Sum64()
+}
+
+func (s sharedFollower) Init() tea.Cmd { return s.inner.Init() }
+
+func (s sharedFollower) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if !s.own {
+		switch msg := msg.(type) {
+		case tea.WindowSizeMsg:
+			s.state = s.frames.hash(s.state, "size "+strconv.Itoa(msg.Width)+"x"+strconv.Itoa(msg.Height))
+		default:
+			if id, ok := ui.FollowBatchID(msg); ok && id != "" {
+				s.state = s.frames.hash(s.state, "batch "+id)
+			} else {
+				s.own = true
+			}
+		}
+	}
+	var cmd tea.Cmd
+	s.inner, cmd = s.inner.Update(msg)
+	return s, cmd
+}
+
+func (s sharedFollower) View() string {
+	if s.own {
+		return s.inner.View()
+	}
+	if v, ok := s.frames.get(s.state); ok {
+		return v
+	}
+	v := s.inner.View()
+	s.frames.put(s.state, v)
+	return v
+}
