@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -149,8 +150,17 @@ func TestFollowRecognisesTheServer(t *testing.T) {
 		c.Close()
 		return key
 	}(t)
-	known := writeFile(t, filepath.Join(dir, "known_hosts"), knownhosts.Line([]string{knownhosts.Normalize(r.addr)}, hostKey)+"\n")
+	knownLine := knownhosts.Line([]string{knownhosts.Normalize(r.addr)}, hostKey) + "\n"
+	known := writeFile(t, filepath.Join(dir, "known_hosts"), knownLine)
 	wrong := writeFile(t, filepath.Join(dir, "wrong_hosts"), knownhosts.Normalize(r.addr)+" "+otherLine)
+	defer func() {
+		if b, _ := os.ReadFile(known); string(b) != knownLine {
+			t.Error("glassbox follow wrote to known_hosts")
+		}
+		if b, _ := os.ReadFile(wrong); string(b) != knownhosts.Normalize(r.addr)+" "+otherLine {
+			t.Error("glassbox follow wrote to known_hosts")
+		}
+	}()
 
 	for _, c := range []struct {
 		name, fingerprint, knownHosts, want string
@@ -254,6 +264,7 @@ func TestAForgedStreamIsRefused(t *testing.T) {
 		"broken line":     {good + "{\"step\": \n", "damaged"},
 		"empty frame":     {good + "{}\n", "a line with nothing in it"},
 		"no run first":    {string(line(frame{Flush: true})), "does not start with the instructor's run"},
+		"cut off":         {good + string(line(frame{Note: "half"})), "the broadcast stopped: the connection to the room closed"},
 	} {
 		s, err := ReadStream(strings.NewReader(c.text))
 		if err == nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
@@ -188,5 +189,35 @@ func TestResyncWithoutTheSessionFileSaysWhy(t *testing.T) {
 	}
 	if !slices.Equal(seqsOf(got.Transitions), seqsOf(taken)) {
 		t.Fatalf("caught up with %v, want %v", seqsOf(got.Transitions), seqsOf(taken))
+	}
+}
+
+// Chunks that arrive faster than a follower is handed the call in flight
+// (liveEvery) wait: they coalesce instead of waking the follower's program
+// for each one.
+func TestTheCallInFlightIsHandedAtMostSoOften(t *testing.T) {
+	for _, every := range []time.Duration{time.Hour, 0} {
+		b := NewBroadcast(nil)
+		b.liveEvery = every
+		f, _ := b.Follow()
+		b.PublishLive(call(1))
+		if got := next(t, f); got.Live == nil {
+			t.Fatalf("liveEvery %v: the first call in flight was not handed over", every)
+		}
+		b.PublishLive(call(2))
+		done, cancel := context.WithCancel(context.Background())
+		cancel() // Next returns at once with what it may hand over now
+		got, ok := f.Next(done)
+		if every > 0 && (ok || got.Live != nil) {
+			t.Fatalf("a chunk right after the last one was handed over at once (%v, %v)", ok, got.Live)
+		}
+		if every == 0 && (!ok || got.Live == nil || len(got.Live.Chunks) != 2) {
+			t.Fatalf("without a pace the chunk was not handed over (%v, %v)", ok, got.Live)
+		}
+		// A transition is never held back by the pace.
+		b.Publish(loop.Transition{Seq: 1})
+		if got, ok := f.Next(done); !ok || len(got.Transitions) != 1 {
+			t.Fatalf("liveEvery %v: a transition was held back (%v, %v)", every, ok, got.Transitions)
+		}
 	}
 }

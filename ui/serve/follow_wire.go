@@ -249,7 +249,7 @@ func (s *StreamReader) frame() (frame, error) {
 		if err := s.sc.Err(); err != nil {
 			return f, fmt.Errorf("%w: %v", errStream, err)
 		}
-		return f, io.ErrUnexpectedEOF
+		return f, errors.New("the connection to the room closed")
 	}
 	if err := json.Unmarshal(s.sc.Bytes(), &f); err != nil {
 		return f, fmt.Errorf("%w: %v", errStream, err)
