@@ -365,10 +365,14 @@ func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs := flag.NewFlagSet("glassbox follow", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := serve.FollowOptions{KnownHosts: serve.DefaultKnownHosts()}
+	langFlag := ""
+	fs.StringVar(&langFlag, "lang", "", "the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES, LANG)")
 	fs.StringVar(&o.Fingerprint, "fingerprint", "", "the room's host key fingerprint (SHA256:…), as the instructor reads it out")
 	fs.StringVar(&o.KnownHosts, "known-hosts", o.KnownHosts, "recognise the room by this known_hosts file when no --fingerprint is given")
+	l := lang.FromLocale(os.Getenv)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: glassbox follow ADDR [--fingerprint SHA256:…]\n\nFollows an instructor's broadcast (glassbox serve --instruct, glassbox --broadcast) in your own glass box, read only.\nADDR is HOST or HOST:PORT (port 2222). The room is recognised by its fingerprint or your known_hosts; the workshop passphrase is asked.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: glassbox follow ADDR [--fingerprint SHA256:…]\n\n"+
+			l.T("Follows an instructor's broadcast (glassbox serve --instruct, glassbox --broadcast) in your own glass box, read only. ADDR is HOST or HOST:PORT (port 2222). The room is recognised by its fingerprint or your known_hosts; the workshop passphrase is asked.")+"\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -380,10 +384,16 @@ func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		return exitUsage
 	}
+	l, err := lang.Choose(langFlag, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox follow: --lang: %v\n", err)
+		return exitUsage
+	}
+	o.Lang = l
 	if o.Addr == "" && fs.NArg() > 0 {
 		o.Addr = fs.Arg(0)
 	} else if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "glassbox follow: unexpected argument %q (one room at a time)\n", fs.Arg(0))
+		fmt.Fprintln(stderr, "glassbox follow: "+l.F("unexpected argument %q (one room at a time)", fs.Arg(0)))
 		return exitUsage
 	}
 	if o.Addr == "" || fs.NArg() > 1 {
@@ -392,11 +402,11 @@ func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	in, ok := stdin.(*os.File)
 	if !ok || !ui.IsTerminal(stdout) || !ui.IsTerminal(in) {
-		fmt.Fprintln(stderr, "glassbox follow: the glass box needs a terminal (and the passphrase is asked on it)")
+		fmt.Fprintln(stderr, "glassbox follow: "+l.T("the glass box needs a terminal (and the passphrase is asked on it)"))
 		return exitUsage
 	}
 	o.Passphrase = func() (string, error) {
-		fmt.Fprintf(stderr, "workshop passphrase for %s: ", o.Addr)
+		fmt.Fprint(stderr, l.F("workshop passphrase for %s: ", o.Addr))
 		pw, err := ui.ReadPassword(in)
 		fmt.Fprintln(stderr)
 		return strings.TrimSpace(pw), err

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Broadcast is the instructor's run as its followers see it, after the
@@ -40,6 +42,8 @@ type Broadcast struct {
 	// resyncAfter is how far behind a follower may fall before it is
 	// told and resynchronised from the session.
 	resyncAfter int
+	// lang is the language of the notes followers are told.
+	lang lang.Lang
 	// frames are the frames followers in the same state share
 	// (follow_share.go).
 	frames frames
@@ -262,7 +266,7 @@ func (f *Follower) take(ctx context.Context) (out batch, ok bool) {
 			}
 		}
 		if n := len(out.steps); n > b.resyncAfter {
-			out.note = fmt.Sprintf("you fell %d steps behind the instructor: caught up from the broadcast, every step kept", n)
+			out.note = b.lang.F("you fell %d steps behind the instructor: caught up from the broadcast, every step kept", n)
 		}
 		if len(out.steps) > 0 || out.live != nil {
 			b.mu.Unlock()
@@ -311,20 +315,20 @@ func (f *Follower) resync(behind int) batch {
 			}
 		}
 		if !found {
-			err = fmt.Errorf("its last step #%d is not one the instructor broadcast", end)
+			err = errors.New(b.lang.F("its last step #%d is not one the instructor broadcast", end))
 		}
 	} else if err == nil {
-		err = fmt.Errorf("it has no step after #%d", last)
+		err = errors.New(b.lang.F("it has no step after #%d", last))
 	}
 	if err != nil {
 		out.steps = append(out.steps, b.log[f.next:]...)
 		f.next = len(b.log)
-		out.note = fmt.Sprintf("you fell %d steps behind the instructor; their session file could not be read (%v), so you caught up from the broadcast, every step kept", behind, err)
+		out.note = b.lang.F("you fell %d steps behind the instructor; their session file could not be read (%v), so you caught up from the broadcast, every step kept", behind, err)
 	} else {
 		for _, t := range ts {
 			out.steps = append(out.steps, &entry{t: t})
 		}
-		out.note = fmt.Sprintf("you fell %d steps behind the instructor: resynchronised from their session file, steps #%d–#%d", behind, ts[0].Seq, ts[len(ts)-1].Seq)
+		out.note = b.lang.F("you fell %d steps behind the instructor: resynchronised from their session file, steps #%d–#%d", behind, ts[0].Seq, ts[len(ts)-1].Seq)
 	}
 	if n := len(out.steps); n > 0 {
 		f.last = out.steps[n-1].t.Seq

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"io"
 	"net"
 	"path/filepath"
@@ -92,8 +93,9 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 // in, the host key's fingerprint.
 func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	_, port, _ := net.SplitHostPort(addr.String())
+	l := lang.Lang(s.opts.Run.Lang)
 	if s.opts.FollowOnly {
-		fmt.Fprintf(out, "glassbox: broadcasting on %s (up to %d followers)\n", addr, s.opts.MaxLearners)
+		fmt.Fprintln(out, l.F("glassbox: broadcasting on %s (up to %d followers)", addr, s.opts.MaxLearners))
 	} else {
 		fmt.Fprintf(out, "glassbox serve: listening on %s (up to %d learners)\n", addr, s.opts.MaxLearners)
 		fmt.Fprintf(out, "  learners connect with:  ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)\n", port)
@@ -106,11 +108,11 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	}
 	if s.opts.Broadcast != nil {
 		fmt.Fprintf(out, "  follow the instructor:  ssh -p %s %s@HOST  (read-only, live)\n", port, FollowUser)
-		fmt.Fprintf(out, "  or, with glassbox:      glassbox follow HOST:%s --fingerprint %s\n", port, s.fingerprint)
+		fmt.Fprintf(out, "  %s glassbox follow HOST:%s --fingerprint %s\n", l.T("or, with glassbox:     "), port, s.fingerprint)
 	}
 	fmt.Fprintf(out, "  host key fingerprint:   %s\n", s.fingerprint)
 	if s.opts.FollowOnly {
-		fmt.Fprintln(out, "  q in the glass box ends the broadcast")
+		fmt.Fprintln(out, "  "+l.T("q in the glass box ends the broadcast"))
 		return
 	}
 	kind := "offline simulation"

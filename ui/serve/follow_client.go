@@ -17,6 +17,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // FollowOptions is `glassbox follow ADDR`: whom to follow and how the
@@ -33,6 +34,8 @@ type FollowOptions struct {
 	// Passphrase asks for the workshop passphrase (without echo); it is
 	// asked once the server is recognised, and at most once.
 	Passphrase func() (string, error)
+	// Lang is the language of what the follower reads.
+	Lang lang.Lang
 }
 
 // DefaultKnownHosts is ~/.ssh/known_hosts ("" without a home).
@@ -61,7 +64,7 @@ func (f *Followed) Close() error {
 // server, and opens the follow stream: SSH carries the instructor's
 // transitions, which the follower's own glass box draws.
 func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
-	addr := o.Addr
+	l, addr := o.Lang, o.Addr
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		addr = net.JoinHostPort(strings.Trim(addr, "[]"), "2222")
 	}
@@ -95,7 +98,7 @@ func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach %s: %v", addr, err)
+		return nil, errors.New(l.F("cannot reach %s: %v", addr, err))
 	}
 	c, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
 	if err != nil {
@@ -107,7 +110,7 @@ func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
 		case askErr != nil:
 			return nil, askErr
 		case strings.Contains(err.Error(), "unable to authenticate"):
-			return nil, fmt.Errorf("%s refused the passphrase (the workshop passphrase is the one glassbox serve printed; a room of keys only is followed with ssh -p PORT follow@HOST)", addr)
+			return nil, errors.New(l.F("%s refused the passphrase (the workshop passphrase is the one glassbox serve printed; a room of keys only is followed with ssh -p PORT follow@HOST)", addr))
 		}
 		return nil, fmt.Errorf("%s: %v", addr, err)
 	}
@@ -128,9 +131,9 @@ func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
 	if err != nil {
 		sess.Close()
 		client.Close()
-		return nil, fmt.Errorf("%s does not broadcast (is it glassbox serve --instruct or glassbox --broadcast?): %v", addr, err)
+		return nil, errors.New(l.F("%s does not broadcast (is it glassbox serve --instruct or glassbox --broadcast?): %v", addr, err))
 	}
-	r, err := ReadStream(out)
+	r, err := ReadStream(out, l)
 	if err != nil {
 		// The server said why on the session's stderr, then ended it.
 		said, _ := io.ReadAll(io.LimitReader(errOut, 4096))
@@ -162,7 +165,7 @@ func hostKeyCheck(o FollowOptions) gossh.HostKeyCallback {
 				want = "SHA256:" + want
 			}
 			if got != want {
-				return &hostKeyError{fmt.Sprintf("the server at %s has the host key %s, not the one you pinned (%s): someone may be between you and the room; do not go on, ask the instructor", host, got, want)}
+				return &hostKeyError{o.Lang.F("the server at %s has the host key %s, not the one you pinned (%s): someone may be between you and the room; do not go on, ask the instructor", host, got, want)}
 			}
 			return nil
 		}
@@ -175,13 +178,13 @@ func hostKeyCheck(o FollowOptions) gossh.HostKeyCallback {
 				case err == nil:
 					return nil
 				case errors.As(err, &ke) && len(ke.Want) > 0:
-					return &hostKeyError{fmt.Sprintf("the server at %s has the host key %s, not the one %s knows for it: someone may be between you and the room; do not go on, ask the instructor", host, got, o.KnownHosts)}
+					return &hostKeyError{o.Lang.F("the server at %s has the host key %s, not the one %s knows for it: someone may be between you and the room; do not go on, ask the instructor", host, got, o.KnownHosts)}
 				}
 			} else if !errors.Is(err, os.ErrNotExist) {
-				return &hostKeyError{fmt.Sprintf("cannot read %s: %v", o.KnownHosts, err)}
+				return &hostKeyError{o.Lang.F("cannot read the known_hosts file %s: %v", o.KnownHosts, err)}
 			}
 		}
-		return &hostKeyError{fmt.Sprintf("the server at %s is not known: its host key is %s. Check it against the fingerprint the instructor reads out (glassbox serve prints it), then run again with --fingerprint %s", host, got, got)}
+		return &hostKeyError{o.Lang.F("the server at %s is not known: its host key is %s. Check it against the fingerprint the instructor reads out (glassbox serve prints it), then run again with --fingerprint %s", host, got, got)}
 	}
 }
 
@@ -193,7 +196,7 @@ func FollowConfig(f *Followed, addr string) ui.Config {
 	return ui.Config{
 		Runs:   []ui.RunConfig{rc},
 		Follow: &ui.Follow{Who: "instructor", Next: f.Next},
-		Status: func() (string, string) { return "FOLLOWING", "the instructor at " + addr },
+		Status: func() (string, string) { return "FOLLOWING", f.l.F("the instructor at %s", addr) },
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // broadcastRoom is a room with an instructor whose tour (taken offline)
@@ -266,7 +267,7 @@ func TestAForgedStreamIsRefused(t *testing.T) {
 		"no run first":    {string(line(frame{Flush: true})), "does not start with the instructor's run"},
 		"cut off":         {good + string(line(frame{Note: "half"})), "the broadcast stopped: the connection to the room closed"},
 	} {
-		s, err := ReadStream(strings.NewReader(c.text))
+		s, err := ReadStream(strings.NewReader(c.text), lang.EN)
 		if err == nil {
 			var b ui.FollowBatch
 			var ok bool

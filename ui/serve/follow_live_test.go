@@ -13,6 +13,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // call is a model call in flight with n chunks of its reply arrived.
@@ -219,5 +220,17 @@ func TestTheCallInFlightIsHandedAtMostSoOften(t *testing.T) {
 		if got, ok := f.Next(done); !ok || len(got.Transitions) != 1 {
 			t.Fatalf("liveEvery %v: a transition was held back (%v, %v)", every, ok, got.Transitions)
 		}
+	}
+}
+
+// The notes a follower is told are in the room's language.
+func TestResyncNoteIsInTheRoomsLanguage(t *testing.T) {
+	b := NewBroadcast(nil)
+	b.resyncAfter, b.lang = 5, lang.JA
+	f, _ := b.Follow()
+	path, _ := instructorRun(t, b)
+	b.Resync(path, "", nil)
+	if got := next(t, f); !strings.Contains(got.Note, "講師から 14 ステップ遅れました。講師のセッションファイルから同期し直しました（ステップ #1〜#14）") {
+		t.Fatalf("note %q", got.Note)
 	}
 }

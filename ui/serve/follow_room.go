@@ -9,6 +9,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Broadcasting serves the run of the glass box cfg describes (its first
@@ -21,10 +22,12 @@ import (
 // room.
 func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop func(), err error) {
 	if len(cfg.Runs) != 1 {
-		return nil, nil, fmt.Errorf("%w: a broadcast follows one run; it does not go with --compare", agentrun.ErrUsage)
+		return nil, nil, fmt.Errorf("%w: %s", agentrun.ErrUsage, lang.Lang(o.Run.Lang).T("a broadcast follows one run; it does not go with --compare"))
 	}
 	rc := &cfg.Runs[0]
+	l := lang.Lang(o.Run.Lang)
 	b = NewBroadcast(rc.Past)
+	b.lang = l
 	if cfg.Session != "" {
 		b.Resync(cfg.Session, rc.Name, cfg.Secrets)
 	}
@@ -35,7 +38,7 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: cannot listen on %s: %v", agentrun.ErrUsage, o.Addr, err)
+		return nil, nil, fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("cannot listen on %s: %v", o.Addr, err))
 	}
 	var room strings.Builder
 	s.Announce(&room, ln.Addr())
@@ -45,7 +48,7 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 			rc.Notes = append(rc.Notes, strings.Join(strings.Fields(line), " "))
 		}
 	}
-	rc.Notes = append(rc.Notes, "your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here ends the broadcast)")
+	rc.Notes = append(rc.Notes, l.T("your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here ends the broadcast)"))
 	cfg.OnTransition, cfg.OnWire = b.Publish, b.PublishLive
 	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
 	cfg.Changed = b.Changed()

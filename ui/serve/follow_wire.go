@@ -14,6 +14,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // The follow stream is how `glassbox follow ADDR` watches a broadcast: an
@@ -113,7 +114,7 @@ var flushLine, endLine = line(frame{Flush: true}), line(frame{End: true})
 func (s *Server) followStream(sess ssh.Session) {
 	b := s.opts.Broadcast
 	if sess.User() != FollowUser || b == nil {
-		fmt.Fprintln(sess.Stderr(), "glassbox serve: the follow stream is for the user 'follow' of a room with an instructor")
+		fmt.Fprintln(sess.Stderr(), "glassbox serve: "+lang.Lang(s.opts.Run.Lang).T("the follow stream is for the user 'follow' of a room with an instructor"))
 		sess.Exit(1)
 		return
 	}
@@ -166,26 +167,29 @@ func (s *Server) followStream(sess ssh.Session) {
 
 // StreamReader reads a follow stream: the follower's side.
 type StreamReader struct {
+	l    lang.Lang
 	sc   *bufio.Scanner
 	Run  ui.RunConfig
 	Past []loop.Transition
 }
 
-// errStream says the stream is not what a glassbox serve sends.
-var errStream = errors.New("the follow stream is damaged")
+// damaged says the stream is not what a glassbox serve sends, and why.
+func (s *StreamReader) damaged(why string) error {
+	return errors.New(s.l.F("the follow stream is damaged: %s", why))
+}
 
 // ReadStream reads the start of a follow stream from r: the instructor's
-// run and the steps taken so far.
-func ReadStream(r io.Reader) (*StreamReader, error) {
+// run and the steps taken so far. l is the language of its messages.
+func ReadStream(r io.Reader, l lang.Lang) (*StreamReader, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxFrame)
-	s := &StreamReader{sc: sc}
+	s := &StreamReader{sc: sc, l: l}
 	f, err := s.frame()
 	if err != nil {
 		return nil, err
 	}
 	if f.Run == nil {
-		return nil, fmt.Errorf("%w: it does not start with the instructor's run", errStream)
+		return nil, s.damaged(s.l.T("it does not start with the instructor's run"))
 	}
 	i := f.Run
 	p := loop.Printable // the stream comes from the network
@@ -196,7 +200,7 @@ func ReadStream(r io.Reader) (*StreamReader, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w: it ended before the steps taken so far", errStream)
+		return nil, s.damaged(s.l.T("it ended before the steps taken so far"))
 	}
 	s.Past = batch.Transitions
 	return s, nil
@@ -207,7 +211,7 @@ func ReadStream(r io.Reader) (*StreamReader, error) {
 func (s *StreamReader) Next(ctx context.Context) (ui.FollowBatch, bool) {
 	b, ok, err := s.batch()
 	if err != nil {
-		b.Note = "the broadcast stopped: " + err.Error()
+		b.Note = s.l.F("the broadcast stopped: %v", err)
 		return b, false
 	}
 	return b, ok
@@ -224,8 +228,8 @@ func (s *StreamReader) batch() (b ui.FollowBatch, ok bool, err error) {
 		switch {
 		case f.Step != nil:
 			t := f.Step.transition()
-			if err := checkStep(t); err != nil {
-				return b, false, fmt.Errorf("%w: step #%d: %v", errStream, t.Seq, err)
+			if err := checkStep(t, s.l); err != nil {
+				return b, false, s.damaged(s.l.F("the broadcast's step #%d: %v", t.Seq, err))
 			}
 			b.Transitions = append(b.Transitions, t)
 			b.Live = nil // a call in flight belongs after the steps
@@ -238,7 +242,7 @@ func (s *StreamReader) batch() (b ui.FollowBatch, ok bool, err error) {
 		case f.End:
 			return b, false, nil
 		default:
-			return b, false, fmt.Errorf("%w: a line with nothing in it", errStream)
+			return b, false, s.damaged(s.l.T("a line with nothing in it"))
 		}
 	}
 }
@@ -247,12 +251,12 @@ func (s *StreamReader) frame() (frame, error) {
 	var f frame
 	if !s.sc.Scan() {
 		if err := s.sc.Err(); err != nil {
-			return f, fmt.Errorf("%w: %v", errStream, err)
+			return f, s.damaged(err.Error())
 		}
-		return f, errors.New("the connection to the room closed")
+		return f, errors.New(s.l.T("the connection to the room closed"))
 	}
 	if err := json.Unmarshal(s.sc.Bytes(), &f); err != nil {
-		return f, fmt.Errorf("%w: %v", errStream, err)
+		return f, s.damaged(err.Error())
 	}
 	return f, nil
 }
@@ -260,13 +264,13 @@ func (s *StreamReader) frame() (frame, error) {
 // checkStep refuses a transition the state machine does not have: the
 // stream comes from the network, and the glass box draws only what the
 // loop can do.
-func checkStep(t loop.Transition) error {
+func checkStep(t loop.Transition, l lang.Lang) error {
 	to, ok := loop.Target(t.From, t.Edge)
 	if !ok || to != t.To {
-		return fmt.Errorf("%s ─%s─▶ %s is not an edge of the state machine", t.From, t.Edge, t.To)
+		return errors.New(l.F("%s ─%s─▶ %s is not an edge of the state machine", t.From, t.Edge, t.To))
 	}
 	if t.Seq < 1 || t.HistoryLen < 0 || t.Notes < 0 || t.Iteration < 0 {
-		return errors.New("a negative count")
+		return errors.New(l.T("a step with a negative count"))
 	}
 	return nil
 }

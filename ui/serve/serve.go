@@ -40,6 +40,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Options is how the room is served. The zero value of each limit is its
@@ -281,7 +282,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			return
 		}
 		if s.opts.FollowOnly {
-			wish.Fatalln(sess, "glassbox: this is a broadcast to follow, with no glass boxes of its own: connect as 'follow' (ssh -p PORT follow@HOST, or glassbox follow HOST:PORT)")
+			wish.Fatalln(sess, "glassbox: "+lang.Lang(s.opts.Run.Lang).T("this is a broadcast to follow, with no glass boxes of its own: connect as 'follow' (ssh -p PORT follow@HOST, or glassbox follow HOST:PORT)"))
 			return
 		}
 		if msg := s.enter(id); msg != "" {
