@@ -32,6 +32,7 @@ type Broadcast struct {
 	// wake is closed (and replaced) by every Publish, PublishLive and End.
 	wake      chan struct{}
 	ended     bool
+	told      int // followers told of the end (Next returned !ok)
 	followers int
 	changed   chan struct{} // told (never blocking) when followers changes
 
@@ -152,6 +153,26 @@ func (b *Broadcast) End() {
 	}
 }
 
+// Close ends the broadcast (End) and waits, at most grace, until every
+// follower has been told, so that none sees its screen vanish without
+// the reason: a follower's glass box says the run has ended, a stream
+// ends with its end frame.
+func (b *Broadcast) Close(grace time.Duration) {
+	b.End()
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		b.mu.Lock()
+		all := b.told >= b.followers
+		b.mu.Unlock()
+		if all {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// What the last of them was told is on its way: a frame, a line.
+	time.Sleep(min(grace, 100*time.Millisecond))
+}
+
 // Followers is how many follow now.
 func (b *Broadcast) Followers() int {
 	b.mu.Lock()
@@ -166,6 +187,7 @@ type Follower struct {
 	gen  int // the last progress event handed out
 	last int // the Seq of the last transition handed out
 	at   time.Time
+	told bool // it was told the run ended
 	once sync.Once
 }
 
@@ -198,6 +220,9 @@ func (f *Follower) Close() {
 	f.once.Do(func() {
 		f.b.mu.Lock()
 		f.b.followers--
+		if f.told {
+			f.b.told--
+		}
 		f.b.tell()
 		f.b.mu.Unlock()
 	})
@@ -273,6 +298,10 @@ func (f *Follower) take(ctx context.Context) (out batch, ok bool) {
 			return out, true
 		}
 		if b.ended {
+			if !f.told {
+				f.told = true
+				b.told++
+			}
 			b.mu.Unlock()
 			return out, false
 		}

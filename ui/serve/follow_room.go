@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -44,7 +45,7 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 	s.Announce(&room, ln.Addr())
 	fmt.Fprint(out, room.String())
 	for _, line := range strings.Split(strings.TrimSpace(room.String()), "\n") {
-		if !strings.Contains(line, "Ctrl-C") {
+		if !strings.Contains(line, "Ctrl-C") && !strings.Contains(line, l.T("q in the glass box ends the broadcast")) {
 			rc.Notes = append(rc.Notes, strings.Join(strings.Fields(line), " "))
 		}
 	}
@@ -54,7 +55,7 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 	cfg.Changed = b.Changed()
 	go s.Serve(ln)
 	return b, func() {
-		b.End()
+		b.Close(time.Second)
 		s.Close()
 	}, nil
 }

@@ -112,3 +112,33 @@ func TestBroadcastRefusesCompare(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// Ending a broadcast tells every follower before the room closes: a
+// stream ends with its end frame, not with a cut connection.
+func TestEndingABroadcastTellsTheFollowers(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	cfg := ui.Config{Runs: []ui.RunConfig{{Banner: "mine", Backend: "offline"}}}
+	var out strings.Builder
+	_, stop, err := Broadcasting(&cfg, Options{Addr: "127.0.0.1:0", FollowOnly: true, StateDir: filepath.Join(state, "glassbox"), Passphrase: "p"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := regexp.MustCompile(`broadcasting on (\S+) `).FindStringSubmatch(out.String())[1]
+	fp := regexp.MustCompile(`fingerprint (SHA256:\S+)`).FindStringSubmatch(out.String())[1]
+	var followers []*Followed
+	for range 3 {
+		f, err := Dial(context.Background(), FollowOptions{Addr: addr, Fingerprint: fp, Passphrase: func() (string, error) { return "p", nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		followers = append(followers, f)
+	}
+	stop()
+	for i, f := range followers {
+		if got, ok := f.Next(context.Background()); ok || got.Note != "" {
+			t.Fatalf("follower %d: ok %v, note %q; want the end of the run, not a cut connection", i, ok, got.Note)
+		}
+	}
+}
