@@ -129,7 +129,7 @@ func BenchmarkFollowerFanout(b *testing.B) {
 	}
 	// The same without shared frames (follow_share.go): every follower
 	// draws its own, as before they were shared.
-	b.Run("followers=100/unshared", func(b *testing.B) { benchFanout(b, 100, true) })
+	b.Run("unshared/followers=100", func(b *testing.B) { benchFanout(b, 100, true) })
 }
 
 func benchFanout(b *testing.B, n int, unshared bool) {
