@@ -467,7 +467,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Predict = predict
 	if broadcast != "" {
-		_, stop, err := serve.Broadcasting(&cfg, serve.Options{Addr: broadcast, FollowOnly: true, MaxLearners: 100, StateDir: filepath.Dir(sessionDir()), Run: c}, stdout)
+		_, stop, err := serve.Broadcasting(&cfg, serve.Options{Addr: broadcast, FollowOnly: true, StateDir: filepath.Dir(sessionDir()), Run: c}, stdout)
 		if err != nil {
 			return fail(stderr, "glassbox --broadcast", err)
 		}

@@ -13,6 +13,10 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
+// maxFollowers is how many may follow a broadcast with no room around it
+// (--broadcast) at once.
+const maxFollowers = 100
+
 // Broadcasting serves the run of the glass box cfg describes (its first
 // run) to followers on o.Addr: the instructor's own glass box of
 // `glassbox serve --instruct`, or a plain one with `glassbox --broadcast`
@@ -27,6 +31,9 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 	}
 	rc := &cfg.Runs[0]
 	l := lang.Lang(o.Run.Lang)
+	if o.FollowOnly && o.MaxLearners <= 0 {
+		o.MaxLearners = maxFollowers
+	}
 	b = NewBroadcast(rc.Past)
 	b.lang = l
 	if cfg.Session != "" {

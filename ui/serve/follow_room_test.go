@@ -43,7 +43,7 @@ func TestBroadcastFromAPlainGlassBox(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	m := regexp.MustCompile(`broadcasting on (\S+) [\s\S]*workshop passphrase:\s+(\S+)\n[\s\S]*glassbox follow HOST:\d+ --fingerprint (SHA256:\S+)\n`).FindStringSubmatch(out.String())
+	m := regexp.MustCompile(`broadcasting on (\S+) \(up to 100 followers\)[\s\S]*workshop passphrase:\s+(\S+)\n[\s\S]*glassbox follow HOST:\d+ --fingerprint (SHA256:\S+)\n`).FindStringSubmatch(out.String())
 	if m == nil {
 		t.Fatalf("the broadcast did not say how to follow it:\n%s", out.String())
 	}
