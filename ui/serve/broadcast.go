@@ -84,8 +84,8 @@ type resyncSource struct {
 const resyncAfter = 64
 
 // liveEvery is how often at most a follower is handed the call in flight:
-// about as often as a terminal redraws anyway.
-const liveEvery = 50 * time.Millisecond
+// ten times a second, enough to watch a reply grow.
+const liveEvery = 100 * time.Millisecond
 
 // Changed says the number of followers has changed (ui.Config.Changed).
 func (b *Broadcast) Changed() <-chan struct{} { return b.changed }
