@@ -6,7 +6,8 @@
 //
 // Who gets in: anyone with the workshop passphrase (password or
 // keyboard-interactive), or a key listed in --authorized-keys. What they
-// get: the glass box and nothing else — exec, subsystems (SFTP), port and
+// get: the glass box and nothing else — exec, subsystems (SFTP; the one
+// served is the follow stream, to followers), port and
 // agent forwarding are refused. Each learner is a folder under the
 // server's state folder, named from their user name (passphrase) or key;
 // connecting again with the same name or key resumes their session.
