@@ -35,9 +35,11 @@ type FollowBatch struct {
 	// Note, when set, is said in History: a follower that fell too far
 	// behind and was resynchronised.
 	Note string
-	// ID names the batch among those of one broadcast, "" when it is this
-	// follower's own (a resync). Two followers handed the same batches in
-	// the same order are in the same state (FollowBatchID).
+	// ID names where the batch leaves the follower in the followed run
+	// (its place in the record and the call in flight), "" when the batch
+	// is this follower's own (a resync). Followers that only watch and are
+	// at the same ID, with the same notes and terminal size, are in the
+	// same state (FollowBatchOf).
 	ID string
 }
 
@@ -46,22 +48,13 @@ type FollowBatch struct {
 // itself.
 func FollowMsg(b FollowBatch, ok bool) tea.Msg { return followMsg{b: b, ok: ok} }
 
-// FollowBatchID is the ID of the batch msg carries when msg is what a
-// follower's Next returned (ok), with the end of the followed run told
-// apart. A front end that serves many followers of one run draws the
-// frame of followers in the same state once (ui/serve).
-func FollowBatchID(msg tea.Msg) (id string, ok bool) {
+// FollowBatchOf is the batch msg carries when msg is what a follower's
+// Next returned (ok), and whether it said the followed run ended. A front
+// end that serves many followers of one run draws the frame of followers in
+// the same state once (ui/serve).
+func FollowBatchOf(msg tea.Msg) (b FollowBatch, ended, ok bool) {
 	f, ok := msg.(followMsg)
-	if !ok {
-		return "", false
-	}
-	if f.b.ID == "" {
-		return "", true
-	}
-	if !f.ok {
-		return f.b.ID + "/end", true
-	}
-	return f.b.ID, true
+	return f.b, !f.ok, ok
 }
 
 // followMsg carries what Next returned.

@@ -256,7 +256,9 @@ type batch struct {
 	resynced bool
 }
 
-// id names a batch of the record (ui.FollowBatch.ID); "" for a resync.
+// id is where a batch of the record leaves a follower: the steps of the
+// record it has, and the call in flight it was handed last, if one is in
+// flight (ui.FollowBatch.ID); "" for a resync, which is its own.
 func (bt batch) id() string {
 	if bt.resynced {
 		return ""
@@ -265,7 +267,7 @@ func (bt batch) id() string {
 	if bt.live != nil {
 		gen = bt.live.gen
 	}
-	return fmt.Sprintf("%d-%d/%d", bt.from, bt.to, gen)
+	return fmt.Sprintf("%d/%d", bt.to, gen)
 }
 
 func (f *Follower) take(ctx context.Context) (out batch, ok bool) {

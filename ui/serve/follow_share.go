@@ -10,14 +10,16 @@ import (
 	"github.com/glassbox-dev/glassbox/ui"
 )
 
-// Followers who watch without touching anything are in the same state: a
-// glass box's state is the sum of the messages it took in, and theirs are
-// the same — the steps they joined with, the size of their terminal, the
-// batches of the broadcast they were handed, in order. Such followers
-// share one frame: the first to draw it draws it for every other, so a
-// transition costs one frame per terminal size and not one per follower.
-// A follower who presses a key, is resynchronised or is told anything of
-// its own has a state of its own from then on, and draws its own frames.
+// Followers who watch without touching anything are in the same state
+// when they are at the same place in the broadcast: they hold the same
+// steps (however they were handed them: with the steps they joined with, one
+// at a time or in a lagging batch) and the same call in flight (however
+// many of its chunks they were shown before), they were told the same
+// notes, and their terminals have the same size. Such followers share one
+// frame: the first to draw it draws it for every other, so a transition
+// costs one frame per terminal size and not one per follower. A follower who
+// presses a key, is resynchronised or is told anything of its own has a
+// state of its own from then on, and draws its own frames.
 
 // frames are the broadcast's shared frames, by state.
 type frames struct {
@@ -51,8 +53,12 @@ func (f *frames) put(id uint64, v string) {
 type sharedFollower struct {
 	inner  tea.Model
 	frames *frames
-	state  uint64 // a hash of every message taken in; meaningful while !own
-	own    bool
+	// past is a hash of what stays in the follower's state once taken in:
+	// its terminal's sizes, the notes it was told; at is where it is in
+	// the broadcast (ui.FollowBatch.ID). Meaningful while !own.
+	past uint64
+	at   string
+	own  bool
 }
 
 // shareFrames wraps the follower's glass box m, which joined with past
@@ -61,7 +67,7 @@ func (b *Broadcast) shareFrames(m tea.Model, past int) tea.Model {
 	if b.unshared {
 		return m
 	}
-	return sharedFollower{inner: m, frames: &b.frames, state: b.frames.hash(0, "join "+strconv.Itoa(past))}
+	return sharedFollower{inner: m, frames: &b.frames, at: strconv.Itoa(past) + "/0"}
 }
 
 func (f *frames) hash(state uint64, what string) uint64 {
@@ -76,15 +82,18 @@ func (s sharedFollower) Init() tea.Cmd { return s.inner.Init() }
 
 func (s sharedFollower) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if !s.own {
-		switch msg := msg.(type) {
-		case tea.WindowSizeMsg:
-			s.state = s.frames.hash(s.state, "size "+strconv.Itoa(msg.Width)+"x"+strconv.Itoa(msg.Height))
-		default:
-			if id, ok := ui.FollowBatchID(msg); ok && id != "" {
-				s.state = s.frames.hash(s.state, "batch "+id)
-			} else {
-				s.own = true
+		if size, ok := msg.(tea.WindowSizeMsg); ok {
+			s.past = s.frames.hash(s.past, "size "+strconv.Itoa(size.Width)+"x"+strconv.Itoa(size.Height))
+		} else if b, ended, ok := ui.FollowBatchOf(msg); ok && b.ID != "" {
+			if b.Note != "" {
+				s.past = s.frames.hash(s.past, "note "+b.Note)
 			}
+			if ended {
+				s.past = s.frames.hash(s.past, "ended")
+			}
+			s.at = b.ID
+		} else {
+			s.own = true
 		}
 	}
 	var cmd tea.Cmd
@@ -96,10 +105,11 @@ func (s sharedFollower) View() string {
 	if s.own {
 		return s.inner.View()
 	}
-	if v, ok := s.frames.get(s.state); ok {
+	state := s.frames.hash(s.past, s.at)
+	if v, ok := s.frames.get(state); ok {
 		return v
 	}
 	v := s.inner.View()
-	s.frames.put(s.state, v)
+	s.frames.put(state, v)
 	return v
 }

@@ -96,3 +96,60 @@ func TestFollowersInTheSameStateShareAFrame(t *testing.T) {
 		t.Fatal("another follower's notice reached a shared frame")
 	}
 }
+
+// Followers at the same place in the broadcast are in the same state
+// however they got there — joined early or late, handed the steps one at
+// a time or in a lagging batch, shown many chunks of a call or only the
+// last — so each draws exactly the frame they share.
+func TestFollowersAtTheSamePlaceShareHoweverTheyGotThere(t *testing.T) {
+	b := NewBroadcast(nil)
+	b.liveEvery = 0
+	tour := tourTransitions(t)
+	b.Publish(tour[0])
+	type follower struct {
+		f     *Follower
+		m     tea.Model
+		views int
+	}
+	join := func() *follower {
+		fl := &follower{}
+		f, past := b.Follow()
+		fl.f = f
+		cfg := ui.Config{Runs: []ui.RunConfig{{Banner: "offline tutor", Backend: "offline", Past: past}},
+			Follow: &ui.Follow{Who: "instructor", Next: f.Next}, NoColor: true}
+		fl.m = b.shareFrames(counted{Model: ui.NewServed(context.Background(), cfg), views: &fl.views}, len(past))
+		fl.m, _ = fl.m.Update(tea.WindowSizeMsg{Width: 120, Height: 34})
+		return fl
+	}
+	take := func(fl *follower) {
+		batch, ok := fl.f.Next(context.Background())
+		fl.m, _ = fl.m.Update(ui.FollowMsg(batch, ok))
+		fl.m.View()
+	}
+	early, lagging := join(), join()
+	for _, tr := range tour[1:5] {
+		b.Publish(tr)
+		take(early)
+		for n := 1; n <= 3; n++ {
+			b.PublishLive(call(n))
+			take(early) // sees every chunk; lagging sees none of them
+		}
+	}
+	late := join() // joins with the steps so far, and the call in flight
+	b.PublishLive(call(4))
+	for _, fl := range []*follower{early, lagging, late} {
+		take(fl)
+	}
+	if lagging.views != 0 || late.views != 0 {
+		t.Fatalf("followers at the same place drew %d and %d frames of their own, want none", lagging.views, late.views)
+	}
+	own := func(fl *follower) string { return fl.m.(sharedFollower).inner.View() }
+	for name, fl := range map[string]*follower{"lagging": lagging, "late": late} {
+		if own(fl) != own(early) {
+			t.Fatalf("the %s follower's own frame differs from the early one's at the same place", name)
+		}
+		if fl.m.View() != own(fl) {
+			t.Fatalf("the %s follower was sent a frame that is not its own", name)
+		}
+	}
+}
