@@ -25,27 +25,37 @@ import (
 type frames struct {
 	mu   sync.Mutex
 	seed maphash.Seed
-	byID map[uint64]string
+	byID map[uint64]*sharedFrame
+}
+
+// sharedFrame is one state's frame: drawn once, by the first follower
+// that needs it, while the others in that state wait for it.
+type sharedFrame struct {
+	done chan struct{}
+	v    string
 }
 
 // keep is how many shared frames are kept: the followers' states at the
 // broadcast's latest steps (a state seen again later is drawn again).
 const keep = 64
 
-func (f *frames) get(id uint64) (string, bool) {
+// view is the frame of state id, drawn with draw by the first to ask.
+func (f *frames) view(id uint64, draw func() string) string {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	v, ok := f.byID[id]
-	return v, ok
-}
-
-func (f *frames) put(id uint64, v string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.byID == nil || len(f.byID) >= keep {
-		f.byID = map[uint64]string{}
+	if e, ok := f.byID[id]; ok {
+		f.mu.Unlock()
+		<-e.done
+		return e.v
 	}
-	f.byID[id] = v
+	if f.byID == nil || len(f.byID) >= keep {
+		f.byID = map[uint64]*sharedFrame{}
+	}
+	e := &sharedFrame{done: make(chan struct{})}
+	f.byID[id] = e
+	f.mu.Unlock()
+	defer close(e.done)
+	e.v = draw()
+	return e.v
 }
 
 // sharedFollower is a follower's glass box drawing shared frames while
@@ -105,11 +115,5 @@ func (s sharedFollower) View() string {
 	if s.own {
 		return s.inner.View()
 	}
-	state := s.frames.hash(s.past, s.at)
-	if v, ok := s.frames.get(state); ok {
-		return v
-	}
-	v := s.inner.View()
-	s.frames.put(state, v)
-	return v
+	return s.frames.view(s.frames.hash(s.past, s.at), s.inner.View)
 }
