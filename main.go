@@ -407,7 +407,7 @@ func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	o.Passphrase = func() (string, error) {
 		fmt.Fprint(stderr, l.F("workshop passphrase for %s: ", o.Addr))
-		pw, err := ui.ReadPassword(in)
+		pw, err := ui.ReadPassword(ctx, in)
 		fmt.Fprintln(stderr)
 		return strings.TrimSpace(pw), err
 	}

@@ -35,8 +35,27 @@ func (m Model) notify(msg NoticeMsg) (tea.Model, tea.Cmd) {
 }
 
 // ReadPassword reads a line from the terminal f without echoing it: the
-// workshop passphrase glassbox follow asks for.
-func ReadPassword(f *os.File) (string, error) {
-	b, err := term.ReadPassword(f.Fd())
-	return string(b), err
+// workshop passphrase glassbox follow asks for. When ctx ends first (Ctrl-C)
+// the terminal gets its echo back and ctx's error is returned.
+func ReadPassword(ctx context.Context, f *os.File) (string, error) {
+	st, err := term.GetState(f.Fd())
+	if err != nil {
+		return "", err
+	}
+	type line struct {
+		s   string
+		err error
+	}
+	got := make(chan line, 1)
+	go func() {
+		b, err := term.ReadPassword(f.Fd())
+		got <- line{string(b), err}
+	}()
+	select {
+	case l := <-got:
+		return l.s, l.err
+	case <-ctx.Done():
+		term.Restore(f.Fd(), st)
+		return "", context.Cause(ctx)
+	}
 }

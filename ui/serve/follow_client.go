@@ -100,7 +100,9 @@ func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
 	if err != nil {
 		return nil, errors.New(l.F("cannot reach %s: %v", addr, err))
 	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() }) // Ctrl-C during the handshake
 	c, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
+	stop()
 	if err != nil {
 		conn.Close()
 		var hk *hostKeyError
