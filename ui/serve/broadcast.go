@@ -246,13 +246,13 @@ func (f *Follower) Next(ctx context.Context) (ui.FollowBatch, bool) {
 	return out, ok
 }
 
-// batch is what Next hands out, as the broadcast keeps it: the steps
-// from..to of the record (or a resync's own), the call in flight.
+// batch is what Next hands out, as the broadcast keeps it: the steps of
+// the record up to to (or a resync's own), the call in flight.
 type batch struct {
 	steps    []*entry
 	live     *liveCall
 	note     string
-	from, to int
+	to       int
 	resynced bool
 }
 
@@ -278,7 +278,7 @@ func (f *Follower) take(ctx context.Context) (out batch, ok bool) {
 			b.mu.Unlock()
 			return f.resync(behind), true
 		}
-		out.from, out.to = f.next, len(b.log)
+		out.to = len(b.log)
 		out.steps = append(out.steps, b.log[f.next:]...)
 		f.next = len(b.log)
 		if n := len(out.steps); n > 0 {
