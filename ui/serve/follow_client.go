@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
@@ -93,7 +92,6 @@ func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
 			}),
 		},
 		HostKeyCallback: hostKeyCheck(o),
-		Timeout:         15 * time.Second,
 	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
