@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
@@ -93,7 +94,7 @@ func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
 		},
 		HostKeyCallback: hostKeyCheck(o),
 	}
-	var d net.Dialer
+	d := net.Dialer{Timeout: 15 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, errors.New(l.F("cannot reach %s: %v", addr, err))
