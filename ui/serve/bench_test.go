@@ -289,7 +289,7 @@ func benchFanout(b *testing.B, n int, unshared bool) {
 	var mu sync.Mutex
 	var all []time.Duration
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cpuTime()
 	for range b.N {
 		for _, t := range tour {
 			for _, tm := range terms {
@@ -316,7 +316,7 @@ func benchFanout(b *testing.B, n int, unshared bool) {
 		}
 	}
 	b.StopTimer()
-	cpu = processCPU() - cpu
+	cpu = cpuTime() - cpu
 	slices.Sort(all)
 	if len(all) == 0 {
 		return
