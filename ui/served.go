@@ -38,7 +38,8 @@ func (m Model) notify(msg NoticeMsg) (tea.Model, tea.Cmd) {
 // workshop passphrase glassbox follow asks for. When ctx ends first (Ctrl-C)
 // the terminal gets its echo back and ctx's error is returned.
 func ReadPassword(ctx context.Context, f *os.File) (string, error) {
-	st, err := term.GetState(f.Fd())
+	fd := f.Fd() // once: the read below may outlive this call (and f)
+	st, err := term.GetState(fd)
 	if err != nil {
 		return "", err
 	}
@@ -48,14 +49,14 @@ func ReadPassword(ctx context.Context, f *os.File) (string, error) {
 	}
 	got := make(chan line, 1)
 	go func() {
-		b, err := term.ReadPassword(f.Fd())
+		b, err := term.ReadPassword(fd)
 		got <- line{string(b), err}
 	}()
 	select {
 	case l := <-got:
 		return l.s, l.err
 	case <-ctx.Done():
-		term.Restore(f.Fd(), st)
+		term.Restore(fd, st)
 		return "", context.Cause(ctx)
 	}
 }
