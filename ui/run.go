@@ -21,6 +21,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // Lesson is one bundled offline lesson, as the lessons menu lists it.
@@ -81,6 +82,10 @@ type Config struct {
 	// (on the UI's goroutine, in order): a workshop broadcasts the
 	// instructor's run with it. It must not block.
 	OnTransition func(loop.Transition)
+	// OnWire, when set, hears a run's model call in flight each time it
+	// grows (the request sent, each chunk of the reply), as it stands: a
+	// workshop streams it to the followers. Same rules as OnTransition.
+	OnWire func(providers.Exchange)
 	// Predict starts in predict mode (--predict; P toggles it): each step
 	// first asks which edge the learner expects.
 	Predict bool
@@ -100,7 +105,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return errors.New("ui.Run: Config.Engine (or Config.Runs) is required")
 	}
 	for i, rc := range cfg.Runs {
-		if rc.Engine == nil {
+		if rc.Engine == nil && cfg.Follow == nil { // a follower draws another's run
 			return fmt.Errorf("ui.Run: Config.Runs[%d].Engine is required", i)
 		}
 	}

@@ -27,7 +27,6 @@ func init() {
 		"%s, lesson %s":    "%s、レッスン %s",
 		"stop with Ctrl-C": "Ctrl-C で終了します",
 		"stopped; every learner's session is kept":                                                               "終了しました。受講者全員のセッションは保存されています",
-		"your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)": "あなたの実行は配信されています: 'follow' で接続した受講者には、あなたの一歩一歩が見えます(ここで q を押すとルームを閉じます)",
 
 		// serve's flags and their mistakes
 		"serve: the address to listen on": "serve: 待ち受けるアドレス",

@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -99,9 +98,13 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	_, port, _ := net.SplitHostPort(addr.String())
 	l := s.room()
-	fmt.Fprintf(out, "glassbox serve: %s\n", l.F("listening on %s (up to %d learners)", addr, s.opts.MaxLearners))
 	var rows [][2]string // label, value
-	rows = append(rows, [2]string{l.T("learners connect with:"), l.F("ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)", port)})
+	if s.opts.FollowOnly {
+		fmt.Fprintln(out, l.F("glassbox: broadcasting on %s (up to %d followers)", addr, s.opts.MaxLearners))
+	} else {
+		fmt.Fprintf(out, "glassbox serve: %s\n", l.F("listening on %s (up to %d learners)", addr, s.opts.MaxLearners))
+		rows = append(rows, [2]string{l.T("learners connect with:"), l.F("ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)", port)})
+	}
 	if s.passphrase != "" {
 		rows = append(rows, [2]string{l.T("workshop passphrase:"), s.passphrase})
 	}
@@ -110,23 +113,34 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	}
 	if s.opts.Broadcast != nil {
 		rows = append(rows, [2]string{l.T("follow the instructor:"), l.F("ssh -p %s %s@HOST  (read-only, live)", port, FollowUser)})
+		rows = append(rows, [2]string{strings.TrimSpace(l.T("or, with glassbox:     ")), fmt.Sprintf("glassbox follow HOST:%s --fingerprint %s", port, s.fingerprint)})
 	}
 	rows = append(rows, [2]string{l.T("host key fingerprint:"), s.fingerprint})
+	if s.opts.FollowOnly {
+		printRows(out, rows)
+		fmt.Fprintln(out, "  "+l.T("q in the glass box ends the broadcast"))
+		return
+	}
 	kind := l.T("offline simulation")
 	if !s.opts.Run.Offline {
 		kind = l.F("provider %s (the server's key; learners never see it)", s.opts.Run.Provider)
 	}
 	rows = append(rows, [2]string{l.T("every learner runs:"), l.F("%s, lesson %s", kind, s.opts.Run.Lesson)})
-	// The values line up two cells after the widest label (a double-width
-	// character takes two).
-	width := 0
+	printRows(out, rows)
+	fmt.Fprintf(out, "  %s\n", l.T("stop with Ctrl-C"))
+}
+
+// printRows prints the banner's labelled lines, the values in one column
+// two cells after the widest label (a double-width character takes two),
+// and never before cell 24, where the English labels put them.
+func printRows(out io.Writer, rows [][2]string) {
+	width := len("learners connect with:")
 	for _, r := range rows {
 		width = max(width, ansi.StringWidth(r[0]))
 	}
 	for _, r := range rows {
 		fmt.Fprintf(out, "  %s%s%s\n", r[0], strings.Repeat(" ", width+2-ansi.StringWidth(r[0])), r[1])
 	}
-	fmt.Fprintf(out, "  %s\n", l.T("stop with Ctrl-C"))
 }
 
 // room is the room's language (serve --lang, else the server's locale):
@@ -151,32 +165,11 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b := NewBroadcast(cfg.Runs[0].Past)
-	o.Broadcast, o.Instructor = b, InstructorView(cfg.Runs[0])
-	s, err := New(o)
+	_, stop, err := Broadcasting(&cfg, o, out)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return fmt.Errorf("%w: --addr %s: %w", agentrun.ErrUsage, o.Addr, err)
-	}
-	var room strings.Builder
-	s.Announce(&room, ln.Addr())
-	fmt.Fprint(out, room.String())
-	for _, line := range strings.Split(strings.TrimSpace(room.String()), "\n") {
-		if !strings.Contains(line, "Ctrl-C") { // every language keeps the key's name
-			cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, strings.Join(strings.Fields(line), " "))
-		}
-	}
-	cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, s.room().T("your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)"))
+	defer stop()
 	cfg.Predict = o.Predict
-	cfg.OnTransition = b.Publish
-	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
-	cfg.Changed = b.Changed()
-	go s.Serve(ln)
-	err = ui.Run(ctx, cfg)
-	b.End()
-	s.Close()
-	return err
+	return ui.Run(ctx, cfg)
 }

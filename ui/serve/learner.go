@@ -25,6 +25,9 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	m.last = m.now()
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(frameRate)}, bm.MakeOptions(sess)...)
+	if b := s.opts.Broadcast; l.follower && b != nil {
+		return tea.NewProgram(b.shareFrames(m, len(l.cfg.Runs[0].Past)), opts...)
+	}
 	return tea.NewProgram(m, opts...)
 }
 

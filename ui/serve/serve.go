@@ -6,7 +6,8 @@
 //
 // Who gets in: anyone with the workshop passphrase (password or
 // keyboard-interactive), or a key listed in --authorized-keys. What they
-// get: the glass box and nothing else — exec, subsystems (SFTP), port and
+// get: the glass box and nothing else — exec, subsystems (SFTP; the one
+// served is the follow stream, to followers), port and
 // agent forwarding are refused. Each learner is a folder under the
 // server's state folder, named from their user name (passphrase) or key;
 // connecting again with the same name or key resumes their session.
@@ -76,6 +77,9 @@ type Options struct {
 	// Broadcast is the instructor's run, for the learners who connect as
 	// FollowUser; nil when nobody instructs.
 	Broadcast *Broadcast
+	// FollowOnly serves followers only (glassbox --broadcast): anyone else
+	// is told the room has no glass boxes of its own.
+	FollowOnly bool
 	// Instructor describes the instructor's run to its followers (banner,
 	// backend, provider): InstructorView makes it.
 	Instructor ui.RunConfig
@@ -157,9 +161,11 @@ func New(opts Options) (*Server, error) {
 		wish.WithHostKeyPEM(pemBytes),
 		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.gate),
 		func(srv *ssh.Server) error {
-			// A shell is the only request that gets anything: exec
-			// (`ssh host cmd`) and subsystems (SFTP, scp) are refused.
-			srv.SessionRequestCallback = func(_ ssh.Session, t string) bool { return t == "shell" }
+			// A shell is the only request that gets anything, and the
+			// follow stream (follow_wire.go) the only subsystem: exec
+			// (`ssh host cmd`) and other subsystems (SFTP, scp) are refused.
+			srv.SessionRequestCallback = func(_ ssh.Session, t string) bool { return t == "shell" || t == "subsystem" }
+			srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{FollowSubsystem: s.followStream}
 			// Port forwarding: no direct-tcpip channel handler and no
 			// tcpip-forward request handler, so both are refused; the
 			// session channel drops agent and X11 forwarding requests.
@@ -277,6 +283,10 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		}
 		if sess.User() == FollowUser {
 			s.follow(sess, next, say)
+			return
+		}
+		if s.opts.FollowOnly {
+			wish.Fatalln(sess, "glassbox: "+say.T("this is a broadcast to follow, with no glass boxes of its own: connect as 'follow' (ssh -p PORT follow@HOST, or glassbox follow HOST:PORT)"))
 			return
 		}
 		if msg := s.enter(id, say); msg != "" {
