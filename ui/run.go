@@ -88,6 +88,10 @@ type Config struct {
 	Status func() (key, value string)
 	// Changed, when set, says Status has changed: the frame is drawn again.
 	Changed <-chan struct{}
+	// Room, when set, is a glass box served in a room (glassbox serve):
+	// its scores kept across connections, its handouts' address, and the
+	// instructor's roster.
+	Room *Room
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx
