@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,7 +220,7 @@ func rosterLines(m Model, r Roster, w int) []string {
 		"",
 	}
 	if len(r.Learners) > 0 {
-		out = append(out, th.Muted.Render(cut(fmt.Sprintf("%-12s %-12s %5s %-26s %-10s %s", "name", "lesson", "step", "state", "predict", "health"))))
+		out = append(out, th.Muted.Render(cut(fmt.Sprintf(rosterRow, "name", "lesson", "step", "state", "predict", "calls", "retries", "fails", "p50", "max"))))
 	}
 	for _, l := range r.Learners {
 		s := l.Seat
@@ -227,10 +228,13 @@ func rosterLines(m Model, r Roster, w int) []string {
 		if s.Predicting || s.Score().Total > 0 {
 			pred = s.Score().String()
 		}
-		health := fmt.Sprintf("%d calls · %d retries · %d failures · p50 %s · max %s",
-			s.Calls, s.Retries, s.Failures, shortDuration(s.P50), shortDuration(s.Max))
-		out = append(out, cut(fmt.Sprintf("%-12s %-12s %5s %-26s %-10s %s",
-			ansi.Truncate(l.Name, 12, "…"), ansi.Truncate(lessonLabel(s.Lesson), 12, "…"), stepLabel(s.Step), s.State, pred, health)))
+		p50, most := "—", "—"
+		if s.Calls > 0 {
+			p50, most = shortDuration(s.P50), shortDuration(s.Max)
+		}
+		out = append(out, cut(fmt.Sprintf(rosterRow,
+			ansi.Truncate(l.Name, 10, "…"), ansi.Truncate(lessonLabel(s.Lesson), 11, "…"), stepLabel(s.Step), s.State, pred,
+			strconv.Itoa(s.Calls), strconv.Itoa(s.Retries), strconv.Itoa(s.Failures), p50, most)))
 	}
 	out = append(out, "", th.Bold.Render(cut("The room's answers")))
 	groups := r.Answers()
@@ -252,6 +256,9 @@ func rosterLines(m Model, r Roster, w int) []string {
 	}
 	return out
 }
+
+// rosterRow is a line of the roster's table: 96 cells, the overlay's width.
+const rosterRow = "%-10s %-11s %4s %-26s %-7s %5s %7s %5s %6s %6s"
 
 func lessonLabel(l string) string {
 	if l == "" {
