@@ -36,7 +36,10 @@ type Room struct {
 }
 
 // Score is predictions right out of predictions made.
-type Score struct{ Right, Total int }
+type Score struct {
+	Right int `json:"right"`
+	Total int `json:"total"`
+}
 
 func (s Score) String() string { return fmt.Sprintf("%d/%d", s.Right, s.Total) }
 

@@ -32,7 +32,8 @@ type inputGuard struct {
 	lastRead  time.Time
 
 	mu   sync.Mutex
-	high int // the most bytes held at once (tests read it)
+	high int   // the most bytes held at once (tests read it)
+	seen int64 // bytes read from the channel
 }
 
 type guardMode int
@@ -77,6 +78,9 @@ func (g *inputGuard) Read(p []byte) (int, error) {
 
 // filter takes one read of the channel and appends what passes to out.
 func (g *inputGuard) filter(b []byte) {
+	g.mu.Lock()
+	g.seen += int64(len(b))
+	g.mu.Unlock()
 	t := g.now()
 	quiet := t.Sub(g.lastRead) >= quietGap
 	g.lastRead = t
@@ -183,7 +187,14 @@ func (g *inputGuard) tell(msg string) {
 	}
 }
 
-// held is the most bytes the guard has held at once.
+// bytesSeen is how many bytes the guard has read from the channel.
+func (g *inputGuard) bytesSeen() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.seen
+}
+
+// highWater is the most bytes the guard has held at once.
 func (g *inputGuard) highWater() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
