@@ -31,6 +31,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/serve"
 )
 
@@ -180,6 +181,11 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 	if err := c.Validate(); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
+	l, err := lang.Choose(c.Lang, os.Getenv)
+	if err != nil {
+		return c, nil, fmt.Errorf("%w: --lang: %v", agentrun.ErrUsage, err)
+	}
+	c.Lang = l.String()
 	return c, fs.Args(), nil
 }
 
@@ -199,6 +205,7 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Record, "record", c.Record, "write a cassette of the raw HTTP exchanges to FILE")
 	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
 	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")
+	fs.StringVar(&c.Lang, "lang", c.Lang, "the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); the JSONL trace and payloads stay as they are")
 	fs.Var(mcpFlag{&c.MCP}, "mcp", "attach an MCP server: NAME=COMMAND ARGS… (stdio) or NAME=URL (streamable HTTP); repeatable; its tools join as NAME__tool (docs/mcp.md)")
 	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
 	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")

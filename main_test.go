@@ -118,6 +118,7 @@ func TestVersionAndUsage(t *testing.T) {
 		{"unknown flag", []string{"run", "--frobnicate", "hi"}, exitUsage, "frobnicate"},
 		{"zero iterations", []string{"run", "--max-iterations", "0", "hi"}, exitUsage, "at least 1"},
 		{"unknown lesson", []string{"run", "--lesson", "nope"}, exitUsage, `no lesson named "nope"`},
+		{"unknown language", []string{"run", "--lang", "fr", "hi"}, exitUsage, `--lang: unknown language "fr": use en or ja`},
 		{"missing policy file", []string{"run", "--policy", "/nonexistent/p.toml", "hi"}, exitUsage, "policy file"},
 		{"lessons takes no args", []string{"lessons", "x"}, exitUsage, "no arguments"},
 		{"a flag after the prompt", []string{"run", "--offline", "list the files", "--json"}, exitUsage, "flags go before it"},

@@ -44,6 +44,10 @@ type Config struct {
 	Replay        string        // --replay
 	JSON          bool          // --json (run only)
 	Trace         string        // --trace
+	// Lang is the language of what a person reads ("en" or "ja"): --lang,
+	// else the locale (ui/lang.Choose). The JSONL trace, names and payloads
+	// do not change with it.
+	Lang string
 	// Call is --stall, --call-timeout, --stream=false and --num-predict:
 	// what every model call of the run may take, and how it is made.
 	Call providers.CallOptions
