@@ -107,7 +107,7 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 		fmt.Fprintf(out, "  follow the instructor:  ssh -p %s %s@HOST  (read-only, live)\n", port, FollowUser)
 	}
 	if s.handouts != nil {
-		fmt.Fprintf(out, "  handouts over HTTP:     port %s  (X shows each learner the address of their own pages)\n", s.handouts.portNow())
+		fmt.Fprintln(out, s.lang.F("  handouts over HTTP:     port %s  (X shows each learner the address of their own pages)", s.handouts.portNow()))
 	}
 	fmt.Fprintf(out, "  host key fingerprint:   %s\n", s.fingerprint)
 	kind := "offline simulation"

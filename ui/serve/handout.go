@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // A served learner's X writes the handout on the server, where they cannot
@@ -45,10 +47,11 @@ type handoutDesk struct {
 	port    string                       // where the desk listens, once it does
 	srv     *http.Server
 	closed  bool
+	lang    lang.Lang
 }
 
-func newHandoutDesk() *handoutDesk {
-	return &handoutDesk{folders: map[[sha256.Size]byte]string{}, tokens: map[string]string{}}
+func newHandoutDesk(l lang.Lang) *handoutDesk {
+	return &handoutDesk{lang: l, folders: map[[sha256.Size]byte]string{}, tokens: map[string]string{}}
 }
 
 // link is learner id's Room.Handout: the address of a page X wrote into
@@ -66,13 +69,13 @@ func (d *handoutDesk) link(id, folder, host string) func(path string) (string, e
 	d.mu.Unlock()
 	return func(path string) (string, error) {
 		if filepath.Dir(path) != folder || !handoutName.MatchString(filepath.Base(path)) {
-			return "", fmt.Errorf("%s is not one of your handouts", filepath.Base(path))
+			return "", errors.New(d.lang.F("%s is not one of your handouts", filepath.Base(path)))
 		}
 		d.mu.Lock()
 		port := d.port
 		d.mu.Unlock()
 		if port == "" {
-			return "", errors.New("the handouts server is not listening")
+			return "", errors.New(d.lang.T("the handouts server is not listening"))
 		}
 		return "http://" + net.JoinHostPort(host, port) + "/h/" + tok + "/" + filepath.Base(path), nil
 	}
@@ -130,13 +133,13 @@ func (d *handoutDesk) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
-		http.Error(w, "glassbox handouts are read-only", http.StatusMethodNotAllowed)
+		http.Error(w, d.lang.T("glassbox handouts are read-only"), http.StatusMethodNotAllowed)
 		return
 	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/h/")
 	tok, name, _ := strings.Cut(rest, "/")
 	if !ok || tok == "" || r.URL.RawQuery != "" {
-		notFound(w)
+		d.notFound(w)
 		return
 	}
 	d.mu.Lock()
@@ -144,18 +147,18 @@ func (d *handoutDesk) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d.mu.Unlock()
 	switch {
 	case !known:
-		notFound(w)
+		d.notFound(w)
 	case name == "":
 		d.index(w, folder)
 	case handoutName.MatchString(name):
 		d.page(w, r, folder, name)
 	default:
-		notFound(w)
+		d.notFound(w)
 	}
 }
 
-func notFound(w http.ResponseWriter) {
-	http.Error(w, "no such handout (the address is shown on your glass box when you press X; it lasts while the room is served)", http.StatusNotFound)
+func (d *handoutDesk) notFound(w http.ResponseWriter) {
+	http.Error(w, d.lang.T("no such handout (the address is shown on your glass box when you press X; it lasts while the room is served)"), http.StatusNotFound)
 }
 
 // page sends one handout, opened inside the learner's folder only (a link
@@ -163,19 +166,19 @@ func notFound(w http.ResponseWriter) {
 func (d *handoutDesk) page(w http.ResponseWriter, r *http.Request, folder, name string) {
 	root, err := os.OpenRoot(folder)
 	if err != nil {
-		notFound(w)
+		d.notFound(w)
 		return
 	}
 	defer root.Close()
 	f, err := root.Open(name)
 	if err != nil {
-		notFound(w)
+		d.notFound(w)
 		return
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		notFound(w)
+		d.notFound(w)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -195,15 +198,16 @@ func (d *handoutDesk) index(w http.ResponseWriter, folder string) {
 	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	var b strings.Builder
-	b.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Your glassbox handouts</title></head><body><h1>Your glassbox handouts</h1>`)
+	title := html.EscapeString(d.lang.T("Your glassbox handouts"))
+	fmt.Fprintf(&b, `<!DOCTYPE html><html lang="%s"><head><meta charset="utf-8"><title>%s</title></head><body><h1>%s</h1>`, d.lang, title, title)
 	if len(names) == 0 {
-		b.WriteString("<p>None yet: press X in your glass box to write the step on screen.</p>")
+		fmt.Fprintf(&b, "<p>%s</p>", html.EscapeString(d.lang.T("None yet: press X in your glass box to write the step on screen.")))
 	}
 	b.WriteString("<ul>")
 	for _, n := range names {
 		fmt.Fprintf(&b, `<li><a href="%s">%s</a></li>`, html.EscapeString(n), html.EscapeString(n))
 	}
-	b.WriteString("</ul><p>These pages last while the room is served: save the ones you want to keep.</p></body></html>")
+	fmt.Fprintf(&b, "</ul><p>%s</p></body></html>", html.EscapeString(d.lang.T("These pages last while the room is served: save the ones you want to keep.")))
 	io.WriteString(w, b.String())
 }
 

@@ -36,7 +36,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	// anything (paste.go); what it refuses is said on the notice line.
 	var p *tea.Program
 	ready := make(chan struct{})
-	guard := newInputGuard(sess, s.opts.MaxPaste, func(msg string) {
+	guard := newInputGuard(sess, s.opts.MaxPaste, s.lang, func(msg string) {
 		<-ready
 		p.Send(ui.NoticeMsg(msg))
 	})
@@ -120,7 +120,7 @@ func (m roomModel) forward(msg tea.Msg) (tea.Model, tea.Cmd) {
 		l.keep(v, seat.Scores)
 		cmd = tea.Batch(cmd, func() tea.Msg {
 			if err := book.save(l.dir, l.id, v, seat.Scores); err != nil {
-				return ui.NoticeMsg("your predict score could not be kept on the server: " + err.Error())
+				return ui.NoticeMsg(book.lang.F("your predict score could not be kept on the server: %v", err))
 			}
 			return nil
 		})

@@ -2,10 +2,11 @@ package serve
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // inputGuard sits between a learner's SSH channel and their glass box and
@@ -22,6 +23,7 @@ type inputGuard struct {
 	chunk  []byte
 	out    []byte // bytes for the program, not yet read
 	notice func(string)
+	lang   lang.Lang // the language of what the learner is told
 
 	mode      guardMode
 	held      []byte // a marker's beginning, seen at the end of a read
@@ -59,8 +61,8 @@ const (
 	guardChunk  = 4096
 )
 
-func newInputGuard(src io.Reader, limit int, notice func(string)) *inputGuard {
-	return &inputGuard{src: src, limit: limit, now: time.Now, chunk: make([]byte, guardChunk), notice: notice}
+func newInputGuard(src io.Reader, limit int, l lang.Lang, notice func(string)) *inputGuard {
+	return &inputGuard{src: src, limit: limit, lang: l, now: time.Now, chunk: make([]byte, guardChunk), notice: notice}
 }
 
 func (g *inputGuard) Read(p []byte) (int, error) {
@@ -122,7 +124,7 @@ func (g *inputGuard) pass(b []byte) []byte {
 		keep := max(g.limit-g.burst, 0)
 		g.out = append(g.out, b[:keep]...)
 		g.mode, g.held, g.burst = cutting, nil, g.limit
-		g.tell(fmt.Sprintf("input cut: more than %d bytes arrived at once (the room's paste limit); the rest was dropped", g.limit))
+		g.tell(g.lang.F("input cut: more than %d bytes arrived at once (the room's paste limit); the rest was dropped", g.limit))
 		return nil
 	}
 	g.burst += len(b)
@@ -148,7 +150,7 @@ func (g *inputGuard) inPaste(b []byte) []byte {
 	if g.mode == pasting && g.pasteSize > g.limit {
 		g.mode = dropping
 		g.paste = bytes.Buffer{} // its memory goes too
-		g.tell(fmt.Sprintf("paste over the room's limit of %d bytes: refusing it…", g.limit))
+		g.tell(g.lang.F("paste over the room's limit of %d bytes: refusing it…", g.limit))
 	}
 	if g.mode == pasting {
 		g.paste.Write(body)
@@ -159,7 +161,7 @@ func (g *inputGuard) inPaste(b []byte) []byte {
 	if g.mode == pasting {
 		g.out = append(append(append(g.out, pasteStart...), g.paste.Bytes()...), pasteEnd...)
 	} else {
-		g.tell(fmt.Sprintf("paste refused: %d bytes, over the room's limit of %d (nothing was pasted)", g.pasteSize, g.limit))
+		g.tell(g.lang.F("paste refused: %d bytes, over the room's limit of %d (nothing was pasted)", g.pasteSize, g.limit))
 	}
 	g.paste.Reset()
 	g.mode = passing

@@ -39,7 +39,7 @@ func guarded(t *testing.T, limit int, chunks []string, at ...time.Duration) (str
 	var clock time.Time
 	var told []string
 	src := &reads{chunks: chunks, at: at, clock: &clock}
-	g := newInputGuard(src, limit, func(s string) { told = append(told, s) })
+	g := newInputGuard(src, limit, "", func(s string) { told = append(told, s) })
 	g.now = func() time.Time { return clock }
 	out, err := io.ReadAll(g)
 	if err != nil {
@@ -111,7 +111,7 @@ func (e *endless) Read(p []byte) (int, error) {
 
 // However much a paste holds, the guard holds at most the limit and one read.
 func TestInputGuardHoldsLittle(t *testing.T) {
-	g := newInputGuard(&endless{n: 64 << 20}, 4096, func(string) {})
+	g := newInputGuard(&endless{n: 64 << 20}, 4096, "", func(string) {})
 	if n, err := g.Read(make([]byte, 256)); n != 0 || err != io.EOF {
 		t.Fatalf("Read = %d, %v; want nothing of the paste, then io.EOF", n, err)
 	}

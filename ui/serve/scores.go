@@ -17,6 +17,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // A learner's predict scores outlive their connection: they are kept beside
@@ -42,15 +43,16 @@ type scoresDoc struct {
 
 // scoreBook keeps the learners' scores on disk.
 type scoreBook struct {
-	key []byte // the sealing key, derived from the host key
+	key  []byte    // the sealing key, derived from the host key
+	lang lang.Lang // the language of why a file was not used
 
 	mu    sync.Mutex
 	saved map[string]int // learner id → the version last written
 }
 
-func newScoreBook(hostKey []byte) *scoreBook {
+func newScoreBook(hostKey []byte, l lang.Lang) *scoreBook {
 	sum := sha256.Sum256(append([]byte("glassbox-serve-scores-v1\x00"), hostKey...))
-	return &scoreBook{key: sum[:], saved: map[string]int{}}
+	return &scoreBook{key: sum[:], lang: l, saved: map[string]int{}}
 }
 
 // seal is the HMAC of a learner's scores: the learner's id and every
@@ -84,27 +86,27 @@ func (b *scoreBook) load(dir, id string) (map[string]ui.Score, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", scoresFile, err)
+		return nil, fmt.Errorf("%s: %w", scoresFile, err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", scoresFile)
+		return nil, errors.New(b.lang.F("%s is not a regular file", scoresFile))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxScoresBytes+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > maxScoresBytes {
-		return nil, fmt.Errorf("%s is over %d KB", scoresFile, maxScoresBytes>>10)
+		return nil, errors.New(b.lang.F("%s is over %d KB", scoresFile, maxScoresBytes>>10))
 	}
 	var doc scoresDoc
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("%s is not a scores file: %v", scoresFile, err)
+		return nil, errors.New(b.lang.F("%s is not a scores file: %v", scoresFile, err))
 	}
 	if doc.Learner != id {
-		return nil, fmt.Errorf("%s belongs to another learner", scoresFile)
+		return nil, errors.New(b.lang.F("%s belongs to another learner", scoresFile))
 	}
 	known := map[string]bool{"": true} // "": a request of the learner's own
 	for _, l := range offline.Lessons() {
@@ -112,14 +114,14 @@ func (b *scoreBook) load(dir, id string) (map[string]ui.Score, error) {
 	}
 	for l, s := range doc.Scores {
 		if !known[l] {
-			return nil, fmt.Errorf("%s names a lesson glassbox does not have (%q)", scoresFile, l)
+			return nil, errors.New(b.lang.F("%s names a lesson glassbox does not have (%q)", scoresFile, l))
 		}
 		if s.Right < 0 || s.Total < s.Right || s.Total > maxPredictions {
-			return nil, fmt.Errorf("%s holds an impossible score for %s (%d/%d)", scoresFile, lessonName(l), s.Right, s.Total)
+			return nil, errors.New(b.lang.F("%s holds an impossible score for %s (%d/%d)", scoresFile, b.lessonName(l), s.Right, s.Total))
 		}
 	}
 	if !hmac.Equal([]byte(doc.Seal), []byte(b.seal(id, doc.Scores))) {
-		return nil, fmt.Errorf("%s has no valid seal: it was not written by this server, or was changed since", scoresFile)
+		return nil, errors.New(b.lang.F("%s has no valid seal: it was not written by this server, or was changed since", scoresFile))
 	}
 	return doc.Scores, nil
 }
@@ -154,9 +156,9 @@ func (b *scoreBook) save(dir, id string, version int, scores map[string]ui.Score
 	return nil
 }
 
-func lessonName(l string) string {
+func (b *scoreBook) lessonName(l string) string {
 	if l == "" {
-		return "your own request"
+		return b.lang.T("your own request")
 	}
-	return "lesson " + l
+	return b.lang.F("lesson %s", l)
 }

@@ -48,7 +48,7 @@ func TestForgedScoresAreRefused(t *testing.T) {
 }
 
 func TestScoreBookLoad(t *testing.T) {
-	book := newScoreBook([]byte("host key"))
+	book := newScoreBook([]byte("host key"), "")
 	const id, other = "user-aaaa", "user-bbbb"
 	good := map[string]ui.Score{"tour": {Right: 2, Total: 3}, "": {Right: 0, Total: 1}}
 	doc := func(learner string, scores map[string]ui.Score, seal string) string {
@@ -78,7 +78,7 @@ func TestScoreBookLoad(t *testing.T) {
 			writeFile(t, filepath.Join(dir, scoresFile), doc(id, good, book.seal(other, good)))
 		}, "no valid seal"},
 		{"another server's seal", func(dir string) {
-			writeFile(t, filepath.Join(dir, scoresFile), doc(id, good, newScoreBook([]byte("other host")).seal(id, good)))
+			writeFile(t, filepath.Join(dir, scoresFile), doc(id, good, newScoreBook([]byte("other host"), "").seal(id, good)))
 		}, "no valid seal"},
 		{"a lesson glassbox does not have", func(dir string) {
 			bad := map[string]ui.Score{"\x1b[31mred": {Right: 1, Total: 1}}
@@ -133,7 +133,7 @@ func TestScoreBookLoad(t *testing.T) {
 
 // save writes the newest version only, and the file reads back.
 func TestScoreBookSave(t *testing.T) {
-	book := newScoreBook([]byte("host key"))
+	book := newScoreBook([]byte("host key"), "")
 	dir := t.TempDir()
 	newer := map[string]ui.Score{"tour": {Right: 2, Total: 2}}
 	if err := book.save(dir, "user-a", 2, newer); err != nil {

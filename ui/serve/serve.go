@@ -41,6 +41,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Options is how the room is served. The zero value of each limit is its
@@ -123,6 +124,7 @@ type Server struct {
 	seats    *seats       // the roster: who is connected, where they are
 	scores   *scoreBook   // the learners' predict scores, kept on disk
 	handouts *handoutDesk // --handouts-http: the learners' pages, fetched by token
+	lang     lang.Lang    // the language of what the room tells a person
 }
 
 // ctx keys for what authentication found out.
@@ -159,9 +161,10 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: host key: %v", err)
 	}
 	s.fingerprint = gossh.FingerprintSHA256(signer.PublicKey())
-	s.seats, s.scores = newSeats(), newScoreBook(pemBytes)
+	s.lang = lang.Lang(opts.Run.Lang)
+	s.seats, s.scores = newSeats(), newScoreBook(pemBytes, s.lang)
 	if opts.HandoutsHTTP != "" {
-		s.handouts = newHandoutDesk()
+		s.handouts = newHandoutDesk(s.lang)
 	}
 
 	sopts := []ssh.Option{
@@ -330,7 +333,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		l.mu.Lock()
 		if l.version > 0 {
 			if err := s.scores.save(l.dir, id, l.version, l.scores); err != nil {
-				fmt.Fprintf(sess.Stderr(), "glassbox serve: your predict score could not be kept: %v\r\n", err)
+				fmt.Fprint(sess.Stderr(), "glassbox serve: "+s.lang.F("your predict score could not be kept: %v", err)+"\r\n")
 			}
 		}
 		l.mu.Unlock()
@@ -439,7 +442,7 @@ func (s *Server) open(ctx context.Context, id, host string) (*learner, error) {
 	cfg.Predict = s.opts.Predict
 	cfg.Room = &ui.Room{}
 	if cfg.Room.Scores, err = s.scores.load(dir, id); err != nil {
-		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, "your predict scores from before were not used ("+err.Error()+"): they start again at 0/0")
+		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, s.lang.F("your predict scores from before were not used (%v): they start again at 0/0", err))
 	}
 	if s.handouts != nil {
 		cfg.Room.Handout = s.handouts.link(id, filepath.Join(session.DataDir(path), "handouts"), host)
