@@ -26,7 +26,7 @@ import (
 // reach it, and the room gives learners no shell, no SFTP and no port
 // forward to fetch it with. With --handouts-http the server also answers
 // HTTP, read-only: each learner's pages are at an address with a token of
-// their own (256 random bits, made when they first connect, forgotten when
+// their own (128 random bits, made when they first connect, forgotten when
 // the room stops), shown only on their screen. A token opens only its
 // learner's handouts folder, and only files named like a handout
 // (step-N.html) in it; anything else, and any other method than GET or
@@ -60,7 +60,7 @@ func (d *handoutDesk) link(id, folder, host string) func(path string) (string, e
 	d.mu.Lock()
 	tok := d.tokens[id]
 	if tok == "" {
-		b := make([]byte, 32)
+		b := make([]byte, 16) // 128 bits: unguessable, and short enough to copy
 		rand.Read(b) // never fails (Go 1.24+)
 		tok = base64.RawURLEncoding.EncodeToString(b)
 		d.tokens[id] = tok

@@ -18,7 +18,7 @@ import (
 // handoutURL finds the address of step's handout on a learner's screen.
 func handoutURL(t *testing.T, tm *terminal, step string) string {
 	t.Helper()
-	re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/h/[A-Za-z0-9_-]{43}/step-` + step + `\.html`)
+	re := regexp.MustCompile(`http://127\.0\.0\.1:\d+/h/[A-Za-z0-9_-]{22}/step-` + step + `\.html`)
 	tm.waitFor("handout of step " + step + ": http://")
 	u := re.FindString(tm.text())
 	if u == "" {
