@@ -194,6 +194,11 @@ func (d *rosterDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	d.top.key(msg, scrollKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown}, 10)
+	// The offset is settled here, against the room as it is now; a room
+	// that shrinks before the next key shows its last page (window).
+	if size, ok := m.overlaySize(m.computeLayout().body); ok {
+		d.top.clamp(len(rosterLines(m, m.cfg.Room.Roster(), size.w-4)), size.h-3)
+	}
 	return m, nil
 }
 
@@ -202,7 +207,6 @@ func (d *rosterDialog) keys(Model) help.KeyMap { return newRosterKeys() }
 func (d *rosterDialog) box(m Model, w, h int) (string, []string) {
 	lines := rosterLines(m, m.cfg.Room.Roster(), w)
 	if len(lines) > h {
-		d.top.clamp(len(lines), h-1)
 		lines = append(d.top.window(lines, h-1), m.th.Muted.Render("↑/↓ scroll the roster"))
 	}
 	return "Room", lines

@@ -192,3 +192,31 @@ func TestHandoutLinkForAServedLearner(t *testing.T) {
 		t.Fatalf("the refusal is not said:\n%s", v)
 	}
 }
+
+// A room taller than the screen scrolls: the last line says how, and ↓
+// brings the later learners into view.
+func TestRosterScrolls(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	cfg := w.config()
+	var room Roster
+	for i := range 30 {
+		room.Learners = append(room.Learners, Seated{Name: fmt.Sprintf("learner%02d", i), Seat: Seat{State: loop.WaitingForEvent}})
+	}
+	cfg.Room = &Room{Roster: func() Roster { return room }}
+	h := newHarness(t, cfg, 120, 34)
+	h.press("esc", "R")
+	v := h.plainView()
+	contains(t, v, "↑/↓ scroll the roster")
+	contains(t, v, "learner00")
+	notContains(t, v, "learner29")
+	for range 40 {
+		h.press("down")
+	}
+	v = h.plainView()
+	contains(t, v, "learner29")
+	notContains(t, v, "learner00")
+	checkScreen(t, h.view(), 120, 34)
+	h.press("up") // one line back from the last page, however far ↓ went
+	contains(t, h.plainView(), "learner28")
+	notContains(t, h.plainView(), "no predictions yet")
+}

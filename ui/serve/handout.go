@@ -61,7 +61,7 @@ func (d *handoutDesk) link(id, folder, host string) func(path string) (string, e
 	tok := d.tokens[id]
 	if tok == "" {
 		b := make([]byte, 16) // 128 bits: unguessable, and short enough to copy
-		rand.Read(b) // never fails (Go 1.24+)
+		rand.Read(b)          // never fails (Go 1.24+)
 		tok = base64.RawURLEncoding.EncodeToString(b)
 		d.tokens[id] = tok
 		d.folders[sha256.Sum256([]byte(tok))] = folder

@@ -3,7 +3,10 @@ package serve
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/glassbox-dev/glassbox/ui"
 )
@@ -34,7 +37,7 @@ func (s *seats) tell() {
 // sit seats learner id, shown as name, with the seat their glass box opened with.
 func (s *seats) sit(id, name string, seat ui.Seat) {
 	s.mu.Lock()
-	s.byID[id] = &ui.Seated{Name: name, Seat: seat}
+	s.byID[id] = &ui.Seated{Name: shownName(name), Seat: seat}
 	s.mu.Unlock()
 	s.tell()
 }
@@ -82,3 +85,25 @@ func (s *Server) Roster() ui.Roster { return s.seats.roster() }
 
 // RosterChanged says the roster has changed (one pending signal at most).
 func (s *Server) RosterChanged() <-chan struct{} { return s.seats.changed }
+
+// shownName is a learner's user name as the roster shows it: the SSH user
+// name is whatever the client sent, so only printable characters are kept
+// (no escape sequence reaches the instructor's terminal), at most 32.
+func shownName(name string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range name {
+		if n == 32 {
+			b.WriteRune('…')
+			break
+		}
+		if unicode.IsPrint(r) && r != utf8.RuneError {
+			b.WriteRune(r)
+			n++
+		}
+	}
+	if b.Len() == 0 {
+		return "?"
+	}
+	return b.String()
+}

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -71,4 +73,32 @@ func TestRosterFollowsTheRoom(t *testing.T) {
 	default:
 		t.Fatal("the roster changed without a signal")
 	}
+}
+
+// A user name is whatever the client sent: the roster keeps its printable
+// characters only, so no escape sequence reaches the instructor's screen.
+func TestRosterNamesArePrintable(t *testing.T) {
+	r := newRoom(t, Options{})
+	r.learn("\x1b]2;pwned\x07eve\x1b[2J\r\n").waitFor("Enter: send the tour lesson")
+	waitUntil(t, "eve is seated", func() bool { return len(r.srv.Roster().Learners) == 1 })
+	if got := r.srv.Roster().Learners[0].Name; got != "]2;pwnedeve[2J" {
+		t.Fatalf("the roster shows %q", got)
+	}
+	for in, want := range map[string]string{"": "?", "\x00\x07": "?", "ada": "ada", "名前": "名前", strings.Repeat("x", 40): strings.Repeat("x", 32) + "…"} {
+		if got := shownName(in); got != want {
+			t.Errorf("shownName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// either signals when one of its channels does, and at most once pending.
+func TestEitherMergesSignals(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, b := make(chan struct{}, 1), make(chan struct{}, 1)
+	out := either(ctx, a, b)
+	a <- struct{}{}
+	<-out
+	b <- struct{}{}
+	<-out
 }
