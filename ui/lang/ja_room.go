@@ -32,5 +32,30 @@ func init() {
 		"None yet: press X in your glass box to write the step on screen.":                         "まだありません: グラスボックスで X を押すと、表示中のステップを書き出します。",
 		"These pages last while the room is served: save the ones you want to keep.":               "これらのページは部屋が開いている間だけ見られます。残したいものは保存してください。",
 		"  handouts over HTTP:     port %s  (X shows each learner the address of their own pages)": "  HTTP の配布資料:        ポート %s  （X で各受講者に自分のページのアドレスを表示）",
+
+		// The instructor's roster (R).
+		"R: the roster is the instructor's, in a served room (glassbox serve --instruct)": "R: 名簿は配信された教室の講師のものです（glassbox serve --instruct）",
+		"close the roster":       "名簿を閉じる",
+		"↑/↓ scroll the roster":  "↑/↓ で名簿をスクロール",
+		"Room":                   "教室",
+		"%d learner%s connected": "接続中の受講者 %d 人%.0s",
+		" · %d following you":    " · フォロー中 %d 人",
+		"live and read-only: no learner's files or requests are shown here": "随時更新・閲覧のみ: 受講者のファイルや依頼はここには出ません",
+		"name":               "名前",
+		"lesson":             "レッスン",
+		"calls":              "呼出",
+		"retries":            "再試行",
+		"fails":              "失敗",
+		"own request":        "自分の依頼",
+		"The room's answers": "教室の答え",
+		"no predictions yet: learners in predict mode (P) answer before each step":                "まだ予想はありません: 予想モード（P）の受講者が各ステップの前に答えます",
+		"each learner's latest prediction, grouped by lesson · step · the state it was made from": "受講者ごとの最新の予想を、レッスン · ステップ · 予想した時点の状態でまとめています",
+		"%s · step %d from %s — %d answer%s":                                                      "%s · ステップ %d（%s から）— 回答 %d 件%.0s",
+		"  ✓ the loop took it (%d)":                                                               "  ✓ ループはここを通りました（%d）",
+
+		// A served learner's handout (X).
+		"handout of step %d written on the server, but you cannot fetch it: %v": "ステップ %d の配布資料をサーバーに書きましたが、取りに行けません: %v",
+		"handout of step %d: %s": "ステップ %d の配布資料: %s",
+		"handout of step %d — open in your browser while the room is served: %s": "ステップ %d の配布資料 — 教室が開いている間にブラウザーで開いてください: %s",
 	})
 }
