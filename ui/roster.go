@@ -227,7 +227,7 @@ func rosterLines(m Model, r Roster, w int) []string {
 		"",
 	}
 	if len(r.Learners) > 0 {
-		out = append(out, th.Muted.Render(cut(fmt.Sprintf(rosterRow, "name", "lesson", "step", "state", "predict", "calls", "retries", "fails", "p50", "max"))))
+		out = append(out, th.Muted.Render(cut(rosterRow("name", "lesson", "#", "state", "predict", "calls", "retries", "fails", "p50", "max"))))
 	}
 	for _, l := range r.Learners {
 		s := l.Seat
@@ -239,8 +239,8 @@ func rosterLines(m Model, r Roster, w int) []string {
 		if s.Calls > 0 {
 			p50, most = shortDuration(s.P50), shortDuration(s.Max)
 		}
-		out = append(out, cut(fmt.Sprintf(rosterRow,
-			ansi.Truncate(l.Name, 10, "…"), ansi.Truncate(lessonLabel(s.Lesson), 11, "…"), stepLabel(s.Step), s.State, pred,
+		out = append(out, cut(rosterRow(
+			l.Name, lessonLabel(s.Lesson), stepLabel(s.Step), string(s.State), pred,
 			strconv.Itoa(s.Calls), strconv.Itoa(s.Retries), strconv.Itoa(s.Failures), p50, most)))
 	}
 	out = append(out, "", th.Bold.Render(cut("The room's answers")))
@@ -264,8 +264,32 @@ func rosterLines(m Model, r Roster, w int) []string {
 	return out
 }
 
-// rosterRow is a line of the roster's table: 96 cells, the overlay's width.
-const rosterRow = "%-10s %-11s %4s %-26s %-7s %5s %7s %5s %6s %6s"
+// rosterColumns are the widths of the roster's columns in cells (96 with
+// the gaps, the overlay's width); a negative width aligns to the right.
+var rosterColumns = []int{10, 11, -4, 26, 7, -5, -7, -5, -6, -6}
+
+// rosterRow is a line of the roster's table: each cell cut or padded to its
+// column's width in terminal cells (a Japanese name is two cells a
+// character).
+func rosterRow(cells ...string) string {
+	var b strings.Builder
+	for i, c := range cells {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		w := rosterColumns[i]
+		right := w < 0
+		w = max(w, -w)
+		c = ansi.Truncate(c, w, "…")
+		pad := strings.Repeat(" ", w-ansi.StringWidth(c))
+		if right {
+			b.WriteString(pad + c)
+		} else {
+			b.WriteString(c + pad)
+		}
+	}
+	return b.String()
+}
 
 func lessonLabel(l string) string {
 	if l == "" {

@@ -26,6 +26,7 @@ func sampleRoster() Roster {
 			Last:   Prediction{Lesson: "tour", Step: 4, From: loop.AwaitingLLMResponse, Edge: loop.EdgeFinalAnswer},
 			Calls:  1, Retries: 2, Failures: 1, P50: 2300 * time.Millisecond, Max: 2300 * time.Millisecond}},
 		{Name: "cy", Seat: Seat{State: loop.WaitingForEvent}},
+		{Name: "名前のながい人", Seat: Seat{State: loop.WaitingForEvent}},
 	}}
 }
 
@@ -66,11 +67,12 @@ func TestRosterKeyShowsTheRoomLive(t *testing.T) {
 	}
 	v := h.plainView()
 	for _, want := range []string{
-		"3 learners connected · 2 following you",
-		"name       lesson      step state                      predict calls retries fails    p50    max",
+		"4 learners connected · 2 following you",
+		"name       lesson         # state                      predict calls retries fails    p50    max",
 		"ada        tour          #4 CHECKING_POLICY            2/3         1       0     0  840ms  840ms",
 		"bo         tour          #3 AWAITING_LLM_RESPONSE      1/2         1       2     1   2.3s   2.3s",
 		"cy         own request    — WAITING_FOR_EVENT          off         0       0     0      —      —",
+		"名前のな…  own request    — WAITING_FOR_EVENT          off         0       0     0      —      —",
 		"tour · step 4 from AWAITING_LLM_RESPONSE — 2 answers",
 		"tool_call             1 █  ✓ the loop took it (1)",
 		"final_answer          1 █",
