@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // A glass box served in a room (glassbox serve) tells the room about itself
@@ -164,23 +165,23 @@ type rosterDialog struct{ top scroller }
 
 type rosterKeys struct{ Up, Down, PageUp, PageDown, Close key.Binding }
 
-func newRosterKeys() rosterKeys {
+func newRosterKeys(l lang.Lang) rosterKeys {
 	return rosterKeys{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
-		Close:    key.NewBinding(key.WithKeys("esc", "R", "q"), key.WithHelp("esc/R", "close the roster")),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", l.T("scroll"))),
+		Down:     key.NewBinding(key.WithKeys("down", "j")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d")),
+		Close:    key.NewBinding(key.WithKeys("esc", "R", "q"), key.WithHelp("esc/R", l.T("close the roster"))),
 	}
 }
 
-func (k rosterKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Up, k.Down, k.Close} }
+func (k rosterKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Up, k.Close} }
 func (k rosterKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
 // openRoster is R.
 func (m *Model) openRoster(tea.KeyMsg) tea.Cmd {
 	if m.cfg.Room == nil || m.cfg.Room.Roster == nil {
-		m.notice = "R: the roster is the instructor's, in a served room (glassbox serve --instruct)"
+		m.notice = m.cfg.Lang.T("R: the roster is the instructor's, in a served room (glassbox serve --instruct)")
 		return nil
 	}
 	m.open(&rosterDialog{})
@@ -188,7 +189,7 @@ func (m *Model) openRoster(tea.KeyMsg) tea.Cmd {
 }
 
 func (d *rosterDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := newRosterKeys()
+	k := newRosterKeys(m.cfg.Lang)
 	if key.Matches(msg, k.Close) {
 		m.close(d)
 		return m, nil
@@ -202,36 +203,36 @@ func (d *rosterDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-func (d *rosterDialog) keys(Model) help.KeyMap { return newRosterKeys() }
+func (d *rosterDialog) keys(m Model) help.KeyMap { return newRosterKeys(m.cfg.Lang) }
 
 func (d *rosterDialog) box(m Model, w, h int) (string, []string) {
 	lines := rosterLines(m, m.cfg.Room.Roster(), w)
 	if len(lines) > h {
-		lines = append(d.top.window(lines, h-1), m.th.Muted.Render("↑/↓ scroll the roster"))
+		lines = append(d.top.window(lines, h-1), m.th.Muted.Render(m.cfg.Lang.T("↑/↓ scroll the roster")))
 	}
-	return "Room", lines
+	return m.cfg.Lang.T("Room"), lines
 }
 
 // rosterLines draws the roster at width w: one line per learner, then the
 // room's answers for the step each group of learners is on.
 func rosterLines(m Model, r Roster, w int) []string {
-	th := m.th
+	th, l := m.th, m.cfg.Lang
 	cut := func(s string) string { return ansi.Truncate(s, w, "…") }
-	follow := ""
+	head := l.F("%d learner%s connected", len(r.Learners), plural(len(r.Learners)))
 	if r.Following > 0 {
-		follow = fmt.Sprintf(" · %d following you", r.Following)
+		head += l.F(" · %d following you", r.Following)
 	}
 	out := []string{
-		th.Bold.Render(cut(fmt.Sprintf("%d learner%s connected%s", len(r.Learners), plural(len(r.Learners)), follow))),
-		th.Muted.Render(cut("live and read-only: no learner's files or requests are shown here")),
+		th.Bold.Render(cut(head)),
+		th.Muted.Render(cut(l.T("live and read-only: no learner's files or requests are shown here"))),
 		"",
 	}
 	if len(r.Learners) > 0 {
-		out = append(out, th.Muted.Render(cut(rosterRow("name", "lesson", "#", "state", "predict", "calls", "retries", "fails", "p50", "max"))))
+		out = append(out, th.Muted.Render(cut(rosterRow(l.T("name"), l.T("lesson"), "#", l.T("now at"), l.T("score"), l.T("calls"), l.T("retries"), l.T("fails"), "p50", "max"))))
 	}
-	for _, l := range r.Learners {
-		s := l.Seat
-		pred := "off"
+	for _, who := range r.Learners {
+		s := who.Seat
+		pred := "—"
 		if s.Predicting || s.Score().Total > 0 {
 			pred = s.Score().String()
 		}
@@ -240,23 +241,23 @@ func rosterLines(m Model, r Roster, w int) []string {
 			p50, most = shortDuration(s.P50), shortDuration(s.Max)
 		}
 		out = append(out, cut(rosterRow(
-			l.Name, lessonLabel(s.Lesson), stepLabel(s.Step), string(s.State), pred,
+			who.Name, lessonLabel(l, s.Lesson), stepLabel(s.Step), string(s.State), pred,
 			strconv.Itoa(s.Calls), strconv.Itoa(s.Retries), strconv.Itoa(s.Failures), p50, most)))
 	}
-	out = append(out, "", th.Bold.Render(cut("The room's answers")))
+	out = append(out, "", th.Bold.Render(cut(l.T("The room's answers"))))
 	groups := r.Answers()
 	if len(groups) == 0 {
-		return append(out, th.Muted.Render(cut("no predictions yet: learners in predict mode (P) answer before each step")))
+		return append(out, th.Muted.Render(cut(l.T("no predictions yet: learners in predict mode (P) answer before each step"))))
 	}
-	out = append(out, th.Muted.Render(cut("each learner's latest prediction, grouped by lesson · step · the state it was made from")))
+	out = append(out, th.Muted.Render(cut(l.T("each learner's latest prediction, grouped by lesson · step · the state it was made from"))))
 	for _, g := range groups {
-		out = append(out, "", cut(fmt.Sprintf("%s · step %d from %s — %d answer%s", lessonLabel(g.Lesson), g.Step, g.From, g.Answers, plural(g.Answers))))
+		out = append(out, "", cut(l.F("%s · step %d from %s — %d answer%s", lessonLabel(l, g.Lesson), g.Step, g.From, g.Answers, plural(g.Answers))))
 		for _, a := range edgesFrom(g.From) {
 			n := g.Chose[a.Edge]
 			bar := strings.Repeat("█", min(n, 30))
 			line := fmt.Sprintf("  %-19s %3d %s", a.Edge, n, bar)
 			if t := g.Took[a.Edge]; t > 0 {
-				line += th.Success.Render(fmt.Sprintf("  ✓ the loop took it (%d)", t))
+				line += th.Success.Render(l.F("  ✓ the loop took it (%d)", t))
 			}
 			out = append(out, cut(line))
 		}
@@ -291,11 +292,11 @@ func rosterRow(cells ...string) string {
 	return b.String()
 }
 
-func lessonLabel(l string) string {
-	if l == "" {
-		return "own request"
+func lessonLabel(l lang.Lang, lesson string) string {
+	if lesson == "" {
+		return l.T("own request")
 	}
-	return l
+	return lesson
 }
 
 func stepLabel(n int) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // sampleRoster is a room of three learners: two on step 4 of the tour
@@ -68,11 +69,11 @@ func TestRosterKeyShowsTheRoomLive(t *testing.T) {
 	v := h.plainView()
 	for _, want := range []string{
 		"4 learners connected · 2 following you",
-		"name       lesson         # state                      predict calls retries fails    p50    max",
+		"name       lesson         # now at                     score   calls retries fails    p50    max",
 		"ada        tour          #4 CHECKING_POLICY            2/3         1       0     0  840ms  840ms",
 		"bo         tour          #3 AWAITING_LLM_RESPONSE      1/2         1       2     1   2.3s   2.3s",
-		"cy         own request    — WAITING_FOR_EVENT          off         0       0     0      —      —",
-		"名前のな…  own request    — WAITING_FOR_EVENT          off         0       0     0      —      —",
+		"cy         own request    — WAITING_FOR_EVENT          —           0       0     0      —      —",
+		"名前のな…  own request    — WAITING_FOR_EVENT          —           0       0     0      —      —",
 		"tour · step 4 from AWAITING_LLM_RESPONSE — 2 answers",
 		"tool_call             1 █  ✓ the loop took it (1)",
 		"final_answer          1 █",
@@ -221,4 +222,26 @@ func TestRosterScrolls(t *testing.T) {
 	h.press("up") // one line back from the last page, however far ↓ went
 	contains(t, h.plainView(), "learner28")
 	notContains(t, h.plainView(), "no predictions yet")
+}
+
+// In Japanese the roster speaks Japanese; the protocol's names (states,
+// edges) stay as they are, and the columns stay aligned.
+func TestRosterInJapanese(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	cfg := w.config()
+	cfg.Lang = lang.JA
+	cfg.Room = &Room{Roster: sampleRoster}
+	h := newHarness(t, cfg, 160, 48)
+	h.press("esc", "R")
+	v := h.plainView()
+	for _, want := range []string{
+		"接続中の受講者 4 人 · フォロー中 2 人",
+		"名前       レッスン       # 現在の状態                 スコア   呼出  再試行  失敗    p50    max",
+		"cy         自分の依頼     — WAITING_FOR_EVENT          —           0       0     0      —      —",
+		"教室の答え",
+		"tour · ステップ 4（AWAITING_LLM_RESPONSE から）— 回答 2 件",
+		"tool_call             1 █  ✓ ループはここを通りました（1）",
+	} {
+		contains(t, v, want)
+	}
 }

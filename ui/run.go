@@ -21,6 +21,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Lesson is one bundled offline lesson, as the lessons menu lists it.
@@ -53,6 +54,12 @@ type Config struct {
 	// Lesson is the name of the starting lesson: its request is one
 	// keypress (Enter on an empty input) away.
 	Lesson string
+	// Lang is the language of every sentence the glass box shows
+	// (docs/architecture.md, "Languages"): --lang, else the locale; a
+	// served learner's from the serve side. The zero value is English.
+	// State, edge, rule and tool names and the payloads are the protocol
+	// and stay as they are.
+	Lang lang.Lang
 	// NoColor drops every colour (NO_COLOR).
 	NoColor bool
 	// Sandbox says whether execute_command runs under the kernel's sandbox:

@@ -35,6 +35,9 @@ func init() {
 
 		// The instructor's roster (R).
 		"R: the roster is the instructor's, in a served room (glassbox serve --instruct)": "R: 名簿は配信された教室の講師のものです（glassbox serve --instruct）",
+		"scroll":                 "スクロール",
+		"now at":                 "現在の状態",
+		"score":                  "スコア",
 		"close the roster":       "名簿を閉じる",
 		"↑/↓ scroll the roster":  "↑/↓ で名簿をスクロール",
 		"Room":                   "教室",
