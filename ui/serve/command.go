@@ -159,6 +159,7 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	cfg.OnTransition = b.Publish
 	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
 	cfg.Room = &ui.Room{Roster: s.Roster}
+	cfg.Lang = s.lang
 	cfg.Changed = either(ctx, b.Changed(), s.RosterChanged())
 	go s.Serve(ln)
 	err = ui.Run(ctx, cfg)

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
 )
 
 // reads is a channel's input as it arrives: one read per chunk, each at
@@ -175,4 +177,15 @@ func TestHugePasteRefusedAtTheChannel(t *testing.T) {
 	if strings.Contains(a.text(), "yyyyyyyy") {
 		t.Fatal("the refused paste reached the screen")
 	}
+}
+
+// A room served with --lang ja tells its learners in Japanese.
+func TestPasteRefusedInTheRoomsLanguage(t *testing.T) {
+	run := agentrun.Defaults(false)
+	run.Offline, run.SimLatency, run.Lang = true, 0, "ja"
+	r := newRoom(t, Options{MaxPaste: 16, Run: run})
+	a := r.learn("ada")
+	a.waitFor("OFFLINE")
+	a.keys("\x1b[200~" + strings.Repeat("z", 40) + "\x1b[201~")
+	a.waitFor("貼り付けを断りました: 40 バイトで")
 }

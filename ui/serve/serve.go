@@ -440,6 +440,7 @@ func (s *Server) open(ctx context.Context, id, host string) (*learner, error) {
 	}
 	cfg.Resume = "" // the learner reconnects; no command of the server's applies to them
 	cfg.Predict = s.opts.Predict
+	cfg.Lang = s.lang // the room's language (--lang on serve)
 	cfg.Room = &ui.Room{}
 	if cfg.Room.Scores, err = s.scores.load(dir, id); err != nil {
 		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, s.lang.F("your predict scores from before were not used (%v): they start again at 0/0", err))
