@@ -27,6 +27,7 @@ func BindFlags(fs *flag.FlagSet, o *Options) {
 	fs.BoolVar(&o.Instruct, "instruct", false, "serve: run your own glass box here and broadcast it to the learners who connect as 'follow'")
 	fs.BoolVar(&o.Predict, "predict", false, "serve: every learner starts in predict mode (P toggles it)")
 	fs.IntVar(&o.MaxPaste, "max-paste", 4096, "serve: the largest paste accepted, in bytes")
+	fs.StringVar(&o.HandoutsHTTP, "handouts-http", "", "serve: also answer HTTP on this ADDR (\":8080\"): each learner fetches their handouts (X) at an address only they are shown")
 }
 
 // notForServe are the run flags that name one person's files: in a room
@@ -71,9 +72,9 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
+	ln, err := s.listen()
 	if err != nil {
-		return fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, o.Addr, err)
+		return err
 	}
 	s.Announce(out, ln.Addr())
 	done := make(chan error, 1)
@@ -109,6 +110,9 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	if s.opts.Broadcast != nil {
 		fmt.Fprintf(out, "  follow the instructor:  ssh -p %s %s@HOST  (read-only, live)\n", port, FollowUser)
 		fmt.Fprintf(out, "  %s glassbox follow HOST:%s --fingerprint %s\n", l.T("or, with glassbox:     "), port, s.fingerprint)
+	}
+	if s.handouts != nil {
+		fmt.Fprintln(out, s.lang.F("  handouts over HTTP:     port %s  (X shows each learner the address of their own pages)", s.handouts.portNow()))
 	}
 	fmt.Fprintf(out, "  host key fingerprint:   %s\n", s.fingerprint)
 	if s.opts.FollowOnly {
@@ -148,4 +152,45 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	defer stop()
 	cfg.Predict = o.Predict
 	return ui.Run(ctx, cfg)
+}
+
+// listen opens the room's SSH address and, with --handouts-http, starts
+// answering HTTP for the handouts.
+func (s *Server) listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, s.opts.Addr, err)
+	}
+	if s.handouts == nil {
+		return ln, nil
+	}
+	hl, err := net.Listen("tcp", s.opts.HandoutsHTTP)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("%w: --handouts-http %s: %v", agentrun.ErrUsage, s.opts.HandoutsHTTP, err)
+	}
+	s.handouts.listening(hl)
+	go s.handouts.serve(hl)
+	return ln, nil
+}
+
+// either signals on its channel whenever a or b does, until ctx ends: the
+// instructor's frame is drawn anew when the followers or the roster change.
+func either(ctx context.Context, a, b <-chan struct{}) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-a:
+			case <-b:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case out <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return out
 }
