@@ -147,9 +147,7 @@ func New(cfg Config) Model {
 		m.cfg.Runs[i].Past = nil
 	}
 	m.refreshWelcome() // a resumed session offers no first lesson
-	m.pred.on = cfg.Predict && !m.compare() && cfg.Follow == nil
-	m.pred.lesson = cfg.Lesson
-	m.syncPredict()
+	m.startPredict()
 	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
 	if m.inputFocused {
 		m.input.Focus()

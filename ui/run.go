@@ -22,6 +22,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Lesson is one bundled offline lesson, as the lessons menu lists it.
@@ -57,6 +58,12 @@ type Config struct {
 	// Lesson is the name of the starting lesson: its request is one
 	// keypress (Enter on an empty input) away.
 	Lesson string
+	// Lang is the language of every sentence the glass box shows: --lang,
+	// else the locale; a served learner's from the serve side. The zero
+	// value is English.
+	// State, edge, rule and tool names and the payloads are the protocol
+	// and stay as they are.
+	Lang lang.Lang
 	// NoColor drops every colour (NO_COLOR).
 	NoColor bool
 	// Sandbox says whether execute_command runs under the kernel's sandbox:
@@ -96,6 +103,10 @@ type Config struct {
 	Status func() (key, value string)
 	// Changed, when set, says Status has changed: the frame is drawn again.
 	Changed <-chan struct{}
+	// Room, when set, is a glass box served in a room (glassbox serve):
+	// its scores kept across connections, its handouts' address, and the
+	// instructor's roster.
+	Room *Room
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx

@@ -104,7 +104,6 @@ func init() {
 		"--replay %s: %d bytes, over the %d MiB a cassette may hold":                                     "--replay %s: %d バイトあり、カセットの上限 %d MiB を超えています",
 		"%s %s: this is a folder; name a file":                                                           "%s %s: これはフォルダーです。ファイルを指定してください",
 		"%s %s: the folder %s does not exist":                                                            "%s %s: フォルダー %s がありません",
-		"%s is not a regular file":                                                                       "%s は通常のファイルではありません",
 		"larger than %d KiB; a .env holds a few variables":                                               "%d KiB を超えています。.env に書くのは変数数個のはずです",
 		"line %d is not KEY=VALUE":                                                                       "%d 行目が KEY=VALUE の形ではありません",
 		"unreadable: %v":                                                                                 "読めません: %v",

@@ -7,7 +7,6 @@ func init() {
 	register(map[string]string{
 		"glassbox handout: step %d of %d":             "glassbox 配布資料: ステップ %d / %d",
 		"glassbox handout: a whole session, %d steps": "glassbox 配布資料: セッション全体(%d ステップ)",
-		"lesson %s":                            "レッスン %s",
 		"%d steps":                             "%d ステップ",
 		"Session":                              "セッション",
 		"Started":                              "開始",

@@ -31,6 +31,7 @@ func BindFlags(fs *flag.FlagSet, o *Options, l lang.Lang) {
 	fs.BoolVar(&o.Instruct, "instruct", false, l.T("serve: run your own glass box here and broadcast it to the learners who connect as 'follow'"))
 	fs.BoolVar(&o.Predict, "predict", false, l.T("serve: every learner starts in predict mode (P toggles it)"))
 	fs.IntVar(&o.MaxPaste, "max-paste", 4096, l.T("serve: the largest paste accepted, in bytes"))
+	fs.StringVar(&o.HandoutsHTTP, "handouts-http", "", l.T("serve: also answer HTTP on this ADDR (\":8080\"): each learner fetches their handouts (X) at an address only they are shown"))
 }
 
 // notForServe are the run flags that name one person's files: in a room
@@ -75,9 +76,9 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
+	ln, err := s.listen()
 	if err != nil {
-		return fmt.Errorf("%w: --addr %s: %w", agentrun.ErrUsage, o.Addr, err)
+		return err
 	}
 	s.Announce(out, ln.Addr())
 	done := make(chan error, 1)
@@ -88,7 +89,7 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	case <-ctx.Done():
 		s.Close()
 		<-done
-		fmt.Fprintln(out, "glassbox serve: "+s.room().T("stopped; every learner's session is kept"))
+		fmt.Fprintln(out, "glassbox serve: "+s.lang.T("stopped; every learner's session is kept"))
 		return nil
 	}
 }
@@ -97,7 +98,7 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 // in, the host key's fingerprint.
 func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	_, port, _ := net.SplitHostPort(addr.String())
-	l := s.room()
+	l := s.lang
 	var rows [][2]string // label, value
 	if s.opts.FollowOnly {
 		fmt.Fprintln(out, l.F("glassbox: broadcasting on %s (up to %d followers)", addr, s.opts.MaxLearners))
@@ -114,6 +115,9 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	if s.opts.Broadcast != nil {
 		rows = append(rows, [2]string{l.T("follow the instructor:"), l.F("ssh -p %s %s@HOST  (read-only, live)", port, FollowUser)})
 		rows = append(rows, [2]string{strings.TrimSpace(l.T("or, with glassbox:     ")), fmt.Sprintf("glassbox follow HOST:%s --fingerprint %s", port, s.fingerprint)})
+	}
+	if s.handouts != nil {
+		rows = append(rows, [2]string{l.T("handouts over HTTP:"), l.F("port %s  (X shows each learner the address of their own pages)", s.handouts.portNow())})
 	}
 	rows = append(rows, [2]string{l.T("host key fingerprint:"), s.fingerprint})
 	if s.opts.FollowOnly {
@@ -143,9 +147,6 @@ func printRows(out io.Writer, rows [][2]string) {
 	}
 }
 
-// room is the room's language (serve --lang, else the server's locale):
-// the instructor's banner, and every learner whose ssh sends no locale.
-func (s *Server) room() lang.Lang { return lang.Lang(s.opts.Run.Lang) }
 
 // instruct is Main with --instruct: the instructor's glass box runs in this
 // terminal, with its own session, while the room is served; each of its
@@ -172,4 +173,45 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	defer stop()
 	cfg.Predict = o.Predict
 	return ui.Run(ctx, cfg)
+}
+
+// listen opens the room's SSH address and, with --handouts-http, starts
+// answering HTTP for the handouts.
+func (s *Server) listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, s.opts.Addr, err)
+	}
+	if s.handouts == nil {
+		return ln, nil
+	}
+	hl, err := net.Listen("tcp", s.opts.HandoutsHTTP)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("%w: --handouts-http %s: %v", agentrun.ErrUsage, s.opts.HandoutsHTTP, err)
+	}
+	s.handouts.listening(hl)
+	go s.handouts.serve(hl)
+	return ln, nil
+}
+
+// either signals on its channel whenever a or b does, until ctx ends: the
+// instructor's frame is drawn anew when the followers or the roster change.
+func either(ctx context.Context, a, b <-chan struct{}) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-a:
+			case <-b:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case out <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return out
 }

@@ -1,9 +1,9 @@
 package serve
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -44,9 +44,9 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 	if err != nil {
 		return nil, nil, err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
+	ln, err := s.listen()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("cannot listen on %s: %v", o.Addr, err))
+		return nil, nil, err
 	}
 	var room strings.Builder
 	s.Announce(&room, ln.Addr())
@@ -60,8 +60,16 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 	cfg.OnTransition, cfg.OnWire = b.Publish, b.PublishLive
 	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
 	cfg.Changed = b.Changed()
+	cfg.Lang = l
+	ctx, cancel := context.WithCancel(context.Background())
+	if !o.FollowOnly {
+		// serve --instruct: the instructor's roster (R) of the learners.
+		cfg.Room = &ui.Room{Roster: s.Roster}
+		cfg.Changed = either(ctx, b.Changed(), s.RosterChanged())
+	}
 	go s.Serve(ln)
 	return b, func() {
+		cancel()
 		b.Close(time.Second)
 		s.Close()
 	}, nil

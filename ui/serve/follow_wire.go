@@ -113,7 +113,7 @@ var flushLine, endLine = line(frame{Flush: true}), line(frame{End: true})
 // followStream serves the follow stream on sess (FollowSubsystem).
 func (s *Server) followStream(sess ssh.Session) {
 	b := s.opts.Broadcast
-	say := learnerLang(sess.Environ(), s.room())
+	say := learnerLang(sess.Environ(), s.lang)
 	if sess.User() != FollowUser || b == nil {
 		fmt.Fprintln(sess.Stderr(), "glassbox serve: "+say.T("the follow stream is for the user 'follow' of a room with an instructor"))
 		sess.Exit(1)

@@ -57,9 +57,9 @@ func TestLearnerLanguageComesFromTheirSSHSession(t *testing.T) {
 				tm.waitFor("Enter")
 				tm.keys("\x1b[200~" + strings.Repeat("x", 40) + "\x1b[201~")
 			}
-			ja.waitFor("貼り付けを拒否しました: 40 バイトは、このルームの上限 16 バイトを超えています")
+			ja.waitFor("貼り付けを断りました: 40 バイトで、この部屋の上限 16 を超えています")
 			if room == lang.JA {
-				plain.waitFor("貼り付けを拒否しました: 40 バイト")
+				plain.waitFor("貼り付けを断りました: 40 バイトで")
 			} else {
 				plain.waitFor("paste refused: 40 bytes, over the room's limit of 16")
 			}
@@ -72,10 +72,10 @@ func TestRoomFullInJapanese(t *testing.T) {
 	r := newRoom(t, Options{MaxLearners: 1})
 	r.learnIn("a").waitFor("Enter")
 	third := r.learnIn("c", "LANG=ja_JP.UTF-8")
-	third.waitFor("ルームが満員です(上限の 1 人が接続中)")
+	third.waitFor("部屋が満員です(上限の 1 人が接続中)")
 	third.waitEnd()
 	again := r.learnIn("d", "LC_ALL=ja_JP.UTF-8")
-	again.waitFor("ルームが満員です")
+	again.waitFor("部屋が満員です")
 	again.waitEnd()
 }
 
@@ -102,7 +102,7 @@ func TestAnnounceInJapanese(t *testing.T) {
 	if strings.Contains(out, "listening on") || strings.Contains(out, "workshop passphrase") {
 		t.Errorf("English left in the Japanese banner:\n%s", out)
 	}
-	srv.opts.Run.Lang = "en"
+	srv.lang = lang.EN
 	b.Reset()
 	srv.Announce(&b, addr)
 	if !strings.Contains(b.String(), "  workshop passphrase:    open-sesame\n") {

@@ -37,6 +37,7 @@ import (
 	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -71,6 +72,9 @@ type Options struct {
 	MaxWidth, MaxHeight int
 	// MaxPaste is the largest paste accepted, in bytes (4096).
 	MaxPaste int
+	// HandoutsHTTP, when set, is where learners fetch their handouts over
+	// HTTP (":8080"), each at an address only they are shown.
+	HandoutsHTTP string
 	// Run is every learner's run: provider, model, backend, lesson, limits.
 	// Its Workspace, Session and Resume are the server's to set.
 	Run agentrun.Config
@@ -120,6 +124,11 @@ type Server struct {
 	mu     sync.Mutex
 	active map[string]bool // learner ids connected now
 	count  int
+
+	seats    *seats       // the roster: who is connected, where they are
+	scores   *scoreBook   // the learners' predict scores, kept on disk
+	handouts *handoutDesk // --handouts-http: the learners' pages, fetched by token
+	lang     lang.Lang    // the room's language (serve --lang, else the locale): the banner, and every learner whose ssh sends no locale (learnerLang)
 }
 
 // ctx keys for what authentication found out.
@@ -156,6 +165,11 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: host key: %v", err)
 	}
 	s.fingerprint = gossh.FingerprintSHA256(signer.PublicKey())
+	s.lang = lang.Lang(opts.Run.Lang)
+	s.seats, s.scores = newSeats(), newScoreBook(pemBytes, s.lang)
+	if opts.HandoutsHTTP != "" {
+		s.handouts = newHandoutDesk(s.lang)
+	}
 
 	sopts := []ssh.Option{
 		wish.WithHostKeyPEM(pemBytes),
@@ -179,7 +193,7 @@ func New(opts Options) (*Server, error) {
 			wish.WithPasswordAuth(func(ctx ssh.Context, pw string) bool { return s.admitPassword(ctx, pw) }),
 			wish.WithKeyboardInteractiveAuth(func(ctx ssh.Context, ch gossh.KeyboardInteractiveChallenge) bool {
 				// Asked before the session says its locale: in the room's language.
-				answers, err := ch("", s.room().T("glassbox workshop"), []string{s.room().T("passphrase: ")}, []bool{false})
+				answers, err := ch("", s.lang.T("glassbox workshop"), []string{s.lang.T("passphrase: ")}, []bool{false})
 				return err == nil && len(answers) == 1 && s.admitPassword(ctx, answers[0])
 			}))
 	}
@@ -216,7 +230,12 @@ func (s *Server) Serve(ln net.Listener) error {
 
 // Close stops accepting and ends every connection; each learner's glass box
 // closes its run (the session is kept).
-func (s *Server) Close() error { return s.ssh.Close() }
+func (s *Server) Close() error {
+	if s.handouts != nil {
+		s.handouts.close()
+	}
+	return s.ssh.Close()
+}
 
 // Learners is how many learners are connected now.
 func (s *Server) Learners() int {
@@ -253,6 +272,7 @@ func learnerID(kind, who string) string {
 // A learner is one connected learner: their runs and why they left.
 type learner struct {
 	id     string
+	dir    string // their folder: session, workspace, scores
 	runs   []*agentrun.Run
 	cfg    ui.Config
 	ctx    context.Context // the base of the learner's steps
@@ -261,6 +281,20 @@ type learner struct {
 	lang   lang.Lang // the language the learner reads (learnerLang)
 	// follower watches the instructor: no run of their own, no idle limit.
 	follower bool
+
+	mu      sync.Mutex
+	scores  map[string]ui.Score // their predict scores as last told (keep)
+	version int
+}
+
+// keep notes the learner's latest scores (version orders them), to be
+// saved once more when they leave.
+func (l *learner) keep(version int, scores map[string]ui.Score) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if version > l.version {
+		l.version, l.scores = version, scores
+	}
 }
 
 const learnerState ctxKey = "glassbox-learner-state"
@@ -271,7 +305,7 @@ const learnerState ctxKey = "glassbox-learner-state"
 // session stays on disk) and says why the server ended it.
 func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
-		say := learnerLang(sess.Environ(), lang.Lang(s.opts.Run.Lang))
+		say := learnerLang(sess.Environ(), s.lang)
 		id, _ := sess.Context().Value(learnerKey).(string)
 		if id == "" {
 			wish.Fatalln(sess, "glassbox serve: "+say.T("not signed in"))
@@ -294,7 +328,9 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer s.leave(id)
-		l, err := s.open(sess.Context(), id, say)
+		defer s.seats.stand(id)
+		host, _, _ := net.SplitHostPort(sess.LocalAddr().String())
+		l, err := s.open(sess.Context(), id, host, say)
 		if err != nil {
 			wish.Fatalln(sess, "glassbox serve: "+say.F("cannot open your glass box: %s", strings.TrimPrefix(say.Error(err), agentrun.ErrUsage.Error()+": ")))
 			return
@@ -307,6 +343,13 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		}()
 		sess.Context().SetValue(learnerState, l)
 		next(sess)
+		l.mu.Lock()
+		if l.version > 0 {
+			if err := s.scores.save(l.dir, id, l.version, l.scores); err != nil {
+				fmt.Fprint(sess.Stderr(), "glassbox serve: "+say.F("your predict score could not be kept: %v", err)+"\r\n")
+			}
+		}
+		l.mu.Unlock()
 		if l.reason != "" {
 			fmt.Fprintf(sess, "\r\nglassbox serve: %s\r\n", say.F("%s; your session is kept — connect again to go on.", l.reason))
 		}
@@ -343,6 +386,8 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler, say lang.Lang) {
 		return
 	}
 	defer s.leave(id)
+	s.seats.following(+1)
+	defer s.seats.following(-1)
 	f, past := b.Follow()
 	defer f.Close()
 	rc := s.opts.Instructor
@@ -396,8 +441,9 @@ func (s *Server) leave(id string) {
 
 // open builds learner id's run: their session resumed when they have one,
 // else a new session with a fresh copy of the sample workspace, both in
-// their own folder.
-func (s *Server) open(ctx context.Context, id string, say lang.Lang) (*learner, error) {
+// their own folder, in language say. host is where the learner reached
+// the room (their handouts' address names it).
+func (s *Server) open(ctx context.Context, id, host string, say lang.Lang) (*learner, error) {
 	dir := filepath.Join(s.opts.StateDir, "serve", "learners", id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -425,8 +471,16 @@ func (s *Server) open(ctx context.Context, id string, say lang.Lang) (*learner, 
 	}
 	cfg.Resume = "" // the learner reconnects; no command of the server's applies to them
 	cfg.Predict = s.opts.Predict
+	cfg.Lang = say // the learner's language (learnerLang)
+	cfg.Room = &ui.Room{}
+	if cfg.Room.Scores, err = s.scores.load(dir, id); err != nil {
+		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, say.F("your predict scores from before were not used (%v): they start again at 0/0", err))
+	}
+	if s.handouts != nil {
+		cfg.Room.Handout = s.handouts.link(id, filepath.Join(session.DataDir(path), "handouts"), host)
+	}
 	lctx, cancel := context.WithCancel(ctx)
-	return &learner{id: id, runs: runs, cfg: cfg, ctx: lctx, cancel: cancel, lang: say}, nil
+	return &learner{id: id, dir: dir, runs: runs, cfg: cfg, ctx: lctx, cancel: cancel, lang: say}, nil
 }
 
 // hostKey reads the server's host key at path, or makes one (ed25519, 0600).
