@@ -147,7 +147,6 @@ func printRows(out io.Writer, rows [][2]string) {
 	}
 }
 
-
 // instruct is Main with --instruct: the instructor's glass box runs in this
 // terminal, with its own session, while the room is served; each of its
 // transitions is broadcast to the followers, and its status bar counts them.
