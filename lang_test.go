@@ -225,7 +225,7 @@ func TestSessionStatsInJapanese(t *testing.T) {
 	_, list, _ := glassbox(t, "", "sessions")
 	id, _, _ := strings.Cut(list, "\t")
 	code, out, errb := glassbox(t, "", "sessions", "--stats", id, "--lang", "ja")
-	if code != exitOK || !strings.Contains(out, "ディスク上のサイズ") || !strings.Contains(out, "モデルへ返した失敗 0 件") {
+	if code != exitOK || !strings.Contains(out, "ディスク上のサイズ") || !strings.Contains(out, "差し戻した失敗 0 件") {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
 	col := -1

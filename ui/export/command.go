@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 )
@@ -29,19 +30,19 @@ func (c Command) Run(getenv func(string) string, stdout io.Writer) error {
 	path, err := session.Locate("export", dir, c.Session)
 	if err != nil {
 		if derr != nil && !strings.ContainsRune(c.Session, os.PathSeparator) {
-			err = fmt.Errorf("%v (%v)", err, derr)
+			err = fmt.Errorf("%w (%w)", err, derr)
 		}
-		return fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+		return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
 	if c.Out != "" {
 		if err := notTheSession(c.Out, path); err != nil {
-			return fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+			return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 		}
 	}
 	c.Secrets = append(c.Secrets, Secrets(getenv)...)
 	var buf bytes.Buffer
 	if err := Write(&buf, path, c.Options); err != nil {
-		return fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+		return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
 	if c.Out == "" {
 		_, err := stdout.Write(buf.Bytes())
@@ -65,11 +66,11 @@ func notTheSession(out, path string) error {
 	}
 	for _, p := range []string{path, session.ExchangesFile(path)} {
 		if s, err := os.Stat(p); err == nil && os.SameFile(o, s) {
-			return fmt.Errorf("--out %s is the session's own file; name another file", out)
+			return sentence.Errorf("--out %s is the session's own file; name another file", out)
 		}
 	}
 	if o.IsDir() {
-		return fmt.Errorf("--out %s is a folder; name a file", out)
+		return sentence.Errorf("--out %s is a folder; name a file", out)
 	}
 	return nil
 }

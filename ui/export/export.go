@@ -10,7 +10,6 @@ package export
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
@@ -46,7 +46,7 @@ func ParseFormat(s string) (Format, error) {
 	case "html", "htm":
 		return HTML, nil
 	}
-	return "", fmt.Errorf("--format %q: want md or html", s)
+	return "", sentence.Errorf("--format %q: want md or html", s)
 }
 
 // Ext is the file name extension of the format, with its dot.
@@ -67,12 +67,12 @@ type Options struct {
 }
 
 // ErrStep: the step asked for is not in the session.
-var ErrStep = errors.New("no such step")
+var ErrStep = sentence.Errorf("no such step")
 
 // Write writes the page of the session file at path to w.
 func Write(w io.Writer, path string, opt Options) error {
 	if opt.Format != Markdown && opt.Format != HTML {
-		return fmt.Errorf("export: unknown format %q (want md or html)", opt.Format)
+		return sentence.Errorf("export: unknown format %q (want md or html)", opt.Format)
 	}
 	p, err := build(path, opt)
 	if err != nil {
@@ -96,7 +96,7 @@ func Write(w io.Writer, path string, opt Options) error {
 // the page (the run's own keys).
 func Step(sessionPath string, step int, format Format, w io.Writer, secrets ...string) error {
 	if step < 1 {
-		return fmt.Errorf("%w: step %d (steps count from 1)", ErrStep, step)
+		return sentence.Errorf("%w: step %d (steps count from 1)", ErrStep, step)
 	}
 	return Write(w, sessionPath, Options{Step: step, Format: format, Secrets: secrets})
 }
@@ -246,7 +246,7 @@ func build(path string, opt Options) (*page, error) {
 		steps = max(steps, len(rl.Steps))
 	}
 	if opt.Step > steps {
-		return nil, fmt.Errorf("%w: step %d; %s has %d steps", ErrStep, opt.Step, path, steps)
+		return nil, sentence.Errorf("%w: step %d; %s has %d steps", ErrStep, opt.Step, path, steps)
 	}
 	for _, rl := range f.Runs {
 		ts, err := loop.SessionTransitions(path, rl, false)
@@ -254,7 +254,7 @@ func build(path string, opt Options) (*page, error) {
 			return nil, err
 		}
 		if err := checkArcs(ts); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", session.ErrCorrupt, path, err)
+			return nil, fmt.Errorf("%w: %s: %w", session.ErrCorrupt, path, err)
 		}
 		all = append(all, ts...)
 		rp, err := buildRun(l, path, rl, ts, opt.Step, c)
@@ -281,10 +281,10 @@ func build(path string, opt Options) (*page, error) {
 func checkArcs(ts []loop.Transition) error {
 	for i, t := range ts {
 		if t.Seq != i+1 {
-			return fmt.Errorf("the record of step %d says it is step %d", i+1, t.Seq)
+			return sentence.Errorf("the record of step %d says it is step %d", i+1, t.Seq)
 		}
 		if to, ok := loop.Target(t.From, t.Edge); !ok || to != t.To {
-			return fmt.Errorf("step %d: %s ─%s→ %s is not a transition of the state machine", t.Seq, loop.Printable(string(t.From)), loop.Printable(string(t.Edge)), loop.Printable(string(t.To)))
+			return sentence.Errorf("step %d: %s ─%s→ %s is not a transition of the state machine", t.Seq, loop.Printable(string(t.From)), loop.Printable(string(t.Edge)), loop.Printable(string(t.To)))
 		}
 	}
 	return nil

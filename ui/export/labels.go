@@ -7,7 +7,7 @@ import "github.com/glassbox-dev/glassbox/ui/lang"
 type labels struct {
 	Session, Started, FirstRequest, Health string
 	Run, Timeline                          string
-	TimelineHead                           [5]string // step, from, edge, to, what happened
+	TimelineHead                           [5]string // # (the step, as the trace numbers it), from, edge, to, what happened
 	Step, Iteration                        string
 	CallsHead                              string
 	CallsColumns                           [7]string // tool, arguments, verdict, rule, reason, status, result

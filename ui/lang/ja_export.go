@@ -5,6 +5,17 @@ package lang
 // state, edge, rule and tool names — is shown as it is.
 func init() {
 	register(map[string]string{
+		// what export refuses
+		"--out %s is a folder; name a file":                     "--out %s はフォルダーです。ファイルを指定してください",
+		"--out %s is the session's own file; name another file": "--out %s はセッション自身のファイルです。別のファイルを指定してください",
+		"%w: step %d (steps count from 1)":                      "%w: ステップ %d(ステップは 1 から数えます)",
+		"%w: step %d; %s has %d steps":                          "%w: ステップ %d。%s のステップは %d 個です",
+		"--format %q: want md or html":                          "--format %q: md か html を指定してください",
+		"export: unknown format %q (want md or html)":           "export: %q という形式はありません(md か html)",
+		"no such step": "そのステップはありません",
+		"step %d: %s ─%s→ %s is not a transition of the state machine": "ステップ %d: %s ─%s→ %s は状態機械の遷移ではありません",
+		"the record of step %d says it is step %d":                     "ステップ %d の記録が、自分はステップ %d だと言っています",
+
 		"glassbox handout: step %d of %d":             "glassbox 配布資料: ステップ %d / %d",
 		"glassbox handout: a whole session, %d steps": "glassbox 配布資料: セッション全体(%d ステップ)",
 		"%d steps":                             "%d ステップ",
@@ -14,7 +25,6 @@ func init() {
 		"Health":                               "健全性",
 		"Run":                                  "実行",
 		"Timeline":                             "タイムライン",
-		"step":                                 "ステップ",
 		"from":                                 "遷移元",
 		"edge":                                 "エッジ",
 		"to":                                   "遷移先",
@@ -58,7 +68,7 @@ func init() {
 		"Tokens":                "トークン",
 		"Timing":                "時間",
 		"latency %d ms, whole call %d ms, HTTP %d": "待ち時間 %d ms、呼び出し全体 %d ms、HTTP %d",
-		"Retry": "リトライ",
+		"Retry": "再試行",
 		"attempt %d: %s (HTTP %d) after %d ms, waited %d ms": "%d 回目: %s(HTTP %d)%d ms 後、%d ms 待機",
 		"Thought":          "思考",
 		"Text":             "テキスト",
@@ -68,7 +78,7 @@ func init() {
 		"%s in %d ms":      "%s(%d ms)",
 		"Sandbox":          "サンドボックス",
 		"Result content":   "結果の内容",
-		"%d retried":       "リトライ %d 回",
+		"%d retried":       "再試行 %d 回",
 		"%s → %s in %d ms": "%s → %s(%d ms)",
 		"first byte after %d ms, whole response after %d ms, %s": "最初のバイトまで %d ms、レスポンス全体まで %d ms、%s",
 		"%d chunk":           "%d チャンク",

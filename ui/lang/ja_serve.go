@@ -44,6 +44,14 @@ func init() {
 		"%w: --max-learners, --max-paste and --idle must be positive":                  "%w: --max-learners、--max-paste、--idle には正の値を指定してください",
 		"--instruct runs your glass box here and needs a terminal":                     "--instruct はここで glass box を動かすので、端末が必要です",
 
+		// what stops the room from starting
+		"serve: no state folder (set XDG_STATE_HOME or HOME)": "serve: 状態フォルダーがありません(XDG_STATE_HOME か HOME を設定してください)",
+		"serve: host key: %v": "serve: ホスト鍵: %v",
+		"serve: the host key %s is readable by others (mode %v); chmod 600 it": "serve: ホスト鍵 %s を他人が読めます(モード %v)。chmod 600 してください",
+		"--authorized-keys %s: key %d: %v":                                     "--authorized-keys %s: %d 行目の鍵: %v",
+		"--authorized-keys %s: no keys in the file":                            "--authorized-keys %s: ファイルに鍵がありません",
+		"serve: no --handouts-http":                                            "serve: --handouts-http がありません",
+
 		// what a learner is told
 		"not signed in": "サインインしていません",
 		"the glass box needs a terminal: connect with `ssh -t` (commands are not run here)":                         "glass box には端末が必要です: `ssh -t` で接続してください(ここではコマンドは実行されません)",

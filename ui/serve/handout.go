@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -215,7 +216,7 @@ func (d *handoutDesk) index(w http.ResponseWriter, folder string) {
 // (--handouts-http).
 func (s *Server) ServeHandouts(ln net.Listener) error {
 	if s.handouts == nil {
-		return errors.New("serve: no --handouts-http")
+		return sentence.Errorf("serve: no --handouts-http")
 	}
 	return s.handouts.serve(ln)
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
@@ -141,7 +142,7 @@ const learnerKey ctxKey = "glassbox-learner"
 func New(opts Options) (*Server, error) {
 	opts.defaults()
 	if opts.StateDir == "" {
-		return nil, errors.New("serve: no state folder (set XDG_STATE_HOME or HOME)")
+		return nil, sentence.Errorf("serve: no state folder (set XDG_STATE_HOME or HOME)")
 	}
 	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
 		return nil, err
@@ -162,7 +163,7 @@ func New(opts Options) (*Server, error) {
 	}
 	signer, err := gossh.ParsePrivateKey(pemBytes)
 	if err != nil {
-		return nil, fmt.Errorf("serve: host key: %v", err)
+		return nil, sentence.Errorf("serve: host key: %v", err)
 	}
 	s.fingerprint = gossh.FingerprintSHA256(signer.PublicKey())
 	s.lang = lang.Lang(opts.Run.Lang)
@@ -202,7 +203,7 @@ func New(opts Options) (*Server, error) {
 	}
 	srv, err := wish.NewServer(sopts...)
 	if err != nil {
-		return nil, fmt.Errorf("serve: %v", err)
+		return nil, fmt.Errorf("serve: %w", err)
 	}
 	s.ssh = srv
 	// Every learner's frame uses 256 colours and a dark background: the
@@ -487,11 +488,11 @@ func (s *Server) open(ctx context.Context, id, host string, say lang.Lang) (*lea
 func hostKey(path string) ([]byte, error) {
 	if b, err := os.ReadFile(path); err == nil {
 		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			return nil, fmt.Errorf("serve: the host key %s is readable by others (mode %v); chmod 600 it", path, fi.Mode().Perm())
+			return nil, sentence.Errorf("serve: the host key %s is readable by others (mode %v); chmod 600 it", path, fi.Mode().Perm())
 		}
 		return b, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("serve: host key: %v", err)
+		return nil, sentence.Errorf("serve: host key: %v", err)
 	}
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -504,11 +505,11 @@ func hostKey(path string) ([]byte, error) {
 	b := pem.EncodeToMemory(block)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("serve: host key: %v", err)
+		return nil, sentence.Errorf("serve: host key: %v", err)
 	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("serve: host key: %v", err)
+		return nil, sentence.Errorf("serve: host key: %v", err)
 	}
 	return b, f.Close()
 }
@@ -516,7 +517,7 @@ func hostKey(path string) ([]byte, error) {
 func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--authorized-keys: %v", err)
+		return nil, fmt.Errorf("--authorized-keys: %w", err)
 	}
 	var keys []gossh.PublicKey
 	for line := 1; len(b) > 0; line++ {
@@ -527,13 +528,13 @@ func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
 			if strings.TrimSpace(string(b)) == "" {
 				break
 			}
-			return nil, fmt.Errorf("--authorized-keys %s: key %d: %v", path, line, err)
+			return nil, sentence.Errorf("--authorized-keys %s: key %d: %v", path, line, err)
 		}
 		keys = append(keys, k)
 		b = rest
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("--authorized-keys %s: no keys in the file", path)
+		return nil, sentence.Errorf("--authorized-keys %s: no keys in the file", path)
 	}
 	return keys, nil
 }
