@@ -27,7 +27,7 @@ func labelsIn(l lang.Lang) labels {
 		Health:          l.T("Health"),
 		Run:             l.T("Run"),
 		Timeline:        l.T("Timeline"),
-		TimelineHead:    [5]string{l.T("step"), l.T("from"), l.T("edge"), l.T("to"), l.T("what happened")},
+		TimelineHead:    [5]string{"#", l.T("from"), l.T("edge"), l.T("to"), l.T("what happened")},
 		Step:            l.T("Step"),
 		Iteration:       l.T("Iteration"),
 		CallsHead:       l.T("Tool calls of this iteration"),

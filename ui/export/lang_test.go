@@ -78,7 +78,7 @@ func TestHandoutInJapanese(t *testing.T) {
 		}
 	}
 	md := render(t, path, Options{Format: Markdown, Lang: lang.JA})
-	for _, want := range []string{"# glassbox 配布資料: セッション全体(10 ステップ)", "- セッション: ", "### タイムライン", "| ステップ | 遷移元 | エッジ | 遷移先 | 起きたこと |", "### 履歴"} {
+	for _, want := range []string{"# glassbox 配布資料: セッション全体(10 ステップ)", "- セッション: ", "### タイムライン", "| # | 遷移元 | エッジ | 遷移先 | 起きたこと |", "### 履歴"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the Japanese Markdown lacks %q:\n%s", want, md)
 		}
