@@ -398,6 +398,7 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler, say lang.Lang) {
 		Sandbox: s.sandbox,
 		Follow:  &ui.Follow{Who: "instructor", Next: f.Next},
 		Status:  func() (string, string) { return "FOLLOWING", "the instructor" },
+		Lang:    say,
 	}
 	ctx, cancel := context.WithCancel(sess.Context())
 	defer cancel()
