@@ -174,14 +174,15 @@ func encodeOllama(m modelCall, r reply) api.Message {
 	msg := api.Message{Role: "assistant"}
 	switch {
 	case r.misfire:
-		msg.Content = brokenJSONReply(r)
+		msg.Content = brokenJSONReply(m.conv.lang, r)
 	case r.cut && m.conv.dialect == dialectLlamaJSON:
 		full := jsonModeText(callReply(r.thought, toolCall{Name: "read_file", Args: args{{"path", "notes/todo.txt"}}}))
 		msg.Content = full[:strings.Index(full, `"input"`)+len(`"input": {"pa`)]
 	case r.cut:
 		msg.Content = `{"name": "read_file", "parameters":`
 	case r.repeatStop && m.conv.dialect == dialectLlamaJSON:
-		msg.Content = `{"thought": "` + r.thought + `",` + strings.Repeat("\n", repeatLimit)
+		thought, _ := json.Marshal(r.thought)
+		msg.Content = `{"thought": ` + string(thought) + `,` + strings.Repeat("\n", repeatLimit)
 	case r.repeatStop:
 		// A native model writing a tool call as text: Ollama's tool parser
 		// holds it back until the call is complete, so when the repeat stop
@@ -217,10 +218,11 @@ func jsonModeText(r reply) string {
 }
 
 // brokenJSONReply is the malformed lesson's first JSON-mode reply: a
-// sentence of prose, then an object whose final closing brace is missing.
-func brokenJSONReply(r reply) string {
+// sentence of prose (in the request's language l), then an object whose
+// final closing brace is missing.
+func brokenJSONReply(l language, r reply) string {
 	full := spacedJSON(args{{"thought", r.thought}, {"tool_call", args{{"name", "read_file"}, {"input", args{{"path", "notes/todo.txt"}}}}}})
-	return "Sure! I will read the todo list first.\n" + strings.TrimSuffix(full, "}")
+	return l.say("Sure! I will read the todo list first.\n", "わかりました。まず TODO リストを読みます。\n") + strings.TrimSuffix(full, "}")
 }
 
 // spacedJSON marshals v and puts a space after every ':' and ',' outside
