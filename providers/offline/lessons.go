@@ -649,7 +649,7 @@ func parallelScript(c conversation) reply {
 	} else {
 		n, first := lineCount(readme.Content), firstLine(readme.Content)
 		b.WriteString(l.say(fmt.Sprintf("README.md has %s and begins: %q.", lines(l, n), first),
-			fmt.Sprintf("README.md は %s で、「%s」で始まります。", lines(l, n), first)))
+			fmt.Sprintf("README.md は %sで、「%s」で始まります。", lines(l, n), first)))
 		if strings.Contains(readme.Content, "hello.py") {
 			b.WriteString(l.say(" It mentions hello.py by name: the README is the prose, hello.py the code.\n",
 				"hello.py の名前が出てきます。README が文章、hello.py がコードです。\n"))
@@ -731,9 +731,9 @@ func explainPython(l language, name, content string) string {
 	n := lines(l, lineCount(content))
 	switch len(defs) {
 	case 0:
-		b.WriteString(l.sayf("%s has %s and defines no functions.", "%s は %s で、関数は定義していません。", name, n))
+		b.WriteString(l.sayf("%s has %s and defines no functions.", "%s は %sで、関数は定義していません。", name, n))
 	default:
-		b.WriteString(l.sayf("%s has %s and defines %s.", "%s は %s で、%s を定義しています。", name, n, strings.Join(defs, l.say(", ", "、"))))
+		b.WriteString(l.sayf("%s has %s and defines %s.", "%s は %sで、%s を定義しています。", name, n, strings.Join(defs, l.say(", ", "、"))))
 	}
 	if len(key) > 0 {
 		b.WriteString(l.say(" The lines that matter:\n", "要となる行:\n") + quote(l, strings.Join(key, "\n"), 12))
