@@ -1,9 +1,11 @@
 package main
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers/offline"
@@ -92,6 +94,7 @@ func lessonCases() []lessonCase {
 // TestLessonsHeadless runs every bundled lesson through `glassbox run`
 // offline on every dialect and checks the exact transitions: the lesson
 // scripts, the real SDK clients, the providers and the engine together.
+// Each run is played again with --lang ja (checkJapaneseRun).
 func TestLessonsHeadless(t *testing.T) {
 	isolate(t)
 	tests := lessonCases()
@@ -124,6 +127,7 @@ func TestLessonsHeadless(t *testing.T) {
 						t.Errorf("llm record says provider %q backend %q", l.LLM.Provider, l.LLM.Backend)
 					}
 				}
+				t.Run("ja", func(t *testing.T) { checkJapaneseRun(t, tc, d.args, w, last) })
 				switch tc.lesson {
 				case "rate-limit":
 					if r := lines[2].LLM.Retries; len(r) != 1 || r[0].Status != 429 {
@@ -183,4 +187,63 @@ func TestYesStillShowsTheConfirmation(t *testing.T) {
 	if code != exitOK || slices.Contains(edges(lines), "user_approval") || !slices.Contains(edges(lines), "deny") {
 		t.Fatalf("--yes must not approve a DENY: %v", edges(lines))
 	}
+}
+
+// checkJapaneseRun plays a lesson case again with --lang ja: --lesson
+// sends the lesson's Japanese request, the transitions and the exit code
+// are the English run's, and a delivered answer is Japanese — every line
+// of the tutor's own text holds Japanese, and none of the sentences of the
+// English answer (en) is left in it. What the tutor quotes (a tool's or
+// the loop's words between 「」, indented blocks) may stay as it is.
+func checkJapaneseRun(t *testing.T, tc lessonCase, dialectArgs []string, w lessonWant, en traceLine) {
+	lesson, _ := offline.LessonByName(tc.lesson)
+	args := slices.Concat([]string{"--offline", "--lang", "ja", "--lesson", tc.lesson}, dialectArgs, tc.extra)
+	code, lines, stderr := runJSON(t, tc.stdin, args...)
+	if code != tc.code {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+	}
+	if got, want := edges(lines), flat(w.edges); !slices.Equal(got, want) {
+		t.Fatalf("edges\n got %v\nwant %v", got, want)
+	}
+	if ev := lines[0].Event; ev == nil || ev.Data != lesson.RequestJA {
+		t.Errorf("event %+v, want the Japanese request %q", ev, lesson.RequestJA)
+	}
+	last := lines[len(lines)-1]
+	if code != exitOK || last.Output == nil || en.Output == nil {
+		return // the loop's report of a halt, not the tutor's answer
+	}
+	ja := last.Output.Text
+	var own strings.Builder // the Japanese answer without what it quotes
+	for _, line := range strings.Split(ja, "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "    ") {
+			continue
+		}
+		line = quotedJA.ReplaceAllString(line, "")
+		if !hasKanaOrKanji(line) {
+			t.Errorf("a line of the answer has no Japanese: %q\n%s", line, ja)
+		}
+		own.WriteString(line + "\n")
+	}
+	for _, line := range strings.Split(en.Output.Text, "\n") {
+		if strings.HasPrefix(line, "    ") {
+			continue
+		}
+		for _, sentence := range englishSentenceEnd.Split(line, -1) {
+			if sentence = strings.TrimSpace(sentence); len(sentence) >= 12 && strings.Contains(sentence, " ") && strings.Contains(own.String(), sentence) {
+				t.Errorf("the Japanese answer keeps the English %q:\n%s", sentence, ja)
+			}
+		}
+	}
+}
+
+var (
+	// quotedJA is what a Japanese answer quotes: 「…」.
+	quotedJA = regexp.MustCompile(`「[^」]*」`)
+	// englishSentenceEnd splits English prose into sentences and clauses.
+	englishSentenceEnd = regexp.MustCompile(`[.;:!?)(]\s+|[.)]$`)
+)
+
+// hasKanaOrKanji reports whether s holds hiragana, katakana or kanji.
+func hasKanaOrKanji(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) }) >= 0
 }
