@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
 
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 )
@@ -246,4 +252,94 @@ var (
 // hasKanaOrKanji reports whether s holds hiragana, katakana or kanji.
 func hasKanaOrKanji(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) }) >= 0
+}
+
+// TestLessonsInTheChosenLanguage: --lang ja, or a Japanese locale with no
+// --lang, gives the lessons in Japanese — `glassbox lessons` lists the
+// Japanese titles, `glassbox run --lesson` sends the Japanese request, and
+// the glass box offers the Japanese titles and requests, sends the
+// Japanese request on Enter and gets Japanese thoughts and answers back.
+func TestLessonsInTheChosenLanguage(t *testing.T) {
+	isolate(t)
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		t.Setenv(k, "")
+	}
+	list := func(t *testing.T, args ...string) []string {
+		var out, errb bytes.Buffer
+		if code := realMain(context.Background(), append([]string{"lessons"}, args...), strings.NewReader(""), &out, &errb); code != exitOK {
+			t.Fatalf("glassbox lessons %v: exit %d: %s", args, code, errb.String())
+		}
+		return strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	}
+	titles := func(ja bool) []string {
+		var want []string
+		for _, l := range offline.Lessons() {
+			want = append(want, l.Name+"\t"+map[bool]string{false: l.Title, true: l.TitleJA}[ja])
+		}
+		return want
+	}
+	t.Run("lessons --lang", func(t *testing.T) {
+		if got := list(t, "--lang", "ja"); !slices.Equal(got, titles(true)) {
+			t.Errorf("glassbox lessons --lang ja:\n%s", strings.Join(got, "\n"))
+		}
+		if got := list(t, "--lang", "en"); !slices.Equal(got, titles(false)) {
+			t.Errorf("glassbox lessons --lang en:\n%s", strings.Join(got, "\n"))
+		}
+		if got := list(t); !slices.Equal(got, titles(false)) {
+			t.Errorf("glassbox lessons with no locale:\n%s", strings.Join(got, "\n"))
+		}
+		var errb bytes.Buffer
+		if code := realMain(context.Background(), []string{"lessons", "--lang", "fr"}, strings.NewReader(""), io.Discard, &errb); code != exitUsage || !strings.Contains(errb.String(), "use en or ja") {
+			t.Errorf("--lang fr: exit %d, %q", code, errb.String())
+		}
+	})
+	t.Run("the locale", func(t *testing.T) {
+		t.Setenv("LANG", "ja_JP.UTF-8")
+		if got := list(t); !slices.Equal(got, titles(true)) {
+			t.Errorf("glassbox lessons under LANG=ja_JP.UTF-8:\n%s", strings.Join(got, "\n"))
+		}
+		if got := list(t, "--lang", "en"); !slices.Equal(got, titles(false)) {
+			t.Errorf("--lang en must win over the locale:\n%s", strings.Join(got, "\n"))
+		}
+		tour, _ := offline.LessonByName("tour")
+		code, lines, stderr := runJSON(t, "", "--offline", "--lesson", "tour")
+		if code != exitOK || lines[0].Event == nil || lines[0].Event.Data != tour.RequestJA || !hasKanaOrKanji(lines[len(lines)-1].Output.Text) {
+			t.Fatalf("exit %d, first %+v, last %+v; stderr %s", code, lines[0].Event, lines[len(lines)-1].Output, stderr)
+		}
+	})
+	t.Run("the glass box", func(t *testing.T) {
+		p, runs, cfg := openGlassBox(t, "--offline", "--sim-latency", "0", "--lang", "ja", "--lesson", "write-file")
+		lessons := offline.Lessons()
+		if len(cfg.Lessons) != len(lessons) {
+			t.Fatalf("%d lessons offered, want %d", len(cfg.Lessons), len(lessons))
+		}
+		for i, l := range lessons {
+			if got := cfg.Lessons[i]; got.Title != l.TitleJA || got.Request != l.RequestJA {
+				t.Errorf("lesson %s offered as %q / %q", l.Name, got.Title, got.Request)
+			}
+		}
+		p.send(tea.KeyMsg{Type: tea.KeyEnter}) // the lesson's request
+		p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}})
+		p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'y'}}) // approve the write
+		h := runs[0].Engine.History()
+		write, _ := offline.LessonByName("write-file")
+		if len(h) < 4 || h[0].Text != write.RequestJA {
+			t.Fatalf("the conversation: %+v", h)
+		}
+		answered := false
+		for _, m := range h[1:] {
+			if m.Role != history.RoleAssistant {
+				continue
+			}
+			if m.Thought != "" && !hasKanaOrKanji(m.Thought) {
+				t.Errorf("thought %q is not Japanese", m.Thought)
+			}
+			if m.Text != "" {
+				answered = hasKanaOrKanji(m.Text) && strings.Contains(m.Text, "farewell.py を作りました")
+			}
+		}
+		if !answered {
+			t.Errorf("no Japanese answer in %+v", h)
+		}
+	})
 }
