@@ -307,6 +307,26 @@ func TestLessonsInTheChosenLanguage(t *testing.T) {
 			t.Fatalf("exit %d, first %+v, last %+v; stderr %s", code, lines[0].Event, lines[len(lines)-1].Output, stderr)
 		}
 	})
+	t.Run("compare mode", func(t *testing.T) {
+		parallel, _ := offline.LessonByName("parallel")
+		code, lines, stderr := runJSON(t, "", "--offline", "--lang", "ja", "--compare=gemini,llama", "--lesson", "parallel")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		answers := map[string]string{}
+		for _, l := range lines {
+			if l.Event != nil && l.Event.Data != parallel.RequestJA {
+				t.Errorf("run %s got %q", l.Run, l.Event.Data)
+			}
+			if l.Output != nil {
+				answers[l.Run] = l.Output.Text
+			}
+		}
+		if len(answers) != 2 || !strings.Contains(answers["gemini"], "1 回の返答の中の 2 つのツール呼び出し") ||
+			!strings.Contains(answers["llama"], "ファイルを 1 つずつ読みました") {
+			t.Errorf("answers: %q", answers)
+		}
+	})
 	t.Run("the glass box", func(t *testing.T) {
 		p, runs, cfg := openGlassBox(t, "--offline", "--sim-latency", "0", "--lang", "ja", "--lesson", "write-file")
 		lessons := offline.Lessons()
