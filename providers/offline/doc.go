@@ -24,6 +24,7 @@
 //
 // Reading order for instructors: lessons.go (what the tutor does),
 // conversation.go (how the dialects become one conversation), tutor.go
-// (deciding, free-form requests), language.go (English or Japanese), gemini.go, ollama.go and openai.go (the
-// wire formats), server.go and transport.go (routing, latency, faults).
+// (deciding, free-form requests), language.go (English or Japanese),
+// gemini.go, ollama.go and openai.go (the wire formats), server.go and
+// transport.go (routing, latency, faults).
 package offline
