@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -362,4 +363,27 @@ func TestLessonsInTheChosenLanguage(t *testing.T) {
 			t.Errorf("no Japanese answer in %+v", h)
 		}
 	})
+}
+
+// TestInstructorGuidesListTheLessons: the instructor guides' lesson tables
+// are the lessons as the code has them — the English guide with the
+// English title and request, the Japanese guide with the Japanese title and
+// both requests.
+func TestInstructorGuidesListTheLessons(t *testing.T) {
+	en, err := os.ReadFile("docs/instructor-guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, err := os.ReadFile("docs/ja/instructor-guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range offline.Lessons() {
+		if row := "| `" + l.Name + "` | " + l.Title + " | " + l.Request + " |"; !strings.Contains(string(en), row) {
+			t.Errorf("docs/instructor-guide.md lacks the row %s", row)
+		}
+		if row := "| `" + l.Name + "` | " + l.TitleJA + " | " + l.RequestJA + " | " + l.Request + " |"; !strings.Contains(string(ja), row) {
+			t.Errorf("docs/ja/instructor-guide.md lacks the row %s", row)
+		}
+	}
 }

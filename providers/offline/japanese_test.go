@@ -187,8 +187,9 @@ func TestTutorSpeaksJapanese(t *testing.T) {
 						}
 						for j, call := range r.calls {
 							if call.Name == "ask_user" {
-								if q := call.Args.str("question"); !hasJapanese(q) {
-									t.Errorf("the question %q is not Japanese", q)
+								b, _ := call.Args.MarshalJSON()
+								if q := call.Args.str("question"); !hasJapanese(q) || !strings.Contains(string(b), `"options":["はい","いいえ"]`) {
+									t.Errorf("the question %s is not Japanese", b)
 								}
 								continue
 							}
