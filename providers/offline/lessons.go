@@ -202,7 +202,7 @@ func Lessons() []Lesson {
 			script:    mcpToolScript},
 		{Name: "streams", Title: "Watch a reply stream in: Gemini's events beside Llama's lines",
 			Request:   "Read README.md and tell me about it while I watch your reply stream in.",
-			TitleJA:   "返答がストリーミングで届くのを見る: Gemini のイベントと Llama の行を並べて",
+			TitleJA:   "ストリーミングで届く返答を見る: Gemini のイベントと Llama の行",
 			RequestJA: "README.md を読んで、その内容を教えてください。返答がストリーミングで届くところを見ています。",
 			script:    streamsScript},
 	}
