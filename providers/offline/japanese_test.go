@@ -363,6 +363,8 @@ func TestJapaneseFreeFormRequests(t *testing.T) {
 		{request: "Makefile の中身を見せて", calls: []string{list}, final: []string{"Makefile という名前のファイルは見つかりませんでした", "README.md、hello.py"}},
 		{request: "hello.py を開いて", calls: []string{readHello}, final: []string{"hello.py (6 行):"}},
 		{request: "hello.py の中身は？", calls: []string{readHello}, final: []string{"def greet(name):"}},
+		{request: "hello.py には何が書いてありますか？", calls: []string{readHello}, final: []string{"hello.py (6 行):"}},
+		{request: "ls して", calls: []string{list}, final: []string{"ワークスペースのファイル一覧です"}},
 		{request: "missing.txt を読んで", calls: []string{call("read_file", "path", "missing.txt")},
 			final: []string{"missing.txt を読めませんでした: 「", "open missing.txt: no such file or directory」"}},
 		{request: "hello.py を動かして", calls: []string{call("execute_command", "command", "python3 hello.py")}, final: []string{"`python3 hello.py` の出力:"}},

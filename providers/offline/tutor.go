@@ -118,9 +118,12 @@ var (
 	quotedRE   = regexp.MustCompile("`([^`]+)`|\"([^\"]+)\"|「([^」]+)」")
 	deleteRE   = regexp.MustCompile(`(?i)\b(delete|remove|rm)\b|削除|消して|消去|消す`)
 	writeRE    = regexp.MustCompile(`(?i)\b(write|create|make)\b|作成|書いて|作って|書き込`)
-	runRE      = regexp.MustCompile(`(?i)\b(run|execute)\b|実行|動かして|走らせて`)
-	readRE     = regexp.MustCompile(`(?i)\b(read|show|cat|open|print)\b|読んで|読む|読み|見せて|表示|開いて|中身|内容|説明|要約`)
-	listRE     = regexp.MustCompile(`(?i)\b(list|files|ls|dir)\b|一覧|ファイル|リスト`)
+	// writtenRE asks what is written in a file ("何が書いてある"), which
+	// reads it: 書いて there is no request to write.
+	writtenRE = regexp.MustCompile(`書いてあ|書かれて`)
+	runRE     = regexp.MustCompile(`(?i)\b(run|execute)\b|実行|動かして|走らせて`)
+	readRE    = regexp.MustCompile(`(?i)\b(read|show|cat|open|print)\b|読んで|読む|読み|見せて|表示|開いて|中身|内容|説明|要約`)
+	listRE    = regexp.MustCompile(`(?i)\b(list|files|ls|dir)\b|一覧|ファイル|リスト`)
 	// A name without an extension: after an English read verb, or before
 	// a Japanese particle ("README を", "Makefile の中身").
 	bareNameRE = regexp.MustCompile(`(?i)\b(?:read|show|cat|open|print)\s+(?:me\s+)?(?:the\s+)?([A-Za-z0-9_][A-Za-z0-9_/-]*)\b|([A-Za-z0-9_][A-Za-z0-9_/-]*)\s*(?:を|の|には|って)`)
@@ -151,7 +154,7 @@ func matchIntent(text string) intent {
 	case strings.TrimSpace(text) == "":
 	case deleteRE.MatchString(text):
 		in.kind = intentDelete
-	case writeRE.MatchString(text):
+	case writeRE.MatchString(text) && !writtenRE.MatchString(text):
 		in.kind = intentWrite
 	case runRE.MatchString(text):
 		in.kind = intentRun
