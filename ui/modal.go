@@ -37,6 +37,8 @@ type confirmModal struct {
 	// one; esc, y and a act at once.
 	guard  string
 	warned bool
+	// onceOnly is set when a was pressed on a call that needs a person.
+	onceOnly bool
 }
 
 func newConfirmModal(req *personRequest, startKey string) *confirmModal {
@@ -49,6 +51,12 @@ func (c *confirmModal) update(msg tea.KeyMsg, k confirmKeys) dialogOutcome {
 	case key.Matches(msg, k.AllowOnce):
 		c.req.approve(loop.AllowOnce)
 		return dialogAnswered
+	case key.Matches(msg, k.AllowSession) && c.req.confirm.Decision.NeedsPerson:
+		// A call only a person may answer is answered each time: there
+		// is no grant for the session to give (loop.Engine counts one as
+		// allow once), so the key says so instead of pretending.
+		c.onceOnly = true
+		return dialogKept
 	case key.Matches(msg, k.AllowSession):
 		c.req.approve(loop.AllowSession)
 		return dialogAnswered
@@ -86,10 +94,21 @@ func (c *confirmModal) parts(th theme.Theme, hk help.Model, k confirmKeys, w int
 	top = append(top, "", th.Bold.Render("Preview")+th.Muted.Render(" (↑/↓ scroll)"))
 
 	hk.Width = w
-	bottom = []string{"", hk.ShortHelpView([]key.Binding{k.AllowOnce, k.AllowSession, k.Deny}),
-		hk.ShortHelpView([]key.Binding{k.Hide, k.Look})}
+	answers := []key.Binding{k.AllowOnce, k.AllowSession, k.Deny}
+	allow := "y or a"
+	if r.Decision.NeedsPerson {
+		answers, allow = []key.Binding{k.AllowOnce, k.Deny}, "y"
+	}
+	bottom = []string{"", hk.ShortHelpView(answers), hk.ShortHelpView([]key.Binding{k.Hide, k.Look})}
+	if r.Decision.NeedsPerson {
+		note := "No rule can read this call, so you answer it each time: there is no allowing it for the session."
+		if c.onceOnly {
+			note = "a does not apply here: " + note
+		}
+		bottom = append(bottom, th.Muted.Render(ansi.Truncate(note, w, "…")))
+	}
 	if c.warned {
-		bottom = append(bottom, th.Warning.Render(ansi.Truncate(c.guard+" here denies the call: press "+c.guard+" again to deny, y or a to allow", w, "…")))
+		bottom = append(bottom, th.Warning.Render(ansi.Truncate(c.guard+" here denies the call: press "+c.guard+" again to deny, "+allow+" to allow", w, "…")))
 	}
 	return top, previewLines(th, preview, w-2), bottom
 }
@@ -152,6 +171,8 @@ type askModal struct {
 	// letter typed next puts it back in front ("no"), a digit picks.
 	guard  string
 	warned bool
+	// onceOnly is set when a was pressed on a call that needs a person.
+	onceOnly bool
 }
 
 func newAskModal(req *personRequest, startKey string) *askModal {
