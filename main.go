@@ -25,6 +25,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -85,6 +86,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return listSessions(args[1:], stdout, stderr)
 		case "serve":
 			return serveRoom(ctx, args[1:], stdout, stderr)
+		case "mcp-serve":
+			return mcpServe(ctx, args[1:], stdin, stdout, stderr)
 		case "export":
 			return exportSession(args[1:], stdout, stderr)
 		case "version":
@@ -110,6 +113,7 @@ Usage:
   glassbox export SESSION [--step N] [--format md|html] [--out FILE]
                                 a step or a whole session as a self-contained page (a handout)
   glassbox serve [flags]        serve a glass box to each learner over SSH (ssh -p 2222 HOST)
+  glassbox mcp-serve [flags]    glassbox on the MCP bus over standard input and output: ask_agent calls become events
   glassbox version
 
 Run 'glassbox run -h' for the flags.
@@ -150,7 +154,9 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		extra(fs)
 	}
 	fs.Usage = func() {
-		if name == "glassbox serve" {
+		if name == "glassbox mcp-serve" {
+			fmt.Fprintln(stderr, "Usage: glassbox mcp-serve [flags]\n\nServes glassbox as an MCP server over standard input and output: each ask_agent call\nbecomes an mcp_bus event, and the run's answer is the call's result. The trace goes to\nstandard error; confirmations are asked on the terminal, else of the client (docs/mcp.md).\n\nFlags:")
+		} else if name == "glassbox serve" {
 			fmt.Fprintln(stderr, "Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:")
 		} else if headless {
 			fmt.Fprintln(stderr, "Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:")
@@ -280,7 +286,11 @@ func (compareFlag) IsBoolFlag() bool { return true }
 // runHeadless is `glassbox run [flags] PROMPT`. sleep replaces the engine's
 // retry wait (tests); nil waits for real.
 func runHeadless(ctx context.Context, args []string, sleep func(context.Context, time.Duration) error, stdin io.Reader, stdout, stderr io.Writer) int {
-	c, rest, err := loadConfig("glassbox run", args, true, stderr)
+	var bf busFlags
+	c, rest, err := loadConfigWith("glassbox run", args, true, stderr, bf.bind)
+	if err == nil {
+		err = bf.check(c)
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -299,9 +309,10 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		}
 	}
 	prompt := strings.TrimSpace(strings.Join(rest, " "))
-	if prompt == "" && c.Resume == "" {
-		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
-		prompt = lesson.RequestIn(c.Lang)
+	lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
+	fromBus := false
+	if prompt == "" && c.Resume == "" && bf.addr == "" {
+		prompt, fromBus = lesson.RequestIn(c.Lang), lesson.FromBus
 	}
 	c.Request, c.Version = prompt, version
 	if err := c.DefaultSession(os.Getenv); err != nil {
@@ -313,7 +324,32 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	if err != nil {
 		return fail(stderr, "glassbox run", err)
 	}
-	outcome := headless.Run(ctx, runs, prompt, headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout)}, stdout, stderr)
+	o := headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout)}
+	if fromBus {
+		// The lesson's request arrives over the MCP bus, from a client
+		// inside glassbox: it is queued as an mcp_bus event, not as typed.
+		stop, err := headless.AskOverBus(ctx, runs, prompt, version)
+		if err != nil {
+			agentrun.CloseAll(runs)
+			return fail(stderr, "glassbox run", err)
+		}
+		defer stop()
+		prompt = ""
+	}
+	if bf.addr != "" {
+		lctx, stopListening := context.WithCancel(ctx)
+		defer stopListening()
+		b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+		b.Bind(runs[0].Engine, runs[0].Wire())
+		addr, err := bf.listen(lctx, b)
+		if err != nil {
+			agentrun.CloseAll(runs)
+			return fail(stderr, "glassbox run", err)
+		}
+		fmt.Fprintf(stderr, "glassbox run: %s\n", lang.Lang(c.Lang).F("on the MCP bus at %s (tool %s); Ctrl-C ends it", "http://"+addr+"/mcp", bus.ToolName))
+		o.Wait = headless.WaitForBus(b, nil)
+	}
+	outcome := headless.Run(ctx, runs, prompt, o, stdout, stderr)
 	if err := agentrun.CloseAll(runs); err != nil {
 		fmt.Fprintf(stderr, "glassbox run: %v\n", err)
 	}
@@ -326,6 +362,105 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	}
 	return exitOK
 }
+
+// busFlags are --mcp-listen and --mcp-listen-public (glassbox on the MCP
+// bus over streamable HTTP, docs/mcp.md).
+type busFlags struct {
+	addr   string
+	public bool
+}
+
+func (f *busFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "mcp-listen", "", "also take requests from the MCP bus: serve the ask_agent tool over streamable HTTP at ADDR/mcp (a loopback HOST:PORT, such as 127.0.0.1:7777)")
+	fs.BoolVar(&f.public, "mcp-listen-public", false, "let --mcp-listen use an address that is not a loopback one (whoever reaches it can ask the agent)")
+}
+
+// check refuses what the bus cannot do, before anything opens.
+func (f *busFlags) check(c agentrun.Config) error {
+	l := lang.Lang(c.Lang)
+	if f.addr == "" {
+		if f.public {
+			return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--mcp-listen-public goes with --mcp-listen ADDR"))
+		}
+		return nil
+	}
+	loopback, err := bus.Loopback(f.addr)
+	if err != nil {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--mcp-listen %q: want HOST:PORT, such as 127.0.0.1:7777", f.addr))
+	}
+	if !loopback && !f.public {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--mcp-listen %s is not a loopback address: whoever reaches it could ask the agent to act in your workspace. Listen on 127.0.0.1, or give --mcp-listen-public if you mean it.", f.addr))
+	}
+	if c.CompareSpec != "" {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--mcp-listen serves one run; it does not go with --compare"))
+	}
+	return nil
+}
+
+// listen serves b over streamable HTTP at --mcp-listen's address until
+// ctx is done, and returns the address it listens on.
+func (f *busFlags) listen(ctx context.Context, b *bus.Bus) (string, error) {
+	addr, _, err := b.Listen(ctx, f.addr)
+	if err != nil {
+		return "", fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
+	}
+	return addr, nil
+}
+
+// mcpServe is `glassbox mcp-serve`: glassbox as an MCP server over its
+// standard input and output. The trace goes to standard error.
+func mcpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, rest, err := loadConfig("glassbox mcp-serve", args, true, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	l := lang.Lang(c.Lang)
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("unexpected argument %q: the requests come from the MCP client, through ask_agent", rest[0]))
+	}
+	if err == nil && c.CompareSpec != "" {
+		err = fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("mcp-serve serves one run; it does not go with --compare"))
+	}
+	if err != nil {
+		return fail(stderr, "glassbox mcp-serve", err)
+	}
+	c.Version = version
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		return fail(stderr, "glassbox mcp-serve", err)
+	}
+	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+	person, how, release := headless.ServePerson(b, l)
+	defer release()
+	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
+	if err != nil {
+		return fail(stderr, "glassbox mcp-serve", err)
+	}
+	b.Bind(runs[0].Engine, runs[0].Wire())
+	fmt.Fprintf(stderr, "glassbox mcp-serve: %s\n", l.F("on the MCP bus over standard input and output (tool %s); %s", bus.ToolName, how))
+	ended := make(chan struct{})
+	sctx, stopServing := context.WithCancel(ctx)
+	go func() {
+		defer close(ended)
+		if err := b.ServeStdio(sctx, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil {
+			fmt.Fprintf(stderr, "glassbox mcp-serve: %s\n", l.F("the MCP connection ended: %v", err))
+		}
+	}()
+	headless.Run(ctx, runs, "", headless.Options{JSON: c.JSON, Version: version, Wait: headless.WaitForBus(b, ended)}, stderr, stderr)
+	stopServing()
+	if err := agentrun.CloseAll(runs); err != nil {
+		fmt.Fprintf(stderr, "glassbox mcp-serve: %v\n", err)
+	}
+	headless.SessionSaved(stderr, "glassbox mcp-serve", sessionDir(), runs)
+	if ctx.Err() != nil {
+		return exitProvider
+	}
+	return exitOK
+}
+
+// nopWriteCloser keeps standard output open when the MCP connection closes.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // serveRoom is `glassbox serve`: ui/serve binds its own flags and runs it.
 func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -358,9 +493,14 @@ func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // runTUI opens the full-screen glass box.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	predict := false
+	var bf busFlags
 	c, rest, err := loadConfigWith("glassbox", args, false, stderr, func(fs *flag.FlagSet) {
 		fs.BoolVar(&predict, "predict", false, "predict mode: pick the edge you expect before each step (P toggles it)")
+		bf.bind(fs)
 	})
+	if err == nil {
+		err = bf.check(c)
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -403,7 +543,14 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "glassbox", err)
 	}
 	cfg.Predict = predict
-	err = ui.Run(tuiContext(ctx), cfg)
+	tctx := tuiContext(ctx)
+	if bf.addr != "" {
+		if _, err := bf.listen(tctx, cfg.Runs[0].Bus); err != nil {
+			return fail(stderr, "glassbox", err)
+		}
+		cfg.Runs[0].BusListens = true
+	}
+	err = ui.Run(tctx, cfg)
 	if ctx.Err() != nil {
 		// A signal ended the glass box: the trace says so; the deferred
 		// CloseAll stops the commands and removes temporary workspaces.

@@ -11,5 +11,7 @@ import (
 // glassbox does from main.
 func TestMain(m *testing.M) {
 	tools.RunSandboxHelper()
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBusBinary()
+	os.Exit(code)
 }

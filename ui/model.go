@@ -48,6 +48,7 @@ type Model struct {
 	forkKeys    forkKeys
 	ontoKeys    ontoKeys
 	help        help.Model
+	drawnHelp   *helpMemo // the key help, drawn once per width and keys
 
 	width, height int
 	ready         bool // a WindowSizeMsg has arrived
@@ -94,6 +95,7 @@ func New(cfg Config) Model {
 		forkKeys:   newForkKeys(),
 		ontoKeys:   newOntoKeys(),
 		help:       help.New(),
+		drawnHelp:  &helpMemo{},
 		animate:    true,
 		focus:      -1,
 		exec:       tea.ExecProcess,
@@ -250,6 +252,9 @@ func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.measureSize(true)) // for the health line
+		if r.listens {
+			cmds = append(cmds, r.busCmd()) // requests from outside, any time
+		}
 	}
 	return tea.Batch(cmds...)
 }
@@ -270,6 +275,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.whatIfReady(msg)
 	case runMsg:
 		return m.handleRunMsg(msg)
+	case busArrivedMsg:
+		return m.busArrived(msg)
+	case busCallMsg:
+		m.notice = "the lesson's request could not be sent over the MCP bus: " + msg.err.Error()
+		return m, nil
 	case NoticeMsg:
 		return m.notify(msg)
 	case followMsg:

@@ -5,9 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/cell"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -17,6 +16,9 @@ type look struct {
 	th      theme.Theme
 	spin    string
 	sandbox string // "on — …", "off — reason" or "" (not told)
+	// The status bar's two styles as brushes: a bar is some twenty
+	// segments, each a label and a value.
+	statusKey, statusBar theme.Brush
 }
 
 // paneView draws the run's pane p, framed, in rc. focused: the pane has the
@@ -65,7 +67,7 @@ func resultGist(content string, w int) []string {
 	lines := wrapLines("⇒ "+strings.Join(parts, " · "), max(w-2, 1))
 	if len(lines) > 2 {
 		lines = lines[:2]
-		lines[1] = ansi.Truncate(lines[1], max(w-3, 1), "") + "…"
+		lines[1] = cell.Truncate(lines[1], max(w-3, 1), "") + "…"
 	}
 	for i := range lines {
 		lines[i] = "  " + lines[i]
@@ -99,7 +101,7 @@ func (r *runView) statusView(lk look, w int) string {
 	// Last and lowest: the run's health in the room that is left, its parts
 	// falling from the end as the room shrinks (the help overlay has it in
 	// full).
-	room := w - ansi.StringWidth(line) - ansi.StringWidth(lk.statusSegment("health", ""))
+	room := w - cell.Width(line) - cell.Width(lk.statusSegment("health", ""))
 	if v := fitHealth(r.live.healthLine, room); v != "" {
 		line += lk.statusSegment("health", v)
 	}
@@ -108,7 +110,7 @@ func (r *runView) statusView(lk look, w int) string {
 
 // statusSegment is one labelled segment of the status bar.
 func (lk look) statusSegment(k, v string) string {
-	return lk.th.StatusKey.Render(" "+k+" ") + lk.th.StatusBar.Render(v+" ")
+	return lk.statusKey.Render(" "+k+" ") + lk.statusBar.Render(v+" ")
 }
 
 // statusLine is the status bar's segments that fit in w; whole says none
@@ -123,12 +125,12 @@ func (r *runView) statusLine(lk look, w int) (line string, whole bool) {
 	if r.reason != "" {
 		withReason := slices.Clone(parts)
 		withReason[backendAt] = lk.statusSegment("backend", backend+" ("+r.reason+")")
-		if l := strings.Join(withReason, ""); ansi.StringWidth(l) <= w {
+		if l := strings.Join(withReason, ""); cell.Width(l) <= w {
 			return l, true
 		}
 	}
 	all := len(parts)
-	for len(parts) > 1 && ansi.StringWidth(strings.Join(parts, "")) > w {
+	for len(parts) > 1 && cell.Width(strings.Join(parts, "")) > w {
 		parts = parts[:len(parts)-1]
 	}
 	return strings.Join(parts, ""), len(parts) == all
@@ -203,7 +205,7 @@ func fitHealth(v string, room int) string {
 	if room <= 0 {
 		return ""
 	}
-	for ansi.StringWidth(v) > room {
+	for cell.Width(v) > room {
 		i := strings.LastIndex(v, " · ")
 		if i < 0 {
 			return ""
@@ -224,9 +226,9 @@ func (r *runView) stateLabel(lk look, s loop.State) string {
 
 // fitStyled truncates or pads a status line, painting the padding.
 func fitStyled(th interface{ Render(...string) string }, s string, w int) string {
-	sw := ansi.StringWidth(s)
+	sw := cell.Width(s)
 	if sw > w {
-		return ansi.Truncate(s, w, "…")
+		return cell.Truncate(s, w, "…")
 	}
 	return s + th.Render(strings.Repeat(" ", w-sw))
 }

@@ -31,6 +31,9 @@ type Lesson struct {
 	// Dialects, when set, are the only dialects ("llama", …) that can show
 	// what the lesson teaches: the menu offers it only to a run of one.
 	Dialects []string
+	// FromBus: the request arrives over the MCP bus, sent by a client
+	// inside glassbox through each run's Bus (the mcp-bus lesson).
+	FromBus bool
 }
 
 // Config is what the UI needs from main.

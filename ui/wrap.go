@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/glassbox-dev/glassbox/ui/cell"
 )
 
 // Line breaking for the panes. Words (runs of narrow characters, such as
@@ -34,7 +34,7 @@ func wrapPara(para string, w int) []string {
 		lw = 0
 	}
 	for _, t := range toks {
-		tw := ansi.StringWidth(t)
+		tw := cell.Width(t)
 		space := strings.TrimLeft(t, " ") == ""
 		switch {
 		case lw+tw <= w:
@@ -58,13 +58,13 @@ func wrapPara(para string, w int) []string {
 					flush()
 					room = w
 				}
-				head := ansi.Truncate(t, room, "")
+				head := cell.Truncate(t, room, "")
 				if head == "" { // a wide rune on a 1-cell line
 					_, n := utf8.DecodeRuneInString(t)
 					head = t[:n]
 				}
 				line.WriteString(head)
-				lw += ansi.StringWidth(head)
+				lw += cell.Width(head)
 				t = t[len(head):]
 			}
 		}
@@ -147,5 +147,5 @@ func kinsoku(r rune) bool {
 
 // wide reports whether r takes two cells (CJK and the like).
 func wide(r rune) bool {
-	return r >= 0x1100 && ansi.StringWidth(string(r)) == 2 || unicode.Is(unicode.Han, r)
+	return r >= 0x1100 && cell.Width(string(r)) == 2 || unicode.Is(unicode.Han, r)
 }

@@ -107,6 +107,7 @@ func tutorWorlds() []tutorWorld {
 		{name: "files missing", setup: func(w *world) { w.files = map[string]string{} }},
 		{name: "mcp", mcpTools: []string{"notes__echo"}},
 		{name: "mcp fails", mcpTools: []string{"notes__lookup"}},
+		{name: "another glass box", mcpTools: []string{"other__ask_agent"}},
 	}
 }
 
@@ -140,7 +141,7 @@ func playTutor(w *world, d dialect, request string, mcpTools []string) []tutorSt
 				}
 				out, isErr := w.run(call.Name, a)
 				if server, tool, ok := strings.Cut(call.Name, "__"); ok {
-					out, isErr = server+" "+tool+": "+call.Args.str("text"), tool != "echo"
+					out, isErr = server+" "+tool+": "+call.Args.str("text")+call.Args.str("request"), tool == "lookup"
 				}
 				step.calls = append(step.calls, canon(call.Name, a))
 				items = append(items, item{kind: itemResult, result: toolResult{Name: call.Name, Content: out, IsError: isErr}})
@@ -186,6 +187,12 @@ func TestTutorSpeaksJapanese(t *testing.T) {
 							}
 						}
 						for j, call := range r.calls {
+							if l.Name == "mcp-bus" && strings.HasSuffix(call.Name, busAskTool) {
+								if !hasJapanese(call.Args.str("request")) {
+									t.Errorf("the request to the other glass box %q is not Japanese", call.Args.str("request"))
+								}
+								continue
+							}
 							if call.Name == "ask_user" {
 								b, _ := call.Args.MarshalJSON()
 								if q := call.Args.str("question"); !hasJapanese(q) || !strings.Contains(string(b), `"options":["はい","いいえ"]`) {

@@ -60,6 +60,8 @@ import (
 //	                 → answer quoting its result (or its failure); without --mcp: how to attach a server
 //	unknown-model    every call: HTTP 404 (Ollama `model 'llama3.1:8b' not found`; Gemini NOT_FOUND) → llm_failure,
 //	                 not retried → HALTED. Any Ollama model name but llama3.1:8b gets the same 404.
+//	mcp-bus          (the request arrives as an mcp_bus event) → list_files . → answer, sent back as the call's result;
+//	                 with another glass box attached (NAME__ask_agent): ask it for the tour and quote its answer
 //	streams          → read_file README.md → a long answer, streamed token by token: Gemini one SSE event per
 //	                 token, Llama one NDJSON line per token (run it with --compare to see both streams)
 //
@@ -84,6 +86,10 @@ type Lesson struct {
 	// Dialects, when set, are the only dialects that can show what the
 	// lesson teaches (elsewhere it runs, but shows nothing of it).
 	Dialects []string
+	// FromBus says the request arrives over the MCP bus: the front end
+	// has an in-process MCP client call the glass box's own ask_agent
+	// tool with it, rather than queue it as typed.
+	FromBus bool
 
 	script func(conversation) reply
 	fault  fault
@@ -200,6 +206,11 @@ func Lessons() []Lesson {
 			TitleJA:   "モデルが MCP サーバーのツールを呼ぶ (--mcp)",
 			RequestJA: "MCP サーバーのツールを呼んで、何と答えたか教えてください。",
 			script:    mcpToolScript},
+		{Name: "mcp-bus", Title: "A request arrives over the MCP bus and the answer goes back as its result",
+			Request:   "Over the MCP bus: what is in your workspace?",
+			TitleJA:   "MCP バスから依頼が届き、答えがその結果として返る",
+			RequestJA: "MCP バス経由で: あなたのワークスペースには何がありますか？",
+			FromBus:   true, script: mcpBusScript},
 		{Name: "streams", Title: "Watch a reply stream in: Gemini's events beside Llama's lines",
 			Request:   "Read README.md and tell me about it while I watch your reply stream in.",
 			TitleJA:   "ストリーミングで届く返答を見る: Gemini のイベントと Llama の行",

@@ -30,6 +30,10 @@ type View struct {
 	LastEdge    loop.Edge           // the edge of the last transition ("" if none yet)
 	Breakpoints map[loop.State]bool // states with a breakpoint
 	Selected    loop.State          // the state under the cursor for `b` ("" for none)
+	// Source is the source of the event the last new_event took ("ui",
+	// "mcp_bus", …) and From who sent it, when the source says (the MCP
+	// bus's client): the footer names where the new event came from.
+	Source, From string
 }
 
 // The markers drawn in the two cells before a state's name. They carry the
@@ -131,6 +135,9 @@ func footer(th theme.Theme, v View, width int, compact bool, name func(loop.Stat
 			word{"─" + string(v.LastEdge) + "─▶", th.Edge},
 			word{name(to), th.Bold},
 		)
+		if v.LastEdge == loop.EdgeNewEvent && v.Source != "" {
+			ws = append(ws, word{"from", th.Muted}, word{v.Source, th.Edge})
+		}
 	}
 	last = wrapWords(ws, width)
 
@@ -149,6 +156,8 @@ func explainNow(v View) string {
 	if v.Current == loop.AssemblingContext {
 		base := "Assembling context: system prompt + history + tool definitions + "
 		switch {
+		case v.LastEdge == loop.EdgeNewEvent && v.From != "":
+			return base + "the new event (a request from " + v.From + ")."
 		case v.LastEdge == loop.EdgeNewEvent:
 			return base + "the new event (your request)."
 		case v.LastEdge == loop.EdgeObserved && v.LastFrom == loop.RecordingError:
