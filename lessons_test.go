@@ -91,6 +91,8 @@ func lessonCases() []lessonCase {
 			}},
 		{lesson: "repeat-stop", all: lessonWant{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "without retrying"},
 			by: map[string]lessonWant{"gemini": {"new_event context_ready final_answer delivered", "Gemini has no such stop"}}},
+		{lesson: "mcp-tool", stdin: "y\n",
+			all: lessonWant{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "The MCP server demo answered demo__echo with:"}},
 		{lesson: "mcp-tool", stdin: "y\n", extra: []string{"--mcp", "notes=" + notesServer()},
 			all: lessonWant{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "echo: hello from the glass box"}},
 		{lesson: "mcp-bus", all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready final_answer delivered", "For the caller on the MCP bus: the workspace holds"}},
@@ -137,6 +139,10 @@ func TestLessonsHeadless(t *testing.T) {
 				}
 				t.Run("ja", func(t *testing.T) { checkJapaneseRun(t, tc, d.args, w, last) })
 				switch tc.lesson {
+				case "mcp-tool":
+					if !strings.Contains(last.Output.Text, "echo: hello from the glass box") {
+						t.Errorf("the answer does not quote the server's: %q", last.Output.Text)
+					}
 				case "mcp-bus":
 					// The request came from the bus and the answer went back there.
 					if m := frameMethods(lines[0]); !slices.Contains(m, "recv tools/call") {

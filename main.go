@@ -29,6 +29,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/tools/mcptool"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
@@ -90,6 +91,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return mcpServe(ctx, args[1:], stdin, stdout, stderr)
 		case "export":
 			return exportSession(args[1:], stdout, stderr)
+		case mcptool.DemoArg:
+			return serveDemo(ctx, args[1:], stdin, stdout, stderr)
 		case "version":
 			fmt.Fprintf(stdout, "glassbox %s\n", version)
 			return exitOK
@@ -184,6 +187,12 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 	if err := c.ResumeFlags(set); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
+	// The mcp-tool lesson needs a server: started for it without one, it
+	// gets the demo server inside glassbox. Only a person's --lesson does
+	// this, never a session file's (--resume takes --mcp again).
+	if c.Lesson == offline.MCPToolLesson && len(c.MCP) == 0 && c.Resume == "" {
+		c.MCP = []string{mcptool.DemoName}
+	}
 	if err := c.Validate(); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
@@ -212,7 +221,7 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
 	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")
 	fs.StringVar(&c.Lang, "lang", c.Lang, "the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); the JSONL trace and payloads stay as they are")
-	fs.Var(mcpFlag{&c.MCP}, "mcp", "attach an MCP server: NAME=COMMAND ARGS… (stdio) or NAME=URL (streamable HTTP); repeatable; its tools join as NAME__tool (docs/mcp.md)")
+	fs.Var(mcpFlag{&c.MCP}, "mcp", "attach an MCP server: NAME=COMMAND ARGS… (stdio), NAME=URL (streamable HTTP) or demo (the one bundled in glassbox); repeatable; its tools join as NAME__tool (docs/mcp.md)")
 	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
 	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")
 	fs.Var(agentrun.StepFlag{N: &c.From}, "from", "with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)")
@@ -247,6 +256,22 @@ func (f streamFlag) Set(v string) error {
 }
 
 func (streamFlag) IsBoolFlag() bool { return true }
+
+// serveDemo is the hidden subcommand `glassbox mcp-demo`: the demo MCP
+// server on standard input and output, which --mcp demo starts under the
+// sandbox (docs/mcp.md, "The demo server").
+func serveDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	l := lang.FromLocale(os.Getenv)
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, l.F("glassbox %s takes no arguments: it serves the demo MCP server on standard input and output (attach it with --mcp demo)", mcptool.DemoArg))
+		return exitUsage
+	}
+	if err := mcptool.ServeDemo(ctx, stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, l.F("glassbox %s: the demo MCP server stopped: %v", mcptool.DemoArg, err))
+		return exitProvider
+	}
+	return exitOK
+}
 
 // mcpFlag collects the repeated --mcp values.
 type mcpFlag struct{ specs *[]string }

@@ -365,9 +365,12 @@ func TestMCPListenRefusesAPublicAddress(t *testing.T) {
 func TestTwoGlassBoxesTalk(t *testing.T) {
 	isolate(t)
 	bin := builtGlassbox(t)
-	otherTrace := filepath.Join(t.TempDir(), "other.jsonl")
+	// The other box is a stdio server, so it runs under the first one's
+	// sandbox: the workspace is the one folder outside its own it may write.
+	ws := t.TempDir()
+	otherTrace := filepath.Join(ws, "other.jsonl")
 	var stderr syncBuffer
-	cmd := exec.Command(bin, "run", "--offline", "--json", "--yes", "--lesson", "mcp-bus",
+	cmd := exec.Command(bin, "run", "--offline", "--json", "--yes", "--lesson", "mcp-bus", "--workspace", ws,
 		"--mcp", "other="+bin+" mcp-serve --offline --trace "+otherTrace)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Stderr = &stderr

@@ -57,7 +57,8 @@ import (
 //	                                                      with no done line               with no done line
 //	                 (Llama: malformed_response, no retry) → list_files "." → answer naming the stop
 //	mcp-tool         → ⇒ the first tool of an --mcp server the request declares (NAME__echo first), {"text": …}
-//	                 → answer quoting its result (or its failure); without --mcp: how to attach a server
+//	                 → answer quoting its result (or its failure); glassbox attaches its demo server
+//	                   when the lesson is started without --mcp; no server at all: how to attach one
 //	unknown-model    every call: HTTP 404 (Ollama `model 'llama3.1:8b' not found`; Gemini NOT_FOUND) → llm_failure,
 //	                 not retried → HALTED. Any Ollama model name but llama3.1:8b gets the same 404.
 //	mcp-bus          (the request arrives as an mcp_bus event) → list_files . → answer, sent back as the call's result;
@@ -201,7 +202,7 @@ func Lessons() []Lesson {
 			TitleJA:   "HTTP 404: モデルがサーバーにない",
 			RequestJA: "サーバーにないモデルで、あいさつしてください。",
 			fault:     faultUnknownModel},
-		{Name: "mcp-tool", Title: "The model calls a tool of an MCP server (--mcp)",
+		{Name: MCPToolLesson, Title: "The model calls a tool of an MCP server (--mcp)",
 			Request:   "Call the MCP server's tool and tell me what it answered.",
 			TitleJA:   "モデルが MCP サーバーのツールを呼ぶ (--mcp)",
 			RequestJA: "MCP サーバーのツールを呼んで、何と答えたか教えてください。",
@@ -959,6 +960,10 @@ func lineWord(n int) string {
 	return "lines"
 }
 
+// MCPToolLesson is the lesson in which the model calls a tool of an MCP
+// server; without --mcp, glassbox attaches its demo server for it.
+const MCPToolLesson = "mcp-tool"
+
 // mcpGreeting is what the mcp-tool lesson sends the MCP tool.
 const mcpGreeting = "hello from the glass box"
 
@@ -969,9 +974,11 @@ func mcpToolScript(c conversation) reply {
 	l := c.lang
 	if len(c.mcpTools) == 0 {
 		return finalReply(l.say("No MCP server is attached, so there is no MCP tool to call. Start glassbox with "+
-			"--mcp NAME=COMMAND (a stdio server) or --mcp NAME=URL (streamable HTTP); its tools join as NAME__tool. (offline tutor)",
+			"--lesson mcp-tool or --mcp demo (the demo server bundled in glassbox), --mcp NAME=COMMAND (a stdio server) "+
+			"or --mcp NAME=URL (streamable HTTP); its tools join as NAME__tool. (offline tutor)",
 			"MCP サーバーがつながっていないので、呼べる MCP ツールがありません。glassbox を "+
-				"--mcp NAME=COMMAND (stdio のサーバー) か --mcp NAME=URL (streamable HTTP) をつけて起動してください。"+
+				"--lesson mcp-tool か --mcp demo (glassbox に同梱のデモサーバー)、--mcp NAME=COMMAND (stdio のサーバー)、"+
+				"--mcp NAME=URL (streamable HTTP) のどれかをつけて起動してください。"+
 				"そのツールは NAME__tool という名前で加わります。(オフラインのチューター)"))
 	}
 	tool := c.mcpTools[0]
