@@ -87,6 +87,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return listSessions(args[1:], stdout, stderr)
 		case "serve":
 			return serveRoom(ctx, args[1:], stdout, stderr)
+		case "follow":
+			return followRoom(ctx, args[1:], stdin, stdout, stderr)
 		case "mcp-serve":
 			return mcpServe(ctx, args[1:], stdin, stdout, stderr)
 		case "export":
@@ -116,6 +118,8 @@ Usage:
   glassbox export SESSION [--step N] [--format md|html] [--out FILE]
                                 a step or a whole session as a self-contained page (a handout)
   glassbox serve [flags]        serve a glass box to each learner over SSH (ssh -p 2222 HOST)
+  glassbox follow ADDR [--fingerprint SHA256:…]
+                                follow an instructor's broadcast in your own glass box, read only
   glassbox mcp-serve [flags]    glassbox on the MCP bus over standard input and output: ask_agent calls become events
   glassbox version
 
@@ -515,12 +519,71 @@ func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitOK
 }
 
+// followRoom is `glassbox follow ADDR`: the instructor's broadcast in a
+// glass box of one's own, read only.
+func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("glassbox follow", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := serve.FollowOptions{KnownHosts: serve.DefaultKnownHosts()}
+	langFlag := ""
+	fs.StringVar(&langFlag, "lang", "", "the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES, LANG)")
+	fs.StringVar(&o.Fingerprint, "fingerprint", "", "the room's host key fingerprint (SHA256:…), as the instructor reads it out")
+	fs.StringVar(&o.KnownHosts, "known-hosts", o.KnownHosts, "recognise the room by this known_hosts file when no --fingerprint is given")
+	l := lang.FromLocale(os.Getenv)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: glassbox follow ADDR [--fingerprint SHA256:…]\n\n"+
+			l.T("Follows an instructor's broadcast (glassbox serve --instruct, glassbox --broadcast) in your own glass box, read only. ADDR is HOST or HOST:PORT (port 2222). The room is recognised by its fingerprint or your known_hosts; the workshop passphrase is asked.")+"\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		o.Addr, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	l, err := lang.Choose(langFlag, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox follow: --lang: %v\n", err)
+		return exitUsage
+	}
+	o.Lang = l
+	if o.Addr == "" && fs.NArg() > 0 {
+		o.Addr = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "glassbox follow: "+l.F("unexpected argument %q (one room at a time)", fs.Arg(0)))
+		return exitUsage
+	}
+	if o.Addr == "" || fs.NArg() > 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	in, ok := stdin.(*os.File)
+	if !ok || !ui.IsTerminal(stdout) || !ui.IsTerminal(in) {
+		fmt.Fprintln(stderr, "glassbox follow: "+l.T("the glass box needs a terminal (and the passphrase is asked on it)"))
+		return exitUsage
+	}
+	o.Passphrase = func() (string, error) {
+		fmt.Fprint(stderr, l.F("workshop passphrase for %s: ", o.Addr))
+		pw, err := ui.ReadPassword(ctx, in)
+		fmt.Fprintln(stderr)
+		return strings.TrimSpace(pw), err
+	}
+	if err := serve.FollowMain(tuiContext(ctx), o); err != nil {
+		return fail(stderr, "glassbox follow", err)
+	}
+	return exitOK
+}
+
 // runTUI opens the full-screen glass box.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	predict := false
+	predict, broadcast := false, ""
 	var bf busFlags
 	c, rest, err := loadConfigWith("glassbox", args, false, stderr, func(fs *flag.FlagSet) {
 		fs.BoolVar(&predict, "predict", false, "predict mode: pick the edge you expect before each step (P toggles it)")
+		fs.StringVar(&broadcast, "broadcast", "", "broadcast your run on ADDR (e.g. 127.0.0.1:2222) to followers: ssh -p PORT follow@HOST or glassbox follow HOST:PORT")
 		bf.bind(fs)
 	})
 	if err == nil {
@@ -568,6 +631,13 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "glassbox", err)
 	}
 	cfg.Predict = predict
+	if broadcast != "" {
+		_, stop, err := serve.Broadcasting(&cfg, serve.Options{Addr: broadcast, FollowOnly: true, StateDir: filepath.Dir(sessionDir()), Run: c}, stdout)
+		if err != nil {
+			return fail(stderr, "glassbox --broadcast", err)
+		}
+		defer stop()
+	}
 	tctx := tuiContext(ctx)
 	if bf.addr != "" {
 		if _, err := bf.listen(tctx, cfg.Runs[0].Bus); err != nil {

@@ -123,7 +123,7 @@ func New(cfg Config) Model {
 	m.addWelcome()
 	for i, r := range m.runs {
 		r.session = cfg.Session
-		r.observe, r.status = cfg.OnTransition, cfg.Status
+		r.observe, r.observeWire, r.status = cfg.OnTransition, cfg.OnWire, cfg.Status
 		if cfg.Follow != nil {
 			for _, t := range runs[i].Past {
 				r.record(t)
@@ -147,9 +147,7 @@ func New(cfg Config) Model {
 		m.cfg.Runs[i].Past = nil
 	}
 	m.refreshWelcome() // a resumed session offers no first lesson
-	m.pred.on = cfg.Predict && !m.compare() && cfg.Follow == nil
-	m.pred.lesson = cfg.Lesson
-	m.syncPredict()
+	m.startPredict()
 	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
 	if m.inputFocused {
 		m.input.Focus()

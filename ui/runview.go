@@ -82,6 +82,8 @@ type runView struct {
 	onto OntoFunc
 	// observe hears each transition this run takes (Config.OnTransition).
 	observe func(loop.Transition)
+	// observeWire hears the model call in flight (Config.OnWire).
+	observeWire func(providers.Exchange)
 	// status is one more status bar segment (Config.Status).
 	status func() (string, string)
 	// predict is predict mode's score for the status bar ("" when off).
@@ -360,12 +362,21 @@ func (r *runView) heard(msg runMsg) {
 	case wireRequestMsg:
 		ex := msg.ex // a retry starts a new exchange
 		r.inflight = &ex
+		r.wired()
 	case wireChunkMsg:
 		if r.inflight != nil {
 			ex := *r.inflight
 			ex.Chunks = append(ex.Chunks[:len(ex.Chunks):len(ex.Chunks)], msg.chunk)
 			r.inflight = &ex
+			r.wired()
 		}
+	}
+}
+
+// wired tells Config.OnWire the call in flight as it stands now.
+func (r *runView) wired() {
+	if r.observeWire != nil {
+		r.observeWire(*r.inflight)
 	}
 }
 
