@@ -381,7 +381,7 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
 	fromBus := false
 	if prompt == "" && c.Resume == "" && bf.addr == "" {
-		prompt, fromBus = lesson.Request, lesson.FromBus
+		prompt, fromBus = lesson.RequestIn(c.Lang), lesson.FromBus
 	}
 	c.Request, c.Version = prompt, version
 	if err := c.DefaultSession(os.Getenv); err != nil {
@@ -736,11 +736,13 @@ func fail(l lang.Lang, stderr io.Writer, name string, err error) int {
 	return exitProvider
 }
 
+// listLessons is `glassbox lessons [--lang en|ja]`: each lesson's name and
+// its title in the chosen language (--lang, else the locale).
 func listLessons(args []string, stdout, stderr io.Writer) int {
 	l := langOf(args)
 	fs := flag.NewFlagSet("glassbox lessons", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.String("lang", "", l.T("the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)"))
+	flagLang := fs.String("lang", "", l.T("the language of the titles: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)"))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -751,8 +753,13 @@ func listLessons(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "glassbox lessons: %s\n", l.T("takes no arguments but --lang"))
 		return exitUsage
 	}
-	for _, l := range offline.Lessons() {
-		fmt.Fprintf(stdout, "%s\t%s\n", l.Name, l.Title)
+	l, err := lang.Choose(*flagLang, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox lessons: --lang: %s\n", langOf(nil).Error(err))
+		return exitUsage
+	}
+	for _, lesson := range offline.Lessons() {
+		fmt.Fprintf(stdout, "%s\t%s\n", lesson.Name, lesson.TitleIn(l.String()))
 	}
 	return exitOK
 }

@@ -26,8 +26,12 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 	for _, d := range backend.Dialects() {
 		cfg.Dialects = append(cfg.Dialects, d.Name)
 	}
+	language := "" // the lessons' titles and requests in the runs' language (--lang)
+	if len(runs) > 0 {
+		language = runs[0].Config.Lang
+	}
 	for _, l := range offline.Lessons() {
-		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects, FromBus: l.FromBus})
+		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.TitleIn(language), Request: l.RequestIn(language), Dialects: l.Dialects, FromBus: l.FromBus})
 	}
 	for _, r := range runs {
 		rc := RunConfig{

@@ -54,6 +54,7 @@ func init() {
 		"recognise the room by this known_hosts file when no --fingerprint is given":                                          "--fingerprint がないときは、この known_hosts ファイルで部屋を確かめます",
 		"Usage: glassbox follow ADDR [--fingerprint SHA256:…]":                                                                "使い方: glassbox follow ADDR [--fingerprint SHA256:…]",
 		"Flags:": "フラグ:",
+		"the language of the titles: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)": "タイトルの言語: en か ja(既定: LC_ALL、LC_MESSAGES、LANG から)",
 
 		// main's mistakes and hints
 		"could not hide the secret variables from commands (%s); they stay readable in /proc/%d/environ": "秘密の変数をコマンドから隠せませんでした(%s)。/proc/%d/environ から読めるままです",
