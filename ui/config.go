@@ -10,6 +10,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // ConfigFor is what the glass box shows of the runs glassbox opened
@@ -20,6 +21,7 @@ import (
 func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) (Config, error) {
 	cfg := Config{Lesson: lesson, NoColor: os.Getenv("NO_COLOR") != "", Sandbox: tools.SandboxStatus()}
 	if len(runs) > 0 {
+		cfg.Lang = lang.Lang(runs[0].Config.Lang)
 		cfg.Sandbox = runs[0].Sandbox() // with the policy's network setting
 	}
 	for _, d := range backend.Dialects() {
@@ -36,7 +38,8 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 			Banner:        r.Backend.Describe(),
 			Backend:       r.Backend.Kind,
 			BackendReason: r.Backend.Reason,
-			Workspace:     r.WorkspaceLabel(),
+			Workspace:     workspaceLabel(cfg.Lang, r),
+			Temporary:     r.Temporary,
 		}
 		var err error
 		if rc.Past, err = r.Past(); err != nil {
@@ -68,4 +71,22 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 		cfg.Session = runs[0].Session.Path
 	}
 	return cfg, nil
+}
+
+// workspaceLabel is the workspace as a person reads it
+// (agentrun.Run.WorkspaceLabel), in language l.
+func workspaceLabel(l lang.Lang, r *agentrun.Run) string {
+	if l != lang.JA {
+		return r.WorkspaceLabel()
+	}
+	root := r.Workspace.Root()
+	switch {
+	case r.Temporary && r.Config.Workspace != "":
+		return l.F("%s (this run's own copy of %s, removed on exit)", root, r.Config.Workspace)
+	case r.Temporary:
+		return l.F("%s (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)", root)
+	case r.Config.KeepWorkspace != "":
+		return l.F("%s (kept with the session)", root)
+	}
+	return root
 }

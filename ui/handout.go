@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -44,20 +43,20 @@ func (m *Model) handout(tea.KeyMsg) tea.Cmd {
 	s := r.live.selected()
 	switch {
 	case m.cfg.Session == "":
-		r.notice = "X: no handout — this glass box keeps no session on disk to write it from"
+		r.notice = r.lang.T("X: no handout — this glass box keeps no session on disk to write it from")
 		return nil
 	case r.viewing != nil:
-		r.notice = "X: this is an abandoned branch; a handout holds the session's own line (B or a step key returns to it)"
+		r.notice = r.lang.T("X: this is an abandoned branch; a handout holds the session's own line (B or a step key returns to it)")
 		return nil
 	case s == nil:
-		r.notice = "X: no step yet — a handout is of a step taken (space takes one)"
+		r.notice = r.lang.T("X: no step yet — a handout is of a step taken (space takes one)")
 		return nil
 	case r.forking:
-		r.notice = "X: the run is going back to a step; press X again once it is there"
+		r.notice = r.lang.T("X: the run is going back to a step; press X again once it is there")
 		return nil
 	}
 	path, secrets, step, id := m.cfg.Session, m.cfg.Secrets, s.t.Seq, r.id
-	r.notice = fmt.Sprintf("writing a handout of step %d…", step)
+	r.notice = r.lang.F("writing a handout of step %d…", step)
 	return func() tea.Msg {
 		out, err := export.StepFile(path, step, export.HTML, secrets...)
 		return handoutMsg{run: id, step: step, path: out, err: err}
@@ -67,10 +66,10 @@ func (m *Model) handout(tea.KeyMsg) tea.Cmd {
 // handoutDone says where the handout went, or why it could not be written.
 func (r *runView) handoutDone(msg handoutMsg) {
 	if msg.err != nil {
-		r.notice = fmt.Sprintf("handout of step %d not written: %v", msg.step, msg.err)
+		r.notice = r.lang.F("handout of step %d not written: %v", msg.step, msg.err)
 		return
 	}
-	r.notice = "handout written: " + msg.path
+	r.notice = r.lang.F("handout written: %s", msg.path)
 }
 
 // sizeGap is the least time between two measurements of the session's size
@@ -121,27 +120,28 @@ func (m Model) healthLines(w int) []string {
 	var out []string
 	for _, r := range m.runs {
 		h := r.live.health
-		title := "This run's health"
+		l := m.cfg.Lang
+		title := l.T("This run's health")
 		if m.compare() {
-			title = r.title() + "'s health"
+			title = l.F("%s's health", r.title())
 		}
 		out = append(out, m.th.Bold.Render(title))
 		out = append(out, wrapLines(r.live.healthLine, w)...)
 		var more []string
 		if kinds := h.FailureKinds(); kinds != "" {
-			more = append(more, "failures fed back: "+kinds)
+			more = append(more, l.F("failures fed back: %s", kinds))
 		}
 		switch {
 		case r.session == "":
-			more = append(more, "no session on disk")
+			more = append(more, l.T("no session on disk"))
 		case r.sizeErr != "":
-			more = append(more, "session size unknown: "+r.sizeErr)
+			more = append(more, l.F("session size unknown: %s", r.sizeErr))
 		case h.Bytes > 0:
-			what := "session on disk"
+			what := l.F("session on disk: %d bytes", h.Bytes)
 			if m.compare() {
-				what += " (both runs)"
+				what = l.F("session on disk (both runs): %d bytes", h.Bytes)
 			}
-			more = append(more, fmt.Sprintf("%s: %d bytes", what, h.Bytes))
+			more = append(more, what)
 		}
 		for _, s := range more {
 			for _, ln := range wrapLines(s, w) {

@@ -25,9 +25,9 @@ func (r *runView) paneView(lk look, p paneID, rc rect, focused, zoomed bool) []s
 	c := r.pane(p)
 	content, info := c.view(lk, rc.inner(), focused)
 	if zoomed {
-		info = strings.TrimSuffix("zoomed (z) · "+info, " · ")
+		info = strings.TrimSuffix(r.lang.T("zoomed (z)")+" · "+info, " · ")
 	}
-	return frame(lk.th, c.title(), info, focused, rc, content)
+	return frame(lk.th, c.title(r.lang), info, focused, rc, content)
 }
 
 // histEnd is how many History entries existed at the selected step.
@@ -80,7 +80,8 @@ func plural(n int) string {
 	return "s"
 }
 
-// isAre agrees a verb with a count: "1 step is", "2 steps are".
+// isAre agrees a verb with a count: "1 step is", "2 steps are". A
+// Japanese format drops it (and plural's "s") with %.0s.
 func isAre(n int) string {
 	if n == 1 {
 		return "is"
@@ -99,9 +100,9 @@ func (r *runView) statusView(lk look, w int) string {
 	// Last and lowest: the run's health in the room that is left, its parts
 	// falling from the end as the room shrinks (the help overlay has it in
 	// full).
-	room := w - ansi.StringWidth(line) - ansi.StringWidth(lk.statusSegment("health", ""))
+	room := w - ansi.StringWidth(line) - ansi.StringWidth(lk.statusSegment(r.lang.T("health"), ""))
 	if v := fitHealth(r.live.healthLine, room); v != "" {
-		line += lk.statusSegment("health", v)
+		line += lk.statusSegment(r.lang.T("health"), v)
 	}
 	return fitStyled(lk.th.StatusBar, line, w)
 }
@@ -122,7 +123,7 @@ func (r *runView) statusLine(lk look, w int) (line string, whole bool) {
 	parts, backendAt := r.statusParts(lk, backend)
 	if r.reason != "" {
 		withReason := slices.Clone(parts)
-		withReason[backendAt] = lk.statusSegment("backend", backend+" ("+r.reason+")")
+		withReason[backendAt] = lk.statusSegment(r.lang.T("backend"), backend+" ("+r.reason+")")
 		if l := strings.Join(withReason, ""); ansi.StringWidth(l) <= w {
 			return l, true
 		}
@@ -137,6 +138,7 @@ func (r *runView) statusLine(lk look, w int) (line string, whole bool) {
 // statusParts are the status bar's segments in order of importance (the
 // later ones are dropped first), and where the backend's is among them.
 func (r *runView) statusParts(lk look, backend string) (parts []string, backendAt int) {
+	l := r.lang
 	seg := lk.statusSegment
 	state, t := r.shownState()
 	iteration := r.live.iteration
@@ -157,26 +159,26 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 		}
 	}
 	if r.predict != "" {
-		parts = append(parts, seg("predict", r.predict))
+		parts = append(parts, seg(l.T("predict"), r.predict))
 	}
-	parts = append(parts, seg("state", r.stateLabel(lk, state)))
+	parts = append(parts, seg(l.T("state"), r.stateLabel(lk, state)))
 	if r.live.queued > 0 {
 		// Right after the state: an event waiting is what space acts on next.
-		parts = append(parts, seg("queue", fmt.Sprintf("%d event%s", r.live.queued, plural(r.live.queued))))
+		parts = append(parts, seg(l.T("queue"), l.F("%d event%s", r.live.queued, plural(r.live.queued))))
 	}
 	parts = append(parts,
-		seg("iter", fmt.Sprintf("%d/%d", iteration, r.maxIter)),
+		seg(l.T("iter"), fmt.Sprintf("%d/%d", iteration, r.maxIter)),
 		seg(r.provider, r.model),
 	)
 	backendAt = len(parts)
-	parts = append(parts, seg("backend", backend))
+	parts = append(parts, seg(l.T("backend"), backend))
 	if on, _, ok := strings.Cut(lk.sandbox, " — "); ok {
-		parts = append(parts, seg("sandbox", on))
+		parts = append(parts, seg(l.T("sandbox"), l.Dyn(on)))
 	}
 	parts = append(parts,
-		seg("latency", latency),
-		seg("tokens", fmt.Sprintf("%d in / %d out", tot.tokensIn, tot.tokensOut)),
-		seg("context", fmt.Sprintf("%d msg%s ≈%s tok", tot.messages, plural(tot.messages), approxTokens(tot.chars))),
+		seg(l.T("latency"), latency),
+		seg(l.T("tokens"), l.F("%d in / %d out", tot.tokensIn, tot.tokensOut)),
+		seg(l.T("context"), l.F("%d msg%s ≈%s tok", tot.messages, plural(tot.messages), approxTokens(tot.chars))),
 	)
 	return parts, backendAt
 }
@@ -186,13 +188,13 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 func (r *runView) travelSegment(lk look) string {
 	switch {
 	case r.viewing != nil:
-		return lk.th.Current.Render(fmt.Sprintf(" ◀ abandoned branch · step %d/%d · B ", r.live.selectedIndex()+1, len(r.live.steps)))
+		return lk.th.Current.Render(" ◀ " + r.lang.F("abandoned branch · step %d/%d · B", r.live.selectedIndex()+1, len(r.live.steps)) + " ")
 	case r.live.travelling():
-		hint := "f forks"
+		hint := r.lang.T("f forks")
 		if r.eng == nil {
-			hint = "space catches up" // a followed run: nothing forks here
+			hint = r.lang.T("space catches up") // a followed run: nothing forks here
 		}
-		return lk.th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · %s ", r.live.selectedIndex()+1, len(r.live.steps), hint))
+		return lk.th.Current.Render(" ◀ " + r.lang.F("step %d/%d · %s", r.live.selectedIndex()+1, len(r.live.steps), hint) + " ")
 	}
 	return ""
 }

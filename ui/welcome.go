@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
-	registry "github.com/glassbox-dev/glassbox/providers/backend"
 	"strings"
+
+	registry "github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // addWelcome puts a short note at the top of each run's History: what
@@ -17,10 +19,11 @@ func (m *Model) addWelcome() {
 }
 
 func (m *Model) welcomeText(r *runView) string {
+	l := m.cfg.Lang
 	var b strings.Builder
-	b.WriteString("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time.\n")
+	b.WriteString(l.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time.") + "\n")
 	if m.compare() {
-		fmt.Fprintf(&b, "COMPARE: this is the %s run; the other run gets the same requests.\n", r.title())
+		b.WriteString(l.F("COMPARE: this is the %s run; the other run gets the same requests.", r.title()) + "\n")
 	}
 	backend := strings.ToUpper(r.backend)
 	switch {
@@ -31,25 +34,25 @@ func (m *Model) welcomeText(r *runView) string {
 	}
 	switch strings.ToLower(r.backend) {
 	case "offline":
-		b.WriteString("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real.\n")
-		b.WriteString("To go live: " + registry.GoLive() + ".\n")
+		b.WriteString(l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real.") + "\n")
+		b.WriteString(l.F("To go live: %s.", goLive(l)) + "\n")
 	case "replay":
-		b.WriteString("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.\n")
+		b.WriteString(l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.") + "\n")
 	case "live":
-		b.WriteString("LIVE: every model call is a real request to the provider.\n")
+		b.WriteString(l.T("LIVE: every model call is a real request to the provider.") + "\n")
 	}
 	if r.workspace != "" {
-		fmt.Fprintf(&b, "Workspace (the only folder the tools may touch): %s\n", r.workspace)
+		b.WriteString(l.F("Workspace (the only folder the tools may touch): %s", r.workspace) + "\n")
 	}
 	if sb := m.cfg.Sandbox; sb != "" {
 		if strings.HasPrefix(sb, "on") {
 			sb, _, _ = strings.Cut(sb, ":") // "on — Landlock ABI 7"; off keeps its reason
 		}
-		fmt.Fprintf(&b, "Sandbox for commands: %s\n", sb)
+		b.WriteString(l.F("Sandbox for commands: %s", sb) + "\n")
 	}
-	b.WriteString("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key.")
-	if l, ok := m.currentLesson(); ok && !m.lessonSent {
-		fmt.Fprintf(&b, "\n▶ Press Enter to send the %s lesson: %q", l.Name, firstLineOf(l.Request))
+	b.WriteString(l.T("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key."))
+	if ls, ok := m.currentLesson(); ok && !m.lessonSent {
+		b.WriteString("\n▶ " + l.F("Press Enter to send the %s lesson: %q", ls.Name, firstLineOf(ls.Request)))
 	}
 	return b.String()
 }
@@ -73,4 +76,24 @@ func parenthesised(s string) string {
 		return ""
 	}
 	return " (" + s + ")"
+}
+
+// goLive says how to turn each provider's live service on, as
+// registry.GoLive does, in language l: each dialect's words through the
+// catalog (TestGoLiveHasJapanese), the commands and flags as they are.
+func goLive(l lang.Lang) string {
+	if l != lang.JA {
+		return registry.GoLive()
+	}
+	var how, flags []string
+	seen := map[string]bool{}
+	for _, d := range registry.Dialects() {
+		if d.GoLive == "" || seen[d.Provider] {
+			continue
+		}
+		seen[d.Provider] = true
+		how = append(how, l.Dyn(d.GoLive))
+		flags = append(flags, "--provider "+d.Provider)
+	}
+	return l.F("%s, then start with %s", strings.Join(how, "、"), strings.Join(flags, "、"))
 }

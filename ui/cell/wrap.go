@@ -1,4 +1,4 @@
-package ui
+package cell
 
 import (
 	"strings"
@@ -22,8 +22,8 @@ const noStart = "。、，．・：；？！）」』】〕〉》”’ーぁぃ
 // noEnd are characters that must not end a line.
 const noEnd = "「『（【〔〈《“‘"
 
-// wrapPara breaks one paragraph (no newlines) into lines of at most w cells.
-func wrapPara(para string, w int) []string {
+// Wrap breaks one paragraph (no newlines) into lines of at most w cells.
+func Wrap(para string, w int) []string {
 	toks := wrapTokens(para)
 	var out []string
 	var line strings.Builder
