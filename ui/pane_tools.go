@@ -159,7 +159,7 @@ func (c toolsComponent) toolLines(lk look, in rect) ([]string, string, callSpan)
 	s := r.live.selected()
 	span := callSpan{-1, -1}
 	if s == nil {
-		return []string{lk.th.Muted.Render(r.lang.T("No tool calls yet."))}, "", span
+		return wrapStyled(lk.th.Muted, r.lang.T("No tool calls yet."), in.w), "", span
 	}
 	t := &s.t
 	live := !r.live.travelling()

@@ -22,6 +22,11 @@ const noStart = "。、，．・：；？！）」』】〕〉》”’ーぁぃ
 // noEnd are characters that must not end a line.
 const noEnd = "「『（【〔〈《“‘"
 
+// asciiNoStart are ASCII characters that must not begin a line either: after
+// a wide character ("保存)") they are a word of their own, and would
+// otherwise be free to wrap alone.
+const asciiNoStart = ")]},.:;!?"
+
 // Wrap breaks one paragraph (no newlines) into lines of at most w cells.
 func Wrap(para string, w int) []string {
 	toks := wrapTokens(para)
@@ -116,7 +121,7 @@ func (tk *tokens) add(t string) {
 	switch {
 	case n > 0 && tk.glueNext:
 		tk.toks[n-1] += t
-	case n > 0 && strings.ContainsRune(noStart, r) && strings.TrimLeft(tk.toks[n-1], " ") != "":
+	case n > 0 && (strings.ContainsRune(noStart, r) || strings.ContainsRune(asciiNoStart, r)) && strings.TrimLeft(tk.toks[n-1], " ") != "":
 		tk.toks[n-1] += t
 	default:
 		tk.toks = append(tk.toks, t)
