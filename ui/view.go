@@ -117,8 +117,14 @@ func overlay(screen []string, box block) {
 			continue
 		}
 		base := screen[y]
+		total, end := ansi.StringWidth(base), box.r.x+box.r.w
 		left := fit(ansi.Cut(base, 0, box.r.x), box.r.x)
-		right := ansi.Cut(base, box.r.x+box.r.w, ansi.StringWidth(base))
+		right := ansi.Cut(base, end, total)
+		// A wide character the box's right edge cuts in half is dropped
+		// and its other cell becomes a space, so the line keeps its width.
+		if ansi.StringWidth(right) > total-end {
+			right = " " + ansi.Cut(base, end+1, total)
+		}
 		screen[y] = left + fit(ln, box.r.w) + right
 	}
 }
