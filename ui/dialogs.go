@@ -187,7 +187,7 @@ func (q *forkQuestion) box(m Model, w, _ int) (string, []string) {
 	if q.abandon {
 		title, what = l.T("Abandon: the files cannot go back"), l.T("Abandon the event anyway? The conversation goes back to before it; the files stay as they are now.")
 	}
-	content := wrapLines(l.F("The workspace cannot be put back as it was at this step: %s.", q.reason), w)
+	content := wrapLines(l.F("The workspace cannot be put back as it was at this step: %s.", workspaceReason(l, q.reason)), w)
 	hk := m.help
 	hk.Width = w
 	content = append(content, "")

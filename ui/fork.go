@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -559,3 +560,27 @@ type previewMsg struct {
 }
 
 func (m previewMsg) runID() int { return m.run }
+
+// The reasons loop.WorkspaceError gives (loop/checkpoint.go,
+// loop/journal.go), read back so a Japanese screen can say them: a step that
+// may have changed files in a run without a session, and a step whose
+// changes were not copied.
+var (
+	noSessionReason = regexp.MustCompile(`^step (\d+) ran a tool that may have changed files, and this run keeps no session to restore them from$`)
+	noCopyReason    = regexp.MustCompile(`^step (\d+) changed files glassbox kept no copy of \((.*)\)$`)
+)
+
+// workspaceReason is why the workspace cannot go back to a step, in
+// language l; a reason of another shape is shown as the engine wrote it.
+func workspaceReason(l lang.Lang, reason string) string {
+	if l != lang.JA {
+		return reason
+	}
+	if m := noSessionReason.FindStringSubmatch(reason); m != nil {
+		return l.F("step %s ran a tool that may have changed files, and this run keeps no session to restore them from", m[1])
+	}
+	if m := noCopyReason.FindStringSubmatch(reason); m != nil {
+		return l.F("step %s changed files glassbox kept no copy of (%s)", m[1], m[2])
+	}
+	return reason
+}

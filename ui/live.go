@@ -165,7 +165,7 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	}
 	if t.Output != nil {
 		if t.Output.Halted {
-			h.add(&historyEntry{kind: entryHalt, text: t.Output.Text})
+			h.add(&historyEntry{kind: entryHalt, text: haltText(l.lang, t)})
 		} else {
 			h.add(&historyEntry{kind: entryNote, text: l.lang.F("answer delivered to %s", t.Output.Target)})
 		}
@@ -250,4 +250,26 @@ func healthText(l lang.Lang, h loop.Health) string {
 		parts = append(parts, en[strings.LastIndex(en, " · ")+len(" · "):]) // the size, "48 KB"
 	}
 	return strings.Join(parts, " · ")
+}
+
+// haltText is why the loop halted, for History: the engine's own words
+// (the trace's output and error.message). A Japanese screen says first, in
+// Japanese, what kind of stop it was; the engine's words follow, as the
+// trace has them.
+func haltText(l lang.Lang, t loop.Transition) string {
+	if l != lang.JA || t.Error == nil {
+		return t.Output.Text
+	}
+	var head string
+	switch t.Error.Kind {
+	case "max_iterations":
+		head = l.T("The iteration limit stopped this event before a final answer (--max-iterations raises it).")
+	case "llm_failure":
+		head = l.T("The model call failed, so this event stopped. The provider's error:")
+	case loop.KindRepeatedFailure:
+		head = l.T("Two replies in a row failed the same way, so the loop stopped instead of feeding the failure back again.")
+	default:
+		return t.Output.Text
+	}
+	return head + "\n" + t.Output.Text
 }

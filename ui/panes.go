@@ -27,7 +27,18 @@ func (r *runView) paneView(lk look, p paneID, rc rect, focused, zoomed bool) []s
 	if zoomed {
 		info = strings.TrimSuffix(r.lang.T("zoomed (z)")+" · "+info, " · ")
 	}
-	return frame(lk.th, c.title(r.lang), info, focused, rc, content)
+	title := c.title(r.lang)
+	if frameFits(title, info, rc.w) != frameFits(c.shortTitle(r.lang), info, rc.w) {
+		title = c.shortTitle(r.lang) // the short name leaves the status whole
+	}
+	return frame(lk.th, title, info, focused, rc, content)
+}
+
+// frameFits reports whether a frame w cells wide shows title and info
+// whole (frame's own arithmetic: a corner and a rule before the title, a
+// rule and a corner after the info, a space either side of each).
+func frameFits(title, info string, w int) bool {
+	return 1+1+ansi.StringWidth(title)+2+ansi.StringWidth(info)+2+1+1 <= w
 }
 
 // histEnd is how many History entries existed at the selected step.
