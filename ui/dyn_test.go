@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	registry "github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/ui/lang"
+)
+
+// Every value the glass box shows through Lang.Dyn has Japanese: the
+// catalog test reads T and F calls only, so each table and each value from
+// another package that reaches Dyn is checked here.
+func TestDynSentencesHaveJapanese(t *testing.T) {
+	check := func(what string, keys ...string) {
+		t.Helper()
+		for _, k := range keys {
+			if !lang.Has(k) {
+				t.Errorf("%s %q has no Japanese", what, k)
+			}
+		}
+	}
+	for _, d := range registry.Dialects() {
+		if d.GoLive != "" {
+			check("how to go live", d.GoLive)
+		}
+		check("the dialect's label", d.Label)
+	}
+	for _, s := range []loop.CallStatus{loop.CallPending, loop.CallWaiting, loop.CallRunning, loop.CallDone, loop.CallFailed, loop.CallDenied, loop.CallSkipped} {
+		check("the call status", string(s))
+	}
+	check("a built-in rule's reason", builtInReasons()...)
+	check("whom a follower follows", "instructor")
+	check("the sandbox", "on", "off")
+	check("a what-if edit", "the loop's feedback", "the request", "the model's reply", "a tool result", "changed", "added", "removed")
+	for _, marks := range decidingMarks {
+		for _, mk := range marks {
+			if len(mk) > 20 { // the pane's own words, not a JSON field name
+				check("a deciding mark", mk)
+			}
+		}
+	}
+}
+
+// The welcome's way to go live is Japanese, with the commands and flags as
+// they are.
+func TestGoLiveInJapanese(t *testing.T) {
+	got := goLive(lang.JA)
+	for _, want := range []string{"GEMINI_API_KEY を設定", "ollama serve を起動", "--provider gemini", "を付けて起動します"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("goLive(JA) = %q, want it to contain %q", got, want)
+		}
+	}
+	if goLive(lang.EN) != registry.GoLive() {
+		t.Errorf("goLive(EN) = %q, want registry.GoLive()", goLive(lang.EN))
+	}
+}
+
+// The reasons the engine gives for a workspace that cannot go back read in
+// Japanese; another reason is shown as the engine wrote it.
+func TestWorkspaceReasonInJapanese(t *testing.T) {
+	for in, want := range map[string]string{
+		"step 6 ran a tool that may have changed files, and this run keeps no session to restore them from": "ステップ 6 でファイルを変えたかもしれないツールが動きましたが、この実行には元に戻すためのセッションがありません",
+		"step 4 changed files glassbox kept no copy of (big.bin)":                                           "ステップ 4 が、glassbox が複製を取っていないファイルを変えました (big.bin)",
+		"open x: permission denied": "open x: permission denied",
+	} {
+		if got := workspaceReason(lang.JA, in); got != want {
+			t.Errorf("workspaceReason(JA, %q) = %q, want %q", in, got, want)
+		}
+		if got := workspaceReason(lang.EN, in); got != in {
+			t.Errorf("workspaceReason(EN, %q) = %q", in, got)
+		}
+	}
+}
