@@ -54,10 +54,11 @@ type Config struct {
 	// Lesson is the name of the starting lesson: its request is one
 	// keypress (Enter on an empty input) away.
 	Lesson string
-	// Lang is the language of every sentence the glass box shows (--lang,
-	// else the locale; a served learner's from the serve side). The zero
-	// value is English. State, edge, rule and tool names and the payloads
-	// are the protocol and stay as they are.
+	// Lang is the language of every sentence the glass box shows
+	// (docs/architecture.md, "Languages"): --lang, else the locale; a
+	// served learner's from the serve side. The zero value is English.
+	// State, edge, rule and tool names and the payloads are the protocol
+	// and stay as they are.
 	Lang lang.Lang
 	// NoColor drops every colour (NO_COLOR).
 	NoColor bool
