@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	registry "github.com/glassbox-dev/glassbox/providers/backend"
@@ -79,8 +80,8 @@ func parenthesised(s string) string {
 }
 
 // goLive says how to turn each provider's live service on, as
-// registry.GoLive does, in language l: each dialect's words through the
-// catalog (TestGoLiveHasJapanese), the commands and flags as they are.
+// registry.GoLive does, in language l: each dialect's words read by
+// goLiveStep, the commands and flags as they are.
 func goLive(l lang.Lang) string {
 	if l != lang.JA {
 		return registry.GoLive()
@@ -92,8 +93,28 @@ func goLive(l lang.Lang) string {
 			continue
 		}
 		seen[d.Provider] = true
-		how = append(how, l.Dyn(d.GoLive))
+		how = append(how, goLiveStep(l, d.GoLive))
 		flags = append(flags, "--provider "+d.Provider)
 	}
 	return l.F("%s, then start with %s", strings.Join(how, "、"), strings.Join(flags, "、"))
+}
+
+// goLiveWords is the shape of a dialect's GoLive: "set GEMINI_API_KEY
+// (Gemini)", "run ollama serve (Llama)".
+var goLiveWords = regexp.MustCompile(`^(set|run) (.+) \((.+)\)$`)
+
+// goLiveStep is one dialect's way to go live in language l: the verb
+// through the catalog, the variable or command as it is typed, what it
+// turns on through Dyn (a provider's name stays a name). Another shape is
+// shown as the dialect wrote it (TestGoLiveInJapanese keeps every
+// dialect's readable).
+func goLiveStep(l lang.Lang, s string) string {
+	m := goLiveWords.FindStringSubmatch(s)
+	switch {
+	case m == nil:
+		return s
+	case m[1] == "set":
+		return l.F("set %s (%s)", m[2], l.Dyn(m[3]))
+	}
+	return l.F("run %s (%s)", m[2], l.Dyn(m[3]))
 }
