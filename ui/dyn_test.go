@@ -6,6 +6,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	registry "github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -70,6 +71,30 @@ func TestWorkspaceReasonInJapanese(t *testing.T) {
 		}
 		if got := workspaceReason(lang.EN, in); got != in {
 			t.Errorf("workspaceReason(EN, %q) = %q", in, got)
+		}
+	}
+}
+
+// The reason each dialect gives for going offline with nothing configured
+// (what a Japanese learner meets on the first screen) reads in Japanese;
+// a flag stays a flag.
+func TestBackendReasonInJapanese(t *testing.T) {
+	empty := dialect.NewEnv(func(string) string { return "" }, nil, nil)
+	for _, d := range registry.Dialects() {
+		_, why := d.Live(t.Context(), empty)
+		got := backendReason(lang.JA, why)
+		if got == why || len(englishRuns(got)) > 0 {
+			t.Errorf("%s: backendReason(JA, %q) = %q", d.Name, why, got)
+		}
+	}
+	for in, want := range map[string]string{
+		"GEMINI_API_KEY is set":                      "GEMINI_API_KEY が設定されています",
+		"OLLAMA_HOST is set (http://10.0.0.5:11434)": "OLLAMA_HOST が設定されています (http://10.0.0.5:11434)",
+		"Ollama answered at http://127.0.0.1:11434":  "Ollama が http://127.0.0.1:11434 で応答しました",
+		"--offline": "--offline",
+	} {
+		if got := backendReason(lang.JA, in); got != want {
+			t.Errorf("backendReason(JA, %q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -115,18 +115,17 @@ func japaneseWrite() []reply {
 // TestEnglishScreensAreCaught.
 var english bool
 
-// japaneseConfig is the glass box of w in Japanese, as `glassbox --offline
-// --lang ja` opens it: the backend's reason is the flag (any other reason
-// is the trace's own words and stays as it records them), the lessons are
-// Japanese data.
+// japaneseConfig is the glass box of w in Japanese, as `glassbox --lang ja`
+// opens it with no key set (the backend's reason read in Japanese); the
+// lessons are Japanese data.
 func japaneseConfig(w *testWorld) Config {
 	cfg := w.config()
 	cfg.Lang = lang.JA
 	if english {
 		cfg.Lang = lang.EN
 	}
-	cfg.Banner = "gemini gemini-2.5-flash · offline: --offline"
-	cfg.BackendReason = "--offline"
+	cfg.Banner = "gemini gemini-2.5-flash · offline: no GEMINI_API_KEY or GOOGLE_API_KEY is set"
+	cfg.BackendReason = "no GEMINI_API_KEY or GOOGLE_API_KEY is set"
 	cfg.Sandbox = "on — Landlock ABI 7"
 	cfg.Lessons = []Lesson{
 		{Name: "tour", Title: "ツアー: 一覧して、読んで、説明する", Request: "このプロジェクトのファイルを一覧して、hello.py が何をするか教えてください。"},

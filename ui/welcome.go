@@ -29,9 +29,13 @@ func (m *Model) welcomeText(r *runView) string {
 	backend := strings.ToUpper(r.backend)
 	switch {
 	case r.banner != "":
-		b.WriteString(r.banner + "\n")
+		banner := r.banner
+		if head, ok := strings.CutSuffix(banner, ": "+r.reason); ok && r.reason != "" {
+			banner = head + ": " + backendReason(l, r.reason)
+		}
+		b.WriteString(banner + "\n")
 	case backend != "":
-		fmt.Fprintf(&b, "%s %s · %s%s\n", r.provider, r.model, backend, parenthesised(r.reason))
+		fmt.Fprintf(&b, "%s %s · %s%s\n", r.provider, r.model, backend, parenthesised(backendReason(l, r.reason)))
 	}
 	switch strings.ToLower(r.backend) {
 	case "offline":
@@ -117,4 +121,39 @@ func goLiveStep(l lang.Lang, s string) string {
 		return l.F("set %s (%s)", m[2], l.Dyn(m[3]))
 	}
 	return l.F("run %s (%s)", m[2], l.Dyn(m[3]))
+}
+
+// The reasons a dialect gives for its backend (dialect.Descriptor.Live),
+// read back so a Japanese screen can say them; the trace keeps them as
+// they are.
+var (
+	neitherSet  = regexp.MustCompile(`^(?:no (\S+) or (\S+)|neither (\S+) nor (\S+)) is set$`)
+	notAnswered = regexp.MustCompile(`^(\S+) is not set and nothing answered at (\S+)$`)
+	isSet       = regexp.MustCompile(`^(\S+) is set( \(([^()]+)\))?$`)
+	answeredAt  = regexp.MustCompile(`^(\S+) answered at (\S+)$`)
+)
+
+// backendReason is why a run has its backend, in language l; a reason of
+// another shape (a flag, a cassette) is shown as the dialect wrote it.
+func backendReason(l lang.Lang, reason string) string {
+	if l != lang.JA {
+		return reason
+	}
+	if m := neitherSet.FindStringSubmatch(reason); m != nil {
+		a, b := m[1]+m[3], m[2]+m[4]
+		return l.F("neither %s nor %s is set", a, b)
+	}
+	if m := notAnswered.FindStringSubmatch(reason); m != nil {
+		return l.F("%s is not set and nothing answered at %s", m[1], m[2])
+	}
+	if m := isSet.FindStringSubmatch(reason); m != nil {
+		if m[3] != "" {
+			return l.F("%s is set (%s)", m[1], m[3])
+		}
+		return l.F("%s is set", m[1])
+	}
+	if m := answeredAt.FindStringSubmatch(reason); m != nil {
+		return l.F("%s answered at %s", m[1], m[2])
+	}
+	return reason
 }
