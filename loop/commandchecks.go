@@ -389,6 +389,14 @@ func (r *reader) xargs(base string, words []string) {
 		strings.Contains(inner[0], "{}") || (isWrapper && len(unwrap(inner)) == 0) {
 		r.unknown(fmt.Sprintf("%s builds the command it runs from its input (%s)", base, shownSource(strings.Join(inner, " "))))
 		r.fed(fmt.Sprintf("%s runs what its input says", base))
+		return
+	}
+	for next := unwrap(inner); len(next) > 0; next = unwrap(inner) {
+		inner = next // xargs nice rm: what nice runs
+	}
+	if cb := path.Base(inner[0]); slices.Contains(changers, cb) {
+		// find . | xargs rm: the files it removes are its input's names.
+		r.unknown(fmt.Sprintf("%s %s changes the files its input names", base, cb))
 	}
 }
 
@@ -838,8 +846,17 @@ func (r *reader) changes(base string, args []string, ctx callContext) {
 			why = "a home folder"
 		case strings.HasPrefix(t, mark):
 			i := strings.Index(t, "/")
+			if i < 0 && strings.Contains(t, mark+"$(") {
+				// rm -rf $(cat list): which files go is another
+				// command's output, known only when the command runs.
+				r.unknown(fmt.Sprintf("%s changes %s, a name known only when the command runs", base, shownSource(t)))
+				continue
+			}
 			if i < 0 {
-				continue // a value only known at run time
+				// rm -f "$f": commands start with an allow-listed
+				// environment, so a variable the line does not set
+				// names nothing outside (and $HOME was caught above).
+				continue
 			}
 			why = fmt.Sprintf("the root folder when %s is empty", unmarked(t[:i]))
 		default:

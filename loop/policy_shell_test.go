@@ -50,6 +50,15 @@ var issue19Spellings = []shellSpelling{
 	{`X=sudo; $X id`, DenyVerdict, privilegeRule, "sudo id"},
 	{`X=/usr/bin; $X/sudo id`, DenyVerdict, privilegeRule, "/usr/bin/sudo id"},
 	{`for c in sudo; do $c id; done`, DenyVerdict, privilegeRule, "sudo id"},
+	// Delete targets known only when the command runs: a person decides
+	// (the sandbox still keeps writes inside the workspace).
+	{`rm -rf $(cat list.txt)`, RequireConfirm, unknowableRule, "rm changes $(cat), a name known only when the command runs"},
+	{`rm -rf "$(ls -d /*)"`, RequireConfirm, unknowableRule, "a name known only when the command runs"},
+	{"rm -rf `cat list.txt`", RequireConfirm, unknowableRule, "a name known only when the command runs"},
+	{`find . -name '*.tmp' | xargs rm -f`, RequireConfirm, unknowableRule, "xargs rm changes the files its input names"},
+	{`cat list | xargs -0 nice -n 5 shred -u`, RequireConfirm, unknowableRule, "xargs shred changes the files its input names"},
+	{`ls | parallel chmod 777`, RequireConfirm, unknowableRule, "parallel chmod changes the files its input names"},
+	{`T=build; rm -rf "$T"`, RequireConfirm, askRule, ""},
 	{`$(printf sud%s o) id`, RequireConfirm, unknowableRule, "the command name $(printf) is only known when the command runs"},
 	{"`printf sudo` id", DenyVerdict, privilegeRule, "printf sudo"},
 	{`$(echo c3VkbwKK | base64 -d) id`, RequireConfirm, unknowableRule, "only known when the command runs"},

@@ -7,23 +7,27 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 )
 
-// benchModel is a 160×48 glass box holding n history messages and a 1 MiB
+// benchModel is a w×h glass box holding n history messages and a 1 MiB
 // response payload on the selected step.
-func benchModel(b *testing.B, n int) Model {
+func benchModel(b *testing.B, w, h, n int) Model {
 	b.Helper()
-	w := newWorld(b)
-	return benchFill(b, New(w.config()), n)
+	wd := newWorld(b)
+	cfg := wd.config()
+	cfg.NoColor = false // the colour theme, as a served learner gets it
+	return benchFill(b, New(cfg), w, h, n)
 }
 
-// benchCompareModel is compare mode at 160×48: two runs, each with n
-// history messages and a 1 MiB response payload.
-func benchCompareModel(b *testing.B, n int) Model {
+// benchCompareModel is compare mode at w×h: two runs, each with n history
+// messages and a 1 MiB response payload.
+func benchCompareModel(b *testing.B, w, h, n int) Model {
 	b.Helper()
 	a, c := newWorld(b), newWorld(b)
 	cfg := a.config()
@@ -31,13 +35,14 @@ func benchCompareModel(b *testing.B, n int) Model {
 		{Name: "gemini", Engine: a.eng, Person: a.person, Backend: "offline"},
 		{Name: "llama", Engine: c.eng, Person: c.person, Backend: "offline"},
 	}
-	return benchFill(b, New(cfg), n)
+	cfg.NoColor = false
+	return benchFill(b, New(cfg), w, h, n)
 }
 
-func benchFill(b *testing.B, m Model, n int) Model {
+func benchFill(b *testing.B, m Model, w, h, n int) Model {
 	b.Helper()
 	m.animate = false
-	next, _ := m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	next, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m = next.(Model)
 	body := bytes.Repeat([]byte(`{"candidates":[{"content":{"parts":[{"text":"hello world"}]}}]}`+"\n"), (1<<20)/64)
 	for _, r := range m.runs {
@@ -66,20 +71,69 @@ func benchFill(b *testing.B, m Model, n int) Model {
 	return m
 }
 
+// benchSizes are the terminals a frame is measured at: the workshop's
+// (120×34, what a served learner gets) and a large one.
+var benchSizes = []struct{ w, h int }{{120, 34}, {160, 48}}
+
+// benchColour makes the styles emit 256-colour escapes for the benchmark,
+// as they do for a served learner (the tests' default is plain text, which
+// skips every colour).
+func benchColour(b *testing.B) {
+	b.Helper()
+	lipgloss.SetColorProfile(termenv.ANSI256)
+	b.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii) })
+}
+
+// BenchmarkView is a frame of one run: n messages, a 1 MiB payload in the
+// Raw payload pane, in 256 colours. A frame must cost the same with 10 or
+// 10,000 messages.
+//
+//	go test ./ui -run '^$' -bench 'View$' -benchmem
 func BenchmarkView(b *testing.B) {
-	for _, n := range []int{10, 10_000} {
-		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
-			benchFrames(b, benchModel(b, n))
-		})
+	for _, sz := range benchSizes {
+		for _, n := range []int{10, 10_000} {
+			b.Run(fmt.Sprintf("%dx%d/messages=%d", sz.w, sz.h, n), func(b *testing.B) {
+				benchColour(b)
+				benchFrames(b, benchModel(b, sz.w, sz.h, n))
+			})
+		}
 	}
 }
 
 // BenchmarkViewCompare is a compare-mode frame: n messages per run, a 1 MiB
 // payload in each run's Raw payload pane.
 func BenchmarkViewCompare(b *testing.B) {
-	for _, n := range []int{10, 10_000} {
-		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
-			benchFrames(b, benchCompareModel(b, n))
+	for _, sz := range benchSizes {
+		for _, n := range []int{10, 10_000} {
+			b.Run(fmt.Sprintf("%dx%d/messages=%d", sz.w, sz.h, n), func(b *testing.B) {
+				benchColour(b)
+				benchFrames(b, benchCompareModel(b, sz.w, sz.h, n))
+			})
+		}
+	}
+}
+
+// BenchmarkKeyFrame is what a served learner's keypress costs the server
+// before the renderer: Update for the key and View for the frame it
+// causes. The key is ? (the help overlay, opened then closed), the key
+// issue 22's BenchmarkKeypressToFrame presses.
+func BenchmarkKeyFrame(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(b *testing.B) {
+			benchColour(b)
+			m := benchModel(b, sz.w, sz.h, 10)
+			m.inputFocused = false // the stepper has the keys, as after a lesson's Enter
+			help := keyMsg("?")
+			_ = m.View()
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := cpuTime()
+			for i := 0; i < b.N; i++ {
+				next, _ := m.Update(help)
+				m = next.(Model)
+				_ = m.View()
+			}
+			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
@@ -100,7 +154,8 @@ func benchFrames(b *testing.B, m Model) {
 // BenchmarkViewScrolled is the worst case of a frame: History scrolled by
 // one line each frame, so the window moves.
 func BenchmarkViewScrolled(b *testing.B) {
-	m := benchModel(b, 10_000)
+	benchColour(b)
+	m := benchModel(b, 160, 48, 10_000)
 	_ = m.View()
 	b.ReportAllocs()
 	b.ResetTimer()

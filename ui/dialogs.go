@@ -87,7 +87,13 @@ func (d confirmDialog) box(m Model, w, h int) (string, []string) {
 	return m.cfg.Lang.F("Confirm: %s", d.r.confirm.req.confirm.Call.Name) + m.runOf(d.r), d.r.confirm.view(m.th, m.cfg.Lang, m.help, m.confirmKeys, w, h)
 }
 
-func (d confirmDialog) keys(m Model) help.KeyMap { return m.confirmKeys }
+func (d confirmDialog) keys(m Model) help.KeyMap {
+	k := m.confirmKeys
+	if d.r.confirm.req.confirm.Decision.NeedsPerson {
+		k.AllowSession.SetEnabled(false) // help leaves it out; update still explains a
+	}
+	return k
+}
 
 // askDialog is run r's ask_user question.
 type askDialog struct{ r *runView }

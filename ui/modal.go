@@ -40,6 +40,8 @@ type confirmModal struct {
 	// one; esc, y and a act at once.
 	guard  string
 	warned bool
+	// onceOnly is set when a was pressed on a call that needs a person.
+	onceOnly bool
 }
 
 func newConfirmModal(req *personRequest, startKey string) *confirmModal {
@@ -52,6 +54,12 @@ func (c *confirmModal) update(msg tea.KeyMsg, k confirmKeys) dialogOutcome {
 	case key.Matches(msg, k.AllowOnce):
 		c.req.approve(loop.AllowOnce)
 		return dialogAnswered
+	case key.Matches(msg, k.AllowSession) && c.req.confirm.Decision.NeedsPerson:
+		// A call only a person may answer is answered each time: there
+		// is no grant for the session to give (loop.Engine counts one as
+		// allow once), so the key says so instead of pretending.
+		c.onceOnly = true
+		return dialogKept
 	case key.Matches(msg, k.AllowSession):
 		c.req.approve(loop.AllowSession)
 		return dialogAnswered
@@ -89,10 +97,24 @@ func (c *confirmModal) parts(th theme.Theme, l lang.Lang, hk help.Model, k confi
 	top = append(top, "", th.Bold.Render(l.T("Preview"))+th.Muted.Render(" "+l.T("(↑/↓ scroll)")))
 
 	hk.Width = w
-	bottom = []string{"", hk.ShortHelpView([]key.Binding{k.AllowOnce, k.AllowSession, k.Deny}),
-		hk.ShortHelpView([]key.Binding{k.Hide, k.Look})}
+	answers := []key.Binding{k.AllowOnce, k.AllowSession, k.Deny}
+	if r.Decision.NeedsPerson {
+		answers = []key.Binding{k.AllowOnce, k.Deny}
+	}
+	bottom = []string{"", hk.ShortHelpView(answers), hk.ShortHelpView([]key.Binding{k.Hide, k.Look})}
+	if r.Decision.NeedsPerson {
+		note := l.T("No rule can read this call, so you answer it each time: there is no allowing it for the session.")
+		if c.onceOnly {
+			note = l.F("a does not apply here: %s", note)
+		}
+		bottom = append(bottom, th.Muted.Render(ansi.Truncate(note, w, "…")))
+	}
 	if c.warned {
-		bottom = append(bottom, th.Warning.Render(ansi.Truncate(l.F("%[1]s here denies the call: press %[1]s again to deny, y or a to allow", c.guard), w, "…")))
+		warn := l.F("%[1]s here denies the call: press %[1]s again to deny, y or a to allow", c.guard)
+		if r.Decision.NeedsPerson {
+			warn = l.F("%[1]s here denies the call: press %[1]s again to deny, y to allow", c.guard)
+		}
+		bottom = append(bottom, th.Warning.Render(ansi.Truncate(warn, w, "…")))
 	}
 	return top, previewLines(th, preview, w-2), bottom
 }
@@ -155,6 +177,8 @@ type askModal struct {
 	// letter typed next puts it back in front ("no"), a digit picks.
 	guard  string
 	warned bool
+	// onceOnly is set when a was pressed on a call that needs a person.
+	onceOnly bool
 }
 
 func newAskModal(req *personRequest, startKey string, l lang.Lang) *askModal {

@@ -47,6 +47,7 @@ type Model struct {
 	forkKeys    forkKeys
 	ontoKeys    ontoKeys
 	help        help.Model
+	drawnHelp   *helpMemo // the key help, drawn once per width and keys
 
 	width, height int
 	ready         bool // a WindowSizeMsg has arrived
@@ -93,6 +94,7 @@ func New(cfg Config) Model {
 		forkKeys:   newForkKeys(cfg.Lang),
 		ontoKeys:   newOntoKeys(cfg.Lang),
 		help:       help.New(),
+		drawnHelp:  &helpMemo{},
 		animate:    true,
 		focus:      -1,
 		exec:       tea.ExecProcess,

@@ -8,6 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/cell"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -17,6 +19,9 @@ type look struct {
 	th      theme.Theme
 	spin    string
 	sandbox string // "on — …", "off — reason" or "" (not told)
+	// The status bar's two styles as brushes: a bar is some twenty
+	// segments, each a label and a value.
+	statusKey, statusBar theme.Brush
 }
 
 // paneView draws the run's pane p, framed, in rc. focused: the pane has the
@@ -76,7 +81,7 @@ func resultGist(content string, w int) []string {
 	lines := wrapLines("⇒ "+strings.Join(parts, " · "), max(w-2, 1))
 	if len(lines) > 2 {
 		lines = lines[:2]
-		lines[1] = ansi.Truncate(lines[1], max(w-3, 1), "") + "…"
+		lines[1] = cell.Truncate(lines[1], max(w-3, 1), "") + "…"
 	}
 	for i := range lines {
 		lines[i] = "  " + lines[i]
@@ -111,7 +116,7 @@ func (r *runView) statusView(lk look, w int) string {
 	// Last and lowest: the run's health in the room that is left, its parts
 	// falling from the end as the room shrinks (the help overlay has it in
 	// full).
-	room := w - ansi.StringWidth(line) - ansi.StringWidth(lk.statusSegment(r.lang.T("health"), ""))
+	room := w - cell.Width(line) - cell.Width(lk.statusSegment(r.lang.T("health"), ""))
 	if v := fitHealth(r.live.healthLine, room); v != "" {
 		line += lk.statusSegment(r.lang.T("health"), v)
 	}
@@ -120,7 +125,7 @@ func (r *runView) statusView(lk look, w int) string {
 
 // statusSegment is one labelled segment of the status bar.
 func (lk look) statusSegment(k, v string) string {
-	return lk.th.StatusKey.Render(" "+k+" ") + lk.th.StatusBar.Render(v+" ")
+	return lk.statusKey.Render(" "+k+" ") + lk.statusBar.Render(v+" ")
 }
 
 // statusLine is the status bar's segments that fit in w; whole says none
@@ -135,12 +140,12 @@ func (r *runView) statusLine(lk look, w int) (line string, whole bool) {
 	if r.reason != "" {
 		withReason := slices.Clone(parts)
 		withReason[backendAt] = lk.statusSegment(r.lang.T("backend"), backend+" ("+backendReason(r.lang, r.reason)+")")
-		if l := strings.Join(withReason, ""); ansi.StringWidth(l) <= w {
+		if l := strings.Join(withReason, ""); cell.Width(l) <= w {
 			return l, true
 		}
 	}
 	all := len(parts)
-	for len(parts) > 1 && ansi.StringWidth(strings.Join(parts, "")) > w {
+	for len(parts) > 1 && cell.Width(strings.Join(parts, "")) > w {
 		parts = parts[:len(parts)-1]
 	}
 	return strings.Join(parts, ""), len(parts) == all
@@ -184,7 +189,7 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 	backendAt = len(parts)
 	parts = append(parts, seg(l.T("backend"), backend))
 	if on, _, ok := strings.Cut(lk.sandbox, " — "); ok {
-		parts = append(parts, seg(l.T("sandbox"), l.Dyn(on)))
+		parts = append(parts, seg(l.T("sandbox"), onOff(l, on)))
 	}
 	parts = append(parts,
 		seg(l.T("latency"), latency),
@@ -210,13 +215,23 @@ func (r *runView) travelSegment(lk look) string {
 	return ""
 }
 
+// onOff is the sandbox's state, "on" or "off" and what follows it ("on
+// (open: TCP, UDP)"), with the word in language l.
+func onOff(l lang.Lang, s string) string {
+	word, rest, _ := strings.Cut(s, " ")
+	if word != "on" && word != "off" {
+		return s
+	}
+	return strings.TrimSpace(l.Dyn(word) + " " + rest)
+}
+
 // fitHealth drops the health line's parts from the end until it fits in
 // room; "" when not even its first part fits.
 func fitHealth(v string, room int) string {
 	if room <= 0 {
 		return ""
 	}
-	for ansi.StringWidth(v) > room {
+	for cell.Width(v) > room {
 		i := strings.LastIndex(v, " · ")
 		if i < 0 {
 			return ""
@@ -237,9 +252,9 @@ func (r *runView) stateLabel(lk look, s loop.State) string {
 
 // fitStyled truncates or pads a status line, painting the padding.
 func fitStyled(th interface{ Render(...string) string }, s string, w int) string {
-	sw := ansi.StringWidth(s)
+	sw := cell.Width(s)
 	if sw > w {
-		return ansi.Truncate(s, w, "…")
+		return cell.Truncate(s, w, "…")
 	}
 	return s + th.Render(strings.Repeat(" ", w-sw))
 }

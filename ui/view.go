@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -58,7 +62,10 @@ func (m Model) View() string {
 }
 
 // look is what the runs' panes need to draw themselves now.
-func (m Model) look() look { return look{th: m.th, spin: m.spin.View(), sandbox: m.cfg.Sandbox} }
+func (m Model) look() look {
+	return look{th: m.th, spin: m.spin.View(), sandbox: m.cfg.Sandbox,
+		statusKey: theme.NewBrush(m.th.StatusKey), statusBar: theme.NewBrush(m.th.StatusBar)}
+}
 
 func (m Model) tooSmallView() string {
 	msg := m.cfg.Lang.F("terminal too small: need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)
@@ -117,13 +124,13 @@ func overlay(screen []string, box block) {
 			continue
 		}
 		base := screen[y]
-		total, end := ansi.StringWidth(base), box.r.x+box.r.w
-		left := fit(ansi.Cut(base, 0, box.r.x), box.r.x)
-		right := ansi.Cut(base, end, total)
+		total, end := cell.Width(base), box.r.x+box.r.w
+		left := fit(cell.Cut(base, 0, box.r.x), box.r.x)
+		right := cell.Cut(base, end, total)
 		// A wide character the box's right edge cuts in half is dropped
 		// and its other cell becomes a space, so the line keeps its width.
-		if ansi.StringWidth(right) > total-end {
-			right = " " + ansi.Cut(base, end+1, total)
+		if cell.Width(right) > total-end {
+			right = " " + cell.Cut(base, end+1, total)
 		}
 		screen[y] = left + fit(ln, box.r.w) + right
 	}
@@ -143,7 +150,7 @@ func frame(th theme.Theme, title, info string, focused bool, r rect, content []s
 	if bd.Top == "" {
 		bd = lipgloss.RoundedBorder()
 	}
-	bs := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())
+	bs := theme.NewBrush(lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())) // a Render per line would cost a fifth of the frame
 	titleSt := th.Bold
 	if focused {
 		titleSt = th.Title
@@ -152,16 +159,16 @@ func frame(th theme.Theme, title, info string, focused bool, r rect, content []s
 	iw := r.w - 2
 	head := ""
 	if title != "" && iw >= 4 {
-		head = bs.Render(bd.Top) + titleSt.Render(ansi.Truncate(" "+title+" ", iw-1, "…"))
+		head = bs.Render(bd.Top) + titleSt.Render(cell.Truncate(" "+title+" ", iw-1, "…"))
 	}
 	tail := ""
 	if info != "" {
-		room := iw - ansi.StringWidth(head) - 2
+		room := iw - cell.Width(head) - 2
 		if room > 3 {
-			tail = th.Muted.Render(ansi.Truncate(" "+info+" ", room, "…")) + bs.Render(bd.Top)
+			tail = th.Muted.Render(cell.Truncate(" "+info+" ", room, "…")) + bs.Render(bd.Top)
 		}
 	}
-	fill := max(iw-ansi.StringWidth(head)-ansi.StringWidth(tail), 0)
+	fill := max(iw-cell.Width(head)-cell.Width(tail), 0)
 	out := make([]string, 0, r.h)
 	out = append(out, bs.Render(bd.TopLeft)+head+bs.Render(strings.Repeat(bd.Top, fill))+tail+bs.Render(bd.TopRight))
 	left, right := bs.Render(bd.Left), bs.Render(bd.Right)
@@ -189,7 +196,7 @@ func (m Model) tabBarView(w int) string {
 		}
 	}
 	hint := m.th.Muted.Render("  tab ⇥")
-	return ansi.Truncate(strings.Join(parts, m.th.Muted.Render("│"))+hint, w, "…")
+	return cell.Truncate(strings.Join(parts, m.th.Muted.Render("│"))+hint, w, "…")
 }
 
 // inputView is the input line (the textarea).
@@ -209,9 +216,9 @@ func (m Model) helpLineView(w int) string {
 		text = m.quitText(w) // fitted to the line
 	}
 	if text != "" {
-		notice = m.th.Warning.Render(ansi.Truncate(text, w, "…")) + "  "
+		notice = m.th.Warning.Render(cell.Truncate(text, w, "…")) + "  "
 	}
-	return notice + m.shortHelpView(w-ansi.StringWidth(notice))
+	return notice + m.shortHelpView(w-cell.Width(notice))
 }
 
 // tempNote says that quitting removes the workspace copy, when the
@@ -274,15 +281,19 @@ func (m Model) shortHelpView(w int) string {
 	if w <= 0 {
 		return ""
 	}
-	h := m.help
-	h.Width = w
+	var km help.KeyMap = stepperHelp{k: m.keys, pane: m.cur().pane(m.pane), compare: m.compare()}
 	switch d := m.top(); {
 	case d != nil:
-		return h.View(d.keys(m))
+		km = d.keys(m)
 	case m.inputFocused:
-		return h.View(inputHelp{m.keys})
+		km = inputHelp{m.keys}
 	}
-	return h.View(stepperHelp{k: m.keys, pane: m.cur().pane(m.pane), compare: m.compare()})
+	keys := km.ShortHelp() // what help.Model.View draws (ShowAll is never set)
+	return m.drawnHelp.lines(helpKey("short", w, keys), func() []string {
+		h := m.help
+		h.Width = w
+		return []string{h.ShortHelpView(keys)}
+	})[0]
 }
 
 // overlaySize is the largest box a dialog may take over body.
@@ -352,24 +363,88 @@ func (m Model) helpLines(w int) []string {
 	}
 	intro = append(intro, "")
 	intro = append(intro, m.healthLines(w)...)
-	// As many key columns side by side as fit; the rest below.
+	return append(intro, m.keyColumns(w)...)
+}
+
+// keyColumns is the help overlay's key reference at width w: as many
+// columns side by side as fit, the rest below. Drawing it measures every
+// key several times over, so it is drawn once for each width and set of
+// keys (helpMemo).
+func (m Model) keyColumns(w int) []string {
 	groups := m.keys.fullHelp(m.compare())
-	hm := m.help
-	hm.Width = 0
-	per := len(groups)
-	for ; per > 1; per-- {
-		if lipgloss.Width(hm.FullHelpView(groups[:per])) <= w {
-			break
+	return m.drawnHelp.lines(helpKey("full", w, groups...), func() []string {
+		hm := m.help
+		hm.Width = 0
+		per := len(groups)
+		for ; per > 1; per-- {
+			if lipgloss.Width(hm.FullHelpView(groups[:per])) <= w {
+				break
+			}
 		}
-	}
-	out := intro
-	for i := 0; i < len(groups); i += per {
-		if i > 0 {
-			out = append(out, "")
+		var out []string
+		for i := 0; i < len(groups); i += per {
+			if i > 0 {
+				out = append(out, "")
+			}
+			out = append(out, strings.Split(hm.FullHelpView(groups[i:min(i+per, len(groups))]), "\n")...)
 		}
-		out = append(out, strings.Split(hm.FullHelpView(groups[i:min(i+per, len(groups))]), "\n")...)
+		return out
+	})
+}
+
+// helpMemo keeps the key help bubbles/help drew, by what it was drawn from
+// (helpKey): bubbles/help measures every key on every call, which was a
+// fifth of a frame with the help overlay open. Model holds one behind a
+// pointer, so Update (clampHelp) and View share it; like any cache it
+// changes nothing a frame shows.
+type helpMemo struct {
+	mu    sync.Mutex
+	drawn map[string][]string
+}
+
+// helpMemoSize bounds the drawings kept: a few widths of a few help lines.
+const helpMemoSize = 64
+
+// lines is the drawing under key, drawn by draw the first time. Callers
+// must not change the lines they get.
+func (c *helpMemo) lines(key string, draw func() []string) []string {
+	if c == nil {
+		return draw()
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if out, ok := c.drawn[key]; ok {
+		return out
+	}
+	if c.drawn == nil || len(c.drawn) >= helpMemoSize {
+		c.drawn = map[string][]string{}
+	}
+	out := draw()
+	c.drawn[key] = out
 	return out
+}
+
+// helpKey is everything a drawing of key help reads besides the Model's
+// help styles, which New sets once: what is drawn (kind), the width, each
+// key's help and whether it is enabled, and the colour profile.
+func helpKey(kind string, w int, groups ...[]key.Binding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d %d", kind, w, lipgloss.ColorProfile())
+	for _, g := range groups {
+		b.WriteByte('\n')
+		for _, k := range g {
+			h := k.Help()
+			b.WriteString(h.Key)
+			b.WriteByte(0)
+			b.WriteString(h.Desc)
+			if k.Enabled() {
+				b.WriteByte(1)
+			} else {
+				b.WriteByte(2)
+			}
+		}
+	}
+	return b.String()
 }
 
 // clampHelp keeps the help overlay's scroll inside it.

@@ -40,19 +40,8 @@ func LoadKey(stateDir string) (*Key, error) {
 		return nil, err
 	}
 	path := filepath.Join(stateDir, KeyFile)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	k, err := newKeyFile(stateDir, path)
 	if err == nil {
-		k := make([]byte, 32)
-		if _, err := rand.Read(k); err != nil {
-			f.Close()
-			os.Remove(path)
-			return nil, err
-		}
-		_, werr := f.Write([]byte(base64.StdEncoding.EncodeToString(k) + "\n"))
-		if err := errors.Join(werr, f.Close()); err != nil {
-			os.Remove(path)
-			return nil, err
-		}
 		return &Key{k: k}, nil
 	}
 	if !errors.Is(err, fs.ErrExist) {
@@ -69,11 +58,43 @@ func LoadKey(stateDir string) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := base64.StdEncoding.DecodeString(string(trimNewline(data)))
+	k, err = base64.StdEncoding.DecodeString(string(trimNewline(data)))
 	if err != nil || len(k) < 32 {
 		return nil, fmt.Errorf("%s is not a glassbox key; remove it and glassbox makes a new one", path)
 	}
 	return &Key{k: k}, nil
+}
+
+// newKeyFile makes a new key and puts it at path whole or not at all: the
+// key is written to a temporary file beside it, which is then linked to
+// path. A link never replaces a file, so when two glassboxes start at once
+// (learners arriving together in a served room) one key wins and the other
+// reads it complete; a half-written key is never seen under path. It returns
+// fs.ErrExist when path is already there.
+func newKeyFile(dir, path string) ([]byte, error) {
+	if _, err := os.Lstat(path); err == nil {
+		return nil, fs.ErrExist
+	}
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, ".approvals-*.key") // 0600
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.Write([]byte(base64.StdEncoding.EncodeToString(k) + "\n"))
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		return nil, err
+	}
+	if err := os.Link(f.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fs.ErrExist
+		}
+		return nil, fmt.Errorf("saving the key that seals approvals: %w", err)
+	}
+	return k, nil
 }
 
 func trimNewline(b []byte) []byte {

@@ -109,3 +109,40 @@ func TestGuardMasksLinesAndWithholdsSecretFiles(t *testing.T) {
 		t.Fatal("an ordinary file was not kept")
 	}
 }
+
+// Glassboxes that start at the same moment (a served room's learners
+// arriving together) all get the one key, whole: none reads it half
+// written, and none seals with a key the others do not have.
+func TestLoadKeyRacingStartsAgree(t *testing.T) {
+	for round := range 20 {
+		dir := filepath.Join(t.TempDir(), "glassbox")
+		const n = 16
+		keys := make([]*Key, n)
+		errs := make([]error, n)
+		start := make(chan struct{})
+		done := make(chan int)
+		for i := range n {
+			go func() {
+				<-start
+				keys[i], errs[i] = LoadKey(dir)
+				done <- i
+			}()
+		}
+		close(start)
+		for range n {
+			<-done
+		}
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatalf("round %d: start %d: %v", round, i, errs[i])
+			}
+			if !bytes.Equal(keys[i].k, keys[0].k) {
+				t.Fatalf("round %d: start %d got another key", round, i)
+			}
+		}
+		left, _ := filepath.Glob(filepath.Join(dir, ".approvals-*"))
+		if len(left) > 0 {
+			t.Fatalf("round %d: temporary key files left behind: %v", round, left)
+		}
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Line breaking for the panes. Words (runs of narrow characters, such as
@@ -39,7 +37,7 @@ func Wrap(para string, w int) []string {
 		lw = 0
 	}
 	for _, t := range toks {
-		tw := ansi.StringWidth(t)
+		tw := Width(t)
 		space := strings.TrimLeft(t, " ") == ""
 		switch {
 		case lw+tw <= w:
@@ -63,13 +61,13 @@ func Wrap(para string, w int) []string {
 					flush()
 					room = w
 				}
-				head := ansi.Truncate(t, room, "")
+				head := Truncate(t, room, "")
 				if head == "" { // a wide rune on a 1-cell line
 					_, n := utf8.DecodeRuneInString(t)
 					head = t[:n]
 				}
 				line.WriteString(head)
-				lw += ansi.StringWidth(head)
+				lw += Width(head)
 				t = t[len(head):]
 			}
 		}
@@ -152,5 +150,5 @@ func kinsoku(r rune) bool {
 
 // wide reports whether r takes two cells (CJK and the like).
 func wide(r rune) bool {
-	return r >= 0x1100 && ansi.StringWidth(string(r)) == 2 || unicode.Is(unicode.Han, r)
+	return r >= 0x1100 && Width(string(r)) == 2 || unicode.Is(unicode.Han, r)
 }

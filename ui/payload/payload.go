@@ -9,6 +9,9 @@ package payload
 import (
 	"reflect"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
@@ -36,6 +39,34 @@ type View struct {
 type Renderer struct {
 	documents []cachedDocument // most recent first
 	pages     []cachedPage     // most recent first
+	// The brushes of the theme last painted with, and their fingerprint:
+	// finding a brush's codes is a lipgloss Render, thirteen of them for
+	// every lookup otherwise.
+	paintedBy paintKey
+	brushes   *brushes
+	paint     string
+}
+
+// paintKey is what a theme's brushes depend on: the theme, the colour
+// profile and, for a theme with colours, the terminal's background.
+type paintKey struct {
+	theme   string
+	profile termenv.Profile
+	dark    bool
+}
+
+// brushesFor is th's brushes and their fingerprint, found once per theme,
+// profile and background.
+func (r *Renderer) brushesFor(th theme.Theme) (*brushes, string) {
+	k := paintKey{theme: th.Name, profile: lipgloss.ColorProfile()}
+	if !th.NoColor {
+		k.dark = lipgloss.HasDarkBackground() // asked only where a colour would ask it too
+	}
+	if r.brushes == nil || k != r.paintedBy {
+		r.paintedBy, r.brushes = k, newBrushes(th)
+		r.paint = r.brushes.fingerprint()
+	}
+	return r.brushes, r.paint
 }
 
 // How many results a Renderer keeps: enough to flip between request and
@@ -121,9 +152,9 @@ func (r *Renderer) Lines(th theme.Theme, v View, width int) []string {
 	if width <= 0 {
 		return nil
 	}
-	br := newBrushes(th)
+	br, paint := r.brushesFor(th)
 	content := keyOf(v)
-	key := pageKey{content: content, width: width, paint: br.fingerprint()}
+	key := pageKey{content: content, width: width, paint: paint}
 	for i, p := range r.pages {
 		if p.key == key {
 			moveToFront(r.pages, i)

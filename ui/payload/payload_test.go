@@ -326,6 +326,26 @@ func TestLinesCache(t *testing.T) {
 	}
 }
 
+// A page already painted costs a lookup: the theme's brushes are found
+// once per theme, colour profile and background, not on every call (each
+// is a lipgloss Render); another background repaints.
+func TestCachedLinesFindTheBrushesOnce(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.TrueColor)
+	dark := lipgloss.HasDarkBackground()
+	defer func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(dark) }()
+	lipgloss.SetHasDarkBackground(true)
+	r, th := NewRenderer(), theme.New(false)
+	v := View{Exchanges: []providers.Exchange{geminiExchange(t)}, Response: true}
+	first := r.Lines(th, v, 80)
+	if n := testing.AllocsPerRun(100, func() { r.Lines(th, v, 80) }); n > 2 {
+		t.Errorf("a cached page costs %v allocations: the brushes are found again", n)
+	}
+	lipgloss.SetHasDarkBackground(false)
+	if light := r.Lines(th, v, 80); strings.Join(light, "\n") == strings.Join(first, "\n") {
+		t.Error("a light background: want the lines painted in the light colours")
+	}
+}
+
 // bigJSON builds a realistic ~1 MiB request body: a long conversation.
 func bigJSON(tb testing.TB) []byte {
 	var b bytes.Buffer

@@ -16,6 +16,7 @@ type Brush struct {
 	open, close string
 	style       lipgloss.Style
 	fallback    bool // the style does more than wrap text in codes
+	spaced      bool // the style paints spaces on their own (underline, strikethrough)
 }
 
 // sentinel is rendered once to find a style's codes; it holds no character
@@ -30,7 +31,19 @@ func NewBrush(st lipgloss.Style) Brush {
 	if i < 0 || ansi.Strip(out) != sentinel {
 		return Brush{style: st, fallback: true}
 	}
-	return Brush{open: out[:i], close: out[i+len(sentinel):], style: st}
+	return Brush{open: out[:i], close: out[i+len(sentinel):], style: st,
+		spaced: st.GetUnderline() || st.GetStrikethrough()}
+}
+
+// Render is exactly the style's Render(s), byte for byte: the codes around
+// s when s is one line without tabs (Render's own result then), the
+// style's Render otherwise. Paint may differ from Render in bytes that do
+// not show (an empty s, spaces under an underline); Render never does.
+func (b Brush) Render(s string) string {
+	if b.fallback || b.spaced || strings.ContainsAny(s, "\t\r\n") {
+		return b.style.Render(s)
+	}
+	return b.open + s + b.close
 }
 
 // Paint returns s wrapped in the brush's codes. s should be one line.

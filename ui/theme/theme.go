@@ -7,9 +7,11 @@ package theme
 
 import (
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
 )
 
 // Theme is a set of ready-made lipgloss styles. It is a plain value: copy it,
@@ -74,20 +76,20 @@ func New(noColor bool) Theme {
 	// The palette. Each colour is adaptive: Light is used on light
 	// backgrounds, Dark on dark ones.
 	var (
-		accent  = lipgloss.AdaptiveColor{Light: "#5A3FC0", Dark: "#B4A0FF"} // violet: titles, focus
-		muted   = lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"}
-		red     = lipgloss.AdaptiveColor{Light: "#B3261E", Dark: "#FF6B6B"}
-		green   = lipgloss.AdaptiveColor{Light: "#1E7B34", Dark: "#5FD787"}
-		amber   = lipgloss.AdaptiveColor{Light: "#8A5A00", Dark: "#FFC94D"}
-		blue    = lipgloss.AdaptiveColor{Light: "#1F5FBF", Dark: "#7AB8FF"}
-		cyan    = lipgloss.AdaptiveColor{Light: "#006C7A", Dark: "#5FD7D7"}
-		magenta = lipgloss.AdaptiveColor{Light: "#9C2A8C", Dark: "#F28FE0"}
-		border  = lipgloss.AdaptiveColor{Light: "#B0B0B0", Dark: "#4E4E4E"}
-		barBg   = lipgloss.AdaptiveColor{Light: "#E4E4EC", Dark: "#2A2A3A"}
-		barFg   = lipgloss.AdaptiveColor{Light: "#202020", Dark: "#E0E0E0"}
-		litBg   = lipgloss.AdaptiveColor{Light: "#FFD75F", Dark: "#FFD75F"} // the lit state
-		litFg   = lipgloss.AdaptiveColor{Light: "#000000", Dark: "#000000"}
-		selBg   = lipgloss.AdaptiveColor{Light: "#D7D7FF", Dark: "#3A3A5A"}
+		accent  = ready(lipgloss.AdaptiveColor{Light: "#5A3FC0", Dark: "#B4A0FF"}) // violet: titles, focus
+		muted   = ready(lipgloss.AdaptiveColor{Light: "#6B6B6B", Dark: "#8A8A8A"})
+		red     = ready(lipgloss.AdaptiveColor{Light: "#B3261E", Dark: "#FF6B6B"})
+		green   = ready(lipgloss.AdaptiveColor{Light: "#1E7B34", Dark: "#5FD787"})
+		amber   = ready(lipgloss.AdaptiveColor{Light: "#8A5A00", Dark: "#FFC94D"})
+		blue    = ready(lipgloss.AdaptiveColor{Light: "#1F5FBF", Dark: "#7AB8FF"})
+		cyan    = ready(lipgloss.AdaptiveColor{Light: "#006C7A", Dark: "#5FD7D7"})
+		magenta = ready(lipgloss.AdaptiveColor{Light: "#9C2A8C", Dark: "#F28FE0"})
+		border  = ready(lipgloss.AdaptiveColor{Light: "#B0B0B0", Dark: "#4E4E4E"})
+		barBg   = ready(lipgloss.AdaptiveColor{Light: "#E4E4EC", Dark: "#2A2A3A"})
+		barFg   = ready(lipgloss.AdaptiveColor{Light: "#202020", Dark: "#E0E0E0"})
+		litBg   = ready(lipgloss.AdaptiveColor{Light: "#FFD75F", Dark: "#FFD75F"}) // the lit state
+		litFg   = ready(lipgloss.AdaptiveColor{Light: "#000000", Dark: "#000000"})
+		selBg   = ready(lipgloss.AdaptiveColor{Light: "#D7D7FF", Dark: "#3A3A5A"})
 	)
 	s := lipgloss.NewStyle
 	pane := s().Border(lipgloss.RoundedBorder()).BorderForeground(border)
@@ -129,6 +131,38 @@ func New(noColor bool) Theme {
 		StatusKey: s().Bold(true).Foreground(accent).Background(barBg),
 		Help:      s().Foreground(muted),
 	}
+}
+
+// ready is c with its 256- and 16-colour forms worked out once, here. Given
+// a hex colour, lipgloss finds the nearest of the 256 on every Render (a
+// search through a perceptual colour space, most of a frame's time in a
+// served room, where every terminal gets 256 colours); given the numbers it
+// only reads them. The escape codes are the same: the numbers are what
+// lipgloss's own conversion (termenv's) picks, and a true-colour terminal
+// still gets the hex.
+func ready(c lipgloss.AdaptiveColor) lipgloss.CompleteAdaptiveColor {
+	return lipgloss.CompleteAdaptiveColor{Light: complete(c.Light), Dark: complete(c.Dark)}
+}
+
+// complete is the hex colour hex in each colour profile.
+func complete(hex string) lipgloss.CompleteColor {
+	return lipgloss.CompleteColor{
+		TrueColor: hex,
+		ANSI256:   number(termenv.ANSI256.Color(hex)),
+		ANSI:      number(termenv.ANSI.Color(hex)),
+	}
+}
+
+// number is a palette colour's number as lipgloss reads it ("" for any
+// other colour, which lipgloss leaves unpainted).
+func number(c termenv.Color) string {
+	switch c := c.(type) {
+	case termenv.ANSI256Color:
+		return strconv.Itoa(int(c))
+	case termenv.ANSIColor:
+		return strconv.Itoa(int(c))
+	}
+	return ""
 }
 
 // plain is the NO_COLOR theme: attributes only.

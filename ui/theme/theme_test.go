@@ -109,3 +109,70 @@ func TestBrushMatchesRender(t *testing.T) {
 		}
 	}
 }
+
+// hexTwin is st with each of its colours given as the hex lipgloss
+// converts itself (the theme's colours before they were made ready).
+func hexTwin(t *testing.T, st lipgloss.Style) lipgloss.Style {
+	t.Helper()
+	hex := func(c lipgloss.TerminalColor) lipgloss.TerminalColor {
+		switch c := c.(type) {
+		case lipgloss.CompleteAdaptiveColor:
+			return lipgloss.AdaptiveColor{Light: c.Light.TrueColor, Dark: c.Dark.TrueColor}
+		case lipgloss.NoColor:
+			return c
+		}
+		t.Fatalf("a theme colour of type %T", c)
+		return nil
+	}
+	return st.Foreground(hex(st.GetForeground())).Background(hex(st.GetBackground())).
+		BorderTopForeground(hex(st.GetBorderTopForeground())).
+		BorderRightForeground(hex(st.GetBorderRightForeground())).
+		BorderBottomForeground(hex(st.GetBorderBottomForeground())).
+		BorderLeftForeground(hex(st.GetBorderLeftForeground()))
+}
+
+// The theme's colours are worked out once per colour profile (ready), and
+// paint exactly what lipgloss's own conversion of the hex would, in every
+// profile, on light and dark backgrounds.
+func TestReadyColoursPaintAsTheHex(t *testing.T) {
+	profile, dark := lipgloss.ColorProfile(), lipgloss.HasDarkBackground()
+	defer func() { lipgloss.SetColorProfile(profile); lipgloss.SetHasDarkBackground(dark) }()
+	for name, st := range styles(New(false)) {
+		if _, ok := st.GetForeground().(lipgloss.AdaptiveColor); ok {
+			t.Errorf("%s: a hex colour that every Render converts again", name)
+		}
+		twin := hexTwin(t, st)
+		for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI, termenv.ANSI256, termenv.TrueColor} {
+			lipgloss.SetColorProfile(p)
+			for _, dk := range []bool{false, true} {
+				lipgloss.SetHasDarkBackground(dk)
+				for _, s := range []string{"key", "日本語", "", "two\nlines"} {
+					if got, want := st.Render(s), twin.Render(s); got != want {
+						t.Errorf("%s, profile %v, dark %v: Render(%q) = %q, lipgloss converting the hex gives %q", name, p, dk, s, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A brush's Render is the style's Render, byte for byte, whatever the
+// text: the frame and the status bar draw with it.
+func TestBrushRenderIsRender(t *testing.T) {
+	profile := lipgloss.ColorProfile()
+	defer lipgloss.SetColorProfile(profile)
+	texts := []string{"", " ", "key", " a b ", "日本語", "a\tb", "two\nlines", "cr\r\nlf", "\x1b[1mbold\x1b[0m", "╭──"}
+	for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI, termenv.ANSI256, termenv.TrueColor} {
+		lipgloss.SetColorProfile(p)
+		for _, noColor := range []bool{false, true} {
+			for name, st := range styles(New(noColor)) {
+				b := NewBrush(st)
+				for _, s := range texts {
+					if got, want := b.Render(s), st.Render(s); got != want {
+						t.Errorf("profile %v, no colour %v, %s: Brush.Render(%q) = %q, Render gives %q", p, noColor, name, s, got, want)
+					}
+				}
+			}
+		}
+	}
+}
