@@ -33,6 +33,7 @@ func TestDynSentencesHaveJapanese(t *testing.T) {
 	}
 	check("a built-in rule's reason", builtInReasons()...)
 	check("whom a follower follows", "instructor")
+	check("the serve side's status label", "followers")
 	check("the sandbox", "on", "off")
 	check("a what-if edit", "the loop's feedback", "the request", "the model's reply", "a tool result", "changed", "added", "removed")
 	for _, marks := range decidingMarks {

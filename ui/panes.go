@@ -171,7 +171,7 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 	}
 	if r.status != nil {
 		if k, v := r.status(); k != "" {
-			parts = append(parts, seg(k, v))
+			parts = append(parts, seg(l.Dyn(k), v)) // the serve side's label ("followers")
 		}
 	}
 	if r.predict != "" {

@@ -464,6 +464,7 @@ func init() {
 		"not run":                          "未実行",
 		"an OpenAI-compatible server":      "OpenAI 互換サーバー",
 		"instructor":                       "講師",
+		"followers":                        "受講者",
 		"on":                               "有効",
 		"off":                              "無効",
 		"the loop's feedback":              "ループのフィードバック",
