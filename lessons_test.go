@@ -82,8 +82,11 @@ func lessonCases() []lessonCase {
 			}},
 		{lesson: "repeat-stop", all: lessonWant{"new_event context_ready malformed_response observed context_ready tool_call allow tool_success observed context_ready final_answer delivered", "without retrying"},
 			by: map[string]lessonWant{"gemini": {"new_event context_ready final_answer delivered", "Gemini has no such stop"}}},
+		{lesson: "mcp-tool", stdin: "y\n",
+			all: lessonWant{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "The MCP server demo answered demo__echo with:"}},
 		{lesson: "mcp-tool", stdin: "y\n", extra: []string{"--mcp", "notes=" + notesServer()},
 			all: lessonWant{"new_event context_ready tool_call confirm_required user_approval tool_success observed context_ready final_answer delivered", "echo: hello from the glass box"}},
+		{lesson: "mcp-bus", all: lessonWant{"new_event context_ready tool_call allow tool_success observed context_ready final_answer delivered", "For the caller on the MCP bus: the workspace holds"}},
 		{lesson: "unknown-model", code: exitProvider, all: lessonWant{"new_event context_ready llm_failure reported", "ollama pull llama3.1:8b"},
 			by: map[string]lessonWant{"gemini": {"new_event context_ready llm_failure reported", "gemini-2.5-flash"}}},
 	}
@@ -125,6 +128,18 @@ func TestLessonsHeadless(t *testing.T) {
 					}
 				}
 				switch tc.lesson {
+				case "mcp-tool":
+					if !strings.Contains(last.Output.Text, "echo: hello from the glass box") {
+						t.Errorf("the answer does not quote the server's: %q", last.Output.Text)
+					}
+				case "mcp-bus":
+					// The request came from the bus and the answer went back there.
+					if m := frameMethods(lines[0]); !slices.Contains(m, "recv tools/call") {
+						t.Errorf("new_event frames = %v, want the bus's tools/call", m)
+					}
+					if m := frameMethods(last); !slices.Equal(m, []string{"send tools/call"}) {
+						t.Errorf("delivered frames = %v, want the answer going back", m)
+					}
 				case "rate-limit":
 					if r := lines[2].LLM.Retries; len(r) != 1 || r[0].Status != 429 {
 						t.Errorf("retries = %+v, want one after a 429", r)

@@ -25,9 +25,11 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/tools/mcptool"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
@@ -85,8 +87,14 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return listSessions(args[1:], stdout, stderr)
 		case "serve":
 			return serveRoom(ctx, args[1:], stdout, stderr)
+		case "follow":
+			return followRoom(ctx, args[1:], stdin, stdout, stderr)
+		case "mcp-serve":
+			return mcpServe(ctx, args[1:], stdin, stdout, stderr)
 		case "export":
 			return exportSession(args[1:], stdout, stderr)
+		case mcptool.DemoArg:
+			return serveDemo(ctx, args[1:], stdin, stdout, stderr)
 		case "version":
 			fmt.Fprintf(stdout, "glassbox %s\n", version)
 			return exitOK
@@ -110,6 +118,9 @@ Usage:
   glassbox export SESSION [--step N] [--format md|html] [--out FILE]
                                 a step or a whole session as a self-contained page (a handout)
   glassbox serve [flags]        serve a glass box to each learner over SSH (ssh -p 2222 HOST)
+  glassbox follow ADDR [--fingerprint SHA256:…]
+                                follow an instructor's broadcast in your own glass box, read only
+  glassbox mcp-serve [flags]    glassbox on the MCP bus over standard input and output: ask_agent calls become events
   glassbox version
 
 Run 'glassbox run -h' for the flags.
@@ -150,7 +161,9 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		extra(fs)
 	}
 	fs.Usage = func() {
-		if name == "glassbox serve" {
+		if name == "glassbox mcp-serve" {
+			fmt.Fprintln(stderr, "Usage: glassbox mcp-serve [flags]\n\nServes glassbox as an MCP server over standard input and output: each ask_agent call\nbecomes an mcp_bus event, and the run's answer is the call's result. The trace goes to\nstandard error; confirmations are asked on the terminal, else of the client (docs/mcp.md).\n\nFlags:")
+		} else if name == "glassbox serve" {
 			fmt.Fprintln(stderr, "Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:")
 		} else if headless {
 			fmt.Fprintln(stderr, "Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:")
@@ -177,6 +190,12 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 	}
 	if err := c.ResumeFlags(set); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
+	}
+	// The mcp-tool lesson needs a server: started for it without one, it
+	// gets the demo server inside glassbox. Only a person's --lesson does
+	// this, never a session file's (--resume takes --mcp again).
+	if c.Lesson == offline.MCPToolLesson && len(c.MCP) == 0 && c.Resume == "" {
+		c.MCP = []string{mcptool.DemoName}
 	}
 	if err := c.Validate(); err != nil {
 		return c, nil, fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
@@ -206,7 +225,7 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool) {
 	fs.StringVar(&c.Replay, "replay", c.Replay, "serve the provider from a cassette FILE (no key, no network)")
 	fs.StringVar(&c.Trace, "trace", c.Trace, "also append the JSONL trace to FILE")
 	fs.StringVar(&c.Lang, "lang", c.Lang, "the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); the JSONL trace and payloads stay as they are")
-	fs.Var(mcpFlag{&c.MCP}, "mcp", "attach an MCP server: NAME=COMMAND ARGS… (stdio) or NAME=URL (streamable HTTP); repeatable; its tools join as NAME__tool (docs/mcp.md)")
+	fs.Var(mcpFlag{&c.MCP}, "mcp", "attach an MCP server: NAME=COMMAND ARGS… (stdio), NAME=URL (streamable HTTP) or demo (the one bundled in glassbox); repeatable; its tools join as NAME__tool (docs/mcp.md)")
 	fs.StringVar(&c.Session, "session", c.Session, "autosave the session to FILE (default: a new file under $XDG_STATE_HOME/glassbox/sessions)")
 	fs.StringVar(&c.Resume, "resume", c.Resume, "reopen a saved session, by id or file (see 'glassbox sessions')")
 	fs.Var(agentrun.StepFlag{N: &c.From}, "from", "with --resume: fork from step N (the future cut, the workspace restored to that step; default: the last step)")
@@ -241,6 +260,22 @@ func (f streamFlag) Set(v string) error {
 }
 
 func (streamFlag) IsBoolFlag() bool { return true }
+
+// serveDemo is the hidden subcommand `glassbox mcp-demo`: the demo MCP
+// server on standard input and output, which --mcp demo starts under the
+// sandbox (docs/mcp.md, "The demo server").
+func serveDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	l := lang.FromLocale(os.Getenv)
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, l.F("glassbox %s takes no arguments: it serves the demo MCP server on standard input and output (attach it with --mcp demo)", mcptool.DemoArg))
+		return exitUsage
+	}
+	if err := mcptool.ServeDemo(ctx, stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, l.F("glassbox %s: the demo MCP server stopped: %v", mcptool.DemoArg, err))
+		return exitProvider
+	}
+	return exitOK
+}
 
 // mcpFlag collects the repeated --mcp values.
 type mcpFlag struct{ specs *[]string }
@@ -280,7 +315,11 @@ func (compareFlag) IsBoolFlag() bool { return true }
 // runHeadless is `glassbox run [flags] PROMPT`. sleep replaces the engine's
 // retry wait (tests); nil waits for real.
 func runHeadless(ctx context.Context, args []string, sleep func(context.Context, time.Duration) error, stdin io.Reader, stdout, stderr io.Writer) int {
-	c, rest, err := loadConfig("glassbox run", args, true, stderr)
+	var bf busFlags
+	c, rest, err := loadConfigWith("glassbox run", args, true, stderr, bf.bind)
+	if err == nil {
+		err = bf.check(c)
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -299,9 +338,10 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		}
 	}
 	prompt := strings.TrimSpace(strings.Join(rest, " "))
-	if prompt == "" && c.Resume == "" {
-		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
-		prompt = lesson.Request
+	lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
+	fromBus := false
+	if prompt == "" && c.Resume == "" && bf.addr == "" {
+		prompt, fromBus = lesson.Request, lesson.FromBus
 	}
 	c.Request, c.Version = prompt, version
 	if err := c.DefaultSession(os.Getenv); err != nil {
@@ -313,7 +353,32 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	if err != nil {
 		return fail(stderr, "glassbox run", err)
 	}
-	outcome := headless.Run(ctx, runs, prompt, headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout)}, stdout, stderr)
+	o := headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout)}
+	if fromBus {
+		// The lesson's request arrives over the MCP bus, from a client
+		// inside glassbox: it is queued as an mcp_bus event, not as typed.
+		stop, err := headless.AskOverBus(ctx, runs, prompt, version)
+		if err != nil {
+			agentrun.CloseAll(runs)
+			return fail(stderr, "glassbox run", err)
+		}
+		defer stop()
+		prompt = ""
+	}
+	if bf.addr != "" {
+		lctx, stopListening := context.WithCancel(ctx)
+		defer stopListening()
+		b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+		b.Bind(runs[0].Engine, runs[0].Wire())
+		addr, err := bf.listen(lctx, b)
+		if err != nil {
+			agentrun.CloseAll(runs)
+			return fail(stderr, "glassbox run", err)
+		}
+		fmt.Fprintf(stderr, "glassbox run: %s\n", lang.Lang(c.Lang).F("on the MCP bus at %s (tool %s); Ctrl-C ends it", "http://"+addr+"/mcp", bus.ToolName))
+		o.Wait = headless.WaitForBus(b, nil)
+	}
+	outcome := headless.Run(ctx, runs, prompt, o, stdout, stderr)
 	if err := agentrun.CloseAll(runs); err != nil {
 		fmt.Fprintf(stderr, "glassbox run: %v\n", err)
 	}
@@ -326,6 +391,105 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	}
 	return exitOK
 }
+
+// busFlags are --mcp-listen and --mcp-listen-public (glassbox on the MCP
+// bus over streamable HTTP, docs/mcp.md).
+type busFlags struct {
+	addr   string
+	public bool
+}
+
+func (f *busFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "mcp-listen", "", "also take requests from the MCP bus: serve the ask_agent tool over streamable HTTP at ADDR/mcp (a loopback HOST:PORT, such as 127.0.0.1:7777)")
+	fs.BoolVar(&f.public, "mcp-listen-public", false, "let --mcp-listen use an address that is not a loopback one (whoever reaches it can ask the agent)")
+}
+
+// check refuses what the bus cannot do, before anything opens.
+func (f *busFlags) check(c agentrun.Config) error {
+	l := lang.Lang(c.Lang)
+	if f.addr == "" {
+		if f.public {
+			return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--mcp-listen-public goes with --mcp-listen ADDR"))
+		}
+		return nil
+	}
+	loopback, err := bus.Loopback(f.addr)
+	if err != nil {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--mcp-listen %q: want HOST:PORT, such as 127.0.0.1:7777", f.addr))
+	}
+	if !loopback && !f.public {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--mcp-listen %s is not a loopback address: whoever reaches it could ask the agent to act in your workspace. Listen on 127.0.0.1, or give --mcp-listen-public if you mean it.", f.addr))
+	}
+	if c.CompareSpec != "" {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--mcp-listen serves one run; it does not go with --compare"))
+	}
+	return nil
+}
+
+// listen serves b over streamable HTTP at --mcp-listen's address until
+// ctx is done, and returns the address it listens on.
+func (f *busFlags) listen(ctx context.Context, b *bus.Bus) (string, error) {
+	addr, _, err := b.Listen(ctx, f.addr)
+	if err != nil {
+		return "", fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
+	}
+	return addr, nil
+}
+
+// mcpServe is `glassbox mcp-serve`: glassbox as an MCP server over its
+// standard input and output. The trace goes to standard error.
+func mcpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c, rest, err := loadConfig("glassbox mcp-serve", args, true, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	l := lang.Lang(c.Lang)
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("unexpected argument %q: the requests come from the MCP client, through ask_agent", rest[0]))
+	}
+	if err == nil && c.CompareSpec != "" {
+		err = fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("mcp-serve serves one run; it does not go with --compare"))
+	}
+	if err != nil {
+		return fail(stderr, "glassbox mcp-serve", err)
+	}
+	c.Version = version
+	if err := c.DefaultSession(os.Getenv); err != nil {
+		return fail(stderr, "glassbox mcp-serve", err)
+	}
+	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+	person, how, release := headless.ServePerson(b, l)
+	defer release()
+	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
+	if err != nil {
+		return fail(stderr, "glassbox mcp-serve", err)
+	}
+	b.Bind(runs[0].Engine, runs[0].Wire())
+	fmt.Fprintf(stderr, "glassbox mcp-serve: %s\n", l.F("on the MCP bus over standard input and output (tool %s); %s", bus.ToolName, how))
+	ended := make(chan struct{})
+	sctx, stopServing := context.WithCancel(ctx)
+	go func() {
+		defer close(ended)
+		if err := b.ServeStdio(sctx, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil {
+			fmt.Fprintf(stderr, "glassbox mcp-serve: %s\n", l.F("the MCP connection ended: %v", err))
+		}
+	}()
+	headless.Run(ctx, runs, "", headless.Options{JSON: c.JSON, Version: version, Wait: headless.WaitForBus(b, ended)}, stderr, stderr)
+	stopServing()
+	if err := agentrun.CloseAll(runs); err != nil {
+		fmt.Fprintf(stderr, "glassbox mcp-serve: %v\n", err)
+	}
+	headless.SessionSaved(stderr, "glassbox mcp-serve", sessionDir(), runs)
+	if ctx.Err() != nil {
+		return exitProvider
+	}
+	return exitOK
+}
+
+// nopWriteCloser keeps standard output open when the MCP connection closes.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // serveRoom is `glassbox serve`: ui/serve binds its own flags and runs it.
 func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -355,12 +519,76 @@ func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return exitOK
 }
 
+// followRoom is `glassbox follow ADDR`: the instructor's broadcast in a
+// glass box of one's own, read only.
+func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("glassbox follow", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := serve.FollowOptions{KnownHosts: serve.DefaultKnownHosts()}
+	langFlag := ""
+	fs.StringVar(&langFlag, "lang", "", "the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES, LANG)")
+	fs.StringVar(&o.Fingerprint, "fingerprint", "", "the room's host key fingerprint (SHA256:…), as the instructor reads it out")
+	fs.StringVar(&o.KnownHosts, "known-hosts", o.KnownHosts, "recognise the room by this known_hosts file when no --fingerprint is given")
+	l := lang.FromLocale(os.Getenv)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: glassbox follow ADDR [--fingerprint SHA256:…]\n\n"+
+			l.T("Follows an instructor's broadcast (glassbox serve --instruct, glassbox --broadcast) in your own glass box, read only. ADDR is HOST or HOST:PORT (port 2222). The room is recognised by its fingerprint or your known_hosts; the workshop passphrase is asked.")+"\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		o.Addr, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	l, err := lang.Choose(langFlag, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox follow: --lang: %v\n", err)
+		return exitUsage
+	}
+	o.Lang = l
+	if o.Addr == "" && fs.NArg() > 0 {
+		o.Addr = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "glassbox follow: "+l.F("unexpected argument %q (one room at a time)", fs.Arg(0)))
+		return exitUsage
+	}
+	if o.Addr == "" || fs.NArg() > 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	in, ok := stdin.(*os.File)
+	if !ok || !ui.IsTerminal(stdout) || !ui.IsTerminal(in) {
+		fmt.Fprintln(stderr, "glassbox follow: "+l.T("the glass box needs a terminal (and the passphrase is asked on it)"))
+		return exitUsage
+	}
+	o.Passphrase = func() (string, error) {
+		fmt.Fprint(stderr, l.F("workshop passphrase for %s: ", o.Addr))
+		pw, err := ui.ReadPassword(ctx, in)
+		fmt.Fprintln(stderr)
+		return strings.TrimSpace(pw), err
+	}
+	if err := serve.FollowMain(tuiContext(ctx), o); err != nil {
+		return fail(stderr, "glassbox follow", err)
+	}
+	return exitOK
+}
+
 // runTUI opens the full-screen glass box.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	predict := false
+	predict, broadcast := false, ""
+	var bf busFlags
 	c, rest, err := loadConfigWith("glassbox", args, false, stderr, func(fs *flag.FlagSet) {
 		fs.BoolVar(&predict, "predict", false, "predict mode: pick the edge you expect before each step (P toggles it)")
+		fs.StringVar(&broadcast, "broadcast", "", "broadcast your run on ADDR (e.g. 127.0.0.1:2222) to followers: ssh -p PORT follow@HOST or glassbox follow HOST:PORT")
+		bf.bind(fs)
 	})
+	if err == nil {
+		err = bf.check(c)
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -403,7 +631,21 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "glassbox", err)
 	}
 	cfg.Predict = predict
-	err = ui.Run(tuiContext(ctx), cfg)
+	if broadcast != "" {
+		_, stop, err := serve.Broadcasting(&cfg, serve.Options{Addr: broadcast, FollowOnly: true, StateDir: filepath.Dir(sessionDir()), Run: c}, stdout)
+		if err != nil {
+			return fail(stderr, "glassbox --broadcast", err)
+		}
+		defer stop()
+	}
+	tctx := tuiContext(ctx)
+	if bf.addr != "" {
+		if _, err := bf.listen(tctx, cfg.Runs[0].Bus); err != nil {
+			return fail(stderr, "glassbox", err)
+		}
+		cfg.Runs[0].BusListens = true
+	}
+	err = ui.Run(tctx, cfg)
 	if ctx.Err() != nil {
 		// A signal ended the glass box: the trace says so; the deferred
 		// CloseAll stops the commands and removes temporary workspaces.

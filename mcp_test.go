@@ -1,39 +1,30 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var pythonOnce = sync.OnceValues(func() (string, error) {
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	return strings.TrimSpace(string(out)), err
-})
-
 // notesServer is the --mcp command of the stdio server written by hand in
-// Python (tools/mcptool/testdata/notes_server.py), with the interpreter's
-// real path (a version manager's shim needs variables the server's
-// allow-listed environment does not pass).
+// Python (tools/mcptool/testdata/notes_server.py), run by the python3 the
+// sandbox's PATH finds among the system's programs (a version manager's
+// interpreter outside them could not read its own library there).
 func notesServer() string {
 	_, file, _, _ := runtime.Caller(0)
-	py, err := pythonOnce()
-	if err != nil || py == "" {
-		py = "python3-is-missing"
-	}
-	return py + " " + filepath.Join(filepath.Dir(file), "tools", "mcptool", "testdata", "notes_server.py")
+	return "python3 " + filepath.Join(filepath.Dir(file), "tools", "mcptool", "testdata", "notes_server.py")
 }
 
 // runNotesLesson runs the mcp-tool lesson offline with the Python stdio
@@ -137,9 +128,10 @@ func TestMCPUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--mcp", "notes"}, "want NAME=COMMAND or NAME=URL"},
+		{[]string{"--mcp", "notes"}, "want NAME=COMMAND, NAME=URL or demo"},
 		{[]string{"--mcp", "a=x", "--mcp", "a=y"}, `two servers are named "a"`},
-		{[]string{"--mcp", "gone=/nonexistent/mcp-server"}, "--mcp gone: MCP server gone: connecting"},
+		{[]string{"--mcp", "gone=/nonexistent/mcp-server"}, "--mcp gone: MCP server gone: not started: cannot run /nonexistent/mcp-server: no such file or directory"},
+		{[]string{"--mcp", "gone=no-such-mcp-server"}, `--mcp gone: MCP server gone: not started: no program "no-such-mcp-server" in the sandbox's PATH`},
 	} {
 		code, _, stderr := runJSON(t, "", append([]string{"--offline"}, append(tc.args, "hi")...)...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
@@ -220,23 +212,83 @@ func TestMCPResumeTakesTheFlagAgain(t *testing.T) {
 	if !ran {
 		t.Fatalf("the resumed run did not call the server: %v", edges(lines))
 	}
+	// Without --mcp, not even the demo server the lesson gets when a person
+	// starts it: the session's lesson starts nothing.
+	code, lines, stderr = runJSON(t, "", "--resume", sessionFile, "mcp-tool")
+	if code != exitOK {
+		t.Fatalf("resume without --mcp: exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, l := range lines {
+		if len(l.MCP) > 0 {
+			t.Fatalf("resumed without --mcp, a server was attached: %v", frameMethods(l))
+		}
+	}
+	if last := lines[len(lines)-1]; last.Output == nil || strings.Contains(last.Output.Text, "demo__") {
+		t.Fatalf("resumed without --mcp: %+v", last.Output)
+	}
 }
 
 // TestMCPCompareModeStartsAServerPerRun: in compare mode each run has its
-// own copy of the server, and each run's tool step carries its own frames.
+// own copy of the server — a stdio server named with --mcp, or the demo
+// server the lesson attaches without one — and each run's tool step
+// carries its own frames.
 func TestMCPCompareModeStartsAServerPerRun(t *testing.T) {
-	isolate(t)
-	code, lines, stderr := runJSON(t, "y\ny\n", "--compare", "--offline", "--lesson", "mcp-tool", "--mcp", "notes="+notesServer())
-	if code != exitOK {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	for name, extra := range map[string][]string{"notes": {"--mcp", "notes=" + notesServer()}, "demo": nil} {
+		t.Run(name, func(t *testing.T) {
+			isolate(t)
+			code, lines, stderr := runJSON(t, "y\ny\n", append([]string{"--compare", "--offline", "--lesson", "mcp-tool"}, extra...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			ran := map[string]bool{}
+			for _, l := range lines {
+				if l.Edge == "tool_success" && strings.Join(frameMethods(l), ", ") == "send tools/call, recv tools/call" {
+					ran[l.Run] = true
+				}
+			}
+			if !ran["gemini"] || !ran["llama"] {
+				t.Fatalf("runs that called the server: %v", ran)
+			}
+		})
 	}
-	ran := map[string]bool{}
-	for _, l := range lines {
-		if l.Edge == "tool_success" && strings.Join(frameMethods(l), ", ") == "send tools/call, recv tools/call" {
-			ran[l.Run] = true
+}
+
+// TestMCPDemoSubcommand: `glassbox mcp-demo` speaks MCP on its standard
+// input and output (what --mcp demo starts under the sandbox), and refuses
+// arguments with a clear message.
+func TestMCPDemoSubcommand(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"divide","arguments":{"a":1,"b":0}}}`,
+	}, "\n") + "\n"
+	// Its input stays open until the answer has come, as a client keeps it.
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- realMain(context.Background(), []string{"mcp-demo"}, inR, outW, &errb)
+		outW.Close()
+	}()
+	go io.WriteString(inW, in)
+	var out strings.Builder
+	sc := bufio.NewScanner(outR)
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), `"id":2`) {
+			inW.Close()
 		}
 	}
-	if !ran["gemini"] || !ran["llama"] {
-		t.Fatalf("runs that called the server: %v", ran)
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), `"name":"glassbox-demo"`) || !strings.Contains(out.String(), `"isError":true`) || !strings.Contains(out.String(), "cannot divide 1 by zero") {
+		t.Errorf("the demo server answered:\n%s", out.String())
+	}
+	errb.Reset()
+	if code := realMain(context.Background(), []string{"mcp-demo", "extra"}, strings.NewReader(""), io.Discard, &errb); code != exitUsage ||
+		!strings.Contains(errb.String(), "glassbox mcp-demo takes no arguments") {
+		t.Errorf("mcp-demo extra: exit %d, stderr %q", code, errb.String())
 	}
 }

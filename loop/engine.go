@@ -147,6 +147,9 @@ type Engine struct {
 	fault    string
 	lastStop string
 	taken    int // events taken from the queue so far
+	// refused lists the tool calls of this event that were denied, for
+	// its Output (Output.Refused).
+	refused []string
 
 	// checkpoints[k] is the engine as it was after step k (0: at the
 	// start): time travel reads them, Fork returns to one.
@@ -259,6 +262,18 @@ func (e *Engine) State() State { return e.state }
 
 // Idle reports whether the engine waits for an event with none queued.
 func (e *Engine) Idle() bool { return e.state == WaitingForEvent && e.QueueLen() == 0 }
+
+// Event is the event the engine works on, or worked on last (nil before
+// the first). Read it between Steps, or during one from the goroutine
+// running it (a Person asked to confirm, a tool): the MCP bus asks the
+// caller of the event in progress.
+func (e *Engine) Event() *Event {
+	if e.event == nil {
+		return nil
+	}
+	ev := *e.event
+	return &ev
+}
 
 // Iteration is the number of provider calls made for the current event.
 func (e *Engine) Iteration() int { return e.iteration }
@@ -375,6 +390,7 @@ func (e *Engine) takeEvent(t *Transition) (Edge, error) {
 	e.pending = nil
 	e.failure = nil
 	e.fault, e.lastStop = "", ""
+	e.refused = nil
 	msg := history.Message{Role: history.RoleUser, Text: ev.Data}
 	e.log.Append(msg)
 	// The record masks a key the person pasted, as the cassette does; the
@@ -676,6 +692,7 @@ func (e *Engine) denied(t *Transition, d Decision) {
 	pc.Status = CallDenied
 	e.toolOut = &history.ToolResult{CallID: pc.Call.ID, Name: pc.Call.Name, IsError: true,
 		Content: fmt.Sprintf("DENIED by the security policy (rule %s): %s. Do not retry this call; choose another way or explain the limitation.", d.Rule, d.Reason)}
+	e.refused = append(e.refused, e.mask.Mask(fmt.Sprintf("%s denied by rule %s: %s", pc.Call.Name, d.Rule, d.Reason)))
 	kind := "policy_denied"
 	if d.Rule == unknownToolRule {
 		kind = "unknown_tool"
@@ -739,6 +756,7 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 		e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
 			Content: reason + " Do not run it again unless the person asks; explain or choose another way."}
 		t.Error = &ErrorRecord{Kind: "user_denied", Message: reason}
+		e.refused = append(e.refused, e.mask.Mask(fmt.Sprintf("%s: %s", call.Name, reason)))
 		return EdgeUserDenial, nil
 	}
 	if approval == AllowSession {
@@ -846,7 +864,7 @@ func (e *Engine) skipRest() []history.Message {
 }
 
 func (e *Engine) deliver(t *Transition) Edge {
-	out := Output{Target: e.event.Source, Text: e.final}
+	out := Output{Target: e.event.Source, Text: e.final, Ref: e.event.Ref, Refused: e.refused}
 	t.Output = &out
 	e.send(out)
 	e.final = ""
@@ -859,7 +877,7 @@ func (e *Engine) report(t *Transition) Edge {
 		msg = e.failure.Message
 		t.Error = e.failure
 	}
-	out := Output{Target: e.event.Source, Text: msg, Halted: true}
+	out := Output{Target: e.event.Source, Text: msg, Halted: true, Ref: e.event.Ref, Refused: e.refused}
 	t.Output = &out
 	e.send(out)
 	e.failure = nil

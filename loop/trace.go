@@ -93,7 +93,11 @@ func Tag(t Transition) string {
 func Summary(t Transition) string {
 	switch t.Edge {
 	case EdgeNewEvent:
-		return fmt.Sprintf("%s/%s: %q", t.Event.Source, t.Event.Type, Clip(t.Event.Data, 200))
+		line := fmt.Sprintf("%s/%s: %q", t.Event.Source, t.Event.Type, Clip(t.Event.Data, 200))
+		if t.Event.From != "" {
+			line += " from " + t.Event.From // the MCP bus: which client asked
+		}
+		return line
 	case EdgeContextReady:
 		return fmt.Sprintf("iteration %d: context assembled (%s + tool definitions)", t.Iteration, Count(t.HistoryLen-t.Notes, "message"))
 	case EdgeToolCall, EdgeFinalAnswer:

@@ -22,9 +22,16 @@ type Provider interface {
 
 // Event is something for the agent to act on: {source, type, data}.
 type Event struct {
-	Source string `json:"source"` // "ui", "cli", ...
-	Type   string `json:"type"`   // "user_input"
+	Source string `json:"source"` // "ui", "cli", "mcp_bus"
+	Type   string `json:"type"`   // "user_input", "mcp_message"
 	Data   string `json:"data"`
+	// Ref names the request the event answers, for a source that has
+	// several waiting at once (the MCP bus: one per tools/call); the
+	// event's Output carries it back.
+	Ref string `json:"ref,omitempty"`
+	// From says who sent the event when its source cannot tell alone (the
+	// MCP bus: the calling client's name and version, and how it came).
+	From string `json:"from,omitempty"`
 }
 
 // Output is what the loop sends back to an event's source: the final answer,
@@ -34,6 +41,14 @@ type Output struct {
 	Text   string `json:"text"`
 	// Halted is true when Text reports a failure rather than an answer.
 	Halted bool `json:"halted,omitempty"`
+	// Ref is the Ref of the event this output answers.
+	Ref string `json:"ref,omitempty"`
+	// Refused lists, in order, every tool call of this event that the
+	// security policy or the person denied ("write_file denied by rule
+	// NAME: reason", "write_file: The person denied this call."), secrets
+	// masked: a source that must say a run was refused (the MCP bus answers
+	// with an error result) reads it here.
+	Refused []string `json:"refused,omitempty"`
 }
 
 // OutputFunc receives the outputs for one event source.

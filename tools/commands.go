@@ -40,24 +40,25 @@ func startOnLastingThread(cmd *exec.Cmd) error {
 	return <-done
 }
 
-// live are the commands running now, in every ExecuteCommand: glassbox
-// stops them all when it ends, whatever ended it (StopAllCommands).
+// live are the commands running now, in every ExecuteCommand, and the
+// stdio servers (StartProgram): glassbox stops them all when it ends,
+// whatever ended it (StopAllCommands).
 var live struct {
 	sync.Mutex
-	cmds map[*exec.Cmd]*ExecuteCommand // each running command and the tool that runs it
+	cmds map[*exec.Cmd]any // each running command and its owner: the tool that runs it, or the Program
 }
 
 // startTracked starts cmd and adds it to live in one step, under the lock
 // sweepStray holds: a sweep never mistakes a command just starting for a
 // stray process.
-func startTracked(cmd *exec.Cmd, owner *ExecuteCommand) error {
+func startTracked(cmd *exec.Cmd, owner any) error {
 	live.Lock()
 	defer live.Unlock()
 	if err := startOnLastingThread(cmd); err != nil {
 		return err
 	}
 	if live.cmds == nil {
-		live.cmds = map[*exec.Cmd]*ExecuteCommand{}
+		live.cmds = map[*exec.Cmd]any{}
 	}
 	live.cmds[cmd] = owner
 	return nil
@@ -88,8 +89,8 @@ func liveSet() map[int]bool {
 	return pids
 }
 
-// StopAllCommands stops every command still running and everything it
-// started, waits (up to a few seconds) until each has ended, then stops
+// StopAllCommands stops every command and stdio server still running and
+// everything it started, waits (up to a few seconds) until each has ended, then stops
 // whatever else was left as glassbox's child. glassbox calls it on every
 // way out — a quit, Ctrl-C, SIGTERM, SIGHUP — before it removes its
 // temporary folders. It returns how many stray processes it stopped.
@@ -103,9 +104,9 @@ func StopAllCommands() int {
 // run calls it before its workspace goes. Other tools' commands go on.
 func (t *ExecuteCommand) StopCommands() { stopCommands(t) }
 
-// stopCommands signals the commands of owner (nil: every command) and
-// waits for them to end.
-func stopCommands(owner *ExecuteCommand) {
+// stopCommands signals the commands of owner (nil: every command and
+// server) and waits for them to end.
+func stopCommands(owner any) {
 	live.Lock()
 	var stopping []*exec.Cmd
 	for c, o := range live.cmds {

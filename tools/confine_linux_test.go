@@ -658,7 +658,7 @@ func TestSandboxAsAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	command := `echo in > in.txt && cat in.txt; echo out > ` + outside + `/new.txt; chmod 600 ` + outside + `/mine.txt && echo chmod-ok; python3 -c 'import socket; socket.socket(socket.AF_UNIX)'; echo "uid=$(id -u)"; grep CapEff /proc/self/status`
-	cmd := exec.Command(path, SandboxArg, ws, tmp, "nonet", "[]", command)
+	cmd := exec.Command(path, SandboxArg, sandboxJob{Workspace: ws, Temp: tmp, Shell: command}.encode())
 	cmd.Args[0] = "glassbox"
 	cmd.Dir = ws
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "TMPDIR=" + tmp}
@@ -666,10 +666,9 @@ func TestSandboxAsAnotherUser(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}, Setsid: true}
 	out, err := cmd.CombinedOutput()
 	statusW.Close()
-	report, _ := io.ReadAll(statusR)
-	var st helperStatus
-	if json.Unmarshal(report, &st) != nil || st.Error != "" {
-		t.Fatalf("helper as nobody: %v %s\nreport %s", err, out, report)
+	st, ok := readHelperReports(statusR, nil)
+	if !ok || st.Error != "" || st.Started {
+		t.Fatalf("helper as nobody: %v %s\nreport %+v", err, out, st)
 	}
 	if !strings.HasPrefix(st.Sandbox, "on — Landlock ABI") || !strings.Contains(st.Sandbox, "+ read-only mounts") {
 		t.Fatalf("sandbox line as nobody: %q", st.Sandbox)
@@ -703,7 +702,7 @@ func TestConfiningStageNeverRemountsTheMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(path, confineArg, ws.Root(), t.TempDir(), "nonet", privateMountsArg+"="+mountNamespace(), "[]", "touch "+marker)
+	cmd := exec.Command(path, confineArg, sandboxJob{Workspace: ws.Root(), Temp: t.TempDir(), Mounts: privateMountsArg + "=" + mountNamespace(), Shell: "touch " + marker}.encode())
 	cmd.ExtraFiles = []*os.File{w}
 	err = cmd.Run()
 	w.Close()

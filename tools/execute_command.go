@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,7 +199,7 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 
 // runHelper runs command through the sandbox helper and reads its report.
 func (t *ExecuteCommand) runHelper(ctx context.Context, command string, tmp commandTemp, out *headTailBuffer) (Result, error) {
-	cmd, err := helperCommand(ctx, command, t.ws.Root(), tmp.dir, t.network.Load(), t.concealed())
+	cmd, err := helperCommand(ctx, sandboxJob{Workspace: t.ws.Root(), Temp: tmp.dir, Network: t.network.Load(), Conceal: t.concealed(), Shell: command})
 	if err != nil {
 		return t.runShell(ctx, command, tmp, out)
 	}
@@ -210,7 +209,6 @@ func (t *ExecuteCommand) runHelper(ctx context.Context, command string, tmp comm
 	}
 	defer statusR.Close()
 	cmd.ExtraFiles = []*os.File{statusW}
-	cmd.Dir = t.ws.Root()
 	cmd.Env = commandEnv(os.Environ(), tmp, t.ws.Root(), t.passEnv())
 	cmd.Stdout, cmd.Stderr = out, out
 	startInOwnGroup(cmd)
@@ -223,19 +221,23 @@ func (t *ExecuteCommand) runHelper(ctx context.Context, command string, tmp comm
 		return Result{}, fmt.Errorf("could not start the sandbox helper: %w", err)
 	}
 	statusW.Close()
-	report := make(chan []byte, 1)
+	type reports struct {
+		last helperStatus
+		ok   bool
+	}
+	report := make(chan reports, 1)
 	go func() {
-		b, _ := io.ReadAll(io.LimitReader(statusR, 64<<10))
-		report <- b
+		last, ok := readHelperReports(statusR, nil)
+		report <- reports{last, ok}
 	}()
 	waitErr := cmd.Wait()
 	untrack(cmd)
 	_ = killProcessGroup(cmd)
-	var st helperStatus
-	b := <-report
-	if err := json.Unmarshal(b, &st); err != nil {
-		// The helper died before it could report (it was killed after
-		// WaitDelay): what it left is swept up here.
+	r := <-report
+	st := r.last
+	if !r.ok || st.Started {
+		// The helper died before it could report the end (it was killed
+		// after WaitDelay): what it left is swept up here.
 		n := sweepStray()
 		return failure("the sandbox helper ended without a report (%v); %d processes left behind were stopped\n%s", waitErr, n, out.output()), nil
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -88,11 +89,13 @@ func ownMountNamespace(parentNS string) bool {
 }
 
 // readOnlyOutside makes every mount of this (private) namespace read-only,
-// then mounts ws and tmp over themselves read-write, covers each file of
-// conceal that lies inside them with an empty read-only file (/dev/null),
-// and moves into ws again (the working folder still pointed into the
-// read-only mount).
-func readOnlyOutside(ws, tmp, parentNS string, conceal []string) error {
+// then mounts the job's workspace and temporary folder over themselves
+// read-write, covers each file of its conceal list that lies inside them or
+// inside a folder of its reads with an empty read-only file (/dev/null),
+// and moves into the workspace again (the working folder still pointed into
+// the read-only mount).
+func readOnlyOutside(job sandboxJob, parentNS string) error {
+	ws, tmp := job.Workspace, job.Temp
 	if !ownMountNamespace(parentNS) {
 		return errors.New("not in a mount namespace of its own")
 	}
@@ -113,8 +116,9 @@ func readOnlyOutside(ws, tmp, parentNS string, conceal []string) error {
 			return fmt.Errorf("making %s writable: %w", dir, err)
 		}
 	}
-	for _, f := range conceal {
-		if fi, err := os.Lstat(f); err != nil || !fi.Mode().IsRegular() || !(within(f, ws) || within(f, tmp)) {
+	readable := append([]string{ws, tmp}, job.Reads...)
+	for _, f := range job.Conceal {
+		if fi, err := os.Lstat(f); err != nil || !fi.Mode().IsRegular() || !slices.ContainsFunc(readable, func(dir string) bool { return within(f, dir) }) {
 			continue // gone, not a plain file, or outside: unreadable anyway
 		}
 		if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {

@@ -2,25 +2,81 @@ package tools
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync/atomic"
 )
 
 // SandboxArg is the hidden subcommand that turns glassbox into the sandbox
-// helper: `glassbox __sandbox-exec WORKSPACE TMPDIR net|nonet COMMAND`.
-// execute_command starts every command through it. The helper stays
-// unconfined: it becomes the command's subreaper, starts the confining
-// stage (confineArg) and, when the shell ends or glassbox goes, stops
-// everything the command left behind.
+// helper: `glassbox __sandbox-exec JOB`, JOB a sandboxJob in JSON.
+// execute_command starts every command through it, and StartProgram every
+// stdio MCP server. The helper stays unconfined: it becomes the program's
+// subreaper, starts the confining stage (confineArg) and, when the program
+// ends or glassbox goes, stops everything it left behind.
 const SandboxArg = "__sandbox-exec"
 
 // confineArg is the helper's second stage: `glassbox __sandbox-confine
-// WORKSPACE TMPDIR net|nonet COMMAND` confines itself (capabilities,
-// Landlock, seccomp), then replaces itself with `sh -c COMMAND`. It runs in
-// the same Landlock domain as the command and nothing else does, so the
-// command cannot signal or trace the helper that watches it.
+// JOB` confines itself (capabilities, Landlock, seccomp), then replaces
+// itself with the job's program (`sh -c COMMAND` for a command). It runs in
+// the same Landlock domain as the program and nothing else does, so the
+// program cannot signal or trace the helper that watches it.
 const confineArg = "__sandbox-confine"
+
+// sandboxJob is what the helper runs and how it is confined: the one
+// argument of SandboxArg and of confineArg. A command and a stdio server
+// differ only in Shell or Argv and in Reads; the helper passes its own
+// standard input, output and error on to the program, so a server's
+// JSON-RPC pipe goes through it untouched (a command's input is
+// /dev/null).
+type sandboxJob struct {
+	// Workspace is the working folder, readable and writable.
+	Workspace string `json:"workspace"`
+	// Temp is the program's own temporary folder (TMPDIR, HOME inside),
+	// readable and writable.
+	Temp string `json:"temp"`
+	// Network lets the program connect out (the policy's network = true).
+	Network bool `json:"network,omitempty"`
+	// Conceal are files inside the folders it may read that it must find
+	// empty (the .env glassbox read).
+	Conceal []string `json:"conceal,omitempty"`
+	// Reads are files and folders outside the workspace and the system's
+	// folders it may read and run, never write: a stdio server's own
+	// script and the folder that holds it (ServerReads).
+	Reads []string `json:"reads,omitempty"`
+	// Shell is a command line run as `sh -c Shell` (execute_command).
+	Shell string `json:"shell,omitempty"`
+	// Argv is a program and its arguments, run without a shell (a stdio
+	// server); Argv[0] is looked up in PATH unless it holds a slash.
+	Argv []string `json:"argv,omitempty"`
+	// Self runs this very program (the file opened at start) with Argv as
+	// its arguments: the MCP server bundled in glassbox.
+	Self bool `json:"self,omitempty"`
+	// Mounts tells the confining stage which mounts it got: privateMountsArg
+	// and the helper's namespace, or "shared-mounts". The helper sets it.
+	Mounts string `json:"mounts,omitempty"`
+}
+
+func (j sandboxJob) encode() string {
+	b, _ := json.Marshal(j) // strings and bools: cannot fail
+	return string(b)
+}
+
+// decodeJob reads the one argument of the helper and its stage.
+func decodeJob(args []string) (sandboxJob, error) {
+	var j sandboxJob
+	if len(args) != 1 {
+		return j, fmt.Errorf("the sandbox wants one argument (the job), got %d", len(args))
+	}
+	if err := json.Unmarshal([]byte(args[0]), &j); err != nil {
+		return j, fmt.Errorf("the sandbox's job is not JSON: %v", err)
+	}
+	if (j.Shell == "") == (len(j.Argv) == 0) || j.Workspace == "" || j.Temp == "" {
+		return j, errors.New("the sandbox's job needs a workspace, a temporary folder and either a command line or a program")
+	}
+	return j, nil
+}
 
 // helperReady says this program dispatches SandboxArg (RunSandboxHelper
 // was called at the top of main, or of a test's TestMain).
@@ -54,9 +110,13 @@ func RunSandboxHelper() {
 // not.
 var helperMissing atomic.Value // string
 
-// helperStatus is what the helper reports on its status pipe (fd 3) when
-// the command is over: one JSON object.
+// helperStatus is what the helper reports on its status pipe (fd 3): one
+// JSON object as soon as the program runs confined (Started) or could not
+// be, and one when it is over.
 type helperStatus struct {
+	// Started says the confining stage has confined itself and become the
+	// program (the first report).
+	Started bool `json:"started,omitempty"`
 	// Sandbox is "on: …" or "off — reason", as SandboxStatus says it.
 	Sandbox string `json:"sandbox"`
 	// Exit is the shell's exit code; -1 when a signal ended it.
@@ -81,6 +141,24 @@ type helperStatus struct {
 func (s helperStatus) encode() []byte {
 	b, _ := json.Marshal(s) // plain fields: cannot fail
 	return append(b, '\n')
+}
+
+// readHelperReports reads the helper's reports from r until it closes: each
+// is handed to each as it comes (a stdio server waits for the first), and
+// the last is returned. ok is false when none could be read (the helper
+// died before it could say anything).
+func readHelperReports(r io.Reader, each func(helperStatus)) (last helperStatus, ok bool) {
+	dec := json.NewDecoder(io.LimitReader(r, 64<<10))
+	for {
+		var next helperStatus
+		if err := dec.Decode(&next); err != nil {
+			return last, ok
+		}
+		last, ok = next, true
+		if each != nil {
+			each(next)
+		}
+	}
 }
 
 // stoppedNote says what happened to the processes a command left running.

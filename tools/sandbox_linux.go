@@ -5,7 +5,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,58 +194,58 @@ func selfPath() (string, error) {
 	return "/proc/self/fd/" + strconv.Itoa(int(self.f.Fd())), nil
 }
 
-// helperCommand is how execute_command starts COMMAND through the helper:
-// this same program, from the descriptor opened at start, with SandboxArg.
-// The helper gets SIGTERM if glassbox dies, however it dies (kill -9
-// included), and then stops everything the command started.
-func helperCommand(ctx context.Context, command, dir, tmp string, network bool, conceal []string) (*exec.Cmd, error) {
+// helperCommand is how a job (a command of execute_command, a stdio
+// server) is started through the helper: this same program, from the
+// descriptor opened at start, with SandboxArg. The helper gets SIGTERM if
+// glassbox dies, however it dies (kill -9 included), and then stops
+// everything the program started.
+func helperCommand(ctx context.Context, job sandboxJob) (*exec.Cmd, error) {
 	path, err := selfPath()
 	if err != nil {
 		return nil, err
 	}
-	net := "nonet"
-	if network {
-		net = "net"
-	}
-	hide, err := json.Marshal(conceal)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.CommandContext(ctx, path, SandboxArg, dir, tmp, net, string(hide), command)
+	cmd := exec.CommandContext(ctx, path, SandboxArg, job.encode())
 	cmd.Args[0] = "glassbox"
+	cmd.Dir = job.Workspace
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	return cmd, nil
 }
 
 // sandboxHelperMain is the helper. Unconfined itself, it becomes the
-// subreaper of everything the command starts, starts the confining stage
-// (which becomes `sh -c command` under Landlock and seccomp), and when the
-// shell ends — or glassbox asks, or glassbox dies — kills every process
-// the command left behind, wherever it went (a new session, a new process
-// group). Its report goes to fd 3; glassbox reads it.
+// subreaper of everything the program starts, starts the confining stage
+// (which becomes the program under Landlock and seccomp), and when the
+// program ends — or glassbox asks, or glassbox dies — kills every process
+// it left behind, wherever it went (a new session, a new process group).
+// Its reports go to fd 3: one when the program runs confined (or could
+// not), one when it is over; glassbox reads them.
 func sandboxHelperMain(args []string) int {
 	// The confining stage's parent-death signal fires when the thread
 	// that started it ends, not the process: start it from a thread that
 	// lives as long as the helper.
 	runtime.LockOSThread()
-	// The status pipe is the helper's alone: the command must not hold it
+	// The status pipe is the helper's alone: the program must not hold it
 	// (a background job would keep glassbox waiting for the report).
 	syscall.CloseOnExec(3)
 	status := os.NewFile(3, "status")
-	report := func(s helperStatus) int {
+	say := func(s helperStatus) {
 		if status != nil {
 			status.Write(s.encode())
+		}
+	}
+	report := func(s helperStatus) int {
+		say(s)
+		if status != nil {
 			status.Close()
 		}
 		return 0
 	}
-	if len(args) != 5 {
-		return report(helperStatus{Error: fmt.Sprintf("the sandbox helper wants 5 arguments (workspace, temporary folder, net|nonet, files to conceal, command), got %d", len(args))})
+	job, err := decodeJob(args)
+	if err != nil {
+		return report(helperStatus{Error: err.Error()})
 	}
-	tmp := args[1]
 	parent := os.Getppid()
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return report(helperStatus{Error: "cannot become the command's subreaper: " + err.Error()})
+		return report(helperStatus{Error: "cannot become the program's subreaper: " + err.Error()})
 	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -255,50 +255,45 @@ func sandboxHelperMain(args []string) int {
 	// again in this namespace, its line saying what stays open.
 	sys, roErr := privateMountsAttr()
 	var (
-		stage    confiningStage
-		err      error
-		attempts int
+		stage confiningStage
+		conf  helperStatus
 	)
-	for {
-		attempts++
+	for attempt := 1; ; attempt++ {
 		if roErr == nil {
-			stage, err = startConfiningStage(sys, privateMountsFor(), args)
+			job.Mounts = privateMountsFor()
+			stage, err = startConfiningStage(sys, job)
 		}
 		if roErr != nil || err != nil {
-			stage, err = startConfiningStage(&syscall.SysProcAttr{}, "shared-mounts", args)
+			job.Mounts = "shared-mounts"
+			stage, err = startConfiningStage(&syscall.SysProcAttr{}, job)
 		}
 		if err != nil {
 			return report(helperStatus{Error: "cannot start the sandbox: " + err.Error()})
 		}
-		if roErr != nil || attempts > 1 {
+		// The stage reports before it becomes the program, or fails.
+		conf = <-stage.confined
+		if roErr != nil || attempt > 1 || !conf.NoMounts {
 			break
 		}
 		// A stage that could not use its namespace ends at once.
-		conf := <-stage.confined
-		if !conf.NoMounts {
-			stage.confined <- conf // for the report below
-			break
-		}
 		<-stage.done
 		roErr = errors.New(conf.Error)
 	}
-	done, confined := stage.done, stage.confined
+	say(helperStatus{Started: conf.Error == "", Sandbox: conf.Sandbox, Error: conf.Error})
 	var s helperStatus
 	var st *os.ProcessState
 	select {
-	case st = <-done:
+	case st = <-stage.done:
 	case <-stop:
 		s.Cancelled = true
-		killDescendants(os.Getpid()) // the shell and everything under it
-		st = <-done
+		killDescendants(os.Getpid()) // the program and everything under it
+		st = <-stage.done
 	}
-	// The stage has exec'd the shell or ended by now: its report is whole.
-	conf := <-confined
 	s.Sandbox = conf.Sandbox
 	s.Stopped = stopDescendants()
-	if s.Cancelled && os.Getppid() != parent && filepath.IsAbs(tmp) && strings.HasPrefix(filepath.Base(tmp), commandTempPrefix) {
-		// glassbox is gone: nobody else will remove the command's folder.
-		os.RemoveAll(tmp)
+	if s.Cancelled && os.Getppid() != parent && filepath.IsAbs(job.Temp) && strings.HasPrefix(filepath.Base(job.Temp), commandTempPrefix) {
+		// glassbox is gone: nobody else will remove the program's folder.
+		os.RemoveAll(job.Temp)
 	}
 	if conf.Error != "" {
 		s.Error = conf.Error
@@ -320,24 +315,18 @@ type confiningStage struct {
 	confined chan helperStatus
 }
 
-// startConfiningStage starts this program as the confining stage for the
-// helper's args (workspace, temporary folder, net|nonet, files to conceal,
-// command), with sys
-// (its namespaces) and mounts telling it which it got. It dies with the
-// helper (SIGKILL), and starts from the helper's locked thread.
-func startConfiningStage(sys *syscall.SysProcAttr, mounts string, args []string) (confiningStage, error) {
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return confiningStage{}, err
-	}
-	defer devnull.Close()
+// startConfiningStage starts this program as the confining stage for job,
+// with sys (its namespaces; job.Mounts tells the stage which it got). The
+// stage gets the helper's standard input, output and error. It dies with
+// the helper (SIGKILL), and starts from the helper's locked thread.
+func startConfiningStage(sys *syscall.SysProcAttr, job sandboxJob) (confiningStage, error) {
 	confR, confW, err := os.Pipe()
 	if err != nil {
 		return confiningStage{}, err
 	}
 	sys.Pdeathsig = syscall.SIGKILL
-	proc, err := os.StartProcess("/proc/self/exe", []string{"glassbox", confineArg, args[0], args[1], args[2], mounts, args[3], args[4]}, &os.ProcAttr{
-		Dir: args[0], Env: os.Environ(), Files: []*os.File{devnull, os.Stdout, os.Stderr, confW}, Sys: sys,
+	proc, err := os.StartProcess("/proc/self/exe", []string{"glassbox", confineArg, job.encode()}, &os.ProcAttr{
+		Dir: job.Workspace, Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr, confW}, Sys: sys,
 	})
 	confW.Close()
 	if err != nil {
@@ -357,15 +346,10 @@ func startConfiningStage(sys *syscall.SysProcAttr, mounts string, args []string)
 }
 
 // readConfineReport reads what the confining stage wrote before it became
-// the shell (or failed to): JSON objects, the last word winning.
+// the program (or failed to): JSON objects, the last word winning.
 func readConfineReport(r io.Reader) helperStatus {
 	var s helperStatus
-	dec := json.NewDecoder(io.LimitReader(r, 64<<10))
-	for {
-		var next helperStatus
-		if err := dec.Decode(&next); err != nil {
-			break
-		}
+	readHelperReports(r, func(next helperStatus) {
 		if next.Sandbox != "" {
 			s.Sandbox = next.Sandbox
 		}
@@ -373,7 +357,7 @@ func readConfineReport(r io.Reader) helperStatus {
 			s.Error = next.Error
 		}
 		s.NoMounts = s.NoMounts || next.NoMounts
-	}
+	})
 	if s.Sandbox == "" && s.Error == "" {
 		s.Error = "the sandbox ended before it could say whether it was applied"
 	}
@@ -382,8 +366,8 @@ func readConfineReport(r io.Reader) helperStatus {
 
 // confineMain is the helper's second stage: it confines this process —
 // capabilities, Landlock, seccomp, all on the one thread that then execs —
-// reports the sandbox line on fd 3 and becomes `sh -c command`. If any
-// part of the sandbox the kernel offers cannot be applied, the command is
+// reports the sandbox line on fd 3 and becomes the job's program. If any
+// part of the sandbox the kernel offers cannot be applied, the program is
 // not run.
 func confineMain(args []string) int {
 	runtime.LockOSThread()
@@ -394,25 +378,20 @@ func confineMain(args []string) int {
 			out.Write(s.encode())
 		}
 	}
-	if len(args) != 6 {
-		say(helperStatus{Error: fmt.Sprintf("the sandbox wants 6 arguments, got %d", len(args))})
-		return 2
-	}
-	ws, tmp, network, command := args[0], args[1], args[2] == "net", args[5]
-	var conceal []string
-	if err := json.Unmarshal([]byte(args[4]), &conceal); err != nil {
-		say(helperStatus{Error: "the files to conceal are not a JSON list: " + err.Error()})
+	job, err := decodeJob(args)
+	if err != nil {
+		say(helperStatus{Error: err.Error()})
 		return 2
 	}
 	// "private-mounts=NS": started in a namespace of its own; NS is the
 	// helper's, which this stage must not be in.
-	parentNS, private := strings.CutPrefix(args[3], privateMountsArg+"=")
-	sh, err := exec.LookPath("sh")
+	parentNS, private := strings.CutPrefix(job.Mounts, privateMountsArg+"=")
+	path, argv, err := jobProgram(job)
 	if err != nil {
-		say(helperStatus{Error: "cannot find sh: " + err.Error()})
+		say(helperStatus{Error: err.Error()})
 		return 2
 	}
-	line, err := confine(ws, tmp, network, private, parentNS, conceal)
+	line, err := confine(job, private, parentNS)
 	var noMounts *mountsError
 	if errors.As(err, &noMounts) {
 		// Nothing has been confined yet: the helper runs the stage again
@@ -425,22 +404,44 @@ func confineMain(args []string) int {
 		return 2
 	}
 	say(helperStatus{Sandbox: line})
-	err = syscall.Exec(sh, []string{"sh", "-c", command}, os.Environ())
-	say(helperStatus{Sandbox: line, Error: "cannot start sh: " + err.Error()})
+	err = syscall.Exec(path, argv, os.Environ())
+	say(helperStatus{Sandbox: line, Error: fmt.Sprintf("cannot start %s: %v", argv[0], err)})
 	return 2
+}
+
+// jobProgram is the file the confining stage executes and its argument
+// list: sh -c for a command line; the program named, looked up in the
+// job's PATH, for a stdio server; this program itself for Self.
+func jobProgram(job sandboxJob) (string, []string, error) {
+	switch {
+	case job.Shell != "":
+		sh, err := exec.LookPath("sh")
+		if err != nil {
+			return "", nil, fmt.Errorf("cannot find sh: %v", err)
+		}
+		return sh, []string{"sh", "-c", job.Shell}, nil
+	case job.Self:
+		return "/proc/self/exe", append([]string{"glassbox"}, job.Argv...), nil
+	}
+	path, err := exec.LookPath(job.Argv[0])
+	if err != nil {
+		return "", nil, notFound(job.Argv[0], err)
+	}
+	return path, job.Argv, nil
 }
 
 // confine applies the sandbox to this process (and so to everything it
 // starts). It returns the sandbox line; an error means the kernel offers a
 // part of the sandbox that could not be applied, and the command must not
 // run.
-func confine(ws, tmp string, network, private bool, parentNS string, conceal []string) (string, error) {
+func confine(job sandboxJob, private bool, parentNS string) (string, error) {
+	network := job.Network
 	abi, llErr := landlockABI()
 	scErr := seccompAvailable()
 	roErr := errNoPrivateMounts
 	if private {
 		// First, while this process may still mount.
-		if err := readOnlyOutside(ws, tmp, parentNS, conceal); err != nil {
+		if err := readOnlyOutside(job, parentNS); err != nil {
 			return "", &mountsError{err}
 		}
 		roErr = nil
@@ -450,7 +451,7 @@ func confine(ws, tmp string, network, private bool, parentNS string, conceal []s
 	}
 	if llErr == nil {
 		cfg := landlock.V11.BestEffort()
-		rules := landlockRules(ws, tmp)
+		rules := landlockRules(job)
 		var err error
 		if network {
 			err = cfg.RestrictPaths(rules...)
@@ -500,11 +501,18 @@ var systemReadPaths = []string{
 	"/proc",
 }
 
-// landlockRules are the sandbox's file rules for a command in ws with its
-// own temporary folder tmp.
-func landlockRules(ws, tmp string) []landlock.Rule {
+// landlockRules are the sandbox's file rules for job: the system's folders,
+// the job's own reads (and, for Self, this program's file) to read and run,
+// the workspace and the temporary folder for everything but device nodes.
+func landlockRules(job sandboxJob) []landlock.Rule {
 	var dirs, files []string
-	for _, p := range systemReadPaths {
+	reads := slices.Concat(systemReadPaths, job.Reads)
+	if job.Self {
+		// The running image, whatever became of its path: opened through
+		// the magic link, the rule names the file it points to.
+		reads = append(reads, "/proc/self/exe")
+	}
+	for _, p := range reads {
 		fi, err := os.Stat(p)
 		switch {
 		case err != nil:
@@ -520,7 +528,7 @@ func landlockRules(ws, tmp string) []landlock.Rule {
 		landlock.ROFiles(files...).IgnoreIfMissing(),
 		landlock.ROFiles("/dev/urandom", "/dev/random").IgnoreIfMissing(),
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
-		landlock.PathAccess(workspaceRights, ws, tmp),
+		landlock.PathAccess(workspaceRights, job.Workspace, job.Temp),
 	}
 }
 

@@ -22,7 +22,7 @@ func sandboxOn() bool { return false }
 // BecomeSubreaper does nothing here: subreapers are a Linux feature.
 func BecomeSubreaper() error { return nil }
 
-func helperCommand(ctx context.Context, command, dir, tmp string, network bool, conceal []string) (*exec.Cmd, error) {
+func helperCommand(ctx context.Context, job sandboxJob) (*exec.Cmd, error) {
 	return nil, errors.New("no sandbox helper on " + runtime.GOOS)
 }
 
@@ -34,3 +34,8 @@ func confineMain(args []string) int { return 2 }
 
 // openSelf has nothing to open here: there is no helper to execute.
 func openSelf() error { return nil }
+
+func selfPath() (string, error) { return "", errors.New("no program file opened on " + runtime.GOOS) }
+
+// systemReadPaths are empty here: nothing confines what a program reads.
+var systemReadPaths []string

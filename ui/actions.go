@@ -99,6 +99,7 @@ func (m Model) action(msg tea.KeyMsg) (actionFunc, bool) {
 		{k.Exchange, (*Model).nextExchange},
 		{k.Break, (*Model).toggleBreakpoint},
 		{k.Predict, (*Model).predictToggle},
+		{k.Roster, (*Model).openRoster},
 	}
 	for _, a := range table {
 		if key.Matches(msg, a.b) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -28,7 +29,7 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 		cfg.Dialects = append(cfg.Dialects, d.Name)
 	}
 	for _, l := range offline.Lessons() {
-		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects})
+		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects, FromBus: l.FromBus})
 	}
 	for _, r := range runs {
 		rc := RunConfig{
@@ -40,7 +41,11 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 			BackendReason: r.Backend.Reason,
 			Workspace:     workspaceLabel(cfg.Lang, r),
 			Temporary:     r.Temporary,
+			// Every run is on the MCP bus, reached in-process by the
+			// mcp-bus lesson and, with --mcp-listen, over HTTP.
+			Bus: bus.New(bus.Options{Version: r.Config.Version, Secrets: r.Config.Env.Secrets()}),
 		}
+		rc.Bus.Bind(r.Engine, r.Wire())
 		var err error
 		if rc.Past, err = r.Past(); err != nil {
 			return Config{}, err

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // Follow makes the glass box a read-only view of someone else's run (a
@@ -17,18 +18,49 @@ import (
 type Follow struct {
 	// Who is whom the glass box follows, for the status bar ("instructor").
 	Who string
-	// Next blocks until more transitions of the followed run are there (in
-	// order, none dropped) or ctx ends. note, when set, is said in History
-	// (a follower that fell too far behind and was resynchronised).
-	// ok false: the followed run has ended.
-	Next func(ctx context.Context) (ts []loop.Transition, note string, ok bool)
+	// Next blocks until there is more of the followed run to show, or ctx
+	// ends. ok false: the followed run has ended.
+	Next func(ctx context.Context) (b FollowBatch, ok bool)
 }
 
-// followMsg carries the transitions Next returned.
+// FollowBatch is what a follower is handed at once: the transitions it
+// has not seen (in order, none dropped), then the model call in flight as
+// it stands now, if one started after them.
+type FollowBatch struct {
+	Transitions []loop.Transition
+	// Live is the followed run's model call in flight: its request and
+	// the chunks of its reply so far (a follower that lags gets only the
+	// latest). Nil when no call is in flight after Transitions.
+	Live *providers.Exchange
+	// Note, when set, is said in History: a follower that fell too far
+	// behind and was resynchronised.
+	Note string
+	// ID names where the batch leaves the follower in the followed run
+	// (its place in the record and the call in flight), "" when the batch
+	// is this follower's own (a resync). Followers that only watch and are
+	// at the same ID, with the same notes and terminal size, are in the
+	// same state (FollowBatchOf).
+	ID string
+}
+
+// FollowMsg is the message a follower's glass box takes in when its Next
+// returns b and ok: for a front end (or a test) that hands the batches over
+// itself.
+func FollowMsg(b FollowBatch, ok bool) tea.Msg { return followMsg{b: b, ok: ok} }
+
+// FollowBatchOf is the batch msg carries when msg is what a follower's
+// Next returned (ok), and whether it said the followed run ended. A front
+// end that serves many followers of one run draws the frame of followers in
+// the same state once (ui/serve).
+func FollowBatchOf(msg tea.Msg) (b FollowBatch, ended, ok bool) {
+	f, ok := msg.(followMsg)
+	return f.b, !f.ok, ok
+}
+
+// followMsg carries what Next returned.
 type followMsg struct {
-	ts   []loop.Transition
-	note string
-	ok   bool
+	b  FollowBatch
+	ok bool
 }
 
 // followCmd waits for the followed run's next transitions.
@@ -39,22 +71,31 @@ func (m Model) followCmd() tea.Cmd {
 	}
 	ctx := m.runs[0].base
 	return func() tea.Msg {
-		ts, note, ok := f.Next(ctx)
-		return followMsg{ts: ts, note: note, ok: ok}
+		b, ok := f.Next(ctx)
+		return followMsg{b: b, ok: ok}
 	}
 }
 
-// followed draws the transitions that arrived, on the run's own record as
-// a step would; a follower looking at a past step stays there.
+// followed draws what arrived on the run's own record, as a step would: the
+// transitions, then the call in flight in the Raw payload pane, as the
+// followed run's own glass box shows it. A follower looking at a past step
+// stays there.
 func (m Model) followed(msg followMsg) (tea.Model, tea.Cmd) {
 	r := m.runs[0]
-	if msg.note != "" {
-		r.hist.add(&historyEntry{kind: entryNote, text: msg.note})
+	if msg.b.Note != "" {
+		r.hist.add(&historyEntry{kind: entryNote, text: msg.b.Note})
 	}
-	for _, t := range msg.ts {
+	for _, t := range msg.b.Transitions {
 		r.record(t)
 	}
+	if len(msg.b.Transitions) > 0 {
+		r.busy, r.inflight = false, nil
+	}
+	if ex := msg.b.Live; ex != nil {
+		r.busy, r.inflight = true, ex
+	}
 	if !msg.ok {
+		r.busy, r.inflight = false, nil
 		r.hist.add(&historyEntry{kind: entryNote, text: m.cfg.Lang.F("the %s's run has ended; q quits", m.whom())})
 		m.clampScrolls()
 		return m, nil

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,14 +11,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 )
 
 // followFrom is a Follow that hands out ts in batches of the given sizes
 // (a follower that keeps up, then one that lags), then says the run ended.
 func followFrom(ts []loop.Transition, batches ...int) *Follow {
-	return &Follow{Who: "instructor", Next: func(context.Context) ([]loop.Transition, string, bool) {
+	return &Follow{Who: "instructor", Next: func(context.Context) (FollowBatch, bool) {
 		if len(ts) == 0 {
-			return nil, "", false
+			return FollowBatch{}, false
 		}
 		n := len(ts)
 		if len(batches) > 0 {
@@ -25,7 +27,7 @@ func followFrom(ts []loop.Transition, batches ...int) *Follow {
 		}
 		out := ts[:n]
 		ts = ts[n:]
-		return out, "", true
+		return FollowBatch{Transitions: out}, true
 	}}
 }
 
@@ -92,12 +94,12 @@ func TestFollowerIsReadOnlyAndCatchesUp(t *testing.T) {
 	more := make(chan []loop.Transition, 1)
 	f := newHarness(t, Config{
 		Runs: []RunConfig{{Banner: "following", Backend: "offline", Past: sent[:5]}},
-		Follow: &Follow{Who: "instructor", Next: func(context.Context) ([]loop.Transition, string, bool) {
+		Follow: &Follow{Who: "instructor", Next: func(context.Context) (FollowBatch, bool) {
 			select {
 			case ts := <-more:
-				return ts, "", true
+				return FollowBatch{Transitions: ts}, true
 			default: // the instructor's run ended
-				return nil, "", false
+				return FollowBatch{}, false
 			}
 		}},
 		NoColor: true,
@@ -162,4 +164,66 @@ func TestStatusSegmentRedrawsWhenChanged(t *testing.T) {
 	if v := ansi.Strip(next.(Model).View()); !strings.Contains(v, "followers 3") {
 		t.Fatal("the status bar did not show the new count")
 	}
+}
+
+// The instructor's glass box tells OnWire the model call in flight each
+// time it grows: the request as it went out, then every chunk of the reply.
+func TestInstructorPublishesTheCallInFlight(t *testing.T) {
+	cfg, _ := offlineWorld(t, "tour")
+	var wired []providers.Exchange
+	cfg.OnWire = func(ex providers.Exchange) { wired = append(wired, ex) }
+	h := newHarness(t, cfg, 160, 48)
+	h.press("enter", "space", "space") // send; new_event; context_ready
+	if len(wired) != 0 {
+		t.Fatalf("%d wire events before any model call", len(wired))
+	}
+	h.press("space") // the provider call
+	if len(wired) < 2 {
+		t.Fatalf("OnWire heard %d times; want the request and at least one chunk", len(wired))
+	}
+	if len(wired[0].Chunks) != 0 || wired[0].Method != "POST" {
+		t.Fatalf("the first wire event is not the request as it went out: %d chunks, method %q", len(wired[0].Chunks), wired[0].Method)
+	}
+	for i := 1; i < len(wired); i++ {
+		if len(wired[i].Chunks) != i {
+			t.Fatalf("wire event %d has %d chunks, want %d (one more each time)", i, len(wired[i].Chunks), i)
+		}
+	}
+}
+
+// A follower sees the instructor's model call stream in: the Raw payload
+// pane shows the call in flight as the instructor's does, the latest one
+// handed over replacing the one before, and the step's record replaces it
+// once the transition arrives.
+func TestFollowerSeesTheCallStreamIn(t *testing.T) {
+	cfg, _ := offlineWorld(t, "tour")
+	var sent []loop.Transition
+	var wired []providers.Exchange
+	cfg.OnTransition = func(t loop.Transition) { sent = append(sent, t) }
+	cfg.OnWire = func(ex providers.Exchange) { wired = append(wired, ex) }
+	inst := newHarness(t, cfg, 160, 48)
+	inst.press("enter", "space", "space", "space")
+	if len(sent) != 3 || len(wired) < 2 {
+		t.Fatalf("the instructor took %d steps with %d wire events", len(sent), len(wired))
+	}
+	f := newHarness(t, Config{
+		Runs:    []RunConfig{{Banner: "following", Backend: "offline", Past: sent[:2]}},
+		Follow:  &Follow{Who: "instructor", Next: func(context.Context) (FollowBatch, bool) { return FollowBatch{}, false }},
+		NoColor: true,
+	}, 160, 48)
+	deliver := func(b FollowBatch) { // what Next hands over; its next wait is not run
+		next, _ := f.m.Update(followMsg{b: b, ok: true})
+		f.m = next.(Model)
+	}
+	f.press("tab", "tab", "tab") // the Raw payload pane has the keys
+	first, last := wired[0], wired[len(wired)-1]
+	deliver(FollowBatch{Live: &first})
+	contains(t, f.plainView(), "live · request (r)")
+	contains(t, f.plainView(), "POST http://gemini.offline.invalid/v1beta/models/gemini-2.5-f")
+	deliver(FollowBatch{Live: &last})
+	contains(t, f.plainView(), fmt.Sprintf("%d chunk%s arrived", len(last.Chunks), plural(len(last.Chunks))))
+	deliver(FollowBatch{Transitions: sent[2:3]})
+	v := f.plainView()
+	notContains(t, v, "live · ")
+	contains(t, v, "▶ tool_call")
 }

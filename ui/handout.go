@@ -7,6 +7,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/export"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Two things the glass box does with the session on disk (docs/classroom.md):
@@ -21,6 +22,11 @@ type handoutMsg struct {
 	step int
 	path string
 	err  error
+	// link is where a served learner fetches the page (Room.Handout), or
+	// linkErr why they cannot.
+	link    string
+	linkErr error
+	lang    lang.Lang // the language of what is said about it
 }
 
 // sessionSizeMsg: the session's size on disk, as a run measured it.
@@ -56,10 +62,19 @@ func (m *Model) handout(tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	path, secrets, step, id := m.cfg.Session, m.cfg.Secrets, s.t.Seq, r.id
-	r.notice = r.lang.F("writing a handout of step %d…", step)
+	var link func(string) (string, error)
+	l := m.cfg.Lang
+	if m.cfg.Room != nil {
+		link = m.cfg.Room.Handout
+	}
+	r.notice = l.F("writing a handout of step %d…", step)
 	return func() tea.Msg {
 		out, err := export.StepFile(path, step, export.HTML, secrets...)
-		return handoutMsg{run: id, step: step, path: out, err: err}
+		msg := handoutMsg{run: id, step: step, path: out, err: err, lang: l}
+		if err == nil && link != nil {
+			msg.link, msg.linkErr = link(out)
+		}
+		return msg
 	}
 }
 
@@ -69,7 +84,18 @@ func (r *runView) handoutDone(msg handoutMsg) {
 		r.notice = r.lang.F("handout of step %d not written: %v", msg.step, msg.err)
 		return
 	}
-	r.notice = r.lang.F("handout written: %s", msg.path)
+	switch {
+	case msg.linkErr != nil:
+		r.notice = msg.lang.F("handout of step %d written on the server, but you cannot fetch it: %v", msg.step, msg.linkErr)
+	case msg.link != "":
+		// A served learner cannot reach the server's files: the page's
+		// address goes on the notice line and, to stay on screen to be
+		// copied, into History.
+		r.notice = msg.lang.F("handout of step %d: %s", msg.step, msg.link)
+		r.hist.add(&historyEntry{kind: entryNote, text: msg.lang.F("handout of step %d — open in your browser while the room is served: %s", msg.step, msg.link)})
+	default:
+		r.notice = msg.lang.F("handout written: %s", msg.path)
+	}
 }
 
 // sizeGap is the least time between two measurements of the session's size

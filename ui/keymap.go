@@ -62,6 +62,7 @@ type keyMap struct {
 
 	Lessons key.Binding
 	Predict key.Binding
+	Roster  key.Binding
 	Help    key.Binding
 	Quit    key.Binding
 	Cancel  key.Binding
@@ -117,6 +118,7 @@ func newKeyMap(l lang.Lang) keyMap {
 
 		Lessons: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", l.T("lessons"))),
 		Predict: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", l.T("predict mode"))),
+		Roster:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", l.T("room roster"))),
 		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", l.T("help"))),
 		Quit:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", l.T("quit"))),
 		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", l.T("cancel step (twice: quit)"))),
@@ -172,7 +174,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.ForkOnto, k.Abandon, k.Branch, k.WhatIf, k.Handout, k.Cancel},
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
-		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Predict, k.Help, k.Quit},
+		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Predict, k.Roster, k.Help, k.Quit},
 		{k.AllowOnce, k.AllowSession, k.Deny, k.Hide},
 	}
 }

@@ -203,15 +203,21 @@ func (m *Model) send() tea.Cmd {
 		}
 		text = l.Request
 	}
+	fromBus := false
 	if l, ok := m.currentLesson(); ok && text == strings.TrimSpace(l.Request) {
 		m.lessonSent = true
 		m.scoreLesson(l.Name)
+		fromBus = l.FromBus
 	} else {
 		m.scoreLesson("")
 	}
 	var cmds []tea.Cmd
 	for _, r := range m.runs {
-		if r.eng != nil {
+		switch {
+		case r.eng == nil:
+		case fromBus && r.bus != nil:
+			cmds = append(cmds, r.callOverBusCmd(text)) // it arrives as a request from the bus
+		default:
 			cmds = append(cmds, r.submitCmd(loop.Event{Source: "ui", Type: "user_input", Data: text}))
 		}
 	}

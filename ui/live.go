@@ -143,6 +143,9 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	l.queued = t.QueueLen
 	l.health.Add(t)
 	l.healthLine = healthText(l.lang, l.health)
+	if t.Event != nil && t.Event.From != "" { // not typed here: say who sent it
+		h.add(&historyEntry{kind: entryNote, text: busNote(l.lang, *t.Event)})
+	}
 	if t.Edit != nil { // the model was sent the messages above as a person edited them
 		h.add(&historyEntry{kind: entryEdit, edit: t.Edit})
 	}

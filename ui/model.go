@@ -123,7 +123,7 @@ func New(cfg Config) Model {
 	m.addWelcome()
 	for i, r := range m.runs {
 		r.session = cfg.Session
-		r.observe, r.status = cfg.OnTransition, cfg.Status
+		r.observe, r.observeWire, r.status = cfg.OnTransition, cfg.OnWire, cfg.Status
 		if cfg.Follow != nil {
 			for _, t := range runs[i].Past {
 				r.record(t)
@@ -147,9 +147,7 @@ func New(cfg Config) Model {
 		m.cfg.Runs[i].Past = nil
 	}
 	m.refreshWelcome() // a resumed session offers no first lesson
-	m.pred.on = cfg.Predict && !m.compare() && cfg.Follow == nil
-	m.pred.lesson = cfg.Lesson
-	m.syncPredict()
+	m.startPredict()
 	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
 	if m.inputFocused {
 		m.input.Focus()
@@ -252,6 +250,9 @@ func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.measureSize(true)) // for the health line
+		if r.listens {
+			cmds = append(cmds, r.busCmd()) // requests from outside, any time
+		}
 	}
 	return tea.Batch(cmds...)
 }
@@ -272,6 +273,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.whatIfReady(msg)
 	case runMsg:
 		return m.handleRunMsg(msg)
+	case busArrivedMsg:
+		return m.busArrived(msg)
+	case busCallMsg:
+		m.notice = m.cfg.Lang.F("the lesson's request could not be sent over the MCP bus: %v", msg.err)
+		return m, nil
 	case NoticeMsg:
 		return m.notify(msg)
 	case followMsg:

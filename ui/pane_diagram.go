@@ -49,6 +49,9 @@ func (c diagramComponent) diagramView(lk look, in rect, focused bool) ([]string,
 	v := diagram.View{Current: state, Breakpoints: r.diag.breakpoints, Lang: l}
 	if t != nil {
 		v.LastFrom, v.LastEdge = t.From, t.Edge
+		if t.Event != nil && t.Event.Source != "ui" { // the person's own typing needs no label
+			v.Source, v.From = t.Event.Source, t.Event.From
+		}
 	}
 	if focused {
 		v.Selected = r.diag.selected()

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -24,12 +25,15 @@ import (
 // has none).
 type predictState struct {
 	on      bool
-	lesson  string    // what is scored: a lesson's name, or "" for the learner's own request
-	right   int       // predictions that were right
-	total   int       // predictions made
-	pending loop.Edge // the edge picked for the step in flight, or ""
-	lang    lang.Lang // the language of the score's words
+	lesson  string           // what is scored: a lesson's name, or "" for the learner's own request
+	scores  map[string]Score // per lesson; a served learner's survive a reconnect (Room.Scores)
+	pending loop.Edge        // the edge picked for the step in flight, or ""
+	last    Prediction       // the latest prediction, for the room's roster
+	lang    lang.Lang        // the language of the score's words
 }
+
+// score is the score of the lesson being scored.
+func (p predictState) score() Score { return p.scores[p.lesson] }
 
 // line is the status bar's segment value: "2/3 tour".
 func (p predictState) line() string {
@@ -37,7 +41,7 @@ func (p predictState) line() string {
 	if what == "" {
 		what = p.lang.T("your request")
 	}
-	return fmt.Sprintf("%d/%d %s", p.right, p.total, what)
+	return fmt.Sprintf("%s %s", p.score(), what)
 }
 
 // edgesFrom are the edges loop.Table allows from s, in table order.
@@ -65,6 +69,19 @@ func (m *Model) predictToggle(tea.KeyMsg) tea.Cmd {
 	}
 	m.syncPredict()
 	return nil
+}
+
+// startPredict sets predict mode up as the glass box opens: on with
+// --predict (not in compare mode, nor for a follower), scoring the first
+// lesson, with the scores a served learner had before.
+func (m *Model) startPredict() {
+	m.pred.on = m.cfg.Predict && !m.compare() && m.cfg.Follow == nil
+	m.pred.lesson = m.cfg.Lesson
+	m.pred.scores = map[string]Score{}
+	if m.cfg.Room != nil {
+		maps.Copy(m.pred.scores, m.cfg.Room.Scores)
+	}
+	m.syncPredict()
 }
 
 // syncPredict puts the score on the run's status bar.
@@ -115,9 +132,14 @@ func (m *Model) predicted(r *runView, err error) {
 		return
 	}
 	t := r.live.steps[len(r.live.steps)-1].t
-	m.pred.total++
+	m.pred.last.Took = t.Edge
+	sc := m.pred.score()
+	sc.Total++
 	if t.Edge == want {
-		m.pred.right++
+		sc.Right++
+	}
+	m.pred.scores[m.pred.lesson] = sc
+	if t.Edge == want {
 		r.hist.add(&historyEntry{kind: entryNote, text: "✓ " + m.cfg.Lang.F("predicted %s — right: %s  [%s]", want, edgeReason(m.cfg.Lang, t), m.pred.line())})
 	} else {
 		r.hist.add(&historyEntry{kind: entryNote, text: "✗ " + m.cfg.Lang.F("predicted %s — the loop took %s: %s  [%s]", want, t.Edge, edgeReason(m.cfg.Lang, t), m.pred.line())})
@@ -125,14 +147,20 @@ func (m *Model) predicted(r *runView, err error) {
 	m.syncPredict()
 }
 
-// scoreLesson starts the score of what was just sent: a lesson starts its
-// own; a request of the learner's own is scored as "your request".
+// scoreLesson scores what was just sent: each lesson keeps its own score
+// (sent again, it goes on from it); a request of the learner's own is
+// scored as "your request".
 func (m *Model) scoreLesson(name string) {
-	if name == m.pred.lesson && m.pred.total > 0 {
-		return
-	}
-	m.pred.lesson, m.pred.right, m.pred.total = name, 0, 0
+	m.pred.lesson = name
 	m.syncPredict()
+}
+
+// nextSeq is the number the run's next step will have.
+func (r *runView) nextSeq() int {
+	if n := len(r.live.steps); n > 0 {
+		return r.live.steps[n-1].t.Seq + 1
+	}
+	return 1
 }
 
 // edgeReason is the one-line reason a step took its edge, from its record.
@@ -251,6 +279,7 @@ func (d *predictDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 	}
 	m.close(d)
 	m.pred.pending = d.arcs[pick].Edge
+	m.pred.last = Prediction{Lesson: m.pred.lesson, Step: m.runs[0].nextSeq(), From: d.from, Edge: m.pred.pending}
 	m.notice = m.cfg.Lang.F("you predict %s — stepping", m.pred.pending)
 	return m, m.step(runOne, d.key)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -32,6 +33,9 @@ type Lesson struct {
 	// Dialects, when set, are the only dialects ("llama", …) that can show
 	// what the lesson teaches: the menu offers it only to a run of one.
 	Dialects []string
+	// FromBus: the request arrives over the MCP bus, sent by a client
+	// inside glassbox through each run's Bus (the mcp-bus lesson).
+	FromBus bool
 }
 
 // Config is what the UI needs from main.
@@ -85,6 +89,10 @@ type Config struct {
 	// (on the UI's goroutine, in order): a workshop broadcasts the
 	// instructor's run with it. It must not block.
 	OnTransition func(loop.Transition)
+	// OnWire, when set, hears a run's model call in flight each time it
+	// grows (the request sent, each chunk of the reply), as it stands: a
+	// workshop streams it to the followers. Same rules as OnTransition.
+	OnWire func(providers.Exchange)
 	// Predict starts in predict mode (--predict; P toggles it): each step
 	// first asks which edge the learner expects.
 	Predict bool
@@ -95,6 +103,10 @@ type Config struct {
 	Status func() (key, value string)
 	// Changed, when set, says Status has changed: the frame is drawn again.
 	Changed <-chan struct{}
+	// Room, when set, is a glass box served in a room (glassbox serve):
+	// its scores kept across connections, its handouts' address, and the
+	// instructor's roster.
+	Room *Room
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx
@@ -104,7 +116,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return errors.New("ui.Run: Config.Engine (or Config.Runs) is required")
 	}
 	for i, rc := range cfg.Runs {
-		if rc.Engine == nil {
+		if rc.Engine == nil && cfg.Follow == nil { // a follower draws another's run
 			return fmt.Errorf("ui.Run: Config.Runs[%d].Engine is required", i)
 		}
 	}

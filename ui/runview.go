@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
@@ -63,6 +64,10 @@ type runView struct {
 	// as a typed message naming the run, in the order they happened.
 	events   chan tea.Msg
 	inflight *providers.Exchange
+	// bus is the run on the MCP bus (RunConfig.Bus), or nil; listens is
+	// RunConfig.BusListens.
+	bus     *bus.Bus
+	listens bool
 	// liveFrames are the MCP frames of the step in flight, as they pass
 	// (docs/mcp.md): a tool call waiting on its server shows its request.
 	liveFrames []tools.Frame
@@ -80,6 +85,8 @@ type runView struct {
 	onto OntoFunc
 	// observe hears each transition this run takes (Config.OnTransition).
 	observe func(loop.Transition)
+	// observeWire hears the model call in flight (Config.OnWire).
+	observeWire func(providers.Exchange)
 	// status is one more status bar segment (Config.Status).
 	status func() (string, string)
 	// predict is predict mode's score for the status bar ("" when off).
@@ -146,6 +153,13 @@ type RunConfig struct {
 	// followed run): an engine's own are used when there is one.
 	Provider, Model string
 	MaxIterations   int
+	// Bus is the run on the MCP bus (loop/bus): a lesson that comes from
+	// the bus is sent through it, and each request it queues is counted and
+	// announced. Nil: the run is not on the bus.
+	Bus *bus.Bus
+	// BusListens says requests may reach Bus from outside at any time
+	// (--mcp-listen): the glass box waits for them all along.
+	BusListens bool
 	// Exchanges reads a step's raw exchanges back from the session file
 	// (its ExchangesAt). With it, only the latest model calls' payloads
 	// stay in memory.
@@ -176,6 +190,8 @@ func newRunView(id int, rc RunConfig, l lang.Lang) *runView {
 		payload:   newPayloadPane(payload.NewRenderer()),
 		diag:      newDiagramPane(),
 		events:    make(chan tea.Msg, 1024),
+		bus:       rc.Bus,
+		listens:   rc.Bus != nil && rc.BusListens,
 	}
 	r.panes = newPanes(r)
 	if r.eng == nil {
@@ -353,12 +369,21 @@ func (r *runView) heard(msg runMsg) {
 	case wireRequestMsg:
 		ex := msg.ex // a retry starts a new exchange
 		r.inflight = &ex
+		r.wired()
 	case wireChunkMsg:
 		if r.inflight != nil {
 			ex := *r.inflight
 			ex.Chunks = append(ex.Chunks[:len(ex.Chunks):len(ex.Chunks)], msg.chunk)
 			r.inflight = &ex
+			r.wired()
 		}
+	}
+}
+
+// wired tells Config.OnWire the call in flight as it stands now.
+func (r *runView) wired() {
+	if r.observeWire != nil {
+		r.observeWire(*r.inflight)
 	}
 }
 

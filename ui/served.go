@@ -2,6 +2,9 @@ package ui
 
 import (
 	"context"
+	"os"
+
+	"github.com/charmbracelet/x/term"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -29,4 +32,31 @@ type NoticeMsg string
 func (m Model) notify(msg NoticeMsg) (tea.Model, tea.Cmd) {
 	m.notice = string(msg)
 	return m, nil
+}
+
+// ReadPassword reads a line from the terminal f without echoing it: the
+// workshop passphrase glassbox follow asks for. When ctx ends first (Ctrl-C)
+// the terminal gets its echo back and ctx's error is returned.
+func ReadPassword(ctx context.Context, f *os.File) (string, error) {
+	fd := f.Fd() // once: the read below may outlive this call (and f)
+	st, err := term.GetState(fd)
+	if err != nil {
+		return "", err
+	}
+	type line struct {
+		s   string
+		err error
+	}
+	got := make(chan line, 1)
+	go func() {
+		b, err := term.ReadPassword(fd)
+		got <- line{string(b), err}
+	}()
+	select {
+	case l := <-got:
+		return l.s, l.err
+	case <-ctx.Done():
+		term.Restore(fd, st)
+		return "", context.Cause(ctx)
+	}
 }

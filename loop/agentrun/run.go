@@ -152,25 +152,30 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	person = r.answers
 	registry := tools.Default(r.Workspace, person, 0)
 	r.registry = registry
-	if err := r.attachMCP(ctx, c); err != nil {
-		return nil, err
-	}
 	policy := loop.DefaultPolicy()
 	if c.Policy != "" {
-		if policy, err = loop.LoadPolicy(c.Policy); err == nil {
-			err = policy.CheckTools(registry.Names())
-		}
-		if err != nil {
+		if policy, err = loop.LoadPolicy(c.Policy); err != nil {
 			return nil, fmt.Errorf("%w: --policy %s: %v", ErrUsage, c.Policy, err)
 		}
 	}
-
+	var box tools.Confinement
 	if ec, ok := registry.Get(tools.ExecuteCommandName); ok {
 		ec.(*tools.ExecuteCommand).AllowNetwork(policy.Network)
 		if err := ec.(*tools.ExecuteCommand).PassEnv(policy.Env); err != nil {
 			return nil, fmt.Errorf("%w: --policy %s: %v", ErrUsage, c.Policy, err)
 		}
 		ec.(*tools.ExecuteCommand).Conceal(concealed(c, r.Workspace.Root()))
+		box = ec.(*tools.ExecuteCommand).Confinement()
+	}
+	// A stdio server runs under the commands' sandbox, with the same
+	// network, variables and concealed files.
+	if err := r.attachMCP(ctx, c, box); err != nil {
+		return nil, err
+	}
+	if c.Policy != "" {
+		if err := policy.CheckTools(registry.Names()); err != nil {
+			return nil, fmt.Errorf("%w: --policy %s: %v", ErrUsage, c.Policy, err)
+		}
 	}
 
 	dialect, _ := c.Dialect() // Validate checked it
@@ -315,12 +320,12 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 }
 
 // attachMCP attaches the --mcp servers (docs/mcp.md): a stdio server runs
-// in the workspace; each server's tools join the registry after the
-// built-in ones, and every server is closed with the run. With --record,
-// the run's frames are written beside the cassette when it closes; with
-// --replay, the servers of that recording answer instead (--mcp starts
-// nothing).
-func (r *Run) attachMCP(ctx context.Context, c Config) error {
+// in the workspace under the commands' sandbox (box); each server's tools
+// join the registry after the built-in ones, and every server is closed
+// with the run. With --record, the run's frames are written beside the cassette when it
+// closes; with --replay, the servers of that recording answer instead
+// (--mcp starts nothing).
+func (r *Run) attachMCP(ctx context.Context, c Config, box tools.Confinement) error {
 	wire := r.registry.Wire()
 	if c.Record != "" {
 		wire.Keep()
@@ -355,10 +360,11 @@ func (r *Run) attachMCP(ctx context.Context, c Config) error {
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrUsage, err)
 			}
-			s, err := mcptool.Attach(ctx, spec, wire, mcptool.Options{Dir: r.Workspace.Root()})
+			s, err := mcptool.Attach(ctx, spec, wire, mcptool.Options{Dir: r.Workspace.Root(), Sandbox: box})
 			if err != nil {
 				// A server that cannot be reached is how glassbox was started.
-				return fmt.Errorf("%w: --mcp %s: %v", ErrUsage, spec.Name, err)
+				// Its log (in err) may quote a secret it could read.
+				return fmt.Errorf("%w: --mcp %s: %s", ErrUsage, spec.Name, providers.NewMasker(c.Env.Secrets()...).Mask(err.Error()))
 			}
 			servers = append(servers, s)
 			r.closers = append(r.closers, s.Close)

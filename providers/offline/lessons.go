@@ -57,9 +57,12 @@ import (
 //	                                                      with no done line               with no done line
 //	                 (Llama: malformed_response, no retry) → list_files "." → answer naming the stop
 //	mcp-tool         → ⇒ the first tool of an --mcp server the request declares (NAME__echo first), {"text": …}
-//	                 → answer quoting its result (or its failure); without --mcp: how to attach a server
+//	                 → answer quoting its result (or its failure); glassbox attaches its demo server
+//	                   when the lesson is started without --mcp; no server at all: how to attach one
 //	unknown-model    every call: HTTP 404 (Ollama `model 'llama3.1:8b' not found`; Gemini NOT_FOUND) → llm_failure,
 //	                 not retried → HALTED. Any Ollama model name but llama3.1:8b gets the same 404.
+//	mcp-bus          (the request arrives as an mcp_bus event) → list_files . → answer, sent back as the call's result;
+//	                 with another glass box attached (NAME__ask_agent): ask it for the tour and quote its answer
 //	streams          → read_file README.md → a long answer, streamed token by token: Gemini one SSE event per
 //	                 token, Llama one NDJSON line per token (run it with --compare to see both streams)
 //
@@ -75,6 +78,10 @@ type Lesson struct {
 	// Dialects, when set, are the only dialects that can show what the
 	// lesson teaches (elsewhere it runs, but shows nothing of it).
 	Dialects []string
+	// FromBus says the request arrives over the MCP bus: the front end
+	// has an in-process MCP client call the glass box's own ask_agent
+	// tool with it, rather than queue it as typed.
+	FromBus bool
 
 	script func(conversation) reply
 	fault  fault
@@ -143,9 +150,12 @@ func Lessons() []Lesson {
 		{Name: "unknown-model", Title: "HTTP 404: the model is not on the server",
 			Request: "Say hello with a model the server does not have.",
 			fault:   faultUnknownModel},
-		{Name: "mcp-tool", Title: "The model calls a tool of an MCP server (--mcp)",
+		{Name: MCPToolLesson, Title: "The model calls a tool of an MCP server (--mcp)",
 			Request: "Call the MCP server's tool and tell me what it answered.",
 			script:  mcpToolScript},
+		{Name: "mcp-bus", Title: "A request arrives over the MCP bus and the answer goes back as its result",
+			Request: "Over the MCP bus: what is in your workspace?",
+			FromBus: true, script: mcpBusScript},
 		{Name: "streams", Title: "Watch a reply stream in: Gemini's events beside Llama's lines",
 			Request: "Read README.md and tell me about it while I watch your reply stream in.",
 			script:  streamsScript},
@@ -776,6 +786,10 @@ func lineWord(n int) string {
 	return "lines"
 }
 
+// MCPToolLesson is the lesson in which the model calls a tool of an MCP
+// server; without --mcp, glassbox attaches its demo server for it.
+const MCPToolLesson = "mcp-tool"
+
 // mcpGreeting is what the mcp-tool lesson sends the MCP tool.
 const mcpGreeting = "hello from the glass box"
 
@@ -785,7 +799,8 @@ const mcpGreeting = "hello from the glass box"
 func mcpToolScript(c conversation) reply {
 	if len(c.mcpTools) == 0 {
 		return finalReply("No MCP server is attached, so there is no MCP tool to call. Start glassbox with " +
-			"--mcp NAME=COMMAND (a stdio server) or --mcp NAME=URL (streamable HTTP); its tools join as NAME__tool. (offline tutor)")
+			"--lesson mcp-tool or --mcp demo (the demo server bundled in glassbox), --mcp NAME=COMMAND (a stdio server) " +
+			"or --mcp NAME=URL (streamable HTTP); its tools join as NAME__tool. (offline tutor)")
 	}
 	tool := c.mcpTools[0]
 	for _, t := range c.mcpTools {

@@ -278,7 +278,7 @@ func TestOutageLesson(t *testing.T) {
 
 func TestLessonCatalogue(t *testing.T) {
 	want := []string{"tour", "write-file", "run-command", "ask-delete", "path-escape", "malformed",
-		"tool-failure", "parallel", "iteration-limit", "rate-limit", "outage", "token-limit", "repeat-stop", "unknown-model", "mcp-tool", "streams"}
+		"tool-failure", "parallel", "iteration-limit", "rate-limit", "outage", "token-limit", "repeat-stop", "unknown-model", "mcp-tool", "mcp-bus", "streams"}
 	var names []string
 	requests := map[string]bool{}
 	for _, l := range Lessons() {

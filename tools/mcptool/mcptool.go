@@ -11,10 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -47,16 +46,25 @@ type Spec struct {
 	Command []string
 	// URL is a streamable HTTP server's endpoint.
 	URL string
+	// Demo is the server bundled in glassbox (--mcp demo): glassbox
+	// started again, under the sandbox, as `glassbox mcp-demo`.
+	Demo bool
 }
+
+// DemoSpec is --mcp demo: the bundled demo server, attached as "demo".
+var DemoSpec = Spec{Name: DemoName, Demo: true}
 
 var namePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`)
 
 // ParseSpec reads NAME=COMMAND ARGS… (split as a shell splits words, with
-// no expansion) or NAME=http(s)://…
+// no expansion), NAME=http(s)://… or the word demo (DemoSpec).
 func ParseSpec(s string) (Spec, error) {
+	if s == DemoName {
+		return DemoSpec, nil
+	}
 	name, target, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(target) == "" {
-		return Spec{}, fmt.Errorf("--mcp %q: want NAME=COMMAND or NAME=URL", s)
+		return Spec{}, fmt.Errorf("--mcp %q: want NAME=COMMAND, NAME=URL or demo (the server bundled in glassbox)", s)
 	}
 	if !namePattern.MatchString(name) || strings.Contains(name, Separator) {
 		return Spec{}, fmt.Errorf("--mcp %q: the name %q must start with a letter and hold only letters, digits, - and single _ (at most 32)", s, name)
@@ -82,6 +90,10 @@ func ParseSpec(s string) (Spec, error) {
 type Options struct {
 	// Dir is a stdio server's working folder (the workspace).
 	Dir string
+	// Sandbox is what the run's policy opens for its commands (network,
+	// variables passed on, files concealed): a stdio server runs under the
+	// same sandbox with the same settings (tools.StartProgram).
+	Sandbox tools.Confinement
 	// Timeout bounds each call (DefaultTimeout if 0).
 	Timeout time.Duration
 	// ConnectTimeout bounds the handshake: initialize and tools/list
@@ -98,6 +110,8 @@ type Server struct {
 	timeout time.Duration
 	tools   []tools.Tool
 	stderr  *tailBuffer
+	program *tools.Program // a stdio server's process
+	calls   atomic.Int64   // numbers each call's progress token
 }
 
 // Attach starts or reaches the server, lists its tools and records every
@@ -106,12 +120,22 @@ func Attach(ctx context.Context, spec Spec, wire *tools.WireLog, opt Options) (*
 	if spec.URL != "" {
 		return AttachTransport(ctx, spec.Name, &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: opt.HTTPClient, MaxRetries: -1}, wire, opt)
 	}
-	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
-	cmd.Dir = opt.Dir
-	cmd.Env = allowedEnv(os.Environ())
 	stderr := &tailBuffer{max: 4 << 10}
-	cmd.Stderr = stderr
-	return attach(ctx, spec.Name, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, wire, opt, stderr)
+	argv := spec.Command
+	if spec.Demo {
+		argv = []string{DemoArg}
+	}
+	p, err := tools.StartProgram(tools.ProgramSpec{Argv: argv, Self: spec.Demo, Dir: opt.Dir, Confinement: opt.Sandbox, Stderr: stderr})
+	if err != nil {
+		return nil, fmt.Errorf("MCP server %s: %v", spec.Name, err)
+	}
+	s, err := attach(ctx, spec.Name, &mcp.IOTransport{Reader: io.NopCloser(p), Writer: p}, wire, opt, stderr)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	s.program = p
+	return s, nil
 }
 
 // AttachTransport attaches a server reached through t (an in-process
@@ -155,6 +179,24 @@ func (s *Server) Name() string { return s.name }
 
 // Tools are the server's tools, named NAME__tool.
 func (s *Server) Tools() []tools.Tool { return slices.Clone(s.tools) }
+
+// Sandbox is a stdio server's sandbox line ("on — …" or "off — reason"),
+// or "" for a server glassbox did not start.
+func (s *Server) Sandbox() string {
+	if s.program == nil {
+		return ""
+	}
+	return s.program.Sandbox()
+}
+
+// Reads are what a stdio server may read beyond what a command may
+// (tools.ServerReads): its own script and the folder that holds it.
+func (s *Server) Reads() []string {
+	if s.program == nil {
+		return nil
+	}
+	return s.program.Reads()
+}
 
 // Close ends the session (a stdio server is stopped).
 func (s *Server) Close() error {
@@ -252,7 +294,11 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 	}
 	callCtx, cancel := context.WithTimeout(ctx, t.server.timeout)
 	defer cancel()
-	res, err := t.server.session.CallTool(callCtx, &mcp.CallToolParams{Name: t.remote, Arguments: args})
+	params := &mcp.CallToolParams{Name: t.remote, Arguments: args}
+	// A token invites the server to report progress (notifications/
+	// progress frames); numbered per server, so a replay sends the same.
+	params.SetProgressToken(t.server.calls.Add(1))
+	res, err := t.server.session.CallTool(callCtx, params)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tools.Result{}, ctx.Err()
@@ -368,20 +414,6 @@ func (c *frameConn) record(dir string, msg jsonrpc.Message, err error) {
 	}
 	c.mu.Unlock()
 	c.t.wire.Add(f)
-}
-
-// allowedEnv is a stdio server's environment: only what a program needs to
-// start and speak the locale, never a secret (tools.IsSecretEnvName).
-func allowedEnv(env []string) []string {
-	var kept []string
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		allowed := slices.Contains([]string{"PATH", "HOME", "LANG", "TZ", "TMPDIR"}, name) || strings.HasPrefix(name, "LC_")
-		if allowed && !tools.IsSecretEnvName(name) {
-			kept = append(kept, kv)
-		}
-	}
-	return kept
 }
 
 // tailBuffer keeps the last max bytes written (a server's stderr).

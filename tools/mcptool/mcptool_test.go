@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,7 +63,7 @@ func attachInMemory(t *testing.T, timeout time.Duration) (*Server, *tools.WireLo
 	return s, wire
 }
 
-func toolNamed(t *testing.T, s *Server, name string) tools.Tool {
+func toolNamed(t testing.TB, s *Server, name string) tools.Tool {
 	t.Helper()
 	for _, tool := range s.Tools() {
 		if tool.Spec().Name == name {
@@ -181,15 +180,11 @@ func TestStreamableHTTPServer(t *testing.T) {
 }
 
 // pythonServer attaches testdata/notes_server.py, a server written by hand
-// in Python.
+// in Python, run by the system's python3 (the one the sandbox's PATH finds).
 func pythonServer(t *testing.T, timeout time.Duration) (*Server, *tools.WireLog) {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatal("python3 is needed for the stdio server test: ", err)
-	}
 	script, _ := filepath.Abs(filepath.Join("testdata", "notes_server.py"))
-	spec, err := ParseSpec("notes=" + py + " " + script)
+	spec, err := ParseSpec("notes=python3 " + script)
 	if err != nil {
 		t.Fatal(err)
 	}

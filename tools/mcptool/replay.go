@@ -212,7 +212,9 @@ func isRequest(f tools.Frame) bool {
 }
 
 // sameParams reports whether a request's params mean the same as the
-// recorded request's (as JSON values), and returns the recorded ones.
+// recorded request's (as JSON values, leaving out _meta: the progress token
+// is the connection's bookkeeping, not the request), and returns the
+// recorded ones.
 func sameParams(f tools.Frame, sent json.RawMessage) (json.RawMessage, bool) {
 	var m struct {
 		Params json.RawMessage `json:"params"`
@@ -221,5 +223,10 @@ func sameParams(f tools.Frame, sent json.RawMessage) (json.RawMessage, bool) {
 	var a, b any
 	_ = json.Unmarshal(m.Params, &a)
 	_ = json.Unmarshal(sent, &b)
+	for _, p := range []any{a, b} {
+		if obj, ok := p.(map[string]any); ok {
+			delete(obj, "_meta")
+		}
+	}
 	return m.Params, reflect.DeepEqual(a, b)
 }

@@ -33,6 +33,10 @@ type View struct {
 	Breakpoints map[loop.State]bool // states with a breakpoint
 	Selected    loop.State          // the state under the cursor for `b` ("" for none)
 	Lang        lang.Lang           // the language of the footer (the zero value is English)
+	// Source is the source of the event the last new_event took ("ui",
+	// "mcp_bus", …) and From who sent it, when the source says (the MCP
+	// bus's client): the footer names where the new event came from.
+	Source, From string
 }
 
 // The markers drawn in the two cells before a state's name. They carry the
@@ -134,6 +138,9 @@ func footer(th theme.Theme, v View, width int, compact bool, name func(loop.Stat
 			word{"─" + string(v.LastEdge) + "─▶", th.Edge},
 			word{name(to), th.Bold},
 		)
+		if v.LastEdge == loop.EdgeNewEvent && v.Source != "" {
+			ws = append(ws, word{"from", th.Muted}, word{v.Source, th.Edge})
+		}
 	}
 	last = wrapWords(ws, width)
 
@@ -146,6 +153,8 @@ func footer(th theme.Theme, v View, width int, compact bool, name func(loop.Stat
 func explainNow(v View) string {
 	if v.Current == loop.AssemblingContext {
 		switch {
+		case v.LastEdge == loop.EdgeNewEvent && v.From != "":
+			return v.Lang.F("Assembling context: system prompt + history + tool definitions + the new event (a request from %s).", v.From)
 		case v.LastEdge == loop.EdgeNewEvent:
 			return v.Lang.T("Assembling context: system prompt + history + tool definitions + the new event (your request).")
 		case v.LastEdge == loop.EdgeObserved && v.LastFrom == loop.RecordingError:

@@ -42,6 +42,10 @@ type Options struct {
 	// compare mode a width of SideBySide or more prints the two traces in
 	// two columns; otherwise each line carries its run's name.
 	Width int
+	// Wait, when set, is called each time every run is idle: it waits for
+	// another event (one from the MCP bus) and reports whether one came;
+	// false ends the run. Without it the run ends at the first idle.
+	Wait func(context.Context) bool
 }
 
 // SideBySide is the narrowest terminal that gets two columns in compare mode.
@@ -77,6 +81,9 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 		}
 	}
 	for {
+		if o.Wait != nil && ctx.Err() != nil && allIdle(runs) {
+			break // a run on the bus, stopped while it waited for work: nothing was cut short
+		}
 		round := make([]*loop.Transition, len(runs))
 		stepped := false
 		for i, r := range runs {
@@ -93,7 +100,13 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 			}
 		}
 		if !stepped {
-			break
+			if o.Wait == nil || !o.Wait(ctx) {
+				break
+			}
+			for i := range tallies {
+				tallies[i].done = false
+			}
+			continue
 		}
 		if err := p.round(round); err != nil {
 			fmt.Fprintf(stderr, "glassbox run: writing the trace: %v\n", err)
@@ -111,6 +124,16 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 		}
 	}
 	return worst
+}
+
+// allIdle reports whether every run waits for an event with none queued.
+func allIdle(runs []*agentrun.Run) bool {
+	for _, r := range runs {
+		if !r.Engine.Idle() {
+			return false
+		}
+	}
+	return true
 }
 
 // step takes one transition of run r and tallies it: nil when the run is

@@ -2,14 +2,13 @@ package serve
 
 import (
 	"os"
-	"strconv"
-	"strings"
 
 	"context"
 	"flag"
 	"fmt"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"io"
 	"net"
 	"path/filepath"
@@ -28,6 +27,7 @@ func BindFlags(fs *flag.FlagSet, o *Options) {
 	fs.BoolVar(&o.Instruct, "instruct", false, "serve: run your own glass box here and broadcast it to the learners who connect as 'follow'")
 	fs.BoolVar(&o.Predict, "predict", false, "serve: every learner starts in predict mode (P toggles it)")
 	fs.IntVar(&o.MaxPaste, "max-paste", 4096, "serve: the largest paste accepted, in bytes")
+	fs.StringVar(&o.HandoutsHTTP, "handouts-http", "", "serve: also answer HTTP on this ADDR (\":8080\"): each learner fetches their handouts (X) at an address only they are shown")
 }
 
 // notForServe are the run flags that name one person's files: in a room
@@ -72,9 +72,9 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
+	ln, err := s.listen()
 	if err != nil {
-		return fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, o.Addr, err)
+		return err
 	}
 	s.Announce(out, ln.Addr())
 	done := make(chan error, 1)
@@ -94,8 +94,13 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 // in, the host key's fingerprint.
 func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	_, port, _ := net.SplitHostPort(addr.String())
-	fmt.Fprintf(out, "glassbox serve: listening on %s (up to %d learners)\n", addr, s.opts.MaxLearners)
-	fmt.Fprintf(out, "  learners connect with:  ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)\n", port)
+	l := lang.Lang(s.opts.Run.Lang)
+	if s.opts.FollowOnly {
+		fmt.Fprintln(out, l.F("glassbox: broadcasting on %s (up to %d followers)", addr, s.opts.MaxLearners))
+	} else {
+		fmt.Fprintf(out, "glassbox serve: listening on %s (up to %d learners)\n", addr, s.opts.MaxLearners)
+		fmt.Fprintf(out, "  learners connect with:  ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)\n", port)
+	}
 	if s.passphrase != "" {
 		fmt.Fprintf(out, "  workshop passphrase:    %s\n", s.passphrase)
 	}
@@ -104,8 +109,16 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 	}
 	if s.opts.Broadcast != nil {
 		fmt.Fprintf(out, "  follow the instructor:  ssh -p %s %s@HOST  (read-only, live)\n", port, FollowUser)
+		fmt.Fprintf(out, "  %s glassbox follow HOST:%s --fingerprint %s\n", l.T("or, with glassbox:     "), port, s.fingerprint)
+	}
+	if s.handouts != nil {
+		fmt.Fprintln(out, s.lang.F("  handouts over HTTP:     port %s  (X shows each learner the address of their own pages)", s.handouts.portNow()))
 	}
 	fmt.Fprintf(out, "  host key fingerprint:   %s\n", s.fingerprint)
+	if s.opts.FollowOnly {
+		fmt.Fprintln(out, "  "+l.T("q in the glass box ends the broadcast"))
+		return
+	}
 	kind := "offline simulation"
 	if !s.opts.Run.Offline {
 		kind = "provider " + s.opts.Run.Provider + " (the server's key; learners never see it)"
@@ -132,32 +145,52 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b := NewBroadcast(cfg.Runs[0].Past)
-	o.Broadcast, o.Instructor = b, InstructorView(cfg.Runs[0])
-	s, err := New(o)
+	_, stop, err := Broadcasting(&cfg, o, out)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, o.Addr, err)
-	}
-	var room strings.Builder
-	s.Announce(&room, ln.Addr())
-	fmt.Fprint(out, room.String())
-	for _, line := range strings.Split(strings.TrimSpace(room.String()), "\n") {
-		if !strings.Contains(line, "Ctrl-C") {
-			cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, strings.Join(strings.Fields(line), " "))
-		}
-	}
-	cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, "your run is broadcast: learners who connect as 'follow' see every step you take (q here ends the room)")
+	defer stop()
 	cfg.Predict = o.Predict
-	cfg.OnTransition = b.Publish
-	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
-	cfg.Changed = b.Changed()
-	go s.Serve(ln)
-	err = ui.Run(ctx, cfg)
-	b.End()
-	s.Close()
-	return err
+	return ui.Run(ctx, cfg)
+}
+
+// listen opens the room's SSH address and, with --handouts-http, starts
+// answering HTTP for the handouts.
+func (s *Server) listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --addr %s: %v", agentrun.ErrUsage, s.opts.Addr, err)
+	}
+	if s.handouts == nil {
+		return ln, nil
+	}
+	hl, err := net.Listen("tcp", s.opts.HandoutsHTTP)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("%w: --handouts-http %s: %v", agentrun.ErrUsage, s.opts.HandoutsHTTP, err)
+	}
+	s.handouts.listening(hl)
+	go s.handouts.serve(hl)
+	return ln, nil
+}
+
+// either signals on its channel whenever a or b does, until ctx ends: the
+// instructor's frame is drawn anew when the followers or the roster change.
+func either(ctx context.Context, a, b <-chan struct{}) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-a:
+			case <-b:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case out <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return out
 }

@@ -39,14 +39,14 @@ func TestBroadcastNeverDropsAndKeepsOrder(t *testing.T) {
 				if i == 2 {
 					time.Sleep(time.Millisecond) // a slow follower (its network, its terminal)
 				}
-				ts, note, ok := f.Next(context.Background())
+				batch, ok := f.Next(context.Background())
 				if !ok {
 					return
 				}
-				if note != "" {
-					results[i].notes = append(results[i].notes, note)
+				if batch.Note != "" {
+					results[i].notes = append(results[i].notes, batch.Note)
 				}
-				for _, t := range ts {
+				for _, t := range batch.Transitions {
 					results[i].seqs = append(results[i].seqs, t.Seq)
 				}
 			}
@@ -83,9 +83,9 @@ func TestBroadcastNeverDropsAndKeepsOrder(t *testing.T) {
 	for s := 1; s <= resyncAfter+1; s++ {
 		b2.Publish(loop.Transition{Seq: s})
 	}
-	ts, note, ok := f2.Next(context.Background())
-	if !ok || len(ts) != resyncAfter+1 || note == "" {
-		t.Fatalf("a follower %d steps behind: %d steps, note %q", resyncAfter+1, len(ts), note)
+	batch, ok := f2.Next(context.Background())
+	if !ok || len(batch.Transitions) != resyncAfter+1 || batch.Note == "" {
+		t.Fatalf("a follower %d steps behind: %d steps, note %q", resyncAfter+1, len(batch.Transitions), batch.Note)
 	}
 }
 

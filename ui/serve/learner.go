@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -23,10 +24,31 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		l:     l,
 		opts:  &s.opts,
 		now:   time.Now,
+		seats: s.seats,
+		book:  s.scores,
 	}
 	m.last = m.now()
+	if !l.follower {
+		m.seat = m.inner.(ui.Model).Seat()
+		s.seats.sit(l.id, sess.User(), m.seat)
+	}
+	// The paste limit is enforced on the channel, before the program reads
+	// anything (paste.go); what it refuses is said on the notice line.
+	var p *tea.Program
+	ready := make(chan struct{})
+	guard := newInputGuard(sess, s.opts.MaxPaste, s.lang, func(msg string) {
+		<-ready
+		p.Send(ui.NoticeMsg(msg))
+	})
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(frameRate)}, bm.MakeOptions(sess)...)
-	return tea.NewProgram(m, opts...)
+	opts = append(opts, tea.WithInput(guard))
+	var model tea.Model = m
+	if b := s.opts.Broadcast; l.follower && b != nil {
+		model = b.shareFrames(m, len(l.cfg.Runs[0].Past))
+	}
+	p = tea.NewProgram(model, opts...)
+	close(ready)
+	return p
 }
 
 // frameRate is how often a learner's renderer may send a frame: Bubble
@@ -44,6 +66,13 @@ type roomModel struct {
 	opts  *Options
 	now   func() time.Time
 	last  time.Time // the learner's last key or mouse input
+
+	// The learner's seat in the room, as last told to the roster (seats),
+	// and its scores kept on disk (book) at each change (version).
+	seats   *seats
+	book    *scoreBook
+	seat    ui.Seat
+	version int
 }
 
 // idleCheckMsg asks whether the learner has been idle too long.
@@ -69,9 +98,6 @@ func (m roomModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.idleCheck()
 	case tea.KeyMsg:
 		m.last = m.now()
-		if n := len(string(msg.Runes)); msg.Paste && n > m.opts.MaxPaste {
-			return m.forward(ui.NoticeMsg(fmt.Sprintf("paste refused: %d bytes, over the room's limit of %d (nothing was pasted)", n, m.opts.MaxPaste)))
-		}
 	case tea.MouseMsg:
 		m.last = m.now()
 	case tea.WindowSizeMsg:
@@ -88,6 +114,27 @@ func (m roomModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m roomModel) forward(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.inner, cmd = m.inner.Update(msg)
+	if m.l.follower {
+		return m, cmd
+	}
+	seat := m.inner.(ui.Model).Seat()
+	if seat.Equal(m.seat) {
+		return m, cmd
+	}
+	scored := !maps.Equal(seat.Scores, m.seat.Scores)
+	m.seat = seat
+	m.seats.update(m.l.id, seat)
+	if scored {
+		m.version++
+		l, v, book := m.l, m.version, m.book
+		l.keep(v, seat.Scores)
+		cmd = tea.Batch(cmd, func() tea.Msg {
+			if err := book.save(l.dir, l.id, v, seat.Scores); err != nil {
+				return ui.NoticeMsg(book.lang.F("your predict score could not be kept on the server: %v", err))
+			}
+			return nil
+		})
+	}
 	return m, cmd
 }
 

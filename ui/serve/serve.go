@@ -6,7 +6,8 @@
 //
 // Who gets in: anyone with the workshop passphrase (password or
 // keyboard-interactive), or a key listed in --authorized-keys. What they
-// get: the glass box and nothing else — exec, subsystems (SFTP), port and
+// get: the glass box and nothing else — exec, subsystems (SFTP; the one
+// served is the follow stream, to followers), port and
 // agent forwarding are refused. Each learner is a folder under the
 // server's state folder, named from their user name (passphrase) or key;
 // connecting again with the same name or key resumes their session.
@@ -36,10 +37,12 @@ import (
 	"github.com/muesli/termenv"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Options is how the room is served. The zero value of each limit is its
@@ -69,12 +72,18 @@ type Options struct {
 	MaxWidth, MaxHeight int
 	// MaxPaste is the largest paste accepted, in bytes (4096).
 	MaxPaste int
+	// HandoutsHTTP, when set, is where learners fetch their handouts over
+	// HTTP (":8080"), each at an address only they are shown.
+	HandoutsHTTP string
 	// Run is every learner's run: provider, model, backend, lesson, limits.
 	// Its Workspace, Session and Resume are the server's to set.
 	Run agentrun.Config
 	// Broadcast is the instructor's run, for the learners who connect as
 	// FollowUser; nil when nobody instructs.
 	Broadcast *Broadcast
+	// FollowOnly serves followers only (glassbox --broadcast): anyone else
+	// is told the room has no glass boxes of its own.
+	FollowOnly bool
 	// Instructor describes the instructor's run to its followers (banner,
 	// backend, provider): InstructorView makes it.
 	Instructor ui.RunConfig
@@ -115,6 +124,11 @@ type Server struct {
 	mu     sync.Mutex
 	active map[string]bool // learner ids connected now
 	count  int
+
+	seats    *seats       // the roster: who is connected, where they are
+	scores   *scoreBook   // the learners' predict scores, kept on disk
+	handouts *handoutDesk // --handouts-http: the learners' pages, fetched by token
+	lang     lang.Lang    // the language of what the room tells a person
 }
 
 // ctx keys for what authentication found out.
@@ -151,14 +165,21 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("serve: host key: %v", err)
 	}
 	s.fingerprint = gossh.FingerprintSHA256(signer.PublicKey())
+	s.lang = lang.Lang(opts.Run.Lang)
+	s.seats, s.scores = newSeats(), newScoreBook(pemBytes, s.lang)
+	if opts.HandoutsHTTP != "" {
+		s.handouts = newHandoutDesk(s.lang)
+	}
 
 	sopts := []ssh.Option{
 		wish.WithHostKeyPEM(pemBytes),
 		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program, termenv.ANSI256), s.gate),
 		func(srv *ssh.Server) error {
-			// A shell is the only request that gets anything: exec
-			// (`ssh host cmd`) and subsystems (SFTP, scp) are refused.
-			srv.SessionRequestCallback = func(_ ssh.Session, t string) bool { return t == "shell" }
+			// A shell is the only request that gets anything, and the
+			// follow stream (follow_wire.go) the only subsystem: exec
+			// (`ssh host cmd`) and other subsystems (SFTP, scp) are refused.
+			srv.SessionRequestCallback = func(_ ssh.Session, t string) bool { return t == "shell" || t == "subsystem" }
+			srv.SubsystemHandlers = map[string]ssh.SubsystemHandler{FollowSubsystem: s.followStream}
 			// Port forwarding: no direct-tcpip channel handler and no
 			// tcpip-forward request handler, so both are refused; the
 			// session channel drops agent and X11 forwarding requests.
@@ -208,7 +229,12 @@ func (s *Server) Serve(ln net.Listener) error {
 
 // Close stops accepting and ends every connection; each learner's glass box
 // closes its run (the session is kept).
-func (s *Server) Close() error { return s.ssh.Close() }
+func (s *Server) Close() error {
+	if s.handouts != nil {
+		s.handouts.close()
+	}
+	return s.ssh.Close()
+}
 
 // Learners is how many learners are connected now.
 func (s *Server) Learners() int {
@@ -245,6 +271,7 @@ func learnerID(kind, who string) string {
 // A learner is one connected learner: their runs and why they left.
 type learner struct {
 	id     string
+	dir    string // their folder: session, workspace, scores
 	runs   []*agentrun.Run
 	cfg    ui.Config
 	ctx    context.Context // the base of the learner's steps
@@ -252,6 +279,20 @@ type learner struct {
 	reason string // why the server ended the connection ("" when the learner quit)
 	// follower watches the instructor: no run of their own, no idle limit.
 	follower bool
+
+	mu      sync.Mutex
+	scores  map[string]ui.Score // their predict scores as last told (keep)
+	version int
+}
+
+// keep notes the learner's latest scores (version orders them), to be
+// saved once more when they leave.
+func (l *learner) keep(version int, scores map[string]ui.Score) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if version > l.version {
+		l.version, l.scores = version, scores
+	}
 }
 
 const learnerState ctxKey = "glassbox-learner-state"
@@ -275,12 +316,18 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			s.follow(sess, next)
 			return
 		}
+		if s.opts.FollowOnly {
+			wish.Fatalln(sess, "glassbox: "+lang.Lang(s.opts.Run.Lang).T("this is a broadcast to follow, with no glass boxes of its own: connect as 'follow' (ssh -p PORT follow@HOST, or glassbox follow HOST:PORT)"))
+			return
+		}
 		if msg := s.enter(id); msg != "" {
 			wish.Fatalln(sess, "glassbox serve: "+msg)
 			return
 		}
 		defer s.leave(id)
-		l, err := s.open(sess.Context(), id)
+		defer s.seats.stand(id)
+		host, _, _ := net.SplitHostPort(sess.LocalAddr().String())
+		l, err := s.open(sess.Context(), id, host)
 		if err != nil {
 			wish.Fatalln(sess, "glassbox serve: cannot open your glass box: "+err.Error())
 			return
@@ -293,6 +340,13 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		}()
 		sess.Context().SetValue(learnerState, l)
 		next(sess)
+		l.mu.Lock()
+		if l.version > 0 {
+			if err := s.scores.save(l.dir, id, l.version, l.scores); err != nil {
+				fmt.Fprint(sess.Stderr(), "glassbox serve: "+s.lang.F("your predict score could not be kept: %v", err)+"\r\n")
+			}
+		}
+		l.mu.Unlock()
 		if l.reason != "" {
 			fmt.Fprintf(sess, "\r\nglassbox serve: %s; your session is kept — connect again to go on.\r\n", l.reason)
 		}
@@ -312,6 +366,8 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler) {
 		return
 	}
 	defer s.leave(id)
+	s.seats.following(+1)
+	defer s.seats.following(-1)
 	f, past := b.Follow()
 	defer f.Close()
 	rc := s.opts.Instructor
@@ -365,8 +421,9 @@ func (s *Server) leave(id string) {
 
 // open builds learner id's run: their session resumed when they have one,
 // else a new session with a fresh copy of the sample workspace, both in
-// their own folder.
-func (s *Server) open(ctx context.Context, id string) (*learner, error) {
+// their own folder. host is where the learner reached the room (their
+// handouts' address names it).
+func (s *Server) open(ctx context.Context, id, host string) (*learner, error) {
 	dir := filepath.Join(s.opts.StateDir, "serve", "learners", id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -393,8 +450,16 @@ func (s *Server) open(ctx context.Context, id string) (*learner, error) {
 	}
 	cfg.Resume = "" // the learner reconnects; no command of the server's applies to them
 	cfg.Predict = s.opts.Predict
+	cfg.Lang = s.lang // the room's language (--lang on serve)
+	cfg.Room = &ui.Room{}
+	if cfg.Room.Scores, err = s.scores.load(dir, id); err != nil {
+		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, s.lang.F("your predict scores from before were not used (%v): they start again at 0/0", err))
+	}
+	if s.handouts != nil {
+		cfg.Room.Handout = s.handouts.link(id, filepath.Join(session.DataDir(path), "handouts"), host)
+	}
 	lctx, cancel := context.WithCancel(ctx)
-	return &learner{id: id, runs: runs, cfg: cfg, ctx: lctx, cancel: cancel}, nil
+	return &learner{id: id, dir: dir, runs: runs, cfg: cfg, ctx: lctx, cancel: cancel}, nil
 }
 
 // hostKey reads the server's host key at path, or makes one (ed25519, 0600).
