@@ -11,6 +11,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // ConfigFor is what the glass box shows of the runs glassbox opened
@@ -21,6 +22,7 @@ import (
 func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) (Config, error) {
 	cfg := Config{Lesson: lesson, NoColor: os.Getenv("NO_COLOR") != "", Sandbox: tools.SandboxStatus()}
 	if len(runs) > 0 {
+		cfg.Lang = lang.Lang(runs[0].Config.Lang)
 		cfg.Sandbox = runs[0].Sandbox() // with the policy's network setting
 	}
 	for _, d := range backend.Dialects() {
@@ -41,7 +43,8 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 			Banner:        r.Backend.Describe(),
 			Backend:       r.Backend.Kind,
 			BackendReason: r.Backend.Reason,
-			Workspace:     r.WorkspaceLabel(),
+			Workspace:     workspaceLabel(cfg.Lang, r),
+			Temporary:     r.Temporary,
 			// Every run is on the MCP bus, reached in-process by the
 			// mcp-bus lesson and, with --mcp-listen, over HTTP.
 			Bus: bus.New(bus.Options{Version: r.Config.Version, Secrets: r.Config.Env.Secrets()}),
@@ -78,3 +81,7 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 	}
 	return cfg, nil
 }
+
+// workspaceLabel is the workspace as a person reads it
+// (agentrun.Run.WorkspaceLabelIn), in language l.
+func workspaceLabel(l lang.Lang, r *agentrun.Run) string { return r.WorkspaceLabelIn(l.F) }

@@ -22,7 +22,9 @@ type use struct {
 }
 
 // sourceUses reads every non-test Go file of the module and returns the
-// sentence of each call that takes one (sentenceArg).
+// sentence of each call that takes one (sentenceArg). T and F are read in
+// every file of a package that imports this one: a file that only calls
+// m.cfg.Lang.T needs no import of its own.
 func sourceUses(t *testing.T) []use {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))

@@ -35,7 +35,6 @@ func init() {
 		"tool":                                 "ツール",
 		"arguments":                            "引数",
 		"verdict":                              "判定",
-		"rule":                                 "ルール",
 		"reason":                               "理由",
 		"status":                               "状態",
 		"result":                               "結果",
@@ -46,9 +45,7 @@ func init() {
 		"Response headers":                     "レスポンスヘッダー",
 		"Response body":                        "レスポンスボディ",
 		"This run had ended before that step.": "この実行はそのステップより前に終わっていました。",
-		"History":                              "履歴",
 		"History as of this step":              "このステップ時点の履歴",
-		"(empty)":                              "(空)",
 
 		// a step's facts
 		"Event":      "イベント",

@@ -13,7 +13,6 @@ func init() {
 		"tokens %d→%d · %d ms":                     "トークン %d→%d · %d ms",
 		"(server: %d ms)":                          "(サーバー側: %d ms)",
 		"%d retry":                                 "再試行 %d 回",
-		"%d retries":                               "再試行 %d 回",
 		"REPLAY DIVERGENCE: %s":                    "リプレイとの食い違い: %s",
 		"thought: %q":                              "思考: %q",
 		"context edited before sending: %s":        "送信前にコンテキストを編集: %s",
@@ -32,15 +31,11 @@ func init() {
 		"from %s":                                  "(%s から)",
 		"to %s: %s":                                "%s へ: %s",
 		"reported to %s: %s":                       "%s へ報告: %s",
-		"error: %s":                                "エラー: %s",
 		"in %s: %s; running commands were stopped, temporary files removed": "%s で停止: %s。実行中のコマンドを止め、一時ファイルを削除しました",
 
 		// loop/health.go: the health line
-		"%d call":              "呼び出し %d 回",
-		"%d calls":             "呼び出し %d 回",
-		"%d failure fed back":  "差し戻した失敗 %d 件",
-		"%d failures fed back": "差し戻した失敗 %d 件",
-		"tokens %d→%d":         "トークン %d→%d",
+		"%d call":             "呼び出し %d 回",
+		"%d failure fed back": "差し戻した失敗 %d 件",
 
 		// loop/engine.go: a provider failure the loop gave up on (said on
 		// stderr; the trace keeps the English message)
@@ -53,13 +48,10 @@ func init() {
 
 		// ui/headless: the header, stderr and the summary of a comparison
 		"workspace: %s": "ワークスペース: %s",
-		"%s (this run's own copy of %s, removed on exit)":                                           "%s (%s をこの実行用に複製したもの。終了時に削除)",
-		"%s (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)": "%s (サンプルプロジェクトの新しい複製。終了時に削除。--workspace DIR ならファイルは残ります)",
-		"%s (kept with the session)":                                                                "%s (セッションと一緒に保存)",
-		"sandbox: %s":                                                                               "サンドボックス: %s",
-		"compare %s: the same request, stepped in lockstep":                                         "比較 %s: 同じリクエストを交互に一歩ずつ進めます",
-		"interrupted in %s: %s":                                                                     "%s で中断しました: %s",
-		"halted: the iteration limit (%s for one request) was reached":                              "停止: イテレーションの上限(1 リクエストにつき %s)に達しました",
+		"sandbox: %s":   "サンドボックス: %s",
+		"compare %s: the same request, stepped in lockstep":            "比較 %s: 同じリクエストを交互に一歩ずつ進めます",
+		"interrupted in %s: %s":                                        "%s で中断しました: %s",
+		"halted: the iteration limit (%s for one request) was reached": "停止: イテレーションの上限(1 リクエストにつき %s)に達しました",
 		"%d model call":           "モデル呼び出し %d 回",
 		"%d model calls":          "モデル呼び出し %d 回",
 		"halted: %s":              "停止: %s",
@@ -74,13 +66,12 @@ func init() {
 		"from step %d, continuing with %s (%s)": "ステップ %d から分岐し、%s(%s)で続けます",
 
 		// ui/headless/person.go: asking the person
-		"The agent wants to run %s %s": "エージェントが %s %s を実行しようとしています",
-		"rule %s: %s":                  "ルール %s: %s",
+		"The agent wants to run %s %s":                          "エージェントが %s %s を実行しようとしています",
 		"allow? [y]es once / [a]lways this exact call / [n]o: ": "許可しますか? [y] 今回だけ(はい)/ [a] この呼び出しは常に(常に)/ [n] 拒否(いいえ): ",
-		"(no answer: denied)": "(回答なし: 拒否しました)",
-		"The agent asks: %s":  "エージェントからの質問: %s",
-		"answer: ":            "回答: ",
-		"(end of input)":      "(入力が終わりました)",
+		"(no answer: denied)":                                   "(回答なし: 拒否しました)",
+		"The agent asks: %s":                                    "エージェントからの質問: %s",
+		"answer: ":                                              "回答: ",
+		"(end of input)":                                        "(入力が終わりました)",
 
 		// ui/headless: sessions
 		"%s (the session file is incomplete)":     "%s(セッションファイルは不完全です)",
@@ -89,20 +80,17 @@ func init() {
 		"no sessions yet in %s":                   "%s にはまだセッションがありません",
 		"(unreadable: %s)":                        "(読めません: %s)",
 		"id\tstarted\tprovider(s)\tsteps\thealth": "ID\t開始\tプロバイダー\tステップ\t健全性",
-		"none":               "なし",
 		"session":            "セッション",
 		"started":            "開始",
 		"provider(s)":        "プロバイダー",
 		"steps":              "ステップ数",
 		"%d (last state %s)": "%d(最後の状態 %s)",
-		"health":             "健全性",
 		"size on disk":       "ディスク上のサイズ",
 		"%d bytes (the session file, its exchanges and file copies)": "%d バイト(セッションファイル、通信記録、ファイルのコピー)",
 		"model calls":             "モデル呼び出し",
 		"%d, %d retried attempts": "%d 回、再試行 %d 回",
 		"fed back":                "差し戻した失敗",
 		"time per call":           "1 回あたりの時間",
-		"tokens":                  "トークン",
 		"%d in, %d out":           "入力 %d、出力 %d",
 	})
 }
