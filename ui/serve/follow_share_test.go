@@ -190,3 +190,106 @@ func TestFollowersAtTheSamePlaceShareHoweverTheyGotThere(t *testing.T) {
 		}
 	}
 }
+
+// A follower sharing its place's glass box shows, at every moment, exactly
+// the frame of a follower that updates a glass box of its own; after a key
+// it has its own, which goes on as that one does — whatever it took in
+// while it only watched (a size, lagging batches, chunks, the end) is in it.
+func TestASharingFollowerSeesWhatAGlassBoxOfItsOwnWould(t *testing.T) {
+	b := NewBroadcast(nil)
+	b.liveEvery = 0
+	tour := tourTransitions(t)
+	b.Publish(tour[0])
+	var shared counts
+	var views, updates int
+	sf, sm := shareFollower(b, &views, &updates, &shared)
+	pf, past := b.Follow()
+	cfg := ui.Config{Runs: []ui.RunConfig{{Banner: "offline tutor", Backend: "offline", Past: past}},
+		Follow: &ui.Follow{Who: "instructor", Next: pf.Next}, NoColor: true}
+	var plain tea.Model = ui.NewServed(context.Background(), cfg)
+	both := func(msg tea.Msg) {
+		sm, _ = sm.Update(msg)
+		plain, _ = plain.Update(msg)
+	}
+	take := func() {
+		bs, oks := sf.Next(context.Background())
+		sm, _ = sm.Update(ui.FollowMsg(bs, oks))
+		bp, okp := pf.Next(context.Background())
+		plain, _ = plain.Update(ui.FollowMsg(bp, okp))
+	}
+	same := func(when string) {
+		t.Helper()
+		if s, p := sm.View(), plain.View(); s != p {
+			t.Fatalf("%s: the sharing follower's frame differs from a glass box of its own:\n%s\n---\n%s", when, ansi.Strip(s), ansi.Strip(p))
+		}
+	}
+	both(tea.WindowSizeMsg{Width: 120, Height: 34})
+	same("after the size")
+	for i, tr := range tour[1:9] {
+		b.Publish(tr)
+		if i%2 == 0 { // every other step lags: two steps in one batch
+			b.PublishLive(call(i + 1))
+			take()
+			same("at a step's call in flight")
+		}
+	}
+	take()
+	same("after a lagging batch")
+	if updates != 0 {
+		t.Fatalf("the sharing follower updated its own glass box %d times while it watched", updates)
+	}
+	both(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("[")}) // back in time, on its own copy
+	same("after [")
+	if sm.(*sharedFollower).passive {
+		t.Fatal("a key left the follower sharing")
+	}
+	for _, tr := range tour[9:] {
+		b.Publish(tr)
+		take()
+		same("while it looks at an old step")
+	}
+	both(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(" ")}) // catches up
+	same("after space")
+	b.End()
+	take()
+	same("after the end")
+}
+
+// A follower that lags behind its place — the place was brought past where
+// the follower is, by a follower further on — still shows the frame of
+// where it is, and still shares.
+func TestALaggingFollowerBehindItsPlaceShowsItsOwnFrame(t *testing.T) {
+	b := NewBroadcast(nil)
+	b.liveEvery = 0
+	tour := tourTransitions(t)
+	b.Publish(tour[0])
+	var shared counts
+	var views, updates, views2, updates2 int
+	af, am := shareFollower(b, &views, &updates, &shared)
+	bf, bm := shareFollower(b, &views2, &updates2, &shared)
+	pf, past := b.Follow()
+	cfg := ui.Config{Runs: []ui.RunConfig{{Banner: "offline tutor", Backend: "offline", Past: past}},
+		Follow: &ui.Follow{Who: "instructor", Next: pf.Next}, NoColor: true}
+	var plain tea.Model = ui.NewServed(context.Background(), cfg)
+	size := tea.WindowSizeMsg{Width: 120, Height: 34}
+	am, _ = am.Update(size)
+	bm, _ = bm.Update(size)
+	plain, _ = plain.Update(size)
+	b.Publish(tour[1])
+	ab, aok := af.Next(context.Background()) // the follower's batch, on its way
+	pb, pok := pf.Next(context.Background())
+	b.PublishLive(call(2))
+	bb, bok := bf.Next(context.Background())
+	bm, _ = bm.Update(ui.FollowMsg(bb, bok)) // the place is at the call now
+	am, _ = am.Update(ui.FollowMsg(ab, aok)) // and this follower before it
+	plain, _ = plain.Update(ui.FollowMsg(pb, pok))
+	if a, p := am.View(), plain.View(); a != p {
+		t.Fatalf("the lagging follower shows another frame than its own:\n%s\n---\n%s", ansi.Strip(a), ansi.Strip(p))
+	}
+	if am.View() == bm.View() {
+		t.Fatal("the lagging follower shows the frame of the follower ahead")
+	}
+	if !am.(*sharedFollower).passive || updates != 0 {
+		t.Fatalf("the lagging follower stopped sharing (its own glass box took %d updates)", updates)
+	}
+}
