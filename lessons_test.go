@@ -1,10 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 )
@@ -95,6 +104,7 @@ func lessonCases() []lessonCase {
 // TestLessonsHeadless runs every bundled lesson through `glassbox run`
 // offline on every dialect and checks the exact transitions: the lesson
 // scripts, the real SDK clients, the providers and the engine together.
+// Each run is played again with --lang ja (checkJapaneseRun).
 func TestLessonsHeadless(t *testing.T) {
 	isolate(t)
 	tests := lessonCases()
@@ -127,6 +137,7 @@ func TestLessonsHeadless(t *testing.T) {
 						t.Errorf("llm record says provider %q backend %q", l.LLM.Provider, l.LLM.Backend)
 					}
 				}
+				t.Run("ja", func(t *testing.T) { checkJapaneseRun(t, tc, d.args, w, last) })
 				switch tc.lesson {
 				case "mcp-tool":
 					if !strings.Contains(last.Output.Text, "echo: hello from the glass box") {
@@ -197,5 +208,197 @@ func TestYesStillShowsTheConfirmation(t *testing.T) {
 	code, lines, _ = runJSON(t, "", "--offline", "--yes", "--lesson", "path-escape")
 	if code != exitOK || slices.Contains(edges(lines), "user_approval") || !slices.Contains(edges(lines), "deny") {
 		t.Fatalf("--yes must not approve a DENY: %v", edges(lines))
+	}
+}
+
+// checkJapaneseRun plays a lesson case again with --lang ja: --lesson
+// sends the lesson's Japanese request, the transitions and the exit code
+// are the English run's, and a delivered answer is Japanese — every line
+// of the tutor's own text holds Japanese, and none of the sentences of the
+// English answer (en) is left in it. What the tutor quotes (a tool's or
+// the loop's words between 「」, indented blocks) may stay as it is.
+func checkJapaneseRun(t *testing.T, tc lessonCase, dialectArgs []string, w lessonWant, en traceLine) {
+	lesson, _ := offline.LessonByName(tc.lesson)
+	args := slices.Concat([]string{"--offline", "--lang", "ja", "--lesson", tc.lesson}, dialectArgs, tc.extra)
+	code, lines, stderr := runJSON(t, tc.stdin, args...)
+	if code != tc.code {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+	}
+	if got, want := edges(lines), flat(w.edges); !slices.Equal(got, want) {
+		t.Fatalf("edges\n got %v\nwant %v", got, want)
+	}
+	if ev := lines[0].Event; ev == nil || ev.Data != lesson.RequestJA {
+		t.Errorf("event %+v, want the Japanese request %q", ev, lesson.RequestJA)
+	}
+	last := lines[len(lines)-1]
+	if code != exitOK || last.Output == nil || en.Output == nil {
+		return // the loop's report of a halt, not the tutor's answer
+	}
+	ja := last.Output.Text
+	var own strings.Builder // the Japanese answer without what it quotes
+	for _, line := range strings.Split(ja, "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "    ") {
+			continue
+		}
+		line = quotedJA.ReplaceAllString(line, "")
+		if !hasKanaOrKanji(line) {
+			t.Errorf("a line of the answer has no Japanese: %q\n%s", line, ja)
+		}
+		own.WriteString(line + "\n")
+	}
+	for _, line := range strings.Split(en.Output.Text, "\n") {
+		if strings.HasPrefix(line, "    ") {
+			continue
+		}
+		for _, sentence := range englishSentenceEnd.Split(line, -1) {
+			if sentence = strings.TrimSpace(sentence); len(sentence) >= 12 && strings.Contains(sentence, " ") && strings.Contains(own.String(), sentence) {
+				t.Errorf("the Japanese answer keeps the English %q:\n%s", sentence, ja)
+			}
+		}
+	}
+}
+
+var (
+	// quotedJA is what a Japanese answer quotes: 「…」.
+	quotedJA = regexp.MustCompile(`「[^」]*」`)
+	// englishSentenceEnd splits English prose into sentences and clauses.
+	englishSentenceEnd = regexp.MustCompile(`[.;:!?)(]\s+|[.)]$`)
+)
+
+// hasKanaOrKanji reports whether s holds hiragana, katakana or kanji.
+func hasKanaOrKanji(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) }) >= 0
+}
+
+// TestLessonsInTheChosenLanguage: --lang ja, or a Japanese locale with no
+// --lang, gives the lessons in Japanese — `glassbox lessons` lists the
+// Japanese titles, `glassbox run --lesson` sends the Japanese request, and
+// the glass box offers the Japanese titles and requests, sends the
+// Japanese request on Enter and gets Japanese thoughts and answers back.
+func TestLessonsInTheChosenLanguage(t *testing.T) {
+	isolate(t)
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		t.Setenv(k, "")
+	}
+	list := func(t *testing.T, args ...string) []string {
+		var out, errb bytes.Buffer
+		if code := realMain(context.Background(), append([]string{"lessons"}, args...), strings.NewReader(""), &out, &errb); code != exitOK {
+			t.Fatalf("glassbox lessons %v: exit %d: %s", args, code, errb.String())
+		}
+		return strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	}
+	titles := func(ja bool) []string {
+		var want []string
+		for _, l := range offline.Lessons() {
+			want = append(want, l.Name+"\t"+map[bool]string{false: l.Title, true: l.TitleJA}[ja])
+		}
+		return want
+	}
+	t.Run("lessons --lang", func(t *testing.T) {
+		if got := list(t, "--lang", "ja"); !slices.Equal(got, titles(true)) {
+			t.Errorf("glassbox lessons --lang ja:\n%s", strings.Join(got, "\n"))
+		}
+		if got := list(t, "--lang", "en"); !slices.Equal(got, titles(false)) {
+			t.Errorf("glassbox lessons --lang en:\n%s", strings.Join(got, "\n"))
+		}
+		if got := list(t); !slices.Equal(got, titles(false)) {
+			t.Errorf("glassbox lessons with no locale:\n%s", strings.Join(got, "\n"))
+		}
+		var errb bytes.Buffer
+		if code := realMain(context.Background(), []string{"lessons", "--lang", "fr"}, strings.NewReader(""), io.Discard, &errb); code != exitUsage || !strings.Contains(errb.String(), "use en or ja") {
+			t.Errorf("--lang fr: exit %d, %q", code, errb.String())
+		}
+	})
+	t.Run("the locale", func(t *testing.T) {
+		t.Setenv("LANG", "ja_JP.UTF-8")
+		if got := list(t); !slices.Equal(got, titles(true)) {
+			t.Errorf("glassbox lessons under LANG=ja_JP.UTF-8:\n%s", strings.Join(got, "\n"))
+		}
+		if got := list(t, "--lang", "en"); !slices.Equal(got, titles(false)) {
+			t.Errorf("--lang en must win over the locale:\n%s", strings.Join(got, "\n"))
+		}
+		tour, _ := offline.LessonByName("tour")
+		code, lines, stderr := runJSON(t, "", "--offline", "--lesson", "tour")
+		if code != exitOK || lines[0].Event == nil || lines[0].Event.Data != tour.RequestJA || !hasKanaOrKanji(lines[len(lines)-1].Output.Text) {
+			t.Fatalf("exit %d, first %+v, last %+v; stderr %s", code, lines[0].Event, lines[len(lines)-1].Output, stderr)
+		}
+	})
+	t.Run("compare mode", func(t *testing.T) {
+		parallel, _ := offline.LessonByName("parallel")
+		code, lines, stderr := runJSON(t, "", "--offline", "--lang", "ja", "--compare=gemini,llama", "--lesson", "parallel")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		answers := map[string]string{}
+		for _, l := range lines {
+			if l.Event != nil && l.Event.Data != parallel.RequestJA {
+				t.Errorf("run %s got %q", l.Run, l.Event.Data)
+			}
+			if l.Output != nil {
+				answers[l.Run] = l.Output.Text
+			}
+		}
+		if len(answers) != 2 || !strings.Contains(answers["gemini"], "1 回の返答の中の 2 つのツール呼び出し") ||
+			!strings.Contains(answers["llama"], "ファイルを 1 つずつ読みました") {
+			t.Errorf("answers: %q", answers)
+		}
+	})
+	t.Run("the glass box", func(t *testing.T) {
+		p, runs, cfg := openGlassBox(t, "--offline", "--sim-latency", "0", "--lang", "ja", "--lesson", "write-file")
+		lessons := offline.Lessons()
+		if len(cfg.Lessons) != len(lessons) {
+			t.Fatalf("%d lessons offered, want %d", len(cfg.Lessons), len(lessons))
+		}
+		for i, l := range lessons {
+			if got := cfg.Lessons[i]; got.Title != l.TitleJA || got.Request != l.RequestJA {
+				t.Errorf("lesson %s offered as %q / %q", l.Name, got.Title, got.Request)
+			}
+		}
+		p.send(tea.KeyMsg{Type: tea.KeyEnter}) // the lesson's request
+		p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}})
+		p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'y'}}) // approve the write
+		h := runs[0].Engine.History()
+		write, _ := offline.LessonByName("write-file")
+		if len(h) < 4 || h[0].Text != write.RequestJA {
+			t.Fatalf("the conversation: %+v", h)
+		}
+		answered := false
+		for _, m := range h[1:] {
+			if m.Role != history.RoleAssistant {
+				continue
+			}
+			if m.Thought != "" && !hasKanaOrKanji(m.Thought) {
+				t.Errorf("thought %q is not Japanese", m.Thought)
+			}
+			if m.Text != "" {
+				answered = hasKanaOrKanji(m.Text) && strings.Contains(m.Text, "farewell.py を作りました")
+			}
+		}
+		if !answered {
+			t.Errorf("no Japanese answer in %+v", h)
+		}
+	})
+}
+
+// TestInstructorGuidesListTheLessons: the instructor guides' lesson tables
+// are the lessons as the code has them — the English guide with the
+// English title and request, the Japanese guide with the Japanese title and
+// both requests.
+func TestInstructorGuidesListTheLessons(t *testing.T) {
+	en, err := os.ReadFile("docs/instructor-guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, err := os.ReadFile("docs/ja/instructor-guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range offline.Lessons() {
+		if row := "| `" + l.Name + "` | " + l.Title + " | " + l.Request + " |"; !strings.Contains(string(en), row) {
+			t.Errorf("docs/instructor-guide.md lacks the row %s", row)
+		}
+		if row := "| `" + l.Name + "` | " + l.TitleJA + " | " + l.RequestJA + " | " + l.Request + " |"; !strings.Contains(string(ja), row) {
+			t.Errorf("docs/ja/instructor-guide.md lacks the row %s", row)
+		}
 	}
 }

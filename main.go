@@ -341,7 +341,7 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
 	fromBus := false
 	if prompt == "" && c.Resume == "" && bf.addr == "" {
-		prompt, fromBus = lesson.Request, lesson.FromBus
+		prompt, fromBus = lesson.RequestIn(c.Lang), lesson.FromBus
 	}
 	c.Request, c.Version = prompt, version
 	if err := c.DefaultSession(os.Getenv); err != nil {
@@ -693,13 +693,29 @@ func fail(stderr io.Writer, name string, err error) int {
 	return exitProvider
 }
 
+// listLessons is `glassbox lessons [--lang en|ja]`: each lesson's name and
+// its title in the chosen language (--lang, else the locale).
 func listLessons(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	fs := flag.NewFlagSet("glassbox lessons", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	flagLang := fs.String("lang", "", "the language of the titles: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "glassbox lessons: takes no arguments")
 		return exitUsage
 	}
-	for _, l := range offline.Lessons() {
-		fmt.Fprintf(stdout, "%s\t%s\n", l.Name, l.Title)
+	l, err := lang.Choose(*flagLang, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "glassbox lessons: --lang: %v\n", err)
+		return exitUsage
+	}
+	for _, lesson := range offline.Lessons() {
+		fmt.Fprintf(stdout, "%s\t%s\n", lesson.Name, lesson.TitleIn(l.String()))
 	}
 	return exitOK
 }

@@ -35,7 +35,10 @@ type traceLine struct {
 	To        string `json:"to"`
 	Edge      string `json:"edge"`
 	Iteration int    `json:"iteration"`
-	LLM       *struct {
+	Event     *struct {
+		Data string `json:"data"`
+	} `json:"event"`
+	LLM *struct {
 		Provider   string `json:"provider"`
 		Backend    string `json:"backend"`
 		StopReason string `json:"stop_reason"`

@@ -95,31 +95,3 @@ func Target(from State, edge Edge) (State, bool) {
 	}
 	return "", false
 }
-
-// Explain is a one-line, plain-language account of what happens in a state,
-// for the diagram's "what is happening now" line and the docs.
-func Explain(s State) string {
-	switch s {
-	case WaitingForEvent:
-		return "Waiting for an event: type a request; once one is queued, the next step takes it (new_event)."
-	case AssemblingContext:
-		return "Assembling context: system prompt + history + tool definitions + the latest event."
-	case AwaitingLLMResponse:
-		return "THINK: the context is assembled; the next step sends it to the model and waits for the reply."
-	case CheckingPolicy:
-		return "Security layer: the rules decide ALLOW, DENY or ask the person."
-	case AwaitingUserConfirmation:
-		return "A rule asked for a person: approve or deny this exact call."
-	case ExecutingTool:
-		return "ACT: the tool runs inside the workspace sandbox."
-	case RecordingResult:
-		return "OBSERVE: the tool's result is added to the context."
-	case RecordingError:
-		return "OBSERVE (error): the problem is written into the context so the model can repair itself."
-	case DeliveringOutput:
-		return "The final answer goes back to whoever sent the event."
-	case Halted:
-		return "Halted: the iteration limit or a provider failure stopped this event."
-	}
-	return string(s)
-}

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -23,7 +21,7 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		// The step waits for the person: stepping (or answering) brings
 		// the dialog back; the key itself answers nothing.
 		r.hidden = false
-		m.notice = "the dialog is back: answer it there"
+		m.notice = m.cfg.Lang.T("the dialog is back: answer it there")
 		return m, nil
 	}
 	// Keys that mean something else in one pane come first.
@@ -116,11 +114,11 @@ func (m *Model) pause(tea.KeyMsg) tea.Cmd {
 	for _, r := range m.targets() {
 		if r.busy && r.mode != runOne {
 			r.pauseAsked = true
-			m.notice = "pausing after this transition…"
+			m.notice = m.cfg.Lang.T("pausing after this transition…")
 		}
 	}
 	if m.notice == "" {
-		m.notice = "nothing to pause: p stops a run of steps (i or c) after the transition in flight"
+		m.notice = m.cfg.Lang.T("nothing to pause: p stops a run of steps (i or c) after the transition in flight")
 	}
 	return nil
 }
@@ -158,7 +156,7 @@ func (m *Model) focusBack(tea.KeyMsg) tea.Cmd {
 // of each run, side by side), or back.
 func (m *Model) zoom(tea.KeyMsg) tea.Cmd {
 	if !m.zoomed && m.computeLayout().mode == layoutTabs {
-		m.notice = "each pane already fills the screen here (z zooms from 120 columns)"
+		m.notice = m.cfg.Lang.T("each pane already fills the screen here (z zooms from 120 columns)")
 		return nil
 	}
 	m.zoomed = !m.zoomed
@@ -198,9 +196,9 @@ func (m *Model) nextExchange(tea.KeyMsg) tea.Cmd {
 		es := r.live.exchangeStep(r.live.selectedIndex())
 		switch {
 		case es < 0:
-			m.notice = "x: no model call yet, so no HTTP exchange to switch to"
+			m.notice = m.cfg.Lang.T("x: no model call yet, so no HTTP exchange to switch to")
 		case len(r.live.steps[es].t.Exchanges) < 2:
-			m.notice = "x: this model call made one HTTP exchange (retries make more)"
+			m.notice = m.cfg.Lang.T("x: this model call made one HTTP exchange (retries make more)")
 		default:
 			r.payload.nextExchange(len(r.live.steps[es].t.Exchanges))
 		}
@@ -219,12 +217,12 @@ func (m *Model) toggleBreakpoint(tea.KeyMsg) tea.Cmd {
 		}
 	}
 	if !r.diag.breakpoints[s] {
-		m.notice = "breakpoint removed from " + string(s)
+		m.notice = m.cfg.Lang.F("breakpoint removed from %s", s)
 		return nil
 	}
-	m.notice = fmt.Sprintf("breakpoint on %s: i and c stop when the loop enters it", s)
+	m.notice = m.cfg.Lang.F("breakpoint on %s: i and c stop when the loop enters it", s)
 	if m.pane != paneDiagram {
-		m.notice += " (to pick another state: tab to State machine, ←/→, b)"
+		m.notice += m.cfg.Lang.T(" (to pick another state: tab to State machine, ←/→, b)")
 	}
 	return nil
 }
@@ -239,9 +237,9 @@ func (m *Model) cycleRun() {
 	}
 	if m.focus >= 0 {
 		m.shown = m.focus
-		m.notice = "keys act on " + m.runs[m.focus].title() + " alone (tab: next)"
+		m.notice = m.cfg.Lang.F("keys act on %s alone (tab: next)", m.runs[m.focus].title())
 	} else {
-		m.notice = "keys act on both runs (tab picks one; v shows the other run)"
+		m.notice = m.cfg.Lang.T("keys act on both runs (tab picks one; v shows the other run)")
 	}
 	m.syncSizes()
 }
@@ -252,12 +250,12 @@ func (m *Model) cycleRun() {
 func (m *Model) lookAtNextRun(tea.KeyMsg) tea.Cmd {
 	switch {
 	case !m.compare():
-		m.notice = "v shows the other run in compare mode (--compare)"
+		m.notice = m.cfg.Lang.T("v shows the other run in compare mode (--compare)")
 	case m.focus >= 0:
-		m.notice = "the keys act on " + m.runs[m.focus].title() + " alone, so it stays on screen: tab back to both runs first (z on a pane shows it for both runs)"
+		m.notice = m.cfg.Lang.F("the keys act on %s alone, so it stays on screen: tab back to both runs first (z on a pane shows it for both runs)", m.runs[m.focus].title())
 	default:
 		m.shown = (m.shown + 1) % len(m.runs)
-		m.notice = "showing " + m.runs[m.shown].title() + " — the keys still act on both runs (tab picks one)"
+		m.notice = m.cfg.Lang.F("showing %s — the keys still act on both runs (tab picks one)", m.runs[m.shown].title())
 		m.syncSizes()
 	}
 	return nil

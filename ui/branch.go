@@ -1,7 +1,5 @@
 package ui
 
-import "fmt"
-
 // A fork or an abandoned event leaves steps behind. They are not lost: the
 // session file keeps them, and the glass box keeps them too, so a learner
 // can look at the road not taken (B) beside the one the run is on.
@@ -48,10 +46,10 @@ func (m *Model) toggleBranch() {
 	r := m.cur()
 	switch {
 	case r.busy:
-		m.notice = "a step is in flight: B shows an abandoned branch once it is done"
+		m.notice = m.cfg.Lang.T("a step is in flight: B shows an abandoned branch once it is done")
 		return
 	case len(r.branches) == 0:
-		m.notice = "no abandoned branch: f (fork) and A (abandon) leave one behind"
+		m.notice = m.cfg.Lang.T("no abandoned branch: f (fork) and A (abandon) leave one behind")
 		return
 	}
 	next := len(r.branches) - 1
@@ -59,7 +57,7 @@ func (m *Model) toggleBranch() {
 		next = r.viewing.index - 1
 		r.leaveBranch()
 		if next < 0 {
-			m.notice = "back on the run's own line"
+			m.notice = m.cfg.Lang.T("back on the run's own line")
 			return
 		}
 	}
@@ -74,7 +72,7 @@ func (m *Model) toggleBranch() {
 	if s := r.live.selected(); s != nil {
 		r.payload.follow(&s.t)
 	}
-	m.notice = fmt.Sprintf("abandoned branch %d of %d (from step #%d, %d step%s): [ ] move through it; B shows the one before; a step key returns", next+1, len(r.branches), b.from, len(b.steps), plural(len(b.steps)))
+	m.notice = m.cfg.Lang.F("abandoned branch %d of %d (from step #%d, %d step%s): [ ] move through it; B shows the one before; a step key returns", next+1, len(r.branches), b.from, len(b.steps), plural(len(b.steps)))
 	m.syncSizes()
 }
 
@@ -83,7 +81,7 @@ func (m *Model) toggleBranch() {
 func (m *Model) inBranch() bool {
 	for _, r := range m.targets() {
 		if r.viewing != nil {
-			m.notice = "this is an abandoned branch, shown to look at: B (until it is gone) or a step key returns to the run's own line"
+			m.notice = m.cfg.Lang.T("this is an abandoned branch, shown to look at: B (until it is gone) or a step key returns to the run's own line")
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/bus"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // busArrivedMsg: the MCP bus queued a request in run's engine.
@@ -60,9 +61,9 @@ func (m Model) busArrived(msg busArrivedMsg) (tea.Model, tea.Cmd) {
 	if m.inputFocused && m.input.Value() == "" {
 		m.focusPane(m.pane) // nothing typed is lost: the stepper keys work at once
 	}
-	m.notice = "a request arrived from the MCP bus — space takes it (new_event), c runs it to its answer; the caller waits for the answer"
+	m.notice = m.cfg.Lang.T("a request arrived from the MCP bus — space takes it (new_event), c runs it to its answer; the caller waits for the answer")
 	if m.inputFocused {
-		m.notice = "a request arrived from the MCP bus — esc, then space takes it; the caller waits for the answer"
+		m.notice = m.cfg.Lang.T("a request arrived from the MCP bus — esc, then space takes it; the caller waits for the answer")
 	}
 	if !r.listens {
 		return m, nil
@@ -72,6 +73,6 @@ func (m Model) busArrived(msg busArrivedMsg) (tea.Model, tea.Cmd) {
 
 // busNote is History's line for an event that was not typed here: where it
 // came from.
-func busNote(ev loop.Event) string {
-	return "request from the " + ev.Source + " source: " + ev.From
+func busNote(l lang.Lang, ev loop.Event) string {
+	return l.F("request from the %s source: %s", ev.Source, ev.From)
 }

@@ -22,7 +22,7 @@ func (m Model) runBarView(w int) string {
 	for i, r := range m.runs {
 		name := " " + r.title() + " "
 		if i == m.cur().id {
-			name = " ▶ showing " + r.title() + " "
+			name = " ▶ " + m.cfg.Lang.F("showing %s", r.title()) + " "
 		}
 		st := m.th.Muted
 		if i == m.cur().id {
@@ -30,9 +30,9 @@ func (m Model) runBarView(w int) string {
 		}
 		parts = append(parts, st.Render(name))
 	}
-	hint := "keys act on both runs · tab picks one · v shows the other run · z: a pane of both"
+	hint := m.cfg.Lang.T("keys act on both runs · tab picks one · v shows the other run · z: a pane of both")
 	if m.focus >= 0 {
-		hint = "keys act on " + m.runs[m.focus].title() + " alone · tab: next"
+		hint = m.cfg.Lang.F("keys act on %s alone · tab: next", m.runs[m.focus].title())
 	}
 	return ansi.Truncate(strings.Join(parts, m.th.Muted.Render("│"))+m.th.Muted.Render("  "+hint), w, "…")
 }
@@ -45,7 +45,7 @@ func (m Model) runHeadView(i, w int) string {
 	state, _ := r.shownState()
 	name := r.title()
 	if r.label != "" {
-		name = r.label
+		name = m.cfg.Lang.Dyn(r.label)
 	}
 	head := fmt.Sprintf(" %s · %s %s · %s ", name, r.model, strings.ToUpper(r.backend), r.stateLabel(lk, state))
 	st := m.th.Bold
@@ -77,7 +77,7 @@ func (m Model) statusView(w int) string {
 		if t != nil && r.live.travelling() {
 			iteration = t.Iteration
 		}
-		seg := th.StatusKey.Render(" "+r.title()+" ") + th.StatusBar.Render(fmt.Sprintf(" %s · iter %d/%d · %s ", r.stateLabel(lk, state), iteration, r.maxIter, strings.ToUpper(r.backend)))
+		seg := th.StatusKey.Render(" "+r.title()+" ") + th.StatusBar.Render(m.cfg.Lang.F(" %s · iter %d/%d · %s ", r.stateLabel(lk, state), iteration, r.maxIter, strings.ToUpper(r.backend)))
 		if r.live.travelling() {
 			seg = th.Current.Render(fmt.Sprintf(" ◀ %d/%d ", r.live.selectedIndex()+1, len(r.live.steps))) + seg
 		}
@@ -161,15 +161,15 @@ func (m *Model) travelByCall(delta int) {
 	}
 	switch {
 	case most == 0:
-		m.notice = "no model call yet: [ and ] move between the runs' model calls"
+		m.notice = m.cfg.Lang.T("no model call yet: [ and ] move between the runs' model calls")
 		return
 	case target < 1:
 		target = 1
-		m.notice = "this is the first model call of both runs"
+		m.notice = m.cfg.Lang.T("this is the first model call of both runs")
 	case target > most:
-		m.notice = "back to the present in both runs"
+		m.notice = m.cfg.Lang.T("back to the present in both runs")
 	default:
-		m.notice = fmt.Sprintf("model call %d of each run, side by side ([ ] move both; tab picks one run to move step by step)", target)
+		m.notice = m.cfg.Lang.F("model call %d of each run, side by side ([ ] move both; tab picks one run to move step by step)", target)
 	}
 	for _, r := range m.runs {
 		r.showCall(target)

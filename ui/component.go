@@ -3,6 +3,9 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // component is a pane, in the shape of soft-serve's common.Component: the
@@ -17,8 +20,8 @@ import (
 // the layout where it goes on screen.
 type component interface {
 	// title is the pane's name on its frame; shortTitle on a narrow tab bar.
-	title() string
-	shortTitle() string
+	title(l lang.Lang) string
+	shortTitle(l lang.Lang) string
 	// sync settles the pane for a content area of in (inside its frame):
 	// caches, scroll clamps, following the step shown. Update calls it;
 	// view only reads.
@@ -70,12 +73,12 @@ func (r *runView) pane(p paneID) component { return r.panes[p] }
 
 // tabTitles are the names on the tab bar at width w: full names when they
 // fit, short ones otherwise.
-func tabTitles(w int) [numPanes]string {
+func tabTitles(w int, l lang.Lang) [numPanes]string {
 	var full, short [numPanes]string
 	n := 0
 	for p := range paneKinds {
-		full[p], short[p] = paneTitle(paneID(p)), paneKinds[p](nil).shortTitle()
-		n += len(full[p]) + 3
+		full[p], short[p] = paneTitle(paneID(p), l), paneKinds[p](nil).shortTitle(l)
+		n += ansi.StringWidth(full[p]) + 3
 	}
 	if n <= w {
 		return full
@@ -84,4 +87,4 @@ func tabTitles(w int) [numPanes]string {
 }
 
 // paneTitle is pane p's name on its frame.
-func paneTitle(p paneID) string { return paneKinds[p](nil).title() }
+func paneTitle(p paneID, l lang.Lang) string { return paneKinds[p](nil).title(l) }

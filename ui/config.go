@@ -11,6 +11,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // ConfigFor is what the glass box shows of the runs glassbox opened
@@ -21,13 +22,18 @@ import (
 func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) (Config, error) {
 	cfg := Config{Lesson: lesson, NoColor: os.Getenv("NO_COLOR") != "", Sandbox: tools.SandboxStatus()}
 	if len(runs) > 0 {
+		cfg.Lang = lang.Lang(runs[0].Config.Lang)
 		cfg.Sandbox = runs[0].Sandbox() // with the policy's network setting
 	}
 	for _, d := range backend.Dialects() {
 		cfg.Dialects = append(cfg.Dialects, d.Name)
 	}
+	language := "" // the lessons' titles and requests in the runs' language (--lang)
+	if len(runs) > 0 {
+		language = runs[0].Config.Lang
+	}
 	for _, l := range offline.Lessons() {
-		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects, FromBus: l.FromBus})
+		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.TitleIn(language), Request: l.RequestIn(language), Dialects: l.Dialects, FromBus: l.FromBus})
 	}
 	for _, r := range runs {
 		rc := RunConfig{
@@ -37,7 +43,8 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 			Banner:        r.Backend.Describe(),
 			Backend:       r.Backend.Kind,
 			BackendReason: r.Backend.Reason,
-			Workspace:     r.WorkspaceLabel(),
+			Workspace:     workspaceLabel(cfg.Lang, r),
+			Temporary:     r.Temporary,
 			// Every run is on the MCP bus, reached in-process by the
 			// mcp-bus lesson and, with --mcp-listen, over HTTP.
 			Bus: bus.New(bus.Options{Version: r.Config.Version, Secrets: r.Config.Env.Secrets()}),
@@ -73,4 +80,22 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 		cfg.Session = runs[0].Session.Path
 	}
 	return cfg, nil
+}
+
+// workspaceLabel is the workspace as a person reads it
+// (agentrun.Run.WorkspaceLabel), in language l.
+func workspaceLabel(l lang.Lang, r *agentrun.Run) string {
+	if l != lang.JA {
+		return r.WorkspaceLabel()
+	}
+	root := r.Workspace.Root()
+	switch {
+	case r.Temporary && r.Config.Workspace != "":
+		return l.F("%s (this run's own copy of %s, removed on exit)", root, r.Config.Workspace)
+	case r.Temporary:
+		return l.F("%s (a fresh copy of the sample project, removed on exit; --workspace DIR keeps the files)", root)
+	case r.Config.KeepWorkspace != "":
+		return l.F("%s (kept with the session)", root)
+	}
+	return root
 }

@@ -6,22 +6,24 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // decidingMarks are, for each edge the model's reply decides, what to look
 // for in the Raw payload's lines, first match first: the bytes that made the
 // loop take that edge. Gemini's functionCall part or finishReason, Ollama's
-// tool_calls or done_reason, JSON mode's parsed object, the parse error.
+// tool_calls or done_reason, JSON mode's parsed object, the parse error. A
+// mark that is the pane's own words is looked for in the pane's language.
 var decidingMarks = map[loop.Edge][]string{
-	loop.EdgeToolCall:          {"2 · the JSON extracted", `"functionCall"`, `"tool_calls"`},
-	loop.EdgeFinalAnswer:       {"2 · the JSON extracted", `"finishReason"`, `"done_reason"`, `"finish_reason"`},
+	loop.EdgeToolCall:          {"2 · the JSON extracted from it", `"functionCall"`, `"tool_calls"`},
+	loop.EdgeFinalAnswer:       {"2 · the JSON extracted from it", `"finishReason"`, `"done_reason"`, `"finish_reason"`},
 	loop.EdgeMalformedResponse: {"✗ ", `"finishReason"`, `"done_reason"`, `"finish_reason"`},
 	loop.EdgeLLMFailure:        {`"error"`, "error"},
 }
 
 // decidingLine is the index of the line of a payload page that decided
 // edge, or -1.
-func decidingLine(lines []string, edge loop.Edge) int {
+func decidingLine(lines []string, edge loop.Edge, l lang.Lang) int {
 	marks := decidingMarks[edge]
 	if len(marks) == 0 {
 		return -1
@@ -31,6 +33,7 @@ func decidingLine(lines []string, edge loop.Edge) int {
 		plain[i] = ansi.Strip(ln)
 	}
 	for _, mk := range marks {
+		mk = l.Dyn(mk)
 		for i, ln := range plain {
 			if strings.Contains(ln, mk) {
 				return i

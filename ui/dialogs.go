@@ -84,7 +84,7 @@ func (d confirmDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 func (d confirmDialog) box(m Model, w, h int) (string, []string) {
-	return "Confirm: " + d.r.confirm.req.confirm.Call.Name + m.runOf(d.r), d.r.confirm.view(m.th, m.help, m.confirmKeys, w, h)
+	return m.cfg.Lang.F("Confirm: %s", d.r.confirm.req.confirm.Call.Name) + m.runOf(d.r), d.r.confirm.view(m.th, m.cfg.Lang, m.help, m.confirmKeys, w, h)
 }
 
 func (d confirmDialog) keys(m Model) help.KeyMap {
@@ -103,7 +103,7 @@ func (d askDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 func (d askDialog) box(m Model, w, h int) (string, []string) {
-	return "Question from the agent" + m.runOf(d.r), d.r.ask.view(m.th, m.help, m.askKeys, w, h)
+	return m.cfg.Lang.T("Question from the agent") + m.runOf(d.r), d.r.ask.view(m.th, m.cfg.Lang, m.help, m.askKeys, w, h)
 }
 
 func (d askDialog) keys(m Model) help.KeyMap { return bindings(d.r.ask.keys(m.askKeys)) }
@@ -113,7 +113,7 @@ func (m Model) runOf(r *runView) string {
 	if !m.compare() {
 		return ""
 	}
-	return " — " + r.title() + " run"
+	return " — " + m.cfg.Lang.F("%s run", r.title())
 }
 
 // bindings makes a list of keys a help.KeyMap.
@@ -152,8 +152,10 @@ func (helpDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 	return m, nil
 }
 
-func (helpDialog) box(m Model, w, h int) (string, []string) { return "Keys", m.helpView(w, h) }
-func (helpDialog) keys(m Model) help.KeyMap                 { return m.helpKeys }
+func (helpDialog) box(m Model, w, h int) (string, []string) {
+	return m.cfg.Lang.T("Keys"), m.helpView(w, h)
+}
+func (helpDialog) keys(m Model) help.KeyMap { return m.helpKeys }
 
 // quitDialog is "quit glassbox?", asked on the help line.
 type quitDialog struct{}
@@ -174,7 +176,7 @@ func (l *lessonMenu) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 
 func (l *lessonMenu) box(m Model, w, h int) (string, []string) {
 	lessons := m.offered()
-	return "Lessons", l.view(m.th, m.help, m.lessonKeys, lessons, w, min(h, len(lessons)+5))
+	return m.cfg.Lang.T("Lessons"), l.view(m.th, m.cfg.Lang, m.help, m.lessonKeys, lessons, w, min(h, len(lessons)+5))
 }
 
 func (l *lessonMenu) keys(m Model) help.KeyMap { return m.lessonKeys }
@@ -185,12 +187,13 @@ func (q *forkQuestion) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 }
 
 func (q *forkQuestion) box(m Model, w, _ int) (string, []string) {
-	what := "Fork anyway? The conversation goes back to the step; the files stay as they are now."
-	title := "Fork: the files cannot go back"
+	l := m.cfg.Lang
+	what := l.T("Fork anyway? The conversation goes back to the step; the files stay as they are now.")
+	title := l.T("Fork: the files cannot go back")
 	if q.abandon {
-		title, what = "Abandon: the files cannot go back", "Abandon the event anyway? The conversation goes back to before it; the files stay as they are now."
+		title, what = l.T("Abandon: the files cannot go back"), l.T("Abandon the event anyway? The conversation goes back to before it; the files stay as they are now.")
 	}
-	content := wrapLines("The workspace cannot be put back as it was at this step: "+q.reason+".", w)
+	content := wrapLines(l.F("The workspace cannot be put back as it was at this step: %s.", workspaceReason(l, q.reason)), w)
 	hk := m.help
 	hk.Width = w
 	content = append(content, "")
@@ -207,14 +210,14 @@ func (o *ontoMenu) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 
 func (o *ontoMenu) box(m Model, w, _ int) (string, []string) {
 	s := o.run.live.selected()
-	content := wrapLines(fmt.Sprintf("Continue %s from step #%d with another provider: the conversation carries over in its neutral form; what cannot (Gemini's thought signatures, JSON-mode replies as written) is dropped with a note.", o.run.title(), s.t.Seq), w)
+	content := wrapLines(m.cfg.Lang.F("Continue %s from step #%d with another provider: the conversation carries over in its neutral form; what cannot (Gemini's thought signatures, JSON-mode replies as written) is dropped with a note.", o.run.title(), s.t.Seq), w)
 	content = append(content, "")
 	for i, d := range o.options {
 		content = append(content, fmt.Sprintf("  %d) %s", i+1, d))
 	}
 	hk := m.help
 	hk.Width = w
-	return "Fork onto another dialect", append(content, "", hk.View(m.ontoKeys))
+	return m.cfg.Lang.T("Fork onto another dialect"), append(content, "", hk.View(m.ontoKeys))
 }
 
 func (o *ontoMenu) keys(m Model) help.KeyMap { return m.ontoKeys }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 func TestFirstRunWelcomeAndLessonOnEnter(t *testing.T) {
@@ -313,7 +314,7 @@ func TestZoomTabsAndFocus(t *testing.T) {
 		t.Fatal("160×48 should show four panes")
 	}
 	for p := paneID(0); p < numPanes; p++ {
-		contains(t, h.plainView(), paneTitle(p))
+		contains(t, h.plainView(), paneTitle(p, lang.EN))
 	}
 	h.press("z")
 	L = h.m.computeLayout()

@@ -96,7 +96,7 @@ func (m Model) followed(msg followMsg) (tea.Model, tea.Cmd) {
 	}
 	if !msg.ok {
 		r.busy, r.inflight = false, nil
-		r.hist.add(&historyEntry{kind: entryNote, text: "the " + m.cfg.Follow.Who + "'s run has ended; q quits"})
+		r.hist.add(&historyEntry{kind: entryNote, text: m.cfg.Lang.F("the %s's run has ended; q quits", m.whom())})
 		m.clampScrolls()
 		return m, nil
 	}
@@ -125,9 +125,9 @@ func (m *Model) followKey(msg tea.KeyMsg) bool {
 	switch {
 	case key.Matches(msg, k.Step, k.Iteration, k.Continue):
 		if !m.returnToPresent() {
-			m.notice = "you are at the " + m.cfg.Follow.Who + "'s latest step: the next one appears when they take it"
+			m.notice = m.cfg.Lang.F("you are at the %s's latest step: the next one appears when they take it", m.whom())
 		} else {
-			m.notice = "caught up: the " + m.cfg.Follow.Who + "'s latest step"
+			m.notice = m.cfg.Lang.F("caught up: the %s's latest step", m.whom())
 		}
 		return true
 	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict) || k.typing(msg):
@@ -138,8 +138,12 @@ func (m *Model) followKey(msg tea.KeyMsg) bool {
 }
 
 func (m Model) readOnly() string {
-	return "read-only: you follow the " + m.cfg.Follow.Who + "'s run (space catches up · [ ] go back in time · q quits)"
+	return m.cfg.Lang.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", m.whom())
 }
+
+// whom is whom the glass box follows, in its language ("instructor":
+// 講師).
+func (m Model) whom() string { return m.cfg.Lang.Dyn(m.cfg.Follow.Who) }
 
 // changedMsg says Config.Status has something new to show.
 type changedMsg struct{}

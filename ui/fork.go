@@ -4,17 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/charmbracelet/bubbles/key"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Going back and trying again: "fork here" continues a run from the step the
@@ -42,7 +45,7 @@ func (m *Model) returnToPresent() bool {
 		}
 	}
 	if was {
-		m.notice = "back to the present, nothing stepped: you were viewing a past step (press again to step; [ and f fork from a past step)"
+		m.notice = m.cfg.Lang.T("back to the present, nothing stepped: you were viewing a past step (press again to step; [ and f fork from a past step)")
 	}
 	return was
 }
@@ -82,16 +85,16 @@ func (m *Model) fork() tea.Cmd {
 			continue
 		}
 		if r.busy || r.forking {
-			m.notice = "a step is in flight: wait for it (or ctrl+c), then fork"
+			m.notice = m.cfg.Lang.T("a step is in flight: wait for it (or ctrl+c), then fork")
 			return nil
 		}
 		cmds = append(cmds, r.forkCmd(false, nil))
 	}
 	if len(cmds) == 0 {
-		m.notice = "f forks from a past step: go back with [ first (you are at the present)"
+		m.notice = m.cfg.Lang.T("f forks from a past step: go back with [ first (you are at the present)")
 		return nil
 	}
-	m.notice = "forking…"
+	m.notice = m.cfg.Lang.T("forking…")
 	return tea.Batch(cmds...)
 }
 
@@ -180,7 +183,7 @@ func (m Model) forkDone(msg forkDoneMsg) (tea.Model, tea.Cmd) {
 		m.open(&forkQuestion{run: r, reason: we.Reason, onto: msg.onto, abandon: msg.abandon})
 		return m, nil
 	case msg.err != nil:
-		m.notice = forkFailure(msg)
+		m.notice = forkFailure(m.cfg.Lang, msg)
 		return m, nil
 	case msg.abandon:
 		r.abandoned(msg.seq, msg.keepFiles)
@@ -193,35 +196,34 @@ func (m Model) forkDone(msg forkDoneMsg) (tea.Model, tea.Cmd) {
 }
 
 // forkFailure says why f, F or A could not be done.
-func forkFailure(msg forkDoneMsg) string {
+func forkFailure(l lang.Lang, msg forkDoneMsg) string {
 	switch {
 	case msg.onto != nil:
-		return "cannot fork onto " + msg.onto.dialect + ": " + msg.err.Error()
+		return l.F("cannot fork onto %s: %v", msg.onto.dialect, msg.err)
 	case msg.abandon:
-		return "cannot abandon the event: " + msg.err.Error()
+		return l.F("cannot abandon the event: %v", msg.err)
 	}
-	return "cannot fork: " + msg.err.Error()
+	return l.F("cannot fork: %v", msg.err)
 }
 
 // forkNotice says what f, F or A did to run r.
 func (m Model) forkNotice(r *runView, msg forkDoneMsg) string {
-	kept := ""
-	if msg.keepFiles {
-		kept = ", keeping the files as they are now (they could not be put back)"
-	}
+	l := m.cfg.Lang
 	switch {
 	case msg.abandon && msg.keepFiles:
-		return "event abandoned" + kept
+		return l.T("event abandoned, keeping the files as they are now (they could not be put back)")
 	case msg.abandon:
-		return "event abandoned: the loop is back before it took it, the files as they were; space takes the next event"
+		return l.T("event abandoned: the loop is back before it took it, the files as they were; space takes the next event")
+	case msg.onto != nil && msg.keepFiles:
+		return l.F("forked onto %s, keeping the files as they are now (they could not be put back): the conversation carries over (History says what could not); space steps on", msg.onto.dialect)
 	case msg.onto != nil:
-		return "forked onto " + msg.onto.dialect + kept + ": the conversation carries over (History says what could not); space steps on"
+		return l.F("forked onto %s: the conversation carries over (History says what could not); space steps on", msg.onto.dialect)
 	case msg.keepFiles:
-		return "forked" + kept
+		return l.T("forked, keeping the files as they are now (they could not be put back)")
 	case m.compare():
-		return "forked " + r.title() + ": the later steps are abandoned, the files are as they were; space steps on"
+		return l.F("forked %s: the later steps are abandoned, the files are as they were; space steps on", r.title())
 	}
-	return "forked: the later steps are abandoned and the files are as they were then; space steps on from here"
+	return l.T("forked: the later steps are abandoned and the files are as they were then; space steps on from here")
 }
 
 // forkKey answers the fork question: y goes on keeping today's files, n
@@ -236,7 +238,7 @@ func (m *Model) forkKey(q *forkQuestion, msg tea.KeyMsg) tea.Cmd {
 		return q.run.forkCmd(true, q.onto)
 	case key.Matches(msg, m.forkKeys.No):
 		m.close(q)
-		m.notice = "not forked: nothing changed"
+		m.notice = m.cfg.Lang.T("not forked: nothing changed")
 	}
 	return nil
 }
@@ -268,18 +270,18 @@ func (r *runView) forked(i, seq int, keepFiles bool, onto *ontoChoice) {
 	r.live.recount()
 	r.hist.truncate(kept.entries)
 	r.live.state, r.live.iteration, r.live.queued = r.eng.State(), r.eng.Iteration(), r.eng.QueueLen()
-	files := "the workspace's files are back as they were then"
+	files := r.lang.T("the workspace's files are back as they were then")
 	if keepFiles {
-		files = "the workspace's files were kept as they are now"
+		files = r.lang.T("the workspace's files were kept as they are now")
 	}
-	r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
+	r.hist.add(&historyEntry{kind: entryNote, text: r.lang.F(
 		"forked at step #%d: the %d later step%s %s abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), isAre(abandoned), files)})
 	if onto != nil {
 		// The engine's note on what could not carry over (RoleNote).
 		if h := r.eng.History(); len(h) > 0 && h[len(h)-1].Role == history.RoleNote {
 			r.live.addMessage(r.hist, h[len(h)-1])
 		}
-		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("the run continues with %s %s (%s)", r.provider, r.model, onto.dialect)})
+		r.hist.add(&historyEntry{kind: entryNote, text: r.lang.F("the run continues with %s %s (%s)", r.provider, r.model, onto.dialect)})
 	}
 	r.payload.follow(&kept.t)
 	r.calls.reset()
@@ -295,7 +297,7 @@ func (m *Model) abandon() tea.Cmd {
 	var cmds []tea.Cmd
 	for _, r := range m.targets() {
 		if r.busy || r.forking {
-			m.notice = "a step is in flight: wait for it (or ctrl+c), then A abandons the event"
+			m.notice = m.cfg.Lang.T("a step is in flight: wait for it (or ctrl+c), then A abandons the event")
 			return nil
 		}
 		if r.live.state != loop.WaitingForEvent {
@@ -303,7 +305,7 @@ func (m *Model) abandon() tea.Cmd {
 		}
 	}
 	if len(cmds) == 0 {
-		m.notice = "no event is in progress: A abandons one the loop has taken"
+		m.notice = m.cfg.Lang.T("no event is in progress: A abandons one the loop has taken")
 		return nil
 	}
 	return tea.Batch(cmds...)
@@ -329,11 +331,11 @@ func (r *runView) abandoned(seq int, keepFiles bool) {
 	r.live.recount()
 	r.hist.truncate(entries)
 	r.live.state, r.live.iteration, r.live.queued = r.eng.State(), r.eng.Iteration(), r.eng.QueueLen()
-	files := "the workspace's files are back as they were"
+	files := r.lang.T("the workspace's files are back as they were")
 	if keepFiles {
-		files = "the workspace's files were kept as they are now"
+		files = r.lang.T("the workspace's files were kept as they are now")
 	}
-	r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
+	r.hist.add(&historyEntry{kind: entryNote, text: r.lang.F(
 		"event abandoned: the %d step%s taken for it %s gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), isAre(abandoned), files, r.live.queued, plural(r.live.queued))})
 	if s := r.live.selected(); s != nil {
 		r.payload.follow(&s.t)
@@ -351,13 +353,13 @@ func (m *Model) openOnto() {
 	r := m.cur()
 	switch {
 	case r.onto == nil || len(m.cfg.Dialects) == 0:
-		m.notice = "this run cannot switch dialects here (it was not opened by glassbox's own front end)"
+		m.notice = m.cfg.Lang.T("this run cannot switch dialects here (it was not opened by glassbox's own front end)")
 		return
 	case r.busy:
-		m.notice = "a step is in flight: wait for it (or ctrl+c), then fork"
+		m.notice = m.cfg.Lang.T("a step is in flight: wait for it (or ctrl+c), then fork")
 		return
 	case r.live.selected() == nil:
-		m.notice = "F forks onto another dialect from a step: take one first"
+		m.notice = m.cfg.Lang.T("F forks onto another dialect from a step: take one first")
 		return
 	}
 	current := r.dialect()
@@ -396,7 +398,7 @@ func (r *runView) dialect() string {
 func (m *Model) ontoKey(q *ontoMenu, msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, m.ontoKeys.Close) {
 		m.close(q)
-		m.notice = "not forked: nothing changed"
+		m.notice = m.cfg.Lang.T("not forked: nothing changed")
 		return nil
 	}
 	if !key.Matches(msg, m.ontoKeys.Pick) {
@@ -410,7 +412,7 @@ func (m *Model) ontoKey(q *ontoMenu, msg tea.KeyMsg) tea.Cmd {
 	r, dialect := q.run, q.options[i]
 	fork, err := r.forkPoint(true)
 	if err != nil {
-		m.notice = "cannot fork onto " + dialect + ": " + err.Error()
+		m.notice = m.cfg.Lang.F("cannot fork onto %s: %v", dialect, err)
 		return nil
 	}
 	build, base := r.onto, r.base
@@ -437,23 +439,23 @@ func (m *Model) whatIf() tea.Cmd {
 	r := m.cur()
 	switch {
 	case r.busy || r.forking:
-		m.notice = "a step is in flight: what-if edits the context before it is sent"
+		m.notice = m.cfg.Lang.T("a step is in flight: what-if edits the context before it is sent")
 		return nil
 	case r.live.travelling():
-		m.notice = "what-if edits the context about to be sent now: ] back to the present first"
+		m.notice = m.cfg.Lang.T("what-if edits the context about to be sent now: ] back to the present first")
 		return nil
 	case r.live.state != loop.AwaitingLLMResponse:
-		m.notice = "what-if works at AWAITING_LLM_RESPONSE, once the context is assembled and before it is sent (i stops there)"
+		m.notice = m.cfg.Lang.T("what-if works at AWAITING_LLM_RESPONSE, once the context is assembled and before it is sent (i stops there)")
 		return nil
 	}
 	editor := editorCommand()
 	if editor == nil {
-		m.notice = "what-if opens the context in your editor: set $VISUAL or $EDITOR (e.g. EDITOR=nano) and start glassbox again"
+		m.notice = m.cfg.Lang.T("what-if opens the context in your editor: set $VISUAL or $EDITOR (e.g. EDITOR=nano) and start glassbox again")
 		return nil
 	}
 	data, err := r.eng.ExportContext()
 	if err != nil {
-		m.notice = "what-if: " + err.Error()
+		m.notice = m.cfg.Lang.F("what-if: %v", err)
 		return nil
 	}
 	id := r.id
@@ -486,7 +488,7 @@ type whatIfReadyMsg struct {
 // Update.
 func (m Model) whatIfReady(msg whatIfReadyMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
-		m.notice = "what-if: " + msg.err.Error()
+		m.notice = m.cfg.Lang.F("what-if: %v", msg.err)
 		return m, nil
 	}
 	cmd := exec.Command(msg.editor[0], append(msg.editor[1:], msg.path)...)
@@ -529,13 +531,13 @@ func editorCommand() []string {
 func (r *runView) whatIfDone(msg whatIfDoneMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		r.notice = "what-if: the editor failed (" + msg.err.Error() + "); the context is unchanged"
+		r.notice = r.lang.F("what-if: the editor failed (%v); the context is unchanged", msg.err)
 		return nil
 	case msg.readErr != nil:
-		r.notice = "what-if: cannot read the edited context: " + msg.readErr.Error()
+		r.notice = r.lang.F("what-if: cannot read the edited context: %v", msg.readErr)
 		return nil
 	case string(msg.after) == string(msg.before):
-		r.notice = "what-if: nothing changed; space sends the context as it was"
+		r.notice = r.lang.T("what-if: nothing changed; space sends the context as it was")
 		return nil
 	}
 	if err := r.eng.ReplaceContext(msg.after); err != nil {
@@ -543,7 +545,7 @@ func (r *runView) whatIfDone(msg whatIfDoneMsg) tea.Cmd {
 		return nil
 	}
 	r.edit = tools.UnifiedDiff("context (assembled)", "context (edited)", string(msg.before), string(msg.after), 400)
-	r.notice = "what-if: the edited context is what space sends now (the trace marks it \"edited\")"
+	r.notice = r.lang.T("what-if: the edited context is what space sends now (the trace marks it \"edited\")")
 	eng, id := r.eng, r.id
 	return func() tea.Msg {
 		ex, err := eng.PreviewRequest(context.Background())
@@ -558,3 +560,27 @@ type previewMsg struct {
 }
 
 func (m previewMsg) runID() int { return m.run }
+
+// The reasons loop.WorkspaceError gives (loop/checkpoint.go,
+// loop/journal.go), read back so a Japanese screen can say them: a step that
+// may have changed files in a run without a session, and a step whose
+// changes were not copied.
+var (
+	noSessionReason = regexp.MustCompile(`^step (\d+) ran a tool that may have changed files, and this run keeps no session to restore them from$`)
+	noCopyReason    = regexp.MustCompile(`^step (\d+) changed files glassbox kept no copy of \((.*)\)$`)
+)
+
+// workspaceReason is why the workspace cannot go back to a step, in
+// language l; a reason of another shape is shown as the engine wrote it.
+func workspaceReason(l lang.Lang, reason string) string {
+	if l != lang.JA {
+		return reason
+	}
+	if m := noSessionReason.FindStringSubmatch(reason); m != nil {
+		return l.F("step %s ran a tool that may have changed files, and this run keeps no session to restore them from", m[1])
+	}
+	if m := noCopyReason.FindStringSubmatch(reason); m != nil {
+		return l.F("step %s changed files glassbox kept no copy of (%s)", m[1], m[2])
+	}
+	return reason
+}

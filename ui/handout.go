@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -50,16 +49,16 @@ func (m *Model) handout(tea.KeyMsg) tea.Cmd {
 	s := r.live.selected()
 	switch {
 	case m.cfg.Session == "":
-		r.notice = "X: no handout — this glass box keeps no session on disk to write it from"
+		r.notice = r.lang.T("X: no handout — this glass box keeps no session on disk to write it from")
 		return nil
 	case r.viewing != nil:
-		r.notice = "X: this is an abandoned branch; a handout holds the session's own line (B or a step key returns to it)"
+		r.notice = r.lang.T("X: this is an abandoned branch; a handout holds the session's own line (B or a step key returns to it)")
 		return nil
 	case s == nil:
-		r.notice = "X: no step yet — a handout is of a step taken (space takes one)"
+		r.notice = r.lang.T("X: no step yet — a handout is of a step taken (space takes one)")
 		return nil
 	case r.forking:
-		r.notice = "X: the run is going back to a step; press X again once it is there"
+		r.notice = r.lang.T("X: the run is going back to a step; press X again once it is there")
 		return nil
 	}
 	path, secrets, step, id := m.cfg.Session, m.cfg.Secrets, s.t.Seq, r.id
@@ -68,7 +67,7 @@ func (m *Model) handout(tea.KeyMsg) tea.Cmd {
 	if m.cfg.Room != nil {
 		link = m.cfg.Room.Handout
 	}
-	r.notice = fmt.Sprintf("writing a handout of step %d…", step)
+	r.notice = l.F("writing a handout of step %d…", step)
 	return func() tea.Msg {
 		out, err := export.StepFile(path, step, export.HTML, secrets...)
 		msg := handoutMsg{run: id, step: step, path: out, err: err, lang: l}
@@ -82,7 +81,7 @@ func (m *Model) handout(tea.KeyMsg) tea.Cmd {
 // handoutDone says where the handout went, or why it could not be written.
 func (r *runView) handoutDone(msg handoutMsg) {
 	if msg.err != nil {
-		r.notice = fmt.Sprintf("handout of step %d not written: %v", msg.step, msg.err)
+		r.notice = r.lang.F("handout of step %d not written: %v", msg.step, msg.err)
 		return
 	}
 	switch {
@@ -95,7 +94,7 @@ func (r *runView) handoutDone(msg handoutMsg) {
 		r.notice = msg.lang.F("handout of step %d: %s", msg.step, msg.link)
 		r.hist.add(&historyEntry{kind: entryNote, text: msg.lang.F("handout of step %d — open in your browser while the room is served: %s", msg.step, msg.link)})
 	default:
-		r.notice = "handout written: " + msg.path
+		r.notice = msg.lang.F("handout written: %s", msg.path)
 	}
 }
 
@@ -147,27 +146,28 @@ func (m Model) healthLines(w int) []string {
 	var out []string
 	for _, r := range m.runs {
 		h := r.live.health
-		title := "This run's health"
+		l := m.cfg.Lang
+		title := l.T("This run's health")
 		if m.compare() {
-			title = r.title() + "'s health"
+			title = l.F("%s's health", r.title())
 		}
 		out = append(out, m.th.Bold.Render(title))
 		out = append(out, wrapLines(r.live.healthLine, w)...)
 		var more []string
 		if kinds := h.FailureKinds(); kinds != "" {
-			more = append(more, "failures fed back: "+kinds)
+			more = append(more, l.F("failures fed back: %s", kinds))
 		}
 		switch {
 		case r.session == "":
-			more = append(more, "no session on disk")
+			more = append(more, l.T("no session on disk"))
 		case r.sizeErr != "":
-			more = append(more, "session size unknown: "+r.sizeErr)
+			more = append(more, l.F("session size unknown: %s", r.sizeErr))
 		case h.Bytes > 0:
-			what := "session on disk"
+			what := l.F("session on disk: %d bytes", h.Bytes)
 			if m.compare() {
-				what += " (both runs)"
+				what = l.F("session on disk (both runs): %d bytes", h.Bytes)
 			}
-			more = append(more, fmt.Sprintf("%s: %d bytes", what, h.Bytes))
+			more = append(more, what)
 		}
 		for _, s := range more {
 			for _, ln := range wrapLines(s, w) {

@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/cell"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -54,21 +56,21 @@ func (e *historyEntry) foldable() bool {
 }
 
 // render returns the entry's lines, each at most w cells wide.
-func (e *historyEntry) render(th theme.Theme, w int) []string {
+func (e *historyEntry) render(th theme.Theme, l lang.Lang, w int) []string {
 	if e.lines != nil && e.cacheW == w && e.cacheExp == e.expanded {
 		return e.lines
 	}
-	e.lines = e.build(th, max(w, 1))
+	e.lines = e.build(th, l, max(w, 1))
 	e.cacheW, e.cacheExp = w, e.expanded
 	return e.lines
 }
 
-func (e *historyEntry) build(th theme.Theme, w int) []string {
+func (e *historyEntry) build(th theme.Theme, l lang.Lang, w int) []string {
 	switch e.kind {
 	case entryCall:
 		return e.callLines(th, w)
 	case entryResult:
-		return e.resultLines(th, w)
+		return e.resultLines(th, l, w)
 	case entryNote:
 		return styledLines(th.Muted, wrapLines("ℹ "+e.text, w))
 	case entryWelcome:
@@ -76,40 +78,40 @@ func (e *historyEntry) build(th theme.Theme, w int) []string {
 	case entryRetry:
 		return e.retryLines(th, w)
 	case entryEdit:
-		out := []string{"", th.Warning.Bold(true).Render(ansi.Truncate("✎ edited before sending (what-if)", w, "…"))}
-		return append(out, editLines(th, e.edit, w)...)
+		out := []string{"", th.Warning.Bold(true).Render(ansi.Truncate("✎ "+l.T("edited before sending (what-if)"), w, "…"))}
+		return append(out, editLines(th, l, e.edit, w)...)
 	}
-	head, st, text := e.speech(th)
-	return append([]string{"", st.Bold(true).Render(ansi.Truncate(head, w, "…"))}, indented(e.bodyStyle(th), text, w)...)
+	head, st, text := e.speech(th, l)
+	return append([]string{"", st.Bold(true).Render(ansi.Truncate(head, w, "…"))}, indented(e.bodyStyle(th, l), text, w)...)
 }
 
 // speech is how a message that someone said is headed and painted: its
 // header, its colour and its text.
-func (e *historyEntry) speech(th theme.Theme) (head string, st lipgloss.Style, text string) {
+func (e *historyEntry) speech(th theme.Theme, l lang.Lang) (head string, st lipgloss.Style, text string) {
 	switch e.kind {
 	case entryUser:
-		return "● you", th.RoleUser, e.text
+		return "● " + l.T("you"), th.RoleUser, e.text
 	case entryFeedback:
-		return "↺ loop → model (feedback, so it can repair its reply)", th.RoleFeedback, e.text
+		return "↺ loop → model " + l.T("(feedback, so it can repair its reply)"), th.RoleFeedback, e.text
 	case entryAssistant:
 		if strings.TrimSpace(e.text) == "" {
-			return "● assistant", th.RoleAssistant, "(no text)"
+			return "● assistant", th.RoleAssistant, l.T("(no text)")
 		}
 		return "● assistant", th.RoleAssistant, e.text
 	case entryThought:
-		return "● assistant · reasoning", th.Thought, e.text
+		return "● assistant · " + l.T("reasoning"), th.Thought, e.text
 	}
-	return "■ halted", th.Error, e.text
+	return "■ " + l.T("halted"), th.Error, e.text
 }
 
 // bodyStyle paints the text of a message: the person's and the model's
 // words plain, the rest in their header's colour.
-func (e *historyEntry) bodyStyle(th theme.Theme) lipgloss.Style {
+func (e *historyEntry) bodyStyle(th theme.Theme, l lang.Lang) lipgloss.Style {
 	switch e.kind {
 	case entryUser, entryAssistant:
 		return lipgloss.NewStyle()
 	}
-	_, st, _ := e.speech(th)
+	_, st, _ := e.speech(th, l)
 	return st
 }
 
@@ -141,7 +143,7 @@ func (e *historyEntry) callLines(th theme.Theme, w int) []string {
 
 // resultLines is a tool result: its first line folded, or (up to
 // maxExpandedLines of) all of it.
-func (e *historyEntry) resultLines(th theme.Theme, w int) []string {
+func (e *historyEntry) resultLines(th theme.Theme, l lang.Lang, w int) []string {
 	st, mark := th.RoleTool, "←"
 	if e.isError {
 		st, mark = th.Error, "✗"
@@ -150,7 +152,7 @@ func (e *historyEntry) resultLines(th theme.Theme, w int) []string {
 	if !e.expanded {
 		summary := fmt.Sprintf("▸ %s %s: %s", mark, e.name, strings.TrimSpace(lines[0]))
 		if n := len(lines); n > 1 {
-			summary += fmt.Sprintf(" (+%d line%s)", n-1, plural(n-1))
+			summary += " " + l.F("(+%d line%s)", n-1, plural(n-1))
 		}
 		return []string{st.Render(ansi.Truncate(summary, w, "…"))}
 	}
@@ -158,7 +160,7 @@ func (e *historyEntry) resultLines(th theme.Theme, w int) []string {
 	text := e.text
 	if len(lines) > maxExpandedLines {
 		text = strings.Join(lines[:maxExpandedLines], "\n") +
-			fmt.Sprintf("\n… %d more line%s (the Raw payload pane has them all)", len(lines)-maxExpandedLines, plural(len(lines)-maxExpandedLines))
+			"\n… " + l.F("%d more line%s (the Raw payload pane has them all)", len(lines)-maxExpandedLines, plural(len(lines)-maxExpandedLines))
 	}
 	return append(out, indented(lipgloss.NewStyle(), text, w)...)
 }
@@ -189,12 +191,21 @@ func (e *historyEntry) retryLines(th theme.Theme, w int) []string {
 	return out
 }
 
+// editAbout names a message a what-if edit touched (loop.ContextEdit's
+// About: "the request", "the result of read_file") in language l.
+func editAbout(l lang.Lang, about string) string {
+	if name, ok := strings.CutPrefix(about, "the result of "); ok {
+		return l.F("the result of %s", name)
+	}
+	return l.Dyn(about)
+}
+
 // editLines says what a what-if edit changed: each message changed, added
 // or removed, with the lines that differ as the model was sent them.
-func editLines(th theme.Theme, c *loop.ContextEdit, w int) []string {
+func editLines(th theme.Theme, l lang.Lang, c *loop.ContextEdit, w int) []string {
 	var out []string
 	for _, m := range c.Messages {
-		for _, ln := range wrapLines(fmt.Sprintf("%s (message %d) %s:", m.About, m.N, m.Change), w-2) {
+		for _, ln := range wrapLines(l.F("%s (message %d) %s:", editAbout(l, m.About), m.N, l.Dyn(m.Change)), w-2) {
 			out = append(out, "  "+th.Warning.Render(ln))
 		}
 		diff := m.Diff
@@ -208,7 +219,7 @@ func editLines(th theme.Theme, c *loop.ContextEdit, w int) []string {
 		}
 	}
 	if c.System {
-		out = append(out, "  "+th.Warning.Render(ansi.Truncate("the system prompt changed", w-2, "…")))
+		out = append(out, "  "+th.Warning.Render(ansi.Truncate(l.T("the system prompt changed"), w-2, "…")))
 	}
 	return out
 }
@@ -225,7 +236,7 @@ func wrapLines(s string, w int) []string {
 			out = append(out, "")
 			continue
 		}
-		out = append(out, wrapPara(para, w)...)
+		out = append(out, cell.Wrap(para, w)...)
 	}
 	return out
 }
@@ -268,6 +279,7 @@ func prettyJSON(s string) string {
 type historyPane struct {
 	entries []*historyEntry
 	th      theme.Theme
+	lang    lang.Lang
 	w, h    int // content width (without the selection gutter) and height
 
 	sel         int  // selected entry, -1 for none
@@ -277,7 +289,9 @@ type historyPane struct {
 	allExpanded bool
 }
 
-func newHistoryPane() *historyPane { return &historyPane{sel: -1, follow: true} }
+func newHistoryPane(l lang.Lang) *historyPane {
+	return &historyPane{sel: -1, follow: true, lang: l}
+}
 
 func (p *historyPane) len() int { return len(p.entries) }
 
@@ -302,7 +316,7 @@ func (p *historyPane) setSize(th theme.Theme, w, h int) {
 	p.th, p.w, p.h = th, max(w, 1), max(h, 1)
 }
 
-func (p *historyPane) height(i int) int { return len(p.entries[i].render(p.th, p.w)) }
+func (p *historyPane) height(i int) int { return len(p.entries[i].render(p.th, p.lang, p.w)) }
 
 // bottomTop is the window's top when the entry before end is at the bottom.
 func (p *historyPane) bottomTop(end int) (int, int) {
@@ -435,7 +449,7 @@ func (p *historyPane) view(end int, focused bool) []string {
 		mark = p.th.Muted.Render("│") + " "
 	}
 	for i := t; i < end && len(out) < p.h; i++ {
-		lines := p.entries[i].render(p.th, p.w)
+		lines := p.entries[i].render(p.th, p.lang, p.w)
 		start := 0
 		if i == t {
 			start = min(l, len(lines))

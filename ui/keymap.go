@@ -5,6 +5,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // keyMap is every key the glass box answers to. It is data: the handlers
@@ -64,59 +66,62 @@ type keyMap struct {
 	Help    key.Binding
 	Quit    key.Binding
 	Cancel  key.Binding
+
+	l lang.Lang // the language of the keys' help
 }
 
-func newKeyMap() keyMap {
+func newKeyMap(l lang.Lang) keyMap {
 	return keyMap{
-		Step:      key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", "step")),
-		Iteration: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "iteration")),
-		Continue:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "continue")),
-		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
-		Prev:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "back in time")),
-		Next:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "forward")),
-		Fork:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "fork here")),
-		ForkOnto:  key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "fork onto a dialect")),
-		Abandon:   key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "abandon the event")),
-		Branch:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "abandoned branches")),
-		WhatIf:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "what-if edit")),
-		Handout:   key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "handout of the step shown")),
+		l:         l,
+		Step:      key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", l.T("step"))),
+		Iteration: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", l.T("iteration"))),
+		Continue:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", l.T("continue"))),
+		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", l.T("pause"))),
+		Prev:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", l.T("back in time"))),
+		Next:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", l.T("forward"))),
+		Fork:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", l.T("fork here"))),
+		ForkOnto:  key.NewBinding(key.WithKeys("F"), key.WithHelp("F", l.T("fork onto a dialect"))),
+		Abandon:   key.NewBinding(key.WithKeys("A"), key.WithHelp("A", l.T("abandon the event"))),
+		Branch:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", l.T("abandoned branches"))),
+		WhatIf:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", l.T("what-if edit"))),
+		Handout:   key.NewBinding(key.WithKeys("X"), key.WithHelp("X", l.T("handout of the step shown"))),
 
-		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
-		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev pane")),
-		Look:      key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "show the other run")),
-		Zoom:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom")),
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
-		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "top")),
-		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "bottom")),
-		Expand:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "expand/fold")),
-		ExpandAll: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "expand/fold all")),
-		Left:      key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "prev state")),
-		Right:     key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "next state")),
-		Break:     key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "breakpoint")),
-		ReqResp:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "request/response")),
-		Headers:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "headers")),
-		Exchange:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "next exchange")),
+		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", l.T("next pane"))),
+		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", l.T("prev pane"))),
+		Look:      key.NewBinding(key.WithKeys("v"), key.WithHelp("v", l.T("show the other run"))),
+		Zoom:      key.NewBinding(key.WithKeys("z"), key.WithHelp("z", l.T("zoom"))),
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", l.T("up"))),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", l.T("down"))),
+		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", l.T("page up"))),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", l.T("page down"))),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", l.T("top"))),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", l.T("bottom"))),
+		Expand:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", l.T("expand/fold"))),
+		ExpandAll: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", l.T("expand/fold all"))),
+		Left:      key.NewBinding(key.WithKeys("left"), key.WithHelp("←", l.T("prev state"))),
+		Right:     key.NewBinding(key.WithKeys("right"), key.WithHelp("→", l.T("next state"))),
+		Break:     key.NewBinding(key.WithKeys("b"), key.WithHelp("b", l.T("breakpoint"))),
+		ReqResp:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", l.T("request/response"))),
+		Headers:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", l.T("headers"))),
+		Exchange:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", l.T("next exchange"))),
 
-		Input:   key.NewBinding(key.WithKeys("enter", "/"), key.WithHelp("enter,/", "input")),
-		Send:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
-		Newline: key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter", "new line")),
-		Leave:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "leave/close")),
+		Input:   key.NewBinding(key.WithKeys("enter", "/"), key.WithHelp("enter,/", l.T("input"))),
+		Send:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", l.T("send"))),
+		Newline: key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter", l.T("new line"))),
+		Leave:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", l.T("leave/close"))),
 
-		AllowOnce:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "allow once")),
-		AllowSession: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow for session")),
-		Deny:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "deny")),
-		Hide:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "hide the dialog (space brings it back)")),
-		Pick:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "pick")),
+		AllowOnce:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", l.T("allow once"))),
+		AllowSession: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", l.T("allow for session"))),
+		Deny:         key.NewBinding(key.WithKeys("n"), key.WithHelp("n", l.T("deny"))),
+		Hide:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", l.T("hide the dialog (space brings it back)"))),
+		Pick:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", l.T("pick"))),
 
-		Lessons: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "lessons")),
-		Predict: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "predict mode")),
-		Roster:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "room roster")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
-		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel step (twice: quit)")),
+		Lessons: key.NewBinding(key.WithKeys("l"), key.WithHelp("l", l.T("lessons"))),
+		Predict: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", l.T("predict mode"))),
+		Roster:  key.NewBinding(key.WithKeys("R"), key.WithHelp("R", l.T("room roster"))),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", l.T("help"))),
+		Quit:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", l.T("quit"))),
+		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", l.T("cancel step (twice: quit)"))),
 	}
 }
 
@@ -130,7 +135,8 @@ type inputHelp struct{ k keyMap }
 
 func (h inputHelp) ShortHelp() []key.Binding {
 	// Every letter types here: the stepper's keys (? l q …) are one esc away.
-	leave := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "to the stepper keys (there ? lists them all)"))
+	l := h.k.l
+	leave := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", l.T("to the stepper keys (there ? lists them all)")))
 	return []key.Binding{h.k.Send, h.k.Newline, leave, h.k.Cancel}
 }
 func (h inputHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
@@ -150,8 +156,8 @@ func (h stepperHelp) ShortHelp() []key.Binding {
 		b = append(b, own[:min(len(own), 2)]...)
 	}
 	focus := h.k.Focus
-	if h.compare {
-		focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pick run"))
+	if l := h.k.l; h.compare {
+		focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", l.T("pick run")))
 	}
 	return append(b, h.k.Prev, h.k.Next, h.k.Input, focus, h.k.Zoom, h.k.Lessons, h.k.Quit)
 }
@@ -176,10 +182,11 @@ func (k keyMap) FullHelp() [][]key.Binding {
 // forCompare is the key map as the keys work in compare mode: tab picks the
 // run the keys act on, shift+tab the pane, v shows the other run.
 func (k keyMap) forCompare() keyMap {
-	k.Focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pick run: both → one → other"))
-	k.FocusBack = key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "pane"))
-	k.Zoom = key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom: a pane of both runs"))
-	k.Prev = key.NewBinding(key.WithKeys("["), key.WithHelp("[", "back a model call (both runs)"))
+	l := k.l
+	k.Focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", l.T("pick run: both → one → other")))
+	k.FocusBack = key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", l.T("pane")))
+	k.Zoom = key.NewBinding(key.WithKeys("z"), key.WithHelp("z", l.T("zoom: a pane of both runs")))
+	k.Prev = key.NewBinding(key.WithKeys("["), key.WithHelp("[", l.T("back a model call (both runs)")))
 	return k
 }
 
@@ -244,16 +251,17 @@ type confirmKeys struct {
 }
 
 func newConfirmKeys(k keyMap) confirmKeys {
+	l := k.l
 	return confirmKeys{
 		AllowOnce:    k.AllowOnce,
-		AllowSession: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "allow this exact call for the session")),
+		AllowSession: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", l.T("allow this exact call for the session"))),
 		Deny:         k.Deny,
-		Hide:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "hide")),
+		Hide:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", l.T("hide"))),
 		Up:           k.Up,
 		Down:         k.Down,
 		PageUp:       k.PageUp,
 		PageDown:     k.PageDown,
-		Look:         key.NewBinding(key.WithKeys("[", "]", "r", "tab"), key.WithHelp("[ ] r tab", "look behind")),
+		Look:         key.NewBinding(key.WithKeys("[", "]", "r", "tab"), key.WithHelp("[ ] r tab", l.T("look behind"))),
 	}
 }
 
@@ -267,14 +275,16 @@ func (c confirmKeys) FullHelp() [][]key.Binding { return [][]key.Binding{c.Short
 // the answer.
 type askKeys struct {
 	Pick, Move, Answer, Hide key.Binding
+	TypeAnswer               key.Binding // a question without options
 }
 
-func newAskKeys() askKeys {
+func newAskKeys(l lang.Lang) askKeys {
 	return askKeys{
-		Pick:   key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick")),
-		Move:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "choose")),
-		Answer: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "answer (or type your own)")),
-		Hide:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "hide")),
+		TypeAnswer: key.NewBinding(key.WithKeys("enter"), key.WithHelp(l.T("type + enter"), l.T("answer"))),
+		Pick:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", l.T("pick"))),
+		Move:       key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", l.T("choose"))),
+		Answer:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", l.T("answer (or type your own)"))),
+		Hide:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", l.T("hide"))),
 	}
 }
 
@@ -287,7 +297,7 @@ func (a askKeys) FullHelp() [][]key.Binding { return [][]key.Binding{a.ShortHelp
 
 // freeText is the help of a question without options.
 func (a askKeys) freeText() []key.Binding {
-	return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("type + enter", "answer")), a.Hide}
+	return []key.Binding{a.TypeAnswer, a.Hide}
 }
 
 // lessonKeys are the lessons menu's keys.
@@ -295,13 +305,13 @@ type lessonKeys struct {
 	Up, Down, Pick, Number, Close key.Binding
 }
 
-func newLessonKeys() lessonKeys {
+func newLessonKeys(l lang.Lang) lessonKeys {
 	return lessonKeys{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Pick:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "pick (the request goes into the input)")),
-		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick")),
-		Close:  key.NewBinding(key.WithKeys("esc", "l", "q"), key.WithHelp("esc/l/q", "close")),
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", l.T("up"))),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", l.T("down"))),
+		Pick:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", l.T("pick (the request goes into the input)"))),
+		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", l.T("pick"))),
+		Close:  key.NewBinding(key.WithKeys("esc", "l", "q"), key.WithHelp("esc/l/q", l.T("close"))),
 	}
 }
 
@@ -317,9 +327,10 @@ type helpKeys struct {
 }
 
 func newHelpKeys(k keyMap) helpKeys {
+	l := k.l
 	return helpKeys{
 		Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown,
-		Close: key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?/q", "close")),
+		Close: key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?/q", l.T("close"))),
 	}
 }
 
@@ -331,10 +342,10 @@ func (h helpKeys) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHel
 // forkKeys answer "fork anyway?" when the files cannot go back.
 type forkKeys struct{ Yes, No key.Binding }
 
-func newForkKeys() forkKeys {
+func newForkKeys(l lang.Lang) forkKeys {
 	return forkKeys{
-		Yes: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "fork, keeping today's files")),
-		No:  key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "do not fork")),
+		Yes: key.NewBinding(key.WithKeys("y"), key.WithHelp("y", l.T("fork, keeping today's files"))),
+		No:  key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", l.T("do not fork"))),
 	}
 }
 
@@ -344,10 +355,10 @@ func (f forkKeys) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHel
 // ontoKeys drive F's menu of dialects.
 type ontoKeys struct{ Pick, Close key.Binding }
 
-func newOntoKeys() ontoKeys {
+func newOntoKeys(l lang.Lang) ontoKeys {
 	return ontoKeys{
-		Pick:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick the dialect")),
-		Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", "close")),
+		Pick:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", l.T("pick the dialect"))),
+		Close: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc/q", l.T("close"))),
 	}
 }
 
@@ -357,10 +368,10 @@ func (o ontoKeys) FullHelp() [][]key.Binding { return [][]key.Binding{o.ShortHel
 // quitKeys answer "quit glassbox?".
 type quitKeys struct{ Yes, No key.Binding }
 
-func newQuitKeys() quitKeys {
+func newQuitKeys(l lang.Lang) quitKeys {
 	return quitKeys{
-		Yes: key.NewBinding(key.WithKeys("y", "q"), key.WithHelp("y/q", "quit")),
-		No:  key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "stay (any other key too)")),
+		Yes: key.NewBinding(key.WithKeys("y", "q"), key.WithHelp("y/q", l.T("quit"))),
+		No:  key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", l.T("stay (any other key too)"))),
 	}
 }
 

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // handleKey routes a key: ctrl+c first, then the dialog on top (top), then
@@ -69,7 +69,7 @@ func (m Model) typeIntoInput(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	cmd := m.focusInput()
 	next, cmd2 := m.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes})
 	nm := next.(Model)
-	nm.notice = "typing into the input (it had no focus): Enter sends · esc goes back to stepping"
+	nm.notice = m.cfg.Lang.T("typing into the input (it had no focus): Enter sends · esc goes back to stepping")
 	return nm, tea.Batch(cmd, cmd2)
 }
 
@@ -80,17 +80,13 @@ func (m Model) idleKeyNotice(msg tea.KeyMsg) string {
 	var in []string
 	for p, c := range r.panes {
 		if paneID(p) != m.pane && slices.ContainsFunc(c.keys(m.keys), func(b key.Binding) bool { return key.Matches(msg, b) }) {
-			in = append(in, c.title())
+			in = append(in, c.title(m.cfg.Lang))
 		}
 	}
 	if len(in) == 0 {
 		return ""
 	}
-	where := strings.Join(in, ", ")
-	if n := len(in); n > 1 {
-		where = strings.Join(in[:n-1], ", ") + " and " + in[n-1]
-	}
-	return fmt.Sprintf("%s works in %s: tab there first (now: %s)", msg.String(), where, r.pane(m.pane).title())
+	return m.cfg.Lang.F("%s works in %s: tab there first (now: %s)", msg.String(), andList(m.cfg.Lang, in), r.pane(m.pane).title(m.cfg.Lang))
 }
 
 // midEvent is the state of a run that is in the middle of an event, or "":
@@ -134,7 +130,7 @@ func (m Model) quitKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, m.quitKeys.Yes):
 		return m.quit()
 	case key.Matches(msg, m.quitKeys.No):
-		m.notice = "not quitting"
+		m.notice = m.cfg.Lang.T("not quitting")
 		return m, nil
 	case m.keys.typing(msg):
 		return m.typeIntoInput(tea.KeyMsg{Type: tea.KeyRunes, Runes: append([]rune{'q'}, msg.Runes...)})
@@ -155,7 +151,7 @@ func (m Model) interrupt() (tea.Model, tea.Cmd) {
 		}
 	}
 	m.quitPending = true
-	m.notice = "cancelling… (ctrl+c again quits)"
+	m.notice = m.cfg.Lang.T("cancelling… (ctrl+c again quits)")
 	return m, tea.Batch(cmds...)
 }
 
@@ -202,7 +198,7 @@ func (m *Model) send() tea.Cmd {
 	if text == "" {
 		l, ok := m.currentLesson()
 		if !ok || m.lessonSent {
-			m.notice = "type a request first (l opens the lessons)"
+			m.notice = m.cfg.Lang.T("type a request first (l opens the lessons)")
 			return nil
 		}
 		text = l.Request
@@ -226,7 +222,7 @@ func (m *Model) send() tea.Cmd {
 		}
 	}
 	if len(cmds) == 0 {
-		m.notice = "no engine is attached"
+		m.notice = m.cfg.Lang.T("no engine is attached")
 		return nil
 	}
 	m.input.Reset()
@@ -236,11 +232,11 @@ func (m *Model) send() tea.Cmd {
 	m.syncSizes()
 	switch {
 	case m.compare():
-		m.notice = "event queued in both runs — space steps both, tab picks one run, c runs both to the answer"
+		m.notice = m.cfg.Lang.T("event queued in both runs — space steps both, tab picks one run, c runs both to the answer")
 	case m.busy() || m.midEvent() != "":
-		m.notice = "event queued behind the one in progress (" + m.midEvent() + "): space goes on with that one; c runs it to its answer, then this one is next; A abandons it"
+		m.notice = m.cfg.Lang.F("event queued behind the one in progress (%s): space goes on with that one; c runs it to its answer, then this one is next; A abandons it", m.midEvent())
 	default:
-		m.notice = "event queued — press space to take it (new_event), c to run to the answer"
+		m.notice = m.cfg.Lang.T("event queued — press space to take it (new_event), c to run to the answer")
 	}
 	return tea.Batch(cmds...)
 }
@@ -305,11 +301,24 @@ func (m Model) lessonKey(menu *lessonMenu, msg tea.KeyMsg) (tea.Model, tea.Cmd) 
 	m.lessonName = l.Name
 	m.refreshWelcome()
 	m.input.SetValue(l.Request)
-	m.notice = "lesson " + l.Name + ": press Enter to send its request"
+	m.notice = m.cfg.Lang.F("lesson %s: press Enter to send its request", l.Name)
 	if at := m.midEvent(); at != "" {
-		m.notice = "lesson " + l.Name + ": Enter queues its request behind the event in progress (" + at + "), which finishes first (c runs it to its answer; A abandons it)"
+		m.notice = m.cfg.Lang.F("lesson %s: Enter queues its request behind the event in progress (%s), which finishes first (c runs it to its answer; A abandons it)", l.Name, at)
 	}
 	cmd := m.focusInput()
 	m.syncSizes()
 	return m, cmd
+}
+
+// andList joins items as a sentence of language l does: "a, b and c", or
+// 「a、b、c」.
+func andList(l lang.Lang, items []string) string {
+	n := len(items)
+	switch {
+	case l == lang.JA:
+		return strings.Join(items, "、")
+	case n > 1:
+		return strings.Join(items[:n-1], ", ") + " and " + items[n-1]
+	}
+	return strings.Join(items, "")
 }

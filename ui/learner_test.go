@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // paneText is what pane p of run run shows on screen: the plain text of
@@ -74,7 +75,7 @@ func TestCompareShowsEachRunsHistory(t *testing.T) {
 				contains(t, hist, "farewell") // the answer names the file it wrote
 				for _, p := range []paneID{paneDiagram, paneTools, panePayload} {
 					if paneText(h, i, p) == "" {
-						t.Fatalf("%s: %s is not on screen beside History", r.name, paneTitle(p))
+						t.Fatalf("%s: %s is not on screen beside History", r.name, paneTitle(p, lang.EN))
 					}
 				}
 			}

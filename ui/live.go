@@ -6,6 +6,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // liveState is the UI's own copy of what the engine has told it through
@@ -33,6 +34,8 @@ type liveState struct {
 	// healthLine is its String, made when it changes, not at every frame.
 	health     loop.Health
 	healthLine string
+
+	lang lang.Lang // the language of the notes it adds to History
 }
 
 // totals are the running numbers of the status bar. Each step keeps a copy,
@@ -60,8 +63,8 @@ type stepRecord struct {
 	loadErr          string
 }
 
-func newLiveState() *liveState {
-	return &liveState{cursor: -1, healthLine: loop.Health{}.String()}
+func newLiveState(l lang.Lang) *liveState {
+	return &liveState{cursor: -1, healthLine: healthText(l, loop.Health{}), lang: l}
 }
 
 // shownTotals are the status bar's numbers for the step the panes show: the
@@ -139,9 +142,9 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	l.iteration = t.Iteration
 	l.queued = t.QueueLen
 	l.health.Add(t)
-	l.healthLine = l.health.String()
+	l.healthLine = healthText(l.lang, l.health)
 	if t.Event != nil && t.Event.From != "" { // not typed here: say who sent it
-		h.add(&historyEntry{kind: entryNote, text: busNote(*t.Event)})
+		h.add(&historyEntry{kind: entryNote, text: busNote(l.lang, *t.Event)})
 	}
 	if t.Edit != nil { // the model was sent the messages above as a person edited them
 		h.add(&historyEntry{kind: entryEdit, edit: t.Edit})
@@ -156,7 +159,7 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 			if r.Status != 0 {
 				status = fmt.Sprintf("HTTP %d, ", r.Status)
 			}
-			h.add(&historyEntry{kind: entryRetry, name: fmt.Sprintf(
+			h.add(&historyEntry{kind: entryRetry, name: l.lang.F(
 				"retry %d: %swaited %d ms, then sent the request again", r.Attempt, status, r.WaitMS), text: r.Reason})
 		}
 	}
@@ -165,9 +168,9 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	}
 	if t.Output != nil {
 		if t.Output.Halted {
-			h.add(&historyEntry{kind: entryHalt, text: t.Output.Text})
+			h.add(&historyEntry{kind: entryHalt, text: haltText(l.lang, t)})
 		} else {
-			h.add(&historyEntry{kind: entryNote, text: "answer delivered to " + t.Output.Target})
+			h.add(&historyEntry{kind: entryNote, text: l.lang.F("answer delivered to %s", t.Output.Target)})
 		}
 	}
 	if t.HistoryLen > 0 {
@@ -185,13 +188,13 @@ func (l *liveState) recount() {
 	for i := range l.steps {
 		l.health.Add(l.steps[i].t)
 	}
-	l.healthLine = l.health.String()
+	l.healthLine = healthText(l.lang, l.health)
 }
 
 // sized sets the session's size on disk in the health.
 func (l *liveState) sized(n int64) {
 	l.health.Bytes = n
-	l.healthLine = l.health.String()
+	l.healthLine = healthText(l.lang, l.health)
 }
 
 // addMessage turns one history message into History entries: the text, the
@@ -227,4 +230,49 @@ func (l *liveState) addMessage(h *historyPane, msg history.Message) {
 			h.add(&historyEntry{kind: entryResult, name: sanitize(r.Name), text: r.Content, isError: r.IsError})
 		}
 	}
+}
+
+// healthText is h on one line (loop.Health.String) in language l. The
+// Japanese names each count and keeps the call times and the size as
+// loop.Health writes them.
+func healthText(l lang.Lang, h loop.Health) string {
+	if l != lang.JA {
+		return h.String()
+	}
+	parts := []string{
+		l.F("%d calls", h.Calls),
+		l.F("%d retries", h.Retries),
+		l.F("%d failures fed back", h.FedBack()),
+	}
+	if h.Calls > 0 {
+		parts = append(parts, h.CallTimes())
+	}
+	parts = append(parts, l.F("tokens %d→%d", h.In, h.Out))
+	if h.Bytes > 0 {
+		en := h.String()
+		parts = append(parts, en[strings.LastIndex(en, " · ")+len(" · "):]) // the size, "48 KB"
+	}
+	return strings.Join(parts, " · ")
+}
+
+// haltText is why the loop halted, for History: the engine's own words
+// (the trace's output and error.message). A Japanese screen says first, in
+// Japanese, what kind of stop it was; the engine's words follow, as the
+// trace has them.
+func haltText(l lang.Lang, t loop.Transition) string {
+	if l != lang.JA || t.Error == nil {
+		return t.Output.Text
+	}
+	var head string
+	switch t.Error.Kind {
+	case "max_iterations":
+		head = l.T("The iteration limit stopped this event before a final answer (--max-iterations raises it).")
+	case "llm_failure":
+		head = l.T("The model call failed, so this event stopped. The provider's error:")
+	case loop.KindRepeatedFailure:
+		head = l.T("Two replies in a row failed the same way, so the loop stopped instead of feeding the failure back again.")
+	default:
+		return t.Output.Text
+	}
+	return head + "\n" + t.Output.Text
 }

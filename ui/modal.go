@@ -2,7 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -11,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -78,37 +81,40 @@ func (c *confirmModal) update(msg tea.KeyMsg, k confirmKeys) dialogOutcome {
 
 // parts are the dialog's fixed top (the call, the verdict, the rule, why),
 // its scrolling preview and its fixed bottom (the keys), at width w.
-func (c *confirmModal) parts(th theme.Theme, hk help.Model, k confirmKeys, w int) (top, body, bottom []string) {
+func (c *confirmModal) parts(th theme.Theme, l lang.Lang, hk help.Model, k confirmKeys, w int) (top, body, bottom []string) {
 	r := c.req.confirm
-	top = append(top, th.Warning.Render("The security layer asks you before this call runs:"), "")
+	top = append(top, th.Warning.Render(l.T("The security layer asks you before this call runs:")), "")
 	top = append(top, th.RoleTool.Render(ansi.Truncate("  "+sanitize(r.Call.Name+" "+compactJSON(string(r.Call.Args))), w, "…")))
 	top = append(top, "  "+th.Verdict(string(r.Decision.Verdict)).Render(string(r.Decision.Verdict))+
-		th.Muted.Render(" · rule ")+th.Bold.Render(r.Decision.Rule))
-	for _, ln := range wrapLines("why: "+r.Decision.Reason, w-2) {
+		th.Muted.Render(" · "+l.T("rule")+" ")+th.Bold.Render(r.Decision.Rule))
+	for _, ln := range wrapLines(l.F("why: %s", ruleReason(l, r.Decision.Reason)), w-2) {
 		top = append(top, "  "+ln)
 	}
 	preview := r.Preview
 	if strings.TrimSpace(preview) == "" {
 		preview = prettyJSON(string(r.Call.Args))
 	}
-	top = append(top, "", th.Bold.Render("Preview")+th.Muted.Render(" (↑/↓ scroll)"))
+	top = append(top, "", th.Bold.Render(l.T("Preview"))+th.Muted.Render(" "+l.T("(↑/↓ scroll)")))
 
 	hk.Width = w
 	answers := []key.Binding{k.AllowOnce, k.AllowSession, k.Deny}
-	allow := "y or a"
 	if r.Decision.NeedsPerson {
-		answers, allow = []key.Binding{k.AllowOnce, k.Deny}, "y"
+		answers = []key.Binding{k.AllowOnce, k.Deny}
 	}
 	bottom = []string{"", hk.ShortHelpView(answers), hk.ShortHelpView([]key.Binding{k.Hide, k.Look})}
 	if r.Decision.NeedsPerson {
-		note := "No rule can read this call, so you answer it each time: there is no allowing it for the session."
+		note := l.T("No rule can read this call, so you answer it each time: there is no allowing it for the session.")
 		if c.onceOnly {
-			note = "a does not apply here: " + note
+			note = l.F("a does not apply here: %s", note)
 		}
 		bottom = append(bottom, th.Muted.Render(ansi.Truncate(note, w, "…")))
 	}
 	if c.warned {
-		bottom = append(bottom, th.Warning.Render(ansi.Truncate(c.guard+" here denies the call: press "+c.guard+" again to deny, "+allow+" to allow", w, "…")))
+		warn := l.F("%[1]s here denies the call: press %[1]s again to deny, y or a to allow", c.guard)
+		if r.Decision.NeedsPerson {
+			warn = l.F("%[1]s here denies the call: press %[1]s again to deny, y to allow", c.guard)
+		}
+		bottom = append(bottom, th.Warning.Render(ansi.Truncate(warn, w, "…")))
 	}
 	return top, previewLines(th, preview, w-2), bottom
 }
@@ -119,14 +125,14 @@ func (c *confirmModal) room(top, bottom []string, h int) int {
 }
 
 // clamp keeps the preview's scroll inside it for a w×h dialog.
-func (c *confirmModal) clamp(th theme.Theme, hk help.Model, k confirmKeys, w, h int) {
-	top, body, bottom := c.parts(th, hk, k, w)
+func (c *confirmModal) clamp(th theme.Theme, l lang.Lang, hk help.Model, k confirmKeys, w, h int) {
+	top, body, bottom := c.parts(th, l, hk, k, w)
 	c.scroll.clamp(len(body), c.room(top, bottom, h))
 }
 
 // view draws the modal's content in w×h cells (without the frame).
-func (c *confirmModal) view(th theme.Theme, hk help.Model, k confirmKeys, w, h int) []string {
-	top, body, bottom := c.parts(th, hk, k, w)
+func (c *confirmModal) view(th theme.Theme, l lang.Lang, hk help.Model, k confirmKeys, w, h int) []string {
+	top, body, bottom := c.parts(th, l, hk, k, w)
 	room := c.room(top, bottom, h)
 	view := c.scroll.window(body, room)
 	out := append([]string{}, top...)
@@ -135,7 +141,7 @@ func (c *confirmModal) view(th theme.Theme, hk help.Model, k confirmKeys, w, h i
 	}
 	if len(body) > room {
 		first := min(c.scroll.off, len(body)-room)
-		out = append(out, th.Muted.Render(fmt.Sprintf("  … lines %d–%d of %d", first+1, first+len(view), len(body))))
+		out = append(out, th.Muted.Render("  … "+l.F("lines %d–%d of %d", first+1, first+len(view), len(body))))
 		bottom = bottom[1:]
 	}
 	return append(out, bottom...)
@@ -175,12 +181,12 @@ type askModal struct {
 	onceOnly bool
 }
 
-func newAskModal(req *personRequest, startKey string) *askModal {
+func newAskModal(req *personRequest, startKey string, l lang.Lang) *askModal {
 	ti := textinput.New()
-	ti.Prompt = "your answer: "
-	ti.Placeholder = "type it here"
+	ti.Prompt = l.T("your answer: ")
+	ti.Placeholder = l.T("type it here")
 	if len(req.question.Options) > 0 {
-		ti.Placeholder = "type here, or pick an option above"
+		ti.Placeholder = l.T("type here, or pick an option above")
 	}
 	ti.Focus()
 	return &askModal{req: req, text: ti, guard: startKey}
@@ -262,9 +268,9 @@ func (a *askModal) typeKey(msg tea.KeyMsg) {
 	a.text, _ = a.text.Update(msg)
 }
 
-func (a *askModal) view(th theme.Theme, hk help.Model, k askKeys, w, h int) []string {
+func (a *askModal) view(th theme.Theme, l lang.Lang, hk help.Model, k askKeys, w, h int) []string {
 	q := a.req.question
-	out := []string{th.Warning.Render("The agent asks you (ask_user):"), ""}
+	out := []string{th.Warning.Render(l.T("The agent asks you (ask_user):")), ""}
 	for _, ln := range wrapLines(sanitize(q.Text), w-2) {
 		out = append(out, "  "+th.Bold.Render(ln))
 	}
@@ -285,7 +291,7 @@ func (a *askModal) view(th theme.Theme, hk help.Model, k askKeys, w, h int) []st
 	hk.Width = w
 	hint := []string{"", hk.ShortHelpView(a.keys(k))}
 	if a.warned {
-		hint = append(hint, th.Warning.Render(ansi.Truncate("you stepped with "+a.guard+": "+a.guard+" is held back until you type the next letter", w, "…")))
+		hint = append(hint, th.Warning.Render(ansi.Truncate(l.F("you stepped with %[1]s: %[1]s is held back until you type the next letter", a.guard), w, "…")))
 	}
 	if len(out) > h-len(hint) {
 		out = out[len(out)-(h-len(hint)):]
@@ -328,10 +334,10 @@ func (l *lessonMenu) key(msg tea.KeyMsg, k lessonKeys, n int) (int, bool) {
 	return -1, false
 }
 
-func (l *lessonMenu) view(th theme.Theme, hk help.Model, k lessonKeys, lessons []Lesson, w, h int) []string {
-	out := []string{th.Bold.Render("Lessons") + th.Muted.Render(" — the offline tutor model follows one script per lesson"), ""}
+func (l *lessonMenu) view(th theme.Theme, lg lang.Lang, hk help.Model, k lessonKeys, lessons []Lesson, w, h int) []string {
+	out := []string{th.Bold.Render(lg.T("Lessons")) + th.Muted.Render(" — "+lg.T("the offline tutor model follows one script per lesson")), ""}
 	if len(lessons) == 0 {
-		out = append(out, th.Muted.Render("no lessons are bundled with this backend"))
+		out = append(out, th.Muted.Render(lg.T("no lessons are bundled with this backend")))
 	}
 	nameW := 0
 	for _, ls := range lessons {
@@ -351,4 +357,29 @@ func (l *lessonMenu) view(th theme.Theme, hk help.Model, k lessonKeys, lessons [
 	}
 	hk.Width = w
 	return append(out, "", hk.ShortHelpView(k.ShortHelp()))
+}
+
+// builtInReasons are the reasons of the built-in security rules
+// (loop.DefaultPolicy), longest first.
+var builtInReasons = sync.OnceValue(func() []string {
+	var out []string
+	for _, r := range loop.DefaultPolicy().Rules {
+		out = append(out, r.Reason)
+	}
+	out = append(out, loop.DefaultPolicy().Default.Reason)
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+})
+
+// ruleReason is a decision's reason in language l: a built-in rule's own
+// words through the catalog (TestBuiltInReasonsHaveJapanese), what the
+// rule matched after them as it is. A reason from a --policy file is the
+// author's and is shown as written.
+func ruleReason(l lang.Lang, reason string) string {
+	for _, r := range builtInReasons() {
+		if rest, ok := strings.CutPrefix(reason, r); ok && r != "" {
+			return l.Dyn(r) + rest
+		}
+	}
+	return reason
 }

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -88,18 +87,19 @@ func New(cfg Config) Model {
 	m := Model{
 		cfg:        cfg,
 		th:         th,
-		keys:       newKeyMap(),
-		askKeys:    newAskKeys(),
-		lessonKeys: newLessonKeys(),
-		quitKeys:   newQuitKeys(),
-		forkKeys:   newForkKeys(),
-		ontoKeys:   newOntoKeys(),
+		keys:       newKeyMap(cfg.Lang),
+		askKeys:    newAskKeys(cfg.Lang),
+		lessonKeys: newLessonKeys(cfg.Lang),
+		quitKeys:   newQuitKeys(cfg.Lang),
+		forkKeys:   newForkKeys(cfg.Lang),
+		ontoKeys:   newOntoKeys(cfg.Lang),
 		help:       help.New(),
 		drawnHelp:  &helpMemo{},
 		animate:    true,
 		focus:      -1,
 		exec:       tea.ExecProcess,
 		lessonName: cfg.Lesson,
+		pred:       predictState{lang: cfg.Lang},
 	}
 	m.confirmKeys, m.helpKeys = newConfirmKeys(m.keys), newHelpKeys(m.keys)
 	runs := cfg.Runs
@@ -108,7 +108,7 @@ func New(cfg Config) Model {
 			BackendReason: cfg.BackendReason, Banner: cfg.Banner, Workspace: cfg.Workspace}}
 	}
 	for i, rc := range runs {
-		m.runs = append(m.runs, newRunView(i, rc))
+		m.runs = append(m.runs, newRunView(i, rc, cfg.Lang))
 	}
 	m.help.Styles.ShortKey = th.StatusKey
 	m.help.Styles.FullKey = th.StatusKey
@@ -136,7 +136,7 @@ func New(cfg Config) Model {
 		}
 		if len(runs[i].Past) > 0 {
 			m.lessonSent = true // a resumed session is past its first request
-			r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf(
+			r.hist.add(&historyEntry{kind: entryNote, text: cfg.Lang.F(
 				"resumed: the %d step%s above %s the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), plural(len(runs[i].Past)), isAre(len(runs[i].Past)), runs[i].Past[len(runs[i].Past)-1].Seq)})
 		}
 	}
@@ -276,7 +276,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case busArrivedMsg:
 		return m.busArrived(msg)
 	case busCallMsg:
-		m.notice = "the lesson's request could not be sent over the MCP bus: " + msg.err.Error()
+		m.notice = m.cfg.Lang.F("the lesson's request could not be sent over the MCP bus: %v", msg.err)
 		return m, nil
 	case NoticeMsg:
 		return m.notify(msg)
@@ -352,9 +352,9 @@ func (m *Model) step(mode runMode, by string) tea.Cmd {
 	for _, r := range m.targets() {
 		if m.compare() && m.focus < 0 && (r.idle() || r.busy) {
 			if r.busy {
-				r.notice = "busy: waits for its step in flight"
+				r.notice = r.lang.T("busy: waits for its step in flight")
 			} else {
-				r.notice = "idle: waits for the other run"
+				r.notice = r.lang.T("idle: waits for the other run")
 			}
 			continue
 		}
@@ -390,14 +390,14 @@ func (m *Model) focusPane(p paneID) {
 // updatePlaceholder offers the starting lesson until it has been sent.
 func (m *Model) updatePlaceholder() {
 	if m.cfg.Follow != nil {
-		m.input.Placeholder = "read-only: you follow the " + m.cfg.Follow.Who + "'s run · [ ] back in time · space catches up · q quits"
+		m.input.Placeholder = m.cfg.Lang.F("read-only: you follow the %s's run · [ ] back in time · space catches up · q quits", m.whom())
 		return
 	}
 	if l, ok := m.currentLesson(); ok && !m.lessonSent {
-		m.input.Placeholder = "Enter: send the " + l.Name + " lesson — " + firstLineOf(l.Request)
+		m.input.Placeholder = m.cfg.Lang.F("Enter: send the %s lesson — %s", l.Name, firstLineOf(l.Request))
 		return
 	}
-	m.input.Placeholder = "type a request · Enter sends · alt+enter new line · esc, then l: lessons"
+	m.input.Placeholder = m.cfg.Lang.T("type a request · Enter sends · alt+enter new line · esc, then l: lessons")
 }
 
 func (m Model) currentLesson() (Lesson, bool) {

@@ -2,6 +2,9 @@ package ui
 
 import (
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // wheelLines is how far one notch of the mouse wheel scrolls.
@@ -55,7 +58,7 @@ func (m Model) click(L layout, x, y int) (tea.Model, tea.Cmd) {
 	pl, onPane := L.paneAt(x, y)
 	switch {
 	case L.mode == layoutTabs && L.tabBar.contains(x, y):
-		if t, ok := tabAt(x, L.tabBar.w); ok {
+		if t, ok := tabAt(x, L.tabBar.w, m.cfg.Lang); ok {
 			m.focusPane(t)
 			m.syncSizes()
 		}
@@ -79,11 +82,11 @@ func (L layout) paneAt(x, y int) (placed, bool) {
 
 // tabAt finds the tab under column x of the tab bar (drawn by tabBarView:
 // " Name " separated by "│").
-func tabAt(x, width int) (paneID, bool) {
+func tabAt(x, width int, l lang.Lang) (paneID, bool) {
 	pos := 0
-	titles := tabTitles(width)
+	titles := tabTitles(width, l)
 	for p := paneID(0); p < numPanes; p++ {
-		w := len([]rune(titles[p])) + 2
+		w := ansi.StringWidth(titles[p]) + 2
 		if x >= pos && x < pos+w {
 			return p, true
 		}

@@ -1,12 +1,11 @@
 package ui
 
 import (
-	"fmt"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/ui/diagram"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // diagramComponent is the State machine pane of a run: the full drawing
@@ -16,8 +15,8 @@ type diagramComponent struct{ r *runView }
 
 var _ component = diagramComponent{}
 
-func (diagramComponent) title() string      { return "State machine" }
-func (diagramComponent) shortTitle() string { return "States" }
+func (diagramComponent) title(l lang.Lang) string      { return l.T("State machine") }
+func (diagramComponent) shortTitle(l lang.Lang) string { return l.T("States") }
 
 func (diagramComponent) sync(look, rect) {} // the diagram always fits its pane
 
@@ -46,7 +45,8 @@ func (diagramComponent) keys(k keyMap) []key.Binding {
 func (c diagramComponent) diagramView(lk look, in rect, focused bool) ([]string, string) {
 	r := c.r
 	state, t := r.shownState()
-	v := diagram.View{Current: state, Breakpoints: r.diag.breakpoints}
+	l := r.lang
+	v := diagram.View{Current: state, Breakpoints: r.diag.breakpoints, Lang: l}
 	if t != nil {
 		v.LastFrom, v.LastEdge = t.From, t.Edge
 		if t.Event != nil && t.Event.Source != "ui" { // the person's own typing needs no label
@@ -63,23 +63,23 @@ func (c diagramComponent) diagramView(lk look, in rect, focused bool) ([]string,
 	if t != nil && r.live.travelling() {
 		iteration = t.Iteration
 	}
-	info := fmt.Sprintf("iteration %d/%d", iteration, r.maxIter)
+	info := l.F("iteration %d/%d", iteration, r.maxIter)
 	switch {
 	case r.viewing != nil:
-		info = fmt.Sprintf("◀ abandoned branch, step %d of %d — B or a step key returns · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
+		info = "◀ " + l.F("abandoned branch, step %d of %d — B or a step key returns · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
 	case r.live.travelling() && r.eng == nil: // a followed run: nothing forks here
-		info = fmt.Sprintf("◀ viewing step %d of %d — space catches up · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
+		info = "◀ " + l.F("viewing step %d of %d — space catches up · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
 	case r.live.travelling():
-		info = fmt.Sprintf("◀ viewing step %d of %d — ] returns, f forks from here · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
+		info = "◀ " + l.F("viewing step %d of %d — ] returns, f forks from here · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
 	case r.confirm != nil:
-		info = "waiting for your approval · " + info
+		info = l.F("waiting for your approval · %s", info)
 	case r.ask != nil:
-		info = "waiting for your answer · " + info
+		info = l.F("waiting for your answer · %s", info)
 	case r.busy:
-		info = lk.spin + " working on " + string(state) + "… · " + info
+		info = lk.spin + " " + l.F("working on %s… · %s", state, info)
 	}
 	if focused {
-		info = "←/→ select " + string(r.diag.selected()) + " · b breakpoint"
+		info = l.F("←/→ select %s · b breakpoint", r.diag.selected())
 	}
 	return out[:min(len(out), in.h)], info
 }

@@ -1,10 +1,10 @@
 package ui
 
 import (
-	"fmt"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // historyComponent is the History pane of a run: the conversation by role,
@@ -13,8 +13,8 @@ type historyComponent struct{ r *runView }
 
 var _ component = historyComponent{}
 
-func (historyComponent) title() string      { return "History" }
-func (historyComponent) shortTitle() string { return "Hist" }
+func (historyComponent) title(l lang.Lang) string      { return l.T("History") }
+func (historyComponent) shortTitle(l lang.Lang) string { return l.T("Hist") }
 
 func (c historyComponent) sync(lk look, in rect) { c.r.hist.setSize(lk.th, in.w-2, in.h) }
 
@@ -65,12 +65,12 @@ func (c historyComponent) historyView(lk look, in rect, focused bool) ([]string,
 	end := r.histEnd()
 	info := ""
 	if r.live.messages > 0 {
-		info = fmt.Sprintf("%d message%s", r.live.messages, plural(r.live.messages))
+		info = r.lang.F("%d message%s", r.live.messages, plural(r.live.messages))
 	}
 	if r.live.travelling() {
-		info = "as of step #" + fmt.Sprint(r.live.selected().t.Seq)
+		info = r.lang.F("as of step #%d", r.live.selected().t.Seq)
 	} else if !r.hist.atBottom(end) {
-		info = "↓ more below (G)"
+		info = r.lang.T("↓ more below (G)")
 	}
 	return r.hist.view(end, focused), info
 }

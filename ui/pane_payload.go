@@ -11,6 +11,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
@@ -22,12 +23,12 @@ type payloadComponent struct{ r *runView }
 
 var _ component = payloadComponent{}
 
-func (payloadComponent) title() string      { return "Raw payload" }
-func (payloadComponent) shortTitle() string { return "Raw" }
+func (payloadComponent) title(l lang.Lang) string      { return l.T("Raw payload") }
+func (payloadComponent) shortTitle(l lang.Lang) string { return l.T("Raw") }
 
 func (c payloadComponent) sync(lk look, in rect) {
 	lines, _ := c.payloadLines(lk, in)
-	c.r.payload.settle(lines, in.h, c.r.decidingEdge())
+	c.r.payload.settle(lines, in.h, c.r.decidingEdge(), c.r.lang)
 }
 
 func (c payloadComponent) key(msg tea.KeyMsg, k keyMap, page int) bool {
@@ -106,7 +107,7 @@ func (c payloadComponent) liveMCPLines(lk look, in rect) ([]string, string) {
 		seq = r.live.steps[n-1].t.Seq + 1
 	}
 	lines, info := c.mcpLines(lk, in, seq, r.liveFrames)
-	return lines, "live · " + info
+	return lines, c.r.lang.T("live") + " · " + info
 }
 
 // exchangeLines shows the HTTP exchange of the model call the selected
@@ -123,10 +124,10 @@ func (c payloadComponent) exchangeLines(lk look, in rect) ([]string, string) {
 	case s.loadErr != "":
 		return wrapStyled(lk.th.Error, s.loadErr, in.w), ""
 	case s.spilled:
-		return wrapStyled(lk.th.Muted, fmt.Sprintf("Reading the payload of step #%d back from the session…", t.Seq), in.w), ""
+		return wrapStyled(lk.th.Muted, r.lang.F("Reading the payload of step #%d back from the session…", t.Seq), in.w), ""
 	}
 	if len(t.Exchanges) == 0 {
-		return wrapStyled(lk.th.Muted, "This model call has no captured HTTP exchange (the provider did not reach the wire).", in.w), ""
+		return wrapStyled(lk.th.Muted, r.lang.T("This model call has no captured HTTP exchange (the provider did not reach the wire)."), in.w), ""
 	}
 	idx := r.payload.exchangeIndex(len(t.Exchanges))
 	ex := t.Exchanges[idx]
@@ -137,18 +138,18 @@ func (c payloadComponent) exchangeLines(lk look, in rect) ([]string, string) {
 		Headers:    r.payload.headers,
 		Parse:      t.Parse,
 		Divergence: ex.Divergence,
+		Lang:       r.lang,
 	}
 	lines := r.payload.r.Lines(lk.th, v, in.w)
-	side := "request"
+	info := r.lang.T("request (r)")
 	if r.payload.response {
-		side = "response"
+		info = r.lang.T("response (r)")
 	}
-	info := side + " (r)"
 	if len(t.Exchanges) > 1 {
-		info += fmt.Sprintf(" · exchange %d/%d (x)", idx+1, len(t.Exchanges))
+		info += " · " + r.lang.F("exchange %d/%d (x)", idx+1, len(t.Exchanges))
 	}
 	if es != sel {
-		info += fmt.Sprintf(" · of step #%d", t.Seq)
+		info += " · " + r.lang.F("of step #%d", t.Seq)
 	}
 	return lines, info
 }
@@ -157,11 +158,12 @@ func (c payloadComponent) exchangeLines(lk look, in rect) ([]string, string) {
 // (docs/mcp.md): those glassbox sent, or with r those it received, each
 // with its server, method and arrival time, the message indented.
 func (c payloadComponent) mcpLines(lk look, in rect, seq int, frames []tools.Frame) ([]string, string) {
-	dir, arrow, side := "send", "→", "sent"
+	l := c.r.lang
+	dir, arrow, side := "send", "→", l.T("sent")
 	if c.r.payload.response {
-		dir, arrow, side = "recv", "←", "received"
+		dir, arrow, side = "recv", "←", l.T("received")
 	}
-	lines := wrapStyled(lk.th.Muted, fmt.Sprintf("MCP frames of step #%d: JSON-RPC between glassbox and its MCP servers (r: sent / received).", seq), in.w)
+	lines := wrapStyled(lk.th.Muted, l.F("MCP frames of step #%d: JSON-RPC between glassbox and its MCP servers (r: sent / received).", seq), in.w)
 	n := 0
 	for _, f := range frames {
 		if f.Dir != dir {
@@ -175,7 +177,7 @@ func (c payloadComponent) mcpLines(lk look, in rect, seq int, frames []tools.Fra
 		lines = append(lines, "")
 		lines = append(lines, wrapStyled(lk.th.Bold, fmt.Sprintf("%s %s · %s · %s", arrow, f.Server, method, f.Time.Format("15:04:05.000")), in.w)...)
 		if f.Error != "" {
-			lines = append(lines, wrapStyled(lk.th.Error, "error: "+f.Error, in.w)...)
+			lines = append(lines, wrapStyled(lk.th.Error, l.F("error: %s", f.Error), in.w)...)
 			continue
 		}
 		var pretty bytes.Buffer
@@ -186,9 +188,9 @@ func (c payloadComponent) mcpLines(lk look, in rect, seq int, frames []tools.Fra
 		lines = append(lines, wrapLines(pretty.String(), in.w)...)
 	}
 	if n == 0 {
-		lines = append(lines, "", lk.th.Muted.Render("No frame was "+side+" in this step."))
+		lines = append(lines, "", lk.th.Muted.Render(l.F("No frame was %s in this step.", side)))
 	}
-	return lines, fmt.Sprintf("MCP · %s (r) · %d frame%s", side, n, plural(n))
+	return lines, l.F("MCP · %s (r) · %d frame%s", side, n, plural(n))
 }
 
 // previewLines shows the request a context_ready step assembled, built by
@@ -196,21 +198,21 @@ func (c payloadComponent) mcpLines(lk look, in rect, seq int, frames []tools.Fra
 func (c payloadComponent) previewLines(lk look, in rect, p *preview) ([]string, string) {
 	r := c.r
 	if p.err != nil {
-		return wrapStyled(lk.th.Warning, "The request is assembled, but glassbox could not build its HTTP form to show it here ("+sanitize(p.err.Error())+"). Press space to send it: the exchange appears here then.", in.w), "not sent yet"
+		return wrapStyled(lk.th.Warning, r.lang.F("The request is assembled, but glassbox could not build its HTTP form to show it here (%s). Press space to send it: the exchange appears here then.", sanitize(p.err.Error())), in.w), r.lang.T("not sent yet")
 	}
-	lines := wrapStyled(lk.th.Warning, "Not sent yet: this is the request exactly as the SDK will put it on the wire. Press space to send it.", in.w)
+	lines := wrapStyled(lk.th.Warning, r.lang.T("Not sent yet: this is the request exactly as the SDK will put it on the wire. Press space to send it."), in.w)
 	if r.payload.response {
-		lines = append(lines, wrapStyled(lk.th.Muted, "There is no response yet (r shows the request).", in.w)...)
-		return lines, "not sent yet · response (r)"
+		lines = append(lines, wrapStyled(lk.th.Muted, r.lang.T("There is no response yet (r shows the request)."), in.w)...)
+		return lines, r.lang.T("not sent yet · response (r)")
 	}
-	info := "not sent yet · request (r)"
+	info := r.lang.T("not sent yet · request (r)")
 	if r.edit != "" && !r.live.travelling() {
-		info = "edited (what-if) · " + info
-		lines = append(lines, lk.th.Bold.Render("What you changed in the context (what-if):"))
+		info = r.lang.T("edited (what-if)") + " · " + info
+		lines = append(lines, lk.th.Bold.Render(r.lang.T("What you changed in the context (what-if):")))
 		lines = append(lines, previewLines(lk.th, r.edit, in.w)...)
 		lines = append(lines, "")
 	}
-	v := payload.View{Exchanges: []providers.Exchange{p.ex}, Headers: r.payload.headers}
+	v := payload.View{Exchanges: []providers.Exchange{p.ex}, Headers: r.payload.headers, Lang: r.lang}
 	return append(lines, r.payload.r.Lines(lk.th, v, in.w)...), info
 }
 
@@ -223,14 +225,15 @@ func (c payloadComponent) livePayloadLines(lk look, in rect) ([]string, string) 
 		Response:  r.payload.response,
 		Headers:   r.payload.headers,
 		Live:      true,
+		Lang:      r.lang,
 	}
 	lines := r.payload.r.Lines(lk.th, v, in.w)
-	info := "live · request (r)"
+	info := r.lang.T("live") + " · " + r.lang.T("request (r)")
 	if r.payload.response {
-		info = "live · response (r)"
+		info = r.lang.T("live") + " · " + r.lang.T("response (r)")
 	}
 	if n := len(r.inflight.Chunks); n > 0 && !r.payload.response {
-		info += fmt.Sprintf(" · %d chunk%s arrived", n, plural(n))
+		info += " · " + r.lang.F("%d chunk%s arrived", n, plural(n))
 	}
 	return lines, info
 }
@@ -241,15 +244,15 @@ func (c payloadComponent) payloadHint(lk look, w int) []string {
 	state, _ := r.shownState()
 	switch {
 	case len(r.live.steps) == 0:
-		s = "No model call yet. Send a request, then step (space) until AWAITING_LLM_RESPONSE: the exact HTTP request and the model's response appear here."
+		s = r.lang.T("No model call yet. Send a request, then step (space) until AWAITING_LLM_RESPONSE: the exact HTTP request and the model's response appear here.")
 	case r.busy && state == loop.AwaitingLLMResponse && !r.live.travelling():
-		s = lk.spin + " The request is on the wire; the exchange appears here when the model answers."
+		s = lk.spin + " " + r.lang.T("The request is on the wire; the exchange appears here when the model answers.")
 	case state == loop.AwaitingLLMResponse && r.live.travelling():
-		s = "This step assembled the request; the step after it sent it. Press ] to see the raw request and response."
+		s = r.lang.T("This step assembled the request; the step after it sent it. Press ] to see the raw request and response.")
 	case state == loop.AwaitingLLMResponse:
-		s = "The request is assembled but not sent yet. Press space: the provider call goes out and its raw request and response appear here."
+		s = r.lang.T("The request is assembled but not sent yet. Press space: the provider call goes out and its raw request and response appear here.")
 	default:
-		s = "This step has no model call of its own. Step to AWAITING_LLM_RESPONSE and past it to see the raw exchange; [ and ] move through earlier steps."
+		s = r.lang.T("This step has no model call of its own. Step to AWAITING_LLM_RESPONSE and past it to see the raw exchange; [ and ] move through earlier steps.")
 	}
 	return wrapStyled(lk.th.Muted, s, w)
 }

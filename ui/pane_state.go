@@ -9,6 +9,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
@@ -107,9 +108,9 @@ func newPayloadPane(r *payload.Renderer) *payloadPane { return &payloadPane{r: r
 // settle clamps the scroll for a page of lines shown h at a time and, at a
 // step the model's reply decided (edge), finds the line that decided it and
 // scrolls there, unless the learner has scrolled.
-func (p *payloadPane) settle(lines []string, h int, edge loop.Edge) {
+func (p *payloadPane) settle(lines []string, h int, edge loop.Edge, l lang.Lang) {
 	if id := pageOf(lines); id != p.markOf {
-		p.markOf, p.mark = id, decidingLine(lines, edge)
+		p.markOf, p.mark = id, decidingLine(lines, edge, l)
 		if p.mark >= 0 && !p.pinned {
 			p.scroll.off = max(p.mark-2, 0) // two lines of what leads to it
 		}

@@ -1,12 +1,12 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/strip"
 )
 
@@ -18,8 +18,8 @@ type stripComponent struct{ runs []*runView }
 
 var _ component = stripComponent{}
 
-func (stripComponent) title() string      { return "Compare" }
-func (stripComponent) shortTitle() string { return "Compare" }
+func (stripComponent) title(l lang.Lang) string      { return l.T("Compare") }
+func (stripComponent) shortTitle(l lang.Lang) string { return l.T("Compare") }
 
 func (stripComponent) sync(look, rect)                  {}
 func (stripComponent) key(tea.KeyMsg, keyMap, int) bool { return false }
@@ -32,27 +32,29 @@ func (c stripComponent) view(lk look, in rect, _ bool) ([]string, string) {
 		names[i] = c.runs[i].title()
 		calls[i] = c.runs[i].latestCall()
 	}
-	body := strip.Render(in.w, names, calls, lk.th.Muted.Render, lk.th.Bold.Render)
-	return strings.Split(body, "\n"), "differences in bold"
+	l := c.runs[0].lang
+	body := strip.Render(l, in.w, names, calls, lk.th.Muted.Render, lk.th.Bold.Render)
+	return strings.Split(body, "\n"), l.T("differences in bold")
 }
 
 // heading says which model call the strip compares: the latest, or the one
 // time travel shows ("gemini: model call 2 of 3").
 func (c stripComponent) heading() string {
+	l := c.runs[0].lang
 	var shown []string
 	travelling := false
 	for _, r := range c.runs {
 		k, _ := r.callAt()
 		n := len(r.callSteps())
-		shown = append(shown, fmt.Sprintf("%s: model call %d of %d", r.title(), k, n))
+		shown = append(shown, l.F("%s: model call %d of %d", r.title(), k, n))
 		if k < n {
 			travelling = true
 		}
 	}
 	if !travelling {
-		return "Compare: the latest model call of each run"
+		return l.T("Compare: the latest model call of each run")
 	}
-	return "Compare: " + strings.Join(shown, " · ")
+	return l.F("Compare: %s", strings.Join(shown, " · "))
 }
 
 // latestCall is the run's latest model call at the step the panes show, for

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -21,8 +22,8 @@ type toolsComponent struct{ r *runView }
 
 var _ component = toolsComponent{}
 
-func (toolsComponent) title() string      { return "Tool calls" }
-func (toolsComponent) shortTitle() string { return "Tools" }
+func (toolsComponent) title(l lang.Lang) string      { return l.T("Tool calls") }
+func (toolsComponent) shortTitle(l lang.Lang) string { return l.T("Tools") }
 
 func (c toolsComponent) sync(lk look, in rect) {
 	lines, _, at := c.toolLines(lk, in)
@@ -66,29 +67,29 @@ func currentCall(calls []loop.PendingCall) int {
 
 // decisionLines are the security layer's verdict, its rule (never cut: the
 // rule's name is the lesson), the person's approval and the reason.
-func decisionLines(th theme.Theme, pc loop.PendingCall, w int) []string {
+func decisionLines(th theme.Theme, l lang.Lang, pc loop.PendingCall, w int) []string {
 	d := pc.Decision
 	verdict := th.Verdict(string(d.Verdict)).Render(string(d.Verdict))
 	var out []string
-	if line := "  " + verdict + th.Muted.Render(" · rule ") + d.Rule; ansi.StringWidth(line) <= w {
+	if line := "  " + verdict + th.Muted.Render(" · "+l.T("rule")+" ") + d.Rule; ansi.StringWidth(line) <= w {
 		out = append(out, line)
 	} else {
 		// The verdict and the rule do not fit on one line: the rule gets
 		// its own.
 		out = append(out, ansi.Truncate("  "+verdict, w, "…"))
-		out = append(out, ruleLines(th, d.Rule, w)...)
+		out = append(out, ruleLines(th, l, d.Rule, w)...)
 	}
 	if a := pc.Approval; a != nil && *a != loop.Deny {
-		how := "  → approved once"
+		how := "  → " + l.T("approved once")
 		if *a == loop.AllowSession {
-			how = "  → approved for the session (this exact call)"
+			how = "  → " + l.T("approved for the session (this exact call)")
 		}
 		out = append(out, th.Success.Render(ansi.Truncate(how, w, "…")))
 	}
 	if d.Reason == "" {
 		return out
 	}
-	reason := wrapLines(d.Reason, w-2)
+	reason := wrapLines(ruleReason(l, d.Reason), w-2)
 	if len(reason) > 2 {
 		reason = reason[:2]
 		reason[1] = ansi.Truncate(reason[1], w-3, "") + "…"
@@ -100,11 +101,11 @@ func decisionLines(th theme.Theme, pc loop.PendingCall, w int) []string {
 }
 
 // ruleLines wraps "rule NAME" under the verdict, the name whole.
-func ruleLines(th theme.Theme, rule string, w int) []string {
+func ruleLines(th theme.Theme, l lang.Lang, rule string, w int) []string {
 	var out []string
-	prefix := "rule "
-	if ansi.StringWidth(rule)+len(prefix) > w-2 {
-		out = append(out, "  "+th.Muted.Render("rule"))
+	prefix := l.T("rule") + " "
+	if ansi.StringWidth(rule)+ansi.StringWidth(prefix) > w-2 {
+		out = append(out, "  "+th.Muted.Render(l.T("rule")))
 		prefix = ""
 	}
 	for i, ln := range wrapLines(prefix+rule, max(w-2, 1)) {
@@ -143,10 +144,10 @@ func (c toolsComponent) toolsView(lk look, in rect) ([]string, string) {
 	win = append([]string(nil), win...)
 	off := min(max(r.calls.off, 0), len(lines)-in.h)
 	if off > 0 {
-		win[0] = lk.th.Warning.Render(ansi.Truncate(fmt.Sprintf("↑ %d more line%s above (↑/k)", off, plural(off)), in.w, "…"))
+		win[0] = lk.th.Warning.Render(ansi.Truncate("↑ "+r.lang.F("%d more line%s above (↑/k)", off, plural(off)), in.w, "…"))
 	}
 	if below := len(lines) - off - in.h; below > 0 {
-		win[len(win)-1] = lk.th.Warning.Render(ansi.Truncate(fmt.Sprintf("↓ %d more line%s below (↓/j)", below, plural(below)), in.w, "…"))
+		win[len(win)-1] = lk.th.Warning.Render(ansi.Truncate("↓ "+r.lang.F("%d more line%s below (↓/j)", below, plural(below)), in.w, "…"))
 	}
 	return win, info
 }
@@ -158,7 +159,7 @@ func (c toolsComponent) toolLines(lk look, in rect) ([]string, string, callSpan)
 	s := r.live.selected()
 	span := callSpan{-1, -1}
 	if s == nil {
-		return []string{lk.th.Muted.Render("No tool calls yet.")}, "", span
+		return wrapStyled(lk.th.Muted, r.lang.T("No tool calls yet."), in.w), "", span
 	}
 	t := &s.t
 	live := !r.live.travelling()
@@ -179,9 +180,9 @@ func (c toolsComponent) toolLines(lk look, in rect) ([]string, string, callSpan)
 			span.end = len(out)
 		}
 	}
-	info := fmt.Sprintf("iter %d · %d call%s", t.Iteration, len(t.Pending), plural(len(t.Pending)))
+	info := r.lang.F("iter %d · %d call%s", t.Iteration, len(t.Pending), plural(len(t.Pending)))
 	if current >= 0 && len(t.Pending) > 1 {
-		info = fmt.Sprintf("call %d/%d · iter %d", current+1, len(t.Pending), t.Iteration)
+		info = r.lang.F("call %d/%d · iter %d", current+1, len(t.Pending), t.Iteration)
 	}
 	return out, info, span
 }
@@ -190,24 +191,24 @@ func (c toolsComponent) toolLines(lk look, in rect) ([]string, string, callSpan)
 func (c toolsComponent) noCallsText(t *loop.Transition) string {
 	r := c.r
 	if t.Iteration == 0 {
-		return "No tool calls: no iteration has started."
+		return r.lang.T("No tool calls: no iteration has started.")
 	}
 	es := r.live.exchangeStep(r.live.selectedIndex())
 	if es < 0 {
-		return fmt.Sprintf("Iteration %d: no tool calls yet — the model has not answered.", t.Iteration)
+		return r.lang.F("Iteration %d: no tool calls yet — the model has not answered.", t.Iteration)
 	}
 	call := r.live.steps[es].t
 	switch {
 	case call.Edge == loop.EdgeLLMFailure && call.Error != nil && call.Error.Kind == loop.KindRepeatedFailure:
-		return fmt.Sprintf("Iteration %d: the reply was unusable the same way as the one fed back before it, so the loop halted instead of feeding it back again (History says why).", t.Iteration)
+		return r.lang.F("Iteration %d: the reply was unusable the same way as the one fed back before it, so the loop halted instead of feeding it back again (History says why).", t.Iteration)
 	case call.Edge == loop.EdgeLLMFailure:
-		return fmt.Sprintf("Iteration %d: the model call failed, so there are no tool calls (History says why).", t.Iteration)
+		return r.lang.F("Iteration %d: the model call failed, so there are no tool calls (History says why).", t.Iteration)
 	case call.Edge == loop.EdgeMalformedResponse:
-		return fmt.Sprintf("Iteration %d: the model's reply could not be read as a tool call or an answer; the loop told it what was wrong.", t.Iteration)
+		return r.lang.F("Iteration %d: the model's reply could not be read as a tool call or an answer; the loop told it what was wrong.", t.Iteration)
 	case call.LLM != nil && len(call.LLM.ToolCalls) == 0:
-		return fmt.Sprintf("Iteration %d: the model answered without calling a tool.", t.Iteration)
+		return r.lang.F("Iteration %d: the model answered without calling a tool.", t.Iteration)
 	}
-	return fmt.Sprintf("Iteration %d: no tool calls yet — the model has not answered.", t.Iteration)
+	return r.lang.F("Iteration %d: no tool calls yet — the model has not answered.", t.Iteration)
 }
 
 // callLines is one call: its name and arguments, the security layer's
@@ -218,12 +219,12 @@ func (c toolsComponent) callLines(lk look, i int, pc loop.PendingCall, current, 
 	args := th.Muted.Render(" " + sanitize(compactJSON(string(pc.Call.Args))))
 	out := []string{ansi.Truncate(name+args, w, "…")}
 	if pc.Decision == nil {
-		out = append(out, th.Muted.Render(ansi.Truncate("  not checked by the security layer yet", w, "…")))
+		out = append(out, th.Muted.Render(ansi.Truncate("  "+c.r.lang.T("not checked by the security layer yet"), w, "…")))
 	} else {
-		out = append(out, decisionLines(th, pc, w)...)
+		out = append(out, decisionLines(th, c.r.lang, pc, w)...)
 	}
 	status, st := c.callStatus(lk, pc, current, live)
-	line := "  status: " + st.Render(status)
+	line := "  " + c.r.lang.F("status: %s", st.Render(status))
 	if pc.Result == nil {
 		return append(out, ansi.Truncate(line, w, "…"))
 	}
@@ -247,18 +248,18 @@ func (c toolsComponent) callStatus(lk look, pc loop.PendingCall, current, live b
 	if current && live && r.busy {
 		switch {
 		case r.live.state == loop.ExecutingTool && r.ask != nil:
-			return "running: waiting for your answer", th.Warning
+			return r.lang.T("running: waiting for your answer"), th.Warning
 		case r.live.state == loop.ExecutingTool:
-			return lk.spin + " running", th.Warning
+			return lk.spin + " " + r.lang.T("running"), th.Warning
 		case r.live.state == loop.CheckingPolicy:
-			return lk.spin + " checking policy", th.Warning
+			return lk.spin + " " + r.lang.T("checking policy"), th.Warning
 		case r.live.state == loop.AwaitingUserConfirmation:
-			return "waiting for you", th.Warning
+			return r.lang.T("waiting for you"), th.Warning
 		}
-		return string(pc.Status), statusStyle(th, pc.Status)
+		return r.lang.Dyn(string(pc.Status)), statusStyle(th, pc.Status)
 	}
 	if current && pc.Status == loop.CallPending && pc.Decision != nil {
-		return "pending: allowed, runs next", th.Muted
+		return r.lang.T("pending: allowed, runs next"), th.Muted
 	}
-	return string(pc.Status), statusStyle(th, pc.Status)
+	return r.lang.Dyn(string(pc.Status)), statusStyle(th, pc.Status)
 }

@@ -5,8 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/cell"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -27,9 +30,20 @@ func (r *runView) paneView(lk look, p paneID, rc rect, focused, zoomed bool) []s
 	c := r.pane(p)
 	content, info := c.view(lk, rc.inner(), focused)
 	if zoomed {
-		info = strings.TrimSuffix("zoomed (z) · "+info, " · ")
+		info = strings.TrimSuffix(r.lang.T("zoomed (z)")+" · "+info, " · ")
 	}
-	return frame(lk.th, c.title(), info, focused, rc, content)
+	title := c.title(r.lang)
+	if frameFits(title, info, rc.w) != frameFits(c.shortTitle(r.lang), info, rc.w) {
+		title = c.shortTitle(r.lang) // the short name leaves the status whole
+	}
+	return frame(lk.th, title, info, focused, rc, content)
+}
+
+// frameFits reports whether a frame w cells wide shows title and info
+// whole (frame's own arithmetic: a corner and a rule before the title, a
+// rule and a corner after the info, a space either side of each).
+func frameFits(title, info string, w int) bool {
+	return 1+1+ansi.StringWidth(title)+2+ansi.StringWidth(info)+2+1+1 <= w
 }
 
 // histEnd is how many History entries existed at the selected step.
@@ -82,7 +96,8 @@ func plural(n int) string {
 	return "s"
 }
 
-// isAre agrees a verb with a count: "1 step is", "2 steps are".
+// isAre agrees a verb with a count: "1 step is", "2 steps are". A
+// Japanese format drops it (and plural's "s") with %.0s.
 func isAre(n int) string {
 	if n == 1 {
 		return "is"
@@ -101,9 +116,9 @@ func (r *runView) statusView(lk look, w int) string {
 	// Last and lowest: the run's health in the room that is left, its parts
 	// falling from the end as the room shrinks (the help overlay has it in
 	// full).
-	room := w - cell.Width(line) - cell.Width(lk.statusSegment("health", ""))
+	room := w - cell.Width(line) - cell.Width(lk.statusSegment(r.lang.T("health"), ""))
 	if v := fitHealth(r.live.healthLine, room); v != "" {
-		line += lk.statusSegment("health", v)
+		line += lk.statusSegment(r.lang.T("health"), v)
 	}
 	return fitStyled(lk.th.StatusBar, line, w)
 }
@@ -124,7 +139,7 @@ func (r *runView) statusLine(lk look, w int) (line string, whole bool) {
 	parts, backendAt := r.statusParts(lk, backend)
 	if r.reason != "" {
 		withReason := slices.Clone(parts)
-		withReason[backendAt] = lk.statusSegment("backend", backend+" ("+r.reason+")")
+		withReason[backendAt] = lk.statusSegment(r.lang.T("backend"), backend+" ("+backendReason(r.lang, r.reason)+")")
 		if l := strings.Join(withReason, ""); cell.Width(l) <= w {
 			return l, true
 		}
@@ -139,6 +154,7 @@ func (r *runView) statusLine(lk look, w int) (line string, whole bool) {
 // statusParts are the status bar's segments in order of importance (the
 // later ones are dropped first), and where the backend's is among them.
 func (r *runView) statusParts(lk look, backend string) (parts []string, backendAt int) {
+	l := r.lang
 	seg := lk.statusSegment
 	state, t := r.shownState()
 	iteration := r.live.iteration
@@ -155,30 +171,30 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 	}
 	if r.status != nil {
 		if k, v := r.status(); k != "" {
-			parts = append(parts, seg(k, v))
+			parts = append(parts, seg(l.Dyn(k), v)) // the serve side's label ("followers")
 		}
 	}
 	if r.predict != "" {
-		parts = append(parts, seg("predict", r.predict))
+		parts = append(parts, seg(l.T("predict"), r.predict))
 	}
-	parts = append(parts, seg("state", r.stateLabel(lk, state)))
+	parts = append(parts, seg(l.T("state"), r.stateLabel(lk, state)))
 	if r.live.queued > 0 {
 		// Right after the state: an event waiting is what space acts on next.
-		parts = append(parts, seg("queue", fmt.Sprintf("%d event%s", r.live.queued, plural(r.live.queued))))
+		parts = append(parts, seg(l.T("queue"), l.F("%d event%s", r.live.queued, plural(r.live.queued))))
 	}
 	parts = append(parts,
-		seg("iter", fmt.Sprintf("%d/%d", iteration, r.maxIter)),
+		seg(l.T("iter"), fmt.Sprintf("%d/%d", iteration, r.maxIter)),
 		seg(r.provider, r.model),
 	)
 	backendAt = len(parts)
-	parts = append(parts, seg("backend", backend))
+	parts = append(parts, seg(l.T("backend"), backend))
 	if on, _, ok := strings.Cut(lk.sandbox, " — "); ok {
-		parts = append(parts, seg("sandbox", on))
+		parts = append(parts, seg(l.T("sandbox"), onOff(l, on)))
 	}
 	parts = append(parts,
-		seg("latency", latency),
-		seg("tokens", fmt.Sprintf("%d in / %d out", tot.tokensIn, tot.tokensOut)),
-		seg("context", fmt.Sprintf("%d msg%s ≈%s tok", tot.messages, plural(tot.messages), approxTokens(tot.chars))),
+		seg(l.T("latency"), latency),
+		seg(l.T("tokens"), l.F("%d in / %d out", tot.tokensIn, tot.tokensOut)),
+		seg(l.T("context"), l.F("%d msg%s ≈%s tok", tot.messages, plural(tot.messages), approxTokens(tot.chars))),
 	)
 	return parts, backendAt
 }
@@ -188,15 +204,25 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 func (r *runView) travelSegment(lk look) string {
 	switch {
 	case r.viewing != nil:
-		return lk.th.Current.Render(fmt.Sprintf(" ◀ abandoned branch · step %d/%d · B ", r.live.selectedIndex()+1, len(r.live.steps)))
+		return lk.th.Current.Render(" ◀ " + r.lang.F("abandoned branch · step %d/%d · B", r.live.selectedIndex()+1, len(r.live.steps)) + " ")
 	case r.live.travelling():
-		hint := "f forks"
+		hint := r.lang.T("f forks")
 		if r.eng == nil {
-			hint = "space catches up" // a followed run: nothing forks here
+			hint = r.lang.T("space catches up") // a followed run: nothing forks here
 		}
-		return lk.th.Current.Render(fmt.Sprintf(" ◀ step %d/%d · %s ", r.live.selectedIndex()+1, len(r.live.steps), hint))
+		return lk.th.Current.Render(" ◀ " + r.lang.F("step %d/%d · %s", r.live.selectedIndex()+1, len(r.live.steps), hint) + " ")
 	}
 	return ""
+}
+
+// onOff is the sandbox's state, "on" or "off" and what follows it ("on
+// (open: TCP, UDP)"), with the word in language l.
+func onOff(l lang.Lang, s string) string {
+	word, rest, _ := strings.Cut(s, " ")
+	if word != "on" && word != "off" {
+		return s
+	}
+	return strings.TrimSpace(l.Dyn(word) + " " + rest)
 }
 
 // fitHealth drops the health line's parts from the end until it fits in

@@ -11,6 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/diagram"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Predict mode: before each step the learner picks the edge they expect,
@@ -27,6 +29,7 @@ type predictState struct {
 	scores  map[string]Score // per lesson; a served learner's survive a reconnect (Room.Scores)
 	pending loop.Edge        // the edge picked for the step in flight, or ""
 	last    Prediction       // the latest prediction, for the room's roster
+	lang    lang.Lang        // the language of the score's words
 }
 
 // score is the score of the lesson being scored.
@@ -36,7 +39,7 @@ func (p predictState) score() Score { return p.scores[p.lesson] }
 func (p predictState) line() string {
 	what := p.lesson
 	if what == "" {
-		what = "your request"
+		what = p.lang.T("your request")
 	}
 	return fmt.Sprintf("%s %s", p.score(), what)
 }
@@ -55,14 +58,14 @@ func edgesFrom(s loop.State) []loop.Arc {
 // togglePredict is P.
 func (m *Model) predictToggle(tea.KeyMsg) tea.Cmd {
 	if m.compare() {
-		m.notice = "predict mode is for one run (not compare mode)"
+		m.notice = m.cfg.Lang.T("predict mode is for one run (not compare mode)")
 		return nil
 	}
 	m.pred.on = !m.pred.on
 	if m.pred.on {
-		m.notice = "predict mode on: space asks which edge you expect before each step (P turns it off)"
+		m.notice = m.cfg.Lang.T("predict mode on: space asks which edge you expect before each step (P turns it off)")
 	} else {
-		m.notice = "predict mode off: " + m.pred.line()
+		m.notice = m.cfg.Lang.F("predict mode off: %s", m.pred.line())
 	}
 	m.syncPredict()
 	return nil
@@ -101,7 +104,7 @@ func (m *Model) predictKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	r := m.runs[0]
 	switch {
 	case key.Matches(msg, k.Iteration, k.Continue):
-		m.notice = "predict mode: space steps one transition and asks for your prediction first (P turns predict mode off)"
+		m.notice = m.cfg.Lang.T("predict mode: space steps one transition and asks for your prediction first (P turns predict mode off)")
 		return true, nil
 	case !key.Matches(msg, k.Step):
 		return false, nil
@@ -125,7 +128,7 @@ func (m *Model) predicted(r *runView, err error) {
 		return
 	}
 	if err != nil || len(r.live.steps) == 0 {
-		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("prediction %s not scored: the step did not complete", want)})
+		r.hist.add(&historyEntry{kind: entryNote, text: m.cfg.Lang.F("prediction %s not scored: the step did not complete", want)})
 		return
 	}
 	t := r.live.steps[len(r.live.steps)-1].t
@@ -137,9 +140,9 @@ func (m *Model) predicted(r *runView, err error) {
 	}
 	m.pred.scores[m.pred.lesson] = sc
 	if t.Edge == want {
-		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("✓ predicted %s — right: %s  [%s]", want, edgeReason(t), m.pred.line())})
+		r.hist.add(&historyEntry{kind: entryNote, text: "✓ " + m.cfg.Lang.F("predicted %s — right: %s  [%s]", want, edgeReason(m.cfg.Lang, t), m.pred.line())})
 	} else {
-		r.hist.add(&historyEntry{kind: entryNote, text: fmt.Sprintf("✗ predicted %s — the loop took %s: %s  [%s]", want, t.Edge, edgeReason(t), m.pred.line())})
+		r.hist.add(&historyEntry{kind: entryNote, text: "✗ " + m.cfg.Lang.F("predicted %s — the loop took %s: %s  [%s]", want, t.Edge, edgeReason(m.cfg.Lang, t), m.pred.line())})
 	}
 	m.syncPredict()
 }
@@ -161,44 +164,44 @@ func (r *runView) nextSeq() int {
 }
 
 // edgeReason is the one-line reason a step took its edge, from its record.
-func edgeReason(t loop.Transition) string {
+func edgeReason(l lang.Lang, t loop.Transition) string {
 	switch t.Edge {
 	case loop.EdgeToolCall:
-		return "the model asked for a tool: " + toolNames(t)
+		return l.F("the model asked for a tool: %s", toolNames(t))
 	case loop.EdgeMalformedResponse:
-		return withError(t, "the reply could not be read as a tool call or an answer")
+		return withError(t, l.T("the reply could not be read as a tool call or an answer"))
 	case loop.EdgeLLMFailure:
-		return withError(t, "the provider failed")
+		return withError(t, l.T("the provider failed"))
 	case loop.EdgeToolFailure:
-		return withError(t, "the tool failed")
+		return withError(t, l.T("the tool failed"))
 	case loop.EdgeAllow, loop.EdgeDeny, loop.EdgeConfirmRequired:
 		if d := t.Decision; d != nil {
-			return fmt.Sprintf("rule %s: %s", d.Rule, d.Reason)
+			return l.F("rule %s: %s", d.Rule, ruleReason(l, d.Reason))
 		}
 	}
-	return plainEdgeReason(t)
+	return plainEdgeReason(l, t)
 }
 
 // plainEdgeReason is the reason of an edge whose record adds nothing to it;
 // any other edge is explained by the state it leads to.
-func plainEdgeReason(t loop.Transition) string {
+func plainEdgeReason(l lang.Lang, t loop.Transition) string {
 	switch t.Edge {
 	case loop.EdgeNewEvent:
-		return "an event was waiting in the queue"
+		return l.T("an event was waiting in the queue")
 	case loop.EdgeContextReady:
-		return "the context is assembled and the iteration limit is not reached"
+		return l.T("the context is assembled and the iteration limit is not reached")
 	case loop.EdgeMaxIterations:
-		return "the event used up its model calls (the iteration limit)"
+		return l.T("the event used up its model calls (the iteration limit)")
 	case loop.EdgeFinalAnswer:
-		return "the model answered in text, with no tool call"
+		return l.T("the model answered in text, with no tool call")
 	case loop.EdgeToolSuccess:
-		return "the tool ran and returned its result"
+		return l.T("the tool ran and returned its result")
 	case loop.EdgeNextToolCall:
-		return "the reply has another tool call waiting"
+		return l.T("the reply has another tool call waiting")
 	case loop.EdgeObserved:
-		return "every tool call of the reply is done: back to the model"
+		return l.T("every tool call of the reply is done: back to the model")
 	}
-	return loop.Explain(t.To)
+	return diagram.Explain(l, t.To)
 }
 
 // withError adds the step's error message, when it has one, to a reason.
@@ -235,13 +238,13 @@ type predictKeys struct{ Up, Down, Pick, Number, Close key.Binding }
 func (predictKeys) ShortHelp() []key.Binding  { return nil }
 func (predictKeys) FullHelp() [][]key.Binding { return nil }
 
-func newPredictKeys() predictKeys {
+func newPredictKeys(l lang.Lang) predictKeys {
 	return predictKeys{
-		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Pick:   key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", "predict it and step")),
-		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "pick")),
-		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "not now (no step)")),
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", l.T("up"))),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", l.T("down"))),
+		Pick:   key.NewBinding(key.WithKeys("enter", " "), key.WithHelp("enter", l.T("predict it and step"))),
+		Number: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", l.T("pick"))),
+		Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", l.T("not now (no step)"))),
 	}
 }
 
@@ -253,12 +256,12 @@ func (h predictHelp) ShortHelp() []key.Binding {
 func (h predictHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
 
 func (d *predictDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := newPredictKeys()
+	k := newPredictKeys(m.cfg.Lang)
 	pick := -1
 	switch {
 	case key.Matches(msg, k.Close):
 		m.close(d)
-		m.notice = "no prediction, no step (P turns predict mode off)"
+		m.notice = m.cfg.Lang.T("no prediction, no step (P turns predict mode off)")
 		return m, nil
 	case key.Matches(msg, k.Up):
 		d.sel = max(d.sel-1, 0)
@@ -277,15 +280,15 @@ func (d *predictDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 	m.close(d)
 	m.pred.pending = d.arcs[pick].Edge
 	m.pred.last = Prediction{Lesson: m.pred.lesson, Step: m.runs[0].nextSeq(), From: d.from, Edge: m.pred.pending}
-	m.notice = "you predict " + string(m.pred.pending) + " — stepping"
+	m.notice = m.cfg.Lang.F("you predict %s — stepping", m.pred.pending)
 	return m, m.step(runOne, d.key)
 }
 
 func (d *predictDialog) box(m Model, w, h int) (string, []string) {
 	th := m.th
 	out := []string{
-		th.Bold.Render("Which edge will the loop take from " + string(d.from) + "?"),
-		th.Muted.Render(ansi.Truncate(loop.Explain(d.from), w, "…")),
+		th.Bold.Render(m.cfg.Lang.F("Which edge will the loop take from %s?", d.from)),
+		th.Muted.Render(ansi.Truncate(diagram.Explain(m.cfg.Lang, d.from), w, "…")),
 		"",
 	}
 	for i, a := range d.arcs {
@@ -297,8 +300,8 @@ func (d *predictDialog) box(m Model, w, h int) (string, []string) {
 	}
 	hk := m.help
 	hk.Width = w
-	out = append(out, "", th.Muted.Render(fmt.Sprintf("score %s", m.pred.line())), hk.ShortHelpView(predictHelp{newPredictKeys()}.ShortHelp()))
-	return "Predict", out
+	out = append(out, "", th.Muted.Render(m.cfg.Lang.F("score %s", m.pred.line())), hk.ShortHelpView(predictHelp{newPredictKeys(m.cfg.Lang)}.ShortHelp()))
+	return m.cfg.Lang.T("Predict"), out
 }
 
-func (d *predictDialog) keys(Model) help.KeyMap { return predictHelp{newPredictKeys()} }
+func (d *predictDialog) keys(m Model) help.KeyMap { return predictHelp{newPredictKeys(m.cfg.Lang)} }

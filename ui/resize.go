@@ -264,7 +264,7 @@ func (m *Model) clampScrolls() {
 	}
 	if dr := m.dialogRun(); dr != nil && dr.confirm != nil {
 		if box, ok := m.overlaySize(L.body); ok {
-			dr.confirm.clamp(m.th, m.help, m.confirmKeys, box.w-4, box.h-2)
+			dr.confirm.clamp(m.th, m.cfg.Lang, m.help, m.confirmKeys, box.w-4, box.h-2)
 		}
 	}
 	m.clampHelp()

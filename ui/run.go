@@ -58,9 +58,9 @@ type Config struct {
 	// Lesson is the name of the starting lesson: its request is one
 	// keypress (Enter on an empty input) away.
 	Lesson string
-	// Lang is the language of every sentence the glass box shows: --lang,
-	// else the locale; a served learner's from the serve side. The zero
-	// value is English.
+	// Lang is the language of every sentence the glass box shows
+	// (docs/architecture.md, "Languages"): --lang, else the locale; a
+	// served learner's from the serve side. The zero value is English.
 	// State, edge, rule and tool names and the payloads are the protocol
 	// and stay as they are.
 	Lang lang.Lang
@@ -129,11 +129,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	logPath, err := LogPath()
 	if err != nil {
-		return fmt.Errorf("cannot open a log file (%v); start it with XDG_STATE_HOME pointing to a writable folder", err)
+		return errors.New(cfg.Lang.F("cannot open a log file (%v); start it with XDG_STATE_HOME pointing to a writable folder", err))
 	}
 	logFile, err := tea.LogToFile(logPath, "")
 	if err != nil {
-		return fmt.Errorf("cannot open the log file %s: %v", logPath, err)
+		return errors.New(cfg.Lang.F("cannot open the log file %s: %v", logPath, err))
 	}
 	defer func() {
 		log.SetOutput(os.Stderr)

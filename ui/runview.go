@@ -12,6 +12,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
@@ -26,8 +27,9 @@ import (
 // Model.runs), so two steps in flight never mix.
 type runView struct {
 	id    int
-	name  string // compare mode: the dialect ("gemini", "llama", "llama:native")
-	label string // compare mode: how the run is named on screen
+	name  string    // compare mode: the dialect ("gemini", "llama", "llama:native")
+	label string    // compare mode: how the run is named on screen
+	lang  lang.Lang // the language of what the run's panes and notices say
 
 	eng    *loop.Engine
 	person *Person
@@ -36,6 +38,7 @@ type runView struct {
 	// Static facts read from the engine once, before any step runs.
 	provider, model, backend, reason string
 	banner, workspace                string
+	temporary                        bool // the workspace is a copy removed on exit
 	maxIter                          int
 
 	// What the transitions told us (the UI's own copy) and the panes' state.
@@ -135,6 +138,8 @@ type RunConfig struct {
 	Banner string
 	// Workspace is this run's own copy of the workspace.
 	Workspace string
+	// Temporary says the workspace is a copy removed on exit.
+	Temporary bool
 	// Past are the steps a resumed run took before (loop.SessionTransitions):
 	// time travel reaches them, every pane as it was, payloads included.
 	Past []loop.Transition
@@ -161,9 +166,10 @@ type RunConfig struct {
 	Exchanges func(t *loop.Transition) ([]providers.Exchange, error)
 }
 
-func newRunView(id int, rc RunConfig) *runView {
+func newRunView(id int, rc RunConfig, l lang.Lang) *runView {
 	r := &runView{
 		id:        id,
+		lang:      l,
 		name:      rc.Name,
 		label:     rc.Label,
 		eng:       rc.Engine,
@@ -177,8 +183,9 @@ func newRunView(id int, rc RunConfig) *runView {
 		keep:      keepPayloads,
 		reloaded:  -1,
 		workspace: rc.Workspace,
-		live:      newLiveState(),
-		hist:      newHistoryPane(),
+		temporary: rc.Temporary,
+		live:      newLiveState(l),
+		hist:      newHistoryPane(l),
 		calls:     &toolsScroll{},
 		payload:   newPayloadPane(payload.NewRenderer()),
 		diag:      newDiagramPane(),
@@ -356,7 +363,7 @@ func (r *runView) heard(msg runMsg) {
 		if rt.Status != 0 {
 			what = fmt.Sprintf("HTTP %d", rt.Status)
 		}
-		r.notice = fmt.Sprintf("retry %d: %s — waiting %s before trying again (ctrl+c cancels)", rt.Attempt, what, time.Duration(rt.WaitMS)*time.Millisecond)
+		r.notice = r.lang.F("retry %d: %s — waiting %s before trying again (ctrl+c cancels)", rt.Attempt, what, time.Duration(rt.WaitMS)*time.Millisecond)
 	case mcpFrameMsg:
 		r.liveFrames = append(r.liveFrames, msg.frame)
 	case wireRequestMsg:
@@ -466,16 +473,16 @@ func (r *runView) await() tea.Cmd {
 // continue.
 func (r *runView) startRun(mode runMode, by string) tea.Cmd {
 	if r.busy {
-		r.notice = "busy: a step is in flight (p pauses a run, ctrl+c cancels)"
+		r.notice = r.lang.T("busy: a step is in flight (p pauses a run, ctrl+c cancels)")
 		return nil
 	}
 	if r.forking {
-		r.notice = "busy: the run is going back to a step"
+		r.notice = r.lang.T("busy: the run is going back to a step")
 		return nil
 	}
 
 	if r.eng == nil {
-		r.notice = "no engine is attached"
+		r.notice = r.lang.T("no engine is attached")
 		return nil
 	}
 	r.mode, r.runKey, r.runSteps, r.runModal, r.pauseAsked = mode, by, 0, false, false
@@ -523,17 +530,17 @@ func (r *runView) stepDone(res stepResult) tea.Cmd {
 		r.mode = runOne
 		switch {
 		case errors.Is(res.err, loop.ErrIdle):
-			r.notice = "idle — nothing queued: enter (or /) to type a request"
+			r.notice = r.lang.T("idle — nothing queued: enter (or /) to type a request")
 		case errors.Is(res.err, context.Canceled), errors.Is(res.err, context.DeadlineExceeded):
 			if r.live.state == loop.AwaitingLLMResponse {
-				r.notice = "cancelled: press space to send again"
+				r.notice = r.lang.T("cancelled: press space to send again")
 			} else {
-				r.notice = "cancelled: press space to try again"
+				r.notice = r.lang.T("cancelled: press space to try again")
 			}
 		case errors.Is(res.err, loop.ErrBusy):
-			r.notice = "the engine is busy with another step"
+			r.notice = r.lang.T("the engine is busy with another step")
 		default:
-			r.notice = "step failed: " + res.err.Error()
+			r.notice = r.lang.F("step failed: %v", res.err)
 		}
 		return nil
 	}
@@ -573,9 +580,10 @@ func (r *runView) idle() bool {
 // shouldStop decides whether a run ends after transition t, and says why.
 func (r *runView) shouldStop(t loop.Transition) (bool, string) {
 	idle := t.To == loop.WaitingForEvent && t.QueueLen == 0
-	done := "idle — the answer is in History; enter (or /) to type the next request"
+	l := r.lang
+	done := l.T("idle — the answer is in History; enter (or /) to type the next request")
 	if t.Edge == loop.EdgeReported {
-		done = "halted — History says why; enter (or /) to type a new request"
+		done = l.T("halted — History says why; enter (or /) to type a new request")
 	}
 	switch {
 	case r.mode == runOne:
@@ -584,15 +592,15 @@ func (r *runView) shouldStop(t loop.Transition) (bool, string) {
 		}
 		return true, ""
 	case r.pauseAsked:
-		return true, "paused: space steps, i runs an iteration, c continues"
+		return true, l.T("paused: space steps, i runs an iteration, c continues")
 	case idle:
 		return true, done
 	case r.diag.breakpoints[t.To]:
-		return true, fmt.Sprintf("breakpoint: stopped on entering %s", t.To)
+		return true, l.F("breakpoint: stopped on entering %s", t.To)
 	case r.mode == runIteration && t.Edge == loop.EdgeContextReady && r.runSteps > 1:
-		return true, fmt.Sprintf("iteration %d begins: the request is assembled (space sends it)", t.Iteration)
+		return true, l.F("iteration %d begins: the request is assembled (space sends it)", t.Iteration)
 	case r.mode == runIteration && r.runModal:
-		return true, "stopped after the person answered (i runs on, c continues)"
+		return true, l.T("stopped after the person answered (i runs on, c continues)")
 	}
 	return false, ""
 }
@@ -615,7 +623,7 @@ func (r *runView) handlePersonRequest(req *personRequest) tea.Cmd {
 	case req.confirm != nil:
 		r.confirm = newConfirmModal(req, guard)
 	case req.question != nil:
-		r.ask = newAskModal(req, guard)
+		r.ask = newAskModal(req, guard, r.lang)
 	default:
 		req.dismiss()
 		return r.await()
@@ -643,7 +651,7 @@ func (r *runView) interrupt() (bool, tea.Cmd) {
 	}
 	r.cancelStep()
 	r.mode = runOne
-	r.notice = "cancelling…"
+	r.notice = r.lang.T("cancelling…")
 	if r.waitsForPerson() {
 		// The step stops waiting for the person; collect its result.
 		return true, r.answered()

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/providers"
@@ -107,7 +105,7 @@ func (r *runView) loaded(msg exchangesMsg) {
 	s := &r.live.steps[msg.index]
 	s.loading = false
 	if msg.err != nil {
-		s.loadErr = fmt.Sprintf("could not read this step's payload back from the session: %v", msg.err)
+		s.loadErr = r.lang.F("could not read this step's payload back from the session: %v", msg.err)
 		return
 	}
 	s.t.Exchanges, s.spilled, s.loadErr = msg.ex, false, ""

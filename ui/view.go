@@ -22,7 +22,7 @@ import (
 // are settled in Update.
 func (m Model) View() string {
 	if !m.ready {
-		return "starting glassbox…"
+		return m.cfg.Lang.T("starting glassbox…")
 	}
 	L := m.computeLayout()
 	if L.mode == layoutTooSmall {
@@ -68,7 +68,7 @@ func (m Model) look() look {
 }
 
 func (m Model) tooSmallView() string {
-	msg := fmt.Sprintf("terminal too small: need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)
+	msg := m.cfg.Lang.F("terminal too small: need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)
 	lines := make([]string, max(m.height, 1))
 	for i, ln := range wrapLines(msg, max(m.width, 1)) {
 		if i < len(lines) {
@@ -124,8 +124,14 @@ func overlay(screen []string, box block) {
 			continue
 		}
 		base := screen[y]
+		total, end := cell.Width(base), box.r.x+box.r.w
 		left := fit(cell.Cut(base, 0, box.r.x), box.r.x)
-		right := cell.Cut(base, box.r.x+box.r.w, cell.Width(base))
+		right := cell.Cut(base, end, total)
+		// A wide character the box's right edge cuts in half is dropped
+		// and its other cell becomes a space, so the line keeps its width.
+		if cell.Width(right) > total-end {
+			right = " " + cell.Cut(base, end+1, total)
+		}
 		screen[y] = left + fit(ln, box.r.w) + right
 	}
 }
@@ -180,7 +186,7 @@ func frame(th theme.Theme, title, info string, focused bool, r rect, content []s
 // tabBarView is the row of pane names in tabs mode; tab switches.
 func (m Model) tabBarView(w int) string {
 	var parts []string
-	titles := tabTitles(w)
+	titles := tabTitles(w, m.cfg.Lang)
 	for p := paneID(0); p < numPanes; p++ {
 		name := " " + titles[p] + " "
 		if p == m.pane {
@@ -219,8 +225,8 @@ func (m Model) helpLineView(w int) string {
 // workspace label says it is one.
 func (m Model) tempNote() string {
 	for _, r := range m.runs {
-		if strings.Contains(r.workspace, "removed on exit") {
-			return ", and the temporary workspace copy is removed"
+		if r.temporary {
+			return m.cfg.Lang.T(", and the temporary workspace copy is removed")
 		}
 	}
 	return ""
@@ -231,15 +237,15 @@ func (m Model) tempNote() string {
 // the keys (w 0: no limit); it is printed on exit in any case.
 func (m Model) quitText(w int) string {
 	if m.cfg.Resume == "" {
-		return "quit glassbox? the steps on screen are lost" + m.tempNote()
+		return m.cfg.Lang.T("quit glassbox? the steps on screen are lost") + m.tempNote()
 	}
-	full := "quit glassbox? the session is kept: " + m.cfg.Resume
+	full := m.cfg.Lang.F("quit glassbox? the session is kept: %s", m.cfg.Resume)
 	keys := m.help
 	keys.Width = 0 // all of them
 	if w == 0 || ansi.StringWidth(full)+2+ansi.StringWidth(keys.View(m.quitKeys)) <= w {
 		return full
 	}
-	return "quit glassbox? the session is kept"
+	return m.cfg.Lang.T("quit glassbox? the session is kept")
 }
 
 // noticeText is the latest notice: the parent's own, else what happened to
@@ -249,11 +255,10 @@ func (m Model) noticeText() string {
 		return m.quitText(0)
 	}
 	if r := m.hiddenDialogRun(); r != nil && m.notice == "" {
-		what := "approval"
 		if r.ask != nil {
-			what = "question"
+			return m.cfg.Lang.T("the question dialog is hidden and the step waits for you: space (or enter) brings it back")
 		}
-		return "the " + what + " dialog is hidden and the step waits for you: space (or enter) brings it back"
+		return m.cfg.Lang.T("the approval dialog is hidden and the step waits for you: space (or enter) brings it back")
 	}
 	if m.notice != "" {
 		return m.notice
@@ -332,7 +337,7 @@ func (m Model) helpView(w, h int) []string {
 	out := m.helpLines(w)
 	if len(out) > h {
 		// Too tall: scroll (↑/↓), keeping the last line for the hint.
-		out = append(m.helpTop.window(out, h-1), m.th.Muted.Render("↑/↓ scroll the keys"))
+		out = append(m.helpTop.window(out, h-1), m.th.Muted.Render(m.cfg.Lang.T("↑/↓ scroll the keys")))
 	}
 	return out
 }
@@ -340,18 +345,18 @@ func (m Model) helpView(w, h int) []string {
 // helpLines is the whole help text at width w.
 func (m Model) helpLines(w int) []string {
 	intro := []string{
-		m.th.Bold.Render("glassbox: the agent loop, one transition at a time"),
+		m.th.Bold.Render(m.cfg.Lang.T("glassbox: the agent loop, one transition at a time")),
 		"",
 	}
-	text := "Type a request and press Enter: it becomes an event in the queue. " +
+	text := m.cfg.Lang.T("Type a request and press Enter: it becomes an event in the queue. " +
 		"Then step: space takes one transition (the diagram lights the new state), i runs one iteration " +
 		"(one model call and its tool calls), c runs until the answer, a breakpoint or a question. " +
-		"[ and ] move back and forward through the steps taken; every pane follows."
+		"[ and ] move back and forward through the steps taken; every pane follows.")
 	if m.compare() {
-		text = "Type a request and press Enter: it goes to both runs. Space, i and c step both runs; " +
+		text = m.cfg.Lang.T("Type a request and press Enter: it goes to both runs. Space, i and c step both runs; " +
 			"tab gives the keys to one run (then the other, then both again), and that run stays on screen. " +
 			"v shows the other run's panes without changing which runs the keys act on; z shows the focused " +
-			"pane of both runs side by side. [ and ] move both runs to the same model call."
+			"pane of both runs side by side. [ and ] move both runs to the same model call.")
 	}
 	for _, ln := range wrapLines(text, w) {
 		intro = append(intro, m.th.Muted.Render(ln))

@@ -2,8 +2,11 @@ package ui
 
 import (
 	"fmt"
-	registry "github.com/glassbox-dev/glassbox/providers/backend"
+	"regexp"
 	"strings"
+
+	registry "github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // addWelcome puts a short note at the top of each run's History: what
@@ -17,39 +20,44 @@ func (m *Model) addWelcome() {
 }
 
 func (m *Model) welcomeText(r *runView) string {
+	l := m.cfg.Lang
 	var b strings.Builder
-	b.WriteString("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time.\n")
+	b.WriteString(l.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time.") + "\n")
 	if m.compare() {
-		fmt.Fprintf(&b, "COMPARE: this is the %s run; the other run gets the same requests.\n", r.title())
+		b.WriteString(l.F("COMPARE: this is the %s run; the other run gets the same requests.", r.title()) + "\n")
 	}
 	backend := strings.ToUpper(r.backend)
 	switch {
 	case r.banner != "":
-		b.WriteString(r.banner + "\n")
+		banner := r.banner
+		if head, ok := strings.CutSuffix(banner, ": "+r.reason); ok && r.reason != "" {
+			banner = head + ": " + backendReason(l, r.reason)
+		}
+		b.WriteString(banner + "\n")
 	case backend != "":
-		fmt.Fprintf(&b, "%s %s · %s%s\n", r.provider, r.model, backend, parenthesised(r.reason))
+		fmt.Fprintf(&b, "%s %s · %s%s\n", r.provider, r.model, backend, parenthesised(backendReason(l, r.reason)))
 	}
 	switch strings.ToLower(r.backend) {
 	case "offline":
-		b.WriteString("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real.\n")
-		b.WriteString("To go live: " + registry.GoLive() + ".\n")
+		b.WriteString(l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real.") + "\n")
+		b.WriteString(l.F("To go live: %s.", goLive(l)) + "\n")
 	case "replay":
-		b.WriteString("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.\n")
+		b.WriteString(l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.") + "\n")
 	case "live":
-		b.WriteString("LIVE: every model call is a real request to the provider.\n")
+		b.WriteString(l.T("LIVE: every model call is a real request to the provider.") + "\n")
 	}
 	if r.workspace != "" {
-		fmt.Fprintf(&b, "Workspace (the only folder the tools may touch): %s\n", r.workspace)
+		b.WriteString(l.F("Workspace (the only folder the tools may touch): %s", r.workspace) + "\n")
 	}
 	if sb := m.cfg.Sandbox; sb != "" {
 		if strings.HasPrefix(sb, "on") {
 			sb, _, _ = strings.Cut(sb, ":") // "on — Landlock ABI 7"; off keeps its reason
 		}
-		fmt.Fprintf(&b, "Sandbox for commands: %s\n", sb)
+		b.WriteString(l.F("Sandbox for commands: %s", sb) + "\n")
 	}
-	b.WriteString("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key.")
-	if l, ok := m.currentLesson(); ok && !m.lessonSent {
-		fmt.Fprintf(&b, "\n▶ Press Enter to send the %s lesson: %q", l.Name, firstLineOf(l.Request))
+	b.WriteString(l.T("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key."))
+	if ls, ok := m.currentLesson(); ok && !m.lessonSent {
+		b.WriteString("\n▶ " + l.F("Press Enter to send the %s lesson: %q", ls.Name, firstLineOf(ls.Request)))
 	}
 	return b.String()
 }
@@ -73,4 +81,79 @@ func parenthesised(s string) string {
 		return ""
 	}
 	return " (" + s + ")"
+}
+
+// goLive says how to turn each provider's live service on, as
+// registry.GoLive does, in language l: each dialect's words read by
+// goLiveStep, the commands and flags as they are.
+func goLive(l lang.Lang) string {
+	if l != lang.JA {
+		return registry.GoLive()
+	}
+	var how, flags []string
+	seen := map[string]bool{}
+	for _, d := range registry.Dialects() {
+		if d.GoLive == "" || seen[d.Provider] {
+			continue
+		}
+		seen[d.Provider] = true
+		how = append(how, goLiveStep(l, d.GoLive))
+		flags = append(flags, "--provider "+d.Provider)
+	}
+	return l.F("%s, then start with %s", strings.Join(how, "、"), strings.Join(flags, "、"))
+}
+
+// goLiveWords is the shape of a dialect's GoLive: "set GEMINI_API_KEY
+// (Gemini)", "run ollama serve (Llama)".
+var goLiveWords = regexp.MustCompile(`^(set|run) (.+) \((.+)\)$`)
+
+// goLiveStep is one dialect's way to go live in language l: the verb
+// through the catalog, the variable or command as it is typed, what it
+// turns on through Dyn (a provider's name stays a name). Another shape is
+// shown as the dialect wrote it (TestGoLiveInJapanese keeps every
+// dialect's readable).
+func goLiveStep(l lang.Lang, s string) string {
+	m := goLiveWords.FindStringSubmatch(s)
+	switch {
+	case m == nil:
+		return s
+	case m[1] == "set":
+		return l.F("set %s (%s)", m[2], l.Dyn(m[3]))
+	}
+	return l.F("run %s (%s)", m[2], l.Dyn(m[3]))
+}
+
+// The reasons a dialect gives for its backend (dialect.Descriptor.Live),
+// read back so a Japanese screen can say them; the trace keeps them as
+// they are.
+var (
+	neitherSet  = regexp.MustCompile(`^(?:no (\S+) or (\S+)|neither (\S+) nor (\S+)) is set$`)
+	notAnswered = regexp.MustCompile(`^(\S+) is not set and nothing answered at (\S+)$`)
+	isSet       = regexp.MustCompile(`^(\S+) is set( \(([^()]+)\))?$`)
+	answeredAt  = regexp.MustCompile(`^(\S+) answered at (\S+)$`)
+)
+
+// backendReason is why a run has its backend, in language l; a reason of
+// another shape (a flag, a cassette) is shown as the dialect wrote it.
+func backendReason(l lang.Lang, reason string) string {
+	if l != lang.JA {
+		return reason
+	}
+	if m := neitherSet.FindStringSubmatch(reason); m != nil {
+		a, b := m[1]+m[3], m[2]+m[4]
+		return l.F("neither %s nor %s is set", a, b)
+	}
+	if m := notAnswered.FindStringSubmatch(reason); m != nil {
+		return l.F("%s is not set and nothing answered at %s", m[1], m[2])
+	}
+	if m := isSet.FindStringSubmatch(reason); m != nil {
+		if m[3] != "" {
+			return l.F("%s is set (%s)", m[1], m[3])
+		}
+		return l.F("%s is set", m[1])
+	}
+	if m := answeredAt.FindStringSubmatch(reason); m != nil {
+		return l.F("%s answered at %s", m[1], m[2])
+	}
+	return reason
 }

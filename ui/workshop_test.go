@@ -4,12 +4,13 @@ import (
 	"regexp"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"

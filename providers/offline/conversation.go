@@ -151,6 +151,8 @@ type conversation struct {
 	dialect dialect
 	// request is the latest person's request, trimmed ("" if none).
 	request string
+	// lang is the request's language: the tutor answers in it.
+	lang language
 	// steps are the assistant turns, tool results and loop feedback since
 	// the request.
 	steps []item
@@ -211,6 +213,7 @@ func (f *folder) add(it item) {
 		} else {
 			it.kind = itemUser
 			c.request = strings.TrimSpace(it.text)
+			c.lang = languageOf(c.request)
 			c.steps = nil
 			f.pending = nil
 		}

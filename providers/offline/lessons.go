@@ -67,14 +67,23 @@ import (
 //	                 token, Llama one NDJSON line per token (run it with --compare to see both streams)
 //
 // Requests that match no lesson go to a small intent matcher (tutor.go).
+//
+// Every lesson has an English and a Japanese title and request (TitleIn,
+// RequestIn). Sending either request starts the lesson, and the tutor
+// answers in the language of the request: its thoughts, its question to
+// the person and its answers, on every dialect. Tool names, paths, commands
+// and the files it writes stay the same in both.
 type Lesson struct {
 	// Name is the short id used by --lesson and `glassbox lessons`.
 	Name string
-	// Title is a one-line description.
+	// Title is a one-line description, in English (TitleIn gives it in
+	// another language).
 	Title string
-	// Request is what the learner sends to start the lesson (matched
-	// trimmed and in any case; the bare Name works too).
+	// Request is what the learner sends to start the lesson, in English
+	// (matched trimmed and in any case; the bare Name works too).
 	Request string
+	// TitleJA and RequestJA are the Japanese title and request.
+	TitleJA, RequestJA string
 	// Dialects, when set, are the only dialects that can show what the
 	// lesson teaches (elsewhere it runs, but shows nothing of it).
 	Dialects []string
@@ -85,6 +94,21 @@ type Lesson struct {
 
 	script func(conversation) reply
 	fault  fault
+}
+
+// TitleIn returns the lesson's title in language lang: "ja" for Japanese,
+// anything else ("en", "") for English. lang is spelled as ui/lang.Lang
+// spells it, so a front end passes lang.Lang(cfg.Lang).String() or
+// agentrun.Config.Lang as it is.
+func (l Lesson) TitleIn(lang string) string {
+	return langCode(lang).say(l.Title, l.TitleJA)
+}
+
+// RequestIn returns the request that starts the lesson in language lang
+// (as TitleIn reads lang). The tutor answers a Japanese request in
+// Japanese.
+func (l Lesson) RequestIn(lang string) string {
+	return langCode(lang).say(l.Request, l.RequestJA)
 }
 
 // fault is a transport-level failure a lesson demonstrates instead of (or
@@ -108,57 +132,91 @@ const (
 func Lessons() []Lesson {
 	return []Lesson{
 		{Name: "tour", Title: "A tour: list the files, read one, explain it",
-			Request: "Give me a tour of this project: list the files, then explain what hello.py does.",
-			script:  tourScript},
+			Request:   "Give me a tour of this project: list the files, then explain what hello.py does.",
+			TitleJA:   "ツアー: ファイルを一覧し、1 つ読んで説明する",
+			RequestJA: "このプロジェクトを案内してください。ファイルを一覧してから、hello.py が何をするのか説明してください。",
+			script:    tourScript},
 		{Name: "write-file", Title: "Writing a file needs your confirmation",
-			Request: "Create a file farewell.py with a farewell(name) function that says goodbye.",
-			script:  writeFileScript},
+			Request:   "Create a file farewell.py with a farewell(name) function that says goodbye.",
+			TitleJA:   "ファイルの書き込みにはあなたの確認が要る",
+			RequestJA: "farewell.py というファイルを作って、別れのあいさつをする farewell(name) 関数を書いてください。",
+			script:    writeFileScript},
 		{Name: "run-command", Title: "Running a command needs your confirmation",
-			Request: "Run hello.py with python3 and tell me what it prints.",
-			script:  runCommandScript},
+			Request:   "Run hello.py with python3 and tell me what it prints.",
+			TitleJA:   "コマンドの実行にはあなたの確認が要る",
+			RequestJA: "hello.py を python3 で実行して、何が表示されるか教えてください。",
+			script:    runCommandScript},
 		{Name: "ask-delete", Title: "The model asks you before deleting a file",
-			Request: "Ask me first, then delete old_log.txt if I say yes.",
-			script:  askDeleteScript},
+			Request:   "Ask me first, then delete old_log.txt if I say yes.",
+			TitleJA:   "ファイルを削除する前にモデルがあなたに尋ねる",
+			RequestJA: "まず私に確認して、「はい」と答えたら old_log.txt を削除してください。",
+			script:    askDeleteScript},
 		{Name: "path-escape", Title: "The security layer denies a path outside the workspace",
-			Request: "Show me what is in ../../etc/passwd and /etc/hostname.",
-			script:  pathEscapeScript},
+			Request:   "Show me what is in ../../etc/passwd and /etc/hostname.",
+			TitleJA:   "ワークスペースの外のパスをセキュリティレイヤーが拒否する",
+			RequestJA: "../../etc/passwd と /etc/hostname の中身を見せてください。",
+			script:    pathEscapeScript},
 		{Name: "malformed", Title: "A malformed reply, the loop's feedback, and the repair",
-			Request: "Read notes/todo.txt and tell me what is left to do.",
-			script:  malformedScript},
+			Request:   "Read notes/todo.txt and tell me what is left to do.",
+			TitleJA:   "壊れた返答、ループからの指摘、そして修復",
+			RequestJA: "notes/todo.txt を読んで、残っている作業を教えてください。",
+			script:    malformedScript},
 		{Name: "tool-failure", Title: "A tool fails and the model recovers",
-			Request: "What settings are in config.yaml?",
-			script:  toolFailureScript},
+			Request:   "What settings are in config.yaml?",
+			TitleJA:   "ツールが失敗し、モデルが立て直す",
+			RequestJA: "config.yaml にはどんな設定がありますか？",
+			script:    toolFailureScript},
 		{Name: "parallel", Title: "Two tool calls in one response",
-			Request: "Read hello.py and README.md and tell me how they fit together.",
-			script:  parallelScript},
+			Request:   "Read hello.py and README.md and tell me how they fit together.",
+			TitleJA:   "1 回の返答に 2 つのツール呼び出し",
+			RequestJA: "hello.py と README.md を読んで、2 つがどう関係しているか教えてください。",
+			script:    parallelScript},
 		{Name: "iteration-limit", Title: "A model that never finishes meets the iteration limit",
-			Request: "Keep listing the files until a new one appears.",
-			script:  iterationLimitScript},
+			Request:   "Keep listing the files until a new one appears.",
+			TitleJA:   "終わらないモデルがイテレーション上限に当たる",
+			RequestJA: "新しいファイルが現れるまで、ファイルを一覧し続けてください。",
+			script:    iterationLimitScript},
 		{Name: "rate-limit", Title: "HTTP 429: the loop waits and retries",
-			Request: "Say hello while the service is rate-limiting us.",
-			script:  rateLimitScript, fault: faultRateLimitFirst},
+			Request:   "Say hello while the service is rate-limiting us.",
+			TitleJA:   "HTTP 429: ループが待ってリトライする",
+			RequestJA: "サービスにレート制限がかかっている中で、あいさつしてください。",
+			script:    rateLimitScript, fault: faultRateLimitFirst},
 		{Name: "outage", Title: "HTTP 503 on every call: retries run out",
-			Request: "Summarise the README while the service is down.",
-			fault:   faultOutage},
+			Request:   "Summarise the README while the service is down.",
+			TitleJA:   "毎回 HTTP 503: リトライが尽きる",
+			RequestJA: "サービスが止まっている中で、README を要約してください。",
+			fault:     faultOutage},
 		{Name: "token-limit", Title: "A tool call cut at the token limit is fed back, not run",
-			Request: "Read notes/todo.txt, but answer within a tiny token limit.",
-			script:  tokenLimitScript},
+			Request:   "Read notes/todo.txt, but answer within a tiny token limit.",
+			TitleJA:   "トークン上限で途切れたツール呼び出しは実行されず、モデルに返される",
+			RequestJA: "notes/todo.txt を読んでください。ただし、ごく小さなトークン上限の中で答えてください。",
+			script:    tokenLimitScript},
 		{Name: "repeat-stop", Title: "Ollama stops a reply stuck repeating one token",
-			Request:  "List the files, while the model is stuck repeating itself.",
-			Dialects: []string{"llama", "llama:native"},
-			script:   repeatStopScript},
+			Request:   "List the files, while the model is stuck repeating itself.",
+			TitleJA:   "同じトークンを繰り返す返答を Ollama が止める",
+			RequestJA: "ファイルを一覧してください。ただし、モデルは同じことを繰り返して抜け出せなくなっています。",
+			Dialects:  []string{"llama", "llama:native"},
+			script:    repeatStopScript},
 		{Name: "unknown-model", Title: "HTTP 404: the model is not on the server",
-			Request: "Say hello with a model the server does not have.",
-			fault:   faultUnknownModel},
+			Request:   "Say hello with a model the server does not have.",
+			TitleJA:   "HTTP 404: モデルがサーバーにない",
+			RequestJA: "サーバーにないモデルで、あいさつしてください。",
+			fault:     faultUnknownModel},
 		{Name: MCPToolLesson, Title: "The model calls a tool of an MCP server (--mcp)",
-			Request: "Call the MCP server's tool and tell me what it answered.",
-			script:  mcpToolScript},
+			Request:   "Call the MCP server's tool and tell me what it answered.",
+			TitleJA:   "モデルが MCP サーバーのツールを呼ぶ (--mcp)",
+			RequestJA: "MCP サーバーのツールを呼んで、何と答えたか教えてください。",
+			script:    mcpToolScript},
 		{Name: "mcp-bus", Title: "A request arrives over the MCP bus and the answer goes back as its result",
-			Request: "Over the MCP bus: what is in your workspace?",
-			FromBus: true, script: mcpBusScript},
+			Request:   "Over the MCP bus: what is in your workspace?",
+			TitleJA:   "MCP バスから依頼が届き、答えがその結果として返る",
+			RequestJA: "MCP バス経由で: あなたのワークスペースには何がありますか？",
+			FromBus:   true, script: mcpBusScript},
 		{Name: "streams", Title: "Watch a reply stream in: Gemini's events beside Llama's lines",
-			Request: "Read README.md and tell me about it while I watch your reply stream in.",
-			script:  streamsScript},
+			Request:   "Read README.md and tell me about it while I watch your reply stream in.",
+			TitleJA:   "ストリーミングで届く返答を見る: Gemini のイベントと Llama の行",
+			RequestJA: "README.md を読んで、その内容を教えてください。返答がストリーミングで届くところを見ています。",
+			script:    streamsScript},
 	}
 }
 
@@ -172,19 +230,26 @@ func LessonByName(name string) (Lesson, bool) {
 	return Lesson{}, false
 }
 
-// lessonForRequest returns the lesson a request starts: its Request text
-// (trimmed, any case) or, as a shortcut, its name.
+// lessonForRequest returns the lesson a request starts: its English or
+// Japanese request (trimmed, any case, with or without the closing full
+// stop) or, as a shortcut, its name.
 func lessonForRequest(request string) (Lesson, bool) {
-	req := strings.TrimSpace(request)
+	req := requestKey(request)
 	if req == "" {
 		return Lesson{}, false
 	}
 	for _, l := range Lessons() {
-		if strings.EqualFold(req, l.Request) || strings.EqualFold(req, l.Name) {
+		if req == requestKey(l.Request) || req == requestKey(l.RequestJA) || strings.EqualFold(req, l.Name) {
 			return l, true
 		}
 	}
 	return Lesson{}, false
+}
+
+// requestKey is a request as lessonForRequest compares it: trimmed,
+// lower-cased, without a closing "." or "。".
+func requestKey(s string) string {
+	return strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".。"))
 }
 
 // misfireToolName is the tool that does not exist, called by the malformed
@@ -194,55 +259,71 @@ const misfireToolName = "open_file"
 // ----- the scripts -----
 
 func tourScript(c conversation) reply {
+	l := c.lang
 	list, listed := c.resultFor("list_files", "", "")
 	if !listed {
-		return callReply("To give a tour I first need to see which files are here.",
+		return callReply(l.say("To give a tour I first need to see which files are here.",
+			"案内するには、まずどんなファイルがあるかを見る必要があります。"),
 			toolCall{Name: "list_files", Args: args{{"path", "."}}})
 	}
 	read, done := c.resultFor("read_file", "path", "hello.py")
 	if !done {
-		return callReply("The listing shows hello.py; reading it will tell me what it does.",
+		return callReply(l.say("The listing shows hello.py; reading it will tell me what it does.",
+			"一覧に hello.py があります。読めば何をするファイルかわかります。"),
 			toolCall{Name: "read_file", Args: args{{"path", "hello.py"}}})
 	}
 	var b strings.Builder
 	if list.IsError {
-		fmt.Fprintf(&b, "I could not list the files: %s\n\n", firstLine(list.Content))
+		b.WriteString(l.sayf("I could not list the files: %s\n\n", "ファイルを一覧できませんでした: 「%s」\n\n", firstLine(list.Content)))
 	} else {
-		fmt.Fprintf(&b, "The workspace holds: %s.\n\n", summarizeListing(list.Content))
+		b.WriteString(l.sayf("The workspace holds: %s.\n\n", "ワークスペースにあるファイル: %s。\n\n", summarizeListing(l, list.Content)))
 	}
 	if read.IsError {
-		fmt.Fprintf(&b, "I could not read hello.py: %s\nSo I cannot explain it.", firstLine(read.Content))
+		b.WriteString(l.sayf("I could not read hello.py: %s\nSo I cannot explain it.", "hello.py を読めませんでした: 「%s」\nそのため説明できません。", firstLine(read.Content)))
 	} else {
-		b.WriteString(explainPython("hello.py", read.Content))
+		b.WriteString(explainPython(l, "hello.py", read.Content))
 	}
-	b.WriteString("\n\n(offline tutor: every sentence above comes from the tool results you just watched.)")
+	b.WriteString(l.say("\n\n(offline tutor: every sentence above comes from the tool results you just watched.)",
+		"\n\n(オフラインのチューター: ここまでの説明はすべて、いま見てもらったツールの結果から書いています。)"))
 	return finalReply(b.String())
 }
 
 // streamsScript reads the README and answers at some length, so the reply
 // streams in many pieces; the answer says where to watch them.
 func streamsScript(c conversation) reply {
+	l := c.lang
 	read, done := c.resultFor("read_file", "path", "README.md")
 	if !done {
-		return callReply("The README says what this project is; I read it first, then answer at some length so you can watch the reply arrive.",
+		return callReply(l.say("The README says what this project is; I read it first, then answer at some length so you can watch the reply arrive.",
+			"このプロジェクトが何なのかは README に書いてあります。まず読んでから、返答が届くようすを見られるように少し長めに答えます。"),
 			toolCall{Name: "read_file", Args: args{{"path", "README.md"}}})
 	}
 	var b strings.Builder
-	if read.IsError {
-		fmt.Fprintf(&b, "I could not read README.md: %s\n\n", firstLine(read.Content))
-	} else {
-		fmt.Fprintf(&b, "README.md, in its own words: %s\n\n", readmeGist(read.Content))
+	gist := readmeGist(read.Content)
+	switch {
+	case read.IsError:
+		b.WriteString(l.sayf("I could not read README.md: %s\n\n", "README.md を読めませんでした: 「%s」\n\n", firstLine(read.Content)))
+	case gist == "":
+		b.WriteString(l.say("README.md, in its own words: it has no prose, only headings and lists.\n\n",
+			"README.md には本文がなく、見出しと箇条書きだけです。\n\n"))
+	default:
+		b.WriteString(l.sayf("README.md, in its own words: %s\n\n", "README.md 自身の言葉では: 「%s」\n\n", gist))
 	}
-	b.WriteString("This answer came to you token by token. In the raw payload pane (r shows the response) every piece is one chunk " +
-		"with the time it arrived: on Gemini one server-sent event (data: {…}) from :streamGenerateContent, on Llama one NDJSON line " +
-		"from /api/chat. Only the last piece carries how the reply ended (finishReason, or done:true with done_reason) and the token " +
-		"counts. Run this lesson with --compare and the strip's chunks column counts both streams the same way; with --stream=false " +
-		"every reply is one body instead, and the column says 1.")
+	b.WriteString(l.say("This answer came to you token by token. In the raw payload pane (r shows the response) every piece is one chunk "+
+		"with the time it arrived: on Gemini one server-sent event (data: {…}) from :streamGenerateContent, on Llama one NDJSON line "+
+		"from /api/chat. Only the last piece carries how the reply ended (finishReason, or done:true with done_reason) and the token "+
+		"counts. Run this lesson with --compare and the strip's chunks column counts both streams the same way; with --stream=false "+
+		"every reply is one body instead, and the column says 1.",
+		"この答えはトークンごとに届きました。Raw payload ペイン (r でレスポンスを表示) では、かけら 1 つが、届いた時刻つきの 1 チャンクです。"+
+			"Gemini では :streamGenerateContent からのサーバー送信イベント (data: {…}) 1 つ、Llama では /api/chat からの NDJSON 1 行です。"+
+			"返答がどう終わったか (finishReason、または done:true と done_reason) とトークン数を運ぶのは、最後のかけらだけです。"+
+			"このレッスンを --compare で実行すると、比較ストリップの chunks の列が両方のストリームを同じ数え方で数えます。"+
+			"--stream=false では返答は毎回 1 つのボディで届き、この列は 1 になります。"))
 	return finalReply(b.String())
 }
 
 // readmeGist is the first few sentences of a README's prose (headings,
-// code and lists left out).
+// code and lists left out); "" when it has none.
 func readmeGist(content string) string {
 	var prose []string
 	for _, line := range strings.Split(content, "\n") {
@@ -255,9 +336,6 @@ func readmeGist(content string) string {
 			break
 		}
 	}
-	if len(prose) == 0 {
-		return "it has no prose, only headings and lists."
-	}
 	return strings.Join(prose, " ")
 }
 
@@ -265,84 +343,119 @@ func readmeGist(content string) string {
 const farewellSource = "def farewell(name):\n    return f\"Goodbye, {name}!\"\n\n\nif __name__ == \"__main__\":\n    print(farewell(\"world\"))\n"
 
 func writeFileScript(c conversation) reply {
+	l := c.lang
 	r, done := c.resultFor("write_file", "path", "farewell.py")
 	if !done {
-		return callReply("I will write farewell.py with a farewell(name) function. Writing changes the workspace, so the person has to approve it.",
+		return callReply(l.say("I will write farewell.py with a farewell(name) function. Writing changes the workspace, so the person has to approve it.",
+			"farewell(name) 関数を持つ farewell.py を書きます。書き込みはワークスペースを変えるので、人の承認が必要です。"),
 			toolCall{Name: "write_file", Args: args{{"path", "farewell.py"}, {"content", farewellSource}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
-		why := "That is the security layer working: write_file always needs a person's approval."
+		why := l.say("That is the security layer working: write_file always needs a person's approval.",
+			"セキュリティレイヤーが働いた結果です。write_file には必ず人の承認が要ります。")
 		if byPolicy(r.Content) {
-			why = "A rule of the security policy refused it before anyone was asked."
+			why = l.say("A rule of the security policy refused it before anyone was asked.",
+				"誰かに尋ねる前に、セキュリティポリシーのルールが拒否しました。")
 		}
-		return finalReply(declined(r.Content, "the write") + ", so I did not create farewell.py; the workspace is unchanged. " +
-			why + "\n(the loop told me: " + firstLine(r.Content) + ")")
+		return finalReply(declined(l, r.Content, "the write", "書き込み") +
+			l.say(", so I did not create farewell.py; the workspace is unchanged. ", "ので、farewell.py は作っていません。ワークスペースは変わっていません。") +
+			why + loopSaid(l, r.Content))
 	case r.IsError:
-		return finalReply("The write failed, so farewell.py was not created. The tool said:\n" + quote(r.Content, 6))
+		return finalReply(l.say("The write failed, so farewell.py was not created. The tool said:\n",
+			"書き込みに失敗したので、farewell.py は作られていません。ツールの出力:\n") + quote(l, r.Content, 6))
 	}
-	return finalReply("You approved the write, and I created farewell.py:\n" + quote(farewellSource, 10) +
-		"\nfarewell(name) returns \"Goodbye, {name}!\"; run `python3 farewell.py` to try it. (offline tutor)")
+	return finalReply(l.say("You approved the write, and I created farewell.py:\n", "書き込みが承認されたので、farewell.py を作りました:\n") +
+		quote(l, farewellSource, 10) +
+		l.say("\nfarewell(name) returns \"Goodbye, {name}!\"; run `python3 farewell.py` to try it. (offline tutor)",
+			"\nfarewell(name) は \"Goodbye, {name}!\" を返します。`python3 farewell.py` で試せます。(オフラインのチューター)"))
+}
+
+// loopSaid is the closing line that repeats what the loop told the model
+// about a refused call.
+func loopSaid(l language, content string) string {
+	return l.sayf("\n(the loop told me: %s)", "\n(ループからの通知: 「%s」)", firstLine(content))
 }
 
 func runCommandScript(c conversation) reply {
+	l := c.lang
 	const command = "python3 hello.py"
 	r, done := c.resultFor("execute_command", "command", command)
 	if !done {
-		return callReply("Running hello.py is the only way to know what it prints. Commands need the person's approval.",
+		return callReply(l.say("Running hello.py is the only way to know what it prints. Commands need the person's approval.",
+			"何が表示されるかは hello.py を実行してみないとわかりません。コマンドの実行には人の承認が要ります。"),
 			toolCall{Name: "execute_command", Args: args{{"command", command}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
-		return finalReply(declined(r.Content, "the command") + ", so nothing ran and I cannot tell you what hello.py prints. " +
-			"Reading the file with read_file would show it without running anything.\n(the loop told me: " + firstLine(r.Content) + ")")
+		return finalReply(declined(l, r.Content, "the command", "コマンド") +
+			l.say(", so nothing ran and I cannot tell you what hello.py prints. Reading the file with read_file would show it without running anything.",
+				"ので、何も実行されておらず、hello.py が何を表示するかはお伝えできません。read_file でファイルを読めば、何も実行せずに中身を確かめられます。") +
+			loopSaid(l, r.Content))
 	case missingProgram(r.Content):
-		return finalReply("The command could not start: python3 does not seem to be installed on this machine. The tool said:\n" +
-			quote(r.Content, 6) + "\nInstall Python 3 (or read hello.py instead) and try again.")
+		return finalReply(l.say("The command could not start: python3 does not seem to be installed on this machine. The tool said:\n",
+			"コマンドを起動できませんでした。このマシンには python3 がインストールされていないようです。ツールの出力:\n") +
+			quote(l, r.Content, 6) +
+			l.say("\nInstall Python 3 (or read hello.py instead) and try again.",
+				"\nPython 3 をインストールしてから (または代わりに hello.py を読んで)、もう一度試してください。"))
 	case r.IsError:
-		return finalReply("`python3 hello.py` failed. The tool reported:\n" + quote(r.Content, 10))
+		return finalReply(l.say("`python3 hello.py` failed. The tool reported:\n", "`python3 hello.py` は失敗しました。ツールの報告:\n") + quote(l, r.Content, 10))
 	}
-	return finalReply("`python3 hello.py` ran, and this is what the tool reported:\n" + quote(r.Content, 10) +
-		"\nThat output comes from the __main__ block, which prints greet(\"world\"). (offline tutor)")
+	return finalReply(l.say("`python3 hello.py` ran, and this is what the tool reported:\n", "`python3 hello.py` を実行しました。ツールの報告はこうです:\n") +
+		quote(l, r.Content, 10) +
+		l.say("\nThat output comes from the __main__ block, which prints greet(\"world\"). (offline tutor)",
+			"\nこの出力は、__main__ ブロックが greet(\"world\") を表示したものです。(オフラインのチューター)"))
 }
 
 func askDeleteScript(c conversation) reply {
+	l := c.lang
 	const target = "old_log.txt"
 	ans, asked := c.resultFor("ask_user", "", "")
 	if !asked {
-		return callReply("Deleting cannot be undone, so I ask the person first.",
-			toolCall{Name: "ask_user", Args: args{{"question", "Delete old_log.txt?"}, {"options", []any{"yes", "no"}}}})
+		return callReply(l.say("Deleting cannot be undone, so I ask the person first.", "削除は取り消せないので、まず人に尋ねます。"),
+			toolCall{Name: "ask_user", Args: args{
+				{"question", l.say("Delete old_log.txt?", "old_log.txt を削除しますか？")},
+				{"options", []any{l.say("yes", "はい"), l.say("no", "いいえ")}}}})
 	}
 	if ans.IsError {
-		return finalReply("I could not get your answer (" + firstLine(ans.Content) + "), so I left old_log.txt alone.")
+		return finalReply(l.sayf("I could not get your answer (%s), so I left old_log.txt alone.",
+			"あなたの答えを受け取れなかったので (「%s」)、old_log.txt はそのままにしました。", firstLine(ans.Content)))
 	}
 	answer := personAnswer(ans.Content)
 	switch {
 	case isNo(answer):
-		return finalReply("You said no, so I kept old_log.txt. Nothing was deleted.")
+		return finalReply(l.say("You said no, so I kept old_log.txt. Nothing was deleted.",
+			"「いいえ」との答えだったので、old_log.txt は残しました。何も削除していません。"))
 	case !isYes(answer):
-		return finalReply(fmt.Sprintf("You answered %q, which is not a clear yes, so I kept old_log.txt to be safe.", answer))
+		return finalReply(l.sayf("You answered %q, which is not a clear yes, so I kept old_log.txt to be safe.",
+			"答えは「%s」で、はっきりした「はい」ではないので、念のため old_log.txt は残しました。", answer))
 	}
 	rm, done := c.resultFor("execute_command", "command", "rm "+target)
 	if !done {
-		return callReply("The person said yes. Deleting is a shell command, so the security layer will ask them to approve it as well.",
+		return callReply(l.say("The person said yes. Deleting is a shell command, so the security layer will ask them to approve it as well.",
+			"答えは「はい」です。削除はシェルのコマンドなので、セキュリティレイヤーがあらためて承認を求めます。"),
 			toolCall{Name: "execute_command", Args: args{{"command", "rm " + target}}})
 	}
 	switch {
 	case rm.IsError && isDenial(rm.Content):
-		who := "declined"
+		who := l.say("declined", "あなたが")
 		if byPolicy(rm.Content) {
-			who = "the security policy denied"
+			who = l.say("the security policy denied", "セキュリティポリシーが")
 		}
-		return finalReply("You said yes to my question, but " + who + " the rm command itself, so old_log.txt is still there. " +
-			"My question was just text; only the security layer's confirmation can let a command run.")
+		return finalReply(l.sayf("You said yes to my question, but %s the rm command itself, so old_log.txt is still there. "+
+			"My question was just text; only the security layer's confirmation can let a command run.",
+			"質問には「はい」と答えてもらいましたが、rm コマンドそのものを%s拒否したので、old_log.txt はまだあります。"+
+				"私の質問はただのテキストです。コマンドを実行させられるのは、セキュリティレイヤーの確認だけです。", who))
 	case rm.IsError:
-		return finalReply("I tried to delete old_log.txt, but the command failed:\n" + quote(rm.Content, 6))
+		return finalReply(l.say("I tried to delete old_log.txt, but the command failed:\n",
+			"old_log.txt を削除しようとしましたが、コマンドが失敗しました:\n") + quote(l, rm.Content, 6))
 	}
-	return finalReply("Deleted old_log.txt, as you confirmed (twice: once to my question, once to the security layer). (offline tutor)")
+	return finalReply(l.say("Deleted old_log.txt, as you confirmed (twice: once to my question, once to the security layer). (offline tutor)",
+		"確認どおり old_log.txt を削除しました (確認は 2 回: 私の質問に 1 回、セキュリティレイヤーに 1 回)。(オフラインのチューター)"))
 }
 
 func pathEscapeScript(c conversation) reply {
+	l := c.lang
 	// Two ways out of the sandbox: climbing with .. and an absolute path.
 	// Where the dialect allows it both go out in one response, so the loop
 	// records one denial and moves straight on to the next call
@@ -351,9 +464,11 @@ func pathEscapeScript(c conversation) reply {
 	missing := c.missingReads(targets)
 	if len(missing) > 0 {
 		if c.dialect == dialectLlamaJSON {
-			return callReply("The person asked for files outside the project; I will try "+missing[0].Args.str("path")+".", missing[0])
+			return callReply(l.sayf("The person asked for files outside the project; I will try %s.",
+				"依頼されたのはプロジェクトの外のファイルです。%s を試します。", missing[0].Args.str("path")), missing[0])
 		}
-		return callReply("The person asked for two files outside the project; I will try both at once.", missing...)
+		return callReply(l.say("The person asked for two files outside the project; I will try both at once.",
+			"依頼されたのはプロジェクトの外の 2 つのファイルです。両方を一度に試します。"), missing...)
 	}
 	var b strings.Builder
 	allowed := false
@@ -361,46 +476,71 @@ func pathEscapeScript(c conversation) reply {
 		r, _ := c.resultFor("read_file", "path", f)
 		switch {
 		case r.IsError && isDenial(r.Content):
-			fmt.Fprintf(&b, "I could not read %s: the security layer denied it (%s).\n", f, firstLine(r.Content))
+			b.WriteString(l.sayf("I could not read %s: the security layer denied it (%s).\n",
+				"%s は読めませんでした。セキュリティレイヤーが拒否しました (「%s」)。\n", f, firstLine(r.Content)))
 		case r.IsError:
-			fmt.Fprintf(&b, "Reading %s failed: %s. Normally the path-outside-workspace rule denies this path before the tool runs; check whether a custom --policy changed that.\n", f, firstLine(r.Content))
+			b.WriteString(l.sayf("Reading %s failed: %s. Normally the path-outside-workspace rule denies this path before the tool runs; check whether a custom --policy changed that.\n",
+				"%s の読み込みに失敗しました: 「%s」。ふだんはツールが動く前に path-outside-workspace のルールがこのパスを拒否します。独自の --policy がそれを変えていないか確かめてください。\n",
+				f, firstLine(r.Content)))
 		default:
 			allowed = true
-			fmt.Fprintf(&b, "The read of %s was NOT blocked, so the active policy allows paths outside the workspace (the built-in rule path-outside-workspace would have denied it). It starts with:\n%s\n", f, quote(r.Content, 3))
+			b.WriteString(l.sayf("The read of %s was NOT blocked, so the active policy allows paths outside the workspace (the built-in rule path-outside-workspace would have denied it). It starts with:\n%s\n",
+				"%s の読み込みは止められませんでした。いまのポリシーはワークスペースの外のパスを許しています (組み込みのルール path-outside-workspace なら拒否したはずです)。先頭はこうです:\n%s\n",
+				f, quote(l, r.Content, 3)))
 		}
 	}
 	if !allowed {
-		b.WriteString("Both paths resolve outside the workspace — one climbs out with .., the other is absolute — and the rule " +
-			"path-outside-workspace denies any such path before the tool even runs. The agent can only touch the copy of the sample project it was given.")
+		b.WriteString(l.say("Both paths resolve outside the workspace — one climbs out with .., the other is absolute — and the rule "+
+			"path-outside-workspace denies any such path before the tool even runs. The agent can only touch the copy of the sample project it was given.",
+			"どちらのパスもワークスペースの外を指しています。一方は .. で外へ上り、もう一方は絶対パスです。"+
+				"path-outside-workspace のルールは、そうしたパスをツールが動く前に拒否します。エージェントが触れられるのは、渡されたサンプルプロジェクトのコピーだけです。"))
 	}
 	return finalReply(strings.TrimRight(b.String(), "\n"))
 }
 
+// todoThought is why the malformed and token-limit lessons want the todo list.
+func todoThought(l language) string {
+	return l.say("The todo list lives in notes/todo.txt, so I should read it.", "TODO リストは notes/todo.txt にあるので、それを読みます。")
+}
+
+// leftToDo is the answer of the lessons that read the todo list: its items,
+// then how the first attempt went wrong.
+func leftToDo(l language, r *toolResult, mistake string) reply {
+	return finalReply(l.say("Left to do, according to notes/todo.txt:\n", "notes/todo.txt によると、残っている作業はこれです:\n") +
+		quote(l, r.Content, 12) + "\n" + mistake)
+}
+
 func malformedScript(c conversation) reply {
+	l := c.lang
 	const notes = "notes/todo.txt"
 	if !c.misfired() {
 		if c.dialect == dialectLlamaNative {
-			return callReply("I will open the todo list.",
+			return callReply(l.say("I will open the todo list.", "TODO リストを開きます。"),
 				toolCall{Name: misfireToolName, Args: args{{"path", notes}}})
 		}
-		return reply{misfire: true, thought: "The todo list lives in notes/todo.txt, so I should read it."}
+		return reply{misfire: true, thought: todoThought(l)}
 	}
-	r, next := readTodoAgain(c, "My last reply could not be used. This time: one valid read_file call.")
+	r, next := readTodoAgain(c, l.say("My last reply could not be used. This time: one valid read_file call.",
+		"前の返答は使えませんでした。今度は正しい read_file の呼び出しを 1 つ送ります。"))
 	if r == nil {
 		return next
 	}
 	var mistake string
 	switch {
 	case c.calledTool(misfireToolName):
-		mistake = "I first called open_file, a tool that does not exist; the engine denied it as an unknown tool and I switched to read_file."
+		mistake = l.say("I first called open_file, a tool that does not exist; the engine denied it as an unknown tool and I switched to read_file.",
+			"最初に存在しないツール open_file を呼んだので、エンジンが未知のツールとして拒否しました。そこで read_file に切り替えました。")
 	case c.dialect == dialectGemini:
-		mistake = "My first attempt ended with finishReason MALFORMED_FUNCTION_CALL; the loop told me, and I sent a valid call."
+		mistake = l.say("My first attempt ended with finishReason MALFORMED_FUNCTION_CALL; the loop told me, and I sent a valid call.",
+			"最初の試みは finishReason MALFORMED_FUNCTION_CALL で終わりました。ループがそれを知らせてくれたので、正しい呼び出しを送り直しました。")
 	case c.dialect == dialectOpenAI:
-		mistake = "The arguments of my first tool call were not valid JSON (the closing brace was missing); the loop showed me why it could not run the call, and I sent a valid one."
+		mistake = l.say("The arguments of my first tool call were not valid JSON (the closing brace was missing); the loop showed me why it could not run the call, and I sent a valid one.",
+			"最初のツール呼び出しの引数が正しい JSON ではありませんでした (閉じ括弧が欠けていました)。ループが実行できない理由を示してくれたので、正しい呼び出しを送り直しました。")
 	default:
-		mistake = "My first reply was not valid JSON (the closing brace was missing); the loop showed me the parse error and I sent a valid reply."
+		mistake = l.say("My first reply was not valid JSON (the closing brace was missing); the loop showed me the parse error and I sent a valid reply.",
+			"最初の返答が正しい JSON ではありませんでした (閉じ括弧が欠けていました)。ループがパースエラーを示してくれたので、正しい返答を送り直しました。")
 	}
-	return finalReply("Left to do, according to notes/todo.txt:\n" + quote(r.Content, 12) + "\n" + mistake)
+	return leftToDo(l, r, mistake)
 }
 
 // readTodoAgain is the repair after an unusable first reply: read
@@ -414,120 +554,146 @@ func readTodoAgain(c conversation, thought string) (*toolResult, reply) {
 		return nil, callReply(thought, toolCall{Name: "read_file", Args: args{{"path", notes}}})
 	}
 	if r.IsError {
-		return nil, finalReply("I could not read notes/todo.txt: " + firstLine(r.Content))
+		return nil, finalReply(c.lang.sayf("I could not read notes/todo.txt: %s", "notes/todo.txt を読めませんでした: 「%s」", firstLine(r.Content)))
 	}
 	return &r, reply{}
 }
 
 func tokenLimitScript(c conversation) reply {
+	l := c.lang
 	if !c.misfired() {
-		return reply{cut: true, thought: "The todo list lives in notes/todo.txt, so I should read it."}
+		return reply{cut: true, thought: todoThought(l)}
 	}
-	r, next := readTodoAgain(c, "My last call was cut off at the token limit. This time: a short read_file call.")
+	r, next := readTodoAgain(c, l.say("My last call was cut off at the token limit. This time: a short read_file call.",
+		"前の呼び出しはトークン上限で途切れました。今度は短い read_file の呼び出しを送ります。"))
 	if r == nil {
 		return next
 	}
-	cut := "done_reason length: Ollama stopped generating at the token limit"
+	cut := l.say("done_reason length: Ollama stopped generating at the token limit", "done_reason length: Ollama がトークン上限で生成を止めました")
 	switch c.dialect {
 	case dialectGemini:
-		cut = "finishReason MAX_TOKENS: Gemini stopped generating at the token limit"
+		cut = l.say("finishReason MAX_TOKENS: Gemini stopped generating at the token limit", "finishReason MAX_TOKENS: Gemini がトークン上限で生成を止めました")
 	case dialectOpenAI:
-		cut = "finish_reason length: the server stopped generating at the token limit, in the middle of the arguments"
+		cut = l.say("finish_reason length: the server stopped generating at the token limit, in the middle of the arguments",
+			"finish_reason length: サーバーが引数の途中、トークン上限で生成を止めました")
 	}
-	return finalReply("Left to do, according to notes/todo.txt:\n" + quote(r.Content, 12) +
-		"\nMy first tool call was cut off (" + cut + "), so the loop fed it back instead of running half a call, and I sent it again.")
+	return leftToDo(l, r, l.sayf("My first tool call was cut off (%s), so the loop fed it back instead of running half a call, and I sent it again.",
+		"最初のツール呼び出しは途中で切れていました (%s)。ループは半分だけの呼び出しを実行せずに私へ返したので、送り直しました。", cut))
 }
 
 func repeatStopScript(c conversation) reply {
+	l := c.lang
 	if c.dialect == dialectGemini {
-		return finalReply("(offline tutor: this lesson shows an Ollama behaviour. Ollama ends a generation when the model " +
-			"writes the same token more than 30 times in a row, and closes the stream without its done:true line; " +
-			"Gemini has no such stop. Run it with --provider llama.)")
+		return finalReply(l.say("(offline tutor: this lesson shows an Ollama behaviour. Ollama ends a generation when the model "+
+			"writes the same token more than 30 times in a row, and closes the stream without its done:true line; "+
+			"Gemini has no such stop. Run it with --provider llama.)",
+			"(オフラインのチューター: このレッスンは Ollama のふるまいを見せるものです。Ollama は、モデルが同じトークンを 30 回を超えて続けて書くと生成を打ち切り、"+
+				"done:true の行なしでストリームを閉じます。Gemini にはこの打ち切りはありません。--provider llama で実行してください。)"))
 	}
 	if !c.misfired() {
-		return reply{repeatStop: true, thought: "I should list the files first."}
+		return reply{repeatStop: true, thought: l.say("I should list the files first.", "まずファイルを一覧します。")}
 	}
 	r, done := c.resultFor("list_files", "", "")
 	if !done {
-		return callReply("My last reply was stopped by Ollama's token-repeat limit. This time: one list_files call.",
+		return callReply(l.say("My last reply was stopped by Ollama's token-repeat limit. This time: one list_files call.",
+			"前の返答は Ollama のトークン繰り返しの上限で止められました。今度は list_files の呼び出しを 1 つ送ります。"),
 			toolCall{Name: "list_files", Args: args{{"path", "."}}})
 	}
-	how := "Ollama stopped it and closed the stream without done:true"
+	how := l.say("Ollama stopped it and closed the stream without done:true", "Ollama がそれを止めて、done:true なしでストリームを閉じました")
 	if c.dialect == dialectOpenAI {
-		how = "the server stopped it and closed the stream without a finish_reason or data: [DONE]"
+		how = l.say("the server stopped it and closed the stream without a finish_reason or data: [DONE]",
+			"サーバーがそれを止めて、finish_reason も data: [DONE] もなしでストリームを閉じました")
 	}
-	return finalReply("The files: " + summarizeListing(r.Content) + "\nMy first reply got stuck repeating one token, " +
-		"so " + how + "; the loop fed that back once, without retrying, and I listed the files.")
+	return finalReply(l.sayf("The files: %s\nMy first reply got stuck repeating one token, so %s; the loop fed that back once, without retrying, and I listed the files.",
+		"ファイル: %s\n最初の返答は 1 つのトークンを繰り返して抜け出せなくなり、%s。ループはリトライせずにそれを一度だけ私へ返したので、ファイルを一覧しました。",
+		summarizeListing(l, r.Content), how))
 }
 
 func toolFailureScript(c conversation) reply {
+	l := c.lang
 	const target = "config.yaml"
 	r, done := c.resultFor("read_file", "path", target)
 	if !done {
-		return callReply("The settings should be in config.yaml; reading it.",
+		return callReply(l.say("The settings should be in config.yaml; reading it.", "設定は config.yaml にあるはずなので、読みます。"),
 			toolCall{Name: "read_file", Args: args{{"path", target}}})
 	}
 	if !r.IsError {
-		return finalReply("config.yaml contains:\n" + quote(r.Content, 20))
+		return finalReply(l.say("config.yaml contains:\n", "config.yaml の中身:\n") + quote(l, r.Content, 20))
 	}
 	list, listed := c.resultFor("list_files", "", "")
 	if !listed {
-		return callReply("read_file failed. Before guessing, I will look at what files do exist.",
+		return callReply(l.say("read_file failed. Before guessing, I will look at what files do exist.",
+			"read_file が失敗しました。推測する前に、実際にどんなファイルがあるかを見ます。"),
 			toolCall{Name: "list_files", Args: args{{"path", "."}}})
 	}
-	msg := "There is no config.yaml in this workspace (read_file said: " + firstLine(r.Content) + ").\n"
+	msg := l.sayf("There is no config.yaml in this workspace (read_file said: %s).\n",
+		"このワークスペースに config.yaml はありません (read_file の出力: 「%s」)。\n", firstLine(r.Content))
 	if list.IsError {
-		return finalReply(msg + "I also could not list the files: " + firstLine(list.Content))
+		return finalReply(msg + l.sayf("I also could not list the files: %s", "ファイルの一覧も取得できませんでした: 「%s」", firstLine(list.Content)))
 	}
-	return finalReply(msg + "What does exist: " + summarizeListing(list.Content) +
-		".\nNone of them is a settings file; if you expected one, it may live elsewhere. (offline tutor)")
+	return finalReply(msg + l.sayf("What does exist: %s.\nNone of them is a settings file; if you expected one, it may live elsewhere. (offline tutor)",
+		"実際にあるファイル: %s。\nどれも設定ファイルではありません。あるはずだったのなら、別の場所にあるのかもしれません。(オフラインのチューター)",
+		summarizeListing(l, list.Content)))
 }
 
 func parallelScript(c conversation) reply {
+	l := c.lang
 	files := []string{"hello.py", "README.md"}
 	missing := c.missingReads(files)
 	if len(missing) > 0 {
 		if c.dialect == dialectLlamaJSON {
-			return callReply("JSON mode allows one tool call per reply, so I read "+missing[0].Args.str("path")+" now.", missing[0])
+			return callReply(l.sayf("JSON mode allows one tool call per reply, so I read %s now.",
+				"JSON モードでは 1 回の返答でツール呼び出しは 1 つだけなので、いまは %s を読みます。", missing[0].Args.str("path")), missing[0])
 		}
-		return callReply("The two reads do not depend on each other, so I ask for both at once.", missing...)
+		return callReply(l.say("The two reads do not depend on each other, so I ask for both at once.",
+			"2 つの読み込みは互いに依存しないので、両方を一度に頼みます。"), missing...)
 	}
 	hello, _ := c.resultFor("read_file", "path", "hello.py")
 	readme, _ := c.resultFor("read_file", "path", "README.md")
 	var b strings.Builder
 	if hello.IsError {
-		fmt.Fprintf(&b, "hello.py could not be read: %s\n", firstLine(hello.Content))
+		b.WriteString(l.sayf("hello.py could not be read: %s\n", "hello.py を読めませんでした: 「%s」\n", firstLine(hello.Content)))
 	} else {
-		b.WriteString(explainPython("hello.py", hello.Content) + "\n")
+		b.WriteString(explainPython(l, "hello.py", hello.Content) + "\n")
 	}
 	if readme.IsError {
-		fmt.Fprintf(&b, "README.md could not be read: %s\n", firstLine(readme.Content))
+		b.WriteString(l.sayf("README.md could not be read: %s\n", "README.md を読めませんでした: 「%s」\n", firstLine(readme.Content)))
 	} else {
-		fmt.Fprintf(&b, "README.md has %s and begins: %q.", lines(lineCount(readme.Content)), firstLine(readme.Content))
+		n, first := lineCount(readme.Content), firstLine(readme.Content)
+		b.WriteString(l.say(fmt.Sprintf("README.md has %s and begins: %q.", lines(l, n), first),
+			fmt.Sprintf("README.md は %sで、「%s」で始まります。", lines(l, n), first)))
 		if strings.Contains(readme.Content, "hello.py") {
-			b.WriteString(" It mentions hello.py by name: the README is the prose, hello.py the code.\n")
+			b.WriteString(l.say(" It mentions hello.py by name: the README is the prose, hello.py the code.\n",
+				"hello.py の名前が出てきます。README が文章、hello.py がコードです。\n"))
 		} else {
-			b.WriteString(" It does not mention hello.py by name; the README introduces the project, hello.py is its code.\n")
+			b.WriteString(l.say(" It does not mention hello.py by name; the README introduces the project, hello.py is its code.\n",
+				"hello.py の名前は出てきません。README はプロジェクトの紹介で、hello.py はそのコードです。\n"))
 		}
 	}
 	if c.maxCallsInOneReply() >= 2 {
-		b.WriteString("\nBoth reads went out in ONE response as two tool calls; the loop checked and ran them one at a time and sent both results back together.")
+		b.WriteString(l.say("\nBoth reads went out in ONE response as two tool calls; the loop checked and ran them one at a time and sent both results back together.",
+			"\n2 つの読み込みは、1 回の返答の中の 2 つのツール呼び出しとして出ていきました。ループはそれらを 1 つずつチェックして実行し、2 つの結果をまとめて返しました。"))
 	} else {
-		b.WriteString("\nIn JSON mode I can make only one tool call per reply, so I read the files one after the other: two model calls instead of one.")
+		b.WriteString(l.say("\nIn JSON mode I can make only one tool call per reply, so I read the files one after the other: two model calls instead of one.",
+			"\nJSON モードでは 1 回の返答でツール呼び出しを 1 つしかできないので、ファイルを 1 つずつ読みました。モデルの呼び出しは 1 回ではなく 2 回です。"))
 	}
 	return finalReply(b.String())
 }
 
 func iterationLimitScript(c conversation) reply {
 	n := c.count("list_files")
-	return callReply(fmt.Sprintf("Listing again (check %d): still no new file, so I keep waiting.", n+1),
+	return callReply(c.lang.sayf("Listing again (check %d): still no new file, so I keep waiting.",
+		"もう一度一覧します (%d 回目の確認)。まだ新しいファイルはないので、待ち続けます。", n+1),
 		toolCall{Name: "list_files", Args: args{{"path", "."}}})
 }
 
-func rateLimitScript(conversation) reply {
-	return finalReply("Hello! I am glassbox's offline tutor, not a real model. In this lesson the simulated service " +
-		"answers the first attempt of this call with HTTP 429 and Retry-After: 1; the loop waited one second, " +
-		"retried, and this is the retry's answer.")
+func rateLimitScript(c conversation) reply {
+	return finalReply(c.lang.say("Hello! I am glassbox's offline tutor, not a real model. In this lesson the simulated service "+
+		"answers the first attempt of this call with HTTP 429 and Retry-After: 1; the loop waited one second, "+
+		"retried, and this is the retry's answer.",
+		"こんにちは。私は glassbox のオフラインのチューターで、本物のモデルではありません。このレッスンでは、"+
+			"シミュレーションのサービスがこの呼び出しの最初の試みに HTTP 429 と Retry-After: 1 で答えます。"+
+			"ループは 1 秒待ってリトライしました。これはそのリトライへの答えです。"))
 }
 
 // ----- helpers the scripts share -----
@@ -561,7 +727,7 @@ var (
 
 // explainPython describes a Python file from its actual text: the
 // functions it defines and the lines that matter.
-func explainPython(name, content string) string {
+func explainPython(l language, name, content string) string {
 	content = stripLineNumbers(content)
 	var defs, key []string
 	for _, line := range strings.Split(content, "\n") {
@@ -574,17 +740,19 @@ func explainPython(name, content string) string {
 		}
 	}
 	var b strings.Builder
+	n := lines(l, lineCount(content))
 	switch len(defs) {
 	case 0:
-		fmt.Fprintf(&b, "%s has %s and defines no functions.", name, lines(lineCount(content)))
+		b.WriteString(l.sayf("%s has %s and defines no functions.", "%s は %sで、関数は定義していません。", name, n))
 	default:
-		fmt.Fprintf(&b, "%s has %s and defines %s.", name, lines(lineCount(content)), strings.Join(defs, ", "))
+		b.WriteString(l.sayf("%s has %s and defines %s.", "%s は %sで、%s を定義しています。", name, n, strings.Join(defs, l.say(", ", "、"))))
 	}
 	if len(key) > 0 {
-		b.WriteString(" The lines that matter:\n" + quote(strings.Join(key, "\n"), 12))
+		b.WriteString(l.say(" The lines that matter:\n", "要となる行:\n") + quote(l, strings.Join(key, "\n"), 12))
 	}
 	if strings.Contains(content, "__name__") {
-		b.WriteString("\nThe `if __name__ == \"__main__\":` block runs only when you start the file directly (python3 " + name + ").")
+		b.WriteString(l.sayf("\nThe `if __name__ == \"__main__\":` block runs only when you start the file directly (python3 %s).",
+			"\n`if __name__ == \"__main__\":` のブロックは、ファイルを直接起動したとき (python3 %s) だけ実行されます。", name))
 	}
 	return b.String()
 }
@@ -606,9 +774,9 @@ func stripLineNumbers(content string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// summarizeListing turns a list_files result into "a, b, c". The result
-// may be one name per line or a JSON list of names.
-func summarizeListing(content string) string {
+// listingNames reads a list_files result: one name per line or a JSON list
+// of names (strings or objects with a path or name).
+func listingNames(content string) []string {
 	lines := strings.Split(content, "\n")
 	var list []json.RawMessage
 	if json.Unmarshal([]byte(content), &list) == nil {
@@ -626,24 +794,28 @@ func summarizeListing(content string) string {
 	}
 	var names []string
 	for _, line := range lines {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
+		if line = strings.TrimSpace(line); line != "" {
+			names = append(names, line)
 		}
-		if len(names) == 12 {
-			names = append(names, "…")
-			break
-		}
-		names = append(names, line)
 	}
+	return names
+}
+
+// summarizeListing turns a list_files result into "a, b, c" (in Japanese
+// "a、b、c"), at most 12 names.
+func summarizeListing(l language, content string) string {
+	names := listingNames(content)
 	if len(names) == 0 {
-		return "nothing (the folder is empty)"
+		return l.say("nothing (the folder is empty)", "なし (フォルダーは空です)")
 	}
-	return strings.Join(names, ", ")
+	if len(names) > 12 {
+		names = append(names[:12:12], "…")
+	}
+	return strings.Join(names, l.say(", ", "、"))
 }
 
 // quote indents up to maxLines lines of s as a block.
-func quote(s string, maxLines int) string {
+func quote(l language, s string, maxLines int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	more := 0
 	if len(lines) > maxLines {
@@ -651,14 +823,14 @@ func quote(s string, maxLines int) string {
 		lines = lines[:maxLines]
 	}
 	var b strings.Builder
-	for _, l := range lines {
-		if l = strings.TrimRight(l, " \t\r"); l != "" {
-			b.WriteString("    " + l)
+	for _, line := range lines {
+		if line = strings.TrimRight(line, " \t\r"); line != "" {
+			b.WriteString("    " + line)
 		}
 		b.WriteString("\n")
 	}
 	if more > 0 {
-		fmt.Fprintf(&b, "    … (%d more %s)\n", more, lineWord(more))
+		b.WriteString(l.sayf("    … (%d more %s)\n", "    … (ほか %[1]d 行)\n", more, lineWord(more)))
 	}
 	return b.String()
 }
@@ -700,13 +872,15 @@ func byPolicy(content string) bool {
 	return strings.Contains(strings.ToLower(content), "security policy")
 }
 
-// declined says who refused a call: "You declined" or "The security policy
-// denied", followed by what.
-func declined(content, what string) string {
+// declined says who refused a call: "You declined the write" or "The
+// security policy denied the write" (what is en's "the write"), in Japanese
+// "あなたが書き込みを拒否した" (ja's 書き込み); the caller goes on with
+// ", so …" or "ので、…".
+func declined(l language, content, en, ja string) string {
 	if byPolicy(content) {
-		return "The security policy denied " + what
+		return l.say("The security policy denied "+en, "セキュリティポリシーが"+ja+"を拒否した")
 	}
-	return "You declined " + what
+	return l.say("You declined "+en, "あなたが"+ja+"を拒否した")
 }
 
 // isDenial reports whether an error result says a rule or the person
@@ -775,8 +949,8 @@ func isNo(answer string) bool {
 	return strings.HasPrefix(a, "no ") || strings.HasPrefix(a, "no,")
 }
 
-// lines says "1 line", "12 lines".
-func lines(n int) string { return fmt.Sprintf("%d %s", n, lineWord(n)) }
+// lines says "1 line", "12 lines" (in Japanese "12 行").
+func lines(l language, n int) string { return l.sayf("%d %s", "%[1]d 行", n, lineWord(n)) }
 
 // lineWord is "line" or "lines", as n wants.
 func lineWord(n int) string {
@@ -797,10 +971,15 @@ const mcpGreeting = "hello from the glass box"
 // guess ({"text": …}, what an echo tool takes); a tool that wants others
 // fails, and the model says so.
 func mcpToolScript(c conversation) reply {
+	l := c.lang
 	if len(c.mcpTools) == 0 {
-		return finalReply("No MCP server is attached, so there is no MCP tool to call. Start glassbox with " +
-			"--lesson mcp-tool or --mcp demo (the demo server bundled in glassbox), --mcp NAME=COMMAND (a stdio server) " +
-			"or --mcp NAME=URL (streamable HTTP); its tools join as NAME__tool. (offline tutor)")
+		return finalReply(l.say("No MCP server is attached, so there is no MCP tool to call. Start glassbox with "+
+			"--lesson mcp-tool or --mcp demo (the demo server bundled in glassbox), --mcp NAME=COMMAND (a stdio server) "+
+			"or --mcp NAME=URL (streamable HTTP); its tools join as NAME__tool. (offline tutor)",
+			"MCP サーバーがつながっていないので、呼べる MCP ツールがありません。glassbox を "+
+				"--lesson mcp-tool か --mcp demo (glassbox に同梱のデモサーバー)、--mcp NAME=COMMAND (stdio のサーバー)、"+
+				"--mcp NAME=URL (streamable HTTP) のどれかをつけて起動してください。"+
+				"そのツールは NAME__tool という名前で加わります。(オフラインのチューター)"))
 	}
 	tool := c.mcpTools[0]
 	for _, t := range c.mcpTools {
@@ -811,14 +990,17 @@ func mcpToolScript(c conversation) reply {
 	}
 	r, done := c.resultFor(tool, "", "")
 	if !done {
-		return callReply("This tool comes from an MCP server; glassbox will send it a tools/call request over JSON-RPC.",
+		return callReply(l.say("This tool comes from an MCP server; glassbox will send it a tools/call request over JSON-RPC.",
+			"このツールは MCP サーバーのものです。glassbox が JSON-RPC で tools/call リクエストを送ります。"),
 			toolCall{Name: tool, Args: args{{"text", mcpGreeting}}})
 	}
 	server, _, _ := strings.Cut(tool, "__")
 	if r.IsError {
-		return finalReply(fmt.Sprintf("The call to %s failed: %s\nThe MCP server %s answered with an error, which came back to me as the tool's result. (offline tutor)",
+		return finalReply(l.sayf("The call to %s failed: %s\nThe MCP server %s answered with an error, which came back to me as the tool's result. (offline tutor)",
+			"%s の呼び出しは失敗しました: 「%s」\nMCP サーバー %s がエラーで答え、それがツールの結果として私に返ってきました。(オフラインのチューター)",
 			tool, firstLine(r.Content), server))
 	}
-	return finalReply(fmt.Sprintf("The MCP server %s answered %s with:\n%s\nThe request and the answer are JSON-RPC frames (tools/call) beside this step. (offline tutor)",
-		server, tool, quote(r.Content, 10)))
+	return finalReply(l.sayf("The MCP server %s answered %s with:\n%s\nThe request and the answer are JSON-RPC frames (tools/call) beside this step. (offline tutor)",
+		"MCP サーバー %s は %s にこう答えました:\n%s\nリクエストと答えは、このステップの横にある JSON-RPC のフレーム (tools/call) です。(オフラインのチューター)",
+		server, tool, quote(l, r.Content, 10)))
 }

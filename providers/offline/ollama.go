@@ -174,14 +174,15 @@ func encodeOllama(m modelCall, r reply) api.Message {
 	msg := api.Message{Role: "assistant"}
 	switch {
 	case r.misfire:
-		msg.Content = brokenJSONReply(r)
+		msg.Content = brokenJSONReply(m.conv.lang, r)
 	case r.cut && m.conv.dialect == dialectLlamaJSON:
 		full := jsonModeText(callReply(r.thought, toolCall{Name: "read_file", Args: args{{"path", "notes/todo.txt"}}}))
 		msg.Content = full[:strings.Index(full, `"input"`)+len(`"input": {"pa`)]
 	case r.cut:
 		msg.Content = `{"name": "read_file", "parameters":`
 	case r.repeatStop && m.conv.dialect == dialectLlamaJSON:
-		msg.Content = `{"thought": "` + r.thought + `",` + strings.Repeat("\n", repeatLimit)
+		thought, _ := json.Marshal(r.thought)
+		msg.Content = `{"thought": ` + string(thought) + `,` + strings.Repeat("\n", repeatLimit)
 	case r.repeatStop:
 		// A native model writing a tool call as text: Ollama's tool parser
 		// holds it back until the call is complete, so when the repeat stop
@@ -217,10 +218,11 @@ func jsonModeText(r reply) string {
 }
 
 // brokenJSONReply is the malformed lesson's first JSON-mode reply: a
-// sentence of prose, then an object whose final closing brace is missing.
-func brokenJSONReply(r reply) string {
+// sentence of prose (in the request's language l), then an object whose
+// final closing brace is missing.
+func brokenJSONReply(l language, r reply) string {
 	full := spacedJSON(args{{"thought", r.thought}, {"tool_call", args{{"name", "read_file"}, {"input", args{{"path", "notes/todo.txt"}}}}}})
-	return "Sure! I will read the todo list first.\n" + strings.TrimSuffix(full, "}")
+	return l.say("Sure! I will read the todo list first.\n", "わかりました。まず TODO リストを読みます。\n") + strings.TrimSuffix(full, "}")
 }
 
 // spacedJSON marshals v and puts a space after every ':' and ',' outside
@@ -280,13 +282,14 @@ func ollamaMetrics(m modelCall, evalCount int, start time.Time, promptEval, eval
 // ollamaTokens cuts text into token-sized pieces the way a BPE tokenizer
 // roughly does: a word with its leading space (" weather"), a long word in
 // pieces of at most 8 letters, up to 3 punctuation marks together (`{"`,
-// `":`, ` "` with the space that leads them), each newline on its own. The
-// pieces concatenate back to text.
+// `":`, ` "` with the space that leads them), Japanese two kana or kanji at
+// a time ("これ", "は日"), each newline on its own. The pieces concatenate
+// back to text.
 func ollamaTokens(text string) []string {
-	const maxLetters, maxMarks = 8, 3
+	const maxLetters, maxMarks, maxKana = 8, 3, 2
 	var out []string
 	var cur []rune
-	kind, n := 0, 0 // what cur holds (0 nothing or a lone space, 1 a word, 2 marks) and how many
+	kind, n := 0, 0 // what cur holds (0 nothing or a lone space, 1 a word, 2 marks, 3 kana or kanji) and how many
 	flush := func() {
 		if len(cur) > 0 {
 			out = append(out, string(cur))
@@ -301,6 +304,13 @@ func ollamaTokens(text string) []string {
 		case c == ' ':
 			flush()
 			cur = append(cur, c)
+		case unicode.In(c, unicode.Hiragana, unicode.Katakana, unicode.Han):
+			// Japanese has no spaces; a tokenizer spends a token on
+			// every one or two kana or kanji.
+			if kind != 3 && kind != 0 || kind == 3 && n == maxKana {
+				flush()
+			}
+			cur, kind, n = append(cur, c), 3, n+1
 		case unicode.IsLetter(c) || unicode.IsDigit(c):
 			if kind != 1 && kind != 0 || kind == 1 && n == maxLetters {
 				flush()

@@ -37,6 +37,12 @@ func TestOllamaTokensAreTokenSized(t *testing.T) {
 	if !slices.Equal(toks, want) {
 		t.Errorf("tokens\n got %q\nwant %q", toks, want)
 	}
+	ja := "hello.py は 6 行で、greet(name) を定義しています。"
+	toks = ollamaTokens(ja)
+	want = []string{"hello", ".", "py", " は", " 6", " 行で", "、", "greet", "(", "name", ")", " を定", "義し", "てい", "ます", "。"}
+	if strings.Join(toks, "") != ja || !slices.Equal(toks, want) {
+		t.Errorf("Japanese tokens\n got %q\nwant %q", toks, want)
+	}
 }
 
 // Like a real server: one token per line, the last token in the done line,

@@ -175,7 +175,7 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 	}
 	r := decide(m.conv)
 	if !m.tools {
-		r = withoutTools(r)
+		r = withoutTools(r, m.conv.lang)
 	}
 	return r, nil
 }

@@ -35,26 +35,40 @@ func callReply(thought string, calls ...toolCall) reply {
 	return reply{thought: thought, calls: calls}
 }
 
+// finalReply is a final answer. Its thought is the answer's usual one, in
+// the request's language (decide fills it in).
 func finalReply(text string) reply {
-	return reply{thought: "I have what I need to answer.", text: text}
+	return reply{text: text}
+}
+
+// answerThought is the thought that goes with a final answer.
+func answerThought(l language) string {
+	return l.say("I have what I need to answer.", "答えに必要なことはそろいました。")
 }
 
 // decide is the tutor model: the next reply, from the conversation alone.
 // A lesson's request runs its script; anything else goes to the intent
-// matcher; what that does not understand gets an honest explanation.
+// matcher; what that does not understand gets an honest explanation. The
+// reply is in the language of the request (c.lang).
 func decide(c conversation) reply {
+	var r reply
 	if l, ok := lessonForRequest(c.request); ok && l.script != nil {
-		return l.script(c)
+		r = l.script(c)
+	} else if in := matchIntent(c.request); in.kind != intentNone {
+		r = in.script(c)
+	} else {
+		r = finalReply(fallbackText(c.lang))
 	}
-	if in := matchIntent(c.request); in.kind != intentNone {
-		return in.script(c)
+	if r.thought == "" && len(r.calls) == 0 {
+		r.thought = answerThought(c.lang)
 	}
-	return finalReply(fallbackText(c.request))
+	return r
 }
 
 // withoutTools rewrites a reply for a request that declared no tools: the
-// tutor cannot call anything, so it says what it would have done.
-func withoutTools(r reply) reply {
+// tutor cannot call anything, so it says, in language l, what it would have
+// done.
+func withoutTools(r reply, l language) reply {
 	if len(r.calls) == 0 && !r.misfire {
 		return r
 	}
@@ -63,12 +77,14 @@ func withoutTools(r reply) reply {
 		b, _ := c.Args.MarshalJSON()
 		names = append(names, c.Name+string(b))
 	}
-	next := "reply"
+	next := l.say("reply", "次の返答をする")
 	if len(names) > 0 {
-		next = "call " + strings.Join(names, " and ")
+		next = l.sayf("call %s", " %s を呼び出す", strings.Join(names, l.say(" and ", " と ")))
 	}
-	return finalReply("(offline tutor) This request declared no tools, so I can only answer in text. " +
-		"With tools I would now " + next + ".")
+	return reply{thought: answerThought(l), text: l.sayf("(offline tutor) This request declared no tools, so I can only answer in text. "+
+		"With tools I would now %s.",
+		"(オフラインのチューター) このリクエストはツールを宣言していないので、テキストで答えることしかできません。"+
+			"ツールがあれば、ここで%sところです。", next)}
 }
 
 // ----- free-form requests -----
@@ -87,42 +103,63 @@ const (
 
 // intent is a free-form request as the matcher understood it.
 type intent struct {
-	kind     intentKind
-	files    []string // file names found in the text, in order
-	command  string   // intentRun: the command to run
-	japanese bool     // answer in Japanese
+	kind  intentKind
+	files []string // file names found in the text, in order
+	// names are files named without an extension ("README を読んで",
+	// "show me the Makefile"): the read script lists the workspace to find
+	// which files they are.
+	names   []string
+	command string   // intentRun: the command to run
+	lang    language // the request's language, which the answer uses
 }
 
 var (
 	fileNameRE = regexp.MustCompile(`(?:\.{1,2}/)*[A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]+`)
 	quotedRE   = regexp.MustCompile("`([^`]+)`|\"([^\"]+)\"|「([^」]+)」")
-	deleteRE   = regexp.MustCompile(`(?i)\b(delete|remove|rm)\b|削除|消して`)
-	writeRE    = regexp.MustCompile(`(?i)\b(write|create|make)\b|作成|書いて|作って`)
-	runRE      = regexp.MustCompile(`(?i)\b(run|execute)\b|実行`)
-	readRE     = regexp.MustCompile(`(?i)\b(read|show|cat|open|print)\b|読んで|読む|見せて|表示`)
-	listRE     = regexp.MustCompile(`(?i)\b(list|files|ls|dir)\b|一覧|ファイル`)
+	deleteRE   = regexp.MustCompile(`(?i)\b(delete|remove|rm)\b|削除|消して|消去|消す`)
+	writeRE    = regexp.MustCompile(`(?i)\b(write|create|make)\b|作成|書いて|作って|書き込`)
+	// writtenRE asks what is written in a file ("何が書いてある"), which
+	// reads it: 書いて there is no request to write.
+	writtenRE = regexp.MustCompile(`書いてあ|書かれて`)
+	runRE     = regexp.MustCompile(`(?i)\b(run|execute)\b|実行|動かして|走らせて`)
+	readRE    = regexp.MustCompile(`(?i)\b(read|show|cat|open|print)\b|読んで|読む|読み|見せて|表示|開いて|中身|内容|説明|要約`)
+	listRE    = regexp.MustCompile(`(?i)\b(list|files|ls|dir)\b|一覧|ファイル|リスト`)
+	// A name without an extension: after an English read verb, or before
+	// a Japanese particle ("README を", "Makefile の中身").
+	bareNameRE = regexp.MustCompile(`(?i)\b(?:read|show|cat|open|print)\s+(?:me\s+)?(?:the\s+)?([A-Za-z0-9_][A-Za-z0-9_/-]*)\b|([A-Za-z0-9_][A-Za-z0-9_/-]*)\s*(?:を|の|には|って)`)
 )
+
+// notANameWord are words bareNameRE finds after a verb that name no file.
+var notANameWord = map[string]bool{"me": true, "the": true, "a": true, "all": true, "it": true, "this": true, "that": true,
+	"file": true, "files": true, "folder": true, "directory": true, "list": true, "contents": true, "everything": true, "project": true}
 
 // matchIntent understands a small set of requests in English and Japanese:
 // delete, write/create, run, read (a named file) and list, tried in that
 // order. A file named with no verb is read.
 func matchIntent(text string) intent {
-	in := intent{japanese: hasJapanese(text)}
+	in := intent{lang: languageOf(text)}
 	for _, f := range fileNameRE.FindAllString(text, -1) {
 		if looksLikeFileName(f) {
 			in.files = append(in.files, f)
+		}
+	}
+	if len(in.files) == 0 {
+		for _, m := range bareNameRE.FindAllStringSubmatch(text, -1) {
+			if n := m[1] + m[2]; !notANameWord[strings.ToLower(n)] {
+				in.names = append(in.names, n)
+			}
 		}
 	}
 	switch {
 	case strings.TrimSpace(text) == "":
 	case deleteRE.MatchString(text):
 		in.kind = intentDelete
-	case writeRE.MatchString(text):
+	case writeRE.MatchString(text) && !writtenRE.MatchString(text):
 		in.kind = intentWrite
 	case runRE.MatchString(text):
 		in.kind = intentRun
 		in.command = commandIn(text, in.files)
-	case readRE.MatchString(text) && len(in.files) > 0:
+	case readRE.MatchString(text) && len(in.files)+len(in.names) > 0:
 		in.kind = intentRead
 	case listRE.MatchString(text):
 		in.kind = intentList
@@ -165,23 +202,8 @@ func commandIn(text string, files []string) string {
 	return ""
 }
 
-// hasJapanese reports whether s contains kana or kanji.
-func hasJapanese(s string) bool {
-	for _, r := range s {
-		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
-			return true
-		}
-	}
-	return false
-}
-
 // say picks the English or Japanese text.
-func (in intent) say(en, ja string) string {
-	if in.japanese {
-		return ja
-	}
-	return en
-}
+func (in intent) say(en, ja string) string { return in.lang.say(en, ja) }
 
 // script runs the simple script for the intent.
 func (in intent) script(c conversation) reply {
@@ -197,7 +219,7 @@ func (in intent) script(c conversation) reply {
 	case intentDelete:
 		return in.deleteScript(c)
 	}
-	return finalReply(fallbackText(c.request))
+	return finalReply(fallbackText(in.lang))
 }
 
 func (in intent) note(en, ja string) string {
@@ -207,17 +229,62 @@ func (in intent) note(en, ja string) string {
 func (in intent) listScript(c conversation) reply {
 	r, done := c.resultFor("list_files", "", "")
 	if !done {
-		return callReply("The person wants to see the files.", toolCall{Name: "list_files", Args: args{{"path", "."}}})
+		return callReply(in.say("The person wants to see the files.", "ファイルの一覧を見たいという依頼です。"),
+			toolCall{Name: "list_files", Args: args{{"path", "."}}})
 	}
 	if r.IsError {
-		return finalReply(in.say("I could not list the files: ", "ファイル一覧を取得できませんでした: ") + firstLine(r.Content))
+		return finalReply(in.say("I could not list the files: ", "ファイル一覧を取得できませんでした: ") + in.lang.cite(firstLine(r.Content)))
 	}
 	return finalReply(in.say("Here is what list_files returned for the workspace:\n", "ワークスペースのファイル一覧です:\n") +
-		quote(r.Content, 30) + in.note("\"list the files\"", "ファイル一覧"))
+		quote(in.lang, r.Content, 30) + in.note("\"list the files\"", "ファイル一覧"))
+}
+
+// named finds the files a request named without an extension: it lists
+// the workspace first, then matches each name to a file whose name, or
+// name before its extension, is the same in any case. While the listing is
+// not there yet it returns the reply that asks for it; a name no file has
+// ends the turn with the files that do exist.
+func (in intent) named(c conversation) ([]string, *reply) {
+	list, listed := c.resultFor("list_files", "", "")
+	names := strings.Join(in.names, ", ")
+	if !listed {
+		r := callReply(in.lang.sayf("The person named %s without an extension; the file list will tell me which file that is.",
+			"%s は拡張子なしで指定されているので、ファイル一覧を見てどのファイルのことかを確かめます。", names),
+			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+		return nil, &r
+	}
+	if list.IsError {
+		r := finalReply(in.lang.sayf("I could not list the files to find %s: %s", "%s を探すためにファイルを一覧しようとしましたが、できませんでした: 「%s」",
+			names, firstLine(list.Content)))
+		return nil, &r
+	}
+	var files []string
+	for _, n := range in.names {
+		for _, f := range listingNames(list.Content) {
+			base := path.Base(f)
+			if strings.EqualFold(base, n) || strings.EqualFold(strings.TrimSuffix(base, path.Ext(base)), path.Base(n)) {
+				files = append(files, f)
+				break
+			}
+		}
+	}
+	if len(files) == 0 {
+		r := finalReply(in.lang.sayf("No file here is called %s. The files: %s", "%s という名前のファイルは見つかりませんでした。ファイル: %s",
+			names, summarizeListing(in.lang, list.Content)) + in.note("\"read "+names+"\"", names+" を読む"))
+		return nil, &r
+	}
+	return files, nil
 }
 
 func (in intent) readScript(c conversation) reply {
 	files := in.files
+	if len(files) == 0 {
+		found, next := in.named(c)
+		if next != nil {
+			return *next
+		}
+		files = found
+	}
 	if len(files) > 3 {
 		files = files[:3]
 	}
@@ -226,18 +293,17 @@ func (in intent) readScript(c conversation) reply {
 		if c.dialect == dialectLlamaJSON {
 			missing = missing[:1]
 		}
-		return callReply("The person wants to see "+strings.Join(files, ", ")+".", missing...)
+		return callReply(in.lang.sayf("The person wants to see %s.", "%s を見たいという依頼です。", strings.Join(files, ", ")), missing...)
 	}
 	var b strings.Builder
 	for _, f := range files {
 		r, _ := c.resultFor("read_file", "path", f)
 		if r.IsError {
-			fmt.Fprintf(&b, in.say("I could not read %s: %s\n", "%s を読めませんでした: %s\n"), f, firstLine(r.Content))
+			fmt.Fprintf(&b, in.say("I could not read %s: %s\n", "%s を読めませんでした: 「%s」\n"), f, firstLine(r.Content))
 			continue
 		}
-		n := lineCount(r.Content)
-		b.WriteString(in.say(fmt.Sprintf("%s (%s):\n", f, lines(n)), fmt.Sprintf("%s (%d 行):\n", f, n)))
-		b.WriteString(quote(r.Content, 20))
+		fmt.Fprintf(&b, "%s (%s):\n", f, lines(in.lang, lineCount(r.Content)))
+		b.WriteString(quote(in.lang, r.Content, 20))
 	}
 	return finalReply(b.String() + in.note("\"read "+strings.Join(files, ", ")+"\"", strings.Join(files, ", ")+" を読む"))
 }
@@ -250,7 +316,8 @@ func (in intent) writeScript(c conversation) reply {
 	f := in.files[0]
 	r, done := c.resultFor("write_file", "path", f)
 	if !done {
-		return callReply("Writing "+f+" changes the workspace, so the person will be asked to approve it.",
+		return callReply(in.lang.sayf("Writing %s changes the workspace, so the person will be asked to approve it.",
+			"%s を書くとワークスペースが変わるので、人に承認を求めます。", f),
 			toolCall{Name: "write_file", Args: args{{"path", f}, {"content", contentFor(f)}}})
 	}
 	switch {
@@ -260,9 +327,9 @@ func (in intent) writeScript(c conversation) reply {
 		}
 		return finalReply(in.say("You declined, so "+f+" was not written.", "拒否されたので "+f+" は書きませんでした。"))
 	case r.IsError:
-		return finalReply(in.say("Writing "+f+" failed: ", f+" を書けませんでした: ") + firstLine(r.Content))
+		return finalReply(in.say("Writing "+f+" failed: ", f+" を書けませんでした: ") + in.lang.cite(firstLine(r.Content)))
 	}
-	return finalReply(in.say("I wrote "+f+":\n", f+" を書きました:\n") + quote(contentFor(f), 10) +
+	return finalReply(in.say("I wrote "+f+":\n", f+" を書きました:\n") + quote(in.lang, contentFor(f), 10) +
 		in.note("\"write "+f+"\"", f+" を作成"))
 }
 
@@ -284,16 +351,16 @@ func (in intent) runScript(c conversation) reply {
 	}
 	r, done := c.resultFor("execute_command", "command", in.command)
 	if !done {
-		return callReply("Running a command needs the person's approval.",
+		return callReply(in.say("Running a command needs the person's approval.", "コマンドの実行には人の承認が要ります。"),
 			toolCall{Name: "execute_command", Args: args{{"command", in.command}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
 		return finalReply(in.say("You declined, so `"+in.command+"` did not run.", "拒否されたので `"+in.command+"` は実行しませんでした。"))
 	case r.IsError:
-		return finalReply(in.say("`"+in.command+"` failed:\n", "`"+in.command+"` は失敗しました:\n") + quote(r.Content, 12))
+		return finalReply(in.say("`"+in.command+"` failed:\n", "`"+in.command+"` は失敗しました:\n") + quote(in.lang, r.Content, 12))
 	}
-	return finalReply(in.say("`"+in.command+"` printed:\n", "`"+in.command+"` の出力:\n") + quote(r.Content, 20) +
+	return finalReply(in.say("`"+in.command+"` printed:\n", "`"+in.command+"` の出力:\n") + quote(in.lang, r.Content, 20) +
 		in.note("\"run "+in.command+"\"", in.command+" を実行"))
 }
 
@@ -306,26 +373,27 @@ func (in intent) deleteScript(c conversation) reply {
 	command := "rm " + f
 	r, done := c.resultFor("execute_command", "command", command)
 	if !done {
-		return callReply("Deleting is a shell command; the person will be asked to approve it.",
+		return callReply(in.say("Deleting is a shell command; the person will be asked to approve it.", "削除はシェルのコマンドなので、人に承認を求めます。"),
 			toolCall{Name: "execute_command", Args: args{{"command", command}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
 		return finalReply(in.say("You declined, so "+f+" is still there.", "拒否されたので "+f+" は残してあります。"))
 	case r.IsError:
-		return finalReply(in.say("Deleting "+f+" failed: ", f+" を削除できませんでした: ") + firstLine(r.Content))
+		return finalReply(in.say("Deleting "+f+" failed: ", f+" を削除できませんでした: ") + in.lang.cite(firstLine(r.Content)))
 	}
 	return finalReply(in.say("Deleted "+f+".", f+" を削除しました。") + in.note("\"delete "+f+"\"", f+" を削除"))
 }
 
-// fallbackText is the honest answer to a request the tutor does not know.
-func fallbackText(request string) string {
+// fallbackText is the honest answer, in language l, to a request the
+// tutor does not know.
+func fallbackText(l language) string {
 	var names []string
-	for _, l := range Lessons() {
-		names = append(names, l.Name)
+	for _, lesson := range Lessons() {
+		names = append(names, lesson.Name)
 	}
 	lessons := strings.Join(names, ", ")
-	if hasJapanese(request) {
+	if l == japanese {
 		return "これは glassbox のオフライン・シミュレーションです。本物のモデルは動いておらず、台本どおりに答えるチューターが応答しています。" +
 			"わかるのは同梱のレッスン (" + lessons + "。`glassbox lessons` で一覧、--lesson NAME で開始) と、" +
 			"ファイルの一覧・読む・書く・実行・削除といった簡単な依頼 (例: 「hello.pyを読んで」) だけです。\n" +

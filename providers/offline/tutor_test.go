@@ -89,7 +89,9 @@ func TestParseJSONReply(t *testing.T) {
 		{"tool call", `{"thought": "t", "tool_call": {"name": "read_file", "input": {"path": "a"}}}`, true, "read_file"},
 		{"response", `{"thought": "t", "response": "hi"}`, true, ""},
 		{"code fence and prose", "Here you go:\n```json\n{\"response\": \"hi\"}\n```", true, ""},
-		{"missing closing brace", brokenJSONReply(reply{thought: "t"}), false, ""},
+		{"missing closing brace", brokenJSONReply(english, reply{thought: "t"}), false, ""},
+		{"missing closing brace, in Japanese", brokenJSONReply(japanese, reply{thought: "読みます"}), false, ""},
+		{"a Japanese tool call", `{"thought": "一覧を見ます。", "tool_call": {"name": "list_files", "input": {"path": "."}}}`, true, "list_files"},
 		{"neither key", `{"thought": "hmm"}`, false, ""},
 		{"no object", "just words", false, ""},
 		{"empty", "", false, ""},
@@ -138,7 +140,7 @@ func TestMatchIntent(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.text, func(t *testing.T) {
 			in := matchIntent(tc.text)
-			if in.kind != tc.kind || !slices.Equal(in.files, tc.files) || in.command != tc.command || in.japanese != tc.japanese {
+			if in.kind != tc.kind || !slices.Equal(in.files, tc.files) || in.command != tc.command || (in.lang == japanese) != tc.japanese {
 				t.Errorf("matchIntent = %+v, want kind %d files %q command %q japanese %v", in, tc.kind, tc.files, tc.command, tc.japanese)
 			}
 		})
@@ -163,6 +165,10 @@ func TestFreeFormRequests(t *testing.T) {
 		{request: "read hello.py and README.md",
 			calls: map[string][]string{"": {readHello, call("read_file", "path", "README.md")}},
 			final: []string{"hello.py (6 lines):", "README.md (3 lines):", "# Sample project"}},
+		{request: "show me the README", calls: map[string][]string{"": {call("list_files", "path", "."), call("read_file", "path", "README.md")}},
+			final: []string{"README.md (3 lines):", "# Sample project"}},
+		{request: "read the Makefile", calls: map[string][]string{"": {call("list_files", "path", ".")}},
+			final: []string{"No file here is called Makefile. The files: README.md, hello.py"}},
 		{request: "read missing.txt", calls: map[string][]string{"": {call("read_file", "path", "missing.txt")}},
 			final: []string{"I could not read missing.txt: ", "open missing.txt: no such file or directory"}},
 		{request: "please delete old_log.txt", calls: map[string][]string{"": {call("execute_command", "command", "rm old_log.txt")}},
@@ -269,13 +275,13 @@ func TestReadingToolResults(t *testing.T) {
 			"":                                   "nothing (the folder is empty)",
 			strings.Repeat("f\n", 20)[:len("f\n")*13]: strings.Repeat("f, ", 12) + "…",
 		} {
-			if got := summarizeListing(in); got != want {
+			if got := summarizeListing(english, in); got != want {
 				t.Errorf("summarizeListing(%q) = %q, want %q", in, got, want)
 			}
 		}
 	})
 	t.Run("explainPython with numbered lines", func(t *testing.T) {
-		got := explainPython("hello.py", "1\tdef greet(name):\n2\t    return name\n")
+		got := explainPython(english, "hello.py", "1\tdef greet(name):\n2\t    return name\n")
 		if !strings.Contains(got, "defines greet(name)") || strings.Contains(got, "1\t") {
 			t.Errorf("explainPython = %q", got)
 		}

@@ -9,7 +9,7 @@
 // by the pane's size alone, so every state keeps its cell from step to step
 // and from run to run; it marks the state the last edge left (○) as well as
 // the current one. Both end with the same footer: the last transition and
-// loop.Explain of the current state.
+// Explain of the current state.
 package diagram
 
 import (
@@ -17,8 +17,10 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/cell"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -30,6 +32,7 @@ type View struct {
 	LastEdge    loop.Edge           // the edge of the last transition ("" if none yet)
 	Breakpoints map[loop.State]bool // states with a breakpoint
 	Selected    loop.State          // the state under the cursor for `b` ("" for none)
+	Lang        lang.Lang           // the language of the footer (the zero value is English)
 	// Source is the source of the event the last new_event took ("ui",
 	// "mcp_bus", …) and From who sent it, when the source says (the MCP
 	// bus's client): the footer names where the new event came from.
@@ -115,12 +118,12 @@ func footer(th theme.Theme, v View, width int, compact bool, name func(loop.Stat
 	var ws []word
 	switch {
 	case v.LastEdge == "" && !compact:
-		ws = []word{{"last:", th.Muted}, {"no transition yet", th.Muted}}
+		ws = []word{{v.Lang.T("last:"), th.Muted}, {v.Lang.T("no transition yet"), th.Muted}}
 	case v.LastEdge == "":
-		ws = []word{{"no transition yet", th.Muted}}
+		ws = []word{{v.Lang.T("no transition yet"), th.Muted}}
 	default:
 		if !compact {
-			ws = append(ws, word{"last:", th.Muted})
+			ws = append(ws, word{v.Lang.T("last:"), th.Muted})
 		}
 		to, ok := loop.Target(v.LastFrom, v.LastEdge)
 		if !ok { // not an arc of the table: trust where the engine is
@@ -141,12 +144,7 @@ func footer(th theme.Theme, v View, width int, compact bool, name func(loop.Stat
 	}
 	last = wrapWords(ws, width)
 
-	var explain []word
-	for _, f := range strings.Fields(explainNow(v)) {
-		explain = append(explain, word{f, lipgloss.NewStyle()})
-	}
-	now = wrapWords(explain, width)
-	return last, now
+	return last, cell.Wrap(explainNow(v), width)
 }
 
 // explainNow is what is happening now. ASSEMBLING_CONTEXT names what is new
@@ -154,19 +152,18 @@ func footer(th theme.Theme, v View, width int, compact bool, name func(loop.Stat
 // transition recorded.
 func explainNow(v View) string {
 	if v.Current == loop.AssemblingContext {
-		base := "Assembling context: system prompt + history + tool definitions + "
 		switch {
 		case v.LastEdge == loop.EdgeNewEvent && v.From != "":
-			return base + "the new event (a request from " + v.From + ")."
+			return v.Lang.F("Assembling context: system prompt + history + tool definitions + the new event (a request from %s).", v.From)
 		case v.LastEdge == loop.EdgeNewEvent:
-			return base + "the new event (your request)."
+			return v.Lang.T("Assembling context: system prompt + history + tool definitions + the new event (your request).")
 		case v.LastEdge == loop.EdgeObserved && v.LastFrom == loop.RecordingError:
-			return base + "the error just recorded."
+			return v.Lang.T("Assembling context: system prompt + history + tool definitions + the error just recorded.")
 		case v.LastEdge == loop.EdgeObserved:
-			return base + "the tool results just recorded."
+			return v.Lang.T("Assembling context: system prompt + history + tool definitions + the tool results just recorded.")
 		}
 	}
-	return loop.Explain(v.Current)
+	return Explain(v.Lang, v.Current)
 }
 
 // wrapWords lays styled words out greedily in lines of at most width cells,

@@ -7,9 +7,11 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/glassbox-dev/glassbox/loop"
-	"github.com/glassbox-dev/glassbox/ui/theme"
 	"github.com/muesli/termenv"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }
@@ -94,7 +96,7 @@ func TestRenderMarksEveryStateCurrent(t *testing.T) {
 						t.Errorf("%s is marked current too:\n%s", other, out)
 					}
 				}
-				firstWords := strings.Join(strings.Fields(loop.Explain(s))[:2], " ")
+				firstWords := strings.Join(strings.Fields(Explain(lang.EN, s))[:2], " ")
 				if !strings.Contains(out, firstWords) {
 					t.Errorf("explanation %q missing:\n%s", firstWords, out)
 				}

@@ -22,8 +22,10 @@ type use struct {
 }
 
 // sourceUses reads every non-test Go file of the module and returns the
-// first argument of each call of a method named T or F in files that import
-// this package.
+// first argument of each call of a method named T or F in the packages that
+// import this package: a file that only calls m.cfg.Lang.T needs no import
+// of its own, so the whole package (directory) is read once one of its
+// files imports it.
 func sourceUses(t *testing.T) []use {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -33,8 +35,9 @@ func sourceUses(t *testing.T) []use {
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Fatalf("module root not found from %s: %v", root, err)
 	}
-	var uses []use
 	fset := token.NewFileSet()
+	files := map[string][]*ast.File{} // by directory
+	langDirs := map[string]bool{}
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -53,26 +56,33 @@ func sourceUses(t *testing.T) []use {
 		if err != nil {
 			return err
 		}
-		if !importsLang(f) {
-			return nil
+		dir := filepath.Dir(path)
+		files[dir] = append(files[dir], f)
+		if importsLang(f) {
+			langDirs[dir] = true
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) == 0 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || (sel.Sel.Name != "T" && sel.Sel.Name != "F") {
-				return true
-			}
-			rel, _ := filepath.Rel(root, fset.Position(call.Pos()).String())
-			uses = append(uses, use{key: constString(call.Args[0]), where: rel})
-			return true
-		})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var uses []use
+	for dir := range langDirs {
+		for _, f := range files[dir] {
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || len(call.Args) == 0 {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || (sel.Sel.Name != "T" && sel.Sel.Name != "F") {
+					return true
+				}
+				rel, _ := filepath.Rel(root, fset.Position(call.Pos()).String())
+				uses = append(uses, use{key: constString(call.Args[0]), where: rel})
+				return true
+			})
+		}
 	}
 	return uses
 }

@@ -16,9 +16,10 @@ import (
 // summary line, the headers if asked, then the request or the response
 // (with the JSON-mode parse step).
 func build(v View) *document {
-	var d document
+	d := document{lang: v.Lang}
+	l := v.Lang
 	if len(v.Exchanges) == 0 {
-		d.line(inkMuted, "No HTTP exchange for this step.")
+		d.line(inkMuted, l.T("No HTTP exchange for this step."))
 		return &d
 	}
 	i := clampIndex(v)
@@ -30,7 +31,7 @@ func build(v View) *document {
 	}
 	if divergence != "" {
 		d.newLine(0, 2)
-		d.put(inkWarning, "⚠ replay divergence: "+divergence)
+		d.put(inkWarning, "⚠ "+l.F("replay divergence: %s", divergence))
 	}
 	d.summary(ex, i, len(v.Exchanges), v.Live)
 
@@ -43,7 +44,7 @@ func build(v View) *document {
 			d.parse(v.Parse)
 		}
 	} else {
-		d.section(fmt.Sprintf("request body · %s", size(len(ex.RequestBody))))
+		d.section(l.F("request body · %s", size(len(ex.RequestBody))))
 		d.body(ex.RequestBody)
 	}
 	return &d
@@ -52,6 +53,7 @@ func build(v View) *document {
 // summary is the first line: what was sent where, how it went, how long it
 // took: `POST http://… · 200 OK · TTFB 12ms · total 40ms · exchange 1/2`.
 func (d *document) summary(ex *providers.Exchange, i, n int, live bool) {
+	l := d.lang
 	d.newLine(0, 2)
 	method := ex.Method
 	if method == "" {
@@ -63,13 +65,13 @@ func (d *document) summary(ex *providers.Exchange, i, n int, live bool) {
 	dot()
 	switch {
 	case ex.Err != "":
-		d.put(inkError, "✗ transport error")
+		d.put(inkError, "✗ "+l.T("transport error"))
 	case ex.Status == 0 && live && len(ex.Chunks) > 0:
-		d.put(inkWarning, fmt.Sprintf("receiving… %d chunk%s so far", len(ex.Chunks), map[bool]string{true: "", false: "s"}[len(ex.Chunks) == 1]))
+		d.put(inkWarning, l.F("receiving… %d chunk%s so far", len(ex.Chunks), map[bool]string{true: "", false: "s"}[len(ex.Chunks) == 1]))
 	case ex.Status == 0 && live:
-		d.put(inkWarning, "on the wire… waiting for the first byte")
+		d.put(inkWarning, l.T("on the wire… waiting for the first byte"))
 	case ex.Status == 0:
-		d.put(inkMuted, "no response yet")
+		d.put(inkMuted, l.T("no response yet"))
 	default:
 		k := inkSuccess
 		if ex.Status >= 400 {
@@ -85,10 +87,10 @@ func (d *document) summary(ex *providers.Exchange, i, n int, live bool) {
 	}
 	if ex.Total > 0 {
 		dot()
-		d.put(inkMuted, "total "+duration(ex.Total))
+		d.put(inkMuted, l.F("total %s", duration(ex.Total)))
 	}
 	dot()
-	d.put(inkMuted, fmt.Sprintf("exchange %d/%d", i+1, n))
+	d.put(inkMuted, l.F("exchange %d/%d", i+1, n))
 }
 
 // section starts a part of the pane with a title rule.
@@ -100,9 +102,9 @@ func (d *document) section(title string) {
 // headers lists the request's or the response's headers, sorted by name,
 // then what the capture redacted.
 func (d *document) headers(ex *providers.Exchange, response bool) {
-	h, which := ex.RequestHeaders, "request headers"
+	h, which := ex.RequestHeaders, d.lang.T("request headers")
 	if response {
-		h, which = ex.ResponseHeaders, "response headers"
+		h, which = ex.ResponseHeaders, d.lang.T("response headers")
 	}
 	if !response && len(ex.WireHeaders) > 0 {
 		d.wireHeaders(ex)
@@ -120,7 +122,7 @@ func (d *document) headers(ex *providers.Exchange, response bool) {
 	}
 	if len(masked) > 0 {
 		d.newLine(0, 4)
-		d.put(inkMuted, "redacted: ")
+		d.put(inkMuted, d.lang.T("redacted: "))
 		d.put(inkRedacted, strings.Join(masked, ", "))
 	}
 }
@@ -128,7 +130,7 @@ func (d *document) headers(ex *providers.Exchange, response bool) {
 // wireHeaders lists the request's header fields in the order the transport
 // wrote them, marking the ones it added to what the SDK set.
 func (d *document) wireHeaders(ex *providers.Exchange) {
-	d.section("request headers · as written on the wire")
+	d.section(d.lang.T("request headers · as written on the wire"))
 	added := 0
 	for _, h := range ex.WireHeaders {
 		d.newLine(0, 4)
@@ -142,14 +144,14 @@ func (d *document) wireHeaders(ex *providers.Exchange) {
 	}
 	if added > 0 {
 		d.newLine(0, 4)
-		d.put(inkMuted, fmt.Sprintf("+ transport: %d field%s Go's HTTP transport added to the ones the SDK set", added, map[bool]string{true: "", false: "s"}[added == 1]))
+		d.put(inkMuted, d.lang.F("+ transport: %d field%s Go's HTTP transport added to the ones the SDK set", added, map[bool]string{true: "", false: "s"}[added == 1]))
 	}
 }
 
 // headerMap lists headers sorted by name.
 func (d *document) headerMap(h map[string][]string) {
 	if len(h) == 0 {
-		d.line(inkMuted, "(none recorded)")
+		d.line(inkMuted, d.lang.T("(none recorded)"))
 	}
 	names := make([]string, 0, len(h))
 	for name := range h {
@@ -171,18 +173,19 @@ func (d *document) headerMap(h map[string][]string) {
 // response shows the response: the transport error, the streamed chunks
 // with their arrival times, or the body.
 func (d *document) response(ex *providers.Exchange, live bool) {
+	l := d.lang
 	if ex.Err != "" {
-		d.section("response")
+		d.section(l.T("response"))
 		d.newLine(0, 2)
-		d.put(inkError, "✗ transport error: "+ex.Err)
+		d.put(inkError, "✗ "+l.F("transport error: %s", ex.Err))
 		if len(ex.ResponseBody) == 0 && len(ex.Chunks) == 0 {
-			d.line(inkMuted, "No response arrived; the request (r) shows what was sent.")
+			d.line(inkMuted, l.T("No response arrived; the request (r) shows what was sent."))
 			return
 		}
 	}
 	if live && len(ex.Chunks) == 0 {
-		d.section("response")
-		d.line(inkMuted, "Nothing has arrived yet; chunks appear here as they come in.")
+		d.section(l.T("response"))
+		d.line(inkMuted, l.T("Nothing has arrived yet; chunks appear here as they come in."))
 		return
 	}
 	if len(ex.Chunks) > 0 && (live || streamed(ex)) {
@@ -193,22 +196,29 @@ func (d *document) response(ex *providers.Exchange, live bool) {
 		lines := streamLines(ex.Chunks)
 		// A chunk is one record of the stream (providers.Chunk): an SSE
 		// event, or an NDJSON line.
-		n, unit, sse := len(lines), "line", eventStream(ex)
+		n, sse := len(lines), eventStream(ex)
 		if sse {
 			// Each event ends with a blank line; the list leaves those out.
-			n, unit = len(ex.Chunks), "event"
+			n = len(ex.Chunks)
 		}
-		as := "as they arrived"
-		if n == 1 {
-			as = "as it arrived"
+		var count string
+		switch {
+		case sse && n == 1:
+			count = l.T("1 event, as it arrived")
+		case sse:
+			count = l.F("%d events, as they arrived", n)
+		case n == 1:
+			count = l.T("1 line, as it arrived")
+		default:
+			count = l.F("%d lines, as they arrived", n)
 		}
-		d.section(fmt.Sprintf("response body · %s · %s, %s", size(total), plural(n, unit), as))
+		d.section(l.F("response body · %s · %s", size(total), count))
 		d.chunks(lines, sse)
 		return
 	}
-	title := fmt.Sprintf("response body · %s", size(len(ex.ResponseBody)))
+	title := l.F("response body · %s", size(len(ex.ResponseBody)))
 	if n := len(ex.Chunks); n > 1 {
-		title += fmt.Sprintf(" · read in %d pieces, the last at +%s", n, duration(ex.Chunks[n-1].Offset))
+		title += " · " + l.F("read in %d pieces, the last at +%s", n, duration(ex.Chunks[n-1].Offset))
 	}
 	d.section(title)
 	d.body(ex.ResponseBody)
@@ -319,35 +329,27 @@ func (d *document) chunks(lines []streamLine, sse bool) {
 			d.put(inkMuted, spaces(chunkPrefix))
 		}
 		if l.text == "" {
-			d.put(inkMuted, "(blank line)")
+			d.put(inkMuted, d.lang.T("(blank line)"))
 		} else {
 			d.record(l.text)
 		}
 		if len(l.pieces) > 1 {
 			var parts []string
 			for _, p := range l.pieces {
-				parts = append(parts, fmt.Sprintf("%s at +%s", size(len(p.Data)), duration(p.Offset)))
+				parts = append(parts, d.lang.F("%s at +%s", size(len(p.Data)), duration(p.Offset)))
 			}
 			d.newLine(chunkPrefix, chunkPrefix+2)
-			d.put(inkWarning, fmt.Sprintf("↳ split across %d reads: %s", len(l.pieces), strings.Join(parts, ", ")))
+			d.put(inkWarning, "↳ "+d.lang.F("split across %d reads: %s", len(l.pieces), strings.Join(parts, ", ")))
 		}
 		if l.reads > 1 {
 			d.newLine(chunkPrefix, chunkPrefix+2)
-			d.put(inkWarning, fmt.Sprintf("↳ arrived in %d reads, from +%s to +%s", l.reads, duration(l.start), duration(l.offset)))
+			d.put(inkWarning, "↳ "+d.lang.F("arrived in %d reads, from +%s to +%s", l.reads, duration(l.start), duration(l.offset)))
 		}
 		if l.open {
 			d.newLine(chunkPrefix, chunkPrefix+2)
-			d.put(inkWarning, "↳ no line end: the stream stopped here, or the rest has not arrived yet")
+			d.put(inkWarning, "↳ "+d.lang.T("no line end: the stream stopped here, or the rest has not arrived yet"))
 		}
 	}
-}
-
-// plural is "1 line", "2 lines".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // record writes one line of a streamed body: a JSON object compactly, an
@@ -369,7 +371,7 @@ func (d *document) record(s string) {
 func (d *document) body(b []byte) {
 	switch {
 	case len(b) == 0:
-		d.line(inkMuted, "(empty body)")
+		d.line(inkMuted, d.lang.T("(empty body)"))
 	case isJSON(b):
 		d.writeJSON(string(b), true, 0)
 	case isRecords(b):
@@ -382,7 +384,7 @@ func (d *document) body(b []byte) {
 		}
 	default:
 		if t := strings.TrimSpace(string(b[:min(len(b), 64)])); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
-			d.line(inkWarning, "⚠ not valid JSON; shown as sent")
+			d.line(inkWarning, "⚠ "+d.lang.T("not valid JSON; shown as sent"))
 		}
 		d.text(inkPlain, string(b), 0)
 	}
@@ -415,27 +417,28 @@ func isRecords(b []byte) bool {
 
 // parse shows how JSON-mode text became a tool call, in three steps.
 func (d *document) parse(p *providers.ParseStep) {
-	d.section("JSON-mode parse")
-	d.line(inkBold, "1 · the text the model wrote")
+	l := d.lang
+	d.section(l.T("JSON-mode parse"))
+	d.line(inkBold, l.T("1 · the text the model wrote"))
 	if p.Raw == "" {
 		d.newLine(4, 4)
-		d.put(inkMuted, "(empty)")
+		d.put(inkMuted, l.T("(empty)"))
 	} else {
 		d.text(inkPlain, p.Raw, 4)
 	}
 
-	d.line(inkBold, "2 · the JSON extracted from it")
+	d.line(inkBold, l.T("2 · the JSON extracted from it"))
 	switch {
 	case p.Extracted == "":
 		d.newLine(4, 4)
-		d.put(inkMuted, "(no JSON object found)")
+		d.put(inkMuted, l.T("(no JSON object found)"))
 	case isJSON([]byte(p.Extracted)):
 		d.writeJSON(p.Extracted, true, 4)
 	default:
 		d.text(inkPlain, p.Extracted, 4)
 	}
 
-	d.line(inkBold, "3 · what came of it")
+	d.line(inkBold, l.T("3 · what came of it"))
 	d.newLine(4, 6)
 	if p.Error != "" {
 		d.put(inkError, "✗ "+p.Error)

@@ -6,8 +6,10 @@ import (
 	"unsafe"
 
 	"github.com/charmbracelet/lipgloss"
+
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -102,6 +104,7 @@ type line struct {
 type document struct {
 	lines []line
 	spans []span
+	lang  lang.Lang // the language of the pane's own words
 }
 
 // spansOf returns the spans of line i.

@@ -13,6 +13,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -27,6 +28,9 @@ type View struct {
 	// Live marks an exchange still in flight: its response is whatever has
 	// arrived so far, listed chunk by chunk as it comes in.
 	Live bool
+	// Lang is the language of the pane's own words (titles, notes); the
+	// payload itself is shown as it was sent.
+	Lang lang.Lang
 }
 
 // Renderer turns a View into lines and remembers its recent results, so the
@@ -87,6 +91,7 @@ type contentKey struct {
 	parse      *providers.ParseStep
 	divergence string
 	live       bool
+	lang       lang.Lang
 
 	method, url, err, exDivergence string
 	status                         int
@@ -198,6 +203,7 @@ func keyOf(v View) contentKey {
 		parse:      v.Parse,
 		divergence: v.Divergence,
 		live:       v.Live,
+		lang:       v.Lang,
 	}
 	if k.count == 0 {
 		return k

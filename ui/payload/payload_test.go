@@ -13,9 +13,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/theme"
-	"github.com/muesli/termenv"
 )
 
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }

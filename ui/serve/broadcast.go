@@ -284,14 +284,7 @@ func (f *Follower) take(ctx context.Context) (out batch, ok bool) {
 		if n := len(out.steps); n > 0 {
 			f.last = out.steps[n-1].t.Seq
 		}
-		var wait <-chan time.Time
-		if l := b.live; l != nil && l.after == f.next && l.gen != f.gen {
-			if len(out.steps) > 0 || time.Since(f.at) >= b.liveEvery {
-				out.live, f.gen, f.at = l, l.gen, time.Now()
-			} else {
-				wait = time.After(b.liveEvery - time.Since(f.at))
-			}
-		}
+		wait := f.offerLive(&out)
 		if n := len(out.steps); n > b.resyncAfter {
 			out.note = b.lang.F("you fell %d steps behind the instructor: caught up from the broadcast, every step kept", n)
 		}
@@ -316,6 +309,23 @@ func (f *Follower) take(ctx context.Context) (out batch, ok bool) {
 			return out, false
 		}
 	}
+}
+
+// offerLive hands the call in flight out with out when f has every step
+// before it and not yet this chunk of it, at most once every liveEvery
+// unless steps go out too; otherwise it says when to look again (nil: no
+// chunk for f to wait for). b.mu is held.
+func (f *Follower) offerLive(out *batch) <-chan time.Time {
+	b := f.b
+	l := b.live
+	if l == nil || l.after != f.next || l.gen == f.gen {
+		return nil
+	}
+	if len(out.steps) > 0 || time.Since(f.at) >= b.liveEvery {
+		out.live, f.gen, f.at = l, l.gen, time.Now()
+		return nil
+	}
+	return time.After(b.liveEvery - time.Since(f.at))
 }
 
 // resync brings a follower that fell behind transitions behind up to date

@@ -64,36 +64,60 @@ func (f *Followed) Close() error {
 // server, and opens the follow stream: SSH carries the instructor's
 // transitions, which the follower's own glass box draws.
 func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
-	l, addr := o.Lang, o.Addr
+	addr := o.Addr
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		addr = net.JoinHostPort(strings.Trim(addr, "[]"), "2222")
 	}
-	var asked string
-	var askErr error
-	ask := func() (string, error) {
-		if asked == "" && askErr == nil {
-			asked, askErr = o.Passphrase()
-		}
-		return asked, askErr
-	}
+	pw := &passphrase{ask: o.Passphrase}
 	cfg := &gossh.ClientConfig{
-		User: FollowUser,
-		Auth: []gossh.AuthMethod{
-			gossh.PasswordCallback(ask),
-			gossh.KeyboardInteractive(func(_, _ string, questions []string, _ []bool) ([]string, error) {
-				answers := make([]string, len(questions))
-				for i := range questions {
-					pw, err := ask()
-					if err != nil {
-						return nil, err
-					}
-					answers[i] = pw
-				}
-				return answers, nil
-			}),
-		},
+		User:            FollowUser,
+		Auth:            pw.methods(),
 		HostKeyCallback: hostKeyCheck(o),
 	}
+	client, err := handshake(ctx, addr, cfg, pw, o.Lang)
+	if err != nil {
+		return nil, err
+	}
+	return openFollowStream(client, addr, o.Lang)
+}
+
+// passphrase is the workshop passphrase, asked for at most once however
+// many times the server asks.
+type passphrase struct {
+	ask  func() (string, error)
+	said string
+	err  error // why it could not be asked
+}
+
+func (p *passphrase) get() (string, error) {
+	if p.said == "" && p.err == nil {
+		p.said, p.err = p.ask()
+	}
+	return p.said, p.err
+}
+
+// methods are the ways the passphrase is given: as a password, or as the
+// answer to every keyboard-interactive question.
+func (p *passphrase) methods() []gossh.AuthMethod {
+	return []gossh.AuthMethod{
+		gossh.PasswordCallback(p.get),
+		gossh.KeyboardInteractive(func(_, _ string, questions []string, _ []bool) ([]string, error) {
+			answers := make([]string, len(questions))
+			for i := range questions {
+				pw, err := p.get()
+				if err != nil {
+					return nil, err
+				}
+				answers[i] = pw
+			}
+			return answers, nil
+		}),
+	}
+}
+
+// handshake reaches addr and recognises the server and is let in by it;
+// Ctrl-C (ctx) ends it at any point.
+func handshake(ctx context.Context, addr string, cfg *gossh.ClientConfig, pw *passphrase, l lang.Lang) (*gossh.Client, error) {
 	d := net.Dialer{Timeout: 15 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -104,18 +128,30 @@ func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
 	stop()
 	if err != nil {
 		conn.Close()
-		var hk *hostKeyError
-		switch {
-		case errors.As(err, &hk):
-			return nil, hk
-		case askErr != nil:
-			return nil, askErr
-		case strings.Contains(err.Error(), "unable to authenticate"):
-			return nil, errors.New(l.F("%s refused the passphrase (the workshop passphrase is the one glassbox serve printed; a room of keys only is followed with ssh -p PORT follow@HOST)", addr))
-		}
-		return nil, fmt.Errorf("%s: %v", addr, err)
+		return nil, handshakeError(err, pw, addr, l)
 	}
-	client := gossh.NewClient(c, chans, reqs)
+	return gossh.NewClient(c, chans, reqs), nil
+}
+
+// handshakeError says why the handshake with addr failed: the server was
+// not recognised, the passphrase could not be asked or was refused.
+func handshakeError(err error, pw *passphrase, addr string, l lang.Lang) error {
+	var hk *hostKeyError
+	switch {
+	case errors.As(err, &hk):
+		return hk
+	case pw.err != nil:
+		return pw.err
+	case strings.Contains(err.Error(), "unable to authenticate"):
+		return errors.New(l.F("%s refused the passphrase (the workshop passphrase is the one glassbox serve printed; a room of keys only is followed with ssh -p PORT follow@HOST)", addr))
+	}
+	return fmt.Errorf("%s: %v", addr, err)
+}
+
+// openFollowStream opens the follow subsystem on client and reads the
+// stream's header; when the server refuses, it says why on the session's
+// stderr, and that is the error. The client is closed on failure.
+func openFollowStream(client *gossh.Client, addr string, l lang.Lang) (*Followed, error) {
 	sess, err := client.NewSession()
 	if err != nil {
 		client.Close()

@@ -76,28 +76,9 @@ func (b *scoreBook) seal(id string, scores map[string]ui.Score) string {
 // load reads learner id's scores from dir. No file: none, no error. A file
 // that cannot be trusted: none, and the error says why.
 func (b *scoreBook) load(dir, id string) (map[string]ui.Score, error) {
-	root, err := os.OpenRoot(dir) // a link out of the learner's folder is not followed
-	if err != nil {
+	data, found, err := b.read(dir)
+	if !found || err != nil {
 		return nil, err
-	}
-	defer root.Close()
-	f, err := root.Open(scoresFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", scoresFile, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, errors.New(b.lang.F("%s is not a regular file", scoresFile))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxScoresBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxScoresBytes {
-		return nil, errors.New(b.lang.F("%s is over %d KB", scoresFile, maxScoresBytes>>10))
 	}
 	var doc scoresDoc
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -105,8 +86,48 @@ func (b *scoreBook) load(dir, id string) (map[string]ui.Score, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, errors.New(b.lang.F("%s is not a scores file: %v", scoresFile, err))
 	}
+	if err := b.check(id, doc); err != nil {
+		return nil, err
+	}
+	return doc.Scores, nil
+}
+
+// read is the content of scores.json in dir, read without following a link
+// out of dir and no more than maxScoresBytes of it; found is false when
+// there is no such file.
+func (b *scoreBook) read(dir string) (data []byte, found bool, err error) {
+	root, err := os.OpenRoot(dir) // a link out of the learner's folder is not followed
+	if err != nil {
+		return nil, false, err
+	}
+	defer root.Close()
+	f, err := root.Open(scoresFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", scoresFile, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, true, errors.New(b.lang.F("%s is not a regular file", scoresFile))
+	}
+	data, err = io.ReadAll(io.LimitReader(f, maxScoresBytes+1))
+	if err != nil {
+		return nil, true, err
+	}
+	if len(data) > maxScoresBytes {
+		return nil, true, errors.New(b.lang.F("%s is over %d KB", scoresFile, maxScoresBytes>>10))
+	}
+	return data, true, nil
+}
+
+// check says why doc is not learner id's scores as this server sealed
+// them: another learner's, a lesson glassbox does not have, an impossible
+// score, no valid seal; nil when it is.
+func (b *scoreBook) check(id string, doc scoresDoc) error {
 	if doc.Learner != id {
-		return nil, errors.New(b.lang.F("%s belongs to another learner", scoresFile))
+		return errors.New(b.lang.F("%s belongs to another learner", scoresFile))
 	}
 	known := map[string]bool{"": true} // "": a request of the learner's own
 	for _, l := range offline.Lessons() {
@@ -114,16 +135,16 @@ func (b *scoreBook) load(dir, id string) (map[string]ui.Score, error) {
 	}
 	for l, s := range doc.Scores {
 		if !known[l] {
-			return nil, errors.New(b.lang.F("%s names a lesson glassbox does not have (%q)", scoresFile, l))
+			return errors.New(b.lang.F("%s names a lesson glassbox does not have (%q)", scoresFile, l))
 		}
 		if s.Right < 0 || s.Total < s.Right || s.Total > maxPredictions {
-			return nil, errors.New(b.lang.F("%s holds an impossible score for %s (%d/%d)", scoresFile, b.lessonName(l), s.Right, s.Total))
+			return errors.New(b.lang.F("%s holds an impossible score for %s (%d/%d)", scoresFile, b.lessonName(l), s.Right, s.Total))
 		}
 	}
 	if !hmac.Equal([]byte(doc.Seal), []byte(b.seal(id, doc.Scores))) {
-		return nil, errors.New(b.lang.F("%s has no valid seal: it was not written by this server, or was changed since", scoresFile))
+		return errors.New(b.lang.F("%s has no valid seal: it was not written by this server, or was changed since", scoresFile))
 	}
-	return doc.Scores, nil
+	return nil
 }
 
 // save writes learner id's scores into dir (version orders the writes: an

@@ -12,6 +12,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/cell"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // Call is one model call as the strip shows it.
@@ -66,35 +67,36 @@ func FromTransition(run string, t loop.Transition) (c Call, ok bool) {
 	return c, true
 }
 
-// column is one field of the strip: its heading, its width when there is
-// room (0: takes what is left) and how a call fills it.
+// column is one field of the strip: its heading (the catalog's key, shown
+// through Lang.Dyn: TestHeadingsHaveJapanese), its width when there is room
+// (0: takes what is left) and how a call fills it.
 type column struct {
 	head  string
 	width int
-	cell  func(Call) string
+	cell  func(Call, lang.Lang) string
 }
 
 var columns = []column{
-	{"run", 13, func(c Call) string { return c.Run }},
-	{"iter", 4, func(c Call) string { return fmt.Sprint(c.Iteration) }},
-	{"stop / finish", 20, func(c Call) string {
+	{"run", 13, func(c Call, _ lang.Lang) string { return c.Run }},
+	{"iter", 4, func(c Call, _ lang.Lang) string { return fmt.Sprint(c.Iteration) }},
+	{"stop / finish", 20, func(c Call, _ lang.Lang) string {
 		if c.Failed != "" {
 			return c.Failed
 		}
 		return dash(c.StopReason) + " / " + dash(c.FinishReason)
 	}},
-	{"tool calls", 0, func(c Call) string {
+	{"tool calls", 0, func(c Call, l lang.Lang) string {
 		if len(c.ToolCalls) == 0 {
-			return "none"
+			return l.T("none")
 		}
 		return strings.Join(c.ToolCalls, " · ")
 	}},
-	{"text", 6, func(c Call) string { return fmt.Sprint(c.TextLen) }},
-	{"JSON parse", 18, func(c Call) string { return dash(c.Parse) }},
-	{"tokens in/out", 13, func(c Call) string { return fmt.Sprintf("%d/%d", c.InputTokens, c.OutputTokens) }},
-	{"latency", 8, func(c Call) string { return fmt.Sprintf("%d ms", c.LatencyMS) }},
-	{"bytes req/resp", 15, func(c Call) string { return size(c.RequestBytes) + "/" + size(c.ReplyBytes) }},
-	{"chunks", 6, func(c Call) string { return fmt.Sprint(c.Chunks) }},
+	{"text", 6, func(c Call, _ lang.Lang) string { return fmt.Sprint(c.TextLen) }},
+	{"JSON parse", 18, func(c Call, _ lang.Lang) string { return dash(c.Parse) }},
+	{"tokens in/out", 13, func(c Call, _ lang.Lang) string { return fmt.Sprintf("%d/%d", c.InputTokens, c.OutputTokens) }},
+	{"latency", 8, func(c Call, _ lang.Lang) string { return fmt.Sprintf("%d ms", c.LatencyMS) }},
+	{"bytes req/resp", 15, func(c Call, _ lang.Lang) string { return size(c.RequestBytes) + "/" + size(c.ReplyBytes) }},
+	{"chunks", 6, func(c Call, _ lang.Lang) string { return fmt.Sprint(c.Chunks) }},
 }
 
 // minFlex is the narrowest the tool-calls column may get before the
@@ -103,12 +105,13 @@ const minFlex = 24
 
 // Render draws the strip for two runs in width columns: a heading row and
 // one row per run. A nil call is a run that has made no call yet. head
-// styles the headings and differ the cells that differ between the runs.
-func Render(width int, runs [2]string, calls [2]*Call, head, differ func(...string) string) string {
+// styles the headings and differ the cells that differ between the runs;
+// l is the language of the headings and notes.
+func Render(l lang.Lang, width int, runs [2]string, calls [2]*Call, head, differ func(...string) string) string {
 	cols := fit(width)
 	var rows [3][]string
 	for _, col := range cols {
-		rows[0] = append(rows[0], head(pad(col.head, col.width)))
+		rows[0] = append(rows[0], head(pad(l.Dyn(col.head), col.width)))
 	}
 	cells := [2][]string{}
 	for i, c := range calls {
@@ -116,11 +119,11 @@ func Render(width int, runs [2]string, calls [2]*Call, head, differ func(...stri
 			v := "—"
 			switch {
 			case c != nil:
-				v = col.cell(*c)
+				v = col.cell(*c, l)
 			case col.head == "run":
 				v = runs[i]
 			case col.head == "tool calls":
-				v = "no model call yet"
+				v = l.T("no model call yet")
 			}
 			cells[i] = append(cells[i], v)
 		}

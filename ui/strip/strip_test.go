@@ -13,6 +13,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/ui/headless"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 func plain(s ...string) string  { return strings.Join(s, "") }
@@ -71,7 +72,7 @@ func TestRenderFitsAndMarksDifferences(t *testing.T) {
 	a := &Call{Run: "gemini", Iteration: 2, StopReason: "tool_use", FinishReason: "STOP", ToolCalls: []string{`read_file {"path":"hello.py"}`}, InputTokens: 823, OutputTokens: 7, LatencyMS: 4, RequestBytes: 3100, ReplyBytes: 612, Chunks: 1}
 	b := &Call{Run: "llama", Iteration: 2, StopReason: "tool_use", FinishReason: "stop", ToolCalls: []string{`read_file {"path":"hello.py"}`}, Parse: "tool_call read_file", InputTokens: 875, OutputTokens: 36, LatencyMS: 0, RequestBytes: 2900, ReplyBytes: 1200, Chunks: 36}
 	for _, w := range []int{160, 120, 80} {
-		out := Render(w, [2]string{"gemini", "llama"}, [2]*Call{a, b}, plain, plain)
+		out := Render(lang.EN, w, [2]string{"gemini", "llama"}, [2]*Call{a, b}, plain, plain)
 		lines := strings.Split(out, "\n")
 		if len(lines) != 3 {
 			t.Fatalf("width %d: %d lines", w, len(lines))
@@ -85,7 +86,7 @@ func TestRenderFitsAndMarksDifferences(t *testing.T) {
 			t.Fatalf("width %d: the tool calls are not shown:\n%s", w, out)
 		}
 	}
-	wide := Render(160, [2]string{"gemini", "llama"}, [2]*Call{a, b}, plain, marked)
+	wide := Render(lang.EN, 160, [2]string{"gemini", "llama"}, [2]*Call{a, b}, plain, marked)
 	for _, want := range []string{"JSON parse", "chunks", "*tool_use / stop", "*36", "3.1 KB/612 B"} {
 		if !strings.Contains(wide, want) {
 			t.Errorf("160 columns lack %q:\n%s", want, wide)
@@ -95,14 +96,14 @@ func TestRenderFitsAndMarksDifferences(t *testing.T) {
 	if strings.Contains(wide, `*read_file`) {
 		t.Errorf("equal tool calls were marked:\n%s", wide)
 	}
-	narrow := Render(80, [2]string{"gemini", "llama"}, [2]*Call{a, b}, plain, plain)
+	narrow := Render(lang.EN, 80, [2]string{"gemini", "llama"}, [2]*Call{a, b}, plain, plain)
 	if strings.Contains(narrow, "chunks") {
 		t.Errorf("80 columns keep the optional chunk column:\n%s", narrow)
 	}
 }
 
 func TestRenderBeforeAnyCall(t *testing.T) {
-	out := Render(160, [2]string{"gemini", "llama:native"}, [2]*Call{nil, nil}, plain, marked)
+	out := Render(lang.EN, 160, [2]string{"gemini", "llama:native"}, [2]*Call{nil, nil}, plain, marked)
 	if !strings.Contains(out, "llama:native") || !strings.Contains(out, "no model call yet") || strings.Contains(out, "*") {
 		t.Fatalf("%s", out)
 	}

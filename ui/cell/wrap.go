@@ -1,11 +1,9 @@
-package ui
+package cell
 
 import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/glassbox-dev/glassbox/ui/cell"
 )
 
 // Line breaking for the panes. Words (runs of narrow characters, such as
@@ -22,8 +20,13 @@ const noStart = "。、，．・：；？！）」』】〕〉》”’ーぁぃ
 // noEnd are characters that must not end a line.
 const noEnd = "「『（【〔〈《“‘"
 
-// wrapPara breaks one paragraph (no newlines) into lines of at most w cells.
-func wrapPara(para string, w int) []string {
+// asciiNoStart are ASCII characters that must not begin a line either: after
+// a wide character ("保存)") they are a word of their own, and would
+// otherwise be free to wrap alone.
+const asciiNoStart = ")]},.:;!?"
+
+// Wrap breaks one paragraph (no newlines) into lines of at most w cells.
+func Wrap(para string, w int) []string {
 	toks := wrapTokens(para)
 	var out []string
 	var line strings.Builder
@@ -34,7 +37,7 @@ func wrapPara(para string, w int) []string {
 		lw = 0
 	}
 	for _, t := range toks {
-		tw := cell.Width(t)
+		tw := Width(t)
 		space := strings.TrimLeft(t, " ") == ""
 		switch {
 		case lw+tw <= w:
@@ -58,13 +61,13 @@ func wrapPara(para string, w int) []string {
 					flush()
 					room = w
 				}
-				head := cell.Truncate(t, room, "")
+				head := Truncate(t, room, "")
 				if head == "" { // a wide rune on a 1-cell line
 					_, n := utf8.DecodeRuneInString(t)
 					head = t[:n]
 				}
 				line.WriteString(head)
-				lw += cell.Width(head)
+				lw += Width(head)
 				t = t[len(head):]
 			}
 		}
@@ -116,7 +119,7 @@ func (tk *tokens) add(t string) {
 	switch {
 	case n > 0 && tk.glueNext:
 		tk.toks[n-1] += t
-	case n > 0 && strings.ContainsRune(noStart, r) && strings.TrimLeft(tk.toks[n-1], " ") != "":
+	case n > 0 && (strings.ContainsRune(noStart, r) || strings.ContainsRune(asciiNoStart, r)) && strings.TrimLeft(tk.toks[n-1], " ") != "":
 		tk.toks[n-1] += t
 	default:
 		tk.toks = append(tk.toks, t)
@@ -147,5 +150,5 @@ func kinsoku(r rune) bool {
 
 // wide reports whether r takes two cells (CJK and the like).
 func wide(r rune) bool {
-	return r >= 0x1100 && cell.Width(string(r)) == 2 || unicode.Is(unicode.Han, r)
+	return r >= 0x1100 && Width(string(r)) == 2 || unicode.Is(unicode.Han, r)
 }

@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	registry "github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
+	"github.com/glassbox-dev/glassbox/ui/lang"
+)
+
+// Every value the glass box shows through Lang.Dyn has Japanese: the
+// catalog test reads T and F calls only, so each table and each value from
+// another package that reaches Dyn is checked here.
+func TestDynSentencesHaveJapanese(t *testing.T) {
+	check := func(what string, keys ...string) {
+		t.Helper()
+		for _, k := range keys {
+			if !lang.Has(k) {
+				t.Errorf("%s %q has no Japanese", what, k)
+			}
+		}
+	}
+	for _, d := range registry.Dialects() {
+		if d.GoLive != "" && goLiveStep(lang.JA, d.GoLive) == d.GoLive {
+			t.Errorf("how to go live with %s, %q, is not read as set/run … (…)", d.Name, d.GoLive)
+		}
+		check("the dialect's label", d.Label)
+	}
+	for _, s := range []loop.CallStatus{loop.CallPending, loop.CallWaiting, loop.CallRunning, loop.CallDone, loop.CallFailed, loop.CallDenied, loop.CallSkipped} {
+		check("the call status", string(s))
+	}
+	check("a built-in rule's reason", builtInReasons()...)
+	check("whom a follower follows", "instructor")
+	check("the serve side's status label", "followers")
+	check("the sandbox", "on", "off")
+	check("a what-if edit", "the loop's feedback", "the request", "the model's reply", "a tool result", "changed", "added", "removed")
+	for _, marks := range decidingMarks {
+		for _, mk := range marks {
+			if len(mk) > 20 { // the pane's own words, not a JSON field name
+				check("a deciding mark", mk)
+			}
+		}
+	}
+}
+
+// The welcome's way to go live is Japanese, with the commands and flags as
+// they are.
+func TestGoLiveInJapanese(t *testing.T) {
+	got := goLive(lang.JA)
+	for _, want := range []string{"GEMINI_API_KEY を設定 (Gemini)", "serve を起動 (Llama)", "OPENAI_BASE_URL を設定 (OpenAI 互換サーバー)", "を付けて起動します"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("goLive(JA) = %q, want it to contain %q", got, want)
+		}
+	}
+	if goLive(lang.EN) != registry.GoLive() {
+		t.Errorf("goLive(EN) = %q, want registry.GoLive()", goLive(lang.EN))
+	}
+}
+
+// The reasons the engine gives for a workspace that cannot go back read in
+// Japanese; another reason is shown as the engine wrote it.
+func TestWorkspaceReasonInJapanese(t *testing.T) {
+	for in, want := range map[string]string{
+		"step 6 ran a tool that may have changed files, and this run keeps no session to restore them from": "ステップ 6 でファイルを変えたかもしれないツールが動きましたが、この実行には元に戻すためのセッションがありません",
+		"step 4 changed files glassbox kept no copy of (big.bin)":                                           "ステップ 4 が、glassbox が複製を取っていないファイルを変えました (big.bin)",
+		"open x: permission denied": "open x: permission denied",
+	} {
+		if got := workspaceReason(lang.JA, in); got != want {
+			t.Errorf("workspaceReason(JA, %q) = %q, want %q", in, got, want)
+		}
+		if got := workspaceReason(lang.EN, in); got != in {
+			t.Errorf("workspaceReason(EN, %q) = %q", in, got)
+		}
+	}
+}
+
+// The reason each dialect gives for going offline with nothing configured
+// (what a Japanese learner meets on the first screen) reads in Japanese;
+// a flag stays a flag.
+func TestBackendReasonInJapanese(t *testing.T) {
+	empty := dialect.NewEnv(func(string) string { return "" }, nil, nil)
+	for _, d := range registry.Dialects() {
+		_, why := d.Live(t.Context(), empty)
+		got := backendReason(lang.JA, why)
+		if got == why || len(englishRuns(got)) > 0 {
+			t.Errorf("%s: backendReason(JA, %q) = %q", d.Name, why, got)
+		}
+	}
+	for in, want := range map[string]string{
+		"GEMINI_API_KEY is set":                      "GEMINI_API_KEY が設定されています",
+		"OLLAMA_HOST is set (http://10.0.0.5:11434)": "OLLAMA_HOST が設定されています (http://10.0.0.5:11434)",
+		"Ollama answered at http://127.0.0.1:11434":  "Ollama が http://127.0.0.1:11434 で応答しました",
+		"--offline": "--offline",
+	} {
+		if got := backendReason(lang.JA, in); got != want {
+			t.Errorf("backendReason(JA, %q) = %q, want %q", in, got, want)
+		}
+	}
+}
