@@ -288,10 +288,11 @@ func benchFanout(b *testing.B, n int, unshared bool) {
 	}
 	var mu sync.Mutex
 	var all []time.Duration
+	worst := make([]time.Duration, len(tour)) // by transition of the tour
 	b.ResetTimer()
 	cpu := cpuTime()
 	for range b.N {
-		for _, t := range tour {
+		for k, t := range tour {
 			for _, tm := range terms {
 				select {
 				case <-tm.frames:
@@ -304,8 +305,10 @@ func benchFanout(b *testing.B, n int, unshared bool) {
 				wg.Go(func() {
 					select {
 					case <-tm.frames:
+						d := time.Since(start)
 						mu.Lock()
-						all = append(all, time.Since(start))
+						all = append(all, d)
+						worst[k] = max(worst[k], d)
 						mu.Unlock()
 					case <-time.After(10 * time.Second):
 						b.Errorf("follower %d: no frame 10s after a transition", i)
@@ -321,6 +324,12 @@ func benchFanout(b *testing.B, n int, unshared bool) {
 	if len(all) == 0 {
 		return
 	}
+	// Where the tail comes from: each transition's slowest follower.
+	var by strings.Builder
+	for k, t := range tour {
+		fmt.Fprintf(&by, " %d %s %.0fms;", k+1, t.Edge, float64(worst[k].Microseconds())/1000)
+	}
+	b.Logf("slowest follower by transition:%s", by.String())
 	q := func(p float64) float64 {
 		return float64(all[min(len(all)-1, int(p*float64(len(all))))].Microseconds()) / 1000
 	}

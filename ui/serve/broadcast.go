@@ -45,11 +45,11 @@ type Broadcast struct {
 	resyncAfter int
 	// lang is the language of the notes followers are told.
 	lang lang.Lang
-	// frames are the frames followers in the same state share
+	// places are the glass boxes followers in the same state share
 	// (follow_share.go).
-	frames frames
-	// unshared: every follower draws its own frames (the benchmark's
-	// comparison).
+	places places
+	// unshared: every follower updates and draws its own glass box (the
+	// benchmark's comparison).
 	unshared bool
 	// liveEvery is the least time between two progress events handed to
 	// one follower: chunks arriving faster coalesce (the latest wins), so
@@ -101,7 +101,7 @@ func (b *Broadcast) tell() {
 // resumed session's past).
 func NewBroadcast(past []loop.Transition) *Broadcast {
 	b := &Broadcast{wake: make(chan struct{}), changed: make(chan struct{}, 1), resyncAfter: resyncAfter, liveEvery: liveEvery}
-	b.frames.seed = maphash.MakeSeed()
+	b.places.seed = maphash.MakeSeed()
 	for _, t := range past {
 		b.log = append(b.log, &entry{t: t})
 	}

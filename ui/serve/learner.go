@@ -2,6 +2,7 @@ package serve
 
 import (
 	"maps"
+	"slices"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -18,15 +19,21 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if l == nil {
 		return nil
 	}
-	m := roomModel{
-		inner: ui.NewServed(l.ctx, l.cfg),
-		l:     l,
-		opts:  &s.opts,
-		now:   time.Now,
-		seats: s.seats,
-		book:  s.scores,
+	build := func() roomModel {
+		cfg := l.cfg
+		cfg.Runs = slices.Clone(cfg.Runs) // ui.New takes the past out of them
+		m := roomModel{
+			inner: ui.NewServed(l.ctx, cfg),
+			l:     l,
+			opts:  &s.opts,
+			now:   time.Now,
+			seats: s.seats,
+			book:  s.scores,
+		}
+		m.last = m.now()
+		return m
 	}
-	m.last = m.now()
+	m := build()
 	if !l.follower {
 		m.seat = m.inner.(ui.Model).Seat()
 		s.seats.sit(l.id, sess.User(), m.seat)
@@ -43,7 +50,8 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	opts = append(opts, tea.WithInput(guard))
 	var model tea.Model = m
 	if b := s.opts.Broadcast; l.follower && b != nil {
-		model = b.shareFrames(m, len(l.cfg.Runs[0].Past))
+		next := l.cfg.Follow.Next
+		model = b.shareFrames(m, func() tea.Model { return build() }, func() tea.Msg { return ui.FollowMsg(next(l.ctx)) }, len(l.cfg.Runs[0].Past))
 	}
 	p = tea.NewProgram(model, opts...)
 	close(ready)
