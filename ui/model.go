@@ -285,13 +285,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case changedMsg:
 		return m, m.changedCmd() // the frame is drawn again: Config.Status is read anew
 	case spinner.TickMsg:
-		if !m.busy() || !m.animate {
-			m.ticking = false
-			return m, nil
-		}
-		var cmd tea.Cmd
-		m.spin, cmd = m.spin.Update(msg)
-		return m, cmd
+		return m.turnSpinner(msg)
 	}
 	if m.inputFocused {
 		var cmd tea.Cmd
@@ -299,6 +293,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// turnSpinner turns the spinner while a step works; it stops ticking when none
+// does (or animation is off).
+func (m Model) turnSpinner(msg spinner.TickMsg) (tea.Model, tea.Cmd) {
+	if !m.busy() || !m.animate {
+		m.ticking = false
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.spin, cmd = m.spin.Update(msg)
+	return m, cmd
 }
 
 // handleRunMsg routes a message from a run's step to that run, then lets

@@ -85,38 +85,8 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 			r.Engine.Submit(loop.Event{Source: "cli", Type: "user_input", Data: prompt})
 		}
 	}
-	for {
-		if o.Wait != nil && ctx.Err() != nil && allIdle(runs) {
-			break // a run on the bus, stopped while it waited for work: nothing was cut short
-		}
-		round := make([]*loop.Transition, len(runs))
-		stepped := false
-		for i, r := range runs {
-			if tallies[i].done {
-				continue
-			}
-			t, ok := p.step(ctx, r, &tallies[i], stderr)
-			if !ok {
-				return ProviderFailed
-			}
-			if t != nil {
-				stepped = true
-				round[i] = t
-			}
-		}
-		if !stepped {
-			if o.Wait == nil || !o.Wait(ctx) {
-				break
-			}
-			for i := range tallies {
-				tallies[i].done = false
-			}
-			continue
-		}
-		if err := p.round(round); err != nil {
-			p.writeFailed(stderr, err)
-			return ProviderFailed
-		}
+	if !p.drive(ctx, tallies, stderr) {
+		return ProviderFailed
 	}
 	worst := Answered
 	for i := range runs {
@@ -129,6 +99,55 @@ func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, st
 		}
 	}
 	return worst
+}
+
+// drive steps the runs a round at a time until every one is idle (with
+// Options.Wait: until it says no more work comes, or a run on the bus is
+// stopped while it waits); false when a run stopped or a round could not be
+// written (already said on stderr).
+func (p *printer) drive(ctx context.Context, tallies []tally, stderr io.Writer) bool {
+	for {
+		if p.o.Wait != nil && ctx.Err() != nil && allIdle(p.runs) {
+			return true // a run on the bus, stopped while it waited for work: nothing was cut short
+		}
+		round, stepped, ok := p.stepAll(ctx, tallies, stderr)
+		if !ok {
+			return false
+		}
+		if !stepped {
+			if p.o.Wait == nil || !p.o.Wait(ctx) {
+				return true
+			}
+			for i := range tallies {
+				tallies[i].done = false
+			}
+			continue
+		}
+		if err := p.round(round); err != nil {
+			p.writeFailed(stderr, err)
+			return false
+		}
+	}
+}
+
+// stepAll takes one transition of every run that is not done: the round's
+// transitions (nil for a run that had none), whether any run stepped, and
+// false when a run stopped.
+func (p *printer) stepAll(ctx context.Context, tallies []tally, stderr io.Writer) (round []*loop.Transition, stepped, ok bool) {
+	round = make([]*loop.Transition, len(p.runs))
+	for i, r := range p.runs {
+		if tallies[i].done {
+			continue
+		}
+		t, ok := p.step(ctx, r, &tallies[i], stderr)
+		if !ok {
+			return nil, false, false
+		}
+		if t != nil {
+			stepped, round[i] = true, t
+		}
+	}
+	return round, stepped, true
 }
 
 // allIdle reports whether every run waits for an event with none queued.

@@ -189,31 +189,7 @@ func (d *document) response(ex *providers.Exchange, live bool) {
 		return
 	}
 	if len(ex.Chunks) > 0 && (live || streamed(ex)) {
-		total := 0
-		for _, c := range ex.Chunks {
-			total += len(c.Data)
-		}
-		lines := streamLines(ex.Chunks)
-		// A chunk is one record of the stream (providers.Chunk): an SSE
-		// event, or an NDJSON line.
-		n, sse := len(lines), eventStream(ex)
-		if sse {
-			// Each event ends with a blank line; the list leaves those out.
-			n = len(ex.Chunks)
-		}
-		var count string
-		switch {
-		case sse && n == 1:
-			count = l.T("1 event, as it arrived")
-		case sse:
-			count = l.F("%d events, as they arrived", n)
-		case n == 1:
-			count = l.T("1 line, as it arrived")
-		default:
-			count = l.F("%d lines, as they arrived", n)
-		}
-		d.section(l.F("response body · %s · %s", size(total), count))
-		d.chunks(lines, sse)
+		d.streamedResponse(ex)
 		return
 	}
 	title := l.F("response body · %s", size(len(ex.ResponseBody)))
@@ -222,6 +198,37 @@ func (d *document) response(ex *providers.Exchange, live bool) {
 	}
 	d.section(title)
 	d.body(ex.ResponseBody)
+}
+
+// streamedResponse shows a streamed response record by record, with the
+// arrival time of each.
+func (d *document) streamedResponse(ex *providers.Exchange) {
+	l := d.lang
+	total := 0
+	for _, c := range ex.Chunks {
+		total += len(c.Data)
+	}
+	lines := streamLines(ex.Chunks)
+	// A chunk is one record of the stream (providers.Chunk): an SSE
+	// event, or an NDJSON line.
+	n, sse := len(lines), eventStream(ex)
+	if sse {
+		// Each event ends with a blank line; the list leaves those out.
+		n = len(ex.Chunks)
+	}
+	var count string
+	switch {
+	case sse && n == 1:
+		count = l.T("1 event, as it arrived")
+	case sse:
+		count = l.F("%d events, as they arrived", n)
+	case n == 1:
+		count = l.T("1 line, as it arrived")
+	default:
+		count = l.F("%d lines, as they arrived", n)
+	}
+	d.section(l.F("response body · %s · %s", size(total), count))
+	d.chunks(lines, sse)
 }
 
 // streamed reports whether the response is a stream of records (Ollama's
