@@ -112,6 +112,25 @@ const (
 	tooLargeRule = "too-large-to-read"
 )
 
+// RuleReason is a decision's reason as the human trace passes it to a
+// front end's Say: a built-in rule's words (BuiltInReasons) followed by what
+// the rule matched, or a --policy author's words. A front end may show a
+// built-in rule's words in its own language; the JSONL trace keeps them.
+type RuleReason string
+
+// BuiltInReasons are the reasons the built-in rules (DefaultPolicy) give,
+// longest first, so the longest that starts a reason is the one it quotes.
+func BuiltInReasons() []string {
+	p := DefaultPolicy()
+	var out []string
+	for _, r := range p.Rules {
+		out = append(out, r.Reason)
+	}
+	out = append(out, p.Default.Reason)
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
 // DefaultPolicy returns the built-in rules (docs/architecture.md, "Confinement at a glance").
 func DefaultPolicy() *Policy {
 	p, err := ParsePolicy([]byte(DefaultPolicyTOML))

@@ -155,7 +155,7 @@ func SummaryIn(t Transition, say Say) string {
 		}
 		return b.String() + "llm_failure: " + t.Error.Message
 	case EdgeAllow, EdgeDeny, EdgeConfirmRequired:
-		return fmt.Sprintf("%s %s → %s ", t.Tool.Name, Clip(string(t.Tool.Args), 120), t.Decision.Verdict) + say("(rule %s: %s)", t.Decision.Rule, t.Decision.Reason)
+		return fmt.Sprintf("%s %s → %s ", t.Tool.Name, Clip(string(t.Tool.Args), 120), t.Decision.Verdict) + say("(rule %s: %s)", t.Decision.Rule, RuleReason(t.Decision.Reason))
 	case EdgeUserApproval, EdgeUserDenial:
 		return fmt.Sprintf("%s %s → %s", t.Tool.Name, Clip(string(t.Tool.Args), 120), strings.TrimPrefix(t.Decision.Reason, "person: "))
 	case EdgeToolSuccess, EdgeToolFailure:

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -361,25 +360,10 @@ func (l *lessonMenu) view(th theme.Theme, lg lang.Lang, hk help.Model, k lessonK
 
 // builtInReasons are the reasons of the built-in security rules
 // (loop.DefaultPolicy), longest first.
-var builtInReasons = sync.OnceValue(func() []string {
-	var out []string
-	for _, r := range loop.DefaultPolicy().Rules {
-		out = append(out, r.Reason)
-	}
-	out = append(out, loop.DefaultPolicy().Default.Reason)
-	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
-	return out
-})
+var builtInReasons = sync.OnceValue(loop.BuiltInReasons)
 
 // ruleReason is a decision's reason in language l: a built-in rule's own
 // words through the catalog (TestBuiltInReasonsHaveJapanese), what the
 // rule matched after them as it is. A reason from a --policy file is the
 // author's and is shown as written.
-func ruleReason(l lang.Lang, reason string) string {
-	for _, r := range builtInReasons() {
-		if rest, ok := strings.CutPrefix(reason, r); ok && r != "" {
-			return l.Dyn(r) + rest
-		}
-	}
-	return reason
-}
+func ruleReason(l lang.Lang, reason string) string { return l.Reason(reason, builtInReasons()) }

@@ -308,7 +308,7 @@ func (p printer) round(ts []*loop.Transition) error {
 	texts := make([]string, len(ts))
 	for i, t := range ts {
 		if t != nil {
-			texts[i] = loop.HumanIn(*t, p.o.Lang.F)
+			texts[i] = loop.HumanIn(*t, sayIn(p.o.Lang))
 		}
 	}
 	if p.sideBySide() {

@@ -99,3 +99,42 @@ func TestPersonAsksInJapanese(t *testing.T) {
 		}
 	}
 }
+
+// A built-in rule's reason reads in the trace's language, what the rule
+// matched after it stays as it is, and a --policy author's reason stays as
+// written; the JSONL trace keeps the English (loop.WriteJSON never calls Say).
+func TestRuleReasonsInTheTraceLanguage(t *testing.T) {
+	p := loop.DefaultPolicy()
+	var builtIn string
+	for _, r := range p.Rules {
+		if r.Name == "read-only-tools" {
+			builtIn = r.Reason
+		}
+	}
+	if builtIn == "" {
+		t.Fatal("the built-in policy has no read-only-tools rule")
+	}
+	ja, ok := lang.JA.Dyn(builtIn), lang.Has(builtIn)
+	if !ok {
+		t.Fatalf("no Japanese for the built-in reason %q", builtIn)
+	}
+	for _, c := range []struct {
+		reason string
+		l      lang.Lang
+		want   string
+	}{
+		{builtIn, lang.JA, "(ルール read-only-tools: " + ja + ")"},
+		{builtIn + " (matched notes/x)", lang.JA, "(ルール read-only-tools: " + ja + " (matched notes/x))"},
+		{"our own workshop rule", lang.JA, "(ルール read-only-tools: our own workshop rule)"},
+		{builtIn, lang.EN, "(rule read-only-tools: " + builtIn + ")"},
+	} {
+		tr := loop.Transition{
+			Seq: 4, From: loop.CheckingPolicy, Edge: loop.EdgeAllow, To: loop.ExecutingTool,
+			Tool:     &history.ToolCall{Name: "list_files", Args: []byte(`{"path":"."}`)},
+			Decision: &loop.Decision{Verdict: loop.Allow, Rule: "read-only-tools", Reason: c.reason},
+		}
+		if got := loop.HumanIn(tr, sayIn(c.l)); !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s %q:\n got %q\nwant it to end with %q", c.l, c.reason, got, c.want)
+		}
+	}
+}

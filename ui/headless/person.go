@@ -78,7 +78,7 @@ func (p *Person) For(name string) *Person {
 
 func (p *Person) Confirm(ctx context.Context, req loop.ConfirmRequest) (loop.Approval, error) {
 	l := p.lang
-	fmt.Fprint(p.out, loop.Printable("\n"+p.label+l.F("The agent wants to run %s %s", req.Call.Name, string(req.Call.Args))+"\n  "+l.F("rule %s: %s", req.Decision.Rule, req.Decision.Reason)+"\n"))
+	fmt.Fprint(p.out, loop.Printable("\n"+p.label+l.F("The agent wants to run %s %s", req.Call.Name, string(req.Call.Args))+"\n  "+l.F("rule %s: %s", req.Decision.Rule, l.Reason(req.Decision.Reason, builtInReasons()))+"\n"))
 	if req.Preview != "" {
 		fmt.Fprintf(p.out, "%s\n", loop.Printable(indent(req.Preview, "  | ")))
 	}

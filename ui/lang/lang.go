@@ -112,6 +112,19 @@ func (l Lang) F(format string, args ...any) string {
 // that every key it can pass is in the catalog (see Has).
 func (l Lang) Dyn(en string) string { return l.T(en) }
 
+// Reason is a security decision's reason in language l: when it starts with
+// one of known (the built-in rules' own words, loop.BuiltInReasons) that part
+// is said through the catalog and what the rule matched after it is kept as
+// it is; a reason from a --policy file is its author's and stays as written.
+func (l Lang) Reason(reason string, known []string) string {
+	for _, k := range known {
+		if rest, ok := strings.CutPrefix(reason, k); ok && k != "" {
+			return l.Dyn(k) + rest
+		}
+	}
+	return reason
+}
+
 // Has reports whether the Japanese catalog holds sentence en.
 func Has(en string) bool {
 	_, ok := japanese()[en]
