@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,6 +27,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
 
 const (
@@ -242,7 +242,7 @@ func errorResult(text, ref string) *mcp.CallToolResult {
 // standard input and output), or an in-memory transport (the mcp-bus
 // lesson, tests).
 func (b *Bus) Serve(ctx context.Context, t mcp.Transport) error {
-	ss, err := b.server.Connect(ctx, &recorder{inner: t, b: b}, nil)
+	ss, err := b.server.Connect(ctx, mcptool.Recording(t, Peer, true, b.add), nil)
 	if err != nil {
 		return err
 	}
@@ -322,13 +322,19 @@ func (b *Bus) frame(dir string, msg jsonrpc.Message, method string) string {
 	if m, ok := msg.(*jsonrpc.Request); ok {
 		f.Method = m.Method
 	}
+	b.add(f, msg)
+	return f.Method
+}
+
+// add puts a frame of the bus in the log (mcptool.Recording calls it for a
+// stream connection, frame for an HTTP body).
+func (b *Bus) add(f tools.Frame, msg jsonrpc.Message) {
 	b.wire.Add(f)
 	// Only once the frame is in the log may the output step end: the step
 	// that sent the answer keeps its frame.
-	if m, ok := msg.(*jsonrpc.Response); ok && dir == "send" {
+	if m, ok := msg.(*jsonrpc.Response); ok && f.Dir == "send" {
 		b.sent(m.Result)
 	}
-	return f.Method
 }
 
 // sent marks the call whose answer result carries as sent.
@@ -349,69 +355,6 @@ func (b *Bus) sent(result json.RawMessage) {
 	if c != nil {
 		c.once.Do(func() { close(c.sent) })
 	}
-}
-
-// recorder records every message of the connections it makes.
-type recorder struct {
-	inner mcp.Transport
-	b     *Bus
-}
-
-func (t *recorder) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &recordedConn{Connection: c, b: t.b, methods: map[string]string{}}, nil
-}
-
-type recordedConn struct {
-	mcp.Connection
-	b       *Bus
-	closing atomic.Bool
-	mu      sync.Mutex
-	methods map[string]string // request id → method, to name a response
-}
-
-func (c *recordedConn) Close() error {
-	c.closing.Store(true)
-	return c.Connection.Close()
-}
-
-func (c *recordedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if err != nil {
-		if !c.closing.Load() && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
-			c.b.wire.Add(tools.Frame{Server: Peer, Dir: "recv", Time: time.Now(), Error: err.Error()})
-		}
-		return msg, err
-	}
-	c.record("recv", msg)
-	return msg, nil
-}
-
-func (c *recordedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.record("send", msg)
-	return c.Connection.Write(ctx, msg)
-}
-
-func (c *recordedConn) record(dir string, msg jsonrpc.Message) {
-	var method string
-	c.mu.Lock()
-	switch m := msg.(type) {
-	case *jsonrpc.Request:
-		if m.ID.IsValid() {
-			c.methods[dir+fmt.Sprint(m.ID.Raw())] = m.Method
-		}
-	case *jsonrpc.Response:
-		// A response answers a request that went the other way.
-		other := map[string]string{"send": "recv", "recv": "send"}[dir]
-		key := other + fmt.Sprint(m.ID.Raw())
-		method = c.methods[key]
-		delete(c.methods, key)
-	}
-	c.mu.Unlock()
-	c.b.frame(dir, msg, method)
 }
 
 // Loopback reports whether addr (HOST:PORT) is a loopback address, one

@@ -149,7 +149,7 @@ func attach(ctx context.Context, name string, inner mcp.Transport, wire *tools.W
 	if s.timeout <= 0 {
 		s.timeout = DefaultTimeout
 	}
-	t := &frameTransport{inner: inner, server: name, wire: wire}
+	t := Recording(inner, name, false, func(f tools.Frame, _ jsonrpc.Message) { wire.Add(f) })
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(opt.ConnectTimeout, DefaultTimeout))
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "glassbox", Version: "1"}, nil)
@@ -342,78 +342,6 @@ func contentText(res *mcp.CallToolResult) string {
 		parts = append(parts, string(b))
 	}
 	return strings.Join(parts, "\n")
-}
-
-// frameTransport records every message of the connection it wraps.
-type frameTransport struct {
-	inner  mcp.Transport
-	server string
-	wire   *tools.WireLog
-}
-
-func (t *frameTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &frameConn{Connection: c, t: t, methods: map[string]string{}}, nil
-}
-
-type frameConn struct {
-	mcp.Connection
-	t       *frameTransport
-	closing atomic.Bool // the session is ending: a failing read is not news
-	mu      sync.Mutex
-	methods map[string]string // request id → method, to name a response
-}
-
-func (c *frameConn) Close() error {
-	c.closing.Store(true)
-	return c.Connection.Close()
-}
-
-func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	c.record("recv", msg, err)
-	return msg, err
-}
-
-// Write records the message before it goes: its answer may be read before
-// the write returns.
-func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.record("send", msg, nil)
-	err := c.Connection.Write(ctx, msg)
-	if err != nil {
-		c.record("send", nil, err)
-	}
-	return err
-}
-
-func (c *frameConn) record(dir string, msg jsonrpc.Message, err error) {
-	f := tools.Frame{Server: c.t.server, Dir: dir, Time: time.Now()}
-	if err != nil {
-		if errors.Is(err, context.Canceled) || c.closing.Load() {
-			return // the session ending, not the server
-		}
-		f.Error = err.Error()
-		c.t.wire.Add(f)
-		return
-	}
-	f.Body, _ = jsonrpc.EncodeMessage(msg)
-	c.mu.Lock()
-	switch m := msg.(type) {
-	case *jsonrpc.Request:
-		f.Method = m.Method
-		if m.ID.IsValid() {
-			c.methods[fmt.Sprint(m.ID.Raw())] = m.Method
-		}
-	case *jsonrpc.Response:
-		key := fmt.Sprint(m.ID.Raw())
-		f.Method = c.methods[key]
-		delete(c.methods, key)
-	}
-	c.mu.Unlock()
-	c.t.wire.Add(f)
 }
 
 // tailBuffer keeps the last max bytes written (a server's stderr).
