@@ -126,8 +126,8 @@ type sceneFrames struct {
 }
 
 func (s sceneFrames) find(text string, _ int) (int, bool) {
-	re := quotePattern(text)
-	return 0, slices.ContainsFunc(s.frames, func(f *frame) bool { return f.holds(re) })
+	q := newScreenQuote(text)
+	return 0, slices.ContainsFunc(s.frames, func(f *frame) bool { return f.holds(q) })
 }
 
 func (s sceneFrames) said() string {
@@ -165,6 +165,9 @@ type quoteChecker struct {
 // TestDocQuotes: every quote a marker names is found where it says.
 func TestDocQuotes(t *testing.T) {
 	isolate(t)
+	for k, v := range map[string]string{"LC_ALL": "", "LC_MESSAGES": "", "LANG": "C"} {
+		t.Setenv(k, v) // the docs' commands speak English unless they say --lang
+	}
 	c := quoteChecker{t: t, scenes: sceneCache{}, outputs: map[string]commandOutput{}}
 	pages := docPages(t)
 	writeDocFiles(t, pages)
@@ -418,16 +421,50 @@ func normalRow(s string) string {
 // for in its regions: every row, and the inside of every box (a pane, a
 // dialog) with its wrapped lines one after the other.
 type frame struct {
-	text    string
-	regions string // the regions, separated by NUL; made on first use
+	text     string
+	regions  string // the regions, separated by NUL; made on first use
+	squashed string // the regions without white space, to rule a quote out fast
 }
 
-// holds reports whether a quote (its pattern) is on the frame.
-func (f *frame) holds(quote *regexp.Regexp) bool {
+// screenQuote is a quote made ready to look for: its pattern, and its
+// pieces between "…" without white space, which a frame holding it holds.
+type screenQuote struct {
+	pattern *regexp.Regexp
+	pieces  []string
+}
+
+func newScreenQuote(text string) screenQuote {
+	q := screenQuote{pattern: quotePattern(text)}
+	for _, p := range strings.Split(squash(durations.ReplaceAllString(text, "#$2ms")), "…") {
+		if p != "" {
+			q.pieces = append(q.pieces, p)
+		}
+	}
+	return q
+}
+
+// squash drops the white space of s.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\t' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// holds reports whether a quote is on the frame.
+func (f *frame) holds(q screenQuote) bool {
 	if f.regions == "" {
 		f.regions = regionsOf(f.text)
+		f.squashed = squash(f.regions)
 	}
-	return quote.MatchString(f.regions)
+	for _, p := range q.pieces {
+		if !strings.Contains(f.squashed, p) {
+			return false
+		}
+	}
+	return q.pattern.MatchString(f.regions)
 }
 
 func regionsOf(text string) string {
