@@ -394,28 +394,94 @@ func parseScreenArg(arg string) (scene, size string, err error) {
 // by row, durations aside; with -update it writes the frame into the page.
 func wholeScreen(t *testing.T, p *page, q quoted, s sceneFrames) bool {
 	t.Helper()
-	name, size := s.name, s.size
 	rows := strings.Split(s.frames[len(s.frames)-1].text, "\n")
-	if *updateDocs {
-		copy(p.lines[q.blockAt:], rows)
+	line, diff := screenDiff(q.block, rows)
+	switch {
+	case diff == "":
+		return false
+	case *updateDocs:
+		for i, r := range rows {
+			rows[i] = strings.TrimRight(r, " ")
+		}
+		copy(p.lines[q.blockAt:], rows) // as many rows as the block: it is as tall as the screen
 		return true
 	}
-	for i, row := range rows {
-		if i >= len(q.block) || normalRow(q.block[i]) != normalRow(row) {
-			t.Errorf("%s: row %d of the screen quoted from scene %s at %s differs (go test -run TestDocQuotes -update writes it anew):\n doc: %s\n now: %s",
-				p.where(q.blockAt+i), i+1, name, size, q.block[min(i, len(q.block)-1)], row)
-			return false
-		}
-	}
+	t.Errorf("%s: the screen quoted from scene %s at %s (%s; go test -run TestDocQuotes -update writes it anew) %s",
+		p.where(q.blockAt+line), s.name, s.size, s.lang, diff)
 	return false
 }
 
-var durations = regexp.MustCompile(`\d+(\.\d+)?( ?)(ms|µs)\b`)
-
-// normalRow is a row with its durations masked and its runs of spaces one.
-func normalRow(s string) string {
-	return strings.Join(strings.Fields(durations.ReplaceAllString(s, "#$2ms")), " ")
+// screenDiff says how a quoted screen differs from rows, drawn now, and
+// from which of its lines; "" when it does not.
+func screenDiff(block, rows []string) (int, string) {
+	doc, now := shapeOf(strings.Join(block, "\n")), shapeOf(strings.Join(rows, "\n"))
+	for i := range max(len(doc.frame), len(now.frame)) {
+		if i >= len(doc.frame) || i >= len(now.frame) || doc.frame[i] != now.frame[i] {
+			return min(i, len(block)-1), fmt.Sprintf("is drawn differently from row %d on:\n doc: %s\n now: %s", i+1, at(block, i), at(rows, i))
+		}
+	}
+	for i := range max(len(doc.boxes), len(now.boxes)) {
+		if i >= len(doc.boxes) || i >= len(now.boxes) || doc.boxes[i] != now.boxes[i] {
+			d, n := difference(at(doc.boxes, i), at(now.boxes, i))
+			return 0, fmt.Sprintf("holds other text in box %d (white space aside):\n doc: …%s…\n now: …%s…", i+1, d, n)
+		}
+	}
+	return 0, ""
 }
+
+// difference is where two texts part: a few characters either side.
+func difference(a, b string) (string, string) {
+	ra, rb := []rune(a), []rune(b)
+	i := 0
+	for i < len(ra) && i < len(rb) && ra[i] == rb[i] {
+		i++
+	}
+	cut := func(r []rune) string { return string(r[max(0, i-30):min(len(r), i+50)]) }
+	return cut(ra), cut(rb)
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(none)"
+}
+
+// shape is a whole screen as wholeScreen compares it: its frame (every
+// row with the insides of its boxes blanked, durations masked, runs of
+// spaces one) and what each box holds (without white space or durations,
+// so that a duration of another width, wrapping a line elsewhere, changes
+// nothing).
+type shape struct{ frame, boxes []string }
+
+func shapeOf(text string) shape {
+	rows := strings.Split(text, "\n")
+	grid := make([][]string, len(rows))
+	for i, r := range rows {
+		grid[i] = cellsOf(r)
+	}
+	var s shape
+	found := boxesOf(grid)
+	for _, b := range found {
+		s.boxes = append(s.boxes, squash(anyDuration.ReplaceAllString(b.inside(grid), "#")))
+	}
+	for _, b := range found {
+		for r := b.top + 1; r < b.bottom; r++ {
+			for c := b.left + 1; c < min(b.right, len(grid[r])); c++ {
+				grid[r][c] = " "
+			}
+		}
+	}
+	for _, row := range grid {
+		s.frame = append(s.frame, strings.Join(strings.Fields(anyDuration.ReplaceAllString(strings.Join(row, ""), "#")), " "))
+	}
+	return s
+}
+
+var (
+	durations   = regexp.MustCompile(`\d+(\.\d+)?( ?)(ms|µs)\b`)
+	anyDuration = regexp.MustCompile(`\d+(\.\d+)?( ?)(ms|µs|s)\b`)
+)
 
 // frame is one screen the glass box drew, as plain text. A quote is looked
 // for in its regions: every row, and the inside of every box (a pane, a
@@ -502,10 +568,12 @@ const (
 	verticalBar = "│┃"
 )
 
-// boxes are the insides of the boxes drawn on grid, each as its rows, right
-// spaces trimmed, one after the other.
-func boxes(grid [][]string) []string {
-	var out []string
+// box is a box drawn on a grid: its corners' rows and columns.
+type box struct{ top, left, bottom, right int }
+
+// boxesOf finds the boxes drawn on grid (a pane, a dialog over panes).
+func boxesOf(grid [][]string) []box {
+	var out []box
 	for r, row := range grid {
 		for c, cell := range row {
 			if cell == "" || !strings.Contains(topLeft, cell) {
@@ -522,12 +590,26 @@ func boxes(grid [][]string) []string {
 			if right >= len(row) || bottom >= len(grid) || c >= len(grid[bottom]) || grid[bottom][c] == "" || !strings.Contains(bottomLeft, grid[bottom][c]) {
 				continue
 			}
-			var inside []string
-			for _, line := range grid[r+1 : bottom] {
-				inside = append(inside, strings.TrimRight(strings.Join(line[c+1:min(right, len(line))], ""), " "))
-			}
-			out = append(out, strings.Join(inside, "\n"))
+			out = append(out, box{r, c, bottom, right})
 		}
+	}
+	return out
+}
+
+// inside is the text inside b, its rows right-trimmed, one after the other.
+func (b box) inside(grid [][]string) string {
+	var rows []string
+	for _, line := range grid[b.top+1 : b.bottom] {
+		rows = append(rows, strings.TrimRight(strings.Join(line[min(b.left+1, len(line)):min(b.right, len(line))], ""), " "))
+	}
+	return strings.Join(rows, "\n")
+}
+
+// boxes are the insides of the boxes drawn on grid.
+func boxes(grid [][]string) []string {
+	var out []string
+	for _, b := range boxesOf(grid) {
+		out = append(out, b.inside(grid))
 	}
 	return out
 }

@@ -37,6 +37,14 @@ var docScenes = map[string]docScene{
 	"limits": {args: []string{"--lesson", "iteration-limit", "--max-iterations", "3"}, keys: []string{"enter", "c", "@halted",
 		"esc", "l", "down", "enter", "enter", "space*3", "@awaiting", "space", "@retry", "space*2", "@retried", "tab*3", "@exchanges", "x", "@first_exchange", "h", "@headers",
 		"esc", "l", "down", "enter", "enter", "c", "@outage"}},
+	// README.md, "The screen": four steps into write-file, the dialog hidden.
+	// (Whole screens are played at the glass box's own latency, so their
+	// times read as a person's would.)
+	"readme": {args: []string{"--lesson", "write-file", "--sim-latency", "300ms"}, keys: []string{"enter", "n*4", "esc", "@hidden"}},
+	// ui-tour.md, "The layout": four transitions into the tour.
+	"tour-four": {args: []string{"--sim-latency", "300ms"}, keys: []string{"enter", "space*4"}},
+	// ui-tour.md, "Narrow terminals": the tabs, on the Tool calls tab.
+	"narrow": {keys: []string{"enter", "space*3", "tab*2", "@tools", "z", "@zoom"}},
 	// Room logistics: the welcome with --offline.
 	"offline": {args: []string{"--offline"}},
 	// Follow-up: rewind to step 3 of write-file and fork from it.
