@@ -386,3 +386,26 @@ func TestHelpListsSubcommands(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceHelpSaysWhereTheCopyIs: --workspace's help says of the
+// default workspace what the run itself says of it (the welcome and the
+// trace's workspace line): a copy kept with the session, not a temporary
+// one.
+func TestWorkspaceHelpSaysWhereTheCopyIs(t *testing.T) {
+	isolate(t)
+	_, errs := runCLI(t, "run", "-h")
+	help := regexp.MustCompile(`(?m)^  -workspace string\n\s+(.*)$`).FindStringSubmatch(errs)
+	if help == nil {
+		t.Fatalf("no --workspace in glassbox run -h:\n%s", errs)
+	}
+	out, _ := runCLI(t, "run", "--offline", "list the files")
+	line := regexp.MustCompile(`(?m)^workspace: (.*)$`).FindStringSubmatch(out)
+	if line == nil {
+		t.Fatalf("the run says no workspace:\n%s", out)
+	}
+	_, kept, ok := strings.Cut(line[1], " (")
+	kept = strings.TrimSuffix(kept, ")")
+	if !ok || !strings.Contains(help[1], kept) {
+		t.Errorf("glassbox run -h says of --workspace %q, the run says its workspace is %q", help[1], line[1])
+	}
+}

@@ -91,7 +91,7 @@ func (p *page) markers() []quoted {
 			}
 			q.block, q.blockAt = p.lines[i+1:end], i+1
 			for j, b := range q.block {
-				if t := strings.TrimSpace(b); t != "" && t != "…" && t != "..." {
+				if t := strings.TrimSpace(strings.Trim(strings.TrimSpace(b), "│")); t != "" && t != "…" && t != "..." {
 					q.quotes = append(q.quotes, quote{text: strings.TrimRight(b, " "), line: i + 1 + j})
 				}
 			}
@@ -864,11 +864,15 @@ func (c sceneCache) get(t *testing.T, name string, w, h int, ja bool) (*sceneRun
 	return r, nil
 }
 
-// The machine's own, in every screen a doc quotes whole: the state folder
-// and the session's id are shown as these.
+// The machine's own, in every screen a doc quotes: the state folder, the
+// session's id and the sandbox are shown as these.
 const (
 	docStateDir  = "/home/alice/.local/state"
 	docSessionID = "20261125-114650-788c"
+	// docSandbox is the sandbox of a kernel with Landlock ABI 7, shown
+	// whatever this machine's kernel offers (a kernel without Landlock
+	// says so, and the docs show the common case).
+	docSandbox = "on — Landlock ABI 7 + seccomp + read-only mounts: commands read only the workspace, their temporary folder and the system's program folders and change only the first two"
 )
 
 // runScene opens the glass box as glassbox does (agentrun.OpenAll,
@@ -904,6 +908,9 @@ func runScene(t *testing.T, sc docScene, w, h int, ja bool) (*sceneRun, error) {
 	id := strings.TrimSuffix(filepath.Base(c.Session), ".jsonl")
 	for i := range cfg.Runs {
 		cfg.Runs[i].Workspace = strings.NewReplacer(filepath.Dir(filepath.Dir(state)), docStateDir, id, docSessionID).Replace(cfg.Runs[i].Workspace)
+	}
+	if strings.HasPrefix(cfg.Sandbox, "on") {
+		cfg.Sandbox = docSandbox
 	}
 	run := &sceneRun{marks: map[string]int{}}
 	p := &program{m: ui.New(cfg), view: true, onView: func(v string) {
