@@ -621,6 +621,13 @@ func quotePattern(q string) *regexp.Regexp {
 	q = durations.ReplaceAllString(strings.Join(strings.Fields(q), " "), "#$2ms")
 	var b strings.Builder
 	const wrap = `(?:[ ]*\n[ ]*)?`
+	// A quote that starts or ends with a letter or digit starts or ends a
+	// word there: "8 lines" is not in "58 lines".
+	word := regexp.MustCompile(`^[A-Za-z0-9_]$`)
+	if q != "" && word.MatchString(q[:1]) {
+		b.WriteString(`(?:^|[^A-Za-z0-9_])`)
+	}
+
 	for i, r := range q {
 		switch {
 		case r == ' ':
@@ -634,7 +641,16 @@ func quotePattern(q string) *regexp.Regexp {
 			b.WriteString(regexp.QuoteMeta(string(r)))
 		}
 	}
-	return regexp.MustCompile(b.String())
+	return regexp.MustCompile(b.String() + wordEnd(q))
+}
+
+// wordEnd is what must follow a quote that ends with a letter or digit:
+// the end of a word.
+func wordEnd(q string) string {
+	if q != "" && regexp.MustCompile(`[A-Za-z0-9_]$`).MatchString(q) {
+		return `(?:$|[^A-Za-z0-9_])`
+	}
+	return ""
 }
 
 // runOutput runs an output marker's command line in the test's own folder:
