@@ -17,6 +17,7 @@ import (
 // layout replaced, so the two agree cell for cell. Regenerate with: go test
 // ./ui -run TestLayoutRectangles -update
 func TestLayoutRectangles(t *testing.T) {
+	// The layout is a function of the screen alone: no terminal, no model.
 	widths := []int{29, 30, 80, 119, 120, 121, 140, 159, 160, 161, 200}
 	heights := []int{9, 10, 11, 12, 20, 23, 24, 25, 28, 29, 30, 34, 44, 45, 46, 48, 60}
 	for _, runs := range []int{1, 2} {
@@ -27,8 +28,8 @@ func TestLayoutRectangles(t *testing.T) {
 					for _, lines := range []int{1, 4} {
 						for _, w := range widths {
 							for _, h := range heights {
-								m := layoutModel(runs, w, h, zoomed, p, lines)
-								fmt.Fprintf(&b, "%dx%d zoom=%v pane=%d input=%d: %s\n", w, h, zoomed, p, lines, describeLayout(m.computeLayout()))
+								s := screen{w: w, h: h, runs: runs, pane: p, zoomed: zoomed, inputLines: lines}
+								fmt.Fprintf(&b, "%dx%d zoom=%v pane=%d input=%d: %s\n", w, h, zoomed, p, lines, describeLayout(s.layout()))
 							}
 						}
 					}
@@ -37,20 +38,6 @@ func TestLayoutRectangles(t *testing.T) {
 			golden.RequireEqual(t, []byte(b.String()))
 		})
 	}
-}
-
-// layoutModel is a glass box of runs runs (no engine) at w×h, zoomed or
-// not, pane p focused, with an input of lines lines.
-func layoutModel(runs, w, h int, zoomed bool, p paneID, lines int) Model {
-	cfg := Config{}
-	for i := 0; i < runs && runs > 1; i++ {
-		cfg.Runs = append(cfg.Runs, RunConfig{Name: fmt.Sprint("run", i)})
-	}
-	m := New(cfg)
-	m.input.SetValue(strings.Repeat("x\n", lines-1) + "x")
-	m.width, m.height, m.ready = w, h, true
-	m.zoomed, m.pane = zoomed, p
-	return m
 }
 
 // describeLayout is every rectangle of L on one line.
@@ -73,4 +60,36 @@ func describeLayout(L layout) string {
 		fmt.Fprintf(&b, " %d.%d%v", pl.run, pl.pane, pl.r)
 	}
 	return b.String()
+}
+
+// Every pane a run has (paneKinds) is placed once per run in each screen
+// mode that shows all of them: a pane registered but left out of a
+// description would never be drawn, clicked or sized.
+func TestEveryPaneIsPlaced(t *testing.T) {
+	for _, s := range []screen{
+		{w: 120, h: 34, runs: 1, inputLines: 1}, // grid, compact diagram
+		{w: 160, h: 48, runs: 1, inputLines: 1}, // grid, full diagram
+		{w: 120, h: 34, runs: 2, inputLines: 1}, // compare, one run shown
+		{w: 160, h: 48, runs: 2, inputLines: 1}, // compare, side by side
+	} {
+		L := s.layout()
+		count := map[placed]int{}
+		for _, pl := range L.panes {
+			count[placed{run: pl.run, pane: pl.pane}]++
+		}
+		runs := []int{s.shown}
+		if L.mode == layoutCompare {
+			runs = []int{0, 1}
+		}
+		for _, run := range runs {
+			for p := range paneKinds {
+				if n := count[placed{run: run, pane: paneID(p)}]; n != 1 {
+					t.Errorf("%d×%d, %d run(s), mode %d: run %d's pane %d is placed %d times", s.w, s.h, s.runs, L.mode, run, p, n)
+				}
+			}
+		}
+		if len(L.panes) != len(runs)*len(paneKinds) {
+			t.Errorf("%d×%d, %d run(s): %d panes placed, want %d", s.w, s.h, s.runs, len(L.panes), len(runs)*len(paneKinds))
+		}
+	}
 }
