@@ -56,7 +56,7 @@ func TestDocLinkChecks(t *testing.T) {
 }
 
 func TestDocCommandLines(t *testing.T) {
-	c := cli{subs: []string{"help", "run", "export", "mcp-serve"}, flags: map[string]map[string]bool{
+	c := cli{subs: []string{"help", "run", "export", "mcp-serve"}, hidden: []string{"mcp-demo"}, flags: map[string]map[string]bool{
 		"":          {"offline": false, "lesson": true, "mcp": true},
 		"run":       {"offline": false, "lesson": true, "json": false, "mcp": true},
 		"export":    {"step": true, "format": true},
@@ -78,7 +78,7 @@ func TestDocCommandLines(t *testing.T) {
 		"GEMINI_API_KEY=x go run . --offline # a comment --nope":   0,
 		"$(go env GOPATH)/bin/glassbox mcp-serve --offline --json": 1,
 	} {
-		invs, bad := invocations(line, "x.md:1", c.subs)
+		invs, bad := invocations(line, "x.md:1", c.subs, c.hidden)
 		for _, inv := range invs {
 			_, b := c.flagsOf(inv)
 			bad = append(bad, b...)

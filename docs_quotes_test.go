@@ -142,7 +142,7 @@ func (s sceneFrames) said() string {
 type commandOutput struct{ cmd, out, norm string }
 
 func newOutput(cmd, out string) commandOutput {
-	return commandOutput{cmd: cmd, out: out, norm: strings.ReplaceAll(durations.ReplaceAllString(out, "#$2ms"), "\n", "\x00")}
+	return commandOutput{cmd: cmd, out: out, norm: strings.ReplaceAll(maskDurations(out), "\n", "\x00")}
 }
 
 func (o commandOutput) find(text string, at int) (int, bool) {
@@ -168,16 +168,18 @@ func TestDocQuotes(t *testing.T) {
 	for k, v := range map[string]string{"LC_ALL": "", "LC_MESSAGES": "", "LANG": "C"} {
 		t.Setenv(k, v) // the docs' commands speak English unless they say --lang
 	}
-	c := quoteChecker{t: t, scenes: sceneCache{}, outputs: map[string]commandOutput{}}
+	c := quoteChecker{t: t, scenes: newSceneCache(), outputs: map[string]commandOutput{}}
 	pages := docPages(t)
 	writeDocFiles(t, pages)
+	c.scenes.plan(pages)
 	n := 0
-	for _, p := range pages {
+	for i, p := range pages {
 		changed := false
 		for _, q := range p.markers() {
 			n++
 			changed = c.check(p, q) || changed
 		}
+		c.scenes.release(i)
 		if changed {
 			if err := os.WriteFile(filepath.Join(repoRoot, p.path), []byte(strings.Join(p.lines, "\n")), 0o644); err != nil {
 				t.Fatal(err)
@@ -478,10 +480,49 @@ func shapeOf(text string) shape {
 	return s
 }
 
-var (
-	durations   = regexp.MustCompile(`\d+(\.\d+)?( ?)(ms|µs)\b`)
-	anyDuration = regexp.MustCompile(`\d+(\.\d+)?( ?)(ms|µs|s)\b`)
-)
+var anyDuration = regexp.MustCompile(`\d+(\.\d+)?( ?)(ms|µs|s)\b`)
+
+// maskDurations writes every duration in milliseconds or microseconds
+// ("151ms", "1 ms", "226µs") as "#ms" ("# ms"): quotes match whatever time
+// a run took. (A hand-made scan: a regular expression over every frame
+// was a tenth of the checks' time.)
+func maskDurations(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if s[i] < '0' || s[i] > '9' || i > 0 && (isWordByte(s[i-1]) || s[i-1] == '.') {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+			j++
+		}
+		k := j
+		if k < len(s) && s[k] == ' ' {
+			k++
+		}
+		unit := ""
+		for _, u := range []string{"ms", "µs"} {
+			if strings.HasPrefix(s[k:], u) && (k+len(u) == len(s) || !isWordByte(s[k+len(u)])) {
+				unit = u
+			}
+		}
+		if unit == "" {
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
+		b.WriteString("#" + s[j:k] + "ms")
+		i = k + len(unit)
+	}
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
 
 // frame is one screen the glass box drew, as plain text. A quote is looked
 // for in its regions: every row, and the inside of every box (a pane, a
@@ -501,7 +542,7 @@ type screenQuote struct {
 
 func newScreenQuote(text string) screenQuote {
 	q := screenQuote{pattern: quotePattern(text)}
-	for _, p := range strings.Split(squash(durations.ReplaceAllString(text, "#$2ms")), "…") {
+	for _, p := range strings.Split(squash(maskDurations(text)), "…") {
 		if p != "" {
 			q.pieces = append(q.pieces, p)
 		}
@@ -544,7 +585,7 @@ func regionsOf(text string) string {
 		regions = append(regions, strings.TrimRight(r, " "))
 	}
 	regions = append(regions, boxes(grid)...)
-	return durations.ReplaceAllString(strings.Join(regions, "\x00"), "#$2ms")
+	return maskDurations(strings.Join(regions, "\x00"))
 }
 
 // cellsOf splits a row into terminal cells: a wide character takes two,
@@ -554,11 +595,22 @@ func cellsOf(row string) []string {
 	for i, r := range row {
 		n := utf8.RuneLen(r)
 		cells = append(cells, row[i:i+n])
-		if r >= 0x1100 && ansi.StringWidth(row[i:i+n]) > 1 {
+		if wide(r) {
 			cells = append(cells, "")
 		}
 	}
 	return cells
+}
+
+// wide says whether r takes two cells, as the glass box measures it
+// (ansi.StringWidth); the box-drawing and other narrow symbols the screen
+// is made of are answered without asking it.
+func wide(r rune) bool {
+	switch {
+	case r < 0x1100, r >= 0x2000 && r < 0x2200, r >= 0x2500 && r < 0x2600: // punctuation, arrows, boxes, shapes
+		return false
+	}
+	return ansi.StringWidth(string(r)) > 1
 }
 
 const (
@@ -618,7 +670,7 @@ func boxes(grid [][]string) []string {
 // a line break, a line may break between any two characters (a pane wraps
 // long words), "…" matches any text of one region, durations any duration.
 func quotePattern(q string) *regexp.Regexp {
-	q = durations.ReplaceAllString(strings.Join(strings.Fields(q), " "), "#$2ms")
+	q = maskDurations(strings.Join(strings.Fields(q), " "))
 	var b strings.Builder
 	const wrap = `(?:[ ]*\n[ ]*)?`
 	// A quote that starts or ends with a letter or digit starts or ends a
@@ -778,7 +830,7 @@ func miniJQ(t *testing.T, where, cmd, jsonl string) string {
 	var out strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(jsonl), "\n") {
 		var rec map[string]any
-		if json.Unmarshal([]byte(line), &rec) != nil || m[1] != "" && lookup(rec, m[1]) == nil {
+		if json.Unmarshal([]byte(line), &rec) != nil || m[1] != "" && jsonPath(rec, m[1]) == nil {
 			continue
 		}
 		var fields []string
@@ -787,7 +839,7 @@ func miniJQ(t *testing.T, where, cmd, jsonl string) string {
 			if !ok {
 				path = "." + name
 			}
-			v, _ := json.Marshal(lookup(rec, strings.TrimPrefix(strings.TrimSpace(path), ".")))
+			v, _ := json.Marshal(jsonPath(rec, strings.TrimPrefix(strings.TrimSpace(path), ".")))
 			k, _ := json.Marshal(strings.TrimSpace(name))
 			fields = append(fields, string(k)+":"+string(v))
 		}
@@ -796,7 +848,7 @@ func miniJQ(t *testing.T, where, cmd, jsonl string) string {
 	return out.String()
 }
 
-func lookup(v any, path string) any {
+func jsonPath(v any, path string) any {
 	for _, k := range strings.Split(path, ".") {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -851,13 +903,59 @@ func (r *sceneRun) dump(t *testing.T, dir string) {
 	}
 }
 
-type sceneCache map[string]*sceneRun
+// sceneCache plays each scene once per size and language.
+type sceneCache struct {
+	runs map[string]*sceneRun
+	// marksOnly are the plays whose every quote names a mark: only the
+	// marked frames are drawn (View only reads, so the rest need not be).
+	marksOnly map[string]bool
+	// lastPage is the last page (by index) that quotes each play: after
+	// it, the play's frames are let go.
+	lastPage map[string]int
+}
 
-// get runs a scene once per size and language.
+func newSceneCache() sceneCache {
+	return sceneCache{runs: map[string]*sceneRun{}, marksOnly: map[string]bool{}, lastPage: map[string]int{}}
+}
+
+// release lets go of the plays no page after page i quotes.
+func (c sceneCache) release(i int) {
+	for key, last := range c.lastPage {
+		if last <= i {
+			delete(c.runs, key)
+		}
+	}
+}
+
+func playID(name string, w, h int, ja bool) string { return fmt.Sprintf("%s %dx%d %v", name, w, h, ja) }
+
+// plan notes the plays the pages' markers only ever quote at their marks.
+func (c sceneCache) plan(pages []*page) {
+	every := map[string]bool{}
+	for i, p := range pages {
+		for _, q := range p.markers() {
+			for _, s := range q.sources {
+				name, size, err := parseScreenArg(s.arg)
+				if s.kind != "screen" || err != nil {
+					continue
+				}
+				scene, mark, _ := strings.Cut(name, "@")
+				var w, h int
+				fmt.Sscanf(size, "%dx%d", &w, &h)
+				key := playID(scene, w, h, p.ja)
+				every[key] = every[key] || mark == "" && (q.block == nil || len(q.block) != h)
+				c.marksOnly[key] = !every[key]
+				c.lastPage[key] = i
+			}
+		}
+	}
+}
+
+// get plays a scene, or gives the play it made before.
 func (c sceneCache) get(t *testing.T, name string, w, h int, ja bool) (*sceneRun, error) {
 	t.Helper()
-	key := fmt.Sprintf("%s %dx%d %v", name, w, h, ja)
-	if r, ok := c[key]; ok {
+	key := playID(name, w, h, ja)
+	if r, ok := c.runs[key]; ok {
 		return r, nil
 	}
 	sc, ok := docScenes[name]
@@ -869,14 +967,14 @@ func (c sceneCache) get(t *testing.T, name string, w, h int, ja bool) (*sceneRun
 		slices.Sort(names)
 		return nil, fmt.Errorf("no scene %q in docScenes (docs_scenes_test.go); there are %v", name, names)
 	}
-	r, err := runScene(t, sc, w, h, ja)
+	r, err := runScene(t, sc, w, h, ja, c.marksOnly[key])
 	if err != nil {
 		return nil, fmt.Errorf("scene %s: %w", name, err)
 	}
 	if *dumpFrames != "" {
 		r.dump(t, filepath.Join(*dumpFrames, strings.ReplaceAll(key, " ", "-")))
 	}
-	c[key] = r
+	c.runs[key] = r
 	return r, nil
 }
 
@@ -892,8 +990,9 @@ const (
 )
 
 // runScene opens the glass box as glassbox does (agentrun.OpenAll,
-// ui.ConfigFor) at w×h, presses the scene's keys and keeps every frame.
-func runScene(t *testing.T, sc docScene, w, h int, ja bool) (*sceneRun, error) {
+// ui.ConfigFor) at w×h, presses the scene's keys and keeps every frame it
+// draws, or with marksOnly the marked ones and the last.
+func runScene(t *testing.T, sc docScene, w, h int, ja, marksOnly bool) (*sceneRun, error) {
 	t.Helper()
 	args := append([]string{"--lang", "en", "--sim-latency", "0"}, sc.args...)
 	if ja {
@@ -929,14 +1028,10 @@ func runScene(t *testing.T, sc docScene, w, h int, ja bool) (*sceneRun, error) {
 		cfg.Sandbox = docSandbox
 	}
 	run := &sceneRun{marks: map[string]int{}}
-	p := &program{m: ui.New(cfg), view: true, onView: func(v string) {
-		if v = ansi.Strip(v); len(run.frames) == 0 || run.frames[len(run.frames)-1].text != v {
-			run.frames = append(run.frames, &frame{text: v})
-		}
-	}}
+	p := &program{m: ui.New(cfg), view: !marksOnly, onView: run.keep}
 	p.send(messages(p.m.Init())...)
 	p.send(tea.WindowSizeMsg{Width: w, Height: h})
-	for _, k := range sc.keys {
+	for _, k := range append(sc.keys, "@") {
 		if err := pressKey(p, run, k); err != nil {
 			return nil, err
 		}
@@ -944,11 +1039,23 @@ func runScene(t *testing.T, sc docScene, w, h int, ja bool) (*sceneRun, error) {
 	return run, nil
 }
 
+// keep adds a frame drawn, unless it is the one before again.
+func (r *sceneRun) keep(view string) {
+	if v := ansi.Strip(view); len(r.frames) == 0 || r.frames[len(r.frames)-1].text != v {
+		r.frames = append(r.frames, &frame{text: v})
+	}
+}
+
 // pressKey presses one key of a scene (or types, or marks the frame).
 func pressKey(p *program, run *sceneRun, k string) error {
 	switch {
-	case strings.HasPrefix(k, "@"):
-		run.marks[k[1:]] = len(run.frames) - 1
+	case strings.HasPrefix(k, "@"): // "@" alone: the end
+		if !p.view {
+			run.keep(p.m.View())
+		}
+		if k != "@" {
+			run.marks[k[1:]] = len(run.frames) - 1
+		}
 		return nil
 	case strings.HasPrefix(k, "type:"):
 		p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k[len("type:"):])})

@@ -59,7 +59,7 @@ var docScenes = map[string]docScene{
 // runs.
 func TestDocScenesPlay(t *testing.T) {
 	isolate(t)
-	c := sceneCache{}
+	c := newSceneCache()
 	for name := range docScenes {
 		start := time.Now()
 		if _, err := c.get(t, name, 120, 34, false); err != nil {
