@@ -49,6 +49,9 @@ var docScenes = map[string]docScene{
 	"offline": {args: []string{"--offline"}},
 	// Follow-up: rewind to step 3 of write-file and fork from it.
 	"rewind": {args: []string{"--lesson", "write-file"}, keys: []string{"enter", "c", "y", "c", "@done", "[*7", "@step3", "f", "@forked", "space", "@confirm", "n", "c", "@denied"}},
+	// Follow-up: the demo MCP server's tool, stepped.
+	"mcp-tool": {args: []string{"--lesson", "mcp-tool"}, keys: []string{"enter", "space", "@first", "tab*3", "G", "@handshake", "space*2", "@response",
+		"r", "z", "@request", "pgdown*3", "@p3", "pgdown*3", "@p6", "pgdown*3", "@p9", "esc", "r", "c", "@dialog", "y", "@running", "c", "@done"}},
 	// 70–85: compare mode.
 	"compare": {args: []string{"--compare"}, keys: []string{"enter", "space*3", "@first_call", "r", "@request", "G", "@request_end", "r",
 		"c", "@end", "[*2", "@back", "v", "@other", "v", "tab*3", "z", "@zoomed", "esc"}},
