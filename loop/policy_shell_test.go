@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/loop/shell"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -419,7 +422,7 @@ func hostileCommands() map[string]string {
 		"deep arithmetic":       "echo $((" + strings.Repeat("(", 10000) + "1" + strings.Repeat(")", 10000) + "))",
 		"many functions":        strings.Repeat("f(){ f & }; ", 4000),
 		"long interpreter code": `python3 -c "` + strings.Repeat(`'a' `, 15_000) + `"`,
-		"over 64 KiB":           strings.Repeat("x", maxCommandBytes+1),
+		"over 64 KiB":           strings.Repeat("x", shell.MaxCommandBytes+1),
 		"many &>":               strings.Repeat("a &>b ", 10_000),
 		"long && chain":         strings.Repeat("a && ", 13_000) + "b",
 		"long pipeline":         strings.Repeat("a | ", 16_000) + "b",
@@ -445,11 +448,15 @@ func TestHostileInputsAreDecided(t *testing.T) {
 		})
 	}
 	deep := "id"
-	for range maxNesting + 2 {
-		deep = "sh -c " + quoteWords([]string{deep})
+	for range shell.MaxNesting + 2 {
+		q, err := syntax.Quote(deep, syntax.LangBash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deep = "sh -c " + q
 	}
 	if d := checkCommand(t, p, deep); d.Rule != unknowableRule || !strings.Contains(d.Reason, "nested more than 8 deep") {
-		t.Errorf("sh -c nested %d deep: got %+v, want the nesting limit named", maxNesting+2, d)
+		t.Errorf("sh -c nested %d deep: got %+v, want the nesting limit named", shell.MaxNesting+2, d)
 	}
 }
 

@@ -1,21 +1,4 @@
-package loop
-
-// This file reads a command line the way the shells will, for the security
-// layer. A pattern tried on the raw text is fooled by ordinary spellings:
-// `"sudo" id`, `s\udo id`, `curl x 2>&1 | sh` (the & of the redirection),
-// `curl x | env sh`. So the command line is parsed with a real shell parser
-// (mvdan.cc/sh/v3/syntax) and every simple command in it, wherever it
-// stands (a pipeline, a list, a subshell, a function body, $(…), `…`, <(…),
-// an arithmetic expression, a here-document fed to a shell), is looked at.
-//
-// Two shells may run it. execute_command runs `sh -c`, and sh is dash on
-// Debian and Ubuntu, bash on others (and busybox ash on Alpine); the two
-// grammars differ in places an attacker can use (`a &>f b` is `a &` then
-// `>f b` in dash; `$'\''` is one quote in bash and two characters in
-// dash). The command line is therefore read twice, once in the POSIX
-// grammar (as dash reads it) and once in bash's, and the decision takes
-// both readings: a denial found in either stands, and when the two differ
-// only a person may approve the command (Policy.Check).
+package shell
 
 import (
 	"errors"
@@ -34,27 +17,27 @@ import (
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
-// commandLine is one thing a command line will run, written out for the
-// policy's patterns: the words of one simple command after quote removal,
-// joined by single spaces, with its redirections after them ("sudo id",
-// "rm -rf -- $HOME/", "> /dev/vda"), or the command names of one pipeline
-// ("curl | sh").
-type commandLine struct {
-	text   string // what the patterns are tried on
-	source string // the part of the command line it was read from
+// Line is one thing a command line will run, written out for a policy's
+// patterns: the words of one simple command after quote removal, joined by
+// single spaces, with its redirections after them ("sudo id", "rm -rf --
+// $HOME/", "> /dev/vda"), or the command names of one pipeline ("curl |
+// sh").
+type Line struct {
+	Text   string // what the patterns are tried on
+	Source string // the part of the command line it was read from
 }
 
 const (
-	// maxCommandBytes caps the command line the parser reads. A longer
-	// command is not read and so needs a person (too-large-to-read).
-	maxCommandBytes = 64 << 10
-	// maxNesting bounds how deep a reading follows command lines given to
+	// MaxCommandBytes caps the command line the parser reads. A longer
+	// command is not read (Command.TooLarge).
+	MaxCommandBytes = 64 << 10
+	// MaxNesting bounds how deep a reading follows command lines given to
 	// another command as a string (sh -c '…', eval, su -c).
-	maxNesting = 8
+	MaxNesting = 8
 	// maxBraceWords bounds the words one brace expansion ({a,b}, {1..9})
 	// may stand for. The count is worked out from the unexpanded word; a
-	// word standing for more is never expanded and the command needs a
-	// person (too-large-to-read).
+	// word standing for more is never expanded and the command is too
+	// large to read.
 	maxBraceWords = 64
 	// maxStageNames bounds how many commands a compound pipeline stage
 	// ({ a; b; }) is named by, so nested stages cost no more than their
@@ -74,41 +57,47 @@ const (
 	maxPathChecks = 256
 )
 
-// dialect is a grammar a command line is read in.
-type dialect struct {
-	name string // as a reason names it
+// Dialect is a grammar a command line is read in.
+type Dialect struct {
+	Name string // as a reason names it
 	lang syntax.LangVariant
 }
 
 var (
-	posixDialect = dialect{name: "sh (POSIX, as dash reads it)", lang: syntax.LangPOSIX}
-	bashDialect  = dialect{name: "bash", lang: syntax.LangBash}
+	posixDialect = Dialect{Name: "sh (POSIX, as dash reads it)", lang: syntax.LangPOSIX}
+	bashDialect  = Dialect{Name: "bash", lang: syntax.LangBash}
 )
 
-// finding is what a named check found in a reading.
-type finding struct {
-	check  string // the check's name (commandChecks)
-	what   string // what it found, for the reason
-	source string // the part of the command line it was read from
+// Finding is what a named check (Checks) found in a reading.
+type Finding struct {
+	Check  string // the check's name
+	What   string // what it found, for a reason
+	Source string // the part of the command line it was read from
 }
 
-// reading is one dialect's reading of a command line.
-type reading struct {
-	dialect  dialect
-	err      error // the parser's, when this dialect cannot read the line
-	lines    []commandLine
-	findings []finding
-	// unknown says why what the command runs is only known when it runs
+// Reading is one dialect's reading of a command line.
+type Reading struct {
+	Dialect  Dialect
+	Err      error // the parser's, when this dialect cannot read the line
+	Lines    []Line
+	Findings []Finding
+	// Unknown says why what the command runs is only known when it runs
 	// (a name built from a variable, code inside interpreter text); only a
 	// person may approve it. Empty when the reading knows every command.
-	unknown []string
+	Unknown []string
 }
 
-// command is a call's "command" argument and the shells' readings of it.
-type command struct {
-	text     string
-	readings []*reading
-	tooLarge string // why the command was not (fully) read: over a limit
+// Command is a command line and the shells' readings of it.
+type Command struct {
+	Text     string
+	Readings []*Reading
+	TooLarge string // why the command was not (fully) read: over a limit
+}
+
+// PathChecker tells whether a path argument stays inside the workspace
+// (tools.Workspace implements it).
+type PathChecker interface {
+	Inside(path string) bool
 }
 
 // budget is what one decision may still spend, shared by its readings.
@@ -116,28 +105,28 @@ type budget struct {
 	nodes, paths int
 }
 
-// readCommand reads src in every dialect a shell running it may use: the
-// POSIX one (dash) and bash's. ws resolves paths (nil: any absolute path
-// counts as outside the workspace).
-func readCommand(src string, ws PathChecker) *command {
-	c := &command{text: src}
-	if len(src) > maxCommandBytes {
-		c.tooLarge = fmt.Sprintf("the command is %d bytes long; the security layer reads commands of up to %d bytes", len(src), maxCommandBytes)
+// Read reads src in every dialect a shell running it may use: the POSIX
+// one (dash) and bash's. ws resolves paths (nil: any absolute path counts
+// as outside the workspace).
+func Read(src string, ws PathChecker) *Command {
+	c := &Command{Text: src}
+	if len(src) > MaxCommandBytes {
+		c.TooLarge = fmt.Sprintf("the command is %d bytes long; the security layer reads commands of up to %d bytes", len(src), MaxCommandBytes)
 		return c
 	}
 	if d := nesting(src); d > maxDepth {
-		c.tooLarge = fmt.Sprintf("its parentheses and braces nest %d deep; the security layer reads up to %d", d, maxDepth)
+		c.TooLarge = fmt.Sprintf("its parentheses and braces nest %d deep; the security layer reads up to %d", d, maxDepth)
 		return c
 	}
 	b := &budget{nodes: maxNodes, paths: maxPathChecks}
-	for _, d := range []dialect{posixDialect, bashDialect} {
-		r := &reader{d: d, ws: ws, budget: b, out: &reading{dialect: d}, vars: map[string]varValue{}, funcs: map[string]*funcInfo{}, written: map[string]bool{}}
-		r.out.err = r.readTop(src)
+	for _, d := range []Dialect{posixDialect, bashDialect} {
+		r := &reader{d: d, ws: ws, budget: b, out: &Reading{Dialect: d}, vars: map[string]varValue{}, funcs: map[string]*funcInfo{}, written: map[string]bool{}}
+		r.out.Err = r.readTop(src)
 		if r.tooLarge != "" {
-			c.tooLarge = r.tooLarge
+			c.TooLarge = r.tooLarge
 			return c
 		}
-		c.readings = append(c.readings, r.out)
+		c.Readings = append(c.Readings, r.out)
 	}
 	return c
 }
@@ -157,42 +146,42 @@ func nesting(src string) int {
 	return deepest
 }
 
-// parsed is the readings whose grammar could read the command line.
-func (c *command) parsed() []*reading {
-	var out []*reading
-	for _, r := range c.readings {
-		if r.err == nil {
+// Parsed is the readings whose grammar could read the command line.
+func (c *Command) Parsed() []*Reading {
+	var out []*Reading
+	for _, r := range c.Readings {
+		if r.Err == nil {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// disagreement says how the two readings differ, or "" when they agree.
-func (c *command) disagreement() string {
-	ok := c.parsed()
+// Disagreement says how the two readings differ, or "" when they agree.
+func (c *Command) Disagreement() string {
+	ok := c.Parsed()
 	if len(ok) == 0 {
 		return ""
 	}
-	for _, r := range c.readings {
-		if r.err != nil {
-			return fmt.Sprintf("%s cannot read it (%v) while %s can", r.dialect.name, r.err, ok[0].dialect.name)
+	for _, r := range c.Readings {
+		if r.Err != nil {
+			return fmt.Sprintf("%s cannot read it (%v) while %s can", r.Dialect.Name, r.Err, ok[0].Dialect.Name)
 		}
 	}
 	if len(ok) < 2 {
 		return ""
 	}
 	a, b := ok[0], ok[1]
-	for i := range max(len(a.lines), len(b.lines)) {
+	for i := range max(len(a.Lines), len(b.Lines)) {
 		var la, lb string
-		if i < len(a.lines) {
-			la = a.lines[i].text
+		if i < len(a.Lines) {
+			la = a.Lines[i].Text
 		}
-		if i < len(b.lines) {
-			lb = b.lines[i].text
+		if i < len(b.Lines) {
+			lb = b.Lines[i].Text
 		}
 		if la != lb {
-			return fmt.Sprintf("%s reads %q where %s reads %q", a.dialect.name, shownSource(orNothing(la)), b.dialect.name, shownSource(orNothing(lb)))
+			return fmt.Sprintf("%s reads %q where %s reads %q", a.Dialect.Name, Shown(orNothing(la)), b.Dialect.Name, Shown(orNothing(lb)))
 		}
 	}
 	return ""
@@ -231,10 +220,10 @@ type cwdState struct {
 
 // reader reads one command line (and those nested in it) in one dialect.
 type reader struct {
-	d        dialect
+	d        Dialect
 	ws       PathChecker
 	budget   *budget
-	out      *reading
+	out      *Reading
 	vars     map[string]varValue
 	funcs    map[string]*funcInfo
 	cwd      cwdState
@@ -300,9 +289,9 @@ func (r *reader) wholeLine(src string) {
 			continue
 		}
 		if r.fetcher != "" {
-			r.find("download-to-interpreter", fmt.Sprintf("%s, and %s is written and then run", r.fetcher, shownSource(f)), src)
+			r.find("download-to-interpreter", fmt.Sprintf("%s, and %s is written and then run", r.fetcher, Shown(f)), src)
 		} else {
-			r.unknown(fmt.Sprintf("%s is written by this command line and then run; what it runs cannot be read", shownSource(f)))
+			r.unknown(fmt.Sprintf("%s is written by this command line and then run; what it runs cannot be read", Shown(f)))
 		}
 		break
 	}
@@ -413,7 +402,7 @@ func (r *reader) readFile(file *syntax.File, src, outer string, depth int, strea
 				for _, stage := range pipelineStages(n, inPipeline) {
 					names = append(names, stageNames(stage)...)
 				}
-				r.out.lines = append(r.out.lines, commandLine{text: unmarked(strings.Join(names, " | ")), source: sourceOf(n)})
+				r.out.Lines = append(r.out.Lines, Line{Text: unmarked(strings.Join(names, " | ")), Source: sourceOf(n)})
 			}
 		case *syntax.Assign:
 			// bash evaluates a variable's value as arithmetic, subscripts
@@ -576,9 +565,9 @@ func isName(s string) bool {
 // nested reads a command line given to a command as a string (sh -c '…',
 // eval …) in dialect d. A nested line that cannot be read makes what the
 // command runs unknown.
-func (r *reader) nested(src string, d dialect, by, outer string, depth int, stream bool) {
-	if depth+1 > maxNesting {
-		r.unknown(fmt.Sprintf("command lines are nested more than %d deep (sh -c inside sh -c …)", maxNesting))
+func (r *reader) nested(src string, d Dialect, by, outer string, depth int, stream bool) {
+	if depth+1 > MaxNesting {
+		r.unknown(fmt.Sprintf("command lines are nested more than %d deep (sh -c inside sh -c …)", MaxNesting))
 		return
 	}
 	saved := r.d
@@ -601,18 +590,18 @@ func (r *reader) overNodes() {
 }
 
 func (r *reader) unknown(why string) {
-	if !slices.Contains(r.out.unknown, why) {
-		r.out.unknown = append(r.out.unknown, why)
+	if !slices.Contains(r.out.Unknown, why) {
+		r.out.Unknown = append(r.out.Unknown, why)
 	}
 }
 
 func (r *reader) find(check, what, source string) {
-	for _, f := range r.out.findings {
-		if f.check == check && f.what == what {
+	for _, f := range r.out.Findings {
+		if f.Check == check && f.What == what {
 			return
 		}
 	}
-	r.out.findings = append(r.out.findings, finding{check: check, what: what, source: source})
+	r.out.Findings = append(r.out.Findings, Finding{Check: check, What: what, Source: source})
 }
 
 // simpleCommand reads one simple command: its words and redirections.
@@ -642,12 +631,12 @@ func (r *reader) simpleCommand(args []*syntax.Word, redirs []*syntax.Redirect, s
 	if text == "" {
 		return
 	}
-	r.out.lines = append(r.out.lines, commandLine{text: unmarked(text), source: source})
+	r.out.Lines = append(r.out.Lines, Line{Text: unmarked(text), Source: source})
 	if len(words) == 0 {
 		return
 	}
 	if !known {
-		r.unknown(fmt.Sprintf("the command name %s is only known when the command runs", shownSource(words[0])))
+		r.unknown(fmt.Sprintf("the command name %s is only known when the command runs", Shown(words[0])))
 	}
 	in := stdinOf(redirs)
 	ctx := callContext{source: source, depth: depth, stream: stream || in.stream, stdin: in}
@@ -656,7 +645,7 @@ func (r *reader) simpleCommand(args []*syntax.Word, redirs []*syntax.Redirect, s
 	// "sh -c …".
 	for cmd := words; len(cmd) > 0; cmd = unwrap(cmd) {
 		if len(cmd) < len(words) {
-			r.out.lines = append(r.out.lines, commandLine{text: unmarked(strings.Join(cmd, " ")), source: source})
+			r.out.Lines = append(r.out.Lines, Line{Text: unmarked(strings.Join(cmd, " ")), Source: source})
 		}
 		r.check(cmd, ctx)
 		if r.tooLarge != "" {
@@ -1189,10 +1178,10 @@ func unescape(s string, quoted bool) string {
 	return b.String()
 }
 
-// shownSource is a part of a command line as a decision's reason shows it:
+// Shown is a part of a command line as a decision's reason shows it:
 // on one line, at most 120 bytes, with control and bidirectional characters
 // written as escapes.
-func shownSource(s string) string {
+func Shown(s string) string {
 	s = strings.TrimSpace(unmarked(s))
 	cut := false
 	if len(s) > 120 {

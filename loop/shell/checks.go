@@ -1,4 +1,4 @@
-package loop
+package shell
 
 // The named checks of a command line (a policy rule's command_checks): each
 // looks at every simple command of a reading (command.go) for one class of
@@ -16,8 +16,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// commandChecks names the checks a rule may use, with what each finds.
-var commandChecks = map[string]string{
+// checks names the checks a rule may use, with what each finds.
+var checks = map[string]string{
 	"privilege-escalation":     "runs a command as another user (sudo, su, doas, pkexec, run0), in any position",
 	"delete-outside-workspace": "deletes or changes files outside the workspace (rm, chmod, chown, mv, shred, truncate, find -delete …): /, ~, $HOME, a path outside, or a relative path after cd outside",
 	"download-to-interpreter":  "feeds a download (curl, wget, nc, /dev/tcp …) to a shell or interpreter: a pipe, <(…), >(…), $(…), a variable",
@@ -26,6 +26,10 @@ var commandChecks = map[string]string{
 	"disk-format":              "formats or partitions a disk (mkfs, mkswap, wipefs, fdisk, parted …)",
 	"power-off":                "shuts down or restarts the machine",
 }
+
+// Checks names the checks a policy rule may use (its command_checks), each
+// with what it finds.
+func Checks() map[string]string { return maps.Clone(checks) }
 
 // privilegeWords are the names privilegeIn looks for.
 var privilegeWords = []string{"sudo", "doas", "pkexec", "run0"}
@@ -131,14 +135,14 @@ func (r *reader) check(words []string, ctx callContext) {
 	name := words[0]
 	base := path.Base(name)
 	args := words[1:]
-	whole := shownSource(strings.Join(words, " "))
+	whole := Shown(strings.Join(words, " "))
 	if name != "[" && name != "[[" && (strings.ContainsAny(name, "*?") || (strings.Contains(name, "[") && strings.Contains(name, "]"))) {
-		r.unknown(fmt.Sprintf("the command name %s is a pattern, matched against file names only when the command runs", shownSource(name)))
+		r.unknown(fmt.Sprintf("the command name %s is a pattern, matched against file names only when the command runs", Shown(name)))
 	}
 	if hasMarker(name) || (strings.ContainsRune(name, '{') && strings.ContainsRune(name, '}')) {
-		r.unknown(fmt.Sprintf("the command name %s is only known when the command runs", shownSource(name)))
+		r.unknown(fmt.Sprintf("the command name %s is only known when the command runs", Shown(name)))
 		if ctx.stream { // curl x | "$SHELL": any interpreter may be reading
-			r.fed(fmt.Sprintf("%s, a command known only at run time, reads its input", shownSource(name)))
+			r.fed(fmt.Sprintf("%s, a command known only at run time, reads its input", Shown(name)))
 		}
 	}
 	for _, w := range words {
@@ -172,7 +176,7 @@ func (r *reader) check(words []string, ctx callContext) {
 		}
 	}
 	if slices.Contains(fetchers, base) {
-		r.fetched(fmt.Sprintf("%s downloads (%s)", base, shownSource(ctx.source)))
+		r.fetched(fmt.Sprintf("%s downloads (%s)", base, Shown(ctx.source)))
 		r.downloadsTo(base, args)
 	}
 	if strings.Contains(name, "/") {
@@ -180,7 +184,7 @@ func (r *reader) check(words []string, ctx callContext) {
 	}
 	for _, w := range words {
 		if strings.Contains(w, "/dev/tcp/") || strings.Contains(w, "/dev/udp/") {
-			r.fetched(fmt.Sprintf("%s opens a network connection", shownSource(w)))
+			r.fetched(fmt.Sprintf("%s opens a network connection", Shown(w)))
 		}
 	}
 	switch {
@@ -245,7 +249,7 @@ func (r *reader) fed(what string) {
 func (r *reader) runsCode(words []string, ctx callContext) {
 	base := path.Base(words[0])
 	args := words[1:]
-	nestedIn := func(src string, d dialect, by string, stream bool) {
+	nestedIn := func(src string, d Dialect, by string, stream bool) {
 		r.nested(src, d, by, ctx.source, ctx.depth, stream)
 	}
 	switch {
@@ -253,8 +257,8 @@ func (r *reader) runsCode(words []string, ctx callContext) {
 		line, dashC, operand, fromStdin, params := shellArgs(args)
 		switch {
 		case dashC && hasMarker(line):
-			r.unknown(fmt.Sprintf("%s -c runs a command line built at run time (%s)", base, shownSource(line)))
-			r.fed(fmt.Sprintf("%s -c runs %s", base, shownSource(line)))
+			r.unknown(fmt.Sprintf("%s -c runs a command line built at run time (%s)", base, Shown(line)))
+			r.fed(fmt.Sprintf("%s -c runs %s", base, Shown(line)))
 		case dashC:
 			// sh -c 'rm -rf "$1"' _ ~: the words after the line are its $0,
 			// $1, …, for that line only.
@@ -266,8 +270,8 @@ func (r *reader) runsCode(words []string, ctx callContext) {
 			nestedIn(line, r.shellDialect(base), base+" -c", ctx.stream)
 			r.vars = saved
 		case operand != "" && (streamPath(operand) || hasMarker(operand)):
-			r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, shownSource(operand)))
-			r.fed(fmt.Sprintf("%s reads its program from %s", base, shownSource(operand)))
+			r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, Shown(operand)))
+			r.fed(fmt.Sprintf("%s reads its program from %s", base, Shown(operand)))
 		case operand != "":
 			r.runs(operand)
 		case fromStdin && ctx.stdin.hasDoc:
@@ -282,8 +286,8 @@ func (r *reader) runsCode(words []string, ctx callContext) {
 			line = strings.Join(args, " ")
 		}
 		if hasMarker(line) {
-			r.unknown(fmt.Sprintf("eval runs a command line built at run time (%s)", shownSource(line)))
-			r.fed(fmt.Sprintf("eval runs %s", shownSource(line)))
+			r.unknown(fmt.Sprintf("eval runs a command line built at run time (%s)", Shown(line)))
+			r.fed(fmt.Sprintf("eval runs %s", Shown(line)))
 		} else {
 			nestedIn(line, r.d, "eval", ctx.stream)
 		}
@@ -292,8 +296,8 @@ func (r *reader) runsCode(words []string, ctx callContext) {
 			r.runs(args[0])
 		}
 		if len(args) > 0 && (streamPath(args[0]) || hasMarker(args[0])) {
-			r.unknown(fmt.Sprintf("%s runs the commands in %s, known only when it runs", base, shownSource(args[0])))
-			r.fed(fmt.Sprintf("%s reads commands from %s", base, shownSource(args[0])))
+			r.unknown(fmt.Sprintf("%s runs the commands in %s, known only when it runs", base, Shown(args[0])))
+			r.fed(fmt.Sprintf("%s reads commands from %s", base, Shown(args[0])))
 		}
 	case base == "trap" && len(args) > 1:
 		if hasMarker(args[0]) {
@@ -345,7 +349,7 @@ func (r *reader) runsCode(words []string, ctx callContext) {
 // shellDialect is the grammar the shell named base reads: bash and its
 // kin read bash's, dash and ash POSIX, and sh whichever this reading takes
 // it to be.
-func (r *reader) shellDialect(base string) dialect {
+func (r *reader) shellDialect(base string) Dialect {
 	switch base {
 	case "bash", "zsh", "ksh", "mksh", "ksh93", "rbash", "oksh", "loksh":
 		return bashDialect
@@ -355,7 +359,7 @@ func (r *reader) shellDialect(base string) dialect {
 	return r.d
 }
 
-func (r *reader) findExec(args []string, nestedIn func(src string, d dialect, by string, stream bool)) {
+func (r *reader) findExec(args []string, nestedIn func(src string, d Dialect, by string, stream bool)) {
 	for i, a := range args {
 		if a != "-exec" && a != "-execdir" && a != "-ok" && a != "-okdir" {
 			continue
@@ -387,7 +391,7 @@ func (r *reader) xargs(base string, words []string) {
 	_, isWrapper := wrappers[ib]
 	if slices.Contains(shellNames, ib) || isInterp || ib == "eval" || ib == "source" || ib == "." ||
 		strings.Contains(inner[0], "{}") || (isWrapper && len(unwrap(inner)) == 0) {
-		r.unknown(fmt.Sprintf("%s builds the command it runs from its input (%s)", base, shownSource(strings.Join(inner, " "))))
+		r.unknown(fmt.Sprintf("%s builds the command it runs from its input (%s)", base, Shown(strings.Join(inner, " "))))
 		r.fed(fmt.Sprintf("%s runs what its input says", base))
 		return
 	}
@@ -446,8 +450,8 @@ func (r *reader) interpreter(base string, in interpreter, args []string, ctx cal
 			}
 		default:
 			if len(code) == 0 && (streamPath(a) || hasMarker(a)) {
-				r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, shownSource(a)))
-				r.fed(fmt.Sprintf("%s reads its program from %s", base, shownSource(a)))
+				r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, Shown(a)))
+				r.fed(fmt.Sprintf("%s reads its program from %s", base, Shown(a)))
 			}
 			if len(code) == 0 {
 				r.runs(a)
@@ -500,7 +504,7 @@ func (r *reader) codeStrings(base, code string, ctx callContext) {
 	if name := privilegeIn(code); name != "" {
 		r.find("privilege-escalation", fmt.Sprintf("%s code naming %s", base, name), ctx.source)
 	}
-	if ctx.depth+1 > maxNesting {
+	if ctx.depth+1 > MaxNesting {
 		return
 	}
 	for _, q := range quotedStrings.FindAllString(code, maxCodeStrings) {
@@ -516,16 +520,16 @@ func (r *reader) codeStrings(base, code string, ctx callContext) {
 // would deny. Text that is no command line is passed over, and nothing in
 // it counts as unknown: it may never run.
 func (r *reader) denialsIn(text, source string, depth int) {
-	if strings.TrimSpace(text) == "" || depth+1 > maxNesting {
+	if strings.TrimSpace(text) == "" || depth+1 > MaxNesting {
 		return
 	}
 	file, text, err := r.parse(text)
 	if err != nil {
 		return
 	}
-	unknown := r.out.unknown
+	unknown := r.out.Unknown
 	r.readFile(file, text, source, depth+1, false)
-	r.out.unknown = unknown
+	r.out.Unknown = unknown
 }
 
 // awk runs commands only through system(), a pipe to or from a command
@@ -540,8 +544,8 @@ func (r *reader) awk(base string, args []string, ctx callContext) {
 		case a == "-f" || a == "--file" || a == "-i" || a == "--include":
 			if i+1 < len(args) {
 				if streamPath(args[i+1]) || hasMarker(args[i+1]) {
-					r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, shownSource(args[i+1])))
-					r.fed(fmt.Sprintf("%s reads its program from %s", base, shownSource(args[i+1])))
+					r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, Shown(args[i+1])))
+					r.fed(fmt.Sprintf("%s reads its program from %s", base, Shown(args[i+1])))
 				}
 				i++
 			}
@@ -553,7 +557,7 @@ func (r *reader) awk(base string, args []string, ctx callContext) {
 			}
 			have = true
 		case a == "-l" || a == "--load" || strings.HasPrefix(a, "-l"):
-			r.unknown(fmt.Sprintf("%s loads an extension (%s)", base, shownSource(a)))
+			r.unknown(fmt.Sprintf("%s loads an extension (%s)", base, Shown(a)))
 			have = true
 		case a == "-F" || a == "-v" || a == "--assign" || a == "--field-separator":
 			i++
@@ -671,7 +675,7 @@ func sedRunsCommands(s string) bool {
 // redirect looks at one redirection: a write to a device, a network path.
 func (r *reader) redirect(rd *syntax.Redirect, target, source string) {
 	if strings.Contains(target, "/dev/tcp/") || strings.Contains(target, "/dev/udp/") {
-		r.fetched(fmt.Sprintf("%s opens a network connection", shownSource(target)))
+		r.fetched(fmt.Sprintf("%s opens a network connection", Shown(target)))
 	}
 	switch rd.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut, syntax.DplOut:
@@ -679,7 +683,7 @@ func (r *reader) redirect(rd *syntax.Redirect, target, source string) {
 			r.wrote(target)
 		}
 		if isDevice(target) {
-			r.find("device-write", shownSource(rd.Op.String()+" "+target), source)
+			r.find("device-write", Shown(rd.Op.String()+" "+target), source)
 		}
 	}
 }
@@ -737,14 +741,14 @@ func (r *reader) changeDir(base string, args []string) {
 	}
 	unknown := func() {
 		if !r.cwd.outside {
-			r.cwd = cwdState{unknown: true, why: shownSource(strings.TrimSpace(base + " " + dir))}
+			r.cwd = cwdState{unknown: true, why: Shown(strings.TrimSpace(base + " " + dir))}
 		}
 	}
 	switch {
 	case dir == "" && base != "cd", base == "popd", dir == "-":
 		unknown()
 	case dir == "" || isHome(dir):
-		r.cwd = cwdState{outside: true, why: shownSource(strings.TrimSpace(base + " " + dir))}
+		r.cwd = cwdState{outside: true, why: Shown(strings.TrimSpace(base + " " + dir))}
 	case hasMarker(dir) && !strings.HasPrefix(dir, "/"):
 		unknown()
 	default:
@@ -753,7 +757,7 @@ func (r *reader) changeDir(base string, args []string) {
 		case unknownDir:
 			unknown()
 		case outside:
-			r.cwd = cwdState{outside: true, why: base + " " + shownSource(dir)}
+			r.cwd = cwdState{outside: true, why: base + " " + Shown(dir)}
 		case !r.cwd.outside && !r.cwd.unknown:
 			r.cwd.rel = rel
 		}
@@ -849,7 +853,7 @@ func (r *reader) changes(base string, args []string, ctx callContext) {
 			if i < 0 && strings.Contains(t, mark+"$(") {
 				// rm -rf $(cat list): which files go is another
 				// command's output, known only when the command runs.
-				r.unknown(fmt.Sprintf("%s changes %s, a name known only when the command runs", base, shownSource(t)))
+				r.unknown(fmt.Sprintf("%s changes %s, a name known only when the command runs", base, Shown(t)))
 				continue
 			}
 			if i < 0 {
@@ -865,7 +869,7 @@ func (r *reader) changes(base string, args []string, ctx callContext) {
 			case r.tooLarge != "":
 				return
 			case unknown:
-				r.unknown(fmt.Sprintf("%s changes %s after %s, in a folder known only when the command runs", base, shownSource(t), r.cwd.why))
+				r.unknown(fmt.Sprintf("%s changes %s after %s, in a folder known only when the command runs", base, Shown(t), r.cwd.why))
 				continue
 			case outside && r.cwd.outside && !strings.HasPrefix(cleanWord(t, true), "/"):
 				why = "outside the workspace, after " + r.cwd.why
@@ -875,7 +879,7 @@ func (r *reader) changes(base string, args []string, ctx callContext) {
 				continue
 			}
 		}
-		r.find("delete-outside-workspace", fmt.Sprintf("%s: %s is %s", base, shownSource(t), why), ctx.source)
+		r.find("delete-outside-workspace", fmt.Sprintf("%s: %s is %s", base, Shown(t), why), ctx.source)
 	}
 }
 
@@ -925,7 +929,7 @@ func (r *reader) findForkBombs() {
 			c := queue[0]
 			queue = queue[1:]
 			if c == name {
-				r.find("fork-bomb", fmt.Sprintf("the function %s starts itself without waiting", shownSource(name)), name+"()")
+				r.find("fork-bomb", fmt.Sprintf("the function %s starts itself without waiting", Shown(name)), name+"()")
 				break
 			}
 			if f, ok := r.funcs[c]; ok && !seen[c] {
