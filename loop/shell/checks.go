@@ -79,70 +79,127 @@ var (
 	awks        = []string{"awk", "gawk", "mawk", "nawk"}
 )
 
-// check looks at one command (words[0] and its arguments).
+// call is one command as the checks see it: its words (the name first),
+// the name without its folder (/usr/bin/sudo is sudo), and where it stands.
+type call struct {
+	words []string
+	base  string
+	callContext
+}
+
+func newCall(words []string, ctx callContext) call {
+	return call{words: words, base: path.Base(words[0]), callContext: ctx}
+}
+
+func (c call) name() string   { return c.words[0] }
+func (c call) args() []string { return c.words[1:] }
+
+// whole is the command as a finding shows it.
+func (c call) whole() string { return Shown(strings.Join(c.words, " ")) }
+
+// check looks at one command (words[0] and its arguments). The steps run
+// in this order, which is the order of what they find: a reason names the
+// first finding of its check.
 func (r *reader) check(words []string, ctx callContext) {
-	name := words[0]
-	base := path.Base(name)
-	args := words[1:]
-	whole := Shown(strings.Join(words, " "))
+	c := newCall(words, ctx)
+	r.checkName(c)
+	r.checkHarm(c)
+	r.deviceArgs(c)
+	r.notePrograms(c)
+	switch {
+	case c.base == "cd" || c.base == "pushd" || c.base == "popd":
+		r.changeDir(c.base, c.args())
+	case slices.Contains(changers, c.base):
+		r.changes(c)
+	}
+	r.runsCode(c)
+}
+
+// checkName notes a command name only known when the command runs: a
+// pattern (/usr/bin/su?o), an expansion ($X, $(…)), a brace word left
+// unexpanded.
+func (r *reader) checkName(c call) {
+	name := c.name()
 	if name != "[" && name != "[[" && (strings.ContainsAny(name, "*?") || (strings.Contains(name, "[") && strings.Contains(name, "]"))) {
 		r.unknown(fmt.Sprintf("the command name %s is a pattern, matched against file names only when the command runs", Shown(name)))
 	}
 	if hasMarker(name) || (strings.ContainsRune(name, '{') && strings.ContainsRune(name, '}')) {
 		r.unknown(fmt.Sprintf("the command name %s is only known when the command runs", Shown(name)))
-		if ctx.stream { // curl x | "$SHELL": any interpreter may be reading
+		if c.stream { // curl x | "$SHELL": any interpreter may be reading
 			r.fed(fmt.Sprintf("%s, a command known only at run time, reads its input", Shown(name)))
 		}
 	}
-	for _, w := range words {
-		if privilegeIn(w) != "" {
-			r.find("privilege-escalation", whole, ctx.source)
-			break
+}
+
+// harmByName are the checks a command's name and arguments decide alone,
+// tried in order after privilegeIn has looked at every word; the first
+// that matches is found.
+var harmByName = []struct {
+	check   string
+	note    string // after the command, in what is found
+	matches func(base string, args []string) bool
+}{
+	{"privilege-escalation", "", func(base string, _ []string) bool { return slices.Contains(privilegeName, base) }},
+	{"power-off", "", powersOff},
+	{"disk-format", "", func(base string, _ []string) bool {
+		return strings.HasPrefix(base, "mkfs") || slices.Contains(diskTools, base)
+	}},
+	{"device-write", " (makes a device node)", func(base string, args []string) bool {
+		return base == "mknod" && slices.ContainsFunc(args, func(a string) bool { return a == "b" || a == "c" || a == "u" })
+	}},
+}
+
+// checkHarm finds sudo and its kin in any word (sudo -u x, env sudo, a
+// path ending in sudo), then the first of harmByName.
+func (r *reader) checkHarm(c call) {
+	if slices.ContainsFunc(c.words, func(w string) bool { return privilegeIn(w) != "" }) {
+		r.find("privilege-escalation", c.whole(), c.source)
+	}
+	for _, h := range harmByName {
+		if h.matches(c.base, c.args()) {
+			r.find(h.check, c.whole()+h.note, c.source)
+			return
 		}
 	}
-	switch {
-	case slices.Contains(privilegeName, base):
-		r.find("privilege-escalation", whole, ctx.source)
-	case slices.Contains(powerNames, base) ||
-		((base == "systemctl" || base == "loginctl") && slices.ContainsFunc(args, func(a string) bool {
-			return slices.Contains([]string{"poweroff", "reboot", "halt", "kexec", "soft-reboot"}, a)
-		})) ||
-		((base == "init" || base == "telinit") && len(args) > 0 && (args[0] == "0" || args[0] == "6")):
-		r.find("power-off", whole, ctx.source)
-	case strings.HasPrefix(base, "mkfs") || slices.Contains(diskTools, base):
-		r.find("disk-format", whole, ctx.source)
-	case base == "mknod":
-		if slices.ContainsFunc(args, func(a string) bool { return a == "b" || a == "c" || a == "u" }) {
-			r.find("device-write", whole+" (makes a device node)", ctx.source)
-		}
+}
+
+// powerVerbs are what systemctl and loginctl shut down or restart with.
+var powerVerbs = []string{"poweroff", "reboot", "halt", "kexec", "soft-reboot"}
+
+// powersOff reports whether a command shuts down or restarts the machine.
+func powersOff(base string, args []string) bool {
+	switch base {
+	case "systemctl", "loginctl":
+		return slices.ContainsFunc(args, func(a string) bool { return slices.Contains(powerVerbs, a) })
+	case "init", "telinit":
+		return len(args) > 0 && (args[0] == "0" || args[0] == "6")
 	}
-	r.deviceArgs(base, words, whole, ctx)
-	if base == "tee" {
-		for _, a := range args {
+	return slices.Contains(powerNames, base)
+}
+
+// notePrograms notes what a command line does across its commands, for
+// wholeLine: the files tee and downloads write, a download, a program run
+// by its path, a network path opened.
+func (r *reader) notePrograms(c call) {
+	if c.base == "tee" {
+		for _, a := range c.args() {
 			if !strings.HasPrefix(a, "-") {
 				r.wrote(a)
 			}
 		}
 	}
-	if slices.Contains(fetchers, base) {
-		r.fetched(fmt.Sprintf("%s downloads (%s)", base, Shown(ctx.source)))
-		r.downloadsTo(base, args)
+	if slices.Contains(fetchers, c.base) {
+		r.fetched(fmt.Sprintf("%s downloads (%s)", c.base, Shown(c.source)))
+		r.downloadsTo(c.base, c.args())
 	}
-	if strings.Contains(name, "/") {
-		r.runs(name) // ./install.sh
+	if strings.Contains(c.name(), "/") {
+		r.runs(c.name()) // ./install.sh
 	}
-	for _, w := range words {
+	for _, w := range c.words {
 		if strings.Contains(w, "/dev/tcp/") || strings.Contains(w, "/dev/udp/") {
 			r.fetched(fmt.Sprintf("%s opens a network connection", Shown(w)))
 		}
 	}
-	switch {
-	case base == "cd" || base == "pushd" || base == "popd":
-		r.changeDir(base, args)
-	case slices.Contains(changers, base):
-		r.changes(base, args, ctx)
-	}
-	r.runsCode(words, ctx)
 }
 
 // downloadsTo notes the files a download writes: curl -o FILE, wget -O

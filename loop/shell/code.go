@@ -1,7 +1,9 @@
 package shell
 
 // Code a command is given to run: a shell's -c line or program, eval,
-// source, trap, alias, find -exec, xargs.
+// source, trap, alias, su -c, env -S, watch, find -exec, xargs. Each is
+// followed as a nested command line where it can be read, and noted as
+// unknown where it cannot.
 
 import (
 	"fmt"
@@ -12,106 +14,148 @@ import (
 	"strings"
 )
 
-// runsCode follows code a command is given to run: a shell's -c line or
-// program on standard input, eval's words, an interpreter's inline code or
-// program from a stream, source /dev/stdin, trap and alias bodies, find
-// -exec, and what xargs builds from its input.
-func (r *reader) runsCode(words []string, ctx callContext) {
-	base := path.Base(words[0])
-	args := words[1:]
-	nestedIn := func(src string, d Dialect, by string, stream bool) {
-		r.nested(src, d, by, ctx.source, ctx.depth, stream)
-	}
-	switch {
-	case slices.Contains(shellNames, base):
-		line, dashC, operand, fromStdin, params := shellArgs(args)
-		switch {
-		case dashC && hasMarker(line):
-			r.unknown(fmt.Sprintf("%s -c runs a command line built at run time (%s)", base, Shown(line)))
-			r.fed(fmt.Sprintf("%s -c runs %s", base, Shown(line)))
-		case dashC:
-			// sh -c 'rm -rf "$1"' _ ~: the words after the line are its $0,
-			// $1, …, for that line only.
-			saved := maps.Clone(r.vars)
-			for i, p := range params {
-				delete(r.vars, strconv.Itoa(i))
-				r.setVar(strconv.Itoa(i), p, !hasMarker(p))
-			}
-			nestedIn(line, r.shellDialect(base), base+" -c", ctx.stream)
-			r.vars = saved
-		case operand != "" && (streamPath(operand) || hasMarker(operand)):
-			r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, Shown(operand)))
-			r.fed(fmt.Sprintf("%s reads its program from %s", base, Shown(operand)))
-		case operand != "":
-			r.runs(operand)
-		case fromStdin && ctx.stdin.hasDoc:
-			nestedIn(ctx.stdin.code, r.shellDialect(base), base+" <<", false)
-		case fromStdin && ctx.stream:
-			r.unknown(fmt.Sprintf("%s reads the commands it runs from its input", base))
-			r.fed(fmt.Sprintf("%s reads its program from its input", base))
+// runsCode follows code a command is given to run, by the command's name.
+// (A switch rather than a map of functions: the followers read nested
+// command lines, which lead back here.)
+func (r *reader) runsCode(c call) {
+	switch c.base {
+	case "eval":
+		r.evalCode(c)
+	case "source", ".":
+		r.sourceCode(c)
+	case "trap":
+		r.trapCode(c)
+	case "alias":
+		r.aliasCode(c)
+	case "su", "runuser", "script", "flock":
+		r.optionCode(c, "-c", "--command", c.base+" -c")
+	case "env":
+		r.optionCode(c, "-S", "--split-string", "env -S")
+	case "watch":
+		if inner := unwrap(c.words); len(inner) > 0 {
+			r.follow(c, strings.Join(inner, " "), r.d, "watch", false)
 		}
-	case base == "eval":
-		line := unmarked(strings.Join(args, " "))
-		if hasMarker(strings.Join(args, " ")) {
-			line = strings.Join(args, " ")
-		}
-		if hasMarker(line) {
-			r.unknown(fmt.Sprintf("eval runs a command line built at run time (%s)", Shown(line)))
-			r.fed(fmt.Sprintf("eval runs %s", Shown(line)))
-		} else {
-			nestedIn(line, r.d, "eval", ctx.stream)
-		}
-	case base == "source" || base == ".":
-		if len(args) > 0 {
-			r.runs(args[0])
-		}
-		if len(args) > 0 && (streamPath(args[0]) || hasMarker(args[0])) {
-			r.unknown(fmt.Sprintf("%s runs the commands in %s, known only when it runs", base, Shown(args[0])))
-			r.fed(fmt.Sprintf("%s reads commands from %s", base, Shown(args[0])))
-		}
-	case base == "trap" && len(args) > 1:
-		if hasMarker(args[0]) {
-			r.unknown("trap runs a command line built at run time")
-		} else {
-			nestedIn(args[0], r.d, "trap", false)
-		}
-	case base == "alias":
-		for _, a := range args {
-			if _, value, ok := strings.Cut(a, "="); ok {
-				nestedIn(value, r.d, "alias", false)
-			}
-		}
-	case base == "su" || base == "runuser" || base == "script" || base == "flock":
-		for i, a := range args {
-			if (a == "-c" || a == "--command") && i+1 < len(args) {
-				nestedIn(args[i+1], r.d, base+" -c", ctx.stream)
-			} else if v, ok := strings.CutPrefix(a, "--command="); ok {
-				nestedIn(v, r.d, base+" -c", ctx.stream)
-			}
-		}
-	case base == "env":
-		for i, a := range args {
-			if (a == "-S" || a == "--split-string") && i+1 < len(args) {
-				nestedIn(args[i+1], r.d, "env -S", ctx.stream)
-			} else if v, ok := strings.CutPrefix(a, "--split-string="); ok {
-				nestedIn(v, r.d, "env -S", ctx.stream)
-			}
-		}
-	case base == "watch":
-		if inner := unwrap(words); len(inner) > 0 {
-			nestedIn(strings.Join(inner, " "), r.d, "watch", false)
-		}
-	case base == "find":
-		r.findExec(args, nestedIn)
-	case base == "xargs" || base == "parallel":
-		r.xargs(base, words)
-	case slices.Contains(awks, base):
-		r.awk(base, args, ctx)
-	case base == "sed":
-		r.sed(args, ctx)
+	case "find":
+		r.findExec(c)
+	case "xargs", "parallel":
+		r.xargs(c)
+	case "sed":
+		r.sed(c)
 	default:
-		if n, ok := interpreterName(base); ok {
-			r.interpreter(base, interpreters[n], args, ctx)
+		r.programCode(c)
+	}
+}
+
+// programCode follows the program a shell, awk or another interpreter
+// runs.
+func (r *reader) programCode(c call) {
+	switch {
+	case slices.Contains(shellNames, c.base):
+		r.shellCode(c)
+	case slices.Contains(awks, c.base):
+		r.awk(c)
+	default:
+		if n, ok := interpreterName(c.base); ok {
+			r.interpreter(c, interpreters[n])
+		}
+	}
+}
+
+// follow reads src, a command line c is given to run, in dialect d; by
+// names how it was given ("sh -c"), stream whether its standard input may
+// carry code.
+func (r *reader) follow(c call, src string, d Dialect, by string, stream bool) {
+	r.nested(src, d, by, c.source, c.depth, stream)
+}
+
+// shellCode follows what a shell runs: its -c line (with the words after
+// it as that line's $0, $1, …), a script, a here-document, or a stream.
+func (r *reader) shellCode(c call) {
+	line, dashC, operand, fromStdin, params := shellArgs(c.args())
+	switch {
+	case dashC && hasMarker(line):
+		r.unknown(fmt.Sprintf("%s -c runs a command line built at run time (%s)", c.base, Shown(line)))
+		r.fed(fmt.Sprintf("%s -c runs %s", c.base, Shown(line)))
+	case dashC:
+		// sh -c 'rm -rf "$1"' _ ~: the words after the line are its $0,
+		// $1, …, for that line only.
+		saved := maps.Clone(r.vars)
+		for i, p := range params {
+			delete(r.vars, strconv.Itoa(i))
+			r.setVar(strconv.Itoa(i), p, !hasMarker(p))
+		}
+		r.follow(c, line, r.shellDialect(c.base), c.base+" -c", c.stream)
+		r.vars = saved
+	case operand != "" && (streamPath(operand) || hasMarker(operand)):
+		r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", c.base, Shown(operand)))
+		r.fed(fmt.Sprintf("%s reads its program from %s", c.base, Shown(operand)))
+	case operand != "":
+		r.runs(operand)
+	case fromStdin && c.stdin.hasDoc:
+		r.follow(c, c.stdin.code, r.shellDialect(c.base), c.base+" <<", false)
+	case fromStdin && c.stream:
+		r.unknown(fmt.Sprintf("%s reads the commands it runs from its input", c.base))
+		r.fed(fmt.Sprintf("%s reads its program from its input", c.base))
+	}
+}
+
+// evalCode follows eval's words, joined into the line it runs.
+func (r *reader) evalCode(c call) {
+	line := unmarked(strings.Join(c.args(), " "))
+	if hasMarker(strings.Join(c.args(), " ")) {
+		line = strings.Join(c.args(), " ")
+	}
+	if hasMarker(line) {
+		r.unknown(fmt.Sprintf("eval runs a command line built at run time (%s)", Shown(line)))
+		r.fed(fmt.Sprintf("eval runs %s", Shown(line)))
+		return
+	}
+	r.follow(c, line, r.d, "eval", c.stream)
+}
+
+// sourceCode notes the file source (or .) runs, and a stream it reads.
+func (r *reader) sourceCode(c call) {
+	args := c.args()
+	if len(args) == 0 {
+		return
+	}
+	r.runs(args[0])
+	if streamPath(args[0]) || hasMarker(args[0]) {
+		r.unknown(fmt.Sprintf("%s runs the commands in %s, known only when it runs", c.base, Shown(args[0])))
+		r.fed(fmt.Sprintf("%s reads commands from %s", c.base, Shown(args[0])))
+	}
+}
+
+// trapCode follows the command line a trap runs (trap LINE SIGNAL…).
+func (r *reader) trapCode(c call) {
+	args := c.args()
+	switch {
+	case len(args) < 2:
+	case hasMarker(args[0]):
+		r.unknown("trap runs a command line built at run time")
+	default:
+		r.follow(c, args[0], r.d, "trap", false)
+	}
+}
+
+// aliasCode follows the command line of each alias defined.
+func (r *reader) aliasCode(c call) {
+	for _, a := range c.args() {
+		if _, value, ok := strings.Cut(a, "="); ok {
+			r.follow(c, value, r.d, "alias", false)
+		}
+	}
+}
+
+// optionCode follows the command lines given as an option's value: su -c
+// LINE, su --command LINE, su --command=LINE (by names the option).
+func (r *reader) optionCode(c call, short, long, by string) {
+	args := c.args()
+	for i, a := range args {
+		if (a == short || a == long) && i+1 < len(args) {
+			r.follow(c, args[i+1], r.d, by, c.stream)
+		} else if v, ok := strings.CutPrefix(a, long+"="); ok {
+			r.follow(c, v, r.d, by, c.stream)
 		}
 	}
 }
@@ -129,7 +173,10 @@ func (r *reader) shellDialect(base string) Dialect {
 	return r.d
 }
 
-func (r *reader) findExec(args []string, nestedIn func(src string, d Dialect, by string, stream bool)) {
+// findExec follows the commands find runs for each file: -exec, -execdir,
+// -ok and -okdir, up to their ; or +.
+func (r *reader) findExec(c call) {
+	args := c.args()
 	for i, a := range args {
 		if a != "-exec" && a != "-execdir" && a != "-ok" && a != "-okdir" {
 			continue
@@ -141,28 +188,24 @@ func (r *reader) findExec(args []string, nestedIn func(src string, d Dialect, by
 		if i+1 < end && strings.Contains(args[i+1], "{}") {
 			r.unknown(fmt.Sprintf("find %s runs the files it finds as commands", a))
 		}
-		nestedIn(quoteWords(args[i+1:end]), r.d, "find "+a, false)
+		r.follow(c, quoteWords(args[i+1:end]), r.d, "find "+a, false)
 	}
 }
 
 // xargs builds commands from its input: when the command it runs is a
 // shell, an interpreter or a wrapper given no command, the input names what
 // runs.
-func (r *reader) xargs(base string, words []string) {
-	inner := unwrap(words)
-	if base == "parallel" {
-		inner = words[1:]
+func (r *reader) xargs(c call) {
+	inner := unwrap(c.words)
+	if c.base == "parallel" {
+		inner = c.args()
 	}
 	if len(inner) == 0 {
 		return
 	}
-	ib := path.Base(inner[0])
-	_, isInterp := interpreterName(ib)
-	_, isWrapper := wrappers[ib]
-	if slices.Contains(shellNames, ib) || isInterp || ib == "eval" || ib == "source" || ib == "." ||
-		strings.Contains(inner[0], "{}") || (isWrapper && len(unwrap(inner)) == 0) {
-		r.unknown(fmt.Sprintf("%s builds the command it runs from its input (%s)", base, Shown(strings.Join(inner, " "))))
-		r.fed(fmt.Sprintf("%s runs what its input says", base))
+	if buildsCommand(inner) {
+		r.unknown(fmt.Sprintf("%s builds the command it runs from its input (%s)", c.base, Shown(strings.Join(inner, " "))))
+		r.fed(fmt.Sprintf("%s runs what its input says", c.base))
 		return
 	}
 	for next := unwrap(inner); len(next) > 0; next = unwrap(inner) {
@@ -170,6 +213,17 @@ func (r *reader) xargs(base string, words []string) {
 	}
 	if cb := path.Base(inner[0]); slices.Contains(changers, cb) {
 		// find . | xargs rm: the files it removes are its input's names.
-		r.unknown(fmt.Sprintf("%s %s changes the files its input names", base, cb))
+		r.unknown(fmt.Sprintf("%s %s changes the files its input names", c.base, cb))
 	}
+}
+
+// buildsCommand reports whether the command xargs runs (inner) takes the
+// command line from xargs's input: a shell, an interpreter, eval or
+// source, a name holding {}, or a wrapper given no command.
+func buildsCommand(inner []string) bool {
+	ib := path.Base(inner[0])
+	_, isInterp := interpreterName(ib)
+	_, isWrapper := wrappers[ib]
+	return slices.Contains(shellNames, ib) || isInterp || ib == "eval" || ib == "source" || ib == "." ||
+		strings.Contains(inner[0], "{}") || (isWrapper && len(unwrap(inner)) == 0)
 }

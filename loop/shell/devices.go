@@ -48,13 +48,13 @@ var deviceWriters = []string{"tee", "cp", "mv", "install", "shred", "truncate", 
 
 // deviceArgs finds device paths a command writes to through its
 // arguments: dd of=…, tee, cp, mv, install, shred and the like.
-func (r *reader) deviceArgs(base string, words []string, whole string, ctx callContext) {
-	if base != "dd" && !slices.Contains(deviceWriters, base) {
+func (r *reader) deviceArgs(c call) {
+	if c.base != "dd" && !slices.Contains(deviceWriters, c.base) {
 		return
 	}
-	for _, a := range words[1:] {
+	for _, a := range c.args() {
 		target := a
-		if base == "dd" {
+		if c.base == "dd" {
 			v, ok := strings.CutPrefix(a, "of=")
 			if !ok {
 				continue
@@ -62,7 +62,7 @@ func (r *reader) deviceArgs(base string, words []string, whole string, ctx callC
 			target = v
 		}
 		if isDevice(cleanWord(target, true)) {
-			r.find("device-write", whole, ctx.source)
+			r.find("device-write", c.whole(), c.source)
 			return
 		}
 	}

@@ -61,72 +61,91 @@ func interpreterName(name string) (string, bool) {
 // interpreter reads how an interpreter gets its program: inline code (a
 // person decides, and the code's strings are read as command lines), a
 // stream (the same; fed a download it is denied), or a file.
-func (r *reader) interpreter(base string, in interpreter, args []string, ctx callContext) {
-	var code []string
-	fromFile, dash := false, false
-	for i := 0; i < len(args) && !fromFile && !dash; i++ {
-		a := args[i]
-		switch {
-		case slices.Contains(in.inlineLong, a) && i+1 < len(args):
-			code = append(code, args[i+1])
-			i++
-		case strings.HasPrefix(a, "--") && strings.Contains(a, "="):
-			if k, v, _ := strings.Cut(a, "="); slices.Contains(in.inlineLong, k) {
-				code = append(code, v)
-			}
-		case a == "-":
-			dash = true // the program is read from standard input
-		case a == "--":
-		case strings.HasPrefix(a, "--"):
-			// another long option (--no-save, --version)
-		case strings.HasPrefix(a, "-") && len(a) > 1 && !strings.HasPrefix(a, "--"):
-			for k := 1; k < len(a); k++ {
-				c := a[k]
-				if strings.IndexByte(in.module, c) >= 0 && in.module != "" {
-					fromFile = true // runs a module: like a file
-					break
-				}
-				if strings.IndexByte(in.inline, c) >= 0 && in.inline != "" {
-					if k+1 < len(a) {
-						code = append(code, a[k+1:])
-					} else if i+1 < len(args) {
-						code = append(code, args[i+1])
-						i++
-					}
-					break
-				}
-				if strings.IndexByte(in.withValue, c) >= 0 && in.withValue != "" {
-					if k+1 == len(a) {
-						i++
-					}
-					break
-				}
-			}
-		default:
-			if len(code) == 0 && (streamPath(a) || hasMarker(a)) {
-				r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", base, Shown(a)))
-				r.fed(fmt.Sprintf("%s reads its program from %s", base, Shown(a)))
-			}
-			if len(code) == 0 {
-				r.runs(a)
-			}
-			fromFile = true // a script, or the inline code's arguments
-		}
+func (r *reader) interpreter(c call, in interpreter) {
+	p := in.read(c.args())
+	if p.script != "" && (streamPath(p.script) || hasMarker(p.script)) {
+		r.unknown(fmt.Sprintf("%s runs the program in %s, known only when it runs", c.base, Shown(p.script)))
+		r.fed(fmt.Sprintf("%s reads its program from %s", c.base, Shown(p.script)))
 	}
-	if len(code) > 0 {
-		r.inlineCode(base, strings.Join(code, "\n"), ctx)
+	r.runs(p.script)
+	if len(p.code) > 0 {
+		r.inlineCode(c.base, strings.Join(p.code, "\n"), c.callContext)
 		return
 	}
-	if fromFile && !dash {
+	if p.fromFile && !p.dash {
 		return
 	}
 	switch {
-	case ctx.stdin.hasDoc:
-		r.inlineCode(base, ctx.stdin.code, callContext{source: ctx.source, depth: ctx.depth})
-	case ctx.stream:
-		r.unknown(fmt.Sprintf("%s reads the program it runs from its input", base))
-		r.fed(fmt.Sprintf("%s reads its program from its input", base))
+	case c.stdin.hasDoc:
+		r.inlineCode(c.base, c.stdin.code, callContext{source: c.source, depth: c.depth})
+	case c.stream:
+		r.unknown(fmt.Sprintf("%s reads the program it runs from its input", c.base))
+		r.fed(fmt.Sprintf("%s reads its program from its input", c.base))
 	}
+}
+
+// program is what an interpreter's arguments say about its program.
+type program struct {
+	code     []string // inline code (-c CODE, -e CODE, --eval=CODE)
+	script   string   // the file it runs, when no code came before it
+	fromFile bool     // a file or module runs (or the code's arguments follow)
+	dash     bool     // "-": the program is read from standard input
+}
+
+// read reads an interpreter's arguments up to its program.
+func (in interpreter) read(args []string) program {
+	var p program
+	for i := 0; i < len(args) && !p.fromFile && !p.dash; i++ {
+		a := args[i]
+		switch {
+		case slices.Contains(in.inlineLong, a) && i+1 < len(args):
+			p.code = append(p.code, args[i+1])
+			i++
+		case strings.HasPrefix(a, "--") && strings.Contains(a, "="):
+			if k, v, _ := strings.Cut(a, "="); slices.Contains(in.inlineLong, k) {
+				p.code = append(p.code, v)
+			}
+		case a == "-":
+			p.dash = true
+		case strings.HasPrefix(a, "--"):
+			// "--", or another long option (--no-save, --version)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			i += p.shortOptions(in, a, args[i+1:])
+		default:
+			if len(p.code) == 0 {
+				p.script = a
+			}
+			p.fromFile = true // a script, or the inline code's arguments
+		}
+	}
+	return p
+}
+
+// shortOptions reads one cluster of short options (-c, -Wx, -ec CODE) up
+// to the first that decides something, and returns how many of the words
+// after it (rest) it takes.
+func (p *program) shortOptions(in interpreter, a string, rest []string) int {
+	for k := 1; k < len(a); k++ {
+		c := a[k]
+		switch {
+		case strings.IndexByte(in.module, c) >= 0:
+			p.fromFile = true // runs a module: like a file
+			return 0
+		case strings.IndexByte(in.inline, c) >= 0 && k+1 < len(a):
+			p.code = append(p.code, a[k+1:]) // -cCODE
+			return 0
+		case strings.IndexByte(in.inline, c) >= 0 && len(rest) > 0:
+			p.code = append(p.code, rest[0])
+			return 1
+		case strings.IndexByte(in.inline, c) >= 0:
+			return 0
+		case strings.IndexByte(in.withValue, c) >= 0 && k+1 == len(a):
+			return 1 // its value is the next word
+		case strings.IndexByte(in.withValue, c) >= 0:
+			return 0
+		}
+	}
+	return 0
 }
 
 // maxCodeStrings bounds how many quoted strings of interpreter code are

@@ -21,36 +21,44 @@ type cwdState struct {
 
 // changeDir follows cd, pushd and popd: where later relative paths point.
 func (r *reader) changeDir(base string, args []string) {
-	var dir string
-	for _, a := range args {
-		if a == "--" || (strings.HasPrefix(a, "-") && a != "-") {
-			continue
-		}
-		dir = a
-		break
-	}
-	unknown := func() {
-		if !r.cwd.outside {
-			r.cwd = cwdState{unknown: true, why: Shown(strings.TrimSpace(base + " " + dir))}
-		}
-	}
+	dir := cdTarget(args)
+	why := Shown(strings.TrimSpace(base + " " + dir))
 	switch {
 	case dir == "" && base != "cd", base == "popd", dir == "-":
-		unknown()
+		r.cwdUnknown(why)
 	case dir == "" || isHome(dir):
-		r.cwd = cwdState{outside: true, why: Shown(strings.TrimSpace(base + " " + dir))}
+		r.cwd = cwdState{outside: true, why: why}
 	case hasMarker(dir) && !strings.HasPrefix(dir, "/"):
-		unknown()
+		r.cwdUnknown(why)
 	default:
-		rel, outside, unknownDir := r.resolve(dir)
+		rel, outside, unknown := r.resolve(dir)
 		switch {
-		case unknownDir:
-			unknown()
+		case unknown:
+			r.cwdUnknown(why)
 		case outside:
 			r.cwd = cwdState{outside: true, why: base + " " + Shown(dir)}
 		case !r.cwd.outside && !r.cwd.unknown:
 			r.cwd.rel = rel
 		}
+	}
+}
+
+// cdTarget is the folder cd's arguments name: the first that is not an
+// option ("" for none).
+func cdTarget(args []string) string {
+	for _, a := range args {
+		if a != "--" && (!strings.HasPrefix(a, "-") || a == "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// cwdUnknown notes that the commands after a cd (why) run in a folder only
+// known at run time, unless they already run outside the workspace.
+func (r *reader) cwdUnknown(why string) {
+	if !r.cwd.outside {
+		r.cwd = cwdState{unknown: true, why: why}
 	}
 }
 
@@ -98,21 +106,47 @@ func (r *reader) resolve(p string) (rel string, outside, unknown bool) {
 // changes looks at a command that changes or removes the files it names: a
 // target outside the workspace is denied, and a relative one after a cd to
 // a folder only known at run time needs a person.
-func (r *reader) changes(base string, args []string, ctx callContext) {
-	skip := 0
+func (r *reader) changes(c call) {
+	if !changesFiles(c.base, c.args()) {
+		return
+	}
+	for _, t := range changeTargets(c.base, c.args()) {
+		why, stop := r.whyOutside(c.base, t)
+		if stop {
+			return
+		}
+		if why != "" {
+			r.find("delete-outside-workspace", fmt.Sprintf("%s: %s is %s", c.base, Shown(t), why), c.source)
+		}
+	}
+}
+
+// changesFiles reports whether a changer changes files with these
+// arguments: find only with -delete, -exec or -ok; rsync only with
+// --delete… or --remove-source-files; the others always.
+func changesFiles(base string, args []string) bool {
 	switch base {
-	case "chmod", "chown", "chgrp", "setfacl", "chattr":
-		skip = 1 // the mode, owner or group
 	case "find":
-		if !slices.ContainsFunc(args, func(a string) bool {
+		return slices.ContainsFunc(args, func(a string) bool {
 			return a == "-delete" || strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "-ok")
-		}) {
-			return
-		}
+		})
 	case "rsync":
-		if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--delete") || a == "--remove-source-files" }) {
-			return
-		}
+		return slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--delete") || a == "--remove-source-files" })
+	}
+	return true
+}
+
+// modeFirst are the changers whose first operand is a mode, an owner or a
+// group, not a file.
+var modeFirst = []string{"chmod", "chown", "chgrp", "setfacl", "chattr"}
+
+// changeTargets are the files a changer names: its operands after the
+// options, less a mode or owner that comes first, and for find the paths
+// before its expression.
+func changeTargets(base string, args []string) []string {
+	skip := 0
+	if slices.Contains(modeFirst, base) {
+		skip = 1
 	}
 	var targets []string
 	options := true
@@ -133,42 +167,51 @@ func (r *reader) changes(base string, args []string, ctx callContext) {
 			targets = append(targets, a)
 		}
 	}
-	for _, t := range targets {
-		var why string
-		switch {
-		case isHome(t):
-			why = "a home folder"
-		case strings.HasPrefix(t, mark):
-			i := strings.Index(t, "/")
-			if i < 0 && strings.Contains(t, mark+"$(") {
-				// rm -rf $(cat list): which files go is another
-				// command's output, known only when the command runs.
-				r.unknown(fmt.Sprintf("%s changes %s, a name known only when the command runs", base, Shown(t)))
-				continue
-			}
-			if i < 0 {
-				// rm -f "$f": commands start with an allow-listed
-				// environment, so a variable the line does not set
-				// names nothing outside (and $HOME was caught above).
-				continue
-			}
-			why = fmt.Sprintf("the root folder when %s is empty", unmarked(t[:i]))
-		default:
-			_, outside, unknown := r.resolve(t)
-			switch {
-			case r.tooLarge != "":
-				return
-			case unknown:
-				r.unknown(fmt.Sprintf("%s changes %s after %s, in a folder known only when the command runs", base, Shown(t), r.cwd.why))
-				continue
-			case outside && r.cwd.outside && !strings.HasPrefix(cleanWord(t, true), "/"):
-				why = "outside the workspace, after " + r.cwd.why
-			case outside:
-				why = "outside the workspace"
-			default:
-				continue
-			}
-		}
-		r.find("delete-outside-workspace", fmt.Sprintf("%s: %s is %s", base, Shown(t), why), ctx.source)
+	return targets
+}
+
+// whyOutside says why the target t of base is outside the workspace ("a
+// home folder"), or "" when it is not or cannot be known (then noted as
+// unknown). stop is true when the reading went over a limit.
+func (r *reader) whyOutside(base, t string) (why string, stop bool) {
+	switch {
+	case isHome(t):
+		return "a home folder", false
+	case strings.HasPrefix(t, mark):
+		return r.expandedTarget(base, t), false
 	}
+	_, outside, unknown := r.resolve(t)
+	switch {
+	case r.tooLarge != "":
+		return "", true
+	case unknown:
+		r.unknown(fmt.Sprintf("%s changes %s after %s, in a folder known only when the command runs", base, Shown(t), r.cwd.why))
+	case outside && r.cwd.outside && !strings.HasPrefix(cleanWord(t, true), "/"):
+		return "outside the workspace, after " + r.cwd.why, false
+	case outside:
+		return "outside the workspace", false
+	}
+	return "", false
+}
+
+// expandedTarget is why a target that starts with an expansion ($D/x,
+// $(cmd)) is outside the workspace: the root folder when what comes
+// before its first slash is empty. A name that is all expansion names
+// nothing outside, unless it is another command's output (then noted as
+// unknown).
+func (r *reader) expandedTarget(base, t string) string {
+	i := strings.Index(t, "/")
+	switch {
+	case i < 0 && strings.Contains(t, mark+"$("):
+		// rm -rf $(cat list): which files go is another command's
+		// output, known only when the command runs.
+		r.unknown(fmt.Sprintf("%s changes %s, a name known only when the command runs", base, Shown(t)))
+		return ""
+	case i < 0:
+		// rm -f "$f": commands start with an allow-listed environment,
+		// so a variable the line does not set names nothing outside (and
+		// $HOME was caught above).
+		return ""
+	}
+	return fmt.Sprintf("the root folder when %s is empty", unmarked(t[:i]))
 }
