@@ -78,30 +78,39 @@ func (r *reader) findForkBombs() {
 // endlessLoop finds a loop that never ends and starts commands in the
 // background: while true; do x & done, for ((;;)); do x & done.
 func (r *reader) endlessLoop(loop syntax.Command, source string) {
-	var body []*syntax.Stmt
+	body := r.endlessBody(loop)
+	if body != nil && r.spawnsWithoutStop(body) {
+		r.find("fork-bomb", "a loop that never ends starts commands in the background", source)
+	}
+}
+
+// endlessBody is the body of a loop that never ends by its condition
+// (while true, while :, until false, for ((;;))), or nil.
+func (r *reader) endlessBody(loop syntax.Command) []*syntax.Stmt {
 	switch w := loop.(type) {
 	case *syntax.WhileClause:
 		if len(w.Cond) != 1 {
-			return
+			return nil
 		}
 		call, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
 		if !ok || len(call.Args) == 0 {
-			return
+			return nil
 		}
 		cond, _ := r.literal(call.Args[0])
-		if !(!w.Until && (cond == "true" || cond == ":")) && !(w.Until && cond == "false") {
-			return
+		if (!w.Until && (cond == "true" || cond == ":")) || (w.Until && cond == "false") {
+			return w.Do
 		}
-		body = w.Do
 	case *syntax.ForClause:
-		c, ok := w.Loop.(*syntax.CStyleLoop)
-		if !ok || c.Cond != nil {
-			return
+		if c, ok := w.Loop.(*syntax.CStyleLoop); ok && c.Cond == nil {
+			return w.Do
 		}
-		body = w.Do
-	default:
-		return
 	}
+	return nil
+}
+
+// spawnsWithoutStop reports whether body starts a command in the
+// background and has no break, exit or return.
+func (r *reader) spawnsWithoutStop(body []*syntax.Stmt) bool {
 	background, stops := false, false
 	for _, st := range body {
 		syntax.Walk(st, func(node syntax.Node) bool {
@@ -118,7 +127,5 @@ func (r *reader) endlessLoop(loop syntax.Command, source string) {
 			return true
 		})
 	}
-	if background && !stops {
-		r.find("fork-bomb", "a loop that never ends starts commands in the background", source)
-	}
+	return background && !stops
 }

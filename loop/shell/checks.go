@@ -35,24 +35,35 @@ var privilegeWords = []string{"sudo", "doas", "pkexec", "run0"}
 // sudo-rs). It returns the name, or "". A scan, not a regular expression:
 // it runs on every word and on whole interpreter programs.
 func privilegeIn(s string) string {
-	isNamePart := func(c byte) bool {
-		return c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-	}
 	for _, name := range privilegeWords {
-		for from := 0; ; {
-			i := strings.Index(s[from:], name)
-			if i < 0 {
-				break
-			}
-			i += from
-			end := i + len(name)
-			if (i == 0 || !isNamePart(s[i-1])) && (end == len(s) || !isNamePart(s[end])) {
-				return name
-			}
-			from = i + 1
+		if hasWord(s, name) {
+			return name
 		}
 	}
 	return ""
+}
+
+// hasWord reports whether name stands in s as a word of its own: no part
+// of a name (isNamePart) right before or after it.
+func hasWord(s, name string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], name)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(name)
+		if (i == 0 || !isNamePart(s[i-1])) && (end == len(s) || !isNamePart(s[end])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// isNamePart reports whether c may be part of a program's name: a letter,
+// a digit, _ . - or any byte of a non-ASCII letter.
+func isNamePart(c byte) bool {
+	return c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // callContext is where a simple command stands.

@@ -148,12 +148,12 @@ func changeTargets(base string, args []string) []string {
 	if slices.Contains(modeFirst, base) {
 		skip = 1
 	}
+	if base == "find" {
+		args = findPaths(args)
+	}
 	var targets []string
 	options := true
 	for _, a := range args {
-		if base == "find" && (strings.HasPrefix(a, "-") || a == "(" || a == "!") {
-			break // the expression starts
-		}
 		switch {
 		case options && a == "--":
 			options = false
@@ -168,6 +168,17 @@ func changeTargets(base string, args []string) []string {
 		}
 	}
 	return targets
+}
+
+// findPaths are the paths find's arguments name: those before its
+// expression.
+func findPaths(args []string) []string {
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			return args[:i] // the expression starts
+		}
+	}
+	return args
 }
 
 // whyOutside says why the target t of base is outside the workspace ("a

@@ -27,11 +27,6 @@ type varValue struct {
 // (X=sudo, for X in …, export X=…), so a command named $X is known when
 // every assignment agrees.
 func (r *reader) prepass(file *syntax.File) {
-	set := func(name string, w *syntax.Word) {
-		var b strings.Builder
-		literal := w == nil || r.writeParts(&b, w.Parts, false, false)
-		r.setVar(name, b.String(), literal)
-	}
 	nodes := 0
 	syntax.Walk(file, func(node syntax.Node) bool {
 		if nodes++; nodes > r.budget.nodes {
@@ -40,49 +35,75 @@ func (r *reader) prepass(file *syntax.File) {
 		}
 		switch n := node.(type) {
 		case *syntax.Assign:
-			if n.Name != nil {
-				if n.Value == nil || n.Index != nil || n.Array != nil || n.Append {
-					r.vars[n.Name.Value] = varValue{}
-				} else {
-					set(n.Name.Value, n.Value)
-				}
-			}
+			r.assigned(n)
 		case *syntax.ForClause:
 			if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
 				if len(wi.Items) == 0 {
 					r.vars[wi.Name.Value] = varValue{}
 				}
 				for _, it := range wi.Items {
-					set(wi.Name.Value, it)
+					r.setWord(wi.Name.Value, it)
 				}
 			}
 		case *syntax.CallExpr:
-			// export X=1 in dash is a command whose word is an assignment,
-			// as bash's export is.
-			if len(n.Args) > 1 {
-				if name, ok := r.literal(n.Args[0]); ok && slices.Contains([]string{"export", "readonly", "local", "declare", "typeset"}, name) {
-					for _, a := range n.Args[1:] {
-						var b strings.Builder
-						literal := r.writeParts(&b, a.Parts, false, false)
-						if k, v, ok := strings.Cut(b.String(), "="); ok && isName(k) {
-							r.setVar(k, v, literal)
-						}
-					}
-				}
-			}
-			// read, getopts, printf -v, mapfile: values only known at run time.
-			if len(n.Args) > 1 {
-				if name, ok := r.literal(n.Args[0]); ok && slices.Contains([]string{"read", "getopts", "printf", "mapfile", "readarray", "select"}, name) {
-					for _, a := range n.Args[1:] {
-						if v, ok := r.literal(a); ok && isName(v) {
-							r.vars[v] = varValue{}
-						}
-					}
-				}
-			}
+			r.setBy(n)
 		}
 		return true
 	})
+}
+
+// assigned notes NAME=VALUE; an array, an index or += is known only at
+// run time.
+func (r *reader) assigned(n *syntax.Assign) {
+	switch {
+	case n.Name == nil:
+	case n.Value == nil || n.Index != nil || n.Array != nil || n.Append:
+		r.vars[n.Name.Value] = varValue{}
+	default:
+		r.setWord(n.Name.Value, n.Value)
+	}
+}
+
+// setWord notes that name is given the word w.
+func (r *reader) setWord(name string, w *syntax.Word) {
+	var b strings.Builder
+	literal := w == nil || r.writeParts(&b, w.Parts, false, false)
+	r.setVar(name, b.String(), literal)
+}
+
+var (
+	// declarers set the variables their NAME=VALUE words name.
+	declarers = []string{"export", "readonly", "local", "declare", "typeset"}
+	// runtimeSetters set the variables they name to values known only at
+	// run time (read X, printf -v X, mapfile X).
+	runtimeSetters = []string{"read", "getopts", "printf", "mapfile", "readarray", "select"}
+)
+
+// setBy notes the variables a command sets: export X=1 in dash is a
+// command whose word is an assignment, as bash's export is; read X and
+// its kin give X a value only known at run time.
+func (r *reader) setBy(n *syntax.CallExpr) {
+	if len(n.Args) < 2 {
+		return
+	}
+	name, ok := r.literal(n.Args[0])
+	switch {
+	case !ok:
+	case slices.Contains(declarers, name):
+		for _, a := range n.Args[1:] {
+			var b strings.Builder
+			literal := r.writeParts(&b, a.Parts, false, false)
+			if k, v, ok := strings.Cut(b.String(), "="); ok && isName(k) {
+				r.setVar(k, v, literal)
+			}
+		}
+	case slices.Contains(runtimeSetters, name):
+		for _, a := range n.Args[1:] {
+			if v, ok := r.literal(a); ok && isName(v) {
+				r.vars[v] = varValue{}
+			}
+		}
+	}
 }
 
 // setVar notes one assignment of value to name: the variable stays known
@@ -181,50 +202,74 @@ func wordText(w *syntax.Word, shallow bool) string {
 func (r *reader) writeParts(b *strings.Builder, parts []syntax.WordPart, quoted, shallow bool) bool {
 	known := true
 	for _, part := range parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			b.WriteString(unescape(p.Value, quoted))
-		case *syntax.SglQuoted:
-			if p.Dollar { // $'…' holds escapes: $'\x73udo' is sudo
-				if s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{p}}); err == nil {
-					b.WriteString(s)
-					continue
-				}
-			}
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			known = r.writeParts(b, p.Parts, true, shallow) && known
-		case *syntax.ParamExp:
-			name := "?"
-			if p.Param != nil {
-				name = p.Param.Value
-			}
-			if v, ok := r.vars[name]; ok && v.single && p.Exp == nil && p.Repl == nil && p.Index == nil &&
-				p.Slice == nil && !p.Length && !p.Excl && !p.Width && p.Names == 0 {
-				b.WriteString(v.value)
-				known = known && v.known
-				continue
-			}
-			b.WriteString(mark + "$" + name)
-			known = false
-		case *syntax.CmdSubst:
-			b.WriteString(mark + "$(" + substNames(p.Stmts, shallow) + ")")
-			known = false
-		case *syntax.ProcSubst:
-			b.WriteString(mark + p.Op.String() + substNames(p.Stmts, shallow) + ")")
-			known = false
-		case *syntax.ArithmExp:
-			b.WriteString(mark + "$((…))")
-			known = false
-		case *syntax.ExtGlob:
-			b.WriteString(p.Op.String() + p.Pattern.Value + ")")
-		case *syntax.BraceExp:
-			b.WriteString("{…}")
-		default:
-			known = false
-		}
+		known = r.writePart(b, part, quoted, shallow) && known
 	}
 	return known
+}
+
+// writePart writes one part of a word after quote removal, an expansion
+// only known at run time as a mark and its name, and reports whether the
+// part is known before the command runs.
+func (r *reader) writePart(b *strings.Builder, part syntax.WordPart, quoted, shallow bool) bool {
+	switch p := part.(type) {
+	case *syntax.Lit:
+		b.WriteString(unescape(p.Value, quoted))
+	case *syntax.SglQuoted:
+		b.WriteString(singleQuoted(p))
+	case *syntax.DblQuoted:
+		return r.writeParts(b, p.Parts, true, shallow)
+	case *syntax.ParamExp:
+		return r.writeParam(b, p)
+	case *syntax.CmdSubst:
+		b.WriteString(mark + "$(" + substNames(p.Stmts, shallow) + ")")
+		return false
+	case *syntax.ProcSubst:
+		b.WriteString(mark + p.Op.String() + substNames(p.Stmts, shallow) + ")")
+		return false
+	case *syntax.ArithmExp:
+		b.WriteString(mark + "$((…))")
+		return false
+	case *syntax.ExtGlob:
+		b.WriteString(p.Op.String() + p.Pattern.Value + ")")
+	case *syntax.BraceExp:
+		b.WriteString("{…}")
+	default:
+		return false
+	}
+	return true
+}
+
+// singleQuoted is the text of '…', or of $'…' with its escapes read:
+// $'\x73udo' is sudo.
+func singleQuoted(p *syntax.SglQuoted) string {
+	if p.Dollar {
+		if s, err := expand.Literal(nil, &syntax.Word{Parts: []syntax.WordPart{p}}); err == nil {
+			return s
+		}
+	}
+	return p.Value
+}
+
+// writeParam writes $NAME: the value the command line gives it, when it
+// gives one value and nothing is done to it, else a mark and the name.
+func (r *reader) writeParam(b *strings.Builder, p *syntax.ParamExp) bool {
+	name := "?"
+	if p.Param != nil {
+		name = p.Param.Value
+	}
+	if v, ok := r.vars[name]; ok && v.single && plainParam(p) {
+		b.WriteString(v.value)
+		return v.known
+	}
+	b.WriteString(mark + "$" + name)
+	return false
+}
+
+// plainParam reports whether p is $NAME or ${NAME}, its value as it is:
+// no default, replacement, index, slice, length or indirection.
+func plainParam(p *syntax.ParamExp) bool {
+	return p.Exp == nil && p.Repl == nil && p.Index == nil && p.Slice == nil &&
+		!p.Length && !p.Excl && !p.Width && p.Names == 0
 }
 
 // unescape removes the backslashes the shell removes: every one outside

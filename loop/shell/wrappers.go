@@ -5,6 +5,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -110,24 +111,31 @@ func shellArgs(args []string) (line string, dashC bool, operand string, fromStdi
 			if i+1 < len(args) && !dashC && !dashS {
 				return "", false, args[i+1], false, nil
 			}
-		case a == "-o" || a == "+o" || a == "-O" || a == "+O" || a == "--rcfile" || a == "--init-file":
+		case slices.Contains(shellOptionsWithName, a):
 			i++ // takes an option name
-		case (strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+")) && len(a) > 1 && !strings.HasPrefix(a, "--"):
+		case shortCluster(a):
 			dashC = dashC || strings.ContainsRune(a[1:], 'c')
 			dashS = dashS || strings.ContainsRune(a[1:], 's')
 		case strings.HasPrefix(a, "--"):
 			// a long option (--norc, --login)
+		case dashC:
+			return a, true, "", false, args[i+1:]
+		case dashS:
+			return "", false, "", true, nil
 		default:
-			if dashC {
-				return a, true, "", false, args[i+1:]
-			}
-			if dashS {
-				return "", false, "", true, nil
-			}
 			return "", false, a, false, nil
 		}
 	}
 	return "", false, "", !dashC, nil
+}
+
+// shellOptionsWithName are a shell's options that take the next word as
+// their value: -o NAME, +O NAME, --rcfile FILE.
+var shellOptionsWithName = []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}
+
+// shortCluster reports whether a is a cluster of short options: -ec, +x.
+func shortCluster(a string) bool {
+	return (strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+")) && len(a) > 1 && !strings.HasPrefix(a, "--")
 }
 
 // quoteWords joins words back into a command line that parses into the
