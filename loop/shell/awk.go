@@ -62,6 +62,7 @@ func (r *reader) awkProgram(c call) string {
 		case opt == awkFile:
 			if i+1 < len(args) {
 				r.programIn(c.base, args[i+1])
+				r.runs(args[i+1])
 				i++
 			}
 			have = true
@@ -95,9 +96,15 @@ func (r *reader) programIn(base, file string) {
 	}
 }
 
-// sed runs commands through GNU sed's e command and the e flag of s///.
+// sed runs commands through GNU sed's e command and the e flag of s///;
+// a script file (-f) is a program it runs.
 func (r *reader) sed(c call) {
-	for _, s := range sedScripts(c.args()) {
+	scripts, files := sedArgs(c.args())
+	for _, f := range files {
+		r.programIn("sed", f)
+		r.runs(f)
+	}
+	for _, s := range scripts {
 		if sedRunsCommands(s) {
 			r.unknown("sed's script runs commands (the e command or the e flag of s)")
 			r.codeStrings("sed", "'"+s+"'", c.callContext)
@@ -106,33 +113,60 @@ func (r *reader) sed(c call) {
 	}
 }
 
-// sedScripts are the scripts sed's arguments give: every -e, or else the
-// first operand.
-func sedScripts(args []string) []string {
-	var scripts []string
-	script := false // a script was given, as text or as a file
+// sedArgs reads sed's arguments: its scripts (every -e, or else the first
+// operand) and its script files (-f).
+func sedArgs(args []string) (scripts, files []string) {
+	given := false // a script was given by an option, so no operand is one
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		switch {
-		case a == "-e" || a == "--expression":
-			if i+1 < len(args) {
-				scripts = append(scripts, args[i+1])
-				i++
-			}
-			script = true
-		case strings.HasPrefix(a, "--expression="):
-			scripts = append(scripts, strings.TrimPrefix(a, "--expression="))
-			script = true
-		case a == "-f" || a == "--file":
+		kind, value, next := sedOption(a)
+		if next && i+1 == len(args) {
+			given = given || kind != 0
+			continue
+		}
+		if next {
 			i++
-			script = true
-		case strings.HasPrefix(a, "-"):
-		case !script:
-			scripts = append(scripts, a)
-			script = true
+			value = args[i]
+		}
+		switch {
+		case kind == 'e':
+			scripts, given = append(scripts, value), true
+		case kind == 'f':
+			files, given = append(files, value), true
+		case !given && !strings.HasPrefix(a, "-"):
+			scripts, given = append(scripts, a), true
 		}
 	}
-	return scripts
+	return scripts, files
+}
+
+// sedOption reads one argument of sed as getopt does: 'e' for a script,
+// 'f' for a script file, 0 for anything else; the value it holds, or next
+// when its value is the next word. In a cluster, -l takes a value and -i a
+// suffix (-ie is -i with the suffix e).
+func sedOption(a string) (kind byte, value string, next bool) {
+	switch {
+	case a == "--expression":
+		return 'e', "", true
+	case a == "--file":
+		return 'f', "", true
+	case a == "--line-length":
+		return 0, "", true
+	case strings.HasPrefix(a, "--expression="):
+		return 'e', strings.TrimPrefix(a, "--expression="), false
+	case strings.HasPrefix(a, "--file="):
+		return 'f', strings.TrimPrefix(a, "--file="), false
+	case strings.HasPrefix(a, "--") || !strings.HasPrefix(a, "-"):
+		return 0, "", false
+	}
+	letter, value, next := clusterValue(a, "efli")
+	switch letter {
+	case 'e', 'f':
+		return letter, value, next
+	case 'l':
+		return 0, "", next
+	}
+	return 0, "", false
 }
 
 // sedRunsCommands reads a sed script just enough to find its e commands
@@ -161,9 +195,9 @@ func sedCommand(s string, i int) (end int, runs bool) {
 		return skipDelimited(s, i+1) - 1, false
 	case c == '/':
 		return skipRegexp(s, i+1), false
-	case strings.IndexByte("aicrwRW#:", c) >= 0: // text or a file name up to the end of the line
+	case strings.IndexByte("aicrwRW#", c) >= 0: // text or a file name up to the end of the line
 		return skipUntil(s, i, "\n"), false
-	case strings.IndexByte("btT", c) >= 0: // a label up to ; or the end of the line
+	case strings.IndexByte("btT:", c) >= 0: // a label up to ; or the end of the line (GNU sed: :a;N;ba)
 		return skipUntil(s, i, "\n;"), false
 	}
 	return i, s[i] == 'e'

@@ -27,10 +27,8 @@ func (r *reader) runsCode(c call) {
 		r.trapCode(c)
 	case "alias":
 		r.aliasCode(c)
-	case "su", "runuser", "script", "flock":
-		r.optionCode(c, "-c", "--command", c.base+" -c")
-	case "env":
-		r.optionCode(c, "-S", "--split-string", "env -S")
+	case "su", "runuser", "script", "flock", "env":
+		r.optionCode(c, commandOptions[c.base])
 	case "watch":
 		if inner := unwrap(c.words); len(inner) > 0 {
 			r.follow(c, strings.Join(inner, " "), r.d, "watch", false)
@@ -147,17 +145,58 @@ func (r *reader) aliasCode(c call) {
 	}
 }
 
+// commandOption is an option whose value is a command line (su -c
+// LINE): its letter and long name, and the command's short options that
+// take a value, so that a cluster of them is read as getopt reads it.
+type commandOption struct {
+	letter    byte
+	long      string
+	withValue string
+}
+
+// commandOptions are the commands that take a command line as an
+// option's value.
+var commandOptions = map[string]commandOption{
+	"su":      {'c', "--command", "cCgGsw"},
+	"runuser": {'c', "--command", "cCgGsuw"},
+	"script":  {'c', "--command", "cEBIOTm"},
+	"flock":   {'c', "--command", "cwE"},
+	"env":     {'S', "--split-string", "uCS"},
+}
+
 // optionCode follows the command lines given as an option's value: su -c
-// LINE, su --command LINE, su --command=LINE (by names the option).
-func (r *reader) optionCode(c call, short, long, by string) {
+// LINE, su -lc LINE, su -cLINE, su --command LINE, su --command=LINE.
+func (r *reader) optionCode(c call, o commandOption) {
 	args := c.args()
+	by := c.base + " -" + string(o.letter)
 	for i, a := range args {
-		if (a == short || a == long) && i+1 < len(args) {
-			r.follow(c, args[i+1], r.d, by, c.stream)
-		} else if v, ok := strings.CutPrefix(a, long+"="); ok {
-			r.follow(c, v, r.d, by, c.stream)
+		if line, ok := optionValue(a, args[i+1:], o); ok {
+			r.follow(c, line, r.d, by, c.stream)
 		}
 	}
+}
+
+// optionValue is the value argument a gives option o: attached (-cLINE,
+// --command=LINE) or the next word (rest[0]).
+func optionValue(a string, rest []string, o commandOption) (string, bool) {
+	switch {
+	case a == o.long && len(rest) > 0:
+		return rest[0], true
+	case strings.HasPrefix(a, o.long+"="):
+		return a[len(o.long)+1:], true
+	case strings.HasPrefix(a, "--") || !strings.HasPrefix(a, "-"):
+		return "", false
+	}
+	letter, value, next := clusterValue(a, o.withValue)
+	switch {
+	case letter != o.letter:
+		return "", false
+	case !next:
+		return value, true
+	case len(rest) > 0:
+		return rest[0], true
+	}
+	return "", false
 }
 
 // shellDialect is the grammar the shell named base reads: bash and its

@@ -43,6 +43,26 @@ func (r *reader) changeDir(base string, args []string) {
 	}
 }
 
+// envChdir is the folder env -C DIR (--chdir=DIR) runs its command in,
+// when words is such an env.
+func envChdir(words []string) (string, bool) {
+	if path.Base(words[0]) != "env" {
+		return "", false
+	}
+	args := words[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return "", false // the options end
+		}
+		if dir, ok := optionValue(a, args[i+1:], commandOption{'C', "--chdir", "uCS"}); ok {
+			return dir, true
+		}
+		i += wrappers["env"].valueWords(a, i+1 < len(args))
+	}
+	return "", false
+}
+
 // cdTarget is the folder cd's arguments name: the first that is not an
 // option ("" for none).
 func cdTarget(args []string) string {
@@ -138,18 +158,18 @@ func changesFiles(base string, args []string) bool {
 
 // modeFirst are the changers whose first operand is a mode, an owner or a
 // group, not a file.
-var modeFirst = []string{"chmod", "chown", "chgrp", "setfacl", "chattr"}
+var modeFirst = []string{"chmod", "chown", "chgrp", "chattr"}
 
 // changeTargets are the files a changer names: its operands after the
 // options, less a mode or owner that comes first, and for find the paths
 // before its expression.
 func changeTargets(base string, args []string) []string {
-	skip := 0
+	if base == "find" {
+		return findPaths(args)
+	}
+	skip := 0 // words still to pass over before the files
 	if slices.Contains(modeFirst, base) {
 		skip = 1
-	}
-	if base == "find" {
-		args = findPaths(args)
 	}
 	var targets []string
 	options := true
@@ -158,9 +178,7 @@ func changeTargets(base string, args []string) []string {
 		case options && a == "--":
 			options = false
 		case options && strings.HasPrefix(a, "-") && len(a) > 1:
-			if base == "chmod" && skip > 0 && strings.Trim(a[1:], "rwxXstugo") == "" {
-				skip-- // chmod -w FILE: the mode
-			}
+			skip = optionSkip(base, a, skip)
 		case skip > 0:
 			skip--
 		default:
@@ -170,9 +188,47 @@ func changeTargets(base string, args []string) []string {
 	return targets
 }
 
-// findPaths are the paths find's arguments name: those before its
-// expression.
+// optionSkip is how many words are still to pass over after the option a
+// of base: a mode written as an option (chmod -w, chattr -i) is the one
+// that was to come; --reference=FILE stands for it; setfacl's -m ACL and
+// its kin take one more.
+func optionSkip(base, a string, skip int) int {
+	switch {
+	case skip > 0 && base == "chmod" && strings.Trim(a[1:], "rwxXstugo") == "":
+		return skip - 1 // chmod -w FILE
+	case skip > 0 && base == "chattr" && strings.Trim(a[1:], "aAcCdDeFijmPsStTux") == "":
+		return skip - 1 // chattr -i FILE
+	case strings.HasPrefix(a, "--reference="):
+		return 0 // chmod --reference=RFILE FILE
+	case base == "setfacl" && setfaclValue(a):
+		return skip + 1
+	}
+	return skip
+}
+
+// setfaclValue reports whether setfacl's option a takes the next word as
+// its value (-m ACL, -Rx ACL, --set ACL, --modify-file FILE).
+func setfaclValue(a string) bool {
+	if strings.HasPrefix(a, "--") {
+		return slices.Contains([]string{"--set", "--set-file", "--modify", "--modify-file", "--remove", "--remove-file"}, a)
+	}
+	_, _, next := clusterValue(a, "mMxX")
+	return next
+}
+
+// findPaths are the paths find's arguments name: those after its own
+// options (-H, -L, -P, -D OPTS, -O3) and before its expression.
 func findPaths(args []string) []string {
+	for len(args) > 0 {
+		a := args[0]
+		if a == "-D" && len(args) > 1 {
+			args = args[2:]
+		} else if a == "-H" || a == "-L" || a == "-P" || a == "--" || strings.HasPrefix(a, "-O") {
+			args = args[1:]
+		} else {
+			break
+		}
+	}
 	for i, a := range args {
 		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
 			return args[:i] // the expression starts

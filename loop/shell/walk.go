@@ -223,17 +223,23 @@ func (r *reader) simpleCommand(args []*syntax.Word, redirs []*syntax.Redirect, s
 		r.unknown(fmt.Sprintf("the command name %s is only known when the command runs", Shown(words[0])))
 	}
 	in := stdinOf(redirs)
-	ctx := callContext{source: source, depth: depth, stream: stream || in.stream, stdin: in}
-	// The command behind each prefix is looked at too: in
-	// "sudo -u root env X=1 sh -c …" that is "env X=1 sh -c …", then
-	// "sh -c …".
+	r.checkWrapped(words, callContext{source: source, depth: depth, stream: stream || in.stream, stdin: in})
+}
+
+// checkWrapped checks a command and the command behind each of its
+// prefixes: in "sudo -u root env X=1 sh -c …" that is "env X=1 sh -c …",
+// then "sh -c …". env -C DIR runs what is behind it in DIR, as cd would.
+func (r *reader) checkWrapped(words []string, ctx callContext) {
 	for cmd := words; len(cmd) > 0; cmd = unwrap(cmd) {
 		if len(cmd) < len(words) {
-			r.out.Lines = append(r.out.Lines, Line{Text: unmarked(strings.Join(cmd, " ")), Source: source})
+			r.out.Lines = append(r.out.Lines, Line{Text: unmarked(strings.Join(cmd, " ")), Source: ctx.source})
 		}
 		r.check(cmd, ctx)
 		if r.tooLarge != "" {
 			return
+		}
+		if dir, ok := envChdir(cmd); ok {
+			r.changeDir("env -C", []string{dir})
 		}
 	}
 }

@@ -12,47 +12,48 @@ import (
 )
 
 // wrapper describes a command that runs another one named in its
-// arguments: the options of it that take a value as the next word, and how
-// many plain arguments come before the command (timeout's DURATION,
-// chroot's NEWROOT).
+// arguments: the options of it that take a value as the next word (short
+// ones by letter, long ones by name), and how many plain arguments come
+// before the command (timeout's DURATION, chroot's NEWROOT).
 type wrapper struct {
 	optsWithValue string
+	longWithValue []string
 	positional    int
 }
 
 // wrappers are the prefixes unwrap sees through.
 var wrappers = map[string]wrapper{
-	"env":       {optsWithValue: "uCS"},
+	"env":       {optsWithValue: "uCS", longWithValue: []string{"--unset", "--chdir", "--split-string"}},
 	"command":   {},
 	"exec":      {optsWithValue: "a"},
 	"builtin":   {},
 	"nohup":     {},
 	"setsid":    {},
-	"nice":      {optsWithValue: "n"},
-	"ionice":    {optsWithValue: "cnp"},
+	"nice":      {optsWithValue: "n", longWithValue: []string{"--adjustment"}},
+	"ionice":    {optsWithValue: "cnpPu", longWithValue: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
 	"chrt":      {positional: 1},
 	"taskset":   {positional: 1},
-	"time":      {optsWithValue: "fo"},
-	"timeout":   {optsWithValue: "sk", positional: 1},
-	"stdbuf":    {optsWithValue: "ioe"},
+	"time":      {optsWithValue: "fo", longWithValue: []string{"--format", "--output"}},
+	"timeout":   {optsWithValue: "sk", longWithValue: []string{"--signal", "--kill-after"}, positional: 1},
+	"stdbuf":    {optsWithValue: "ioe", longWithValue: []string{"--input", "--output", "--error"}},
 	"unbuffer":  {},
 	"chroot":    {positional: 1},
-	"xargs":     {optsWithValue: "adEeIiLlnPs"},
-	"flock":     {optsWithValue: "wE", positional: 1},
+	"xargs":     {optsWithValue: "adEILnPs", longWithValue: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
+	"flock":     {optsWithValue: "wE", longWithValue: []string{"--wait", "--timeout", "--conflict-exit-code"}, positional: 1},
 	"unshare":   {},
-	"nsenter":   {optsWithValue: "tS"},
-	"strace":    {optsWithValue: "eoOpsuU"},
-	"ltrace":    {optsWithValue: "eoOpsu"},
+	"nsenter":   {optsWithValue: "tS", longWithValue: []string{"--target", "--setuid", "--setgid"}},
+	"strace":    {optsWithValue: "eoOpsuU", longWithValue: []string{"--output", "--user"}},
+	"ltrace":    {optsWithValue: "eoOpsu", longWithValue: []string{"--output", "--user"}},
 	"catchsegv": {},
 	"fakeroot":  {},
 	"firejail":  {},
-	"sudo":      {optsWithValue: "CDghprtTUu"},
+	"sudo":      {optsWithValue: "CDghprtTUu", longWithValue: []string{"--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--close-from", "--other-user", "--chroot", "--command-timeout"}},
 	"doas":      {optsWithValue: "Cu"},
-	"pkexec":    {optsWithValue: "u"},
-	"run0":      {optsWithValue: "uDg"},
+	"pkexec":    {optsWithValue: "u", longWithValue: []string{"--user"}},
+	"run0":      {optsWithValue: "uDg", longWithValue: []string{"--user", "--group", "--chdir", "--description", "--property", "--setenv", "--nice", "--slice", "--unit"}},
 	"busybox":   {},
 	"toybox":    {},
-	"watch":     {optsWithValue: "dn"},
+	"watch":     {optsWithValue: "dn", longWithValue: []string{"--interval"}},
 }
 
 // unwrap returns the command a wrapper in words runs ("sudo -u root id" →
@@ -65,24 +66,58 @@ func unwrap(words []string) []string {
 		return nil
 	}
 	rest := words[1:]
-	positional := w.positional
 	for len(rest) > 0 {
 		arg := rest[0]
 		switch {
 		case arg == "--":
-			return skipPositional(rest[1:], positional)
+			return skipPositional(rest[1:], w.positional)
 		case strings.HasPrefix(arg, "-") && len(arg) > 1:
-			rest = rest[1:]
-			if len(arg) == 2 && strings.ContainsRune(w.optsWithValue, rune(arg[1])) && len(rest) > 0 {
-				rest = rest[1:]
-			}
+			rest = rest[1+w.valueWords(arg, len(rest) > 1):]
 		case path.Base(words[0]) == "env" && isAssignment(arg):
 			rest = rest[1:]
 		default:
-			return skipPositional(rest, positional)
+			return skipPositional(rest, w.positional)
 		}
 	}
 	return nil
+}
+
+// valueWords is how many words after the option arg are its value: one
+// for a long option that takes one (--user NAME), or a cluster of short
+// ones whose first that takes a value ends it (-u NAME, -iu NAME; -uNAME
+// holds its value); none when there is no next word.
+func (w wrapper) valueWords(arg string, hasNext bool) int {
+	if !hasNext {
+		return 0
+	}
+	if strings.HasPrefix(arg, "--") {
+		if slices.Contains(w.longWithValue, arg) {
+			return 1
+		}
+		return 0
+	}
+	if _, _, next := clusterValue(arg, w.optsWithValue); next {
+		return 1
+	}
+	return 0
+}
+
+// clusterValue reads a cluster of short options (-xvf FILE) as getopt
+// does: the first letter that takes a value (one of withValue) takes the
+// rest of the cluster, or the next word when it ends the cluster. It
+// returns that letter (0 for none) and its value in the cluster; next
+// says the value is the next word.
+func clusterValue(arg, withValue string) (letter byte, value string, next bool) {
+	for k := 1; k < len(arg); k++ {
+		if strings.IndexByte(withValue, arg[k]) < 0 {
+			continue
+		}
+		if k+1 < len(arg) {
+			return arg[k], arg[k+1:], false
+		}
+		return arg[k], "", true
+	}
+	return 0, "", false
 }
 
 func skipPositional(rest []string, n int) []string {
