@@ -794,30 +794,12 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 	} else if d.Verdict == RequireConfirm || pc.Decision == nil {
 		pc.Decision = &d
 	}
-	req := ConfirmRequest{Call: call, Decision: *pc.Decision}
-	if tool, ok := e.cfg.Tools.Get(call.Name); ok {
-		if p, ok := tool.(tools.Previewer); ok {
-			req.Preview = p.Preview(call.Args)
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return "", err // cancelled before asking: nothing is approved
 	}
-	var approval Approval
-	var err error
-	if e.answer != nil {
-		approval, e.answer = *e.answer, nil // answered before a crash
-	} else {
-		approval, err = e.cfg.Person.Confirm(ctx, req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
-			approval = Deny // the person could not answer (e.g. EOF): deny
-		}
-		if e.journal != nil && err == nil {
-			e.journal.answered(e.seq+1, approval)
-		}
+	approval, err := e.ask(ctx, pc)
+	if err != nil && ctx.Err() != nil {
+		return "", ctx.Err()
 	}
 	if approval == AllowSession && pc.Decision.NeedsPerson {
 		approval = AllowOnce // no grant covers what the security layer cannot read
@@ -826,15 +808,7 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String(), NeedsPerson: pc.Decision.NeedsPerson}
 	t.Decision = &d
 	if approval == Deny {
-		pc.Status = CallDenied
-		reason := "The person denied this call."
-		if err != nil {
-			reason = fmt.Sprintf("No approval could be obtained (%v), so the call was denied.", err)
-		}
-		e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
-			Content: reason + " Do not run it again unless the person asks; explain or choose another way."}
-		t.Error = &ErrorRecord{Kind: "user_denied", Message: reason}
-		e.refused = append(e.refused, e.mask.Mask(fmt.Sprintf("%s: %s", call.Name, reason)))
+		e.personDenied(t, pc, err)
 		return EdgeUserDenial, nil
 	}
 	if approval == AllowSession {
@@ -842,6 +816,46 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 	}
 	pc.Status = CallPending
 	return EdgeUserApproval, nil
+}
+
+// ask asks the person about the pending call pc (with the tool's preview
+// of what it would do), or takes the answer saved before a crash. A person
+// who cannot answer (EOF) denies; err says why.
+func (e *Engine) ask(ctx context.Context, pc *PendingCall) (Approval, error) {
+	if e.answer != nil {
+		approval := *e.answer // answered before a crash
+		e.answer = nil
+		return approval, nil
+	}
+	req := ConfirmRequest{Call: pc.Call, Decision: *pc.Decision}
+	if tool, ok := e.cfg.Tools.Get(pc.Call.Name); ok {
+		if p, ok := tool.(tools.Previewer); ok {
+			req.Preview = p.Preview(pc.Call.Args)
+		}
+	}
+	approval, err := e.cfg.Person.Confirm(ctx, req)
+	if err != nil {
+		return Deny, err // the person could not answer (e.g. EOF): deny
+	}
+	if e.journal != nil {
+		e.journal.answered(e.seq+1, approval)
+	}
+	return approval, nil
+}
+
+// personDenied records the person's denial of pc (or that no approval
+// could be obtained: err) as the call's result, for the model.
+func (e *Engine) personDenied(t *Transition, pc *PendingCall, err error) {
+	call := pc.Call
+	pc.Status = CallDenied
+	reason := "The person denied this call."
+	if err != nil {
+		reason = fmt.Sprintf("No approval could be obtained (%v), so the call was denied.", err)
+	}
+	e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
+		Content: reason + " Do not run it again unless the person asks; explain or choose another way."}
+	t.Error = &ErrorRecord{Kind: "user_denied", Message: reason}
+	e.refused = append(e.refused, e.mask.Mask(fmt.Sprintf("%s: %s", call.Name, reason)))
 }
 
 // act runs the tool (ACT).

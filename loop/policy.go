@@ -226,23 +226,26 @@ reason = "no rule names this tool, so a person decides"
 `
 
 type policyFile struct {
-	Network bool     `toml:"network"`
-	Env     []string `toml:"env"`
-	Rule    []struct {
-		Name                 string   `toml:"name"`
-		Verdict              string   `toml:"verdict"`
-		Reason               string   `toml:"reason"`
-		Tools                []string `toml:"tools"`
-		Attributes           []string `toml:"attributes"`
-		Origin               string   `toml:"origin"`
-		PathOutsideWorkspace bool     `toml:"path_outside_workspace"`
-		CommandMatches       []string `toml:"command_matches"`
-		CommandChecks        []string `toml:"command_checks"`
-	} `toml:"rule"`
+	Network bool       `toml:"network"`
+	Env     []string   `toml:"env"`
+	Rule    []ruleFile `toml:"rule"`
 	Default *struct {
 		Verdict string `toml:"verdict"`
 		Reason  string `toml:"reason"`
 	} `toml:"default"`
+}
+
+// ruleFile is one [[rule]] of a policy file.
+type ruleFile struct {
+	Name                 string   `toml:"name"`
+	Verdict              string   `toml:"verdict"`
+	Reason               string   `toml:"reason"`
+	Tools                []string `toml:"tools"`
+	Attributes           []string `toml:"attributes"`
+	Origin               string   `toml:"origin"`
+	PathOutsideWorkspace bool     `toml:"path_outside_workspace"`
+	CommandMatches       []string `toml:"command_matches"`
+	CommandChecks        []string `toml:"command_checks"`
 }
 
 // maxPolicyBytes caps a policy file. A real one is a few KiB; the cap keeps
@@ -326,7 +329,6 @@ func ParsePolicy(b []byte) (*Policy, error) {
 		return nil, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
 	}
 	p := &Policy{Network: f.Network, Env: f.Env, Default: Decision{Verdict: RequireConfirm, Rule: "default", Reason: "no rule matched"}}
-	checks := shell.Checks()
 	for _, name := range f.Env {
 		if err := tools.CheckPassEnv(name); err != nil {
 			return nil, err
@@ -334,48 +336,9 @@ func ParsePolicy(b []byte) (*Policy, error) {
 	}
 	seen := map[string]bool{}
 	for i, r := range f.Rule {
-		where := fmt.Sprintf("rule %d", i+1)
-		if r.Name == "" {
-			return nil, fmt.Errorf("%s: name is required", where)
-		}
-		where = fmt.Sprintf("rule %d (%q)", i+1, r.Name)
-		if seen[r.Name] {
-			return nil, fmt.Errorf("%s: the name is used twice", where)
-		}
-		seen[r.Name] = true
-		v, err := parseVerdict(r.Verdict)
+		rule, err := r.parse(i+1, seen)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		rule := Rule{Name: r.Name, Verdict: v, Reason: r.Reason, Tools: r.Tools, PathOutsideWorkspace: r.PathOutsideWorkspace}
-		for _, a := range r.Attributes {
-			if !slices.Contains(attributeNames, a) {
-				return nil, fmt.Errorf("%s: attributes %q: no such attribute; the attributes are %s", where, a, strings.Join(attributeNames, ", "))
-			}
-			rule.Attributes = append(rule.Attributes, a)
-		}
-		switch r.Origin {
-		case "", originBuiltin, originMCP:
-			rule.Origin = r.Origin
-		default:
-			return nil, fmt.Errorf("%s: origin %q: want %q or %q", where, r.Origin, originBuiltin, originMCP)
-		}
-		for _, pat := range r.CommandMatches {
-			re, err := regexp.Compile(pat)
-			if err != nil {
-				return nil, fmt.Errorf("%s: command_matches %q: %w", where, pat, err)
-			}
-			rule.CommandMatches = append(rule.CommandMatches, re)
-		}
-		for _, c := range r.CommandChecks {
-			if _, ok := checks[c]; !ok {
-				return nil, fmt.Errorf("%s: command_checks %q: no such check; the checks are %s",
-					where, c, strings.Join(slices.Sorted(maps.Keys(checks)), ", "))
-			}
-			rule.CommandChecks = append(rule.CommandChecks, c)
-		}
-		if rule.Reason == "" {
-			rule.Reason = "matched rule " + r.Name
+			return nil, err
 		}
 		p.Rules = append(p.Rules, rule)
 	}
@@ -390,6 +353,73 @@ func ParsePolicy(b []byte) (*Policy, error) {
 		}
 	}
 	return p, nil
+}
+
+// parse reads rule n of the file; seen holds the names of the rules
+// before it.
+func (r ruleFile) parse(n int, seen map[string]bool) (Rule, error) {
+	where := fmt.Sprintf("rule %d", n)
+	if r.Name == "" {
+		return Rule{}, fmt.Errorf("%s: name is required", where)
+	}
+	where = fmt.Sprintf("rule %d (%q)", n, r.Name)
+	if seen[r.Name] {
+		return Rule{}, fmt.Errorf("%s: the name is used twice", where)
+	}
+	seen[r.Name] = true
+	v, err := parseVerdict(r.Verdict)
+	if err != nil {
+		return Rule{}, fmt.Errorf("%s: %w", where, err)
+	}
+	rule := Rule{Name: r.Name, Verdict: v, Reason: r.Reason, Tools: r.Tools, PathOutsideWorkspace: r.PathOutsideWorkspace}
+	if err := r.parseTools(&rule, where); err != nil {
+		return Rule{}, err
+	}
+	if err := r.parseCommand(&rule, where); err != nil {
+		return Rule{}, err
+	}
+	if rule.Reason == "" {
+		rule.Reason = "matched rule " + r.Name
+	}
+	return rule, nil
+}
+
+// parseTools reads the conditions on the tool: its attributes and origin.
+func (r ruleFile) parseTools(rule *Rule, where string) error {
+	for _, a := range r.Attributes {
+		if !slices.Contains(attributeNames, a) {
+			return fmt.Errorf("%s: attributes %q: no such attribute; the attributes are %s", where, a, strings.Join(attributeNames, ", "))
+		}
+		rule.Attributes = append(rule.Attributes, a)
+	}
+	switch r.Origin {
+	case "", originBuiltin, originMCP:
+		rule.Origin = r.Origin
+	default:
+		return fmt.Errorf("%s: origin %q: want %q or %q", where, r.Origin, originBuiltin, originMCP)
+	}
+	return nil
+}
+
+// parseCommand reads the conditions on the command: its patterns and the
+// named checks of loop/shell.
+func (r ruleFile) parseCommand(rule *Rule, where string) error {
+	for _, pat := range r.CommandMatches {
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return fmt.Errorf("%s: command_matches %q: %w", where, pat, err)
+		}
+		rule.CommandMatches = append(rule.CommandMatches, re)
+	}
+	checks := shell.Checks()
+	for _, c := range r.CommandChecks {
+		if _, ok := checks[c]; !ok {
+			return fmt.Errorf("%s: command_checks %q: no such check; the checks are %s",
+				where, c, strings.Join(slices.Sorted(maps.Keys(checks)), ", "))
+		}
+		rule.CommandChecks = append(rule.CommandChecks, c)
+	}
+	return nil
 }
 
 // CheckTools reports rules that name a tool not in known: a misspelled name
