@@ -70,10 +70,8 @@ type Say func(format string, args ...any) string
 // English says the human trace as it is written here.
 var English Say = fmt.Sprintf
 
-// HumanInterruption is the interrupted record in the human trace.
-func HumanInterruption(i Interruption) string { return HumanInterruptionIn(i, English) }
-
-// HumanInterruptionIn is HumanInterruption said with say.
+// HumanInterruptionIn is the interrupted record in the human trace, said
+// with say.
 func HumanInterruptionIn(i Interruption, say Say) string {
 	return Printable(fmt.Sprintf("%-9s ", "[STOPPED]") + say("in %s: %s; running commands were stopped, temporary files removed", i.Interrupted.State, i.Interrupted.Cause))
 }
@@ -230,7 +228,7 @@ func nameOf(t Transition) string {
 // Control characters from model or file text are shown escaped, never sent
 // to the terminal (an ESC could retitle the window or write the clipboard).
 //
-// The MCP frames of the step follow, one line each (HumanFrame).
+// The MCP frames of the step follow, one line each (HumanFrameIn).
 func Human(t Transition) string { return HumanIn(t, English) }
 
 // HumanIn is Human said with say: the tag, the arc and every name stay as
@@ -243,10 +241,8 @@ func HumanIn(t Transition, say Say) string {
 	return line
 }
 
-// HumanFrame is one MCP frame in the human trace: "[MCP]     notes → tools/call {…}".
-func HumanFrame(f tools.Frame) string { return HumanFrameIn(f, English) }
-
-// HumanFrameIn is HumanFrame said with say.
+// HumanFrameIn is one MCP frame in the human trace, said with say:
+// "[MCP]     notes → tools/call {…}".
 func HumanFrameIn(f tools.Frame, say Say) string {
 	arrow := "→"
 	if f.Dir == "recv" {
