@@ -24,21 +24,18 @@ func TestDenialShowsWhereItMatched(t *testing.T) {
 // relies on it), and a command that does not parse is never allowed, even
 // by a rule that allows every command.
 func TestCustomRulesKeepTheirMeaning(t *testing.T) {
-	p, err := ParsePolicy([]byte(`
+	p := policyOf(t, `
 [[rule]]
 name = "no-shell-tricks"
 verdict = "DENY"
 tools = ["execute_command"]
-command_matches = ['[;&|<>` + "`" + `$\\]']
+command_matches = ['[;&|<>`+"`"+`$\\]']
 
 [[rule]]
 name = "anything-else"
 verdict = "ALLOW"
 tools = ["execute_command"]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	checkSpellings(t, p, []shellSpelling{
 		{`ls -l`, Allow, "anything-else", ""},
 		{`ls; id`, DenyVerdict, "no-shell-tricks", `";"`},

@@ -363,6 +363,16 @@ func TestShellSpellings(t *testing.T) {
 	checkSpellings(t, DefaultPolicy(), issue19Spellings)
 }
 
+// policyOf parses a policy file the test holds.
+func policyOf(t *testing.T, toml string) *Policy {
+	t.Helper()
+	p, err := ParsePolicy([]byte(toml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // checkSpellings checks p's decision on each command of the table.
 func checkSpellings(t *testing.T, p *Policy, table []shellSpelling) {
 	t.Helper()
@@ -389,7 +399,7 @@ func checkSpellings(t *testing.T, p *Policy, table []shellSpelling) {
 // TestNeedsPersonOverridesAllow: a policy that allows every command still
 // hands what it cannot read to a person; its denials stand.
 func TestNeedsPersonOverridesAllow(t *testing.T) {
-	p, err := ParsePolicy([]byte(`
+	p := policyOf(t, `
 [[rule]]
 name = "no-root"
 verdict = "DENY"
@@ -400,10 +410,7 @@ command_checks = ["privilege-escalation"]
 name = "anything"
 verdict = "ALLOW"
 tools = ["execute_command"]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	checkSpellings(t, p, []shellSpelling{
 		{`ls -l`, Allow, "anything", ""},
 		{`X=sudo; $X id`, DenyVerdict, "no-root", "sudo id"},

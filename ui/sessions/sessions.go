@@ -74,13 +74,9 @@ func parseIDs(fs *flag.FlagSet, args []string) ([]string, error) {
 // request, steps, last state. A file that cannot be read is listed with
 // the reason.
 func List(l lang.Lang, stdout, stderr io.Writer, dir string) error {
-	list, err := session.List(dir)
-	if err != nil {
+	list, err := listed(l, stderr, dir)
+	if err != nil || len(list) == 0 {
 		return err
-	}
-	if len(list) == 0 {
-		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.F("no sessions yet in %s", dir))
-		return nil
 	}
 	for _, s := range list {
 		if s.Err != nil {
@@ -91,6 +87,16 @@ func List(l lang.Lang, stdout, stderr io.Writer, dir string) error {
 			dialectNames(s.Runs), quoteRequest(s.Request), s.Steps, s.LastState)
 	}
 	return nil
+}
+
+// listed is the sessions in dir, oldest first; with none it says so on
+// stderr.
+func listed(l lang.Lang, stderr io.Writer, dir string) ([]session.Summary, error) {
+	list, err := session.List(dir)
+	if err == nil && len(list) == 0 {
+		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.F("no sessions yet in %s", dir))
+	}
+	return list, err
 }
 
 // quoteRequest is the first request on one line, quoted, at most 60

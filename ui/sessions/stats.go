@@ -17,13 +17,9 @@ import (
 // provider(s), steps, and the run's health (loop.Health). A file that
 // cannot be read is listed with the reason.
 func ListStats(l lang.Lang, stdout, stderr io.Writer, dir string) error {
-	list, err := session.List(dir)
-	if err != nil {
+	list, err := listed(l, stderr, dir)
+	if err != nil || len(list) == 0 {
 		return err
-	}
-	if len(list) == 0 {
-		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.F("no sessions yet in %s", dir))
-		return nil
 	}
 	fmt.Fprintln(stdout, l.T("id\tstarted\tprovider(s)\tsteps\thealth"))
 	for _, s := range list {
