@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -172,6 +173,11 @@ func TestDocQuotes(t *testing.T) {
 	pages := docPages(t)
 	writeDocFiles(t, pages)
 	c.scenes.plan(pages)
+	for name := range docScenes {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(c.scenes.lastPage)), func(k string) bool { return strings.HasPrefix(k, name+" ") }) {
+			t.Errorf("docScenes: no page quotes scene %s; a scene is a moment a doc shows", name)
+		}
+	}
 	n := 0
 	for i, p := range pages {
 		changed := false

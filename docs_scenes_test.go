@@ -1,10 +1,5 @@
 package main
 
-import (
-	"testing"
-	"time"
-)
-
 // docScenes are the moments of the glass box the docs quote, each the
 // flags glassbox is started with and the keys a person presses (see
 // docScene). A doc names one in a marker, <!-- screen: SCENE[@MARK] WxH -->;
@@ -55,27 +50,4 @@ var docScenes = map[string]docScene{
 	// 70–85: compare mode.
 	"compare": {args: []string{"--compare"}, keys: []string{"enter", "space*3", "@first_call", "r", "@request", "G", "@request_end", "r",
 		"c", "@end", "[*2", "@back", "v", "@other", "v", "tab*3", "z", "@zoomed", "esc"}},
-}
-
-// TestDocScenesPlay plays every scene (go test -run TestDocScenesPlay
-// -frames DIR writes what they drew), so a scene no doc quotes yet still
-// runs.
-func TestDocScenesPlay(t *testing.T) {
-	isolate(t)
-	c := newSceneCache()
-	for name := range docScenes {
-		start := time.Now()
-		if _, err := c.get(t, name, 120, 34, false); err != nil {
-			t.Error(err)
-		}
-		if name == "compare" {
-			c.get(t, name, 160, 48, false)
-		}
-		if name == "tour" {
-			for _, sz := range [][2]int{{120, 42}, {120, 41}, {119, 34}, {120, 23}, {120, 22}} {
-				c.get(t, name, sz[0], sz[1], false)
-			}
-		}
-		t.Logf("%s %v", name, time.Since(start))
-	}
 }
