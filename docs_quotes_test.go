@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -973,10 +974,12 @@ func (c sceneCache) get(t *testing.T, name string, w, h int, ja bool) (*sceneRun
 		slices.Sort(names)
 		return nil, fmt.Errorf("no scene %q in docScenes (docs_scenes_test.go); there are %v", name, names)
 	}
+	start := time.Now()
 	r, err := runScene(t, sc, w, h, ja, c.marksOnly[key])
 	if err != nil {
 		return nil, fmt.Errorf("scene %s: %w", name, err)
 	}
+	t.Logf("played %s: %d frames in %v", key, len(r.frames), time.Since(start).Round(time.Millisecond))
 	if *dumpFrames != "" {
 		r.dump(t, filepath.Join(*dumpFrames, strings.ReplaceAll(key, " ", "-")))
 	}
