@@ -244,6 +244,9 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 			return nil, fmt.Errorf("%w: --resume %s: %w", ErrUsage, path, err)
 		}
 		r.Engine, r.Session = e, s
+		if r.feed != nil {
+			r.feed.Seed(e.History()) // the first call's content starts from here
+		}
 		s.journals = append(s.journals, j)
 		if err := testCrash(j); err != nil {
 			return nil, err

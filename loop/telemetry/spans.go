@@ -70,11 +70,7 @@ type tracker struct {
 }
 
 func newTracker(e *Exporter, r Run) *tracker {
-	tr := &tracker{e: e, run: r, mask: e.masker(r.Secrets), mcp: map[string]*mcpCall{}}
-	if e.settings.Content {
-		tr.history = history.WithoutNotes(r.History)
-	}
-	return tr
+	return &tracker{e: e, run: r, mask: e.masker(r.Secrets), mcp: map[string]*mcpCall{}}
 }
 
 // take makes the spans one transition ends or starts.

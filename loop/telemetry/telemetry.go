@@ -303,9 +303,6 @@ type Run struct {
 	// System and Tools are what every model call is told (content only).
 	System string
 	Tools  []history.ToolSpec
-	// History is the conversation before the first transition this run
-	// takes here (a resumed session's), for the content of the first call.
-	History []history.Message
 	// MCPServers are the run's MCP servers (--mcp), by name: a streamable
 	// HTTP server's URL, "" for a stdio one.
 	MCPServers map[string]string
@@ -313,27 +310,43 @@ type Run struct {
 	Secrets []string
 }
 
-// Observe subscribes a run and returns the function to hand each of its
-// transitions (loop.Config.OnTransition, or whatever feeds a front end:
-// tap's inferred steps too). The function only queues the transition —
-// it never waits — and may be called from any one goroutine at a time
-// per run. A transition that finds the queue full is dropped and counted
-// (ReasonBehind).
-func (e *Exporter) Observe(r Run) func(loop.Transition) {
+// Observe subscribes a run: its Feed takes the run's transitions.
+func (e *Exporter) Observe(r Run) *Feed {
 	tr := newTracker(e, r)
 	e.mu.Lock()
 	e.trackers = append(e.trackers, tr)
 	e.mu.Unlock()
-	return func(t loop.Transition) {
-		if e.closed.Load() {
-			e.stats.drop(ReasonExit, 1, "")
-			return
-		}
-		select {
-		case e.steps <- step{tr: tr, t: compact(t)}:
-		default:
-			e.stats.drop(ReasonBehind, 1, "")
-		}
+	return &Feed{e: e, tr: tr}
+}
+
+// Feed is one run's way in. Its methods only queue — they never wait —
+// and are called from one goroutine at a time: the one stepping the run.
+type Feed struct {
+	e  *Exporter
+	tr *tracker
+}
+
+// Transition hands over one transition of the run (loop.Config.OnTransition,
+// or whatever feeds a front end: tap's inferred steps too). One that finds
+// the queue full is dropped and counted (ReasonBehind).
+func (f *Feed) Transition(t loop.Transition) { f.put(step{tr: f.tr, t: compact(t)}) }
+
+// Seed gives the conversation so far, before the run's first transition
+// here (a resumed session's): the content of its first model call starts
+// from it.
+func (f *Feed) Seed(msgs []history.Message) {
+	f.put(step{tr: f.tr, seed: history.WithoutNotes(msgs), seeding: true})
+}
+
+func (f *Feed) put(s step) {
+	if f.e.closed.Load() {
+		f.e.stats.drop(ReasonExit, 1, "")
+		return
+	}
+	select {
+	case f.e.steps <- s:
+	default:
+		f.e.stats.drop(ReasonBehind, 1, "")
 	}
 }
 
@@ -343,12 +356,12 @@ func (e *Exporter) work() {
 	for {
 		select {
 		case s := <-e.steps:
-			s.tr.take(s.t)
+			s.apply()
 		case <-e.quit:
 			for {
 				select {
 				case s := <-e.steps:
-					s.tr.take(s.t)
+					s.apply()
 				default:
 					e.mu.Lock()
 					for _, tr := range e.trackers {
@@ -388,10 +401,23 @@ func (e *Exporter) Close(ctx context.Context) Stats {
 	return e.Stats()
 }
 
-// step is one transition waiting to become spans, and the run it is of.
+// step is one transition waiting to become spans (or a conversation to
+// start from), and the run it is of.
 type step struct {
-	tr *tracker
-	t  record
+	tr      *tracker
+	t       record
+	seed    []history.Message
+	seeding bool
+}
+
+func (s step) apply() {
+	if s.seeding {
+		if s.tr.e.settings.Content {
+			s.tr.history = s.seed
+		}
+		return
+	}
+	s.tr.take(s.t)
 }
 
 // masker masks with the settings' secrets and the run's.

@@ -496,5 +496,7 @@ func init() {
 		"writing files and running commands change the workspace":        "ファイルの書き込みとコマンドの実行はワークスペースを変えます",
 		"no rule names this tool, so a person decides":                   "このツールを名指すルールがないので、人が決めます",
 		"no rule matched": "どのルールにも当たりませんでした",
+		// the status bar's OpenTelemetry segment (panes.go)
+		"%d sent": "%d 件送信",
 	})
 }
