@@ -55,12 +55,15 @@ func (r *Run) observe(c Config, registry *tools.Registry, system string) func(lo
 	if id == "" {
 		id = c.Resume
 	}
+	if id != "" {
+		id = strings.TrimSuffix(filepath.Base(id), ".jsonl")
+	}
 	r.feed = c.Telemetry.Observe(telemetry.Run{
 		Name:         c.Name,
 		Provider:     r.Backend.Dialect.GenAI.Provider,
 		Operation:    r.Backend.Dialect.GenAI.Operation,
 		Model:        r.Backend.Provider.Model(),
-		Conversation: strings.TrimSuffix(filepath.Base(id), ".jsonl"),
+		Conversation: id,
 		Stream:       !c.Call.Unary,
 		System:       system,
 		Tools:        registry.Specs(),
