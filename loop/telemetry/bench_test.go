@@ -15,16 +15,21 @@ import (
 )
 
 // BenchmarkCollector times one event of the tour lesson (a list, a read,
-// an answer: 9 transitions, 3 model calls through the SDK and the capture)
-// with export off, to a collector that answers, to one that refuses every
-// connection, and to one that takes the connection and never answers.
-// Sub-benchmarks run in turn, so -count N alternates them. Besides ns/op it
-// reports the process's CPU time per event (cpu-µs/op), which includes
-// the exporter's own goroutines. Closing the exporter (at most
-// headless.TelemetryWait at exit) is outside the timing; TestHangingCollector
-// bounds it.
+// an answer: 9 spans, 3 model calls through the SDK and the capture) on
+// one run, with export off, to a collector that answers, to one that
+// refuses every connection, and to one that takes the connection and never
+// answers. The conversation grows with every event, so compare the
+// variants at the same -benchtime Nx, each in its own process, alternated
+// (go test runs -count's repeats of one variant back to back). Besides
+// ns/op it reports the process's CPU time per event (cpu-µs/op), the
+// exporter's goroutines included, and the spans dropped. Closing the
+// exporter (at most headless.TelemetryWait at exit) is outside the timing;
+// TestCloseIsBounded bounds it.
 //
-//	go test ./loop/telemetry -run '^$' -bench Collector -benchtime 200x -count 6
+//	go test -c -o /tmp/telemetry.test ./loop/telemetry
+//	for i in 1 2 3 4 5 6; do for v in off answering refusing hanging; do
+//	  /tmp/telemetry.test -test.run '^$' -test.bench "Collector/^$v\$" -test.benchtime 100x
+//	done; done
 func BenchmarkCollector(b *testing.B) {
 	ok := httptest.NewServer(&collector{})
 	defer ok.Close()
@@ -48,16 +53,15 @@ func benchEvents(b *testing.B, endpoint string) {
 		b.Fatal(err)
 	}
 	req := request(b, "tour")
+	runs, err := agentrun.OpenAll(context.Background(), c, func(string) loop.Person { return yes{} })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer agentrun.CloseAll(runs)
+	e := runs[0].Engine
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		runs, err := agentrun.OpenAll(context.Background(), c, func(string) loop.Person { return yes{} })
-		if err != nil {
-			b.Fatal(err)
-		}
-		e := runs[0].Engine
-		b.StartTimer()
 		e.Submit(loop.Event{Source: "cli", Type: "user_input", Data: req})
 		for {
 			if _, err := e.Step(context.Background()); errors.Is(err, loop.ErrIdle) {
@@ -66,9 +70,6 @@ func benchEvents(b *testing.B, endpoint string) {
 				b.Fatal(err)
 			}
 		}
-		b.StopTimer()
-		agentrun.CloseAll(runs)
-		b.StartTimer()
 	}
 	b.StopTimer()
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
