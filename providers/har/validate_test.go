@@ -38,7 +38,9 @@ func validate(data []byte) []string {
 
 type validator struct{ errs []string }
 
-func (v *validator) fail(format string, args ...any) { v.errs = append(v.errs, fmt.Sprintf(format, args...)) }
+func (v *validator) fail(format string, args ...any) {
+	v.errs = append(v.errs, fmt.Sprintf(format, args...))
+}
 
 func (v *validator) object(m map[string]any, key, at string) map[string]any {
 	o, ok := m[key].(map[string]any)
