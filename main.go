@@ -153,8 +153,9 @@ Usage:
   glassbox lessons              list the bundled offline lessons
   glassbox sessions [--stats [ID]]
                                 list the saved sessions (resume one with --resume ID); --stats adds each run's health
-  glassbox export SESSION [--step N] [--format md|html] [--out FILE]
-                                a step or a whole session as a self-contained page (a handout)
+  glassbox export SESSION [--step N] [--format md|html|har] [--out FILE]
+                                a step or a whole session as a self-contained page (a handout),
+                                or its HTTP exchanges as HAR (also from a cassette)
   glassbox serve [flags]        serve a glass box to each learner over SSH (ssh -p 2222 HOST)
   glassbox follow ADDR [--fingerprint SHA256:…]
                                 follow an instructor's broadcast in your own glass box, read only
@@ -842,11 +843,11 @@ func exportSession(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var c export.Command
 	fs.IntVar(&c.Step, "step", 0, l.T("export only step N, counted from 1 as in 'glassbox sessions' (default: the whole session)"))
-	format := fs.String("format", "md", l.T("md (Markdown) or html (one self-contained file)"))
+	format := fs.String("format", "md", l.T("md (Markdown), html (one self-contained file) or har (every HTTP exchange as HAR 1.2, for a browser's network panel; SESSION may then be a cassette)"))
 	fs.StringVar(&c.Out, "out", "", l.T("write the page to FILE (default: standard output)"))
 	langFlag := fs.String("lang", "", l.T("the language of the page's headings and labels: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); what the session holds is shown as it is"))
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, l.T("Usage: glassbox export SESSION [--step N] [--format md|html] [--out FILE]\n\nWrites a step, or the whole session, as one page a learner can take home.\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:"))
+		fmt.Fprintln(stderr, l.T("Usage: glassbox export SESSION|CASSETTE [--step N] [--format md|html|har] [--out FILE]\n\nWrites a step, or the whole session, as one page a learner can take home,\nor its HTTP exchanges as a HAR file (--format har, also from a cassette).\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:"))
 		fs.PrintDefaults()
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -883,6 +884,7 @@ func exportSession(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "glassbox export: %s\n", l.Error(err))
 		return exitUsage
 	}
+	c.Version = version
 	if err := c.Run(os.Getenv, stdout); err != nil {
 		return fail(l, stderr, "glassbox export", err)
 	}

@@ -23,11 +23,11 @@ const MaxEntryBytes = 64 << 20
 // Errors a reader returns, wrapped with where it happened.
 var (
 	// ErrNotHAR: the file is JSON (or not) but not an HTTP Archive.
-	ErrNotHAR = errors.New("not a HAR file")
+	ErrNotHAR = sentence.Errorf("not a HAR file")
 	// ErrTruncated: the file ends in the middle.
-	ErrTruncated = errors.New("the HAR file is cut off")
+	ErrTruncated = sentence.Errorf("the HAR file is cut off")
 	// ErrEntryTooLarge: one entry is larger than the reader's bound.
-	ErrEntryTooLarge = errors.New("a HAR entry is larger than glassbox reads")
+	ErrEntryTooLarge = sentence.Errorf("a HAR entry is larger than glassbox reads")
 )
 
 // Entry is one exchange read from a HAR file, masked (providers.Redact):
@@ -131,10 +131,10 @@ func (r *Reader) limit() int64 {
 func (r *Reader) open() error {
 	tok, err := r.dec.Token()
 	if err != nil {
-		return r.notHAR(err, "it is not JSON")
+		return r.notHAR(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("%w: it is JSON, but not an object with a \"log\"", ErrNotHAR)
+		return sentence.Errorf("%w: it is JSON, but not an object with a \"log\"", ErrNotHAR)
 	}
 	for r.dec.More() {
 		key, err := r.key()
@@ -148,7 +148,7 @@ func (r *Reader) open() error {
 			return err
 		}
 	}
-	return fmt.Errorf("%w: its JSON object has no \"log\"", ErrNotHAR)
+	return sentence.Errorf("%w: its JSON object has no \"log\"", ErrNotHAR)
 }
 
 // logField reads one field of the log object; at its end, the rest of the
@@ -170,10 +170,10 @@ func (r *Reader) logField() error {
 			return err
 		}
 		if _, err := r.dec.Token(); !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%w: something follows the HAR object", ErrNotHAR)
+			return sentence.Errorf("%w: something follows the HAR object", ErrNotHAR)
 		}
 		if r.n == 0 && r.version == "" {
-			return fmt.Errorf("%w: its \"log\" has no version and no entries", ErrNotHAR)
+			return sentence.Errorf("%w: its \"log\" has no version and no entries", ErrNotHAR)
 		}
 		r.done = true
 		return nil
@@ -204,7 +204,7 @@ func (r *Reader) key() (string, error) {
 	}
 	s, ok := tok.(string)
 	if !ok {
-		return "", fmt.Errorf("%w: a field name was expected", ErrNotHAR)
+		return "", sentence.Errorf("%w: a field name was expected", ErrNotHAR)
 	}
 	return s, nil
 }
@@ -215,7 +215,7 @@ func (r *Reader) expectDelim(want json.Delim) error {
 		return r.cut(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != want {
-		return fmt.Errorf("%w: %q was expected, found %v", ErrNotHAR, string(want), tok)
+		return sentence.Errorf("%w: %q was expected, found %v", ErrNotHAR, string(want), tok)
 	}
 	return nil
 }
@@ -229,7 +229,7 @@ func (r *Reader) decode(v any, what string) error {
 	if err := r.dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return fmt.Errorf("%w: %s is not what HAR says it is (%v)", ErrNotHAR, what, err)
+			return sentence.Errorf("%w: %s is not what HAR says it is (%v)", ErrNotHAR, what, err)
 		}
 		return r.cut(err)
 	}
@@ -242,20 +242,20 @@ func (r *Reader) cut(err error) error {
 	var syn *json.SyntaxError
 	switch {
 	case errors.Is(err, errOverBudget):
-		return fmt.Errorf("%w: entry %d is over %d MiB", ErrEntryTooLarge, r.n+1, r.limit()>>20)
+		return sentence.Errorf("%w: entry %d is over %d MiB", ErrEntryTooLarge, r.n+1, r.limit()>>20)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%w after %d entr%s", ErrTruncated, r.n, map[bool]string{true: "y", false: "ies"}[r.n == 1])
+		return sentence.Errorf("%w after %d entries", ErrTruncated, r.n)
 	case errors.As(err, &syn):
-		return fmt.Errorf("%w: broken JSON at byte %d (%v)", ErrNotHAR, syn.Offset, err)
+		return sentence.Errorf("%w: broken JSON at byte %d (%v)", ErrNotHAR, syn.Offset, err)
 	}
 	return err
 }
 
-func (r *Reader) notHAR(err error, why string) error {
+func (r *Reader) notHAR(err error) error {
 	if errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: the file is empty", ErrNotHAR)
+		return sentence.Errorf("%w: the file is empty", ErrNotHAR)
 	}
-	return fmt.Errorf("%w: %s", ErrNotHAR, why)
+	return sentence.Errorf("%w: it is not JSON", ErrNotHAR)
 }
 
 // entryIn is an entry as read: lenient where tools differ.
