@@ -206,14 +206,15 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 
 // telemetrySegment is the OpenTelemetry export in a few words: spans
 // sent, and those dropped with the first reason ("12 sent · 3 dropped:
-// the collector refused the connection").
+// refused"); the whole reasons are printed when glassbox ends.
 func telemetrySegment(l lang.Lang, s telemetry.Stats) string {
 	v := l.F("%d sent", s.Sent)
 	if n := s.DroppedTotal(); n > 0 {
-		v += " · " + l.F("%d dropped: %s", n, l.Dyn(string(s.Dropped[0].Reason)))
+		why := l.Dyn(s.Dropped[0].Reason.Short())
 		if d := s.Dropped[0].Detail; d != "" {
-			v += " (" + d + ")"
+			why = d // "HTTP 401" says more than "rejected"
 		}
+		v += " · " + l.F("%d dropped: %s", n, why)
 	}
 	return v
 }

@@ -32,6 +32,15 @@ const (
 	ReasonExit Reason = "glassbox ended before the collector took them"
 )
 
+// Short is the reason in a word or two, for a status bar: "refused",
+// "timeout", "queue full".
+func (r Reason) Short() string { return shortReasons[r] }
+
+var shortReasons = map[Reason]string{
+	ReasonRefused: "refused", ReasonTimeout: "timeout", ReasonUnreachable: "unreachable", ReasonRejected: "rejected",
+	ReasonFailed: "failed", ReasonQueueFull: "queue full", ReasonBehind: "behind", ReasonExit: "at exit",
+}
+
 // Reasons are every Reason, in the order Stats lists them.
 var Reasons = []Reason{ReasonRefused, ReasonTimeout, ReasonUnreachable, ReasonRejected, ReasonFailed, ReasonQueueFull, ReasonBehind, ReasonExit}
 

@@ -44,11 +44,10 @@ func TelemetryClosed(l lang.Lang, w io.Writer, name string, exp *telemetry.Expor
 // TelemetrySummary is the export's account in one line: "OpenTelemetry:
 // 42 spans sent to URL; 3 dropped: the collector refused the connection (3)".
 func TelemetrySummary(l lang.Lang, s telemetry.Stats) string {
-	line := l.F("OpenTelemetry: %d span%s sent to %s", s.Sent, plural(int(s.Sent), "", "s"), s.Endpoint)
 	if n := s.DroppedTotal(); n > 0 {
-		line += "; " + l.F("%d dropped: %s", n, DropReasons(l, s.Dropped))
+		return l.F("OpenTelemetry: %d span%s sent to %s; %d dropped: %s", s.Sent, plural(int(s.Sent), "", "s"), s.Endpoint, n, DropReasons(l, s.Dropped))
 	}
-	return line
+	return l.F("OpenTelemetry: %d span%s sent to %s", s.Sent, plural(int(s.Sent), "", "s"), s.Endpoint)
 }
 
 // DropReasons lists why spans were dropped, with each reason's count.
@@ -59,7 +58,7 @@ func DropReasons(l lang.Lang, drops []telemetry.Drop) string {
 		if d.Detail != "" {
 			p += ", " + d.Detail
 		}
-		parts = append(parts, fmt.Sprintf("%s (%d)", p, d.Count))
+		parts = append(parts, l.F("%s (%d)", p, d.Count))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, l.T("; "))
 }

@@ -96,8 +96,10 @@ func init() {
 		// ui/headless/telemetry.go: OpenTelemetry export
 		"OpenTelemetry: spans go to %s (%s)":                          "OpenTelemetry: スパンの送り先は %s(%s)",
 		"with the messages and tool results, masked (--otlp-content)": "メッセージとツールの結果もマスクして載せます(--otlp-content)",
-		"OpenTelemetry: %d span%s sent to %s":                         "OpenTelemetry: スパン %d 件%.0s を %s へ送りました",
-		"%d dropped: %s":                                              "%d 件は送れませんでした: %s",
+		"OpenTelemetry: %d span%s sent to %s":                         "OpenTelemetry: スパン %d 件%.0sを %s へ送りました",
+		"OpenTelemetry: %d span%s sent to %s; %d dropped: %s":         "OpenTelemetry: スパン %d 件%.0sを %s へ送りました。%d 件は送れませんでした: %s",
+		"%s (%d)": "%s(%d 件)",
+		"; ":      "。",
 		// loop/telemetry's reasons (Dyn)
 		"the collector refused the connection":          "コレクターが接続を拒否しました",
 		"the collector did not answer in time":          "コレクターが時間内に応答しませんでした",
