@@ -16,8 +16,8 @@ import (
 // messages to them, lays them out (computeLayout) and composes their views.
 //
 // Adding a pane: write one file with a type that implements component, and
-// add one line to paneKinds below (its place in the focus ring) and one to
-// the layout where it goes on screen.
+// add one line to paneKinds below (its place in the focus ring) and one box
+// to each screen description it shows in (gridBox, columnBox: ui/layout.go).
 type component interface {
 	// title is the pane's name on its frame; shortTitle on a narrow tab bar.
 	title(l lang.Lang) string
