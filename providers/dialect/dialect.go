@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
 // Provider is what a dialect opens: the loop's provider interface
@@ -68,6 +69,10 @@ type Descriptor struct {
 	// encoding (Gemini: ", with 3 Gemini thought signatures"); "" for
 	// nothing.
 	Dropped func(native [][]byte) string
+	// Wire reads the dialect's calls from their bytes — any agent's, not
+	// only glassbox's — and knows their paths (package wire). The
+	// dialects of one API family share it.
+	Wire *wire.Codec
 }
 
 // GenAI is how the OpenTelemetry GenAI semantic conventions (v1.41.0)
