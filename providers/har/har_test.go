@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -283,5 +285,68 @@ func TestReadHugeFileBounded(t *testing.T) {
 	}
 	if peak > 32<<20 {
 		t.Errorf("heap in use reached %d MiB reading a 128 MiB file", peak>>20)
+	}
+}
+
+// TestReadOtherToolsHAR reads files other tools wrote (testdata/README.md):
+// Chromium DevTools' "Save all as HAR" and Playwright's recorder. The
+// Gemini call comes back whole — its request body, the streamed reply as
+// the text that arrived, its status and timings — and the API key header
+// is masked on the way in.
+func TestReadOtherToolsHAR(t *testing.T) {
+	for _, tc := range []struct{ file, creator string }{
+		{"testdata/devtools.har", "WebInspector"},
+		{"testdata/playwright.har", "Playwright"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			r := har.NewReader(f)
+			var calls []har.Entry
+			for {
+				e, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(e.Exchange.URL, "/v1beta/models/") {
+					calls = append(calls, e)
+				}
+			}
+			if name, _ := r.Creator(); name != tc.creator || r.Version() != "1.2" {
+				t.Errorf("creator %q version %q", name, r.Version())
+			}
+			if len(calls) != 2 {
+				t.Fatalf("%d Gemini calls, want 2", len(calls))
+			}
+			stream, failed := calls[0].Exchange, calls[1].Exchange
+			if stream.Method != "POST" || stream.Status != 200 || !strings.HasSuffix(stream.URL, ":streamGenerateContent?alt=sse") {
+				t.Errorf("stream call: %s %s → %d", stream.Method, stream.URL, stream.Status)
+			}
+			var req struct{ Contents, Tools any }
+			if err := json.Unmarshal(stream.RequestBody, &req); err != nil || req.Contents == nil || req.Tools == nil {
+				t.Errorf("request body %q: %v", stream.RequestBody, err)
+			}
+			if n := strings.Count(string(stream.ResponseBody), "data: {"); n != 3 || !strings.Contains(string(stream.ResponseBody), "Cheyenne") {
+				t.Errorf("the streamed reply has %d events: %q", n, stream.ResponseBody)
+			}
+			if got := http.Header(stream.RequestHeaders).Get("X-Goog-Api-Key"); got != providers.RedactedMark {
+				t.Errorf("x-goog-api-key read as %q, want it masked", got)
+			}
+			if strings.Contains(fmt.Sprint(stream), "PLACEHOLDER") {
+				t.Error("the key's value survived reading")
+			}
+			if stream.TTFB <= 0 || stream.Total < stream.TTFB+40*time.Millisecond || calls[0].Started.IsZero() {
+				t.Errorf("timings: ttfb %v total %v started %v (the server streamed for at least 120 ms)", stream.TTFB, stream.Total, calls[0].Started)
+			}
+			if failed.Status != 400 || !strings.Contains(string(failed.ResponseBody), "INVALID_ARGUMENT") {
+				t.Errorf("the failed call: %d %q", failed.Status, failed.ResponseBody)
+			}
+		})
 	}
 }

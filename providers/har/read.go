@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -359,7 +360,8 @@ func headersIn(list []nameVal, g *glassboxEntry) (map[string][]string, []provide
 			wire = append(wire, providers.WireHeader{Name: nv.Name, Value: nv.Value, Added: added})
 		}
 		if !added {
-			h[nv.Name] = append(h[nv.Name], nv.Value)
+			name := http.CanonicalHeaderKey(nv.Name) // as the capture keys them
+			h[name] = append(h[name], nv.Value)
 		}
 	}
 	return h, wire
