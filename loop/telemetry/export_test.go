@@ -19,6 +19,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
@@ -89,16 +90,33 @@ func request(t testing.TB, name string) string {
 	return lesson.RequestIn("en")
 }
 
-// lessonRun opens an offline Gemini run exporting to endpoint, feeds it
-// the requests, one event each, and steps it until idle after each. env is
-// what the run and the exporter read of the environment.
+// lessonRun opens an offline run of provider exporting to endpoint, feeds
+// it the requests, one event each, and steps it until idle after each. env
+// is what the run and the exporter read of the environment.
 func lessonRun(t *testing.T, provider, endpoint string, content bool, env map[string]string, requests ...string) (*telemetry.Exporter, []loop.Transition) {
 	t.Helper()
-	getenv := func(k string) string { return env[k] }
+	var events []loop.Event
+	for _, req := range requests {
+		events = append(events, loop.Event{Source: "cli", Type: "user_input", Data: req})
+	}
+	return eventRun(t, runSpec{provider: provider, endpoint: endpoint, content: content, env: env}, events...)
+}
+
+// runSpec is how eventRun opens its run.
+type runSpec struct {
+	provider, endpoint string
+	content            bool
+	env                map[string]string
+	mcp                []string
+}
+
+func eventRun(t *testing.T, spec runSpec, events ...loop.Event) (*telemetry.Exporter, []loop.Transition) {
+	t.Helper()
+	getenv := func(k string) string { return spec.env[k] }
 	c := agentrun.Defaults(true)
-	c.Provider, c.Offline, c.Lang, c.Version = provider, true, "en", "test"
+	c.Provider, c.Offline, c.Lang, c.Version, c.MCP = spec.provider, true, "en", "test", spec.mcp
 	c.ApplyEnv(getenv)
-	c.OTLP, c.OTLPContent = endpoint, content
+	c.OTLP, c.OTLPContent = spec.endpoint, spec.content
 	c.Sleep = func(context.Context, time.Duration) error { return nil } // the retry waits
 	if err := c.StartTelemetry(getenv); err != nil {
 		t.Fatal(err)
@@ -110,8 +128,9 @@ func lessonRun(t *testing.T, provider, endpoint string, content bool, env map[st
 	t.Cleanup(func() { agentrun.CloseAll(runs) })
 	e := runs[0].Engine
 	var steps []loop.Transition
-	for _, req := range requests {
-		e.Submit(loop.Event{Source: "cli", Type: "user_input", Data: req})
+	for _, ev := range events {
+		e.Attach(ev.Source, func(loop.Output) {})
+		e.Submit(ev)
 		for {
 			tr, err := e.Step(context.Background())
 			if errors.Is(err, loop.ErrIdle) {
@@ -397,5 +416,60 @@ func TestExportContentMasked(t *testing.T) {
 	}
 	if !sawInput || !sawArgs {
 		t.Errorf("content spans: input %v tool %v", sawInput, sawArgs)
+	}
+}
+
+// TestExportMCP: a tool an MCP server runs (the mcp-tool lesson, --mcp
+// demo over stdio) carries the MCP page's attributes on its execute_tool
+// span, the handshake's requests are MCP client spans, and an event that
+// came over the MCP bus is held by the tools/call ask_agent server span.
+func TestExportMCP(t *testing.T) {
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	exp, _ := eventRun(t, runSpec{provider: "gemini", endpoint: srv.URL, mcp: []string{"demo"}},
+		loop.Event{Source: bus.Source, Type: bus.EventType, Data: request(t, "mcp-tool"), Ref: "7"})
+	exp.Close(context.Background())
+	spans := col.all()
+	tr := newTree(spans)
+	var tool, initialize, list, server *tracepb.Span
+	for _, s := range spans {
+		switch {
+		case strings.HasPrefix(s.Name, "execute_tool demo__"):
+			tool = s
+		case s.Name == "initialize":
+			initialize = s
+		case s.Name == "tools/list":
+			list = s
+		case s.Name == "tools/call ask_agent":
+			server = s
+		}
+	}
+	if tool == nil || initialize == nil || list == nil || server == nil {
+		var names []string
+		for _, s := range spans {
+			names = append(names, s.Name)
+		}
+		t.Fatalf("spans %q: want an execute_tool of the demo server, initialize, tools/list and tools/call ask_agent", names)
+	}
+	at := attrs(tool)
+	if at["mcp.method.name"] != "tools/call" || at["jsonrpc.request.id"] == "" || at["network.transport"] != "pipe" ||
+		at["gen_ai.tool.type"] != "extension" || at["glassbox.mcp.server"] != "demo" || at["glassbox.policy.verdict"] == "" {
+		t.Errorf("the MCP tool's span: %v", at)
+	}
+	if ia := attrs(initialize); initialize.Kind != tracepb.Span_SPAN_KIND_CLIENT || ia["mcp.method.name"] != "initialize" ||
+		ia["mcp.protocol.version"] == "" || ia["jsonrpc.request.id"] == "" || initialize.EndTimeUnixNano < initialize.StartTimeUnixNano {
+		t.Errorf("initialize: kind %v attrs %v", initialize.Kind, ia)
+	}
+	sa := attrs(server)
+	if server.Kind != tracepb.Span_SPAN_KIND_SERVER || sa["mcp.method.name"] != "tools/call" || sa["gen_ai.tool.name"] != "ask_agent" || sa["jsonrpc.request.id"] != "7" {
+		t.Errorf("the bus's server span: kind %v attrs %v", server.Kind, sa)
+	}
+	agent := named(spans, "invoke_agent glassbox")
+	if len(agent) != 1 || tr.parent(agent[0]) != server || attrs(agent[0])["glassbox.event.source"] != bus.Source {
+		t.Errorf("invoke_agent is not under the bus's tools/call span")
+	}
+	if p := tr.parent(tool); p == nil || p.Name != "invoke_agent glassbox" {
+		t.Errorf("the MCP tool's span is not under invoke_agent")
 	}
 }
