@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -108,6 +110,7 @@ type runSpec struct {
 	content            bool
 	env                map[string]string
 	mcp                []string
+	session            string // a session file to keep
 }
 
 func eventRun(t *testing.T, spec runSpec, events ...loop.Event) (*telemetry.Exporter, []loop.Transition) {
@@ -116,7 +119,7 @@ func eventRun(t *testing.T, spec runSpec, events ...loop.Event) (*telemetry.Expo
 	c := agentrun.Defaults(true)
 	c.Provider, c.Offline, c.Lang, c.Version, c.MCP = spec.provider, true, "en", "test", spec.mcp
 	c.ApplyEnv(getenv)
-	c.OTLP, c.OTLPContent = spec.endpoint, spec.content
+	c.OTLP, c.OTLPContent, c.Session = spec.endpoint, spec.content, spec.session
 	c.Sleep = func(context.Context, time.Duration) error { return nil } // the retry waits
 	if err := c.StartTelemetry(getenv); err != nil {
 		t.Fatal(err)
@@ -380,11 +383,15 @@ func testSpanTree(t *testing.T, provider string, withIDs bool) {
 // key that was typed into the request never leaves, there or anywhere.
 func TestExportContentMasked(t *testing.T) {
 	const key = "AIzaSyD-secret-value-for-the-test-0123456789"
+	const header = "Basic c2VjcmV0LWhlYWRlci12YWx1ZQ==" // the collector's credentials
 	col := &collector{}
 	srv := httptest.NewServer(col)
 	defer srv.Close()
-	getenv := map[string]string{"GEMINI_API_KEY": key}
-	exp, steps := lessonRun(t, "gemini", srv.URL, true, getenv, "list the files and read README.md; my key is "+key)
+	env := map[string]string{"GEMINI_API_KEY": key, "OTEL_EXPORTER_OTLP_HEADERS": "Authorization=" + url.QueryEscape(header)}
+	session := filepath.Join(t.TempDir(), "s-20261128.jsonl")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	exp, steps := eventRun(t, runSpec{provider: "gemini", endpoint: srv.URL, content: true, env: env, session: session},
+		loop.Event{Source: "cli", Type: "user_input", Data: "list the files and read README.md; my key is " + key + " and " + header})
 	if len(steps) == 0 {
 		t.Fatal("no steps")
 	}
@@ -394,9 +401,12 @@ func TestExportContentMasked(t *testing.T) {
 	for _, s := range spans {
 		at := attrs(s)
 		for k, v := range at {
-			if strings.Contains(v, key) {
-				t.Errorf("span %s attribute %s holds the key", s.Name, k)
+			if strings.Contains(v, key) || strings.Contains(v, header) {
+				t.Errorf("span %s attribute %s holds a secret", s.Name, k)
 			}
+		}
+		if strings.HasPrefix(s.Name, "invoke_agent") && at["gen_ai.conversation.id"] != "s-20261128" {
+			t.Errorf("gen_ai.conversation.id = %q, want the session's id", at["gen_ai.conversation.id"])
 		}
 		if strings.HasPrefix(s.Name, "generate_content") {
 			if !strings.HasPrefix(at["gen_ai.input.messages"], `[{"role":"user","parts":[{"type":"text","content":`) ||
