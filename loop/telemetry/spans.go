@@ -121,30 +121,28 @@ func (tr *tracker) remember(t record) {
 }
 
 // forked ends what a fork left open: those steps are no longer the run's.
-func (tr *tracker) forked(at time.Time) {
-	for _, s := range []trace.Span{tr.tool, tr.agent, tr.server} {
-		if s != nil {
-			s.SetAttributes(keyAbandoned.Bool(true))
-			s.End(trace.WithTimestamp(at))
-		}
-	}
-	tr.tool, tr.agent, tr.server = nil, nil, nil
-}
+func (tr *tracker) forked(at time.Time) { tr.endOpen(at, keyAbandoned) }
 
 // finish ends every span still open when the exporter closes.
 func (tr *tracker) finish(at time.Time) {
-	for _, s := range []trace.Span{tr.tool, tr.agent, tr.server} {
-		if s != nil {
-			s.SetAttributes(keyUnfinished.Bool(true))
-			s.End(trace.WithTimestamp(at))
-		}
-	}
-	tr.tool, tr.agent, tr.server = nil, nil, nil
+	tr.endOpen(at, keyUnfinished)
 	for _, c := range tr.mcp {
 		c.span.SetAttributes(keyUnfinished.Bool(true))
 		c.span.End(trace.WithTimestamp(at))
 	}
 	clear(tr.mcp)
+}
+
+// endOpen ends the tool, event and server spans still open, marked with
+// why (glassbox.abandoned, glassbox.unfinished).
+func (tr *tracker) endOpen(at time.Time, why attribute.Key) {
+	for _, s := range []trace.Span{tr.tool, tr.agent, tr.server} {
+		if s != nil {
+			s.SetAttributes(why.Bool(true))
+			s.End(trace.WithTimestamp(at))
+		}
+	}
+	tr.tool, tr.agent, tr.server = nil, nil, nil
 }
 
 // common are the attributes every GenAI span of the run carries.
