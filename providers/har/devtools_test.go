@@ -7,6 +7,7 @@ import (
 	"math"
 	"os/exec"
 	"regexp"
+	"syscall"
 	"testing"
 	"time"
 
@@ -133,10 +134,26 @@ func startChromium(t *testing.T, ctx context.Context) *cdp {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers too, to stop them all
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		// Chromium and every helper it started, before its profile folder
+		// (a TempDir) is removed: they write there until they end.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+		for i := 0; i < 50 && groupAlive(cmd.Process.Pid); i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 	listening := regexp.MustCompile(`DevTools listening on (ws://\S+)`)
 	sc := bufio.NewScanner(stderr)
 	url := ""
@@ -163,6 +180,9 @@ func startChromium(t *testing.T, ctx context.Context) *cdp {
 	}
 	return &cdp{ws: ws}
 }
+
+// groupAlive says a process of group pgid is still running.
+func groupAlive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
 
 // call sends one command (to a page's session when session is set) and
 // returns its result, skipping the events that arrive meanwhile.
