@@ -180,4 +180,3 @@ th,td{border:1px solid #ccc;padding:.4em;vertical-align:top}pre{white-space:pre-
 {{range .Rows}}<tr><th>{{.Title}}<p class="caption">{{.Caption}}</p></th>{{range .Cells}}<td><pre>{{.Text}}</pre>{{range .Lost}}<p class="lost">{{.}}</p>{{end}}</td>{{end}}</tr>
 {{end}}</table></body></html>
 `))
-
