@@ -105,3 +105,63 @@ func TestRosettaCommand(t *testing.T) {
 		}
 	}
 }
+
+// `glassbox run --json` gives every model call's record its anatomy, on
+// every dialect: the kinds add up to the request's bytes, the tokens say
+// where they come from, and each call after the first says what it kept.
+func TestRunJSONCarriesAnatomy(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d.name, func(t *testing.T) {
+			isolate(t)
+			code, out, errb := glassbox(t, "", append([]string{"run", "--json", "--offline", "--lesson", "tour"}, d.args...)...)
+			if code != exitOK {
+				t.Fatalf("%d %s", code, errb)
+			}
+			calls := 0
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				var rec struct {
+					LLM *struct {
+						Anatomy *struct {
+							Bytes int
+							Kinds []struct {
+								Kind  string
+								Bytes int
+							}
+							Parts     []any
+							Estimated struct {
+								N      int
+								Source string
+							}
+							Reported *struct{ Source, Field string }
+							Since    *struct{ Kept struct{ Parts int } } `json:"since_previous"`
+						}
+					}
+				}
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatal(err)
+				}
+				if rec.LLM == nil {
+					continue
+				}
+				calls++
+				a := rec.LLM.Anatomy
+				if a == nil {
+					t.Fatalf("call %d has no anatomy: %s", calls, line)
+				}
+				sum := 0
+				for _, k := range a.Kinds {
+					sum += k.Bytes
+				}
+				if sum != a.Bytes || a.Parts != nil || a.Estimated.Source != "estimated" || a.Reported == nil || a.Reported.Source != "reported" || a.Reported.Field == "" {
+					t.Fatalf("call %d: %s", calls, line)
+				}
+				if (calls > 1) != (a.Since != nil && a.Since.Kept.Parts > 0) {
+					t.Fatalf("call %d: since %+v", calls, a.Since)
+				}
+			}
+			if calls != 3 {
+				t.Fatalf("%d calls", calls)
+			}
+		})
+	}
+}

@@ -111,10 +111,12 @@ func Of(req *wire.Request, body []byte, resp *wire.Response, simulated bool) Cal
 	c := Call{Family: req.Family, Dialect: req.Dialect, Model: req.Model, Bytes: len(body), Parts: make([]Part, len(req.Segments))}
 	totals := map[wire.SegmentKind]*Total{}
 	sum := 0
+	var sc scan // one pass over the body: a part may begin inside a string
 	for i, s := range req.Segments {
-		n := 0
-		if s.Kind != wire.KindFraming && s.Kind != wire.KindSettings {
-			n = estimate(body[s.Start:s.End])
+		a, o := sc.feed(body[s.Start:s.End])
+		n := (a+3)/4 + o
+		if s.Kind == wire.KindFraming || s.Kind == wire.KindSettings {
+			n = 0
 		}
 		c.Parts[i] = Part{Segment: s, Tokens: n}
 		sum += n
@@ -198,10 +200,27 @@ func Simulated(rawURL string) bool {
 	return err == nil && strings.HasSuffix(u.Hostname(), ".offline.invalid")
 }
 
-// estimate counts the tokens of one segment by EstimateRule: its JSON
+// estimate counts the tokens of one piece of JSON by EstimateRule: its
 // strings' characters, a quarter token per ASCII one, one per other.
 func estimate(b []byte) int {
-	ascii, other := 0, 0
+	var s scan
+	a, o := s.feed(b)
+	return (a+3)/4 + o
+}
+
+// scan counts the characters inside JSON strings, piece after piece of
+// one body: a segment may begin or end inside a string (JSON mode's tool
+// paragraphs are pieces of the system message's text), so whether it is
+// in a string carries over from the piece before.
+type scan struct {
+	in     bool // inside a string
+	escape int  // bytes of an escape still to skip (it began in the piece before)
+}
+
+// feed counts the ASCII and other characters of b's strings.
+func (s *scan) feed(b []byte) (ascii, other int) {
+	i := min(s.escape, len(b))
+	s.escape -= i
 	quote, slash := -1, -1 // the next '"' and '\\' at or after i, once looked for
 	next := func(c byte, at, from int) int {
 		if at >= from {
@@ -212,11 +231,10 @@ func estimate(b []byte) int {
 		}
 		return len(b)
 	}
-	in := false
-	for i := 0; i < len(b); {
+	for i < len(b) {
 		quote = next('"', quote, i)
-		if !in {
-			in, i = true, quote+1 // outside a string: only its opening quote matters
+		if !s.in {
+			s.in, i = quote < len(b), quote+1 // outside a string: only its opening quote matters
 			continue
 		}
 		slash = next('\\', slash, i)
@@ -227,22 +245,29 @@ func estimate(b []byte) int {
 		case end >= len(b):
 			i = end
 		case end == quote:
-			in, i = false, end+1
+			s.in, i = false, end+1
 		default: // an escape: one character
-			i = end + 2
-			if end+1 < len(b) && b[end+1] == 'u' && end+6 <= len(b) {
-				if r, err := strconv.ParseUint(string(b[end+2:end+6]), 16, 16); err == nil && r < utf8.RuneSelf {
-					ascii++
-				} else {
-					other++
-				}
-				i = end + 6
-			} else {
-				ascii++
+			a, o, n := escaped(b[end:])
+			ascii, other = ascii+a, other+o
+			i = end + n
+			if i > len(b) {
+				s.escape, i = i-len(b), len(b)
 			}
 		}
 	}
-	return (ascii+3)/4 + other
+	return ascii, other
+}
+
+// escaped counts the escape at the start of b (a backslash) and says how
+// long it is: \uXXXX is one character, ASCII or not by its code.
+func escaped(b []byte) (ascii, other, n int) {
+	if len(b) >= 6 && b[1] == 'u' {
+		if r, err := strconv.ParseUint(string(b[2:6]), 16, 16); err == nil && r < utf8.RuneSelf {
+			return 1, 0, 6
+		}
+		return 0, 1, 6
+	}
+	return 1, 0, 2
 }
 
 // countRun counts the ASCII characters and the others of plain UTF-8 text,

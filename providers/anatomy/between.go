@@ -1,6 +1,9 @@
 package anatomy
 
-import "github.com/glassbox-dev/glassbox/providers/wire"
+import (
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/wire"
+)
 
 // Amount is some parts of a prompt: how many, their bytes and estimated
 // tokens.
@@ -99,4 +102,36 @@ func Growth(calls []Call) []Point {
 		out[i] = Point{Call: i + 1, Bytes: c.Bytes, Estimated: c.Estimated.N, Reported: c.Reported}
 	}
 	return out
+}
+
+// Record is a call's anatomy as a trace record carries it: the call
+// without its parts, and what it did with the call before.
+type Record struct {
+	Call
+	Since *Change `json:"since_previous,omitempty"`
+}
+
+// Tracker follows one run's calls and makes each one's Record.
+type Tracker struct {
+	codecs wire.Codecs
+	last   *Call
+}
+
+// NewTracker follows a run whose calls codecs read.
+func NewTracker(codecs wire.Codecs) *Tracker { return &Tracker{codecs: codecs} }
+
+// Record reads the exchange that answered a call (the last of a step's
+// exchanges); nil when it is no model call glassbox reads.
+func (t *Tracker) Record(x providers.Exchange) *Record {
+	c, ok, err := FromExchange(t.codecs, x)
+	if !ok || err != nil {
+		return nil
+	}
+	r := &Record{Call: c.Summary()}
+	if t.last != nil {
+		ch := Between(*t.last, c)
+		r.Since = &ch
+	}
+	t.last = &c
+	return r
 }
