@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,8 +71,12 @@ func TestAnatomyCommand(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "モデル呼び出し 3 回") || !strings.Contains(out, "推定トークン数") {
 		t.Fatalf("--lang ja: %d\n%s", code, out)
 	}
-	for _, bad := range [][]string{{"anatomy"}, {"anatomy", sess, "--step", "1"}, {"anatomy", filepath.Join(dir, "none")}} {
-		if code, _, errb := runIn(t, "", bad...); code != exitUsage || errb == "" {
+	garbage := filepath.Join(dir, "garbage.jsonl")
+	if err := os.WriteFile(garbage, []byte("\x1b[2J{not json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{{"anatomy"}, {"anatomy", sess, "--step", "1"}, {"anatomy", filepath.Join(dir, "none")}, {"anatomy", garbage}, {"rosetta", garbage, "--step", "1"}} {
+		if code, _, errb := runIn(t, "", bad...); code != exitUsage || errb == "" || strings.Contains(errb, "\x1b") {
 			t.Errorf("%v: exit %d, %q", bad, code, errb)
 		}
 	}
