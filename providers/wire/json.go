@@ -73,9 +73,6 @@ func Parse(b []byte) (*Doc, error) {
 // Root is the body's value.
 func (d *Doc) Root() Value { return Value{d, 0} }
 
-// Bytes is the body.
-func (d *Doc) Bytes() []byte { return d.b }
-
 // parse reads the value at i onto the tape and returns its node and end.
 func (d *Doc) parse(i, depth int) (int32, int, error) {
 	if depth > maxDepth {
