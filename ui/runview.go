@@ -18,9 +18,9 @@ import (
 // runView is one run in the glass box: its engine, how the UI drives it (the
 // step in flight, what that step waits for, the dialog it opened) and the
 // state of its panes. The single-run glass box has one; compare mode has
-// two, stepped from the same keys. The parent Model keeps what is not a
-// run's: the layout, the keyboard focus, the input line, the lessons menu and
-// the help overlay.
+// two, stepped from the same keys. What is not a run's the Model and its
+// controllers keep: the layout, the keyboard focus (stepper), the input
+// line, the dialogs.
 //
 // Every message a run's step sends back carries the run's id (its index in
 // Model.runs), so two steps in flight never mix.
