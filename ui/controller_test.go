@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -109,5 +111,26 @@ func TestApplyCarriesOutTheAction(t *testing.T) {
 		t.Fatal("quit: no command")
 	} else if _, ok := cmd().(tea.QuitMsg); !ok {
 		t.Fatal("quit: not tea.Quit")
+	}
+}
+
+// Compare mode's runs share one session file: the help overlay says its
+// size once, as last measured, not once per run with two different
+// numbers (each run measures after its own steps).
+func TestCompareHelpSaysTheSessionSizeOnce(t *testing.T) {
+	m := New(Config{Runs: []RunConfig{{Name: "a"}, {Name: "b"}}})
+	a, b := m.runs[0], m.runs[1]
+	a.disk.path, b.disk.path = "/s.jsonl", "/s.jsonl"
+	a.live.sized(1000)
+	b.live.sized(1200)
+	a.disk.at = b.disk.at.Add(time.Second) // a measured last
+	var sizes []string
+	for _, ln := range m.helpBox.healthLines(100) {
+		if strings.Contains(ln, "session on disk") {
+			sizes = append(sizes, ln)
+		}
+	}
+	if len(sizes) != 1 || !strings.Contains(sizes[0], "session on disk (both runs): 1000 bytes") {
+		t.Errorf("the session's size in the help: %q, want it once, as a last measured it", sizes)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // helpOverlay is the help overlay (?): a few words on how the glass box
@@ -88,42 +90,67 @@ func (o *helpOverlay) lines(w int) []string {
 }
 
 // healthLines is the runs' health in full: the line, the failures fed back
-// by kind and the session's exact size.
+// by kind and the session's exact size. Compare mode's runs share one
+// session, so its size is said once, after both, as last measured.
 func (o *helpOverlay) healthLines(w int) []string {
 	var out []string
 	l := o.lang
+	muted := func(s string) {
+		for _, ln := range wrapLines(s, w) {
+			out = append(out, o.th.Muted.Render(ln))
+		}
+	}
 	for _, r := range o.stepper.runs {
-		h := r.live.health
 		title := l.T("This run's health")
 		if o.stepper.compare() {
 			title = l.F("%s's health", r.title())
 		}
 		out = append(out, o.th.Bold.Render(title))
 		out = append(out, wrapLines(r.live.healthLine, w)...)
-		var more []string
-		if kinds := h.FailureKinds(); kinds != "" {
-			more = append(more, l.F("failures fed back: %s", kinds))
+		if kinds := r.live.health.FailureKinds(); kinds != "" {
+			muted(l.F("failures fed back: %s", kinds))
 		}
-		switch {
-		case r.disk.path == "":
-			more = append(more, l.T("no session on disk"))
-		case r.disk.err != "":
-			more = append(more, l.F("session size unknown: %s", r.disk.err))
-		case h.Bytes > 0:
-			what := l.F("session on disk: %d bytes", h.Bytes)
-			if o.stepper.compare() {
-				what = l.F("session on disk (both runs): %d bytes", h.Bytes)
-			}
-			more = append(more, what)
-		}
-		for _, s := range more {
-			for _, ln := range wrapLines(s, w) {
-				out = append(out, o.th.Muted.Render(ln))
+		if !o.stepper.compare() {
+			if s := sessionSize(l, r, false); s != "" {
+				muted(s)
 			}
 		}
 		out = append(out, "")
 	}
+	if o.stepper.compare() {
+		if s := sessionSize(l, latestMeasured(o.stepper.runs), true); s != "" {
+			muted(s)
+			out = append(out, "")
+		}
+	}
 	return out
+}
+
+// sessionSize says how big run r's session is on disk, as last measured
+// (both: the session of both runs of compare mode), or "".
+func sessionSize(l lang.Lang, r *runView, both bool) string {
+	switch {
+	case r.disk.path == "":
+		return l.T("no session on disk")
+	case r.disk.err != "":
+		return l.F("session size unknown: %s", r.disk.err)
+	case r.live.health.Bytes > 0 && both:
+		return l.F("session on disk (both runs): %d bytes", r.live.health.Bytes)
+	case r.live.health.Bytes > 0:
+		return l.F("session on disk: %d bytes", r.live.health.Bytes)
+	}
+	return ""
+}
+
+// latestMeasured is the run whose session was measured last.
+func latestMeasured(runs []*runView) *runView {
+	last := runs[0]
+	for _, r := range runs[1:] {
+		if r.disk.at.After(last.disk.at) {
+			last = r
+		}
+	}
+	return last
 }
 
 // keyColumns is the help overlay's key reference at width w: as many
