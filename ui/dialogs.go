@@ -38,10 +38,7 @@ type fitter interface{ fit(w, h int) }
 // answered; otherwise the dialog opened last.
 func (m *Model) top() dialog {
 	if dr := m.stepper.dialogRun(); dr != nil {
-		if dr.confirm != nil {
-			return confirmDialog{m.kit, m.stepper, dr}
-		}
-		return askDialog{m.kit, m.stepper, dr}
+		return personDialog{m.kit, m.stepper, dr}
 	}
 	return m.stack.last()
 }
@@ -89,22 +86,32 @@ func runOf(s *stepper, r *runView) string {
 	return " — " + s.lang.F("%s run", r.title())
 }
 
-// confirmDialog is run r's approval of a tool call.
-type confirmDialog struct {
+// personDialog is what run r's step waits on: the approval of a tool call
+// (r.confirm) or the ask_user question (r.ask).
+type personDialog struct {
 	*kit
 	stepper *stepper
 	r       *runView
 }
 
-func (d confirmDialog) update(msg tea.KeyMsg) action {
-	return personAnswered(d.r, d.r.confirm.update(msg, d.confirmKeys))
+func (d personDialog) update(msg tea.KeyMsg) action {
+	if d.r.confirm != nil {
+		return personAnswered(d.r, d.r.confirm.update(msg, d.confirmKeys))
+	}
+	return personAnswered(d.r, d.r.ask.update(msg, d.askKeys))
 }
 
-func (d confirmDialog) box(w, h int) (string, []string) {
-	return d.lang.F("Confirm: %s", d.r.confirm.req.confirm.Call.Name) + runOf(d.stepper, d.r), d.r.confirm.view(d.th, d.lang, d.help, d.confirmKeys, w, h)
+func (d personDialog) box(w, h int) (string, []string) {
+	if c := d.r.confirm; c != nil {
+		return d.lang.F("Confirm: %s", c.req.confirm.Call.Name) + runOf(d.stepper, d.r), c.view(d.th, d.lang, d.help, d.confirmKeys, w, h)
+	}
+	return d.lang.T("Question from the agent") + runOf(d.stepper, d.r), d.r.ask.view(d.th, d.lang, d.help, d.askKeys, w, h)
 }
 
-func (d confirmDialog) keys() help.KeyMap {
+func (d personDialog) keys() help.KeyMap {
+	if d.r.confirm == nil {
+		return bindings(d.r.ask.keys(d.askKeys))
+	}
 	k := d.confirmKeys
 	if d.r.confirm.req.confirm.Decision.NeedsPerson {
 		k.AllowSession.SetEnabled(false) // help leaves it out; update still explains a
@@ -112,29 +119,13 @@ func (d confirmDialog) keys() help.KeyMap {
 	return k
 }
 
-// fit keeps the approval's preview scrolled inside it.
-func (d confirmDialog) fit(w, h int) {
-	if w > 0 {
+// fit keeps the approval's preview scrolled inside it (a question does not
+// scroll).
+func (d personDialog) fit(w, h int) {
+	if d.r.confirm != nil && w > 0 {
 		d.r.confirm.clamp(d.th, d.lang, d.help, d.confirmKeys, w, h)
 	}
 }
-
-// askDialog is run r's ask_user question.
-type askDialog struct {
-	*kit
-	stepper *stepper
-	r       *runView
-}
-
-func (d askDialog) update(msg tea.KeyMsg) action {
-	return personAnswered(d.r, d.r.ask.update(msg, d.askKeys))
-}
-
-func (d askDialog) box(w, h int) (string, []string) {
-	return d.lang.T("Question from the agent") + runOf(d.stepper, d.r), d.r.ask.view(d.th, d.lang, d.help, d.askKeys, w, h)
-}
-
-func (d askDialog) keys() help.KeyMap { return bindings(d.r.ask.keys(d.askKeys)) }
 
 // bindings makes a list of keys a help.KeyMap.
 type bindings []key.Binding
