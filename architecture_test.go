@@ -68,6 +68,13 @@ func TestDependencyRule(t *testing.T) {
 	// glass box per SSH connection (docs/architecture.md says why it sits
 	// above ui).
 	frontEnds := []string{module, module + "/ui/serve"}
+	// narrow[p] lists all the module's packages p may import, where the
+	// folder rule allows more: the shell analysis reads a string and knows
+	// nothing of the engine, calls or providers (docs/architecture.md,
+	// "Layers and the dependency rule").
+	narrow := map[string][]string{
+		module + "/loop/shell": {module + "/tools"},
+	}
 	uiStack := []string{"github.com/charmbracelet/bubbletea", "github.com/charmbracelet/lipgloss", "github.com/charmbracelet/bubbles"}
 	for _, p := range pkgs {
 		from := top(p.ImportPath)
@@ -82,6 +89,9 @@ func TestDependencyRule(t *testing.T) {
 			}
 			if imp == module+"/ui" && !slices.Contains(frontEnds, p.ImportPath) {
 				t.Errorf("%s imports %s: only the front ends (%s) run the glass box", p.ImportPath, imp, strings.Join(frontEnds, ", "))
+			}
+			if only, ok := narrow[p.ImportPath]; ok && !slices.Contains(only, imp) {
+				t.Errorf("%s imports %s: it may import only %s", p.ImportPath, imp, strings.Join(only, ", "))
 			}
 			to := top(imp)
 			if to != from && !slices.Contains(ok, to) {

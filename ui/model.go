@@ -142,7 +142,7 @@ func New(cfg Config) *Model {
 	m.lessons.addWelcome()
 	for i, r := range m.runs {
 		r.disk.path = cfg.Session
-		r.observe, r.observeWire, r.status = cfg.OnTransition, cfg.OnWire, cfg.Status
+		r.observe, r.observeWire, r.status, r.telemetry = cfg.OnTransition, cfg.OnWire, cfg.Status, cfg.Telemetry
 		if cfg.Follow != nil {
 			for _, t := range runs[i].Past {
 				m.room.record(r, t)
