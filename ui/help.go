@@ -106,7 +106,14 @@ func (o *helpOverlay) healthLines(w int) []string {
 			title = l.F("%s's health", r.title())
 		}
 		out = append(out, o.th.Bold.Render(title))
-		out = append(out, wrapLines(r.live.healthLine, w)...)
+		line := r.live.healthLine
+		if o.stepper.compare() {
+			// The runs share one session: its size is said once, below.
+			h := r.live.health
+			h.Bytes = 0
+			line = healthText(l, h)
+		}
+		out = append(out, wrapLines(line, w)...)
 		if kinds := r.live.health.FailureKinds(); kinds != "" {
 			muted(l.F("failures fed back: %s", kinds))
 		}

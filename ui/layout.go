@@ -216,7 +216,7 @@ func (s screen) screenBox() *box {
 		helpH = 1
 	}
 	var rows []*box
-	if s.compare() && s.w >= gridWidth && s.h >= gridHeight+stripHeight {
+	if s.compare() && s.w >= stripWidth && s.h >= gridHeight+stripHeight {
 		rows = append(rows, &box{Key: slot{kind: slotStrip}, Size: stripHeight})
 	}
 	return &box{Dir: boxlayout.Rows, Children: append(rows,
@@ -278,8 +278,12 @@ func gridBox(run int) *box {
 }
 
 // stripHeight is the comparison strip with its frame: a heading row and one
-// row per run.
-const stripHeight = 5
+// row per run; stripWidth the narrowest screen it is drawn on (its optional
+// columns give way before that).
+const (
+	stripHeight = 5
+	stripWidth  = 80
+)
 
 // columnsBox sets the runs side by side, each under its title line: zoomed,
 // the focused pane of each; else each run's panes (columnBox).
@@ -317,6 +321,12 @@ func columnBox(run int) *box {
 // handleResize records the new size and lays the panes out again.
 func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
 	m.width, m.height = max(msg.Width, 0), max(msg.Height, 0)
+	if !m.ready && !m.lessons.sent && m.computeLayout().mode == layoutTabs {
+		// The first screen in tabs shows History, where the welcome and
+		// the lesson to send are (compare mode focuses the Raw payload
+		// where it sits beside them).
+		m.stepper.pane = paneHistory
+	}
 	m.ready = true
 	m.syncSizes()
 	return nil

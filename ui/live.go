@@ -163,8 +163,18 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 				"retry %d: %swaited %d ms, then sent the request again", r.Attempt, status, r.WaitMS), text: r.Reason})
 		}
 	}
+	first := h.len()
 	for _, msg := range t.Added {
 		l.addMessage(h, msg)
+	}
+	if t.Event != nil && t.Event.From != "" {
+		// A request that was not typed here is headed by who sent it
+		// (the MCP bus's client), never "you".
+		for _, e := range h.entries[first:] {
+			if e.kind == entryUser {
+				e.name = sanitize(t.Event.From)
+			}
+		}
 	}
 	if t.Output != nil {
 		if t.Output.Halted {

@@ -165,10 +165,18 @@ func New(cfg Config) *Model {
 	for i := range m.cfg.Runs {
 		m.cfg.Runs[i].Past = nil
 	}
-	m.lessons.refreshWelcome()         // a resumed session offers no first lesson
-	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
+	m.lessons.refreshWelcome() // a resumed session offers no first lesson
+	// The keyboard starts where the first move is: the input line for a
+	// new request; the stepper for a resumed session (History says "space
+	// goes on from step #N") and for a follower (nothing to send).
+	m.inputFocused = cfg.Follow == nil && !m.lessons.sent
 	if m.inputFocused {
 		m.input.Focus()
+	}
+	if !m.lessons.sent {
+		for _, r := range m.runs {
+			r.history.opening() // the first screen starts at the welcome's first line
+		}
 	}
 	m.input.Placeholder = m.lessons.placeholder()
 	if m.stepper.compare() {
@@ -302,6 +310,15 @@ func (m *Model) handleRunMsg(msg runMsg) tea.Cmd {
 		m.clampScrolls() // the panes follow what the step did
 	case exchangesMsg, previewMsg:
 		m.clampScrolls()
+	case sessionSizeMsg:
+		// Compare mode's runs write one session: one measurement is the
+		// size of every run that writes it, so no screen shows two.
+		for _, o := range m.runs {
+			if o != r && msg.err == nil && o.disk.path != "" && o.disk.path == r.disk.path {
+				o.live.sized(msg.bytes)
+				o.disk.at = r.disk.at
+			}
+		}
 	}
 	if r.busy {
 		cmd = tea.Batch(cmd, m.tick())

@@ -205,7 +205,12 @@ func (b *statusBar) tabBar(w int) string {
 			parts = append(parts, b.th.Muted.Render(name))
 		}
 	}
-	hint := b.th.Muted.Render("  tab ⇥")
+	// The key that changes the pane: tab, or in compare mode (where tab
+	// picks the run) shift+tab.
+	hint := b.th.Muted.Render("  " + b.keys.Focus.Help().Key + " ⇥")
+	if b.stepper.compare() {
+		hint = b.th.Muted.Render("  " + b.keys.FocusBack.Help().Key + " ⇤")
+	}
 	return cell.Truncate(strings.Join(parts, b.th.Muted.Render("│"))+hint, w, "…")
 }
 

@@ -356,7 +356,10 @@ func buildStep(l lang.Lang, exchanges *loop.ExchangeReader, rec session.Record, 
 // happens in the state in the lines under it.
 func drawDiagram(t loop.Transition) string {
 	v := diagram.View{Current: t.To, LastFrom: t.From, LastEdge: t.Edge}
-	lines := strings.Split(ansi.Strip(diagram.Render(theme.New(true), v, diagram.FullWidth, diagram.FullHeight)), "\n")
+	// Rows to spare under the picture: the footer's lines wrap at this
+	// width and are never cut ("last: ASSEMBLING_CONTEXT ─context_ready─▶"
+	// and where it went); the blank rows left are trimmed below.
+	lines := strings.Split(ansi.Strip(diagram.Render(theme.New(true), v, diagram.FullWidth, diagram.FullHeight+4)), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}

@@ -470,3 +470,19 @@ func BenchmarkExport(b *testing.B) {
 		})
 	}
 }
+
+// The handout's drawing of the state machine says the last transition
+// whole, destination included, for every arc of the loop: the footer's
+// lines wrap at the drawing's width and are never cut.
+func TestHandoutDrawingSaysTheLastTransitionWhole(t *testing.T) {
+	for _, a := range loop.Table {
+		d := drawDiagram(loop.Transition{From: a.From, Edge: a.Edge, To: a.To})
+		if strings.Contains(d, "…") {
+			t.Errorf("%s ─%s─▶ %s: the drawing is cut:\n%s", a.From, a.Edge, a.To, d)
+		}
+		last := d[strings.Index(d, "last:"):]
+		if words := strings.Fields(last); len(words) < 4 || words[3] != string(a.To) {
+			t.Errorf("%s ─%s─▶ %s: the last transition reads %q", a.From, a.Edge, a.To, strings.Join(words, " "))
+		}
+	}
+}

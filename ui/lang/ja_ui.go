@@ -315,7 +315,7 @@ func init() {
 		"MCP frames of step #%d: JSON-RPC between glassbox and its MCP servers (r: sent / received).": "ステップ #%d の MCP フレーム: glassbox と MCP サーバーの間の JSON-RPC (r: 送信 / 受信)。",
 		"error: %s":                     "エラー: %s",
 		"No frame was %s in this step.": "このステップで%sしたフレームはありません。",
-		"MCP · %s (r) · %d frame%s":     "MCP · %s (r) · %d フレーム%.0s",
+		"MCP · %s (r) · %d sent · %d received": "MCP · %s (r) · 送信 %d · 受信 %d",
 		"The request is assembled, but glassbox could not build its HTTP form to show it here (%s). Press space to send it: the exchange appears here then.": "リクエストは組み立てましたが、ここに見せる HTTP の形を glassbox が作れませんでした (%s)。space で送信すると、やり取りがここに現れます。",
 		"not sent yet": "未送信",
 		"Not sent yet: this is the request exactly as the SDK will put it on the wire. Press space to send it.": "未送信: SDK が通信に載せるとおりのリクエストです。space で送信します。",

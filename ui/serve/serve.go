@@ -387,8 +387,6 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler, say lang.Lang) {
 		return
 	}
 	defer s.leave(id)
-	s.seats.following(+1)
-	defer s.seats.following(-1)
 	f, past := b.Follow()
 	defer f.Close()
 	rc := s.opts.Instructor

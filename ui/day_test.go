@@ -1,0 +1,270 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/bus"
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/ui/lang"
+)
+
+// What a workshop's day showed (issue 29), one test each: the first screen,
+// a resumed session, compare mode on a small terminal, time travel, the
+// handout's address, F at the present, compare mode's help, the MCP bus.
+
+// oneOfflineRun is a single run on the offline simulation through the real
+// SDK (it previews each request before it is sent).
+func oneOfflineRun(t *testing.T) Config {
+	t.Helper()
+	cfg := compareWorld(t, "gemini")
+	cfg.Runs[0].Name, cfg.Runs[0].Label = "", ""
+	return cfg
+}
+
+// flat is screen text with the frames' borders gone and every run of
+// white space one space: a sentence the pane wrapped reads whole.
+func flat(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r >= 0x2500 && r <= 0x257F {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// historyTop is the first line of content in run run's History pane.
+func historyTop(h *harness, run int) string {
+	h.t.Helper()
+	lines := strings.Split(paneText(h, run, paneHistory), "\n")
+	if len(lines) < 2 {
+		h.t.Fatalf("History is not on screen:\n%s", h.plainView())
+	}
+	return strings.TrimSpace(strings.Trim(lines[1], "│"))
+}
+
+// The first screen never opens mid-sentence: History's first line is the
+// start of the welcome, however long the welcome and the notes after it
+// (a served instructor's room notes), in English and Japanese, in compare
+// mode and served.
+func TestFirstScreenStartsAtTheWelcome(t *testing.T) {
+	notes := []string{"glassbox serve: listening on 127.0.0.1:2222 (up to 50 learners)",
+		"learners connect with: ssh -p 2222 NAME@HOST (NAME is theirs: the same name resumes their session)",
+		"workshop passphrase: abcd-efgh-ijkm", "host key fingerprint: SHA256:0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"}
+	cases := []struct {
+		name string
+		cfg  func() Config
+		w, h int
+	}{
+		{"english", func() Config { return oneOfflineRun(t) }, 120, 34},
+		{"japanese", func() Config { c := oneOfflineRun(t); c.Lang = lang.JA; return c }, 120, 34},
+		{"compare", func() Config { return compareWorld(t, "gemini", "llama") }, 120, 34},
+		{"compare_small", func() Config { return compareWorld(t, "gemini", "llama") }, 100, 30},
+		{"served_instructor", func() Config {
+			c := oneOfflineRun(t)
+			c.Runs[0].Notes = notes
+			c.Room = &Room{Roster: func() Roster { return Roster{} }}
+			return c
+		}, 120, 34},
+		{"served_learner_ja", func() Config { c := oneOfflineRun(t); c.Room = &Room{}; c.Lang = lang.JA; return c }, 160, 48},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s_%dx%d", c.name, c.w, c.h), func(t *testing.T) {
+			cfg := c.cfg()
+			h := newHarness(t, cfg, c.w, c.h)
+			want := strings.Fields(cfg.Lang.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time."))[0]
+			if top := historyTop(h, 0); !strings.HasPrefix(top, want+" ") {
+				t.Fatalf("History opens on %q, not on the welcome's first line:\n%s", top, h.plainView())
+			}
+			// Something happening follows the newest again.
+			h.press("enter", "space")
+			if !h.m.runs[0].history.follow {
+				t.Fatal("History does not follow the steps once the request is taken")
+			}
+		})
+	}
+}
+
+// After --resume, History says space goes on, and the first space steps:
+// the keyboard is at the stepper, not in the input.
+func TestResumedSessionStepsOnTheFirstSpace(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	h := newHarness(t, w.config(), 120, 34)
+	h.press("enter", "space", "space", "space")
+	var past []loop.Transition
+	for _, s := range h.m.runs[0].live.steps {
+		past = append(past, s.t)
+	}
+	cfg := w.config()
+	cfg.Runs = []RunConfig{{Engine: w.eng, Person: w.person, Backend: "offline", Workspace: w.dir, Past: past}}
+	r := newHarness(t, cfg, 120, 34)
+	contains(t, flat(paneText(r, 0, paneHistory)), fmt.Sprintf("space goes on from step #%d", past[len(past)-1].Seq))
+	if r.m.inputFocused {
+		t.Fatal("a resumed glass box opens with the keyboard in the input")
+	}
+	r.press("space")
+	if n := len(r.m.runs[0].live.steps); n != len(past)+1 {
+		t.Fatalf("the first space took %d steps (%d before), input %q", n-len(past), len(past), r.m.input.Value())
+	}
+}
+
+// Compare mode on a 100×30 terminal opens where a learner starts: History
+// with the welcome and the lesson to send, the comparison strip above, and
+// the tab bar names the key that changes the pane (shift+tab; tab picks the
+// run there).
+func TestCompareAt100x30OpensWhereALearnerStarts(t *testing.T) {
+	h := newHarness(t, compareWorld(t, "gemini", "llama"), 100, 30)
+	L := h.m.computeLayout()
+	if L.mode != layoutTabs || L.strip.h == 0 {
+		t.Fatalf("mode %v, strip %+v: want tabs under the strip", L.mode, L.strip)
+	}
+	v := h.plainView()
+	contains(t, v, "COMPARE: this is the gemini run")
+	contains(t, v, "Press Enter to send the tour lesson")
+	contains(t, v, "Compare: the latest model call of each run")
+	tabBar := strings.Split(v, "\n")[L.tabBar.y]
+	if !strings.Contains(tabBar, "shift+tab ⇤") || strings.Contains(tabBar, "tab ⇥") {
+		t.Fatalf("the tab bar says %q", tabBar)
+	}
+	h.press("esc", "shift+tab")
+	if h.m.stepper.pane != paneHistory-1+numPanes && h.m.stepper.pane == paneHistory {
+		t.Fatal("shift+tab did not change the pane")
+	}
+	// A single run's tab bar: tab changes the pane.
+	s := newHarness(t, oneOfflineRun(t), 100, 30)
+	tabBar = strings.Split(s.plainView(), "\n")[s.m.computeLayout().tabBar.y]
+	if !strings.Contains(tabBar, "tab ⇥") {
+		t.Fatalf("a single run's tab bar says %q", tabBar)
+	}
+}
+
+// Time travel to a step that assembled a request the next step sent says
+// what space does there (it returns to the present), never "space sends
+// it"; and space does what it says.
+func TestPastContextReadySaysWhatSpaceDoes(t *testing.T) {
+	h := newHarness(t, oneOfflineRun(t), 160, 48)
+	h.press("enter", "space", "space") // new_event, context_ready: the preview
+	r := h.m.runs[0]
+	contains(t, paneText(h, 0, panePayload), "Press space to send it")
+	h.press("space", "[") // the call went out; back to the step that assembled it
+	if s := r.live.selected(); s == nil || s.t.Edge != loop.EdgeContextReady || !r.live.travelling() {
+		t.Fatalf("not at the past context_ready step: %+v", s)
+	}
+	p := flat(paneText(h, 0, panePayload))
+	if strings.Contains(p, "Press space to send it") || !strings.Contains(p, "space returns to the present") {
+		t.Fatalf("the past step's payload says:\n%s", paneText(h, 0, panePayload))
+	}
+	steps := len(r.live.steps)
+	h.press("space")
+	if r.live.travelling() || len(r.live.steps) != steps {
+		t.Fatalf("space at the past step: travelling %v, %d steps (was %d)", r.live.travelling(), len(r.live.steps), steps)
+	}
+}
+
+// A served learner's handout address is on one line of History, never
+// wrapped (a terminal copies a wrapped address with the pane's border in
+// it); where History is too narrow it is cut, and says how to see it whole.
+func TestHandoutAddressIsOneLine(t *testing.T) {
+	const url = "http://workshop.example.org:8080/h/Zm9vYmFyYmF6cXV4cXV1eA/step-2.html"
+	for _, size := range [][2]int{{120, 34}, {160, 48}} {
+		_, cfg, _ := handoutWorld(t)
+		cfg.Room = &Room{Handout: func(string) (string, error) { return url, nil }}
+		h := newHarness(t, cfg, size[0], size[1])
+		h.press("enter", "space", "space", "X")
+		hist := paneText(h, 0, paneHistory)
+		whole := strings.Contains(hist, url)
+		if !whole && !strings.Contains(flat(hist), "z on History shows it whole") {
+			t.Fatalf("%dx%d: the address is neither whole nor said to be cut:\n%s", size[0], size[1], hist)
+		}
+		if strings.Contains(hist, "step-2.html") && !whole {
+			t.Fatalf("%dx%d: the address is wrapped:\n%s", size[0], size[1], hist)
+		}
+		h.press("tab", "tab", "tab", "z") // History zoomed: the whole line
+		for h.m.stepper.pane != paneHistory {
+			h.press("z", "tab", "z")
+		}
+		contains(t, paneText(h, 0, paneHistory), url)
+	}
+}
+
+// F at the present step forks onto another dialect without cutting
+// anything, and says so: never "the 0 later steps are abandoned".
+func TestForkOntoAtThePresentAbandonsNothing(t *testing.T) {
+	cfg := oneOfflineRun(t)
+	cfg.Dialects = []string{"gemini", "llama"}
+	cfg.Runs[0].Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
+		d, _ := backend.Lookup(dialect)
+		b, err := backend.Choose(ctx, backend.Options{Dialect: d, Offline: true})
+		if err != nil {
+			return loop.Onto{}, nil, err
+		}
+		t.Cleanup(func() { b.Close() })
+		return loop.Onto{Provider: b.Provider, Backend: b.Kind, BackendReason: b.Reason, Dialect: agentrun.LoopDialect(d)}, func() {}, nil
+	}
+	h := newHarness(t, cfg, 160, 48)
+	h.press("enter", "space", "space", "space")
+	h.press("F", "1")
+	hist := flat(paneText(h, 0, paneHistory))
+	notContains(t, hist, "the 0 later steps")
+	contains(t, hist, "the present: no step is abandoned")
+}
+
+// Compare mode's help says the one session's size once, whichever run
+// measured it last, and no run's health line gives another.
+func TestCompareHelpSaysOneSessionSize(t *testing.T) {
+	cfg := compareWorld(t, "gemini", "llama")
+	cfg.Session = t.TempDir() + "/s.jsonl"
+	h := newHarness(t, cfg, 160, 48)
+	for i, r := range h.m.runs {
+		r.disk.path = cfg.Session
+		h.send(sessionSizeMsg{run: i, bytes: int64(4096 * (i + 1))})
+	}
+	h.press("esc", "?")
+	v := h.plainView()
+	contains(t, v, "session on disk (both runs): 8192 bytes")
+	for _, other := range []string{"4096", "4.0 KB", "4 KB", "8.0 KB", "8 KB"} {
+		notContains(t, v, other)
+	}
+	if a, b := h.m.runs[0].live.health.Bytes, h.m.runs[1].live.health.Bytes; a != b {
+		t.Fatalf("the runs hold two sizes of one session: %d and %d", a, b)
+	}
+}
+
+// A request from the MCP bus is headed by its client, not "● you"; after
+// c, the Raw payload's title counts the frames both ways, so the answer
+// going back is never "0 frames".
+func TestBusRequestIsHeadedByItsClient(t *testing.T) {
+	w, b := busWorld(t, tourScript()[2])
+	h := newHarness(t, onTheBus(w, b), 160, 48)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ct, st := mcp.NewInMemoryTransports()
+	go b.Serve(ctx, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "probe", Version: "1.0"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	go cs.CallTool(ctx, &mcp.CallToolParams{Name: bus.ToolName, Arguments: map[string]any{"request": "hello"}})
+	arrive(t, h)
+	h.press("c")
+	hist := paneText(h, 0, paneHistory)
+	contains(t, hist, "● probe 1.0 on the MCP bus")
+	notContains(t, hist, "● you")
+	h.press("tab", "tab", "tab") // the Raw payload
+	for _, side := range []string{"sent", "received"} {
+		title := strings.Split(paneText(h, 0, panePayload), "\n")[0]
+		if !strings.Contains(title, "1 sent · 0 received") {
+			t.Fatalf("showing %s, the Raw title is %q", side, title)
+		}
+		h.press("r")
+	}
+}
