@@ -36,6 +36,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 	"github.com/glassbox-dev/glassbox/ui/serve"
 	"github.com/glassbox-dev/glassbox/ui/sessions"
 )
@@ -244,6 +245,9 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		return c, nil, fmt.Errorf("%w: --lang: %w", agentrun.ErrUsage, err)
 	}
 	c.Lang = l.String()
+	// On one's own terminal the tutor names one's own flags; serve words
+	// it for its instructor and learners (ui/role).
+	c.GoLive = role.Local.TutorGoLive()
 	return c, fs.Args(), nil
 }
 

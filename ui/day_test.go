@@ -41,6 +41,10 @@ func flat(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// squash is flat without any space: a Japanese sentence a pane wrapped
+// (with no space at the break) reads whole.
+func squash(s string) string { return strings.ReplaceAll(flat(s), " ", "") }
+
 // historyTop is the first line of content in run run's History pane.
 func historyTop(h *harness, run int) string {
 	h.t.Helper()
@@ -266,5 +270,77 @@ func TestBusRequestIsHeadedByItsClient(t *testing.T) {
 			t.Fatalf("showing %s, the Raw title is %q", side, title)
 		}
 		h.press("r")
+	}
+}
+
+// helpLine is the line under the input: the notice and the keys' help.
+func helpLine(h *harness) string {
+	h.t.Helper()
+	return strings.Split(h.plainView(), "\n")[h.m.computeLayout().help.y]
+}
+
+// Each person is told what they may do, from one table (ui/role): a
+// follower is never told to type a request or step, nor offered fork,
+// what-if, lessons or answers; a served learner is never told about flags
+// they did not pass or how to start glassbox with a key; the roster is
+// the instructor's alone.
+func TestEachPersonIsToldWhatTheyMayDo(t *testing.T) {
+	follower := Config{
+		Runs:   []RunConfig{{Banner: "gemini gemini-2.5-flash · offline: --offline", Backend: "offline", BackendReason: "--offline"}},
+		Follow: &Follow{Who: "instructor", Next: func(ctx context.Context) (FollowBatch, bool) { <-ctx.Done(); return FollowBatch{}, false }},
+		NoColor: true, Lessons: testLessons, Lesson: "tour",
+	}
+	learner := func() Config {
+		c := oneOfflineRun(t)
+		c.Runs[0].Banner, c.Runs[0].BackendReason = "gemini gemini-2.5-flash · offline: --offline", "--offline"
+		c.Room = &Room{}
+		return c
+	}
+	instructor := func() Config { c := oneOfflineRun(t); c.Room = &Room{Roster: func() Roster { return Roster{} }}; return c }
+	for _, l := range lang.All {
+		t.Run(string(l), func(t *testing.T) {
+			f := follower
+			f.Lang = l
+			h := newHarness(t, f, 120, 34)
+			welcome := squash(paneText(h, 0, paneHistory))
+			for _, never := range []string{l.T("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key."), "To go live", "--provider", "Press Enter to send"} {
+				notContains(t, welcome, squash(never))
+			}
+			contains(t, welcome, squash(l.F("You follow the %s's run, read-only: their steps appear here as they take them, and nothing you press reaches their run.", l.Dyn("instructor"))))
+			hint := helpLine(h)
+			contains(t, hint, l.T("catch up"))
+			for _, never := range []string{"c " + l.T("continue"), "i " + l.T("iteration"), "l " + l.T("lessons"), "enter,/ " + l.T("input")} {
+				notContains(t, hint, never)
+			}
+			h.press("?")
+			help := flat(h.plainView())
+			for _, never := range []string{l.T("fork here"), l.T("what-if edit"), l.T("predict mode"), l.T("room roster"), l.T("allow once"), l.T("lessons"), flat(l.T("Type a request and press Enter: it becomes an event in the queue."))} {
+				if strings.Contains(help, " "+never) {
+					t.Errorf("a follower's help offers %q", never)
+				}
+			}
+			h.press("esc", "f")
+			contains(t, helpLine(h), l.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", l.Dyn("instructor")))
+
+			lc := learner()
+			lc.Lang = l
+			h = newHarness(t, lc, 160, 48)
+			v := flat(h.plainView())
+			for _, never := range []string{"--offline", "--provider", "GEMINI_API_KEY", "go run"} {
+				notContains(t, v, never)
+			}
+			contains(t, squash(paneText(h, 0, paneHistory)), squash(l.T("ask the instructor — the room's backend is theirs to choose, for every learner, and their key is never shown to you")))
+			h.press("esc", "?")
+			notContains(t, flat(h.plainView()), l.T("room roster"))
+			h.press("esc", "R")
+			contains(t, helpLine(h), l.T("R: the roster is the instructor's, in a served room (glassbox serve --instruct)"))
+
+			ic := instructor()
+			ic.Lang = l
+			h = newHarness(t, ic, 160, 48)
+			contains(t, flat(paneText(h, 0, paneHistory)), "--provider")
+			h.press("esc", "?")
+			contains(t, flat(h.plainView()), l.T("room roster"))
+		})
 	}
 }

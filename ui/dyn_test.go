@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/loop"
@@ -24,9 +23,6 @@ func TestDynSentencesHaveJapanese(t *testing.T) {
 		}
 	}
 	for _, d := range registry.Dialects() {
-		if d.GoLive != "" && goLiveStep(lang.JA, d.GoLive) == d.GoLive {
-			t.Errorf("how to go live with %s, %q, is not read as set/run … (…)", d.Name, d.GoLive)
-		}
 		check("the dialect's label", d.Label)
 	}
 	for _, s := range []loop.CallStatus{loop.CallPending, loop.CallWaiting, loop.CallRunning, loop.CallDone, loop.CallFailed, loop.CallDenied, loop.CallSkipped} {
@@ -46,20 +42,6 @@ func TestDynSentencesHaveJapanese(t *testing.T) {
 				check("a deciding mark", mk)
 			}
 		}
-	}
-}
-
-// The welcome's way to go live is Japanese, with the commands and flags as
-// they are.
-func TestGoLiveInJapanese(t *testing.T) {
-	got := goLive(lang.JA)
-	for _, want := range []string{"GEMINI_API_KEY を設定 (Gemini)", "serve を起動 (Llama)", "OPENAI_BASE_URL を設定 (OpenAI 互換サーバー)", "を付けて起動します"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("goLive(JA) = %q, want it to contain %q", got, want)
-		}
-	}
-	if goLive(lang.EN) != registry.GoLive() {
-		t.Errorf("goLive(EN) = %q, want registry.GoLive()", goLive(lang.EN))
 	}
 }
 

@@ -109,7 +109,7 @@ func (c *roomController) followed(msg followMsg) action {
 	}
 	if !msg.ok {
 		r.busy, r.inflight = false, nil
-		r.history.note(c.lang.F("the %s's run has ended; q quits", c.whom()))
+		r.history.note(c.lang.F("the %s's run has ended; q quits", c.whom))
 		return action{settle: true}
 	}
 	return action{settle: true, cmd: tea.Batch(c.followCmd(), c.stepper.fetchPayloads())}
@@ -125,34 +125,19 @@ func (c *roomController) record(r *runView, t loop.Transition) {
 	}
 }
 
-// followKey handles the keys a follower may not use: stepping keys catch
-// up with the present, the rest say the run is read-only. It reports
-// whether it handled msg.
+// followKey takes a follower's stepping keys: they catch up with the
+// present. The keys a follower may not use are refused by their role, as
+// anyone's are (Model.firstKey). It reports whether it handled msg.
 func (c *roomController) followKey(msg tea.KeyMsg) (action, bool) {
-	if c.cfg.Follow == nil {
+	k := c.keys
+	if c.cfg.Follow == nil || !key.Matches(msg, k.Step, k.Iteration, k.Continue) {
 		return action{}, false
 	}
-	k := c.keys
-	switch {
-	case key.Matches(msg, k.Step, k.Iteration, k.Continue):
-		if !c.stepper.returnToPresent() {
-			return say(c.lang.F("you are at the %s's latest step: the next one appears when they take it", c.whom())), true
-		}
-		return say(c.lang.F("caught up: the %s's latest step", c.whom())), true
-	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict) || k.typing(msg):
-		return say(c.readOnly()), true
+	if !c.stepper.returnToPresent() {
+		return say(c.lang.F("you are at the %s's latest step: the next one appears when they take it", c.whom)), true
 	}
-	return action{}, false
+	return say(c.lang.F("caught up: the %s's latest step", c.whom)), true
 }
-
-// readOnly is what a follower is told when a key would change the run.
-func (c *roomController) readOnly() string {
-	return c.lang.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", c.whom())
-}
-
-// whom is whom the glass box follows, in its language ("instructor":
-// 講師).
-func (c *roomController) whom() string { return c.lang.Dyn(c.cfg.Follow.Who) }
 
 // changedMsg says Config.Status has something new to show.
 type changedMsg struct{}

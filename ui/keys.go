@@ -9,6 +9,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // handleKey routes a key: ctrl+c first, then the dialog on top (top), then
@@ -69,8 +70,8 @@ func (m *Model) manyRunes(msg tea.KeyMsg, quitting bool) tea.Cmd {
 // typeIntoInput gives the keyboard to the input line and types runes there:
 // text typed at the stepper is never lost.
 func (m *Model) typeIntoInput(runes []rune) tea.Cmd {
-	if m.cfg.Follow != nil {
-		m.bar.notice = m.room.readOnly()
+	if !m.who.May(role.Send) {
+		m.bar.notice = m.who.Refusal(m.lang, role.Send, m.whom)
 		return nil
 	}
 	cmd := m.focusInput()
@@ -243,6 +244,10 @@ func (m *Model) firstKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		cmd := m.apply(a)
 		m.clampScrolls()
 		return tea.Batch(cmd, m.stepper.fetchPayloads()), true
+	}
+	if a, ok := m.keys.need(msg); ok && !m.who.May(a) {
+		// Not this person's to press (ui/role): say what they may do.
+		return m.apply(say(m.who.Refusal(m.lang, a, m.whom))), true
 	}
 	if key.Matches(msg, k.Step) && m.stepper.returnToPresent() {
 		m.bar.notice = presentNotice(m.lang)

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -25,7 +26,6 @@ type lessonController struct {
 	name    string // the lesson on offer
 	sent    bool   // its request was sent (or the session is resumed)
 	sandbox string // Config.Sandbox, for the welcome
-	whom    string // a follower's: whom it follows ("" otherwise)
 }
 
 // current is the lesson on offer, if it has a request.
@@ -89,7 +89,7 @@ func (c *lessonController) request(typed string) (text, scored string, fromBus, 
 // placeholder is the input line's placeholder: the starting lesson until it
 // has been sent; a follower's, what they may do.
 func (c *lessonController) placeholder() string {
-	if c.whom != "" {
+	if !c.who.May(role.Send) {
 		return c.lang.F("read-only: you follow the %s's run · [ ] back in time · space catches up · q quits", c.whom)
 	}
 	if l, ok := c.current(); ok && !c.sent {

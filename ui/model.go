@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -74,6 +75,8 @@ type Model struct {
 type kit struct {
 	th        theme.Theme
 	lang      lang.Lang
+	who       role.Role // whose glass box it is: what they may do (ui/role)
+	whom      string    // a follower's: whom they follow, in lang ("" otherwise)
 	keys      keyMap
 	help      help.Model
 	drawnHelp *helpMemo // the key help, drawn once per width and keys
@@ -87,12 +90,13 @@ type kit struct {
 	ontoKeys    ontoKeys
 }
 
-// newKit is the kit for language l and theme th.
-func newKit(l lang.Lang, th theme.Theme) *kit {
+// newKit is the kit for a person in role who, in language l and theme th.
+func newKit(l lang.Lang, th theme.Theme, who role.Role) *kit {
 	k := &kit{
 		th:         th,
 		lang:       l,
-		keys:       newKeyMap(l),
+		who:        who,
+		keys:       newKeyMap(l, who),
 		help:       help.New(),
 		drawnHelp:  &helpMemo{},
 		askKeys:    newAskKeys(l),
@@ -116,7 +120,10 @@ func newKit(l lang.Lang, th theme.Theme) *kit {
 // each engine's current state and history (a resumed session shows what it
 // already holds), so call it before any Step runs.
 func New(cfg Config) *Model {
-	kt := newKit(cfg.Lang, theme.New(cfg.NoColor))
+	kt := newKit(cfg.Lang, theme.New(cfg.NoColor), cfg.role())
+	if cfg.Follow != nil {
+		kt.whom = cfg.Lang.Dyn(cfg.Follow.Who)
+	}
 	m := &Model{kit: kt, cfg: cfg, animate: true}
 	runs := cfg.Runs
 	if len(runs) == 0 {
@@ -134,9 +141,6 @@ func New(cfg Config) *Model {
 	m.room = &roomController{kit: kt, stepper: m.stepper, cfg: cfg, predict: m.predict}
 	m.forks = &forkController{kit: kt, stepper: m.stepper, dialects: cfg.Dialects, exec: tea.ExecProcess}
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
-	if cfg.Follow != nil {
-		m.lessons.whom = m.room.whom()
-	}
 	m.input = newInput(kt.th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(kt.th.Warning))
 	m.lessons.addWelcome()
@@ -169,7 +173,7 @@ func New(cfg Config) *Model {
 	// The keyboard starts where the first move is: the input line for a
 	// new request; the stepper for a resumed session (History says "space
 	// goes on from step #N") and for a follower (nothing to send).
-	m.inputFocused = cfg.Follow == nil && !m.lessons.sent
+	m.inputFocused = kt.who.May(role.Send) && !m.lessons.sent
 	if m.inputFocused {
 		m.input.Focus()
 	}
@@ -344,8 +348,8 @@ func (m *Model) step(mode runMode, by string) tea.Cmd {
 
 // focusInput gives the keyboard to the input line.
 func (m *Model) focusInput() tea.Cmd {
-	if m.cfg.Follow != nil {
-		m.bar.notice = m.room.readOnly()
+	if !m.who.May(role.Send) {
+		m.bar.notice = m.who.Refusal(m.lang, role.Send, m.whom)
 		return nil
 	}
 	m.inputFocused = true

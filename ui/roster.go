@@ -16,6 +16,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // A glass box served in a room (glassbox serve) tells the room about itself
@@ -190,7 +191,7 @@ func (k rosterKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortH
 // openRoster is R.
 func (c *roomController) openRoster() action {
 	if c.cfg.Room == nil || c.cfg.Room.Roster == nil {
-		return say(c.lang.T("R: the roster is the instructor's, in a served room (glassbox serve --instruct)"))
+		return say(c.who.Refusal(c.lang, role.Roster, c.whom))
 	}
 	return action{open: &rosterDialog{kit: c.kit, roster: c.cfg.Room.Roster}}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // Lesson is one bundled offline lesson, as the lessons menu lists it.
@@ -112,6 +113,21 @@ type Config struct {
 	// its scores kept across connections, its handouts' address, and the
 	// instructor's roster.
 	Room *Room
+}
+
+// role is who the glass box is for, from what it was given (ui/role): a
+// follower follows another's run; in a room, the instructor has the
+// roster and a learner does not; anyone else is on their own terminal.
+func (c Config) role() role.Role {
+	switch {
+	case c.Follow != nil:
+		return role.Follower
+	case c.Room != nil && c.Room.Roster != nil:
+		return role.Instructor
+	case c.Room != nil:
+		return role.Learner
+	}
+	return role.Local
 }
 
 // Run opens the full-screen UI and returns when the person quits or ctx

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	registry "github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // addWelcome puts a short note at the top of each run's History: what
@@ -20,43 +20,52 @@ func (c *lessonController) addWelcome() {
 }
 
 func (c *lessonController) welcomeText(r *runView) string {
-	l := c.lang
+	l, who := c.lang, c.who
 	var b strings.Builder
-	b.WriteString(l.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time.") + "\n")
-	if c.stepper.compare() {
-		b.WriteString(l.F("COMPARE: this is the %s run; the other run gets the same requests.", r.title()) + "\n")
+	line := func(s string) {
+		if s != "" {
+			b.WriteString(s + "\n")
+		}
 	}
+	line(l.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time."))
+	line(who.Who(l, c.whom))
+	if c.stepper.compare() {
+		line(l.F("COMPARE: this is the %s run; the other run gets the same requests.", r.title()))
+	}
+	reason := who.BackendReason(l, backendReason(l, r.reason))
 	backend := strings.ToUpper(r.backend)
 	switch {
 	case r.banner != "":
 		banner := r.banner
 		if head, ok := strings.CutSuffix(banner, ": "+r.reason); ok && r.reason != "" {
-			banner = head + ": " + backendReason(l, r.reason)
+			banner = head + ": " + reason
 		}
-		b.WriteString(banner + "\n")
+		line(banner)
 	case backend != "":
-		fmt.Fprintf(&b, "%s %s · %s%s\n", r.provider, r.model, backend, parenthesised(backendReason(l, r.reason)))
+		line(fmt.Sprintf("%s %s · %s%s", r.provider, r.model, backend, parenthesised(reason)))
 	}
 	switch strings.ToLower(r.backend) {
 	case "offline":
-		b.WriteString(l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real.") + "\n")
-		b.WriteString(l.F("To go live: %s.", goLive(l)) + "\n")
+		line(l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real."))
+		if how := who.GoLive(l); how != "" {
+			line(l.F("To go live: %s.", how))
+		}
 	case "replay":
-		b.WriteString(l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.") + "\n")
+		line(l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged."))
 	case "live":
-		b.WriteString(l.T("LIVE: every model call is a real request to the provider.") + "\n")
+		line(l.T("LIVE: every model call is a real request to the provider."))
 	}
 	if r.workspace != "" {
-		b.WriteString(l.F("Workspace (the only folder the tools may touch): %s", r.workspace) + "\n")
+		line(l.F("Workspace (the only folder the tools may touch): %s", r.workspace))
 	}
 	if sb := c.sandbox; sb != "" {
 		if strings.HasPrefix(sb, "on") {
 			sb, _, _ = strings.Cut(sb, ":") // "on — Landlock ABI 7"; off keeps its reason
 		}
-		b.WriteString(l.F("Sandbox for commands: %s", sb) + "\n")
+		line(l.F("Sandbox for commands: %s", onOff(l, sb)))
 	}
-	b.WriteString(l.T("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key."))
-	if ls, ok := c.current(); ok && !c.sent {
+	b.WriteString(who.FirstMoves(l))
+	if ls, ok := c.current(); ok && !c.sent && who.May(role.Send) {
 		b.WriteString("\n▶ " + l.F("Press Enter to send the %s lesson: %q", ls.Name, firstLineOf(ls.Request)))
 	}
 	return b.String()
@@ -76,46 +85,6 @@ func parenthesised(s string) string {
 		return ""
 	}
 	return " (" + s + ")"
-}
-
-// goLive says how to turn each provider's live service on, as
-// registry.GoLive does, in language l: each dialect's words read by
-// goLiveStep, the commands and flags as they are.
-func goLive(l lang.Lang) string {
-	if l != lang.JA {
-		return registry.GoLive()
-	}
-	var how, flags []string
-	seen := map[string]bool{}
-	for _, d := range registry.Dialects() {
-		if d.GoLive == "" || seen[d.Provider] {
-			continue
-		}
-		seen[d.Provider] = true
-		how = append(how, goLiveStep(l, d.GoLive))
-		flags = append(flags, "--provider "+d.Provider)
-	}
-	return l.F("%s, then start with %s", strings.Join(how, "、"), strings.Join(flags, "、"))
-}
-
-// goLiveWords is the shape of a dialect's GoLive: "set GEMINI_API_KEY
-// (Gemini)", "run ollama serve (Llama)".
-var goLiveWords = regexp.MustCompile(`^(set|run) (.+) \((.+)\)$`)
-
-// goLiveStep is one dialect's way to go live in language l: the verb
-// through the catalog, the variable or command as it is typed, what it
-// turns on through Dyn (a provider's name stays a name). Another shape is
-// shown as the dialect wrote it (TestGoLiveInJapanese keeps every
-// dialect's readable).
-func goLiveStep(l lang.Lang, s string) string {
-	m := goLiveWords.FindStringSubmatch(s)
-	switch {
-	case m == nil:
-		return s
-	case m[1] == "set":
-		return l.F("set %s (%s)", m[2], l.Dyn(m[3]))
-	}
-	return l.F("run %s (%s)", m[2], l.Dyn(m[3]))
 }
 
 // The reasons a dialect gives for its backend (dialect.Descriptor.Live),

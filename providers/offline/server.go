@@ -25,6 +25,12 @@ type Config struct {
 	// watch chunks arrive. Zero answers at once. The wait ends early when the
 	// request's context is cancelled.
 	Latency time.Duration
+	// GoLive is how the person at the glass box reaches a real model, by
+	// language code ("en", "ja"): what the tutor says, in the request's
+	// language, to a request it does not know. The front end words it for
+	// who that person is (ui/role): a learner in a room asks the instructor.
+	// Without it the tutor names glassbox's flags.
+	GoLive map[string]string
 }
 
 // ModelVersion is what the simulated Gemini reports as modelVersion, so no
@@ -201,6 +207,7 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 			}
 		}
 	}
+	m.conv.goLive = s.cfg.GoLive[m.conv.lang.code()]
 	r := decide(m.conv)
 	if !m.tools {
 		r = withoutTools(r, m.conv.lang)

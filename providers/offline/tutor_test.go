@@ -186,8 +186,8 @@ func TestFreeFormRequests(t *testing.T) {
 		{request: "delete something for me", final: []string{"Which file should I delete?"}},
 		{request: "What's the capital of France?",
 			final: []string{"offline simulation", "no real model is running", "tour, write-file, run-command", "outage",
-				"GEMINI_API_KEY=... go run . --provider gemini", "ollama pull llama3.1:8b", "--provider llama"}},
-		{request: "今日の天気は？", final: []string{"オフライン・シミュレーション", "GEMINI_API_KEY=... go run . --provider gemini"}},
+				"set GEMINI_API_KEY and start glassbox with --provider gemini", "ollama pull llama3.1:8b", "--provider llama"}},
+		{request: "今日の天気は？", final: []string{"オフライン・シミュレーション", "GEMINI_API_KEY を設定して glassbox を --provider gemini で起動"}},
 	}
 	for _, tc := range tests {
 		for _, p := range players() {
@@ -297,4 +297,19 @@ func TestReadingToolResults(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Asked what it does not know, the tutor says how to reach a real model
+// as the front end words it for the person (Config.GoLive: a learner in a
+// room asks the instructor), in the request's language, and never names
+// glassbox's flags then.
+func TestTheTutorSaysHowToGoLiveAsItIsTold(t *testing.T) {
+	goLive := map[string]string{"en": "ask the instructor", "ja": "講師に頼んでください"}
+	for req, want := range map[string]string{"What's the capital of France?": "To talk to a real model: ask the instructor.", "今日の天気は？": "本物のモデルと話すには: 講師に頼んでください。"} {
+		c := conversation{request: req, lang: languageOf(req), goLive: goLive[languageOf(req).code()]}
+		got := decide(c).text
+		if !strings.Contains(got, want) || strings.Contains(got, "--provider") || strings.Contains(got, "go run") {
+			t.Errorf("%q: the tutor says\n%s", req, got)
+		}
+	}
 }

@@ -72,8 +72,17 @@ func TestHandoutInJapanese(t *testing.T) {
 	if len(be) == 0 || len(be) != len(bj) {
 		t.Fatalf("%d blocks in English, %d in Japanese", len(be), len(bj))
 	}
+	picture := func(b string) string {
+		// The state machine's drawing is the same picture; the lines
+		// under it (the last transition, what happens now) are the
+		// glass box's words, in the page's language.
+		if strings.Contains(b, "─max_iterations─▶") {
+			b, _, _ = strings.Cut(b, "\n\n")
+		}
+		return stable(b)
+	}
 	for i := range be {
-		if stable(be[i]) != stable(bj[i]) {
+		if picture(be[i]) != picture(bj[i]) {
 			t.Errorf("block %d differs by language:\nen: %s\nja: %s", i, be[i], bj[i])
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // BindFlags binds serve's own flags onto fs (the run's flags are main's).
@@ -152,6 +153,7 @@ func printRows(out io.Writer, rows [][2]string) {
 // transitions is broadcast to the followers, and its status bar counts them.
 func instruct(ctx context.Context, o Options, out io.Writer) error {
 	c := o.Run
+	c.GoLive = role.Instructor.TutorGoLive()
 	if err := c.DefaultSession(os.Getenv); err != nil {
 		return err
 	}

@@ -44,6 +44,7 @@ import (
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // Options is how the room is served. The zero value of each limit is its
@@ -453,6 +454,7 @@ func (s *Server) open(ctx context.Context, id, host string, say lang.Lang) (*lea
 	c.Session, c.Resume, c.From, c.Onto = "", "", -1, ""
 	c.Trace, c.Record = "", ""
 	c.Lang = say.String()
+	c.GoLive = role.Learner.TutorGoLive() // the tutor tells a learner to ask the instructor
 	path := filepath.Join(dir, "session.jsonl")
 	if _, err := os.Stat(path); err == nil {
 		c.Resume = path
