@@ -286,8 +286,8 @@ func helpLine(h *harness) string {
 // the instructor's alone.
 func TestEachPersonIsToldWhatTheyMayDo(t *testing.T) {
 	follower := Config{
-		Runs:   []RunConfig{{Banner: "gemini gemini-2.5-flash · offline: --offline", Backend: "offline", BackendReason: "--offline"}},
-		Follow: &Follow{Who: "instructor", Next: func(ctx context.Context) (FollowBatch, bool) { <-ctx.Done(); return FollowBatch{}, false }},
+		Runs:    []RunConfig{{Banner: "gemini gemini-2.5-flash · offline: --offline", Backend: "offline", BackendReason: "--offline"}},
+		Follow:  &Follow{Who: "instructor", Next: func(ctx context.Context) (FollowBatch, bool) { <-ctx.Done(); return FollowBatch{}, false }},
 		NoColor: true, Lessons: testLessons, Lesson: "tour",
 	}
 	learner := func() Config {
@@ -296,7 +296,11 @@ func TestEachPersonIsToldWhatTheyMayDo(t *testing.T) {
 		c.Room = &Room{}
 		return c
 	}
-	instructor := func() Config { c := oneOfflineRun(t); c.Room = &Room{Roster: func() Roster { return Roster{} }}; return c }
+	instructor := func() Config {
+		c := oneOfflineRun(t)
+		c.Room = &Room{Roster: func() Roster { return Roster{} }}
+		return c
+	}
 	for _, l := range lang.All {
 		t.Run(string(l), func(t *testing.T) {
 			f := follower

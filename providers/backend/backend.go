@@ -279,11 +279,11 @@ type Options struct {
 	SimLatency time.Duration // offline: delay per call
 	// GoLive is how the person reaches a real model, by language code: the
 	// offline tutor says it (offline.Config.GoLive).
-	GoLive map[string]string
-	Replay     string        // serve this cassette
-	Record     string        // write a cassette here
-	RecordTemp string        // where the cassette is written until complete ("" beside Record)
-	Env        Env           // keys and addresses, from the config pipeline
+	GoLive     map[string]string
+	Replay     string // serve this cassette
+	Record     string // write a cassette here
+	RecordTemp string // where the cassette is written until complete ("" beside Record)
+	Env        Env    // keys and addresses, from the config pipeline
 	// Call is --stall, --call-timeout, --stream and --num-predict.
 	Call providers.CallOptions
 }
