@@ -348,3 +348,54 @@ func TestEachPersonIsToldWhatTheyMayDo(t *testing.T) {
 		})
 	}
 }
+
+// An instructor's q with people in the room says how many and what
+// happens to them, and offers to end the room or keep serving it; their
+// choice reaches the room (Room.Leaving) and the glass box quits. With
+// nobody in the room q asks as anywhere else.
+func TestTheInstructorChoosesHowToLeaveTheRoom(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		keep bool
+	}{{"e", false}, {"k", true}} {
+		cfg := oneOfflineRun(t)
+		var left []bool
+		room := Roster{Learners: []Seated{{Name: "ada"}, {Name: "bo"}}, Following: 1}
+		cfg.Room = &Room{Roster: func() Roster { return room }, Leaving: func(keep bool) { left = append(left, keep) }}
+		h := newHarness(t, cfg, 120, 34)
+		h.press("esc", "q")
+		v := flat(h.plainView())
+		for _, want := range []string{"Leave the room?", "2 learners and 1 follower are in the room.", "End the room: each learner's glass box closes",
+			"Keep serving without your glass box", "e end the room", "k keep serving without me", "n/esc stay"} {
+			contains(t, v, want)
+		}
+		if h.quit {
+			t.Fatal("q quit at once")
+		}
+		h.press(tc.key)
+		if !h.quit || len(left) != 1 || left[0] != tc.keep {
+			t.Fatalf("%s: quit %v, Leaving told %v", tc.key, h.quit, left)
+		}
+	}
+	cfg := oneOfflineRun(t)
+	cfg.Room = &Room{Roster: func() Roster { return Roster{} }, Leaving: func(bool) { t.Fatal("an empty room asked how to leave") }}
+	h := newHarness(t, cfg, 120, 34)
+	h.press("esc", "q")
+	if !h.quit {
+		t.Fatal("q in an empty room with nothing done does not quit")
+	}
+}
+
+// What the room tells the instructor while it is served (it outgrew the
+// machine) is said on the notice line and kept in History.
+func TestTheRoomsNotesReachTheInstructor(t *testing.T) {
+	cfg := oneOfflineRun(t)
+	notes := make(chan string, 1)
+	cfg.Room = &Room{Roster: func() Roster { return Roster{} }, Notes: notes}
+	h := newHarness(t, cfg, 160, 48)
+	notes <- "the room has 31 learners and 0 followers, more than this machine was measured to carry"
+	next, _ := h.m.Update(h.run(h.m.room.notesCmd())) // not settled: the next wait never ends
+	h.m = next.(*Model)
+	contains(t, helpLine(h), "the room has 31 learners")
+	contains(t, flat(paneText(h, 0, paneHistory)), "the room has 31 learners and 0 followers")
+}

@@ -158,3 +158,31 @@ func (c *roomController) changedCmd() tea.Cmd {
 		}
 	}
 }
+
+// roomNoteMsg is one thing the room tells the instructor (Room.Notes).
+type roomNoteMsg string
+
+// notesCmd waits for the room's next note to the instructor.
+func (c *roomController) notesCmd() tea.Cmd {
+	if c.cfg.Room == nil || c.cfg.Room.Notes == nil {
+		return nil
+	}
+	ch, ctx := c.cfg.Room.Notes, c.stepper.runs[0].base
+	return func() tea.Msg {
+		select {
+		case n, ok := <-ch:
+			if ok {
+				return roomNoteMsg(n)
+			}
+		case <-ctx.Done():
+		}
+		return nil
+	}
+}
+
+// noted says the room's note on the notice line and keeps it in History,
+// then waits for the next one.
+func (c *roomController) noted(n roomNoteMsg) action {
+	c.stepper.runs[0].history.note(string(n))
+	return action{notice: string(n), settle: true, cmd: c.notesCmd()}
+}

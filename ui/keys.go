@@ -232,8 +232,13 @@ func (m *Model) stepperKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) firstKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := m.keys
 	if key.Matches(msg, k.Quit) {
-		// On a fresh screen q quits at once; on a run with history it
-		// asks first.
+		// An instructor with people in the room chooses what happens to
+		// them; otherwise, on a fresh screen q quits at once, and on a run
+		// with history it asks first.
+		if d := m.room.leaving(); d != nil {
+			m.stack.push(d)
+			return nil, true
+		}
 		if !m.stepper.hasHistory() {
 			return m.quit(), true
 		}

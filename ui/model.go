@@ -221,7 +221,7 @@ func newInput(th theme.Theme) textarea.Model {
 // first. A follower starts listening to the run it follows; a glass box
 // with a status segment, to what changes it.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd()}
+	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd(), m.room.notesCmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.disk.measure(r.id, true)) // for the health line
 		if r.listens {
@@ -263,6 +263,8 @@ func (m *Model) feature(msg tea.Msg) action {
 		return say(string(msg))
 	case followMsg:
 		return m.room.followed(msg)
+	case roomNoteMsg:
+		return m.room.noted(msg)
 	case changedMsg:
 		return action{cmd: m.room.changedCmd()} // the frame is drawn again: Config.Status is read anew
 	case spinner.TickMsg:

@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -73,6 +75,7 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	if o.Instruct {
 		return instruct(ctx, o, out)
 	}
+	o.Log = func(line string) { fmt.Fprintln(out, "glassbox serve: "+line) }
 	s, err := New(o)
 	if err != nil {
 		return err
@@ -88,7 +91,7 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		s.Close()
+		s.End(whyStopped, endGrace)
 		<-done
 		fmt.Fprintln(out, "glassbox serve: "+s.lang.T("stopped; every learner's session is kept"))
 		return nil
@@ -167,13 +170,38 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, stop, err := Broadcasting(&cfg, o, out)
+	// While the glass box runs, the room's log is its log file (ui.Run
+	// sends the log package there) and the glass box says each line too;
+	// once it has closed, the terminal.
+	l := lang.Lang(c.Lang)
+	var open atomic.Bool
+	open.Store(true)
+	o.Log = func(line string) {
+		if open.Load() {
+			log.Print("glassbox serve: " + line)
+			return
+		}
+		fmt.Fprintln(out, "glassbox serve: "+line)
+	}
+	b, stop, err := Broadcasting(&cfg, o, out)
 	if err != nil {
 		return err
 	}
 	defer stop()
+	var keep atomic.Bool
+	cfg.Room.Leaving = keep.Store
 	cfg.Predict = o.Predict
-	return ui.Run(ctx, cfg)
+	err = ui.Run(ctx, cfg)
+	open.Store(false)
+	if err != nil || !keep.Load() || ctx.Err() != nil {
+		return err
+	}
+	// The instructor leaves; the room goes on without their glass box
+	// until Ctrl-C here.
+	b.End()
+	fmt.Fprintln(out, "glassbox serve: "+l.T("your glass box is closed and your session kept; the room goes on serving the learners — Ctrl-C here ends it"))
+	<-ctx.Done()
+	return nil
 }
 
 // listen opens the room's SSH address and, with --handouts-http, starts

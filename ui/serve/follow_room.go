@@ -63,14 +63,19 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 	cfg.Lang = l
 	ctx, cancel := context.WithCancel(context.Background())
 	if !o.FollowOnly {
-		// serve --instruct: the instructor's roster (R) of the learners.
-		cfg.Room = &ui.Room{Roster: s.Roster}
+		// serve --instruct: the instructor's roster (R) of the learners,
+		// and what the room tells them while it is served.
+		cfg.Room = &ui.Room{Roster: s.Roster, Notes: s.Notes()}
 		cfg.Changed = either(ctx, b.Changed(), s.RosterChanged())
 	}
 	go s.Serve(ln)
 	return b, func() {
 		cancel()
 		b.Close(time.Second)
-		s.Close()
+		s.End(whyClosed, endGrace)
 	}, nil
 }
+
+// endGrace is how long a room that ends waits for its glass boxes to say
+// goodbye (each closes at once; a learner's step in flight is cancelled).
+const endGrace = 5 * time.Second

@@ -55,6 +55,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	p = tea.NewProgram(model, opts...)
 	close(ready)
+	s.register(l.id, p)
 	return p
 }
 
@@ -97,6 +98,13 @@ func (m roomModel) Init() tea.Cmd { return tea.Batch(m.inner.Init(), m.idleCheck
 
 func (m roomModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case roomEndMsg:
+		// The room has ended: the glass box closes, and the gate says why
+		// and how to come back.
+		m.l.mu.Lock()
+		m.l.ended = ended{why: msg.why, step: m.seat.Step}
+		m.l.mu.Unlock()
+		return m, tea.Quit
 	case idleCheckMsg:
 		if idle := m.now().Sub(m.last); idle >= m.opts.Idle {
 			m.l.reason = m.l.lang.F("disconnected after %s without a key", m.opts.Idle)
