@@ -56,6 +56,8 @@ type ProgramSpec struct {
 	Confinement
 	// Stderr receives what it writes to its standard error (nil: dropped).
 	Stderr io.Writer
+	// Quota caps the workspace while it runs (the workspace's own).
+	Quota Quota
 }
 
 // Program is a running program started by StartProgram. Read reads its
@@ -123,36 +125,22 @@ func StartProgram(spec ProgramSpec) (*Program, error) {
 // start starts the helper (or the program itself) with the pipes; the
 // channel gets the first report: the sandbox line, or why nothing runs.
 func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, error) {
-	job := sandboxJob{Workspace: dir, Temp: p.tmp.dir, Network: spec.Network, Conceal: spec.Conceal, Reads: p.reads, Argv: spec.Argv, Self: spec.Self}
-	var (
-		cmd    *exec.Cmd
-		err    error
-		helped bool
-	)
-	if helperReady.Load() {
-		cmd, err = helperCommand(context.Background(), job)
-		helped = err == nil
-	}
-	if !helped {
-		if cmd, err = unconfinedProgram(job); err != nil {
-			return nil, err
-		}
-	}
-	var statusR, statusW *os.File
-	if helped {
-		if statusR, statusW, err = os.Pipe(); err != nil {
-			return nil, err
-		}
-		cmd.ExtraFiles = []*os.File{statusW}
+	job := sandboxJob{Workspace: dir, Temp: p.tmp.dir, Network: spec.Network, Conceal: spec.Conceal, Reads: p.reads, Argv: spec.Argv, Self: spec.Self,
+		Limits: ServerLimits, Quota: spec.Quota}
+	cmd, statusR, release, err := programCommand(job)
+	if err != nil {
+		return nil, err
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		closeAll(statusR, statusW)
+		release()
+		closeAll(statusR)
 		return nil, err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		closeAll(statusR, statusW, inR, inW)
+		release()
+		closeAll(statusR, inR, inW)
 		return nil, err
 	}
 	cmd.Dir = dir
@@ -161,7 +149,8 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 	cmd.WaitDelay = outputWaitDelay
 	startInOwnGroup(cmd)
 	err = startTracked(cmd, p)
-	closeAll(inR, outW, statusW) // the child's ends
+	release()
+	closeAll(inR, outW) // the child's ends
 	if err != nil {
 		closeAll(statusR, inW, outR)
 		return nil, fmt.Errorf("could not start %s: %w", programName(job), err)
@@ -191,6 +180,25 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 		close(p.done)
 	}()
 	return first, nil
+}
+
+// programCommand is how job starts: through the helper, with the read end
+// of its status pipe, or where there is none the program itself (statusR
+// nil). release closes the child's ends once it has started.
+func programCommand(job sandboxJob) (cmd *exec.Cmd, statusR *os.File, release func(), err error) {
+	if helperReady.Load() {
+		statusR, statusW, err := os.Pipe()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		cmd, release, err := helperCommand(context.Background(), job, statusW)
+		if err == nil {
+			return cmd, statusR, release, nil
+		}
+		closeAll(statusR, statusW)
+	}
+	cmd, err = unconfinedProgram(job)
+	return cmd, nil, func() {}, err
 }
 
 // unconfinedProgram is the program itself, without the helper: a test

@@ -5,6 +5,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"runtime"
 )
@@ -15,22 +16,23 @@ func SandboxStatus() string {
 	return "off — the sandbox uses Linux's Landlock; on " + runtime.GOOS + " commands run with glassbox's own rights"
 }
 
-func sandboxStatus(network bool) string { return SandboxStatus() }
+func sandboxStatus(network bool, q Quota) string { return SandboxStatus() }
 
 func sandboxOn() bool { return false }
 
 // BecomeSubreaper does nothing here: subreapers are a Linux feature.
 func BecomeSubreaper() error { return nil }
 
-func helperCommand(ctx context.Context, job sandboxJob) (*exec.Cmd, error) {
-	return nil, errors.New("no sandbox helper on " + runtime.GOOS)
+func helperCommand(ctx context.Context, job sandboxJob, status *os.File) (*exec.Cmd, func(), error) {
+	return nil, nil, errors.New("no sandbox helper on " + runtime.GOOS)
 }
 
-func sandboxHelperMain(args []string) int { return 2 }
+func sandboxHelperMain() int { return 2 }
+
 
 func sweepOrphans(live map[int]bool) int { return 0 }
 
-func confineMain(args []string) int { return 2 }
+func confineMain() int { return 2 }
 
 // openSelf has nothing to open here: there is no helper to execute.
 func openSelf() error { return nil }

@@ -131,12 +131,18 @@ func seccompPolicy(network bool) seccomp.Policy {
 	for name, arg := range map[string]uint32{"mknod": 1, "mknodat": 2} {
 		add(name, seccomp.ArgumentConditions{anyBit(arg, setIDBits)}, seccomp.ArgumentConditions{anyBit(arg, specialFileBits)})
 	}
+	// No new user namespace (in which a program is root again, with the
+	// kernel's whole namespaced surface to try), and no joining another
+	// process's namespaces.
+	add("unshare", seccomp.ArgumentConditions{anyBit(0, unix.CLONE_NEWUSER)})
+	add("clone", seccomp.ArgumentConditions{anyBit(cloneFlagsArg(info), unix.CLONE_NEWUSER)})
 	// Calls the filter cannot look into are refused as "not implemented",
 	// so programs fall back to the ones it can: openat2's mode sits in a
-	// struct, and io_uring makes sockets and opens files without system
-	// calls the filter would see. The keyring is glassbox's, not theirs.
+	// struct, clone3's flags too (the C library then uses clone), and
+	// io_uring makes sockets and opens files without system calls the
+	// filter would see. The keyring is glassbox's, not theirs.
 	var absent []string
-	for _, name := range []string{"openat2", "io_uring_setup", "io_uring_enter", "io_uring_register", "add_key", "keyctl", "request_key"} {
+	for _, name := range []string{"openat2", "clone3", "io_uring_setup", "io_uring_enter", "io_uring_register", "add_key", "keyctl", "request_key"} {
 		if has(name) {
 			absent = append(absent, name)
 		}
@@ -145,9 +151,19 @@ func seccompPolicy(network bool) seccomp.Policy {
 		DefaultAction: seccomp.ActionAllow,
 		Syscalls: []seccomp.SyscallGroup{
 			{NamesWithCondtions: refuse, Action: errnoAction(unix.EPERM)},
+			{Names: []string{"setns"}, Action: errnoAction(unix.EPERM)},
 			{Names: absent, Action: errnoAction(unix.ENOSYS)},
 		},
 	}
+}
+
+// cloneFlagsArg is the argument of clone that holds its flags: the first,
+// but the second on s390, whose clone takes the stack first.
+func cloneFlagsArg(info *arch.Info) uint32 {
+	if strings.HasPrefix(info.Name, "s390") {
+		return 1
+	}
+	return 0
 }
 
 // seccompAvailable says whether this kernel filters system calls.
