@@ -29,7 +29,6 @@ func helperCommand(ctx context.Context, job sandboxJob, status *os.File) (*exec.
 
 func sandboxHelperMain() int { return 2 }
 
-
 func sweepOrphans(live map[int]bool) int { return 0 }
 
 func confineMain() int { return 2 }

@@ -249,6 +249,7 @@ const workspaceRights = llsyscall.AccessFSExecute | llsyscall.AccessFSWriteFile 
 	llsyscall.AccessFSReadDir | llsyscall.AccessFSRemoveDir | llsyscall.AccessFSRemoveFile |
 	llsyscall.AccessFSMakeDir | llsyscall.AccessFSMakeReg | llsyscall.AccessFSMakeSock |
 	llsyscall.AccessFSMakeSym | llsyscall.AccessFSRefer | llsyscall.AccessFSTruncate
+
 // systemReadPaths are what a command may read (and run) outside its own
 // folders: the system's programs and libraries, and of /etc only what a
 // shell, Python, git and the C library's name lookups read — never
@@ -298,4 +299,3 @@ func landlockRules(job sandboxJob) []landlock.Rule {
 		landlock.PathAccess(workspaceRights, job.Workspace, job.Temp),
 	}
 }
-
