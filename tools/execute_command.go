@@ -48,6 +48,7 @@ type ExecuteCommand struct {
 	pass    atomic.Value // []string: variables the policy passes on (PassEnv)
 	conceal atomic.Value // []string: files commands must not read (Conceal)
 	sandbox atomic.Value // string: the last command's sandbox line
+	limits  Limits       // CommandLimits() unless a test says otherwise
 }
 
 // AllowNetwork lets commands connect out under the sandbox (the policy's
@@ -123,7 +124,7 @@ func NewExecuteCommand(ws *Workspace, timeout time.Duration) *ExecuteCommand {
 	if timeout <= 0 {
 		timeout = DefaultCommandTimeout
 	}
-	return &ExecuteCommand{ws: ws, timeout: timeout}
+	return &ExecuteCommand{ws: ws, timeout: timeout, limits: CommandLimits()}
 }
 
 // Spec is execute_command's definition for the model.
@@ -205,7 +206,7 @@ func (t *ExecuteCommand) runHelper(ctx context.Context, command string, tmp comm
 	}
 	defer statusR.Close()
 	job := sandboxJob{Workspace: t.ws.Root(), Temp: tmp.dir, Network: t.network.Load(), Conceal: t.concealed(), Shell: command,
-		Limits: CommandLimits, Quota: t.ws.Quota()}
+		Limits: t.limits, Quota: t.ws.Quota()}
 	cmd, release, err := helperCommand(ctx, job, statusW)
 	if err != nil {
 		statusW.Close()
@@ -267,7 +268,7 @@ func (t *ExecuteCommand) helperResult(st helperStatus, output string) Result {
 	res.Sandbox = st.Sandbox
 	limit := st.Limit
 	if limit == "" {
-		limit = limitHit(CommandLimits, st.Signal, st.Exit, output)
+		limit = limitHit(t.limits, st.Signal, st.Exit, output)
 	}
 	switch {
 	case limit != "":

@@ -28,12 +28,18 @@ type Limits struct {
 	CPU time.Duration
 }
 
-// CommandLimits are the limits of every command execute_command runs.
-var CommandLimits = Limits{Processes: 256, Memory: 1 << 30, FileSize: 256 << 20, CPU: 60 * time.Second}
+// CommandLimits are the limits of every command execute_command runs. A
+// command runs for at most DefaultCommandTimeout; its CPU limit stops one
+// that only burns the processor before that.
+func CommandLimits() Limits {
+	return Limits{Processes: 256, Memory: 1 << 30, FileSize: 256 << 20, CPU: 20 * time.Second}
+}
 
 // ServerLimits are the limits of a stdio MCP server: a command's, but with
 // the processor time of a server that answers calls for a whole session.
-var ServerLimits = Limits{Processes: 256, Memory: 1 << 30, FileSize: 256 << 20, CPU: 10 * time.Minute}
+func ServerLimits() Limits {
+	return Limits{Processes: 256, Memory: 1 << 30, FileSize: 256 << 20, CPU: 10 * time.Minute}
+}
 
 // Quota caps a workspace (glassbox serve sets one per learner): its files'
 // bytes and its entries — files, folders, links and every other kind

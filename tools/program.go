@@ -126,7 +126,7 @@ func StartProgram(spec ProgramSpec) (*Program, error) {
 // channel gets the first report: the sandbox line, or why nothing runs.
 func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, error) {
 	job := sandboxJob{Workspace: dir, Temp: p.tmp.dir, Network: spec.Network, Conceal: spec.Conceal, Reads: p.reads, Argv: spec.Argv, Self: spec.Self,
-		Limits: ServerLimits, Quota: spec.Quota}
+		Limits: ServerLimits(), Quota: spec.Quota}
 	cmd, statusR, release, err := programCommand(job)
 	if err != nil {
 		return nil, err

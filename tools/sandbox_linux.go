@@ -63,7 +63,7 @@ func sandboxStatus(network bool, q Quota) string {
 	_, roErr := privateMountsAttr()
 	pids, memory := limitsHeld()
 	return sandboxLine(reach{abi: abi, landlock: llErr, seccomp: seccompAvailable(), readOnly: roErr, network: network,
-		limits: CommandLimits, held: limitMechanismsFor(heldLimits{Pids: pids, Memory: memory}, roErr == nil), quota: q})
+		limits: CommandLimits(), held: limitMechanismsFor(heldLimits{Pids: pids, Memory: memory}, roErr == nil), quota: q})
 }
 
 // reach is what confines a command: the Landlock ABI (or why there is
