@@ -188,12 +188,15 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", ExecuteCommandName, err)
 	}
+	sandbox := res.Sandbox // what it ran under, whatever ended it
 	switch {
 	case ctx.Err() != nil:
 		res = failure("cancelled; the command and everything it started were killed\n%s", out.output())
+		res.Sandbox = sandbox
 		return res, fmt.Errorf("%s %q: %w", ExecuteCommandName, p.Command, ctx.Err())
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
 		res = failure("timed out after %s; the command and everything it started were killed\n%s", t.timeout, out.output())
+		res.Sandbox = sandbox
 	}
 	return res, nil
 }

@@ -248,14 +248,17 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	return r, nil
 }
 
-// concealed are the files this run's commands must not read: the .env
-// glassbox read, and where the run works on a copy of the folder that held
-// it (--compare, a session's kept workspace), its copy there.
+// concealed are the files this run's commands must not read: every .env
+// glassbox read — its own settings' and those at the top of the workspace
+// (workspaceSecrets) — and where the run works on a copy of the folder
+// that held its own (--compare, a session's kept workspace), its copy
+// there.
 func concealed(c Config, root string) []string {
+	hide := tools.DotEnvFiles(root)
 	if c.DotEnv == "" {
-		return nil
+		return hide
 	}
-	hide := []string{c.DotEnv}
+	hide = append(hide, c.DotEnv)
 	if c.Workspace == "" {
 		return hide
 	}
