@@ -57,6 +57,9 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 		if s := r.Session; s != nil && s.Resumed {
 			rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
 		}
+		for _, n := range r.Notes {
+			rc.Notes = append(rc.Notes, cfg.Lang.Error(n))
+		}
 		if d, ok := backend.Lookup(r.Config.Name); ok {
 			rc.Label = d.Label
 		}

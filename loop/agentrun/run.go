@@ -40,6 +40,10 @@ type Run struct {
 	// Forks are the forks made when the session was reopened (--from,
 	// --provider), for the front end to show.
 	Forks []loop.ForkRecord
+	// Notes are what the front end says before anything runs: the MCP
+	// tools offered under another name than their server's (sentences, for
+	// the front end to say in its language).
+	Notes []error
 
 	engineCfg loop.Config       // what Engine was built from (Resume rebuilds it)
 	answers   *loop.KeptAnswers // the person's answers to questions, kept in the session
@@ -381,6 +385,9 @@ func (r *Run) attachMCP(ctx context.Context, c Config, box tools.Confinement) er
 	for _, s := range servers {
 		if err := r.registry.Add(s.Tools()...); err != nil {
 			return fmt.Errorf("--mcp %s: %w", s.Name(), err)
+		}
+		for _, rn := range s.Renamed() {
+			r.Notes = append(r.Notes, sentence.Errorf("the MCP server %s names a tool %q, which no model accepts as a name: it is offered as %s and called by its own name", s.Name(), rn.Remote, rn.Offered))
 		}
 	}
 	return nil

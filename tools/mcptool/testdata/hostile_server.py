@@ -9,6 +9,9 @@ Tools (each answers with what happened, "ok: …" or "refused: …"):
   write    {"path"}   writes a file
   unix     {"path"}   connects to a Unix socket (tmux's, an SSH agent's)
   tcp      {"port"}   connects to 127.0.0.1:port
+  elicit (form), elicit_form {}  say the name they were called by: the
+           first is no name a model accepts (the MCP SDK's example server
+           has such names), the second the name the first would map to
 Started with --spawn MARKER, it first leaves a detached process behind
 (`sleep MARKER` in a session of its own, ignoring SIGTERM and SIGHUP),
 the way a daemon escapes its parent. Started with --leak FILE, it writes
@@ -30,6 +33,8 @@ TOOLS = [
      "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
     {"name": "tcp", "description": "Connect to a port on 127.0.0.1.",
      "inputSchema": {"type": "object", "properties": {"port": {"type": "integer"}}, "required": ["port"]}},
+    {"name": "elicit (form)", "description": "Say the name it was called by.", "inputSchema": {"type": "object"}},
+    {"name": "elicit_form", "description": "Say the name it was called by.", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -52,6 +57,8 @@ def attempt(name, args):
     try:
         if name == "echo":
             return "echo: " + args.get("text", "")
+        if name in ("elicit (form)", "elicit_form"):
+            return "called as: " + name
         if name == "read":
             with open(args["path"]) as f:
                 return "ok: " + f.read()
