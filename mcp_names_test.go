@@ -49,7 +49,7 @@ func TestMCPToolWithAnInvalidNameIsOffered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildGlassbox(t)
+	bin := builtGlassbox(t)
 	const offered = "ev__elicit_form_96f15fb7"
 	srv, bodies := callServer(t, offered, `{}`)
 	ws := t.TempDir()

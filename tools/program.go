@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/history/session"
 )
 
 // A stdio MCP server is a program glassbox keeps running and talks to over
@@ -106,7 +108,10 @@ func StartProgram(spec ProgramSpec) (*Program, error) {
 	}
 	p := &Program{tmp: tmp, done: make(chan struct{})}
 	if !spec.Self {
-		p.reads = ServerReads(spec.Argv, dir)
+		if p.reads, err = ServerReads(spec.Argv, dir); err != nil {
+			tmp.remove()
+			return nil, err
+		}
 	}
 	started, err := p.start(spec, dir)
 	if err != nil {
@@ -308,7 +313,13 @@ func (p *Program) Reads() []string { return slices.Clone(p.reads) }
 // adds nothing, wherever a link there leads (the agent writes in dir);
 // outside it, symbolic links are followed and what is returned is where
 // they lead.
-func ServerReads(argv []string, dir string) []string {
+//
+// A word may not open what no program of the agent's may read: a folder
+// that is or holds /, the home folder, the temporary folder (every
+// command's own folder is in it) or glassbox's state folder (sessions and
+// the key that seals approvals), nor anything inside the state folder.
+// Such a word is an error that names it: the server is not started.
+func ServerReads(argv []string, dir string) ([]string, error) {
 	home, _ := os.UserHomeDir()
 	broad := func(folder string) bool {
 		for _, d := range []string{"/", home, os.TempDir()} {
@@ -342,12 +353,38 @@ func ServerReads(argv []string, dir string) []string {
 			continue
 		}
 		p = resolved(p)
+		if err := tooBroad(word, p, fi.IsDir(), broad); err != nil {
+			return nil, err
+		}
 		add(p)
 		if folder := filepath.Dir(p); fi.Mode().IsRegular() && !broad(folder) {
 			add(folder)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// tooBroad refuses a word whose path p would open what no program of the
+// agent's may read: a folder that is or holds a broad one, or glassbox's
+// state folder, or anything inside the state folder.
+func tooBroad(word, p string, isDir bool, broad func(string) bool) error {
+	if isDir && broad(p) {
+		return fmt.Errorf("the server's command line names the folder %s, which is or holds /, your home folder or the temporary folder: a server may read what its command line names, so name a folder inside them", word)
+	}
+	if state := stateFolder(); state != "" && (within(p, state) || isDir && within(state, p)) {
+		return fmt.Errorf("the server's command line names %s, which is or holds glassbox's state folder %s (sessions and the key that seals approvals): a server may read what its command line names, never that", word, state)
+	}
+	return nil
+}
+
+// stateFolder is glassbox's state folder, resolved ("" when there is
+// none).
+func stateFolder() string {
+	dir, err := session.Dir(os.Getenv)
+	if err != nil {
+		return ""
+	}
+	return resolved(filepath.Dir(dir))
 }
 
 // resolved is path with its symbolic links followed, or as it is.

@@ -1,0 +1,258 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// Issue 28, "attack what no one has": each on the built binary.
+
+// A stdio server reads what its command line names. Named the home folder
+// (or /), it could read the key that seals approvals and every session;
+// glassbox now refuses to start it, naming the word, before anything runs.
+// Before: it started, and its read tool returned the key.
+func TestServerCommandLineCannotOpenTheStateFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := builtGlassbox(t)
+	home, state := t.TempDir(), t.TempDir()
+	key := filepath.Join(state, "glassbox", "approvals.key")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, key, "sealing-key-4714")
+	srv, _ := callServer(t, "x__read", fmt.Sprintf(`{"path":%q}`, key))
+	for _, word := range []string{home, state, filepath.Join(state, "glassbox")} {
+		ws := t.TempDir()
+		cmd := exec.Command(bin, "run", "--live", "--yes", "--workspace", ws, "--mcp", "x=python3 "+hostileScript()+" "+word, "read it")
+		cmd.Dir = ws
+		cmd.Env = append(liveEnv(srv, t.TempDir()), "HOME="+home, "XDG_STATE_HOME="+state)
+		out, err := cmd.CombinedOutput()
+		if strings.Contains(string(out), "sealing-key-4714") {
+			t.Fatalf("%s: the server read the approvals key:\n%s", word, tail(out))
+		}
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != exitUsage || !strings.Contains(string(out), "the server's command line names") || !strings.Contains(string(out), word+",") {
+			t.Errorf("%s: %v\n%s", word, err, tail(out))
+		}
+	}
+}
+
+// NeedsPerson under --yes through mcp-serve: a caller on the bus asks for
+// a command the security layer cannot read. --yes leaves it unanswered,
+// so it is denied — never put to the caller's own person either — and
+// the command does not run; an ordinary command still runs. (tap, which
+// does not exist yet, needs the same test.)
+func TestNeedsPersonIsNotAnsweredByYesThroughMCPServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	isolate(t)
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "canary.txt"), "still here")
+	var stderr syncBuffer
+	cmd := serveCmd(t, &stderr, "--offline", "--yes", "--json", "--workspace", ws)
+	elicited := 0
+	var mu sync.Mutex
+	cs := connect(t, &mcp.CommandTransport{Command: cmd}, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		elicited++
+		mu.Unlock()
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow once"}}, nil
+	})
+	res := ask(t, cs, "run `$(printf r%s m) -f canary.txt`")
+	if _, err := os.Stat(filepath.Join(ws, "canary.txt")); err != nil {
+		t.Fatalf("the command ran: the canary is gone\n%s\n%s", resultText(res), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "--yes does not answer this confirmation, only a person may (rule unknowable-command") {
+		t.Errorf("the denial does not say why:\n%s", stderr.String())
+	}
+	mu.Lock()
+	if elicited != 0 {
+		t.Errorf("the caller's person was asked %d times", elicited)
+	}
+	mu.Unlock()
+	ask(t, cs, "run `echo yes > proof.txt`")
+	if b, err := os.ReadFile(filepath.Join(ws, "proof.txt")); err != nil || string(b) != "yes\n" {
+		t.Errorf("an ordinary command under --yes: %q %v\n%s", b, err, stderr.String())
+	}
+}
+
+// kill -9 of `glassbox serve` while two learners' commands run: nothing
+// is left behind — not the commands, not their helpers, not their
+// temporary folders, not their cgroups.
+func TestKill9OfServeLeavesNothingBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := builtGlassbox(t)
+	tmp := t.TempDir()
+	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--yes")
+	serve.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "TMPDIR="+tmp, "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
+	out, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve.Stderr = serve.Stdout
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer serve.Process.Kill()
+	addr, passphrase := readAnnouncement(t, out)
+	marker := fmt.Sprintf("309.%d", time.Now().UnixNano()%1000000)
+	for _, name := range []string{"ada", "grace"} {
+		learnerRuns(t, addr, name, passphrase, "run `sleep "+marker+" & sleep "+marker+"`")
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for countProcesses(marker) < 4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the learners' commands never ran (%d of 4 processes)", countProcesses(marker))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pid := serve.Process.Pid
+	t.Logf("%d processes sleep %s, helpers %v", countProcesses(marker), marker, helpersWith("TMPDIR="+tmp))
+	if err := serve.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	serve.Wait()
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		left := leftBehind(tmp, pid, marker)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after kill -9 of serve: %v", left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// readAnnouncement reads serve's banner until it has the address and the
+// passphrase.
+func readAnnouncement(t *testing.T, out io.Reader) (addr, passphrase string) {
+	t.Helper()
+	listening := regexp.MustCompile(`listening on (\S+)`)
+	phrase := regexp.MustCompile(`workshop passphrase:\s+(\S+)`)
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+			addr = m[1]
+		}
+		if m := phrase.FindStringSubmatch(sc.Text()); m != nil {
+			passphrase = m[1]
+		}
+		if addr != "" && passphrase != "" {
+			go io.Copy(io.Discard, out)
+			return addr, passphrase
+		}
+	}
+	t.Fatalf("serve never said where it listens (%q, %q)", addr, passphrase)
+	return "", ""
+}
+
+// learnerRuns connects as a learner and has their glass box run request
+// to its end (serve runs with --yes).
+func learnerRuns(t *testing.T, addr, name, passphrase, request string) {
+	t.Helper()
+	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: name, Auth: []gossh.AuthMethod{gossh.Password(passphrase)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm-256color", 34, 120, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := sess.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var screen strings.Builder
+	sess.Stdout = writerTo(func(b []byte) { mu.Lock(); screen.Write(b); mu.Unlock() })
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	waitScreen := func(want string) {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			mu.Lock()
+			s := ansi.Strip(screen.String())
+			mu.Unlock()
+			if strings.Contains(s, want) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s's screen never showed %q:\n%s", name, want, s[max(0, len(s)-2000):])
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitScreen("First moves")
+	in.Write([]byte(request + "\r"))
+	waitScreen("press space to take it")
+	in.Write([]byte("c"))
+}
+
+type writerTo func([]byte)
+
+func (w writerTo) Write(b []byte) (int, error) { w(b); return len(b), nil }
+
+// leftBehind lists what a dead serve (pid) left: processes sleeping
+// marker, helpers, command folders in tmp, cgroups named after it.
+func leftBehind(tmp string, pid int, marker string) []string {
+	var left []string
+	if n := countProcesses(marker); n > 0 {
+		left = append(left, fmt.Sprintf("%d processes sleep %s", n, marker))
+	}
+	for _, p := range helpersWith("TMPDIR=" + tmp) {
+		left = append(left, "a helper: "+p)
+	}
+	folders, _ := filepath.Glob(filepath.Join(tmp, fmt.Sprintf("glassbox-cmd-%d-*", pid)))
+	left = append(left, folders...)
+	cgroups, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/*/glassbox-%d-*", pid))
+	more, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/*/*/*/glassbox-%d-*", pid))
+	return append(append(left, cgroups...), more...)
+}
+
+// helpersWith lists the sandbox helpers whose environment holds s (their
+// TMPDIR names the folder of the glassbox that started them).
+func helpersWith(s string) []string {
+	var out []string
+	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), "__sandbox-exec") {
+			continue
+		}
+		if env, err := os.ReadFile(filepath.Join(filepath.Dir(f), "environ")); err == nil && strings.Contains(string(env), s) {
+			out = append(out, filepath.Dir(f))
+		}
+	}
+	return out
+}
