@@ -254,7 +254,7 @@ func (b *Bus) Serve(ctx context.Context, t mcp.Transport) error {
 // ServeStdio serves the bus over in and out (newline-delimited JSON-RPC)
 // until in ends or ctx is done.
 func (b *Bus) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := b.Serve(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	err := b.Serve(ctx, mcptool.StdioTransport(in, out))
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -129,7 +129,7 @@ func Attach(ctx context.Context, spec Spec, wire *tools.WireLog, opt Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %s: %v", spec.Name, err)
 	}
-	s, err := attach(ctx, spec.Name, &mcp.IOTransport{Reader: io.NopCloser(p), Writer: p}, wire, opt, stderr)
+	s, err := attach(ctx, spec.Name, stdioTransport(io.NopCloser(p), p), wire, opt, stderr)
 	if err != nil {
 		p.Close()
 		return nil, err
@@ -137,6 +137,21 @@ func Attach(ctx context.Context, spec Spec, wire *tools.WireLog, opt Options) (*
 	s.program = p
 	return s, nil
 }
+
+// MaxFrameBytes bounds one JSON-RPC frame read from a stdio server (or,
+// on the bus, from a stdio client): a server's result is cut at
+// maxResultBytes anyway, and no list of tools comes near it. A larger
+// frame ends the connection, and its tools fail saying why.
+const MaxFrameBytes = 4 << 20
+
+// stdioTransport is newline-delimited JSON-RPC over r and w, with frames
+// bounded by MaxFrameBytes.
+func stdioTransport(r io.ReadCloser, w io.WriteCloser) mcp.Transport {
+	return &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: MaxFrameBytes}
+}
+
+// StdioTransport is stdioTransport for the bus (glassbox mcp-serve).
+func StdioTransport(r io.ReadCloser, w io.WriteCloser) mcp.Transport { return stdioTransport(r, w) }
 
 // AttachTransport attaches a server reached through t (an in-process
 // server's in-memory transport, for one).
