@@ -172,8 +172,9 @@ func readAnnouncement(t *testing.T, out io.Reader) (addr, passphrase string) {
 }
 
 // learnerRuns connects as a learner and has their glass box run request
-// to its end (serve runs with --yes).
-func learnerRuns(t *testing.T, addr, name, passphrase, request string) {
+// (serve runs with --yes); the function returned waits until their screen
+// shows a text.
+func learnerRuns(t *testing.T, addr, name, passphrase, request string) func(string) {
 	t.Helper()
 	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: name, Auth: []gossh.AuthMethod{gossh.Password(passphrase)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
@@ -217,6 +218,7 @@ func learnerRuns(t *testing.T, addr, name, passphrase, request string) {
 	in.Write([]byte(request + "\r"))
 	waitScreen("press space to take it")
 	in.Write([]byte("c"))
+	return waitScreen
 }
 
 type writerTo func([]byte)
@@ -255,4 +257,42 @@ func helpersWith(s string) []string {
 		}
 	}
 	return out
+}
+
+// The predict scores' seal (an HMAC keyed by the host key) is checked on
+// every load; here the attack comes from where a learner can act: their
+// own command, run approved in their own workspace, which sits two folders
+// below their scores file. Writing it, through a link or not, is refused
+// by the kernel, and the learner's folder gains nothing.
+func TestALearnersCommandCannotWriteTheirScores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := builtGlassbox(t)
+	state := t.TempDir()
+	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--yes")
+	serve.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "TMPDIR="+t.TempDir(), "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
+	out, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve.Stderr = serve.Stdout
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { serve.Process.Kill(); serve.Wait() }()
+	addr, passphrase := readAnnouncement(t, out)
+	forged := `{"learner":"x","scores":{"tour":{"right":99,"total":99}},"seal":"00"}`
+	wait := learnerRuns(t, addr, "eve", passphrase, "run `echo '"+forged+"' > ../../scores.json; ln -s ../../scores.json s; echo '"+forged+"' > s; echo done-$((6*7))`")
+	wait("done-42")
+	learners, _ := filepath.Glob(filepath.Join(state, "glassbox", "serve", "learners", "*"))
+	if len(learners) != 1 {
+		t.Fatalf("learner folders: %v", learners)
+	}
+	if _, err := os.Lstat(filepath.Join(learners[0], "session.files", "workspace", "s")); err != nil {
+		t.Fatalf("the command did not run: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(learners[0], "scores.json")); err == nil && strings.Contains(string(b), "99") {
+		t.Fatalf("the learner's command wrote their scores: %s", b)
+	}
 }
