@@ -197,6 +197,30 @@ func undoChanges(root string, blobs *session.Blobs, steps []*session.Changes) er
 // recorded stays), then the folders it removed come back, then the files it
 // changed or removed.
 func undoStep(r *os.Root, blobs *session.Blobs, files []session.FileChange) error {
+	if err := removeCreated(r, files); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if f.Before == dirMark {
+			if err := r.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {
+				return fmt.Errorf("restoring the folder %s: %w", f.Path, err)
+			}
+		}
+	}
+	for _, f := range files {
+		if f.Before == "" || f.Before == dirMark {
+			continue
+		}
+		if err := restoreFile(r, blobs, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeCreated removes what a step created: its files, then its folders,
+// deepest first (one that still holds something nobody recorded stays).
+func removeCreated(r *os.Root, files []session.FileChange) error {
 	var createdDirs []string
 	for _, f := range files {
 		name := filepath.FromSlash(f.Path)
@@ -213,38 +237,32 @@ func undoStep(r *os.Root, blobs *session.Blobs, files []session.FileChange) erro
 	for _, d := range createdDirs {
 		_ = r.Remove(d) // only when empty
 	}
-	for _, f := range files {
-		if f.Before == dirMark {
-			if err := r.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {
-				return fmt.Errorf("restoring the folder %s: %w", f.Path, err)
-			}
+	return nil
+}
+
+// restoreFile writes back a file a step changed or removed, from its copy
+// in blobs, with its mode.
+func restoreFile(r *os.Root, blobs *session.Blobs, f session.FileChange) error {
+	name := filepath.FromSlash(f.Path)
+	data, err := blobs.Get(f.Before)
+	if err != nil {
+		return err
+	}
+	if dir := path.Dir(f.Path); dir != "." {
+		if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
+			return fmt.Errorf("restoring %s: %w", f.Path, err)
 		}
 	}
-	for _, f := range files {
-		if f.Before == "" || f.Before == dirMark {
-			continue
-		}
-		name := filepath.FromSlash(f.Path)
-		data, err := blobs.Get(f.Before)
-		if err != nil {
-			return err
-		}
-		if dir := path.Dir(f.Path); dir != "." {
-			if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
-				return fmt.Errorf("restoring %s: %w", f.Path, err)
-			}
-		}
-		mode := fs.FileMode(f.Mode)
-		if mode == 0 {
-			mode = 0o644
-		}
-		_ = r.Chmod(name, 0o600) // a read-only file now may have been writable then
-		if err := r.WriteFile(name, data, mode); err != nil {
-			return fmt.Errorf("restoring %s: %w", f.Path, err)
-		}
-		if err := r.Chmod(name, mode); err != nil {
-			return fmt.Errorf("restoring %s: %w", f.Path, err)
-		}
+	mode := fs.FileMode(f.Mode)
+	if mode == 0 {
+		mode = 0o644
+	}
+	_ = r.Chmod(name, 0o600) // a read-only file now may have been writable then
+	if err := r.WriteFile(name, data, mode); err != nil {
+		return fmt.Errorf("restoring %s: %w", f.Path, err)
+	}
+	if err := r.Chmod(name, mode); err != nil {
+		return fmt.Errorf("restoring %s: %w", f.Path, err)
 	}
 	return nil
 }

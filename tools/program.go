@@ -320,48 +320,67 @@ func (p *Program) Reads() []string { return slices.Clone(p.reads) }
 // the key that seals approvals), nor anything inside the state folder.
 // Such a word is an error that names it: the server is not started.
 func ServerReads(argv []string, dir string) ([]string, error) {
+	r := serverReads{dir: dir}
 	home, _ := os.UserHomeDir()
-	broad := func(folder string) bool {
-		for _, d := range []string{"/", home, os.TempDir()} {
-			if d != "" && within(resolved(d), folder) {
-				return true
-			}
-		}
-		return false
-	}
-	inside := func(p string) bool {
-		return within(p, dir) || slices.ContainsFunc(systemReadPaths, func(sys string) bool { return within(p, sys) })
-	}
-	var out []string
-	add := func(p string) {
-		if !inside(p) && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
+	r.broadDirs = []string{"/", home, os.TempDir()}
 	for _, word := range argv {
-		p := word
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if within(p, dir) {
-			// Readable already; and a link the agent planted in the
-			// workspace must not open what it points to.
-			continue
-		}
-		fi, err := os.Stat(p)
-		if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
-			continue
-		}
-		p = resolved(p)
-		if err := tooBroad(word, p, fi.IsDir(), broad); err != nil {
+		if err := r.word(word); err != nil {
 			return nil, err
 		}
-		add(p)
-		if folder := filepath.Dir(p); fi.Mode().IsRegular() && !broad(folder) {
-			add(folder)
+	}
+	return r.out, nil
+}
+
+// serverReads is ServerReads under way.
+type serverReads struct {
+	dir       string
+	broadDirs []string // /, home, the temporary folder
+	out       []string
+}
+
+// broad reports whether folder is or holds one of the broad folders.
+func (r *serverReads) broad(folder string) bool {
+	for _, d := range r.broadDirs {
+		if d != "" && within(resolved(d), folder) {
+			return true
 		}
 	}
-	return out, nil
+	return false
+}
+
+// add adds p unless a command may read it already (the workspace, the
+// system's folders) or it is there.
+func (r *serverReads) add(p string) {
+	inside := within(p, r.dir) || slices.ContainsFunc(systemReadPaths, func(sys string) bool { return within(p, sys) })
+	if !inside && !slices.Contains(r.out, p) {
+		r.out = append(r.out, p)
+	}
+}
+
+// word adds what one word of the command line names.
+func (r *serverReads) word(word string) error {
+	p := word
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.dir, p)
+	}
+	if within(p, r.dir) {
+		// Readable already; and a link the agent planted in the
+		// workspace must not open what it points to.
+		return nil
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
+		return nil
+	}
+	p = resolved(p)
+	if err := tooBroad(word, p, fi.IsDir(), r.broad); err != nil {
+		return err
+	}
+	r.add(p)
+	if folder := filepath.Dir(p); fi.Mode().IsRegular() && !r.broad(folder) {
+		r.add(folder)
+	}
+	return nil
 }
 
 // tooBroad refuses a word whose path p would open what no program of the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -241,35 +242,23 @@ func dropCapabilities() error {
 	if data[0].Permitted == 0 && data[1].Permitted == 0 && data[0].Inheritable == 0 && data[1].Inheritable == 0 {
 		return nil
 	}
-	last := uintptr(63)
-	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			last = uintptr(n)
-		}
-	}
-	keep := map[uintptr]bool{}
-	var mask [2]uint32
-	for _, c := range keptCapabilities {
-		keep[c] = true
-		mask[c/32] |= 1 << (c % 32)
-	}
 	// Root regains its bounding set at every exec, so that must shrink.
 	// Anyone else (in the user namespace of the read-only view, holding
 	// CAP_SYS_ADMIN there as an ambient capability) loses every capability
 	// at the exec of a non-root program once the ambient set is clear.
-	for c := uintptr(0); c <= last && os.Geteuid() == 0; c++ {
-		if keep[c] {
-			continue
-		}
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+	if os.Geteuid() == 0 {
+		if err := shrinkBoundingSet(); err != nil {
+			return err
 		}
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("clearing ambient capabilities: %w", err)
 	}
-	if os.Geteuid() != 0 {
-		mask = [2]uint32{}
+	var mask [2]uint32
+	if os.Geteuid() == 0 {
+		for _, c := range keptCapabilities {
+			mask[c/32] |= 1 << (c % 32)
+		}
 	}
 	for i := range data {
 		data[i].Effective &= mask[i]
@@ -278,6 +267,26 @@ func dropCapabilities() error {
 	}
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
+}
+
+// shrinkBoundingSet drops every capability but keptCapabilities from the
+// bounding set, up to the kernel's last.
+func shrinkBoundingSet() error {
+	last := uintptr(63)
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			last = uintptr(n)
+		}
+	}
+	for c := uintptr(0); c <= last; c++ {
+		if slices.Contains(keptCapabilities, c) {
+			continue
+		}
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
 	}
 	return nil
 }
