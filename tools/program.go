@@ -36,12 +36,14 @@ type Confinement struct {
 	// Conceal are files it must find empty even inside the folders it may
 	// read (the .env glassbox read).
 	Conceal []string
+	// Quota caps the workspace while it runs (the workspace's own).
+	Quota Quota
 }
 
 // Confinement is what this tool's commands are confined by (AllowNetwork,
 // PassEnv, Conceal): a run's stdio servers get the same.
 func (t *ExecuteCommand) Confinement() Confinement {
-	return Confinement{Network: t.network.Load(), PassEnv: t.passEnv(), Conceal: t.concealed()}
+	return Confinement{Network: t.network.Load(), PassEnv: t.passEnv(), Conceal: t.concealed(), Quota: t.ws.Quota()}
 }
 
 // ProgramSpec is a program to start with StartProgram.
@@ -58,8 +60,6 @@ type ProgramSpec struct {
 	Confinement
 	// Stderr receives what it writes to its standard error (nil: dropped).
 	Stderr io.Writer
-	// Quota caps the workspace while it runs (the workspace's own).
-	Quota Quota
 }
 
 // Program is a running program started by StartProgram. Read reads its

@@ -86,6 +86,9 @@ type Config struct {
 	// KeepWorkspace is the folder Open makes the run's workspace in (a copy
 	// of Workspace, or of the sample project) and keeps: a session's own.
 	KeepWorkspace string
+	// Quota caps the workspace (glassbox serve gives each learner one; no
+	// flag sets it): its commands, servers and writes keep within it.
+	Quota tools.Quota
 
 	// Env holds keys and addresses from the environment (and .env).
 	Env backend.Env

@@ -146,6 +146,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	}
 	// A .env in the workspace holds secrets glassbox did not read: they
 	// are masked like the environment's.
+	r.Workspace.SetQuota(c.Quota)
 	c.Env = c.Env.WithSecrets(workspaceSecrets(r.Workspace.Root())...)
 	r.Config = c
 	if r.Temporary {
