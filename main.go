@@ -36,6 +36,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/serve"
+	"github.com/glassbox-dev/glassbox/ui/sessions"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -78,62 +79,122 @@ func main() {
 	os.Exit(code)
 }
 
-// realMain is main without the process: tests call it directly.
+// realMain is main without the process: tests call it directly. A first
+// argument that names a subcommand runs it; anything else opens the
+// full-screen glass box with those flags.
 func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		switch args[0] {
-		case "run":
-			return runHeadless(ctx, args[1:], nil, stdin, stdout, stderr)
-		case "lessons":
-			return listLessons(args[1:], stdout, stderr)
-		case "sessions":
-			return listSessions(args[1:], stdout, stderr)
-		case "serve":
-			return serveRoom(ctx, args[1:], stdout, stderr)
-		case "follow":
-			return followRoom(ctx, args[1:], stdin, stdout, stderr)
-		case "mcp-serve":
-			return mcpServe(ctx, args[1:], stdin, stdout, stderr)
-		case "export":
-			return exportSession(args[1:], stdout, stderr)
-		case mcptool.DemoArg:
-			return serveDemo(ctx, args[1:], stdin, stdout, stderr)
-		case "version":
-			fmt.Fprintf(stdout, "glassbox %s\n", version)
-			return exitOK
-		case "help":
-			usage(langOf(args[1:]), stdout)
-			return exitOK
+		if c, ok := lookup(args[0]); ok {
+			return c.run(ctx, args[1:], stdin, stdout, stderr)
 		}
 	}
-	return runTUI(ctx, args, stdout, stderr)
+	return runTUI(ctx, args, stdin, stdout, stderr)
+}
+
+// runFunc runs a subcommand on the arguments after its name and returns
+// the exit code.
+type runFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+
+// mainFunc is a subcommand that lives in its own package, flags and all
+// (docs/architecture.md, "Subcommands"): it returns an error and
+// main chooses the exit code (exits).
+type mainFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+
+// subcommand is one row of the table: `glassbox NAME ARGS…` runs run on
+// ARGS. Dispatch, `glassbox help` and `glassbox --help` are all read from
+// the table.
+type subcommand struct {
+	name    string  // what follows glassbox
+	args    string  // what follows the name in the help ("[flags] PROMPT"), typed as it is
+	summary string  // one line; an English sentence of the catalog (ui/lang/ja_cli.go)
+	run     runFunc // the exit code it returns is glassbox's
+	hidden  bool    // glassbox's own (mcp-demo): dispatched, never listed
+}
+
+// subcommands is the table, in the order the help lists it. Adding a
+// subcommand is its package and one row here.
+func subcommands() []subcommand {
+	return []subcommand{
+		{"run", "[flags] PROMPT", "headless: run the loop on PROMPT and print the trace", runCommand, false},
+		{"lessons", "", "list the bundled offline lessons", listLessons, false},
+		{"sessions", "[--stats [ID]]", "list the saved sessions (resume one with --resume ID); --stats adds each run's health", exits("glassbox sessions", sessions.Main), false},
+		{"export", "SESSION [--step N] [--format md|html] [--out FILE]", "a step or a whole session as a self-contained page (a handout)", exits("glassbox export", export.Main), false},
+		{"serve", "[flags]", "serve a glass box to each learner over SSH (ssh -p 2222 HOST)", serveRoom, false},
+		{"follow", "ADDR [--fingerprint SHA256:…]", "follow an instructor's broadcast in your own glass box, read only", followRoom, false},
+		{"mcp-serve", "[flags]", "glassbox on the MCP bus over standard input and output: ask_agent calls become events", mcpServe, false},
+		{"version", "", "print glassbox's version", printVersion, false},
+		{"help", "", "this list of commands", help, false},
+		{mcptool.DemoArg, "", "the demo MCP server on standard input and output (what --mcp demo starts)", serveDemo, true},
+	}
+}
+
+// lookup is the subcommand named name.
+func lookup(name string) (subcommand, bool) {
+	for _, c := range subcommands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return subcommand{}, false
+}
+
+// exits runs a subcommand of its own package: nil and flag.ErrHelp (the
+// help was asked for and shown) exit 0; an error is printed after name,
+// with exit code 2 when it wraps agentrun.ErrUsage and 1 otherwise.
+func exits(name string, m mainFunc) runFunc {
+	return func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		err := m(ctx, args, stdin, stdout, stderr)
+		if err == nil || errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return fail(langOf(args), stderr, name, err)
+	}
+}
+
+// runCommand is `glassbox run`, waiting for real between retries.
+func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runHeadless(ctx, args, nil, stdin, stdout, stderr)
+}
+
+// printVersion is `glassbox version`.
+func printVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) int {
+	fmt.Fprintf(stdout, "glassbox %s\n", version)
+	return exitOK
+}
+
+// help is `glassbox help [--lang ja]`: the commands, and where the flags are.
+func help(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) int {
+	l := langOf(args)
+	overview(l, stdout)
+	fmt.Fprintln(stdout, "\n"+l.T("Run 'glassbox run -h' for the flags."))
+	return exitOK
+}
+
+// overview writes what glassbox is and its commands, one line each (two
+// when the usage is long), from the table: `glassbox help` and the glass
+// box's own `glassbox --help` both begin with it.
+func overview(l lang.Lang, w io.Writer) {
+	fmt.Fprintln(w, l.T("glassbox: a glass box for an AI coding agent."))
+	fmt.Fprintln(w, "\n"+l.T("Usage:"))
+	line := func(usage, summary string) {
+		const column = 30 // where the summaries begin, after "  "
+		if len(usage) < column-1 {
+			fmt.Fprintf(w, "  %-*s%s\n", column, usage, summary)
+			return
+		}
+		fmt.Fprintf(w, "  %s\n  %*s%s\n", usage, column, "", summary)
+	}
+	line("glassbox [flags]", l.T("full-screen TUI (offline simulation unless a provider is configured)"))
+	for _, c := range subcommands() {
+		if !c.hidden {
+			line(strings.TrimSpace("glassbox "+c.name+" "+c.args), l.Dyn(c.summary))
+		}
+	}
 }
 
 // langOf is the language of a command's help and of what it says before
-// its flags are parsed: a --lang among args (--lang ja, --lang=ja, -lang
-// ja), else the locale. A --lang value that is not a language is left to
-// the flag parsing to refuse.
-func langOf(args []string) lang.Lang {
-	flag := ""
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || name != "lang" {
-			continue
-		}
-		if !hasValue && i+1 < len(args) {
-			value = args[i+1]
-		}
-		flag = value
-	}
-	l, err := lang.Choose(flag, os.Getenv)
-	if err != nil {
-		return lang.FromLocale(os.Getenv)
-	}
-	return l
-}
+// its flags are parsed (lang.OfArgs).
+func langOf(args []string) lang.Lang { return lang.OfArgs(args, os.Getenv) }
 
 // chosenLang is the language a command speaks after loadConfig: the one
 // it chose, or, when it failed before choosing, langOf(args).
@@ -142,27 +203,6 @@ func chosenLang(c agentrun.Config, err error, args []string) lang.Lang {
 		return lang.Lang(c.Lang)
 	}
 	return langOf(args)
-}
-
-func usage(l lang.Lang, w io.Writer) {
-	fmt.Fprint(w, l.T(`glassbox: a glass box for an AI coding agent.
-
-Usage:
-  glassbox [flags]              full-screen TUI (offline simulation unless a provider is configured)
-  glassbox run [flags] PROMPT   headless: run the loop on PROMPT and print the trace
-  glassbox lessons              list the bundled offline lessons
-  glassbox sessions [--stats [ID]]
-                                list the saved sessions (resume one with --resume ID); --stats adds each run's health
-  glassbox export SESSION [--step N] [--format md|html] [--out FILE]
-                                a step or a whole session as a self-contained page (a handout)
-  glassbox serve [flags]        serve a glass box to each learner over SSH (ssh -p 2222 HOST)
-  glassbox follow ADDR [--fingerprint SHA256:…]
-                                follow an instructor's broadcast in your own glass box, read only
-  glassbox mcp-serve [flags]    glassbox on the MCP bus over standard input and output: ask_agent calls become events
-  glassbox version
-
-Run 'glassbox run -h' for the flags.
-`))
 }
 
 // loadConfig is the config pipeline: defaults, then .env under the
@@ -175,8 +215,39 @@ func loadConfig(name string, args []string, headless bool, stderr io.Writer) (ag
 
 // loadConfigWith is loadConfig with more flags: extra binds them.
 func loadConfigWith(name string, args []string, headless bool, stderr io.Writer, extra func(*flag.FlagSet, lang.Lang)) (agentrun.Config, []string, error) {
-	c := agentrun.Defaults(headless)
 	l := langOf(args)
+	c := configFromEnv(name, headless, l, stderr)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	bindFlags(fs, &c, headless, l)
+	if extra != nil {
+		extra(fs, l)
+	}
+	fs.Usage = func() {
+		commandUsage(name, headless, l, stderr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, nil, err
+		}
+		return c, nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
+	}
+	if err := checkConfig(&c, fs); err != nil {
+		return c, nil, err
+	}
+	l, err := lang.Choose(c.Lang, os.Getenv)
+	if err != nil {
+		return c, nil, fmt.Errorf("%w: --lang: %w", agentrun.ErrUsage, err)
+	}
+	c.Lang = l.String()
+	return c, fs.Args(), nil
+}
+
+// configFromEnv is the first half of the pipeline: the defaults, then .env
+// under the environment. What it ignores it says on stderr.
+func configFromEnv(name string, headless bool, l lang.Lang, stderr io.Writer) agentrun.Config {
+	c := agentrun.Defaults(headless)
 	dot, ignored, err := agentrun.ReadDotEnv(".env")
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: .env: %s\n", name, l.F("%s (file ignored)", l.Error(err)))
@@ -192,43 +263,41 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 	for _, w := range agentrun.DotEnvAddresses(dot, os.Getenv) {
 		fmt.Fprintf(stderr, "%s: .env: %s\n", name, l.Error(w))
 	}
+	return c
+}
 
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	bindFlags(fs, &c, headless, l)
-	if extra != nil {
-		extra(fs, l)
+// commandUsage is what -h prints above the flags of a command that loads
+// the config; the glass box's own (`glassbox --help`) lists the commands.
+func commandUsage(name string, headless bool, l lang.Lang, stderr io.Writer) {
+	switch {
+	case name == "glassbox mcp-serve":
+		fmt.Fprintln(stderr, l.T("Usage: glassbox mcp-serve [flags]\n\nServes glassbox as an MCP server over standard input and output: each ask_agent call\nbecomes an mcp_bus event, and the run's answer is the call's result. The trace goes to\nstandard error; confirmations are asked on the terminal, else of the client (docs/mcp.md).\n\nFlags:"))
+	case name == "glassbox serve":
+		fmt.Fprintln(stderr, l.T("Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:"))
+	case headless:
+		fmt.Fprintln(stderr, l.T("Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:"))
+	default:
+		overview(l, stderr)
+		fmt.Fprintln(stderr, "\n"+l.T("Flags of the full-screen glass box (glassbox [flags]):"))
 	}
-	fs.Usage = func() {
-		if name == "glassbox mcp-serve" {
-			fmt.Fprintln(stderr, l.T("Usage: glassbox mcp-serve [flags]\n\nServes glassbox as an MCP server over standard input and output: each ask_agent call\nbecomes an mcp_bus event, and the run's answer is the call's result. The trace goes to\nstandard error; confirmations are asked on the terminal, else of the client (docs/mcp.md).\n\nFlags:"))
-		} else if name == "glassbox serve" {
-			fmt.Fprintln(stderr, l.T("Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:"))
-		} else if headless {
-			fmt.Fprintln(stderr, l.T("Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:"))
-		} else {
-			fmt.Fprintln(stderr, l.T("Usage: glassbox [flags]\n\nOpens the full-screen glass box.\n\nFlags:"))
-		}
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, nil, err
-		}
-		return c, nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
-	}
+}
+
+// checkConfig is the last half of the pipeline, once the flags are
+// parsed: the checks that span several
+// flags, then validation. Its errors wrap agentrun.ErrUsage.
+func checkConfig(c *agentrun.Config, fs *flag.FlagSet) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if c.CompareSpec == "true" && fs.NArg() > 0 && agentrun.LooksLikeCompare(fs.Arg(0)) {
 		// A boolean-style flag takes its value only after "=": the list
 		// would otherwise become the request.
-		return c, nil, sentence.Errorf("%w: --compare %s: write --compare=%s (with \"=\"); with a space the list is read as the request", agentrun.ErrUsage, fs.Arg(0), fs.Arg(0))
+		return sentence.Errorf("%w: --compare %s: write --compare=%s (with \"=\"); with a space the list is read as the request", agentrun.ErrUsage, fs.Arg(0), fs.Arg(0))
 	}
 	if err := c.ApplyCompare(); err != nil {
-		return c, nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
+		return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
 	if err := c.ResumeFlags(set); err != nil {
-		return c, nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
+		return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
 	// The mcp-tool lesson needs a server: started for it without one, it
 	// gets the demo server inside glassbox. Only a person's --lesson does
@@ -237,14 +306,9 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		c.MCP = []string{mcptool.DemoName}
 	}
 	if err := c.Validate(); err != nil {
-		return c, nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
+		return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
-	l, err = lang.Choose(c.Lang, os.Getenv)
-	if err != nil {
-		return c, nil, fmt.Errorf("%w: --lang: %w", agentrun.ErrUsage, err)
-	}
-	c.Lang = l.String()
-	return c, fs.Args(), nil
+	return nil
 }
 
 // bindFlags binds the flags (docs/architecture.md, "How a run is opened") onto c; c's values are the defaults.
@@ -363,62 +427,34 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		return exitOK
 	}
 	l := chosenLang(c, err, args)
+	fromBus := false
+	if err == nil {
+		c.Sleep = sleep
+		if s := c.CompareSummaryIn(l.F); s != "" {
+			fmt.Fprintf(stderr, "glassbox run: %s\n", s)
+		}
+		headless.TuneGC(os.Getenv)
+		fromBus, err = request(&c, rest, bf, l)
+	}
+	if err == nil {
+		err = c.DefaultSession(os.Getenv)
+	}
 	if err != nil {
 		return fail(l, stderr, "glassbox run", err)
 	}
-	c.Sleep = sleep
-	if s := c.CompareSummaryIn(l.F); s != "" {
-		fmt.Fprintf(stderr, "glassbox run: %s\n", s)
-	}
-	headless.TuneGC(os.Getenv)
-	for _, a := range rest[min(1, len(rest)):] {
-		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			fmt.Fprintf(stderr, "glassbox run: %s\n", l.F("%q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)", a))
-			return exitUsage
-		}
-	}
-	prompt := strings.TrimSpace(strings.Join(rest, " "))
-	lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
-	fromBus := false
-	if prompt == "" && c.Resume == "" && bf.addr == "" {
-		prompt, fromBus = lesson.RequestIn(c.Lang), lesson.FromBus
-	}
-	c.Request, c.Version = prompt, version
-	if err := c.DefaultSession(os.Getenv); err != nil {
-		return fail(l, stderr, "glassbox run", err)
-	}
-
 	person := headless.NewPersonIn(stdin, stderr, l)
 	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person { return person.For(name) })
 	if err != nil {
 		return fail(l, stderr, "glassbox run", err)
 	}
 	o := headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout), Lang: l}
-	if fromBus {
-		// The lesson's request arrives over the MCP bus, from a client
-		// inside glassbox: it is queued as an mcp_bus event, not as typed.
-		stop, err := headless.AskOverBus(ctx, runs, prompt, version)
-		if err != nil {
-			agentrun.CloseAll(runs)
-			return fail(l, stderr, "glassbox run", err)
-		}
-		defer stop()
-		prompt = ""
+	stop, err := attachBus(ctx, &c, bf, fromBus, runs, &o, l, stderr)
+	defer stop()
+	if err != nil {
+		agentrun.CloseAll(runs)
+		return fail(l, stderr, "glassbox run", err)
 	}
-	if bf.addr != "" {
-		lctx, stopListening := context.WithCancel(ctx)
-		defer stopListening()
-		b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
-		b.Bind(runs[0].Engine, runs[0].Wire())
-		on, err := bf.listen(lctx, b)
-		if err != nil {
-			agentrun.CloseAll(runs)
-			return fail(l, stderr, "glassbox run", err)
-		}
-		fmt.Fprintf(stderr, "glassbox run: %s\n", busListening(l, on)+" "+l.T("Ctrl-C ends it."))
-		o.Wait = headless.WaitForBus(b, nil)
-	}
-	outcome := headless.Run(ctx, runs, prompt, o, stdout, stderr)
+	outcome := headless.Run(ctx, runs, c.Request, o, stdout, stderr)
 	if err := agentrun.CloseAll(runs); err != nil {
 		fmt.Fprintf(stderr, "glassbox run: %s\n", l.Error(err))
 	}
@@ -430,6 +466,54 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		return exitProvider
 	}
 	return exitOK
+}
+
+// request sets c.Request from the words after the flags: the prompt, or,
+// without one, the lesson's own request (unless the run resumes or the
+// MCP bus brings the requests). fromBus is a lesson whose request arrives
+// over the bus rather than as typed.
+func request(c *agentrun.Config, rest []string, bf busFlags, l lang.Lang) (fromBus bool, err error) {
+	for _, a := range rest[min(1, len(rest)):] {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			return false, fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("%q comes after the prompt; flags go before it (glassbox run [flags] PROMPT)", a))
+		}
+	}
+	prompt := strings.TrimSpace(strings.Join(rest, " "))
+	if prompt == "" && c.Resume == "" && bf.addr == "" {
+		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
+		prompt, fromBus = lesson.RequestIn(c.Lang), lesson.FromBus
+	}
+	c.Request, c.Version = prompt, version
+	return fromBus, nil
+}
+
+// attachBus puts a headless run on the MCP bus: a lesson's request asked
+// over it (fromBus; c.Request is then cleared, the bus queues it), or the
+// bus served at --mcp-listen's address. stop ends either; it is never nil.
+func attachBus(ctx context.Context, c *agentrun.Config, bf busFlags, fromBus bool, runs []*agentrun.Run, o *headless.Options, l lang.Lang, stderr io.Writer) (stop func(), err error) {
+	if fromBus {
+		// The lesson's request arrives over the MCP bus, from a client
+		// inside glassbox: it is queued as an mcp_bus event, not as typed.
+		stop, err := headless.AskOverBus(ctx, runs, c.Request, version)
+		if err != nil {
+			return func() {}, err
+		}
+		c.Request = ""
+		return stop, nil
+	}
+	if bf.addr == "" {
+		return func() {}, nil
+	}
+	lctx, stopListening := context.WithCancel(ctx)
+	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
+	b.Bind(runs[0].Engine, runs[0].Wire())
+	on, err := bf.listen(lctx, b)
+	if err != nil {
+		return stopListening, err
+	}
+	fmt.Fprintf(stderr, "glassbox run: %s\n", busListening(l, on)+" "+l.T("Ctrl-C ends it."))
+	o.Wait = headless.WaitForBus(b, nil)
+	return stopListening, nil
 }
 
 // busFlags are --mcp-listen and --mcp-listen-public (glassbox on the MCP
@@ -540,7 +624,7 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 // serveRoom is `glassbox serve`: ui/serve binds its own flags and runs it.
-func serveRoom(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func serveRoom(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	var o serve.Options
 	var fs *flag.FlagSet
 	c, rest, err := loadConfigWith("glassbox serve", args, false, stderr, func(f *flag.FlagSet, l lang.Lang) { fs = f; serve.BindFlags(f, &o, l) })
@@ -627,35 +711,24 @@ func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, std
 }
 
 // runTUI opens the full-screen glass box.
-func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	predict, broadcast := false, ""
-	var bf busFlags
-	c, rest, err := loadConfigWith("glassbox", args, false, stderr, func(fs *flag.FlagSet, l lang.Lang) {
-		fs.BoolVar(&predict, "predict", false, l.T("predict mode: pick the edge you expect before each step (P toggles it)"))
-		fs.StringVar(&broadcast, "broadcast", "", l.T("broadcast your run on ADDR (e.g. 127.0.0.1:2222) to followers: ssh -p PORT follow@HOST or glassbox follow HOST:PORT"))
-		bf.bind(fs, l)
-	})
+func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	var tf tuiFlags
+	c, rest, err := loadConfigWith("glassbox", args, false, stderr, tf.bind)
 	if err == nil {
-		err = bf.check(c)
+		err = tf.bus.check(c)
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
 	l := chosenLang(c, err, args)
+	if err == nil {
+		err = tuiCanOpen(rest, stdout, l)
+	}
+	if err == nil {
+		c.Version = version
+		err = c.DefaultSession(os.Getenv)
+	}
 	if err != nil {
-		return fail(l, stderr, "glassbox", err)
-	}
-	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "glassbox: %s\n", l.F("unexpected argument %q (did you mean 'glassbox run %s'?)", rest[0], rest[0]))
-		return exitUsage
-	}
-	if !ui.IsTerminal(stdout) {
-		fmt.Fprintf(stderr, "glassbox: %s\n", l.T("the glass box needs a terminal; for scripts and pipes use 'glassbox run [flags] PROMPT' (see 'glassbox help')"))
-		return exitUsage
-	}
-
-	c.Version = version
-	if err := c.DefaultSession(os.Getenv); err != nil {
 		return fail(l, stderr, "glassbox", err)
 	}
 	// The glass box's memory limit holds from here: reading a long session
@@ -680,24 +753,53 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(l, stderr, "glassbox", err)
 	}
-	cfg.Predict = predict
-	if broadcast != "" {
-		_, stop, err := serve.Broadcasting(&cfg, serve.Options{Addr: broadcast, FollowOnly: true, StateDir: filepath.Dir(sessionDir()), Run: c}, stdout)
+	cfg.Predict = tf.predict
+	if tf.broadcast != "" {
+		_, stop, err := serve.Broadcasting(&cfg, serve.Options{Addr: tf.broadcast, FollowOnly: true, StateDir: filepath.Dir(sessionDir()), Run: c}, stdout)
 		if err != nil {
 			return fail(l, stderr, "glassbox --broadcast", err)
 		}
 		defer stop()
 	}
 	tctx := tuiContext(ctx)
-	if bf.addr != "" {
-		on, err := bf.listen(tctx, cfg.Runs[0].Bus)
+	if tf.bus.addr != "" {
+		on, err := tf.bus.listen(tctx, cfg.Runs[0].Bus)
 		if err != nil {
 			return fail(l, stderr, "glassbox", err)
 		}
 		cfg.Runs[0].BusListens = true
 		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, busListening(l, on))
 	}
-	err = ui.Run(tctx, cfg)
+	return tuiEnded(ctx, ui.Run(tctx, cfg), runs, l, stderr)
+}
+
+// tuiFlags are the glass box's own flags, beside the config's.
+type tuiFlags struct {
+	predict   bool
+	broadcast string
+	bus       busFlags
+}
+
+func (f *tuiFlags) bind(fs *flag.FlagSet, l lang.Lang) {
+	fs.BoolVar(&f.predict, "predict", false, l.T("predict mode: pick the edge you expect before each step (P toggles it)"))
+	fs.StringVar(&f.broadcast, "broadcast", "", l.T("broadcast your run on ADDR (e.g. 127.0.0.1:2222) to followers: ssh -p PORT follow@HOST or glassbox follow HOST:PORT"))
+	f.bus.bind(fs, l)
+}
+
+// tuiCanOpen refuses words after the flags (a prompt meant for `glassbox
+// run`) and an output that is not a terminal.
+func tuiCanOpen(rest []string, stdout io.Writer, l lang.Lang) error {
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("unexpected argument %q (did you mean 'glassbox run %s'?)", rest[0], rest[0]))
+	}
+	if !ui.IsTerminal(stdout) {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("the glass box needs a terminal; for scripts and pipes use 'glassbox run [flags] PROMPT' (see 'glassbox help')"))
+	}
+	return nil
+}
+
+// tuiEnded is the exit code of a glass box that ended with err.
+func tuiEnded(ctx context.Context, err error, runs []*agentrun.Run, l lang.Lang, stderr io.Writer) int {
 	if ctx.Err() != nil {
 		// A signal ended the glass box: the trace says so; the deferred
 		// CloseAll stops the commands and removes temporary workspaces.
@@ -748,7 +850,7 @@ func fail(l lang.Lang, stderr io.Writer, name string, err error) int {
 
 // listLessons is `glassbox lessons [--lang en|ja]`: each lesson's name and
 // its title in the chosen language (--lang, else the locale).
-func listLessons(args []string, stdout, stderr io.Writer) int {
+func listLessons(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	l := langOf(args)
 	fs := flag.NewFlagSet("glassbox lessons", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -778,100 +880,4 @@ func listLessons(args []string, stdout, stderr io.Writer) int {
 func sessionDir() string {
 	dir, _ := agentrun.SessionDir(os.Getenv)
 	return dir
-}
-
-// listSessions is `glassbox sessions [--stats [ID]]`.
-func listSessions(args []string, stdout, stderr io.Writer) int {
-	l := langOf(args)
-	fs := flag.NewFlagSet("glassbox sessions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stats := fs.Bool("stats", false, l.T("add each session's health (size, calls, retries, failures fed back, time per call, tokens); with an ID, that session's in full"))
-	fs.String("lang", "", l.T("the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)"))
-	var id []string
-	for {
-		// Flags may follow the ID too: --stats ID --lang ja.
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		id, args = append(id, fs.Arg(0)), fs.Args()[1:]
-	}
-	if len(id) > 1 || len(id) == 1 && !*stats {
-		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.T("takes no arguments but --stats [ID]"))
-		return exitUsage
-	}
-	dir, err := agentrun.SessionDir(os.Getenv)
-	switch {
-	case err == nil && len(id) == 1:
-		err = headless.SessionStats(l, stdout, dir, id[0])
-	case err == nil && *stats:
-		err = headless.ListSessionStats(l, stdout, stderr, dir)
-	case err == nil:
-		err = headless.ListSessions(l, stdout, stderr, dir)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.Error(err))
-		return exitUsage
-	}
-	return exitOK
-}
-
-// exportSession is `glassbox export SESSION [--step N] [--format md|html] [--out FILE]`;
-// SESSION may come before or after the flags.
-func exportSession(args []string, stdout, stderr io.Writer) int {
-	l := langOf(args)
-	fs := flag.NewFlagSet("glassbox export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c export.Command
-	fs.IntVar(&c.Step, "step", 0, l.T("export only step N, counted from 1 as in 'glassbox sessions' (default: the whole session)"))
-	format := fs.String("format", "md", l.T("md (Markdown) or html (one self-contained file)"))
-	fs.StringVar(&c.Out, "out", "", l.T("write the page to FILE (default: standard output)"))
-	langFlag := fs.String("lang", "", l.T("the language of the page's headings and labels: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); what the session holds is shown as it is"))
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, l.T("Usage: glassbox export SESSION [--step N] [--format md|html] [--out FILE]\n\nWrites a step, or the whole session, as one page a learner can take home.\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:"))
-		fs.PrintDefaults()
-	}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		c.Session, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if c.Session == "" && fs.NArg() > 0 {
-		c.Session = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "glassbox export: %s\n", l.F("unexpected argument %q (one session at a time)", fs.Arg(0)))
-		return exitUsage
-	}
-	if c.Session == "" || fs.NArg() > 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	stepSet := false
-	fs.Visit(func(f *flag.Flag) { stepSet = stepSet || f.Name == "step" })
-	if stepSet && c.Step < 1 {
-		fmt.Fprintf(stderr, "glassbox export: %s\n", l.F("--step %d: steps count from 1", c.Step))
-		return exitUsage
-	}
-	var err error
-	if c.Lang, err = lang.Choose(*langFlag, os.Getenv); err != nil {
-		fmt.Fprintf(stderr, "glassbox export: --lang: %s\n", l.Error(err))
-		return exitUsage
-	}
-	if c.Format, err = export.ParseFormat(*format); err != nil {
-		fmt.Fprintf(stderr, "glassbox export: %s\n", l.Error(err))
-		return exitUsage
-	}
-	if err := c.Run(os.Getenv, stdout); err != nil {
-		return fail(l, stderr, "glassbox export", err)
-	}
-	return exitOK
 }

@@ -15,7 +15,7 @@ import (
 // whenever anything reached the wire, even together with an error; errors
 // should be *providers.Error so the loop can tell transient from final.
 type Provider interface {
-	Name() string  // "gemini" or "llama"
+	Name() string  // the provider family the trace names (llm.provider); providers/backend lists them
 	Model() string // the model id
 	Call(ctx context.Context, req providers.Request) (*providers.Response, error)
 }
@@ -119,6 +119,12 @@ type Transition struct {
 	// step (docs/mcp.md): a tool call's request and response, and whatever
 	// a server sent since the step before.
 	MCP []tools.Frame `json:"mcp,omitempty"`
+	// Inferred, on a step glassbox did not see but infers (the steps of a
+	// foreign agent read from its HTTP exchanges, loop/outside: its own
+	// approval, its running a tool, its showing the answer), says why it
+	// is believed to have happened, in a sentence a screen can show
+	// (translated by the front end). Empty on a step that was seen.
+	Inferred string `json:"inferred,omitempty"`
 
 	// Added are the messages this transition appended to history.
 	Added []history.Message `json:"-"`

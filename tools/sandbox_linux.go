@@ -188,9 +188,6 @@ func reachOpen(r reach) (closed, open, why []string) {
 	return closed, open, why
 }
 
-// sandboxOn reports whether SandboxStatus is "on".
-func sandboxOn() bool { return strings.HasPrefix(SandboxStatus(), "on") }
-
 // BecomeSubreaper makes this process the reaper of its orphaned
 // descendants: a command that escapes its process group with setsid, then
 // loses its parent, becomes glassbox's child instead of init's, so

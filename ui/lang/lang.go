@@ -165,3 +165,29 @@ func japanese() map[string]string {
 	})
 	return merged
 }
+
+// OfArgs is the language of a command's help and of what it says before
+// its flags are parsed: the last --lang among args (--lang ja, --lang=ja,
+// -lang ja), else the locale. A --lang value that is not a language is left
+// to the flag parsing to refuse; until then the locale speaks.
+func OfArgs(args []string, getenv func(string) string) Lang {
+	flag := ""
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "lang" {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		flag = value
+	}
+	l, err := Choose(flag, getenv)
+	if err != nil {
+		return FromLocale(getenv)
+	}
+	return l
+}
