@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -41,4 +42,15 @@ func copyEntry(root *os.Root, fsys fs.FS, name string, d fs.DirEntry) error {
 	// cannot take the copy past its limit.
 	_, err = io.Copy(dst, io.LimitReader(src, info.Size()))
 	return errors.Join(err, dst.Close())
+}
+
+// CopyLimits bound a copy glassbox makes of a folder for a run (each run's
+// copy in compare mode, a session's kept workspace): a workspace is for a
+// lesson's files, and a folder past these is refused, not half copied.
+func CopyLimits() WalkLimits { return WalkLimits{Entries: 20_000, Bytes: 512 << 20} }
+
+// CopyFolder copies the folder src into dst (which must exist) within
+// CopyLimits: folders, regular files and links as links, following none.
+func CopyFolder(ctx context.Context, dst, src string) error {
+	return CopyTree(ctx, dst, os.DirFS(src), CopyLimits())
 }

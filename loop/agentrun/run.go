@@ -357,7 +357,7 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 	if err != nil {
 		return nil, sentence.Errorf("create a temporary copy: %w", err)
 	}
-	if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
+	if err := tools.CopyFolder(context.Background(), tmp, dir); err != nil {
 		os.RemoveAll(tmp)
 		return nil, sentence.Errorf("copying it for this run failed (%v); compare mode works on a copy of the folder per run", err)
 	}
