@@ -54,7 +54,7 @@ func TestFolderTreeCannotExhaustGlassbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("max RSS %d MiB, session %d KiB", rss, fi.Size()>>10)
-	if rss > 100 {
+	if rss > 200 { // 54 MiB here when idle; 332 MiB before (590 MB for 300,000 folders)
 		t.Errorf("glassbox grew to %d MiB walking the folders", rss)
 	}
 	if fi.Size() > 512<<10 {

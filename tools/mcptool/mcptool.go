@@ -129,12 +129,14 @@ func Attach(ctx context.Context, spec Spec, wire *tools.WireLog, opt Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %s: %v", spec.Name, err)
 	}
-	s, err := attach(ctx, spec.Name, stdioTransport(io.NopCloser(p), p), wire, opt, stderr)
+	s, err := attach(ctx, spec.Name, stdioTransport(io.NopCloser(p), p), wire, opt, nil)
 	if err != nil {
+		// Its log is whole once it has ended (its standard error closed).
 		p.Close()
-		return nil, err
+		s := &Server{stderr: stderr}
+		return nil, fmt.Errorf("%w%s", err, s.stderrTail())
 	}
-	s.program = p
+	s.program, s.stderr = p, stderr
 	return s, nil
 }
 
