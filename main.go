@@ -67,8 +67,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "glassbox: %s\n", l.F("cannot become a subreaper (%s): a command's detached processes may outlive it", l.Error(err)))
 	}
 	// A glassbox killed outright (kill -9) left its commands' folders
-	// behind; this start removes those whose owner is gone.
+	// (and, a helper killed outright, cgroups) behind; this start removes
+	// those whose owner is gone.
 	tools.RemoveStaleCommandFolders()
+	tools.RemoveStaleCgroups()
 	// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) all end the
 	// run the same way: children stopped, the trace closed with an
 	// interrupted record, temporary files removed.

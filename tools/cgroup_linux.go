@@ -44,13 +44,13 @@ var cgroupPlaces = sync.OnceValue(findCgroupPlaces)
 
 // findCgroupPlaces reads where this process's cgroups are mounted and
 // keeps, for pids and memory, the first place glassbox can make a cgroup
-// in (tried with a probe it removes at once): v2 first.
+// in (tried with a probe it removes at once): v2 first. glassbox asks it
+// for the sandbox line; the helper, which makes a cgroup anyway, tries the
+// candidates themselves (newProgramCgroups).
 func findCgroupPlaces() map[string]cgroupPlace {
-	mounts := cgroupMounts()
-	own := ownCgroups()
 	places := map[string]cgroupPlace{}
-	for _, ctl := range []string{"pids", "memory"} {
-		for _, p := range candidatePlaces(ctl, mounts, own) {
+	for ctl, candidates := range cgroupCandidates() {
+		for _, p := range candidates {
 			if probeCgroup(p.parent) == nil {
 				places[ctl] = p
 				break
@@ -58,6 +58,18 @@ func findCgroupPlaces() map[string]cgroupPlace {
 		}
 	}
 	return places
+}
+
+// cgroupCandidates are, for pids and memory, the places a cgroup could be
+// made in, best first.
+func cgroupCandidates() map[string][]cgroupPlace {
+	mounts := cgroupMounts()
+	own := ownCgroups()
+	out := map[string][]cgroupPlace{}
+	for _, ctl := range []string{"pids", "memory"} {
+		out[ctl] = candidatePlaces(ctl, mounts, own)
+	}
+	return out
 }
 
 // candidatePlaces are the places a controller could be used from: the v2
@@ -173,14 +185,16 @@ type programCgroups struct {
 func newProgramCgroups(l Limits, owner int) (*programCgroups, error) {
 	cg := &programCgroups{dirs: map[string]string{}, version: map[string]int{}}
 	name := fmt.Sprintf("%s%d-%d", cgroupPrefix, owner, os.Getpid())
-	for ctl, p := range cgroupPlaces() {
-		// In v2 both controllers share glassbox's cgroup, and so one folder.
-		dir := filepath.Join(p.parent, name)
-		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-			cg.remove()
-			return nil, fmt.Errorf("making the program's cgroup: %w", err)
+	for ctl, candidates := range cgroupCandidates() {
+		for _, p := range candidates {
+			// In v2 both controllers share glassbox's cgroup, and so one folder.
+			dir := filepath.Join(p.parent, name)
+			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+				continue // not here: the next place, or none
+			}
+			cg.dirs[ctl], cg.version[ctl] = dir, p.version
+			break
 		}
-		cg.dirs[ctl], cg.version[ctl] = dir, p.version
 	}
 	if err := cg.setLimits(l); err != nil {
 		cg.remove()

@@ -5,6 +5,8 @@ package tools
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -187,4 +189,37 @@ func TestQuotaStopsACommand(t *testing.T) {
 	if count.Entries > 20000 {
 		t.Errorf("the command made %d entries before it was stopped", count.Entries)
 	}
+}
+
+// A helper killed outright cannot remove its program's cgroups: the next
+// start removes those whose glassbox is gone, and no other.
+func TestRemoveStaleCgroups(t *testing.T) {
+	parent := cgroupPlacesFor(t, "pids")
+	dead := fmt.Sprintf("%s%d-1", cgroupPrefix, deadPID(t))
+	alive := fmt.Sprintf("%s%d-1", cgroupPrefix, os.Getppid())
+	for _, name := range []string{dead, alive} {
+		if err := os.Mkdir(filepath.Join(parent, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.Remove(filepath.Join(parent, alive)) })
+	if n := RemoveStaleCgroups(); n < 1 {
+		t.Errorf("removed %d", n)
+	}
+	if _, err := os.Stat(filepath.Join(parent, dead)); err == nil {
+		t.Error("the dead glassbox's cgroup is still there")
+	}
+	if _, err := os.Stat(filepath.Join(parent, alive)); err != nil {
+		t.Errorf("a running glassbox's cgroup was removed: %v", err)
+	}
+}
+
+// deadPID is the pid of a process that has ended.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
 }
