@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 )
 
@@ -229,4 +230,26 @@ func stoppedNote(n int) string {
 		return " (1 process it left running was stopped)"
 	}
 	return fmt.Sprintf(" (%d processes it left running were stopped)", n)
+}
+
+// SandboxBrief is a sandbox line ("on — …") as a glass box's welcome shows
+// it: what confines the commands (the head, up to the first ":"), then
+// every limit in force and the workspace's quota; what stays open is in
+// the head already. A line that is not "on" is returned whole.
+func SandboxBrief(line string) string {
+	if !strings.HasPrefix(line, "on") {
+		return line
+	}
+	head, _, _ := strings.Cut(line, ":")
+	i := strings.Index(line, "; limits: ")
+	if i < 0 {
+		return head
+	}
+	limits := line[i+2:]
+	for _, end := range []string{"; nothing left open", "; left open: "} {
+		if j := strings.Index(limits, end); j >= 0 {
+			limits = limits[:j]
+		}
+	}
+	return head + "; " + limits
 }
