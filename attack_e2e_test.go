@@ -104,20 +104,8 @@ func TestKill9OfServeLeavesNothingBehind(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := builtGlassbox(t)
 	tmp := t.TempDir()
-	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--yes")
-	serve.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "TMPDIR="+tmp, "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
-	out, err := serve.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	serve.Stderr = serve.Stdout
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer serve.Process.Kill()
-	addr, passphrase := readAnnouncement(t, out)
+	serve, addr, passphrase := startServe(t, t.TempDir(), tmp)
 	marker := fmt.Sprintf("309.%d", time.Now().UnixNano()%1000000)
 	for _, name := range []string{"ada", "grace"} {
 		learnerRuns(t, addr, name, passphrase, "run `sleep "+marker+" & sleep "+marker+"`")
@@ -146,6 +134,26 @@ func TestKill9OfServeLeavesNothingBehind(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// startServe starts the built `glassbox serve --yes` on a loopback port,
+// its state in state and its temporary folder tmp, until the test ends,
+// and reads where it listens and its passphrase.
+func startServe(t *testing.T, state, tmp string) (serve *exec.Cmd, addr, passphrase string) {
+	t.Helper()
+	serve = exec.Command(builtGlassbox(t), "serve", "--addr", "127.0.0.1:0", "--yes")
+	serve.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "TMPDIR="+tmp, "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
+	out, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	serve.Stderr = serve.Stdout
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
+	addr, passphrase = readAnnouncement(t, out)
+	return serve, addr, passphrase
 }
 
 // readAnnouncement reads serve's banner until it has the address and the
@@ -246,14 +254,9 @@ func leftBehind(tmp string, pid int, marker string) []string {
 // TMPDIR names the folder of the glassbox that started them).
 func helpersWith(s string) []string {
 	var out []string
-	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil || !strings.Contains(string(b), "__sandbox-exec") {
-			continue
-		}
-		if env, err := os.ReadFile(filepath.Join(filepath.Dir(f), "environ")); err == nil && strings.Contains(string(env), s) {
-			out = append(out, filepath.Dir(f))
+	for _, p := range hostProcesses("__sandbox-exec") {
+		if env, err := os.ReadFile(filepath.Join(p, "environ")); err == nil && strings.Contains(string(env), s) {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -268,20 +271,8 @@ func TestALearnersCommandCannotWriteTheirScores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := builtGlassbox(t)
 	state := t.TempDir()
-	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--yes")
-	serve.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "TMPDIR="+t.TempDir(), "GEMINI_API_KEY=", "GOOGLE_API_KEY=")
-	out, err := serve.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	serve.Stderr = serve.Stdout
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { serve.Process.Kill(); serve.Wait() }()
-	addr, passphrase := readAnnouncement(t, out)
+	_, addr, passphrase := startServe(t, state, t.TempDir())
 	forged := `{"learner":"x","scores":{"tour":{"right":99,"total":99}},"seal":"00"}`
 	wait := learnerRuns(t, addr, "eve", passphrase, "run `echo '"+forged+"' > ../../scores.json; ln -s ../../scores.json s; echo '"+forged+"' > s; echo done-$((6*7))`")
 	wait("done-42")

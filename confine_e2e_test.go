@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,14 +38,7 @@ func TestFolderTreeCannotExhaustGlassbox(t *testing.T) {
 	// Named to come first: the folders after it are all a walk meets.
 	writeFile(t, filepath.Join(ws, "a.py"), "import os\nfor i in range(100000): os.mkdir('d%d' % i)\n")
 	srv := scriptServer(t, "python3 a.py", "echo two", "echo three")
-	cmd := exec.Command(bin, "run", "--live", "--yes", "--json", "--workspace", ws, "--session", session, "make folders")
-	cmd.Dir = ws
-	cmd.Env = liveEnv(srv, t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("glassbox: %v\n%s", err, tail(out))
-	}
-	results := toolResults(t, string(out))
+	cmd, out, results := runLiveIn(t, bin, ws, srv, "--session", session, "make folders")
 	if len(results) != 3 || !strings.Contains(results[0], "exit code: 0") || !strings.Contains(results[2], "three") {
 		t.Fatalf("results: %q\n%s", results, tail(out))
 	}
@@ -76,6 +70,22 @@ func fastTempDir(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
+}
+
+// runLiveIn runs the built binary live with --yes and a JSON trace, in and
+// on the workspace ws, against srv (scriptServer), and returns the
+// command, its output and the tool results; it fails the test unless
+// glassbox ends well.
+func runLiveIn(t *testing.T, bin, ws string, srv *httptest.Server, args ...string) (*exec.Cmd, []byte, []string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"run", "--live", "--yes", "--json", "--workspace", ws}, args...)...)
+	cmd.Dir = ws
+	cmd.Env = liveEnv(srv, t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("glassbox: %v\n%s", err, tail(out))
+	}
+	return cmd, out, toolResults(t, string(out))
 }
 
 // writeFile writes a file or fails the test.
@@ -148,13 +158,25 @@ func TestCommandsSeeOnlyTheirOwnProcessesOnTheBuiltBinary(t *testing.T) {
 }
 
 // hostCommandLines are the command lines of the machine's processes that
-// hold s.
+// hold s (a test binary's own aside).
 func hostCommandLines(s string) []string {
 	var out []string
-	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, f := range dirs {
-		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), s) && !strings.Contains(string(b), "-test.") {
+	for _, p := range hostProcesses(s) {
+		if b, err := os.ReadFile(filepath.Join(p, "cmdline")); err == nil && !strings.Contains(string(b), "-test.") {
 			out = append(out, strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+// hostProcesses are the /proc folders of the machine's processes whose
+// command line holds s.
+func hostProcesses(s string) []string {
+	var out []string
+	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), s) {
+			out = append(out, filepath.Dir(f))
 		}
 	}
 	return out
@@ -174,14 +196,7 @@ func TestLimitsStopCommandsOnTheBuiltBinary(t *testing.T) {
 		`for i in $(seq 400); do sleep 3 & done; wait; echo forked`,
 		`python3 memory.py`,
 		`head -c 1G /dev/zero > big; ls -l big`)
-	cmd := exec.Command(bin, "run", "--live", "--yes", "--json", "--workspace", ws, "take the machine")
-	cmd.Dir = ws
-	cmd.Env = liveEnv(srv, t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("glassbox: %v\n%s", err, tail(out))
-	}
-	results := toolResults(t, string(out))
+	_, out, results := runLiveIn(t, bin, ws, srv, "take the machine")
 	if len(results) != 3 {
 		t.Fatalf("results: %q\n%s", results, out)
 	}

@@ -349,15 +349,4 @@ func RemoveStaleCgroups() int {
 
 // cgroupOwner reads the glassbox's pid out of a cgroup's name,
 // glassbox-PID-HELPER.
-func cgroupOwner(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, cgroupPrefix)
-	if !ok {
-		return 0, false
-	}
-	pidText, _, ok := strings.Cut(rest, "-")
-	if !ok {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(pidText)
-	return pid, err == nil && pid > 0
-}
+func cgroupOwner(name string) (int, bool) { return ownerPID(name, cgroupPrefix) }
