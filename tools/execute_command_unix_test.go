@@ -3,10 +3,7 @@
 package tools
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -82,21 +79,4 @@ func waitUntilNoneSleeps(t *testing.T, marker string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// processAlive reports whether pid is a running process. A zombie (killed
-// but not yet reaped by its new parent) counts as gone; on Linux /proc tells
-// them apart, elsewhere signal 0 is the best test.
-func processAlive(pid int) bool {
-	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-		// The state letter follows the command name in parentheses.
-		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
-			state := stat[i+2]
-			return state != 'Z' && state != 'X'
-		}
-		return true
-	} else if _, statErr := os.Stat("/proc/self/stat"); statErr == nil {
-		return false // /proc works, and this pid is not in it
-	}
-	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
