@@ -73,6 +73,10 @@ type Program struct {
 	reads    []string
 	done     chan struct{} // closed when the helper (or the program) has ended
 	stopping sync.Once
+	// last is the helper's last report, set before reported closes (never,
+	// without a helper).
+	last     helperStatus
+	reported chan struct{}
 }
 
 var _ io.ReadWriteCloser = (*Program)(nil)
@@ -106,7 +110,7 @@ func StartProgram(spec ProgramSpec) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot make the program's temporary folder: %w", err)
 	}
-	p := &Program{tmp: tmp, done: make(chan struct{})}
+	p := &Program{tmp: tmp, done: make(chan struct{}), reported: make(chan struct{})}
 	if !spec.Self {
 		if p.reads, err = ServerReads(spec.Argv, dir); err != nil {
 			tmp.remove()
@@ -166,7 +170,7 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 		first <- helperStatus{Started: true, Sandbox: "off — " + trimOff(SandboxStatus())}
 	} else {
 		go func() {
-			_, ok := readHelperReports(statusR, func(s helperStatus) {
+			last, ok := readHelperReports(statusR, func(s helperStatus) {
 				select {
 				case first <- s:
 				default:
@@ -176,6 +180,8 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 			if !ok {
 				first <- helperStatus{Error: "the sandbox helper ended without a report"}
 			}
+			p.last = last
+			close(p.reported)
 		}()
 	}
 	go func() {
@@ -294,6 +300,24 @@ func (p *Program) waitEnd(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
+}
+
+// StoppedBy names the limit that stopped the program — its memory, its
+// processes, its CPU time, the workspace's quota — once it has ended, or
+// says "" (it runs, it ended for another reason, or no report came within
+// wait).
+func (p *Program) StoppedBy(wait time.Duration) string {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-p.reported:
+	case <-t.C:
+		return ""
+	}
+	if p.last.Limit != "" {
+		return p.last.Limit
+	}
+	return limitHit(ServerLimits(), p.last.Signal, p.last.Exit, "")
 }
 
 // Sandbox is the program's sandbox line ("on — …" or "off — reason").

@@ -261,6 +261,18 @@ func (s *Server) Close() error {
 	return err
 }
 
+// stoppedBy says which limit stopped a stdio server, when one did: a
+// server whose connection broke is given a moment to be reported ended.
+func (s *Server) stoppedBy() string {
+	if s.program == nil {
+		return ""
+	}
+	if limit := s.program.StoppedBy(2 * time.Second); limit != "" {
+		return "; the server reached " + limit + " and was stopped"
+	}
+	return ""
+}
+
 func (s *Server) stderrTail() string {
 	if s.stderr == nil {
 		return ""
@@ -375,7 +387,7 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 		if errors.Is(err, context.DeadlineExceeded) {
 			why = fmt.Sprintf("no answer within %s", t.server.timeout)
 		}
-		return failed("%s: the MCP server %s failed: %s%s", t.spec.Name, t.server.name, why, t.server.stderrTail()), nil
+		return failed("%s: the MCP server %s failed: %s%s%s", t.spec.Name, t.server.name, why, t.server.stderrTail(), t.server.stoppedBy()), nil
 	}
 	text := contentText(res)
 	if len(text) > maxResultBytes {

@@ -9,6 +9,7 @@ Tools (each answers with what happened, "ok: …" or "refused: …"):
   write    {"path"}   writes a file
   unix     {"path"}   connects to a Unix socket (tmux's, an SSH agent's)
   tcp      {"port"}   connects to 127.0.0.1:port
+  hog      {}         takes 2 GiB of memory (the sandbox's limit stops it)
   elicit (form), elicit_form {}  say the name they were called by: the
            first is no name a model accepts (the MCP SDK's example server
            has such names), the second the name the first would map to
@@ -33,6 +34,7 @@ TOOLS = [
      "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
     {"name": "tcp", "description": "Connect to a port on 127.0.0.1.",
      "inputSchema": {"type": "object", "properties": {"port": {"type": "integer"}}, "required": ["port"]}},
+    {"name": "hog", "description": "Take 2 GiB of memory.", "inputSchema": {"type": "object"}},
     {"name": "elicit (form)", "description": "Say the name it was called by.", "inputSchema": {"type": "object"}},
     {"name": "elicit_form", "description": "Say the name it was called by.", "inputSchema": {"type": "object"}},
 ]
@@ -57,6 +59,9 @@ def attempt(name, args):
     try:
         if name == "echo":
             return "echo: " + args.get("text", "")
+        if name == "hog":
+            b = b"x" * (2 << 30)
+            return "ok: %d bytes" % len(b)
         if name in ("elicit (form)", "elicit_form"):
             return "called as: " + name
         if name == "read":
