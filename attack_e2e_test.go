@@ -33,6 +33,7 @@ func TestServerCommandLineCannotOpenTheStateFolder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // a process of its own: it waits alongside the others
 	bin := builtGlassbox(t)
 	home, state := t.TempDir(), t.TempDir()
 	key := filepath.Join(state, "glassbox", "approvals.key")
@@ -41,7 +42,7 @@ func TestServerCommandLineCannotOpenTheStateFolder(t *testing.T) {
 	}
 	writeFile(t, key, "sealing-key-4714")
 	srv, _ := callServer(t, "x__read", fmt.Sprintf(`{"path":%q}`, key))
-	for _, word := range []string{home, state, filepath.Join(state, "glassbox")} {
+	for _, word := range []string{home, filepath.Join(state, "glassbox")} {
 		ws := t.TempDir()
 		cmd := exec.Command(bin, "run", "--live", "--yes", "--workspace", ws, "--mcp", "x=python3 "+hostileScript()+" "+word, "read it")
 		cmd.Dir = ws
@@ -104,6 +105,7 @@ func TestKill9OfServeLeavesNothingBehind(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // a process of its own: it waits alongside the others
 	tmp := t.TempDir()
 	serve, addr, passphrase := startServe(t, t.TempDir(), tmp)
 	marker := fmt.Sprintf("309.%d", time.Now().UnixNano()%1000000)
@@ -271,6 +273,7 @@ func TestALearnersCommandCannotWriteTheirScores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // a process of its own: it waits alongside the others
 	state := t.TempDir()
 	_, addr, passphrase := startServe(t, state, t.TempDir())
 	forged := `{"learner":"x","scores":{"tour":{"right":99,"total":99}},"seal":"00"}`

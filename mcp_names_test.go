@@ -49,6 +49,7 @@ func TestMCPToolWithAnInvalidNameIsOffered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel() // a process of its own: it waits alongside the others
 	bin := builtGlassbox(t)
 	const offered = "ev__elicit_form_96f15fb7"
 	srv, bodies := callServer(t, offered, `{}`)

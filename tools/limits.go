@@ -186,5 +186,5 @@ func quotaLimit(q Quota, why string) string {
 
 // limitNote is what the model reads under a result a limit stopped.
 func limitNote(limit string) string {
-	return "[limit] This command reached " + limit + " and was stopped there. The limits keep one command from taking the machine; a lesson never needs more: do less at once."
+	return "[limit] This command reached " + limit + ": what went past it was refused or stopped. The limits keep one command from taking the machine, and a lesson never needs as much: do less at once."
 }
