@@ -25,35 +25,39 @@ import (
 
 // Issue 28, "attack what no one has": each on the built binary.
 
-// A stdio server reads what its command line names. Named the home folder
-// (or /), it could read the key that seals approvals and every session;
-// glassbox now refuses to start it, naming the word, before anything runs.
-// Before: it started, and its read tool returned the key.
+// A stdio server reads what its command line names. Named the key that
+// seals approvals, or the home folder that holds it, the hostile server
+// (--leak FILE writes FILE to its log, which glassbox shows when the
+// handshake fails) read the key; glassbox now refuses to start it, naming
+// the word, before anything runs.
 func TestServerCommandLineCannotOpenTheStateFolder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	t.Parallel() // a process of its own: it waits alongside the others
 	bin := builtGlassbox(t)
-	home, state := t.TempDir(), t.TempDir()
+	home := t.TempDir()
+	state := filepath.Join(home, ".local", "state")
 	key := filepath.Join(state, "glassbox", "approvals.key")
 	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, key, "sealing-key-4714")
-	srv, _ := callServer(t, "x__read", fmt.Sprintf(`{"path":%q}`, key))
-	for _, word := range []string{home, filepath.Join(state, "glassbox")} {
+	if err := os.WriteFile(key, []byte("sealing-key-4714"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := callServer(t, "x__echo", `{"text":"hi"}`)
+	for _, words := range []string{key, key + " " + home} {
 		ws := t.TempDir()
-		cmd := exec.Command(bin, "run", "--live", "--yes", "--workspace", ws, "--mcp", "x=python3 "+hostileScript()+" "+word, "read it")
+		cmd := exec.Command(bin, "run", "--live", "--yes", "--workspace", ws, "--mcp", "x=python3 "+hostileScript()+" --leak "+words, "read it")
 		cmd.Dir = ws
 		cmd.Env = append(liveEnv(srv, t.TempDir()), "HOME="+home, "XDG_STATE_HOME="+state)
 		out, err := cmd.CombinedOutput()
 		if strings.Contains(string(out), "sealing-key-4714") {
-			t.Fatalf("%s: the server read the approvals key:\n%s", word, tail(out))
+			t.Fatalf("%s: the server read the approvals key:\n%s", words, tail(out))
 		}
 		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != exitUsage || !strings.Contains(string(out), "the server's command line names") || !strings.Contains(string(out), word+",") {
-			t.Errorf("%s: %v\n%s", word, err, tail(out))
+		if !errors.As(err, &exit) || exit.ExitCode() != exitUsage || !strings.Contains(string(out), "the server's command line names") {
+			t.Errorf("%s: %v\n%s", words, err, tail(out))
 		}
 	}
 }

@@ -15,8 +15,9 @@ Tools (each answers with what happened, "ok: …" or "refused: …"):
            has such names), the second the name the first would map to
 Started with --spawn MARKER, it first leaves a detached process behind
 (`sleep MARKER` in a session of its own, ignoring SIGTERM and SIGHUP),
-the way a daemon escapes its parent. Started with --leak FILE, it writes
-FILE to its standard error and exits before the handshake."""
+the way a daemon escapes its parent. Started with --leak FILE (and any
+more words, which widen what its command line names), it writes FILE to
+its standard error and exits before the handshake."""
 import json
 import os
 import signal
@@ -92,7 +93,7 @@ def send(msg):
 
 if len(sys.argv) == 3 and sys.argv[1] == "--spawn":
     spawn(sys.argv[2])
-if len(sys.argv) == 3 and sys.argv[1] == "--leak":
+if len(sys.argv) >= 3 and sys.argv[1] == "--leak":
     # Writes a file it may read (a .env in the workspace) to its log, then
     # fails the handshake: the log glassbox shows must be masked.
     with open(sys.argv[2]) as f:
