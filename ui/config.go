@@ -9,7 +9,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -32,8 +32,8 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 	if len(runs) > 0 {
 		language = runs[0].Config.Lang
 	}
-	for _, l := range offline.Lessons() {
-		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.TitleIn(language), Request: l.RequestIn(language), Dialects: l.Dialects, FromBus: l.FromBus})
+	for _, l := range lessons.All() {
+		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.TitleIn(language), Request: l.RequestIn(language), Dialects: backend.Showing(l), FromBus: l.FromBus})
 	}
 	for _, r := range runs {
 		rc := RunConfig{

@@ -17,7 +17,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
@@ -168,7 +168,7 @@ func (c Config) Validate() error {
 	if n := c.Call.NumPredict; n < 1 && n != -1 {
 		return sentence.Errorf("--num-predict %d: want a number of tokens, or -1 to leave the reply unbounded", n)
 	}
-	if _, ok := offline.LessonByName(c.Lesson); !ok {
+	if _, ok := lessons.ByName(c.Lesson); !ok {
 		return sentence.Errorf("no lesson named %q (see 'glassbox lessons')", c.Lesson)
 	}
 	names := map[string]bool{}

@@ -18,6 +18,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/providers/gemini"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/ollama"
 	"github.com/glassbox-dev/glassbox/providers/openai"
@@ -81,6 +82,22 @@ func wireCodecs(ds []Dialect) wire.Codecs {
 		out = append(out, *d.Wire)
 	}
 	return out
+}
+
+// Showing are the names of the dialects that can show what lesson l
+// teaches: every dialect when it needs nothing special, else those whose
+// descriptor says they show it.
+func Showing(l lessons.Lesson) []string {
+	if l.Needs == "" {
+		return nil
+	}
+	var names []string
+	for _, d := range dialects {
+		if slices.Contains(d.Shows, l.Needs) {
+			names = append(names, d.Name)
+		}
+	}
+	return names
 }
 
 // Default is the dialect used when --provider names none: the first.

@@ -15,6 +15,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 )
 
@@ -66,7 +67,7 @@ func longConversation(tb testing.TB, d Dialect, calls int) []sentRequest {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	lesson, ok := offline.LessonByName("iteration-limit")
+	lesson, ok := lessons.ByName("iteration-limit")
 	if !ok {
 		tb.Fatal("no iteration-limit lesson")
 	}

@@ -13,14 +13,12 @@
 // from it (a Lesson script, a small intent matcher, or an honest "I only know
 // the lessons"), and the decision is encoded back into the same dialect.
 //
-// Languages: every Lesson has an English and a Japanese title and request.
-// Front ends show them with Lesson.TitleIn(lang) and send
-// Lesson.RequestIn(lang), where lang is "en" or "ja" as ui/lang.Lang and
-// agentrun.Config.Lang spell it (this package cannot import ui/lang, so the
-// texts live here, beside the scripts). The tutor answers in the language
-// of the request it is sent (language.go): a Japanese request gets
-// Japanese thoughts, questions and answers on every dialect, inside the
-// same wire shapes; tool names and arguments do not change.
+// The lessons' catalogue (names, titles and requests in English and
+// Japanese) is package providers/lessons; their scripts are here. The tutor
+// answers in the language of the request it is sent (language.go): a
+// Japanese request gets Japanese thoughts, questions and answers on every
+// dialect, inside the same wire shapes; tool names and arguments do not
+// change.
 //
 // Reading order for instructors: lessons.go (what the tutor does),
 // conversation.go (how the dialects become one conversation), tutor.go

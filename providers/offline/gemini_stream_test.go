@@ -2,6 +2,7 @@ package offline
 
 import (
 	"encoding/json"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,7 @@ import (
 // that join to the unary answer, a function call whole in one event, and
 // the finishReason and the full usageMetadata only in the last event.
 func TestGeminiStreamsTokenByToken(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	t.Run("text", func(t *testing.T) {
 		decode := func(ev []byte) geminiResponse {
 			var r geminiResponse

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/ollama/ollama/api"
 	"google.golang.org/genai"
 )
@@ -59,7 +60,7 @@ func TestEnglishSentence(t *testing.T) {
 // language, and the Japanese request starts that lesson and no other.
 func TestEveryLessonHasJapanese(t *testing.T) {
 	seen := map[string]string{}
-	for _, l := range Lessons() {
+	for _, l := range lessons.All() {
 		t.Run(l.Name, func(t *testing.T) {
 			for what, s := range map[string]string{"title": l.TitleJA, "request": l.RequestJA} {
 				if !hasJapanese(s) || englishSentence(s) != "" {
@@ -75,7 +76,7 @@ func TestEveryLessonHasJapanese(t *testing.T) {
 				}
 			}
 			for _, req := range []string{l.RequestJA, "  " + l.RequestJA + "\n", strings.TrimSuffix(l.RequestJA, "。")} {
-				if got, ok := lessonForRequest(req); !ok || got.Name != l.Name {
+				if got, ok := lessons.ForRequest(req); !ok || got.Name != l.Name {
 					t.Errorf("request %q starts %q (%v), want %s", req, got.Name, ok, l.Name)
 				}
 			}
@@ -158,8 +159,8 @@ func playTutor(w *world, d dialect, request string, mcpTools []string) []tutorSt
 // the tool calls are the English run's, but for the question it asks.
 func TestTutorSpeaksJapanese(t *testing.T) {
 	dialects := []dialect{dialectGemini, dialectLlamaJSON, dialectLlamaNative, dialectOpenAI}
-	for _, l := range Lessons() {
-		if l.script == nil {
+	for _, l := range lessons.All() {
+		if scripts[l.Name] == nil {
 			continue // a fault lesson: the service answers, not the tutor
 		}
 		for _, tw := range tutorWorlds() {
@@ -219,7 +220,7 @@ func TestTutorSpeaksJapanese(t *testing.T) {
 // the real genai and ollama clients: the same calls as in English (but the
 // question), and a Japanese final answer.
 func TestJapaneseLessonsOverTheWire(t *testing.T) {
-	for _, l := range Lessons() {
+	for _, l := range lessons.All() {
 		switch l.Name {
 		case "mcp-tool", "rate-limit", "token-limit", "repeat-stop", "outage", "unknown-model":
 			// These need what the test players leave out (MCP tools,
@@ -294,7 +295,7 @@ func TestJapaneseJSONModeKeepsTheShape(t *testing.T) {
 	}
 	for _, name := range []string{"tour", "parallel", "tool-failure"} {
 		t.Run(name, func(t *testing.T) {
-			l, _ := LessonByName(name)
+			l, _ := lessons.ByName(name)
 			ja, en := replies(t, l.RequestJA), replies(t, l.Request)
 			if len(ja) != len(en) {
 				t.Fatalf("%d replies in Japanese, %d in English", len(ja), len(en))
@@ -314,7 +315,7 @@ func TestJapaneseJSONModeKeepsTheShape(t *testing.T) {
 		})
 	}
 	t.Run("malformed", func(t *testing.T) {
-		l, _ := LessonByName("malformed")
+		l, _ := lessons.ByName("malformed")
 		first := replies(t, l.RequestJA)[0]
 		prose, _, _ := strings.Cut(first, "\n")
 		if !hasJapanese(prose) || englishSentence(prose) != "" || !strings.Contains(first, `"thought": "TODO リストは`) {
@@ -322,7 +323,7 @@ func TestJapaneseJSONModeKeepsTheShape(t *testing.T) {
 		}
 	})
 	t.Run("repeat-stop", func(t *testing.T) {
-		l, _ := LessonByName("repeat-stop")
+		l, _ := lessons.ByName("repeat-stop")
 		var got string
 		stream := true
 		err := c.Chat(context.Background(), &api.ChatRequest{Model: "llama3.1:8b", Stream: &stream, Format: json.RawMessage(`"json"`),
@@ -338,7 +339,7 @@ func TestJapaneseJSONModeKeepsTheShape(t *testing.T) {
 
 // TestJapaneseGeminiThought: a Japanese request's thought part is Japanese.
 func TestJapaneseGeminiThought(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	cfg := geminiConfig()
 	cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true}
 	resp, err := newGenai(t, NewTransport(Config{})).Models.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text(tour.RequestJA), cfg)
@@ -408,7 +409,7 @@ func TestJapaneseFreeFormRequests(t *testing.T) {
 // TestNoToolsDeclaredInJapanese: without tools the tutor says, in
 // Japanese, what it would have called.
 func TestNoToolsDeclaredInJapanese(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	msg, err := ollamaChat(context.Background(), newOllama(NewTransport(Config{})), &api.ChatRequest{Model: "llama3.1:8b",
 		Messages: []api.Message{{Role: "user", Content: tour.RequestJA}}})
 	if err != nil {

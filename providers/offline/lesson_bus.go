@@ -2,6 +2,8 @@ package offline
 
 import (
 	"strings"
+
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 // busAskTool ends the name of another glass box's ask_agent tool, attached
@@ -44,7 +46,7 @@ func askOtherBox(c conversation, tool string) reply {
 	l := c.lang
 	r, done := c.resultFor(tool, "", "")
 	if !done {
-		tour, _ := LessonByName("tour")
+		tour, _ := lessons.ByName("tour")
 		return callReply(l.say("Another glass box is attached as an MCP server; I will ask its agent through ask_agent, and its answer comes back as the tool's result.",
 			"別の glass box が MCP サーバーとしてつながっています。ask_agent でそのエージェントに尋ねます。答えはツールの結果として返ってきます。"),
 			toolCall{Name: tool, Args: args{{"request", l.say(tour.Request, tour.RequestJA)}}})

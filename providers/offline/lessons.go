@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
-// Lesson is one scripted exercise of the offline tutor. A learner starts it
-// by sending Request (glassbox's --lesson flag does that for them); from then
-// on the tutor's replies follow the lesson's script, adapting to what really
-// happened in the workspace.
+// scripts are the lessons' scripts (the catalogue is package lessons), by
+// name. A learner starts a lesson by sending its request; from then on the
+// tutor's replies follow its script, adapting to what really happened in
+// the workspace.
 //
 // Each script reads only the conversation it is sent, so re-sending a
 // request, resuming a session or forking from an earlier transition gives
@@ -68,47 +70,33 @@ import (
 //
 // Requests that match no lesson go to a small intent matcher (tutor.go).
 //
-// Every lesson has an English and a Japanese title and request (TitleIn,
-// RequestIn). Sending either request starts the lesson, and the tutor
-// answers in the language of the request: its thoughts, its question to
-// the person and its answers, on every dialect. Tool names, paths, commands
-// and the files it writes stay the same in both.
-type Lesson struct {
-	// Name is the short id used by --lesson and `glassbox lessons`.
-	Name string
-	// Title is a one-line description, in English (TitleIn gives it in
-	// another language).
-	Title string
-	// Request is what the learner sends to start the lesson, in English
-	// (matched trimmed and in any case; the bare Name works too).
-	Request string
-	// TitleJA and RequestJA are the Japanese title and request.
-	TitleJA, RequestJA string
-	// Dialects, when set, are the only dialects that can show what the
-	// lesson teaches (elsewhere it runs, but shows nothing of it).
-	Dialects []string
-	// FromBus says the request arrives over the MCP bus: the front end
-	// has an in-process MCP client call the glass box's own ask_agent
-	// tool with it, rather than queue it as typed.
-	FromBus bool
-
-	script func(conversation) reply
-	fault  fault
+// The tutor answers in the language of the request: its thoughts, its
+// question to the person and its answers, on every dialect. Tool names,
+// paths, commands and the files it writes stay the same in both.
+var scripts = map[string]func(conversation) reply{
+	"tour":            tourScript,
+	"write-file":      writeFileScript,
+	"run-command":     runCommandScript,
+	"ask-delete":      askDeleteScript,
+	"path-escape":     pathEscapeScript,
+	"malformed":       malformedScript,
+	"tool-failure":    toolFailureScript,
+	"parallel":        parallelScript,
+	"iteration-limit": iterationLimitScript,
+	"rate-limit":      rateLimitScript,
+	"token-limit":     tokenLimitScript,
+	"repeat-stop":     repeatStopScript,
+	lessons.MCPTool:   mcpToolScript,
+	"mcp-bus":         mcpBusScript,
+	"streams":         streamsScript,
 }
 
-// TitleIn returns the lesson's title in language lang: "ja" for Japanese,
-// anything else ("en", "") for English. lang is spelled as ui/lang.Lang
-// spells it, so a front end passes lang.Lang(cfg.Lang).String() or
-// agentrun.Config.Lang as it is.
-func (l Lesson) TitleIn(lang string) string {
-	return langCode(lang).say(l.Title, l.TitleJA)
-}
-
-// RequestIn returns the request that starts the lesson in language lang
-// (as TitleIn reads lang). The tutor answers a Japanese request in
-// Japanese.
-func (l Lesson) RequestIn(lang string) string {
-	return langCode(lang).say(l.Request, l.RequestJA)
+// faults are the lessons that answer with an HTTP error instead of (or
+// before) a model reply.
+var faults = map[string]fault{
+	"rate-limit":    faultRateLimitFirst,
+	"outage":        faultOutage,
+	"unknown-model": faultUnknownModel,
 }
 
 // fault is a transport-level failure a lesson demonstrates instead of (or
@@ -126,131 +114,6 @@ const (
 	// for a model it does not have.
 	faultUnknownModel
 )
-
-// Lessons returns the bundled lessons in teaching order. The slice is new on
-// every call.
-func Lessons() []Lesson {
-	return []Lesson{
-		{Name: "tour", Title: "A tour: list the files, read one, explain it",
-			Request:   "Give me a tour of this project: list the files, then explain what hello.py does.",
-			TitleJA:   "ツアー: ファイルを一覧し、1 つ読んで説明する",
-			RequestJA: "このプロジェクトを案内してください。ファイルを一覧してから、hello.py が何をするのか説明してください。",
-			script:    tourScript},
-		{Name: "write-file", Title: "Writing a file needs your confirmation",
-			Request:   "Create a file farewell.py with a farewell(name) function that says goodbye.",
-			TitleJA:   "ファイルの書き込みにはあなたの確認が要る",
-			RequestJA: "farewell.py というファイルを作って、別れのあいさつをする farewell(name) 関数を書いてください。",
-			script:    writeFileScript},
-		{Name: "run-command", Title: "Running a command needs your confirmation",
-			Request:   "Run hello.py with python3 and tell me what it prints.",
-			TitleJA:   "コマンドの実行にはあなたの確認が要る",
-			RequestJA: "hello.py を python3 で実行して、何が表示されるか教えてください。",
-			script:    runCommandScript},
-		{Name: "ask-delete", Title: "The model asks you before deleting a file",
-			Request:   "Ask me first, then delete old_log.txt if I say yes.",
-			TitleJA:   "ファイルを削除する前にモデルがあなたに尋ねる",
-			RequestJA: "まず私に確認して、「はい」と答えたら old_log.txt を削除してください。",
-			script:    askDeleteScript},
-		{Name: "path-escape", Title: "The security layer denies a path outside the workspace",
-			Request:   "Show me what is in ../../etc/passwd and /etc/hostname.",
-			TitleJA:   "ワークスペースの外のパスをセキュリティレイヤーが拒否する",
-			RequestJA: "../../etc/passwd と /etc/hostname の中身を見せてください。",
-			script:    pathEscapeScript},
-		{Name: "malformed", Title: "A malformed reply, the loop's feedback, and the repair",
-			Request:   "Read notes/todo.txt and tell me what is left to do.",
-			TitleJA:   "壊れた返答、ループからの指摘、そして修復",
-			RequestJA: "notes/todo.txt を読んで、残っている作業を教えてください。",
-			script:    malformedScript},
-		{Name: "tool-failure", Title: "A tool fails and the model recovers",
-			Request:   "What settings are in config.yaml?",
-			TitleJA:   "ツールが失敗し、モデルが立て直す",
-			RequestJA: "config.yaml にはどんな設定がありますか？",
-			script:    toolFailureScript},
-		{Name: "parallel", Title: "Two tool calls in one response",
-			Request:   "Read hello.py and README.md and tell me how they fit together.",
-			TitleJA:   "1 回の返答に 2 つのツール呼び出し",
-			RequestJA: "hello.py と README.md を読んで、2 つがどう関係しているか教えてください。",
-			script:    parallelScript},
-		{Name: "iteration-limit", Title: "A model that never finishes meets the iteration limit",
-			Request:   "Keep listing the files until a new one appears.",
-			TitleJA:   "終わらないモデルがイテレーション上限に当たる",
-			RequestJA: "新しいファイルが現れるまで、ファイルを一覧し続けてください。",
-			script:    iterationLimitScript},
-		{Name: "rate-limit", Title: "HTTP 429: the loop waits and retries",
-			Request:   "Say hello while the service is rate-limiting us.",
-			TitleJA:   "HTTP 429: ループが待ってリトライする",
-			RequestJA: "サービスにレート制限がかかっている中で、あいさつしてください。",
-			script:    rateLimitScript, fault: faultRateLimitFirst},
-		{Name: "outage", Title: "HTTP 503 on every call: retries run out",
-			Request:   "Summarise the README while the service is down.",
-			TitleJA:   "毎回 HTTP 503: リトライが尽きる",
-			RequestJA: "サービスが止まっている中で、README を要約してください。",
-			fault:     faultOutage},
-		{Name: "token-limit", Title: "A tool call cut at the token limit is fed back, not run",
-			Request:   "Read notes/todo.txt, but answer within a tiny token limit.",
-			TitleJA:   "トークン上限で途切れたツール呼び出しは実行されず、モデルに返される",
-			RequestJA: "notes/todo.txt を読んでください。ただし、ごく小さなトークン上限の中で答えてください。",
-			script:    tokenLimitScript},
-		{Name: "repeat-stop", Title: "Ollama stops a reply stuck repeating one token",
-			Request:   "List the files, while the model is stuck repeating itself.",
-			TitleJA:   "同じトークンを繰り返す返答を Ollama が止める",
-			RequestJA: "ファイルを一覧してください。ただし、モデルは同じことを繰り返して抜け出せなくなっています。",
-			Dialects:  []string{"llama", "llama:native"},
-			script:    repeatStopScript},
-		{Name: "unknown-model", Title: "HTTP 404: the model is not on the server",
-			Request:   "Say hello with a model the server does not have.",
-			TitleJA:   "HTTP 404: モデルがサーバーにない",
-			RequestJA: "サーバーにないモデルで、あいさつしてください。",
-			fault:     faultUnknownModel},
-		{Name: MCPToolLesson, Title: "The model calls a tool of an MCP server (--mcp)",
-			Request:   "Call the MCP server's tool and tell me what it answered.",
-			TitleJA:   "モデルが MCP サーバーのツールを呼ぶ (--mcp)",
-			RequestJA: "MCP サーバーのツールを呼んで、何と答えたか教えてください。",
-			script:    mcpToolScript},
-		{Name: "mcp-bus", Title: "A request arrives over the MCP bus and the answer goes back as its result",
-			Request:   "Over the MCP bus: what is in your workspace?",
-			TitleJA:   "MCP バスから依頼が届き、答えがその結果として返る",
-			RequestJA: "MCP バス経由で: あなたのワークスペースには何がありますか？",
-			FromBus:   true, script: mcpBusScript},
-		{Name: "streams", Title: "Watch a reply stream in: Gemini's events beside Llama's lines",
-			Request:   "Read README.md and tell me about it while I watch your reply stream in.",
-			TitleJA:   "ストリーミングで届く返答を見る: Gemini のイベントと Llama の行",
-			RequestJA: "README.md を読んで、その内容を教えてください。返答がストリーミングで届くところを見ています。",
-			script:    streamsScript},
-	}
-}
-
-// LessonByName returns the lesson called name.
-func LessonByName(name string) (Lesson, bool) {
-	for _, l := range Lessons() {
-		if l.Name == name {
-			return l, true
-		}
-	}
-	return Lesson{}, false
-}
-
-// lessonForRequest returns the lesson a request starts: its English or
-// Japanese request (trimmed, any case, with or without the closing full
-// stop) or, as a shortcut, its name.
-func lessonForRequest(request string) (Lesson, bool) {
-	req := requestKey(request)
-	if req == "" {
-		return Lesson{}, false
-	}
-	for _, l := range Lessons() {
-		if req == requestKey(l.Request) || req == requestKey(l.RequestJA) || strings.EqualFold(req, l.Name) {
-			return l, true
-		}
-	}
-	return Lesson{}, false
-}
-
-// requestKey is a request as lessonForRequest compares it: trimmed,
-// lower-cased, without a closing "." or "。".
-func requestKey(s string) string {
-	return strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".。"))
-}
 
 // misfireToolName is the tool that does not exist, called by the malformed
 // lesson in Llama native mode.
@@ -959,10 +822,6 @@ func lineWord(n int) string {
 	}
 	return "lines"
 }
-
-// MCPToolLesson is the lesson in which the model calls a tool of an MCP
-// server; without --mcp, glassbox attaches its demo server for it.
-const MCPToolLesson = "mcp-tool"
 
 // mcpGreeting is what the mcp-tool lesson sends the MCP tool.
 const mcpGreeting = "hello from the glass box"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/ollama/ollama/api"
 	"google.golang.org/genai"
 )
@@ -149,7 +150,7 @@ func TestLessonsOnEveryDialect(t *testing.T) {
 	for _, tc := range tests {
 		for _, p := range players() {
 			t.Run(tc.name+"/"+p.name, func(t *testing.T) {
-				l, ok := LessonByName(tc.lesson)
+				l, ok := lessons.ByName(tc.lesson)
 				if !ok {
 					t.Fatalf("no lesson %q", tc.lesson)
 				}
@@ -199,7 +200,7 @@ func forFamily(m map[string][]string, family string) []string {
 // TestRateLimitLesson: the first attempt gets 429 with the retry delay the
 // loop honours; the retry of the same request succeeds.
 func TestRateLimitLesson(t *testing.T) {
-	l, _ := LessonByName("rate-limit")
+	l, _ := lessons.ByName("rate-limit")
 	ctx := context.Background()
 	t.Run("gemini", func(t *testing.T) {
 		c := newGenai(t, NewTransport(Config{}))
@@ -257,7 +258,7 @@ func retryDelay(details []map[string]any) string {
 
 // TestOutageLesson: every attempt is a 503, so the loop's retries run out.
 func TestOutageLesson(t *testing.T) {
-	l, _ := LessonByName("outage")
+	l, _ := lessons.ByName("outage")
 	ctx := context.Background()
 	g := newGenai(t, NewTransport(Config{}))
 	o := newOllama(NewTransport(Config{}))
@@ -276,37 +277,20 @@ func TestOutageLesson(t *testing.T) {
 	}
 }
 
-func TestLessonCatalogue(t *testing.T) {
-	want := []string{"tour", "write-file", "run-command", "ask-delete", "path-escape", "malformed",
-		"tool-failure", "parallel", "iteration-limit", "rate-limit", "outage", "token-limit", "repeat-stop", "unknown-model", "mcp-tool", "mcp-bus", "streams"}
-	var names []string
-	requests := map[string]bool{}
-	for _, l := range Lessons() {
-		names = append(names, l.Name)
-		if l.Title == "" || l.Request == "" {
-			t.Errorf("lesson %q needs a title and a request", l.Name)
-		}
-		if requests[strings.ToLower(l.Request)] {
-			t.Errorf("lesson %q repeats another lesson's request", l.Name)
-		}
-		requests[strings.ToLower(l.Request)] = true
-		if l.script == nil && l.fault != faultOutage && l.fault != faultUnknownModel {
+// Every lesson of the catalogue has a script here, or a fault it answers
+// with instead; and its request is not mistaken for the loop's feedback.
+func TestEveryLessonIsPlayed(t *testing.T) {
+	for _, l := range lessons.All() {
+		if scripts[l.Name] == nil && faults[l.Name] != faultOutage && faults[l.Name] != faultUnknownModel {
 			t.Errorf("lesson %q has no script", l.Name)
 		}
-		// A lesson's own request must not be mistaken for loop feedback.
-		if looksLikeFeedback(l.Request) {
+		if looksLikeFeedback(l.Request) || looksLikeFeedback(l.RequestJA) {
 			t.Errorf("lesson %q's request reads like loop feedback", l.Name)
 		}
 	}
-	if !slices.Equal(names, want) {
-		t.Errorf("lessons = %q, want %q", names, want)
-	}
-	if _, ok := LessonByName("no-such-lesson"); ok {
-		t.Error("LessonByName found a lesson that does not exist")
-	}
-	for _, req := range []string{"  give me a TOUR of this project: list the files, then explain what hello.py does.  ", "tour"} {
-		if l, ok := lessonForRequest(req); !ok || l.Name != "tour" {
-			t.Errorf("lessonForRequest(%q) = %q, %v", req, l.Name, ok)
+	for name := range scripts {
+		if _, ok := lessons.ByName(name); !ok {
+			t.Errorf("a script for %q, which the catalogue does not have", name)
 		}
 	}
 }

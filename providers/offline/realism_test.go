@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/ollama/ollama/api"
 )
 
@@ -80,7 +81,7 @@ func TestOllamaStreamsOneTokenPerLine(t *testing.T) {
 
 // Parallel tool calls come in lines of their own, index 0 then 1.
 func TestOllamaSendsEachParallelCallInItsOwnLine(t *testing.T) {
-	parallel, _ := LessonByName("parallel")
+	parallel, _ := lessons.ByName("parallel")
 	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "read_file"}}}
 	_, lines := ollamaStreamLines(t, Config{}, ollamaBody(parallel.Request, map[string]any{"tools": tools}))
 	var calls []api.ToolCall
@@ -113,8 +114,8 @@ func TestOllamaUnknownModelIs404(t *testing.T) {
 
 // The new lessons on the wire: a cut at the token limit, the repeat stop.
 func TestOllamaLessonStreams(t *testing.T) {
-	limit, _ := LessonByName("token-limit")
-	repeat, _ := LessonByName("repeat-stop")
+	limit, _ := lessons.ByName("token-limit")
+	repeat, _ := lessons.ByName("repeat-stop")
 	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "read_file"}}}
 
 	_, lines := ollamaStreamLines(t, Config{}, ollamaBody(limit.Request, map[string]any{"tools": tools}))

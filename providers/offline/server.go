@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 // Config tunes the simulation.
@@ -186,8 +187,8 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 	if err := sleep(ctx, wait); err != nil {
 		return reply{}, err
 	}
-	if l, ok := lessonForRequest(m.conv.request); ok {
-		switch l.fault {
+	if l, ok := lessons.ForRequest(m.conv.request); ok {
+		switch faults[l.Name] {
 		case faultOutage:
 			return reply{}, errFault{http.StatusServiceUnavailable, faultOutage}
 		case faultUnknownModel:

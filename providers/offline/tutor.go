@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 // reply is the tutor's decision for one model call, before it is encoded in
@@ -52,8 +54,8 @@ func answerThought(l language) string {
 // reply is in the language of the request (c.lang).
 func decide(c conversation) reply {
 	var r reply
-	if l, ok := lessonForRequest(c.request); ok && l.script != nil {
-		r = l.script(c)
+	if l, ok := lessons.ForRequest(c.request); ok && scripts[l.Name] != nil {
+		r = scripts[l.Name](c)
 	} else if in := matchIntent(c.request); in.kind != intentNone {
 		r = in.script(c)
 	} else {
@@ -389,19 +391,19 @@ func (in intent) deleteScript(c conversation) reply {
 // tutor does not know.
 func fallbackText(l language) string {
 	var names []string
-	for _, lesson := range Lessons() {
+	for _, lesson := range lessons.All() {
 		names = append(names, lesson.Name)
 	}
-	lessons := strings.Join(names, ", ")
+	known := strings.Join(names, ", ")
 	if l == japanese {
 		return "これは glassbox のオフライン・シミュレーションです。本物のモデルは動いておらず、台本どおりに答えるチューターが応答しています。" +
-			"わかるのは同梱のレッスン (" + lessons + "。`glassbox lessons` で一覧、--lesson NAME で開始) と、" +
+			"わかるのは同梱のレッスン (" + known + "。`glassbox lessons` で一覧、--lesson NAME で開始) と、" +
 			"ファイルの一覧・読む・書く・実行・削除といった簡単な依頼 (例: 「hello.pyを読んで」) だけです。\n" +
 			"本物のモデルと話すには: GEMINI_API_KEY=... go run . --provider gemini、" +
 			"または Ollama を起動して (ollama pull llama3.1:8b) go run . --provider llama。"
 	}
 	return "This is glassbox's offline simulation: no real model is running, and a scripted tutor is answering. " +
-		"It only knows the bundled lessons (" + lessons + "; `glassbox lessons` lists them, --lesson NAME starts one) " +
+		"It only knows the bundled lessons (" + known + "; `glassbox lessons` lists them, --lesson NAME starts one) " +
 		"and simple requests to list, read, write, run or delete files, such as \"read hello.py\".\n" +
 		"To talk to a real model: GEMINI_API_KEY=... go run . --provider gemini, " +
 		"or start Ollama (ollama pull llama3.1:8b) and run go run . --provider llama."

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/ollama/ollama/api"
 	"google.golang.org/genai"
 )
@@ -213,7 +214,7 @@ func TestFreeFormRequests(t *testing.T) {
 // TestNoToolsDeclared: without tools the tutor answers in text and says
 // what it would have called.
 func TestNoToolsDeclared(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	ctx := context.Background()
 	t.Run("ollama plain chat", func(t *testing.T) {
 		msg, err := ollamaChat(ctx, newOllama(NewTransport(Config{})), &api.ChatRequest{Model: "llama3.1:8b",

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/ollama/ollama/api"
 	"google.golang.org/genai"
 )
@@ -129,8 +130,8 @@ func TestBadRequests(t *testing.T) {
 }
 
 func TestFaultHeadersAndBodies(t *testing.T) {
-	rate, _ := LessonByName("rate-limit")
-	outage, _ := LessonByName("outage")
+	rate, _ := lessons.ByName("rate-limit")
+	outage, _ := lessons.ByName("outage")
 	tests := []struct {
 		name, url, body string
 		status          int
@@ -162,7 +163,7 @@ func TestFaultHeadersAndBodies(t *testing.T) {
 // TestRateLimitCountsPerTransport: each transport has its own counter, and
 // only the lesson's first model call is limited.
 func TestRateLimitCountsPerTransport(t *testing.T) {
-	rate, _ := LessonByName("rate-limit")
+	rate, _ := lessons.ByName("rate-limit")
 	body := ollamaBody(rate.Request, map[string]any{"stream": false})
 	a, b := NewTransport(Config{}), NewTransport(Config{})
 	var got []int
@@ -184,7 +185,7 @@ func TestRateLimitCountsPerTransport(t *testing.T) {
 
 func TestLatencyHonoursCancel(t *testing.T) {
 	slow := NewTransport(Config{Latency: 10 * time.Second})
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	tests := []struct {
 		name string
 		call func(ctx context.Context) error
@@ -290,8 +291,8 @@ func TestStreamsArriveInChunks(t *testing.T) {
 }
 
 func TestThoughtSignatures(t *testing.T) {
-	parallel, _ := LessonByName("parallel")
-	tour, _ := LessonByName("tour")
+	parallel, _ := lessons.ByName("parallel")
+	tour, _ := lessons.ByName("tour")
 	for _, stream := range []bool{false, true} {
 		t.Run(map[bool]string{false: "generateContent", true: "stream"}[stream], func(t *testing.T) {
 			c := newGenai(t, NewTransport(Config{}))
@@ -329,7 +330,7 @@ func TestThoughtSignatures(t *testing.T) {
 }
 
 func TestIncludeThoughts(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	cfg := geminiConfig()
 	cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true}
 	resp, err := newGenai(t, NewTransport(Config{})).Models.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text(tour.Request), cfg)
@@ -348,7 +349,7 @@ func TestIncludeThoughts(t *testing.T) {
 // TestStateless: the same request gets the same bytes (Gemini) and the
 // same message (Ollama), whichever transport answers it.
 func TestStateless(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	g1 := do(t, NewTransport(Config{}), "POST", geminiURL, geminiBody(tour.Request))
 	g2 := do(t, NewTransport(Config{}), "POST", geminiURL, geminiBody(tour.Request))
 	if !bytes.Equal(g1.body, g2.body) {
@@ -506,8 +507,8 @@ func requirePaths(t *testing.T, got map[string]bool, paths ...string) {
 }
 
 func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
-	tour, _ := LessonByName("tour")
-	parallel, _ := LessonByName("parallel")
+	tour, _ := lessons.ByName("tour")
+	parallel, _ := lessons.ByName("parallel")
 	callExamples := [][]byte{
 		readExample(t, "resp_functionCall_thoughtSignature_STOP_usage__firebase_googleai.json"),
 		readExample(t, "resp_parallel_functionCalls__firebase_vertexai_dir.json"),
@@ -564,7 +565,7 @@ func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
 		}
 	})
 	t.Run("malformed function call", func(t *testing.T) {
-		malformed, _ := LessonByName("malformed")
+		malformed, _ := lessons.ByName("malformed")
 		var resp struct {
 			Candidates []struct {
 				Content struct {
@@ -584,7 +585,7 @@ func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
 }
 
 func TestOllamaShapesMatchRecordedResponses(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "list_files"}}}
 	// Ollama servers since 2025 add "id" to tool calls and always write
 	// function.index (see wire-examples INDEX.md); the docs' examples predate both.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/providers/dialect"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
@@ -37,6 +38,7 @@ func descriptor(name, mode, label, short, native string, codec *wire.Codec) dial
 		Vars:      []string{SourceOllamaHost, SourceOllamaBaseURL},
 		Addresses: []dialect.Address{{Var: SourceOllamaHost, What: "live Llama calls go to %s"}, {Var: SourceOllamaBaseURL, What: "live Llama calls go to %s"}},
 		GoLive:    "run ollama serve (Llama)",
+		Shows:     []lessons.Behaviour{lessons.RepeatStop},
 		Live: func(ctx context.Context, env dialect.Env) (bool, string) {
 			host, source := HostFrom(env.Get)
 			if source != SourceDefault {
