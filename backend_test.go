@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 )
 
@@ -24,7 +25,7 @@ func liveServer(t *testing.T) (*httptest.Server, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var keys []string
-	h := offline.NewHandler(offline.Config{})
+	h := backend.Simulation(offline.Config{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		key := r.Header.Get("x-goog-api-key")

@@ -30,7 +30,7 @@ func offlineWorldWith(t testing.TB, lesson string, base loop.Config) (Config, st
 	prov, err := gemini.New(context.Background(), gemini.Config{
 		APIKey:    "glassbox-placeholder-key-0000",
 		BaseURL:   "http://gemini.offline.invalid/",
-		Transport: offline.NewTransport(offline.Config{Latency: 0}),
+		Transport: backend.SimulatedTransport(offline.Config{Latency: 0}),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -93,11 +94,33 @@ func Showing(l lessons.Lesson) []string {
 	}
 	var names []string
 	for _, d := range dialects {
-		if slices.Contains(d.Shows, l.Needs) {
+		if d.Quirks != nil && d.Quirks.Shows(l.Needs) {
 			names = append(names, d.Name)
 		}
 	}
 	return names
+}
+
+// Emulators are the registered dialects' APIs in the offline simulation,
+// each once.
+func Emulators() []*offline.Emulator {
+	var out []*offline.Emulator
+	for _, d := range dialects {
+		if d.Emulator != nil && !slices.Contains(out, d.Emulator) {
+			out = append(out, d.Emulator)
+		}
+	}
+	return out
+}
+
+// Simulation is the offline simulation of every registered dialect, as one
+// http.Handler.
+func Simulation(cfg offline.Config) *offline.Server { return offline.NewHandler(cfg, Emulators()...) }
+
+// SimulatedTransport answers every request from Simulation, in this
+// process.
+func SimulatedTransport(cfg offline.Config) http.RoundTripper {
+	return offline.NewTransport(cfg, Emulators()...)
 }
 
 // Default is the dialect used when --provider names none: the first.
@@ -377,7 +400,7 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	}
 	switch b.Kind {
 	case KindOffline:
-		c.Transport = offline.NewTransport(offline.Config{Latency: o.SimLatency})
+		c.Transport = SimulatedTransport(offline.Config{Latency: o.SimLatency})
 		fallthrough
 	case KindReplay:
 		c.StandIn, c.Env = true, Env{}

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/providers/lessons"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
@@ -67,10 +67,12 @@ type Descriptor struct {
 	// encoding (Gemini: ", with 3 Gemini thought signatures"); "" for
 	// nothing.
 	Dropped func(native [][]byte) string
-	// Shows are the behaviours of lessons.Behaviour the dialect's offline
-	// simulation can show (the token-repeat stop); a lesson that needs
-	// another runs, but shows nothing of it.
-	Shows []lessons.Behaviour
+	// Emulator is the dialect's API in the offline simulation (package
+	// offline); the dialects of one API share it.
+	Emulator *offline.Emulator
+	// Quirks are how the dialect differs where the lessons show it; its
+	// emulator hands the same to the tutor.
+	Quirks *offline.Quirks
 	// Wire reads the dialect's calls from their bytes — any agent's, not
 	// only glassbox's — and knows their paths (package wire). The
 	// dialects of one API family share it.

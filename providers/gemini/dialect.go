@@ -18,7 +18,7 @@ const standInURL = "http://gemini.offline.invalid/"
 func Dialects() []dialect.Descriptor {
 	codec := Codec()
 	return []dialect.Descriptor{{
-		Wire: &codec,
+		Wire: &codec, Emulator: &Emulator, Quirks: &emulatedQuirks,
 		Name: Name, Provider: Name,
 		Label: "Gemini · native function calling", Short: "Gemini",
 		DefaultModel: DefaultModel,

@@ -73,7 +73,7 @@ import (
 // The tutor answers in the language of the request: its thoughts, its
 // question to the person and its answers, on every dialect. Tool names,
 // paths, commands and the files it writes stay the same in both.
-var scripts = map[string]func(conversation) reply{
+var scripts = map[string]func(Conversation) Reply{
 	"tour":            tourScript,
 	"write-file":      writeFileScript,
 	"run-command":     runCommandScript,
@@ -121,19 +121,19 @@ const misfireToolName = "open_file"
 
 // ----- the scripts -----
 
-func tourScript(c conversation) reply {
+func tourScript(c Conversation) Reply {
 	l := c.lang
 	list, listed := c.resultFor("list_files", "", "")
 	if !listed {
 		return callReply(l.say("To give a tour I first need to see which files are here.",
 			"案内するには、まずどんなファイルがあるかを見る必要があります。"),
-			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+			ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 	}
 	read, done := c.resultFor("read_file", "path", "hello.py")
 	if !done {
 		return callReply(l.say("The listing shows hello.py; reading it will tell me what it does.",
 			"一覧に hello.py があります。読めば何をするファイルかわかります。"),
-			toolCall{Name: "read_file", Args: args{{"path", "hello.py"}}})
+			ToolCall{Name: "read_file", Args: Args{{"path", "hello.py"}}})
 	}
 	var b strings.Builder
 	if list.IsError {
@@ -153,13 +153,13 @@ func tourScript(c conversation) reply {
 
 // streamsScript reads the README and answers at some length, so the reply
 // streams in many pieces; the answer says where to watch them.
-func streamsScript(c conversation) reply {
+func streamsScript(c Conversation) Reply {
 	l := c.lang
 	read, done := c.resultFor("read_file", "path", "README.md")
 	if !done {
 		return callReply(l.say("The README says what this project is; I read it first, then answer at some length so you can watch the reply arrive.",
 			"このプロジェクトが何なのかは README に書いてあります。まず読んでから、返答が届くようすを見られるように少し長めに答えます。"),
-			toolCall{Name: "read_file", Args: args{{"path", "README.md"}}})
+			ToolCall{Name: "read_file", Args: Args{{"path", "README.md"}}})
 	}
 	var b strings.Builder
 	gist := readmeGist(read.Content)
@@ -205,13 +205,13 @@ func readmeGist(content string) string {
 // farewellSource is what the write-file lesson writes.
 const farewellSource = "def farewell(name):\n    return f\"Goodbye, {name}!\"\n\n\nif __name__ == \"__main__\":\n    print(farewell(\"world\"))\n"
 
-func writeFileScript(c conversation) reply {
+func writeFileScript(c Conversation) Reply {
 	l := c.lang
 	r, done := c.resultFor("write_file", "path", "farewell.py")
 	if !done {
 		return callReply(l.say("I will write farewell.py with a farewell(name) function. Writing changes the workspace, so the person has to approve it.",
 			"farewell(name) 関数を持つ farewell.py を書きます。書き込みはワークスペースを変えるので、人の承認が必要です。"),
-			toolCall{Name: "write_file", Args: args{{"path", "farewell.py"}, {"content", farewellSource}}})
+			ToolCall{Name: "write_file", Args: Args{{"path", "farewell.py"}, {"content", farewellSource}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
@@ -240,14 +240,14 @@ func loopSaid(l language, content string) string {
 	return l.sayf("\n(the loop told me: %s)", "\n(ループからの通知: 「%s」)", firstLine(content))
 }
 
-func runCommandScript(c conversation) reply {
+func runCommandScript(c Conversation) Reply {
 	l := c.lang
 	const command = "python3 hello.py"
 	r, done := c.resultFor("execute_command", "command", command)
 	if !done {
 		return callReply(l.say("Running hello.py is the only way to know what it prints. Commands need the person's approval.",
 			"何が表示されるかは hello.py を実行してみないとわかりません。コマンドの実行には人の承認が要ります。"),
-			toolCall{Name: "execute_command", Args: args{{"command", command}}})
+			ToolCall{Name: "execute_command", Args: Args{{"command", command}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
@@ -270,13 +270,13 @@ func runCommandScript(c conversation) reply {
 			"\nこの出力は、__main__ ブロックが greet(\"world\") を表示したものです。(オフラインのチューター)"))
 }
 
-func askDeleteScript(c conversation) reply {
+func askDeleteScript(c Conversation) Reply {
 	l := c.lang
 	const target = "old_log.txt"
 	ans, asked := c.resultFor("ask_user", "", "")
 	if !asked {
 		return callReply(l.say("Deleting cannot be undone, so I ask the person first.", "削除は取り消せないので、まず人に尋ねます。"),
-			toolCall{Name: "ask_user", Args: args{
+			ToolCall{Name: "ask_user", Args: Args{
 				{"question", l.say("Delete old_log.txt?", "old_log.txt を削除しますか？")},
 				{"options", []any{l.say("yes", "はい"), l.say("no", "いいえ")}}}})
 	}
@@ -297,7 +297,7 @@ func askDeleteScript(c conversation) reply {
 	if !done {
 		return callReply(l.say("The person said yes. Deleting is a shell command, so the security layer will ask them to approve it as well.",
 			"答えは「はい」です。削除はシェルのコマンドなので、セキュリティレイヤーがあらためて承認を求めます。"),
-			toolCall{Name: "execute_command", Args: args{{"command", "rm " + target}}})
+			ToolCall{Name: "execute_command", Args: Args{{"command", "rm " + target}}})
 	}
 	switch {
 	case rm.IsError && isDenial(rm.Content):
@@ -317,7 +317,7 @@ func askDeleteScript(c conversation) reply {
 		"確認どおり old_log.txt を削除しました (確認は 2 回: 私の質問に 1 回、セキュリティレイヤーに 1 回)。(オフラインのチューター)"))
 }
 
-func pathEscapeScript(c conversation) reply {
+func pathEscapeScript(c Conversation) Reply {
 	l := c.lang
 	// Two ways out of the sandbox: climbing with .. and an absolute path.
 	// Where the dialect allows it both go out in one response, so the loop
@@ -326,7 +326,7 @@ func pathEscapeScript(c conversation) reply {
 	targets := []string{"../../etc/passwd", "/etc/hostname"}
 	missing := c.missingReads(targets)
 	if len(missing) > 0 {
-		if c.dialect == dialectLlamaJSON {
+		if c.quirks.OneCallPerReply {
 			return callReply(l.sayf("The person asked for files outside the project; I will try %s.",
 				"依頼されたのはプロジェクトの外のファイルです。%s を試します。", missing[0].Args.str("path")), missing[0])
 		}
@@ -368,40 +368,30 @@ func todoThought(l language) string {
 
 // leftToDo is the answer of the lessons that read the todo list: its items,
 // then how the first attempt went wrong.
-func leftToDo(l language, r *toolResult, mistake string) reply {
+func leftToDo(l language, r *ToolResult, mistake string) Reply {
 	return finalReply(l.say("Left to do, according to notes/todo.txt:\n", "notes/todo.txt によると、残っている作業はこれです:\n") +
 		quote(l, r.Content, 12) + "\n" + mistake)
 }
 
-func malformedScript(c conversation) reply {
+func malformedScript(c Conversation) Reply {
 	l := c.lang
 	const notes = "notes/todo.txt"
 	if !c.misfired() {
-		if c.dialect == dialectLlamaNative {
+		if c.quirks.MisfireByUnknownTool {
 			return callReply(l.say("I will open the todo list.", "TODO リストを開きます。"),
-				toolCall{Name: misfireToolName, Args: args{{"path", notes}}})
+				ToolCall{Name: misfireToolName, Args: Args{{"path", notes}}})
 		}
-		return reply{misfire: true, thought: todoThought(l)}
+		return Reply{Misfire: true, Thought: todoThought(l)}
 	}
 	r, next := readTodoAgain(c, l.say("My last reply could not be used. This time: one valid read_file call.",
 		"前の返答は使えませんでした。今度は正しい read_file の呼び出しを 1 つ送ります。"))
 	if r == nil {
 		return next
 	}
-	var mistake string
-	switch {
-	case c.calledTool(misfireToolName):
+	mistake := c.quirks.Malformed.in(l)
+	if c.calledTool(misfireToolName) {
 		mistake = l.say("I first called open_file, a tool that does not exist; the engine denied it as an unknown tool and I switched to read_file.",
 			"最初に存在しないツール open_file を呼んだので、エンジンが未知のツールとして拒否しました。そこで read_file に切り替えました。")
-	case c.dialect == dialectGemini:
-		mistake = l.say("My first attempt ended with finishReason MALFORMED_FUNCTION_CALL; the loop told me, and I sent a valid call.",
-			"最初の試みは finishReason MALFORMED_FUNCTION_CALL で終わりました。ループがそれを知らせてくれたので、正しい呼び出しを送り直しました。")
-	case c.dialect == dialectOpenAI:
-		mistake = l.say("The arguments of my first tool call were not valid JSON (the closing brace was missing); the loop showed me why it could not run the call, and I sent a valid one.",
-			"最初のツール呼び出しの引数が正しい JSON ではありませんでした (閉じ括弧が欠けていました)。ループが実行できない理由を示してくれたので、正しい呼び出しを送り直しました。")
-	default:
-		mistake = l.say("My first reply was not valid JSON (the closing brace was missing); the loop showed me the parse error and I sent a valid reply.",
-			"最初の返答が正しい JSON ではありませんでした (閉じ括弧が欠けていました)。ループがパースエラーを示してくれたので、正しい返答を送り直しました。")
 	}
 	return leftToDo(l, r, mistake)
 }
@@ -410,75 +400,65 @@ func malformedScript(c conversation) reply {
 // notes/todo.txt (thought says why), then hand the read back for the
 // answer. It returns the next reply instead while the read is not done or
 // failed.
-func readTodoAgain(c conversation, thought string) (*toolResult, reply) {
+func readTodoAgain(c Conversation, thought string) (*ToolResult, Reply) {
 	const notes = "notes/todo.txt"
 	r, done := c.resultFor("read_file", "path", notes)
 	if !done {
-		return nil, callReply(thought, toolCall{Name: "read_file", Args: args{{"path", notes}}})
+		return nil, callReply(thought, ToolCall{Name: "read_file", Args: Args{{"path", notes}}})
 	}
 	if r.IsError {
 		return nil, finalReply(c.lang.sayf("I could not read notes/todo.txt: %s", "notes/todo.txt を読めませんでした: 「%s」", firstLine(r.Content)))
 	}
-	return &r, reply{}
+	return &r, Reply{}
 }
 
-func tokenLimitScript(c conversation) reply {
+func tokenLimitScript(c Conversation) Reply {
 	l := c.lang
 	if !c.misfired() {
-		return reply{cut: true, thought: todoThought(l)}
+		return Reply{Cut: true, Thought: todoThought(l)}
 	}
 	r, next := readTodoAgain(c, l.say("My last call was cut off at the token limit. This time: a short read_file call.",
 		"前の呼び出しはトークン上限で途切れました。今度は短い read_file の呼び出しを送ります。"))
 	if r == nil {
 		return next
 	}
-	cut := l.say("done_reason length: Ollama stopped generating at the token limit", "done_reason length: Ollama がトークン上限で生成を止めました")
-	switch c.dialect {
-	case dialectGemini:
-		cut = l.say("finishReason MAX_TOKENS: Gemini stopped generating at the token limit", "finishReason MAX_TOKENS: Gemini がトークン上限で生成を止めました")
-	case dialectOpenAI:
-		cut = l.say("finish_reason length: the server stopped generating at the token limit, in the middle of the arguments",
-			"finish_reason length: サーバーが引数の途中、トークン上限で生成を止めました")
-	}
+	cut := c.quirks.Cut.in(l)
 	return leftToDo(l, r, l.sayf("My first tool call was cut off (%s), so the loop fed it back instead of running half a call, and I sent it again.",
 		"最初のツール呼び出しは途中で切れていました (%s)。ループは半分だけの呼び出しを実行せずに私へ返したので、送り直しました。", cut))
 }
 
-func repeatStopScript(c conversation) reply {
+func repeatStopScript(c Conversation) Reply {
 	l := c.lang
-	if c.dialect == dialectGemini {
-		return finalReply(l.say("(offline tutor: this lesson shows an Ollama behaviour. Ollama ends a generation when the model "+
+	if c.quirks.RepeatStop.EN == "" {
+		name := c.quirks.Name.in(l)
+		return finalReply(l.sayf("(offline tutor: this lesson shows an Ollama behaviour. Ollama ends a generation when the model "+
 			"writes the same token more than 30 times in a row, and closes the stream without its done:true line; "+
-			"Gemini has no such stop. Run it with --provider llama.)",
+			"%s has no such stop. Run it with --provider llama.)",
 			"(オフラインのチューター: このレッスンは Ollama のふるまいを見せるものです。Ollama は、モデルが同じトークンを 30 回を超えて続けて書くと生成を打ち切り、"+
-				"done:true の行なしでストリームを閉じます。Gemini にはこの打ち切りはありません。--provider llama で実行してください。)"))
+				"done:true の行なしでストリームを閉じます。%s にはこの打ち切りはありません。--provider llama で実行してください。)", name))
 	}
 	if !c.misfired() {
-		return reply{repeatStop: true, thought: l.say("I should list the files first.", "まずファイルを一覧します。")}
+		return Reply{RepeatStop: true, Thought: l.say("I should list the files first.", "まずファイルを一覧します。")}
 	}
 	r, done := c.resultFor("list_files", "", "")
 	if !done {
 		return callReply(l.say("My last reply was stopped by Ollama's token-repeat limit. This time: one list_files call.",
 			"前の返答は Ollama のトークン繰り返しの上限で止められました。今度は list_files の呼び出しを 1 つ送ります。"),
-			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+			ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 	}
-	how := l.say("Ollama stopped it and closed the stream without done:true", "Ollama がそれを止めて、done:true なしでストリームを閉じました")
-	if c.dialect == dialectOpenAI {
-		how = l.say("the server stopped it and closed the stream without a finish_reason or data: [DONE]",
-			"サーバーがそれを止めて、finish_reason も data: [DONE] もなしでストリームを閉じました")
-	}
+	how := c.quirks.RepeatStop.in(l)
 	return finalReply(l.sayf("The files: %s\nMy first reply got stuck repeating one token, so %s; the loop fed that back once, without retrying, and I listed the files.",
 		"ファイル: %s\n最初の返答は 1 つのトークンを繰り返して抜け出せなくなり、%s。ループはリトライせずにそれを一度だけ私へ返したので、ファイルを一覧しました。",
 		summarizeListing(l, r.Content), how))
 }
 
-func toolFailureScript(c conversation) reply {
+func toolFailureScript(c Conversation) Reply {
 	l := c.lang
 	const target = "config.yaml"
 	r, done := c.resultFor("read_file", "path", target)
 	if !done {
 		return callReply(l.say("The settings should be in config.yaml; reading it.", "設定は config.yaml にあるはずなので、読みます。"),
-			toolCall{Name: "read_file", Args: args{{"path", target}}})
+			ToolCall{Name: "read_file", Args: Args{{"path", target}}})
 	}
 	if !r.IsError {
 		return finalReply(l.say("config.yaml contains:\n", "config.yaml の中身:\n") + quote(l, r.Content, 20))
@@ -487,7 +467,7 @@ func toolFailureScript(c conversation) reply {
 	if !listed {
 		return callReply(l.say("read_file failed. Before guessing, I will look at what files do exist.",
 			"read_file が失敗しました。推測する前に、実際にどんなファイルがあるかを見ます。"),
-			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+			ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 	}
 	msg := l.sayf("There is no config.yaml in this workspace (read_file said: %s).\n",
 		"このワークスペースに config.yaml はありません (read_file の出力: 「%s」)。\n", firstLine(r.Content))
@@ -499,12 +479,12 @@ func toolFailureScript(c conversation) reply {
 		summarizeListing(l, list.Content)))
 }
 
-func parallelScript(c conversation) reply {
+func parallelScript(c Conversation) Reply {
 	l := c.lang
 	files := []string{"hello.py", "README.md"}
 	missing := c.missingReads(files)
 	if len(missing) > 0 {
-		if c.dialect == dialectLlamaJSON {
+		if c.quirks.OneCallPerReply {
 			return callReply(l.sayf("JSON mode allows one tool call per reply, so I read %s now.",
 				"JSON モードでは 1 回の返答でツール呼び出しは 1 つだけなので、いまは %s を読みます。", missing[0].Args.str("path")), missing[0])
 		}
@@ -543,14 +523,14 @@ func parallelScript(c conversation) reply {
 	return finalReply(b.String())
 }
 
-func iterationLimitScript(c conversation) reply {
+func iterationLimitScript(c Conversation) Reply {
 	n := c.count("list_files")
 	return callReply(c.lang.sayf("Listing again (check %d): still no new file, so I keep waiting.",
 		"もう一度一覧します (%d 回目の確認)。まだ新しいファイルはないので、待ち続けます。", n+1),
-		toolCall{Name: "list_files", Args: args{{"path", "."}}})
+		ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 }
 
-func rateLimitScript(c conversation) reply {
+func rateLimitScript(c Conversation) Reply {
 	return finalReply(c.lang.say("Hello! I am glassbox's offline tutor, not a real model. In this lesson the simulated service "+
 		"answers the first attempt of this call with HTTP 429 and Retry-After: 1; the loop waited one second, "+
 		"retried, and this is the retry's answer.",
@@ -562,9 +542,9 @@ func rateLimitScript(c conversation) reply {
 // ----- helpers the scripts share -----
 
 // calledTool reports whether the model called name since the request.
-func (c conversation) calledTool(name string) bool {
+func (c Conversation) calledTool(name string) bool {
 	for _, s := range c.steps {
-		for _, call := range s.calls {
+		for _, call := range s.Calls {
 			if call.Name == name {
 				return true
 			}
@@ -575,10 +555,10 @@ func (c conversation) calledTool(name string) bool {
 
 // maxCallsInOneReply is the largest number of tool calls in a single model
 // reply since the request.
-func (c conversation) maxCallsInOneReply() int {
+func (c Conversation) maxCallsInOneReply() int {
 	n := 0
 	for _, s := range c.steps {
-		n = max(n, len(s.calls))
+		n = max(n, len(s.Calls))
 	}
 	return n
 }
@@ -719,11 +699,11 @@ func lineCount(s string) int {
 
 // missingReads returns a read_file call for each of files the conversation
 // has no result for yet, in order.
-func (c conversation) missingReads(files []string) []toolCall {
-	var missing []toolCall
+func (c Conversation) missingReads(files []string) []ToolCall {
+	var missing []ToolCall
 	for _, f := range files {
 		if _, ok := c.resultFor("read_file", "path", f); !ok {
-			missing = append(missing, toolCall{Name: "read_file", Args: args{{"path", f}}})
+			missing = append(missing, ToolCall{Name: "read_file", Args: Args{{"path", f}}})
 		}
 	}
 	return missing
@@ -829,7 +809,7 @@ const mcpGreeting = "hello from the glass box"
 // mcpToolScript calls a tool of an attached MCP server. Its arguments are a
 // guess ({"text": …}, what an echo tool takes); a tool that wants others
 // fails, and the model says so.
-func mcpToolScript(c conversation) reply {
+func mcpToolScript(c Conversation) Reply {
 	l := c.lang
 	if len(c.mcpTools) == 0 {
 		return finalReply(l.say("No MCP server is attached, so there is no MCP tool to call. Start glassbox with "+
@@ -851,7 +831,7 @@ func mcpToolScript(c conversation) reply {
 	if !done {
 		return callReply(l.say("This tool comes from an MCP server; glassbox will send it a tools/call request over JSON-RPC.",
 			"このツールは MCP サーバーのものです。glassbox が JSON-RPC で tools/call リクエストを送ります。"),
-			toolCall{Name: tool, Args: args{{"text", mcpGreeting}}})
+			ToolCall{Name: tool, Args: Args{{"text", mcpGreeting}}})
 	}
 	server, _, _ := strings.Cut(tool, "__")
 	if r.IsError {

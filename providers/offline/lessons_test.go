@@ -1,14 +1,17 @@
-package offline
+package offline_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/lessons"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/ollama/ollama/api"
 	"google.golang.org/genai"
 )
@@ -30,7 +33,7 @@ type player struct {
 }
 
 func players() []player {
-	tr := func() *Transport { return NewTransport(Config{}).(*Transport) }
+	tr := func() http.RoundTripper { return backend.SimulatedTransport(offline.Config{}) }
 	return []player{
 		{"gemini", "gemini", func(t *testing.T, w *world, r string) transcript { return playGemini(t, tr(), w, r, false, true) }},
 		{"gemini-stream-drop-empty-turn", "gemini", func(t *testing.T, w *world, r string) transcript { return playGemini(t, tr(), w, r, true, false) }},
@@ -203,7 +206,7 @@ func TestRateLimitLesson(t *testing.T) {
 	l, _ := lessons.ByName("rate-limit")
 	ctx := context.Background()
 	t.Run("gemini", func(t *testing.T) {
-		c := newGenai(t, NewTransport(Config{}))
+		c := newGenai(t, backend.SimulatedTransport(offline.Config{}))
 		contents := []*genai.Content{genai.NewContentFromText(l.Request, genai.RoleUser)}
 		_, err := c.Models.GenerateContent(ctx, "gemini-2.5-flash", contents, geminiConfig())
 		var apiErr genai.APIError
@@ -223,7 +226,7 @@ func TestRateLimitLesson(t *testing.T) {
 	})
 	for _, native := range []bool{false, true} {
 		t.Run(fmt.Sprintf("llama native=%v", native), func(t *testing.T) {
-			c := newOllama(NewTransport(Config{}))
+			c := newOllama(backend.SimulatedTransport(offline.Config{}))
 			req := &api.ChatRequest{Model: "llama3.1:8b", Messages: []api.Message{{Role: "user", Content: l.Request}}}
 			if native {
 				req.Tools = ollamaTools()
@@ -260,8 +263,8 @@ func retryDelay(details []map[string]any) string {
 func TestOutageLesson(t *testing.T) {
 	l, _ := lessons.ByName("outage")
 	ctx := context.Background()
-	g := newGenai(t, NewTransport(Config{}))
-	o := newOllama(NewTransport(Config{}))
+	g := newGenai(t, backend.SimulatedTransport(offline.Config{}))
+	o := newOllama(backend.SimulatedTransport(offline.Config{}))
 	for attempt := range 3 {
 		_, err := g.Models.GenerateContent(ctx, "gemini-2.5-flash", []*genai.Content{genai.NewContentFromText(l.Request, genai.RoleUser)}, geminiConfig())
 		var apiErr genai.APIError
@@ -277,20 +280,10 @@ func TestOutageLesson(t *testing.T) {
 	}
 }
 
-// Every lesson of the catalogue has a script here, or a fault it answers
-// with instead; and its request is not mistaken for the loop's feedback.
-func TestEveryLessonIsPlayed(t *testing.T) {
-	for _, l := range lessons.All() {
-		if scripts[l.Name] == nil && faults[l.Name] != faultOutage && faults[l.Name] != faultUnknownModel {
-			t.Errorf("lesson %q has no script", l.Name)
-		}
-		if looksLikeFeedback(l.Request) || looksLikeFeedback(l.RequestJA) {
-			t.Errorf("lesson %q's request reads like loop feedback", l.Name)
-		}
-	}
-	for name := range scripts {
-		if _, ok := lessons.ByName(name); !ok {
-			t.Errorf("a script for %q, which the catalogue does not have", name)
-		}
-	}
-}
+// What the scripts write and call, as the tests expect them: the write-file
+// lesson's farewell.py and the tool that does not exist, which the
+// malformed lesson calls where a dialect has no unusable reply of its own.
+const (
+	farewellSource  = "def farewell(name):\n    return f\"Goodbye, {name}!\"\n\n\nif __name__ == \"__main__\":\n    print(farewell(\"world\"))\n"
+	misfireToolName = "open_file"
+)

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/providers/dialect"
-	"github.com/glassbox-dev/glassbox/providers/lessons"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
@@ -25,20 +25,19 @@ const probeTimeout = 300 * time.Millisecond
 func Dialects() []dialect.Descriptor {
 	codec := Codec() // one API, read the same way for both tool modes
 	return []dialect.Descriptor{
-		descriptor(Name, ToolModeJSON, "Llama · JSON-mode prompting", "Llama (JSON mode)", NativeLlamaJSON, &codec),
-		descriptor(Name+":"+ToolModeNative, ToolModeNative, "Llama · Ollama's native tools", "Llama (native tools)", NativeLlamaNative, &codec),
+		descriptor(Name, ToolModeJSON, "Llama · JSON-mode prompting", "Llama (JSON mode)", NativeLlamaJSON, &codec, &jsonQuirks),
+		descriptor(Name+":"+ToolModeNative, ToolModeNative, "Llama · Ollama's native tools", "Llama (native tools)", NativeLlamaNative, &codec, &nativeQuirks),
 	}
 }
 
-func descriptor(name, mode, label, short, native string, codec *wire.Codec) dialect.Descriptor {
+func descriptor(name, mode, label, short, native string, codec *wire.Codec, quirks *offline.Quirks) dialect.Descriptor {
 	return dialect.Descriptor{
-		Wire: codec,
+		Wire: codec, Emulator: &Emulator, Quirks: quirks,
 		Name: name, Aliases: []string{"ollama" + name[len(Name):]}, Provider: Name, ToolMode: mode,
 		Label: label, Short: short, DefaultModel: DefaultModel, Native: native,
 		Vars:      []string{SourceOllamaHost, SourceOllamaBaseURL},
 		Addresses: []dialect.Address{{Var: SourceOllamaHost, What: "live Llama calls go to %s"}, {Var: SourceOllamaBaseURL, What: "live Llama calls go to %s"}},
 		GoLive:    "run ollama serve (Llama)",
-		Shows:     []lessons.Behaviour{lessons.RepeatStop},
 		Live: func(ctx context.Context, env dialect.Env) (bool, string) {
 			host, source := HostFrom(env.Get)
 			if source != SourceDefault {

@@ -21,7 +21,7 @@ const standInURL = "http://openai.offline.invalid/v1"
 func Dialects() []dialect.Descriptor {
 	codec := Codec()
 	return []dialect.Descriptor{{
-		Wire: &codec,
+		Wire: &codec, Emulator: &Emulator, Quirks: &emulatedQuirks,
 		Name: Name, Provider: Name,
 		Label: "OpenAI-compatible · chat completions tool calls", Short: "the OpenAI-compatible API",
 		DefaultModel: DefaultModel, Native: Name,
