@@ -23,7 +23,7 @@ func TestDynSentencesHaveJapanese(t *testing.T) {
 		}
 	}
 	for _, d := range registry.Dialects() {
-		if d.GoLive != "" && goLiveStep(lang.JA, d.GoLive) == d.GoLive {
+		if !d.GoLive.Zero() && goLiveStep(lang.JA, d.GoLive.String()) == d.GoLive.String() {
 			t.Errorf("how to go live with %s, %q, is not read as set/run … (…)", d.Name, d.GoLive)
 		}
 		check("the dialect's label", d.Label)
@@ -83,8 +83,8 @@ func TestBackendReasonInJapanese(t *testing.T) {
 	empty := dialect.NewEnv(func(string) string { return "" }, nil, nil)
 	for _, d := range registry.Dialects() {
 		_, why := d.Live(t.Context(), empty)
-		got := backendReason(lang.JA, why)
-		if got == why || len(englishRuns(got)) > 0 {
+		got := backendReason(lang.JA, why.String())
+		if got == why.String() || len(englishRuns(got)) > 0 {
 			t.Errorf("%s: backendReason(JA, %q) = %q", d.Name, why, got)
 		}
 	}

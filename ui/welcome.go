@@ -88,11 +88,11 @@ func goLive(l lang.Lang) string {
 	var how, flags []string
 	seen := map[string]bool{}
 	for _, d := range registry.Dialects() {
-		if d.GoLive == "" || seen[d.Provider] {
+		if d.GoLive.Zero() || seen[d.Provider] {
 			continue
 		}
 		seen[d.Provider] = true
-		how = append(how, goLiveStep(l, d.GoLive))
+		how = append(how, goLiveStep(l, d.GoLive.String()))
 		flags = append(flags, "--provider "+d.Provider)
 	}
 	return l.F("%s, then start with %s", strings.Join(how, "、"), strings.Join(flags, "、"))

@@ -61,8 +61,18 @@ func registered() []Dialect {
 	)
 }
 
-// dialects is the registry: built once, never changed.
+// dialects is the registry: built once, never changed (but by
+// UseFixedForTests, in a test binary, before its tests run).
 var dialects = registered()
+
+// UseFixedForTests makes the registry the dialects glassbox spoke when the
+// front ends' golden screens were drawn (gemini, llama, llama:native,
+// openai), whatever registered lists since: a front end's TestMain calls it
+// before its tests run, so that adding a dialect regenerates no golden. It
+// is for test binaries only; nothing else may change the registry.
+func UseFixedForTests() {
+	dialects = slices.Concat(gemini.Dialects(), ollama.Dialects(), openai.Dialects())
+}
 
 // Dialects lists every dialect, in the order the docs and menus use.
 func Dialects() []Dialect { return slices.Clone(dialects) }
@@ -209,10 +219,10 @@ func ToolModes() string {
 func GoLive() string {
 	var how, flags []string
 	for i, d := range dialects {
-		if d.GoLive == "" || slices.ContainsFunc(dialects[:i], func(x Dialect) bool { return x.Provider == d.Provider }) {
+		if d.GoLive.Zero() || slices.ContainsFunc(dialects[:i], func(x Dialect) bool { return x.Provider == d.Provider }) {
 			continue
 		}
-		how = append(how, d.GoLive)
+		how = append(how, d.GoLive.String())
 		flags = append(flags, "--provider "+d.Provider)
 	}
 	return list(how) + ", then start with " + list(flags)
@@ -331,6 +341,10 @@ type Backend struct {
 	Dialect  Dialect
 	Kind     string // KindLive, KindOffline or KindReplay
 	Reason   string // why this kind was chosen: on screen and in the trace
+	// Why is Reason when the dialect's auto rule chose (Descriptor.Live),
+	// for a front end to say in its reader's language; zero when a flag or
+	// a cassette did.
+	Why dialect.Reason
 	Replay   *providers.ReplayTransport
 
 	closers []func() error
@@ -393,7 +407,7 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 		}
 	default:
 		live, why := d.Live(ctx, o.Env)
-		b.Kind, b.Reason = KindOffline, why
+		b.Kind, b.Reason, b.Why = KindOffline, why.String(), why
 		if live {
 			b.Kind = KindLive
 		}
