@@ -43,6 +43,7 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 			Banner:        r.Backend.Describe(),
 			Backend:       r.Backend.Kind,
 			BackendReason: r.Backend.Reason,
+			BackendWhy:    r.Backend.Why,
 			Workspace:     workspaceLabel(cfg.Lang, r),
 			Temporary:     r.Temporary,
 			// Every run is on the MCP bus, reached in-process by the
@@ -58,7 +59,7 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 			rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
 		}
 		if d, ok := backend.Lookup(r.Config.Name); ok {
-			rc.Label = d.Label
+			rc.Label = d.LabelIn(language)
 		}
 		if r.Session != nil {
 			rc.Exchanges = r.Exchanges

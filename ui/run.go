@@ -22,6 +22,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -48,9 +49,11 @@ type Config struct {
 	// Banner is a one-line description of the provider and backend, e.g.
 	// "gemini gemini-2.5-flash · offline: no GEMINI_API_KEY is set".
 	Banner string
-	// Backend is "live", "offline" or "replay"; BackendReason says why.
+	// Backend is "live", "offline" or "replay"; BackendReason says why,
+	// and BackendWhy is that reason as its dialect gave it.
 	Backend       string
 	BackendReason string
+	BackendWhy    dialect.Reason
 	// Workspace is the folder the tools may touch, shown to the learner.
 	Workspace string
 	// Lessons are the bundled lessons for the lessons menu (l).
