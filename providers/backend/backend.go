@@ -344,8 +344,8 @@ type Backend struct {
 	// Why is Reason when the dialect's auto rule chose (Descriptor.Live),
 	// for a front end to say in its reader's language; zero when a flag or
 	// a cassette did.
-	Why dialect.Reason
-	Replay   *providers.ReplayTransport
+	Why    dialect.Reason
+	Replay *providers.ReplayTransport
 
 	closers []func() error
 }
