@@ -15,7 +15,7 @@ import (
 // whenever anything reached the wire, even together with an error; errors
 // should be *providers.Error so the loop can tell transient from final.
 type Provider interface {
-	Name() string  // "gemini" or "llama"
+	Name() string  // the provider's name (dialect.Descriptor.Provider)
 	Model() string // the model id
 	Call(ctx context.Context, req providers.Request) (*providers.Response, error)
 }
@@ -93,7 +93,7 @@ type Person interface {
 // Transition is the record of one Step: the trace line, the session entry and
 // what the UI draws. Fields other than the first six are set where they apply.
 type Transition struct {
-	// Run names the run in compare mode ("gemini", "llama"); empty otherwise.
+	// Run names the run in compare mode (its dialect's name); empty otherwise.
 	Run       string    `json:"run,omitempty"`
 	Seq       int       `json:"seq"`
 	Time      time.Time `json:"time"`

@@ -67,7 +67,7 @@ func SessionSaved(l lang.Lang, w io.Writer, cmd, dir string, runs []*agentrun.Ru
 	fmt.Fprintf(w, "%s\n%s\n", l.F("session saved: %s", s.Path), l.F("resume it with: %s", s.ResumeCommand(cmd, dir)))
 }
 
-// dialectNames names each run's dialect, as --compare does: "gemini,llama".
+// dialectNames names each run's dialect, as --compare does: "A,B".
 func dialectNames(runs []session.RunDialect) string {
 	var out []string
 	for _, r := range runs {
