@@ -67,6 +67,9 @@ type Descriptor struct {
 	Destination func(env Env) string
 	// Open makes the provider for one connection.
 	Open func(ctx context.Context, c Conn) (Provider, error)
+	// GenAI names the dialect in OpenTelemetry's GenAI semantic
+	// conventions (loop/telemetry).
+	GenAI GenAI
 	// Dropped, when set, says what a fork onto another dialect loses
 	// beyond the replies themselves, given each dropped reply's native
 	// encoding (Gemini: ", with 3 Gemini thought signatures"); "" for
@@ -156,6 +159,15 @@ func (r Reason) Sentence() (string, []any) {
 		args[i] = a
 	}
 	return r.Format, args
+}
+
+// GenAI is how the OpenTelemetry GenAI semantic conventions (v1.41.0)
+// name a dialect's calls: gen_ai.provider.name ("gcp.gemini", "openai", or
+// a custom value where the conventions have none) and the
+// gen_ai.operation.name of one model call ("generate_content", "chat").
+type GenAI struct {
+	Provider  string
+	Operation string
 }
 
 // Address is a variable that sends a dialect's calls to another server.

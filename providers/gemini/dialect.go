@@ -28,6 +28,8 @@ func Dialects() []dialect.Descriptor {
 		Addresses:    []dialect.Address{{Var: BaseURLVar, What: "live Gemini calls, with the Gemini key, go to %s instead of Google"}},
 		GoLive:       dialect.GoLive{Set: "GEMINI_API_KEY", For: dialect.Words{EN: "Gemini", JA: "Gemini"}},
 		Native:       Name,
+		// The Gemini API (generativelanguage.googleapis.com).
+		GenAI: dialect.GenAI{Provider: "gcp.gemini", Operation: "generate_content"},
 		Live: func(_ context.Context, env dialect.Env) (bool, dialect.Reason) {
 			name, _ := env.First(KeyVars...)
 			switch {

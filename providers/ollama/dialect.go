@@ -32,6 +32,11 @@ func Dialects() []dialect.Descriptor {
 	}
 }
 
+// GenAIProvider is gen_ai.provider.name of Ollama's calls: the semantic
+// conventions (v1.41.0) list no value for Ollama, so glassbox uses this
+// custom one, as the conventions allow.
+const GenAIProvider = "ollama"
+
 func descriptor(name, mode, native string, codec *wire.Codec, quirks *offline.Quirks, label dialect.Words) dialect.Descriptor {
 	return dialect.Descriptor{
 		Wire: codec, Emulator: &Emulator, Quirks: quirks,
@@ -41,6 +46,9 @@ func descriptor(name, mode, native string, codec *wire.Codec, quirks *offline.Qu
 		Vars:      []string{SourceOllamaHost, SourceOllamaBaseURL},
 		Addresses: []dialect.Address{{Var: SourceOllamaHost, What: "live Llama calls go to %s"}, {Var: SourceOllamaBaseURL, What: "live Llama calls go to %s"}},
 		GoLive:    dialect.GoLive{Run: "ollama serve", For: dialect.Words{EN: "Llama", JA: "Llama"}},
+		// The conventions have no value for Ollama: glassbox's own,
+		// documented in docs/standards.md. Its /api/chat is a chat.
+		GenAI: dialect.GenAI{Provider: GenAIProvider, Operation: "chat"},
 		Live: func(ctx context.Context, env dialect.Env) (bool, dialect.Reason) {
 			host, source := HostFrom(env.Get)
 			if source != SourceDefault {

@@ -26,6 +26,7 @@ func Dialects() []dialect.Descriptor {
 		Label: "OpenAI-compatible · chat completions tool calls", Short: "the OpenAI-compatible API",
 		LabelJA: "OpenAI 互換 · chat completions のツール呼び出し", ShortJA: "OpenAI 互換 API",
 		DefaultModel: DefaultModel, Native: Name,
+		GenAI:     dialect.GenAI{Provider: "openai", Operation: "chat"},
 		Vars:      []string{BaseURLVar, KeyVar},
 		Secrets:   []string{KeyVar},
 		Addresses: []dialect.Address{{Var: BaseURLVar, What: "live OpenAI-compatible calls, with OPENAI_API_KEY, go to %s"}},
