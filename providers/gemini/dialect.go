@@ -34,7 +34,7 @@ func Dialects() []dialect.Descriptor {
 			name, _ := env.First(KeyVars...)
 			switch {
 			case name == "":
-				return false, dialect.Sayf("no %s or %s is set", KeyVars[0], KeyVars[1])
+				return false, dialect.Sayf("no %s or %s is set", KeyVars[1], KeyVars[0]) // the key Google's docs name first
 			case env.Get(BaseURLVar) != "":
 				return true, dialect.Sayf("%s is set; the key goes to %s (%s), not to Google", name, env.Get(BaseURLVar), BaseURLVar)
 			}
