@@ -395,9 +395,15 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 		if c.Model == "" {
 			c.Model = cas.Header.Model
 		}
+		// A cassette replays in the mode it was recorded in: a unary
+		// recording's calls were never streamed, and the other way round.
+		mode := cas.Mode()
+		if mode != "" {
+			c.Call.Unary = mode == providers.ModeUnary
+		}
 		b.Replay = providers.NewReplayTransport(cas)
 		c.Transport = b.Replay
-		b.Kind, b.Reason = KindReplay, "serving "+o.Replay+" (recorded "+cas.Header.RecordedAt.Format(time.DateTime)+")"
+		b.Kind, b.Reason = KindReplay, "serving "+o.Replay+" (recorded "+cas.Header.RecordedAt.Format(time.DateTime)+modeWords(mode)+")"
 	case o.Offline:
 		b.Kind, b.Reason = KindOffline, "--offline"
 	case o.Live:
@@ -433,7 +439,7 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	if rec != nil {
 		// The cassette is created last, once everything else has worked.
 		w, keep, err := createCassette(o.Record, o.RecordTemp, providers.CassetteHeader{
-			Provider: p.Name(), Model: p.Model(), ToolMode: b.Dialect.ToolMode,
+			Provider: p.Name(), Model: p.Model(), ToolMode: b.Dialect.ToolMode, Mode: providers.ModeOf(c.Call),
 			RecordedAt: time.Now().UTC().Truncate(time.Second),
 		}, o.Env.Secrets())
 		if err != nil {
@@ -443,6 +449,14 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 		b.closers = append(b.closers, rec.close)
 	}
 	return b, nil
+}
+
+// modeWords says a replayed cassette's mode in the backend's reason.
+func modeWords(mode string) string {
+	if mode == providers.ModeUnary {
+		return ", unary calls"
+	}
+	return ""
 }
 
 // accepts checks that a cassette was recorded with this dialect's provider.
