@@ -1,0 +1,24 @@
+package lang
+
+// Breakpoints (loop/breakpoint, docs/breakpoints.md): the mistakes --break
+// and the breakpoint dialog refuse, and what the glass box says when a
+// breakpoint stops a run. The language itself — state=, edge=, tool~=,
+// the names of states, edges, verdicts and dialects — stays as it is.
+func init() {
+	register(map[string]string{
+		// loop/breakpoint's parse errors
+		"--break %q: the expression is empty; write at least one condition, such as state=CHECKING_POLICY or tool=write_file (the conditions are %s)": "--break %q: 式が空です。state=CHECKING_POLICY や tool=write_file のように、条件を 1 つ以上書いてください(条件は %s)",
+		"--break %q, condition %d: %w": "--break %q の %d 番目の条件: %w",
+		"it is empty (two commas in a row, or one at an end); the conditions are %s":             "空です(コンマが 2 つ続いているか、末尾にあります)。条件は %s です",
+		"%q has no operator: write NAME=VALUE, NAME~=GLOB or NAME>NUMBER; the conditions are %s": "%q に演算子がありません。NAME=VALUE、NAME~=GLOB、NAME>NUMBER のように書いてください。条件は %s です",
+		"unknown condition %q in %q; the conditions are %s":                                      "%[2]q の %[1]q という条件はありません。条件は %[3]s です",
+		"%q: %s takes %s":                                                            "%q: %s に使える演算子は %s です",
+		"%q has no value after %s":                                                   "%q: %s の後に値がありません",
+		"%s: there is no state %q; the states are %s":                                "%s: %q という状態はありません。状態は %s です",
+		"%s: there is no edge %q; the edges are %s":                                  "%s: %q という辺はありません。辺は %s です",
+		"%s: there is no verdict %q; the verdicts are %s, %s and %s":                 "%s: %q という判定はありません。判定は %s、%s、%s です",
+		"%s: there is no dialect %q; the dialects are %s":                            "%s: %q という方言はありません。方言は %s です",
+		"%s: %q has a space or a control character in it; names and paths have none": "%s: %q に空白か制御文字が含まれています。名前やパスには使えません",
+		"%s: %q is not a size; write a whole number, with k (thousand) or M (million) if you like: 8000, 40k, 1.5M": "%s: %q は大きさとして読めません。整数で書いてください。k(千)や M(百万)も使えます: 8000、40k、1.5M",
+	})
+}
