@@ -177,3 +177,12 @@ func maskMessage(m history.Message, mask func(string) string) history.Message {
 	}
 	return m
 }
+
+// DiffContext says what turns the conversation before (with system) into
+// after (with system2), in the form of a what-if edit. loop/outside uses it
+// for a foreign agent's request that does not continue the conversation it
+// sent before (it compacted or rewrote its history). mask hides secrets in
+// what is recorded.
+func DiffContext(system, system2 string, before, after []history.Message, mask func(string) string) *ContextEdit {
+	return diffContext(system, system2, before, after, mask)
+}

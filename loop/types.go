@@ -119,6 +119,12 @@ type Transition struct {
 	// step (docs/mcp.md): a tool call's request and response, and whatever
 	// a server sent since the step before.
 	MCP []tools.Frame `json:"mcp,omitempty"`
+	// Inferred, on a step glassbox did not see but infers (the steps of a
+	// foreign agent read from its HTTP exchanges, loop/outside: its own
+	// approval, its running a tool, its showing the answer), says why it
+	// is believed to have happened, in a sentence a screen can show
+	// (translated by the front end). Empty on a step that was seen.
+	Inferred string `json:"inferred,omitempty"`
 
 	// Added are the messages this transition appended to history.
 	Added []history.Message `json:"-"`

@@ -127,3 +127,30 @@ func recordEnd(kind framing, b []byte) int {
 	}
 	return -1
 }
+
+// StreamRecords cuts a whole streamed body into its records as the capture
+// cuts one while it arrives: NDJSON lines, or (sse) server-sent events.
+// partial is the end of the body when it stopped inside a record (the
+// connection was cut, or the server never ended it); nil otherwise.
+func StreamRecords(body []byte, sse bool) (records [][]byte, partial []byte) {
+	kind := byLine
+	if sse {
+		kind = byEvent
+	}
+	for len(body) > 0 {
+		n := recordEnd(kind, body)
+		if n < 0 {
+			return records, body
+		}
+		records = append(records, body[:n])
+		body = body[n:]
+	}
+	return records, nil
+}
+
+// IsEventStream says the Content-Type is server-sent events; IsNDJSON that
+// it is newline-delimited JSON.
+func IsEventStream(h http.Header) bool { return framingOf(h) == byEvent }
+
+// IsNDJSON says the Content-Type is newline-delimited JSON (Ollama's stream).
+func IsNDJSON(h http.Header) bool { return framingOf(h) == byLine }

@@ -45,6 +45,10 @@ type Usage struct {
 	// ThoughtsTokens is the part of OutputTokens the model spent thinking
 	// (Gemini's thoughtsTokenCount), when the provider reports it.
 	ThoughtsTokens int `json:"thoughts_tokens,omitempty"`
+	// CachedTokens is the part of InputTokens the provider served from its
+	// prompt cache (Gemini's cachedContentTokenCount, OpenAI's
+	// prompt_tokens_details.cached_tokens), when it reports one.
+	CachedTokens int `json:"cached_tokens,omitempty"`
 }
 
 // Response is what a provider call produced. A provider returns a non-nil

@@ -173,19 +173,15 @@ func (m *Model) travel(delta int) {
 	}
 	for _, r := range m.targets() {
 		r.live.move(delta)
-		if s := r.live.selected(); s != nil {
-			r.payload.follow(&s.t)
-		}
-		r.calls.reset()
+		r.followShown()
+		r.tools.reset()
 	}
 }
 
 // flipSide is r: request or response in the Raw payload.
 func (m *Model) flipSide(tea.KeyMsg) tea.Cmd {
 	for _, r := range m.targets() {
-		r.payload.response = !r.payload.response
-		r.payload.scroll.off = 0
-		r.payload.pinned = false
+		r.payload.flip()
 	}
 	return nil
 }
@@ -210,13 +206,13 @@ func (m *Model) nextExchange(tea.KeyMsg) tea.Cmd {
 // shown, set the same in every target run.
 func (m *Model) toggleBreakpoint(tea.KeyMsg) tea.Cmd {
 	r := m.cur()
-	s := r.diag.toggle()
+	s := r.diagram.toggle()
 	for _, o := range m.targets() {
 		if o != r {
-			o.diag.set(s, r.diag.breakpoints[s])
+			o.diagram.set(s, r.diagram.stopsAt(s))
 		}
 	}
-	if !r.diag.breakpoints[s] {
+	if !r.diagram.stopsAt(s) {
 		m.notice = m.cfg.Lang.F("breakpoint removed from %s", s)
 		return nil
 	}

@@ -59,11 +59,11 @@ func benchFill(b *testing.B, m Model, w, h, n int) Model {
 			default:
 				msg = history.Message{Role: history.RoleAssistant, Text: strings.Repeat("The answer is long enough to wrap over several lines. ", 6)}
 			}
-			r.live.addMessage(r.hist, msg)
+			r.live.addMessage(r.history, msg)
 		}
 		ex := providers.Exchange{Method: "POST", URL: "https://example.invalid/v1beta/models/x:generateContent",
 			RequestBody: body, ResponseBody: body, Status: 200}
-		r.live.record(r.hist, loop.Transition{Seq: 1, From: loop.AwaitingLLMResponse, To: loop.CheckingPolicy,
+		r.live.record(r.history, loop.Transition{Seq: 1, From: loop.AwaitingLLMResponse, To: loop.CheckingPolicy,
 			Edge: loop.EdgeToolCall, Iteration: 1, LLM: &loop.LLMRecord{}, Exchanges: []providers.Exchange{ex}})
 		r.payload.response = true
 	}
@@ -162,9 +162,9 @@ func BenchmarkViewScrolled(b *testing.B) {
 	start := cpuTime()
 	for i := 0; i < b.N; i++ {
 		if i%200 < 100 {
-			m.runs[0].hist.scrollUp(1, m.runs[0].hist.len())
+			m.runs[0].history.scrollUp(1, m.runs[0].history.len())
 		} else {
-			m.runs[0].hist.scrollDown(1, m.runs[0].hist.len())
+			m.runs[0].history.scrollDown(1, m.runs[0].history.len())
 		}
 		_ = m.View()
 	}

@@ -33,10 +33,7 @@ func (r *runView) keepBranch(i, entries int) {
 		from = r.live.steps[i].t.Seq
 	}
 	b := branch{from: from, base: i + 1, entries: entries,
-		steps: append([]stepRecord(nil), r.live.steps[i+1:]...)}
-	if entries < r.hist.len() {
-		b.hist = append([]*historyEntry(nil), r.hist.entries[entries:]...)
-	}
+		steps: append([]stepRecord(nil), r.live.steps[i+1:]...), hist: r.history.since(entries)}
 	r.branches = append(r.branches, b)
 }
 
@@ -62,16 +59,13 @@ func (m *Model) toggleBranch() {
 		}
 	}
 	b := r.branches[next]
-	r.viewing = &branchView{index: next, steps: r.live.steps, entries: r.hist.entries, cursor: r.live.cursor}
 	base := min(b.base, len(r.live.steps))
 	steps := append(append([]stepRecord(nil), r.live.steps[:base]...), b.steps...)
-	entries := append(append([]*historyEntry(nil), r.hist.entries[:min(b.entries, len(r.hist.entries))]...), b.hist...)
-	r.live.steps, r.hist.entries = steps, entries
+	own := r.history.show(append(r.history.upTo(b.entries), b.hist...))
+	r.viewing = &branchView{index: next, steps: r.live.steps, entries: own, cursor: r.live.cursor}
+	r.live.steps = steps
 	r.live.cursor, r.live.pinned = len(steps)-1, true // all of it is the past
-	r.hist.toBottom()
-	if s := r.live.selected(); s != nil {
-		r.payload.follow(&s.t)
-	}
+	r.followShown()
 	m.notice = m.cfg.Lang.F("abandoned branch %d of %d (from step #%d, %d step%s): [ ] move through it; B shows the one before; a step key returns", next+1, len(r.branches), b.from, len(b.steps), plural(len(b.steps)))
 	m.syncSizes()
 }
@@ -94,10 +88,8 @@ func (r *runView) leaveBranch() {
 	if v == nil {
 		return
 	}
-	r.live.steps, r.hist.entries, r.live.cursor, r.live.pinned = v.steps, v.entries, v.cursor, false
+	r.live.steps, r.live.cursor, r.live.pinned = v.steps, v.cursor, false
+	r.history.show(v.entries)
 	r.viewing = nil
-	r.hist.toBottom()
-	if s := r.live.selected(); s != nil {
-		r.payload.follow(&s.t)
-	}
+	r.followShown()
 }

@@ -9,9 +9,8 @@ import (
 
 // stripView draws compare mode's comparison strip in rc.
 func (m Model) stripView(rc rect) []string {
-	c := stripComponent{m.runs}
-	content, info := c.view(m.look(), rc.inner(), false)
-	return frame(m.th, c.heading(), info, false, rc, content)
+	content, info := m.strip.view(m.look(), rc.inner())
+	return frame(m.th, m.strip.heading(), info, false, rc, content)
 }
 
 // runBarView names the runs when one run's panes are on screen: the run
@@ -129,10 +128,8 @@ func (r *runView) showCall(k int) {
 	} else {
 		r.live.cursor = calls[k-1]
 	}
-	if s := r.live.selected(); s != nil {
-		r.payload.follow(&s.t)
-	}
-	r.calls.reset()
+	r.followShown()
+	r.tools.reset()
 }
 
 // travelByCall is [ and ] when the keys act on both runs of compare mode:

@@ -46,8 +46,9 @@ func decidingLine(lines []string, edge loop.Edge, l lang.Lang) int {
 // decidingEdge is the edge the model's reply decided, for the response the
 // Raw payload shows: that of the step shown or, at a later step, of the
 // model call before it ("" when the pane shows no decided response).
-func (r *runView) decidingEdge() loop.Edge {
-	if !r.payload.response || (r.busy && r.inflight != nil && !r.live.travelling()) {
+func (p *payloadPane) decidingEdge() loop.Edge {
+	r := p.r
+	if !p.response || (r.busy && r.inflight != nil && !r.live.travelling()) {
 		return ""
 	}
 	es := r.live.exchangeStep(r.live.selectedIndex())

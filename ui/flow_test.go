@@ -212,7 +212,7 @@ func TestAskUserPickByNumberAndFreeText(t *testing.T) {
 		t.Fatalf("state %s", h.m.runs[0].live.state)
 	}
 	var results []string
-	for _, e := range h.m.runs[0].hist.entries {
+	for _, e := range h.m.runs[0].history.entries {
 		if e.kind == entryResult {
 			results = append(results, e.text)
 		}
@@ -247,11 +247,11 @@ func TestBreakpointStopsContinue(t *testing.T) {
 		t.Fatalf("pane %v after tab", h.m.pane)
 	}
 	// Select EXECUTING_TOOL with the arrows and set a breakpoint.
-	for i := 0; i < len(h.m.runs[0].diag.order()) && h.m.runs[0].diag.selected() != loop.ExecutingTool; i++ {
+	for i := 0; i < len(h.m.runs[0].diagram.order()) && h.m.runs[0].diagram.selected() != loop.ExecutingTool; i++ {
 		h.press("right")
 	}
 	h.press("b")
-	if !h.m.runs[0].diag.breakpoints[loop.ExecutingTool] {
+	if !h.m.runs[0].diagram.breakpoints[loop.ExecutingTool] {
 		t.Fatal("no breakpoint on EXECUTING_TOOL")
 	}
 	h.press("c")
@@ -464,14 +464,14 @@ func TestHistorySelectExpandAndWideText(t *testing.T) {
 
 	// Select the read_file result with the arrows and expand it.
 	var idx int
-	for i, e := range h.m.runs[0].hist.entries {
+	for i, e := range h.m.runs[0].history.entries {
 		if e.kind == entryResult {
 			idx = i
 		}
 	}
-	for h.m.runs[0].hist.sel != idx {
+	for h.m.runs[0].history.sel != idx {
 		h.press("up")
-		if h.m.runs[0].hist.sel == 0 {
+		if h.m.runs[0].history.sel == 0 {
 			t.Fatal("never reached the result entry")
 		}
 	}
@@ -509,18 +509,18 @@ func TestMouseWheelScrollsThePaneUnderThePointer(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		h.press("i")
 	}
-	if !h.m.runs[0].hist.atBottom(h.m.runs[0].histEnd()) {
+	if !h.m.runs[0].history.atBottom(h.m.runs[0].history.end()) {
 		t.Fatal("History should follow the newest entry")
 	}
 	L := h.m.computeLayout()
 	r := L.paneRect(paneHistory)
 	h.send(tea.MouseMsg{X: r.x + 3, Y: r.y + 3, Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
-	if h.m.runs[0].hist.atBottom(h.m.runs[0].histEnd()) {
+	if h.m.runs[0].history.atBottom(h.m.runs[0].history.end()) {
 		t.Fatal("the wheel did not scroll History up")
 	}
 	contains(t, h.plainView(), "more below")
 	h.send(tea.MouseMsg{X: r.x + 3, Y: r.y + 3, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
-	if !h.m.runs[0].hist.atBottom(h.m.runs[0].histEnd()) {
+	if !h.m.runs[0].history.atBottom(h.m.runs[0].history.end()) {
 		t.Fatal("the wheel did not scroll History back down")
 	}
 	// A click focuses the pane under the pointer.

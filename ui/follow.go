@@ -83,7 +83,7 @@ func (m Model) followCmd() tea.Cmd {
 func (m Model) followed(msg followMsg) (tea.Model, tea.Cmd) {
 	r := m.runs[0]
 	if msg.b.Note != "" {
-		r.hist.add(&historyEntry{kind: entryNote, text: msg.b.Note})
+		r.history.note(msg.b.Note)
 	}
 	for _, t := range msg.b.Transitions {
 		r.record(t)
@@ -96,7 +96,7 @@ func (m Model) followed(msg followMsg) (tea.Model, tea.Cmd) {
 	}
 	if !msg.ok {
 		r.busy, r.inflight = false, nil
-		r.hist.add(&historyEntry{kind: entryNote, text: m.cfg.Lang.F("the %s's run has ended; q quits", m.whom())})
+		r.history.note(m.cfg.Lang.F("the %s's run has ended; q quits", m.whom()))
 		m.clampScrolls()
 		return m, nil
 	}
@@ -107,10 +107,10 @@ func (m Model) followed(msg followMsg) (tea.Model, tea.Cmd) {
 // record puts one transition of a followed run on the panes.
 func (r *runView) record(t loop.Transition) {
 	travelling := r.live.travelling()
-	r.live.record(r.hist, t)
+	r.live.record(r.history, t)
 	if !travelling {
 		r.payload.follow(&t)
-		r.calls.reset()
+		r.tools.reset()
 	}
 }
 

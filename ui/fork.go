@@ -39,9 +39,7 @@ func (m *Model) returnToPresent() bool {
 		if r.live.travelling() {
 			was = true
 			r.live.cursor = -1
-			if s := r.live.selected(); s != nil {
-				r.payload.follow(&s.t)
-			}
+			r.followShown()
 		}
 	}
 	if was {
@@ -268,23 +266,23 @@ func (r *runView) forked(i, seq int, keepFiles bool, onto *ontoChoice) {
 	r.live.cursor = -1
 	r.live.totals = kept.totals
 	r.live.recount()
-	r.hist.truncate(kept.entries)
+	r.history.truncate(kept.entries)
 	r.live.state, r.live.iteration, r.live.queued = r.eng.State(), r.eng.Iteration(), r.eng.QueueLen()
 	files := r.lang.T("the workspace's files are back as they were then")
 	if keepFiles {
 		files = r.lang.T("the workspace's files were kept as they are now")
 	}
-	r.hist.add(&historyEntry{kind: entryNote, text: r.lang.F(
-		"forked at step #%d: the %d later step%s %s abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), isAre(abandoned), files)})
+	r.history.note(r.lang.F(
+		"forked at step #%d: the %d later step%s %s abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), isAre(abandoned), files))
 	if onto != nil {
 		// The engine's note on what could not carry over (RoleNote).
 		if h := r.eng.History(); len(h) > 0 && h[len(h)-1].Role == history.RoleNote {
-			r.live.addMessage(r.hist, h[len(h)-1])
+			r.live.addMessage(r.history, h[len(h)-1])
 		}
-		r.hist.add(&historyEntry{kind: entryNote, text: r.lang.F("the run continues with %s %s (%s)", r.provider, r.model, onto.dialect)})
+		r.history.note(r.lang.F("the run continues with %s %s (%s)", r.provider, r.model, onto.dialect))
 	}
 	r.payload.follow(&kept.t)
-	r.calls.reset()
+	r.tools.reset()
 	r.notice = ""
 }
 
@@ -329,18 +327,16 @@ func (r *runView) abandoned(seq int, keepFiles bool) {
 	r.live.steps = r.live.steps[:i:i]
 	r.live.cursor = -1
 	r.live.recount()
-	r.hist.truncate(entries)
+	r.history.truncate(entries)
 	r.live.state, r.live.iteration, r.live.queued = r.eng.State(), r.eng.Iteration(), r.eng.QueueLen()
 	files := r.lang.T("the workspace's files are back as they were")
 	if keepFiles {
 		files = r.lang.T("the workspace's files were kept as they are now")
 	}
-	r.hist.add(&historyEntry{kind: entryNote, text: r.lang.F(
-		"event abandoned: the %d step%s taken for it %s gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), isAre(abandoned), files, r.live.queued, plural(r.live.queued))})
-	if s := r.live.selected(); s != nil {
-		r.payload.follow(&s.t)
-	}
-	r.calls.reset()
+	r.history.note(r.lang.F(
+		"event abandoned: the %d step%s taken for it %s gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), isAre(abandoned), files, r.live.queued, plural(r.live.queued)))
+	r.followShown()
+	r.tools.reset()
 	r.notice = ""
 }
 

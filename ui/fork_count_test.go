@@ -17,7 +17,7 @@ func TestForkNoteAgreesWithOneStep(t *testing.T) {
 		t.Fatalf("asked: %s", must(opened[*forkQuestion](h.m)).reason)
 	}
 	var notes []string
-	for _, e := range h.m.runs[0].hist.entries {
+	for _, e := range h.m.runs[0].history.entries {
 		if e.kind == entryNote {
 			notes = append(notes, e.text)
 		}

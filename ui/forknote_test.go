@@ -34,7 +34,7 @@ func TestForkOntoNoteIsInHistory(t *testing.T) {
 	h.press("F", "1")
 	contains(t, h.m.noticeText(), "History says what could not")
 	var note *historyEntry
-	for _, e := range r.hist.entries {
+	for _, e := range r.history.entries {
 		if e.kind == entryNote && strings.Contains(e.text, "instead of Gemini") {
 			note = e
 		}

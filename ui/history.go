@@ -273,13 +273,14 @@ func prettyJSON(s string) string {
 	return buf.String()
 }
 
-// historyPane is the transcript. It never renders the whole history: it
-// walks from the top of the visible window (or back from the end when it
-// follows the newest entry) and stops when the window is full.
+// historyPane is the History pane of a run (pane_history.go): the
+// transcript, its scroll, selection and folds. It never renders the whole
+// history: it walks from the top of the visible window (or back from the
+// end when it follows the newest entry) and stops when the window is full.
 type historyPane struct {
+	r       *runView
 	entries []*historyEntry
 	th      theme.Theme
-	lang    lang.Lang
 	w, h    int // content width (without the selection gutter) and height
 
 	sel         int  // selected entry, -1 for none
@@ -289,8 +290,8 @@ type historyPane struct {
 	allExpanded bool
 }
 
-func newHistoryPane(l lang.Lang) *historyPane {
-	return &historyPane{sel: -1, follow: true, lang: l}
+func newHistoryPane(r *runView) *historyPane {
+	return &historyPane{r: r, sel: -1, follow: true}
 }
 
 func (p *historyPane) len() int { return len(p.entries) }
@@ -316,7 +317,7 @@ func (p *historyPane) setSize(th theme.Theme, w, h int) {
 	p.th, p.w, p.h = th, max(w, 1), max(h, 1)
 }
 
-func (p *historyPane) height(i int) int { return len(p.entries[i].render(p.th, p.lang, p.w)) }
+func (p *historyPane) height(i int) int { return len(p.entries[i].render(p.th, p.r.lang, p.w)) }
 
 // bottomTop is the window's top when the entry before end is at the bottom.
 func (p *historyPane) bottomTop(end int) (int, int) {
@@ -438,9 +439,9 @@ func (p *historyPane) toggleAll() {
 	}
 }
 
-// view returns the visible lines (at most h) with a two-cell gutter that
+// lines returns the visible lines (at most h) with a two-cell gutter that
 // marks the selected entry.
-func (p *historyPane) view(end int, focused bool) []string {
+func (p *historyPane) lines(end int, focused bool) []string {
 	end = min(end, len(p.entries))
 	t, l := p.windowTop(end)
 	out := make([]string, 0, p.h)
@@ -449,7 +450,7 @@ func (p *historyPane) view(end int, focused bool) []string {
 		mark = p.th.Muted.Render("│") + " "
 	}
 	for i := t; i < end && len(out) < p.h; i++ {
-		lines := p.entries[i].render(p.th, p.lang, p.w)
+		lines := p.entries[i].render(p.th, p.r.lang, p.w)
 		start := 0
 		if i == t {
 			start = min(l, len(lines))

@@ -69,7 +69,7 @@ func TestTabClickMeasuresJapaneseInCells(t *testing.T) {
 	h := newHarness(t, cfg, 100, 30)
 	bar := strings.Split(h.plainView(), "\n")[0]
 	for p := paneID(0); p < numPanes; p++ {
-		title := tabTitles(100, lang.JA)[p]
+		title := tabTitles(100, lang.JA, h.m.cur().panes)[p]
 		i := strings.Index(bar, title)
 		if i < 0 {
 			t.Fatalf("tab %q is not on the bar %q", title, bar)

@@ -86,7 +86,7 @@ func (m Model) idleKeyNotice(msg tea.KeyMsg) string {
 	if len(in) == 0 {
 		return ""
 	}
-	return m.cfg.Lang.F("%s works in %s: tab there first (now: %s)", msg.String(), andList(m.cfg.Lang, in), r.pane(m.pane).title(m.cfg.Lang))
+	return m.cfg.Lang.F("%s works in %s: tab there first (now: %s)", msg.String(), andList(m.cfg.Lang, in), r.panes[m.pane].title(m.cfg.Lang))
 }
 
 // midEvent is the state of a run that is in the middle of an event, or "":
@@ -265,15 +265,14 @@ func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	L := m.computeLayout()
 	page := max(L.paneRect(m.pane).inner().h-1, 1)
 	used := false
+	var cmds []tea.Cmd
 	for _, r := range m.targets() {
-		if r.pane(m.pane).key(msg, m.keys, page) {
+		if reply := r.panes[m.pane].key(msg, m.keys, page); reply.taken {
 			used = true
+			cmds = append(cmds, reply.cmd)
 		}
 	}
-	if used {
-		m.clampScrolls()
-	}
-	return used, nil
+	return used, tea.Batch(cmds...)
 }
 
 func (m Model) lessonIndex() int {

@@ -87,9 +87,6 @@ func (L layout) paneRect(p paneID) rect {
 	return rect{}
 }
 
-// shows reports whether pane p is on screen.
-func (L layout) shows(p paneID) bool { return L.paneRect(p).w > 0 }
-
 func (m Model) inputLines() int {
 	return min(max(m.input.LineCount(), 1), maxInputLines)
 }
@@ -336,8 +333,8 @@ func (m *Model) syncSizes() {
 		// A pane never placed yet gets the body's size, so that its
 		// caches have a width; one placed before keeps the size it had.
 		for p, c := range r.panes {
-			if !r.sized[p] {
-				c.sync(m.look(), rect{w: max(m.width-2, 1), h: max(L.body.h-2, 1)})
+			if s, ok := c.(sizer); ok && !r.sized[p] {
+				s.sync(m.look(), rect{w: max(m.width-2, 1), h: max(L.body.h-2, 1)})
 				r.sized[p] = true
 			}
 		}
@@ -351,7 +348,9 @@ func (m *Model) clampScrolls() {
 	L := m.computeLayout()
 	lk := m.look()
 	for _, pl := range L.panes {
-		m.runs[pl.run].pane(pl.pane).sync(lk, pl.r.inner())
+		if s, ok := m.runs[pl.run].panes[pl.pane].(sizer); ok {
+			s.sync(lk, pl.r.inner())
+		}
 	}
 	if dr := m.dialogRun(); dr != nil && dr.confirm != nil {
 		if box, ok := m.overlaySize(L.body); ok {

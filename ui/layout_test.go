@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // TestLayoutRectangles pins every rectangle the layout gives, for each
@@ -93,3 +95,10 @@ func TestEveryPaneIsPlaced(t *testing.T) {
 		}
 	}
 }
+
+// shows reports whether pane p is on screen.
+func (L layout) shows(p paneID) bool { return L.paneRect(p).w > 0 }
+
+// paneTitle is pane p's name on its frame (title reads no pane: a pane made
+// for no run says it).
+func paneTitle(p paneID, l lang.Lang) string { return paneKinds[p](nil).title(l) }

@@ -33,10 +33,11 @@ const (
 // which pane and which run have the keyboard, the input line that feeds every
 // run, the lessons menu and the help overlay.
 type Model struct {
-	cfg  Config
-	runs []*runView
-	th   theme.Theme
-	keys keyMap
+	cfg   Config
+	runs  []*runView
+	strip *stripPane // compare mode's comparison strip
+	th    theme.Theme
+	keys  keyMap
 	// Each dialog's keys, as data: the handlers match them and the help
 	// line and the dialogs draw from them.
 	confirmKeys confirmKeys
@@ -110,6 +111,7 @@ func New(cfg Config) Model {
 	for i, rc := range runs {
 		m.runs = append(m.runs, newRunView(i, rc, cfg.Lang))
 	}
+	m.strip = &stripPane{runs: m.runs}
 	m.help.Styles.ShortKey = th.StatusKey
 	m.help.Styles.FullKey = th.StatusKey
 	m.help.Styles.ShortDesc = th.Help
@@ -132,12 +134,12 @@ func New(cfg Config) Model {
 		}
 		r.loadPast(runs[i].Past)
 		for _, n := range runs[i].Notes {
-			r.hist.add(&historyEntry{kind: entryNote, text: n})
+			r.history.note(n)
 		}
 		if len(runs[i].Past) > 0 {
 			m.lessonSent = true // a resumed session is past its first request
-			r.hist.add(&historyEntry{kind: entryNote, text: cfg.Lang.F(
-				"resumed: the %d step%s above %s the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), plural(len(runs[i].Past)), isAre(len(runs[i].Past)), runs[i].Past[len(runs[i].Past)-1].Seq)})
+			r.history.note(cfg.Lang.F(
+				"resumed: the %d step%s above %s the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), plural(len(runs[i].Past)), isAre(len(runs[i].Past)), runs[i].Past[len(runs[i].Past)-1].Seq))
 		}
 	}
 	// The past now lives in the runs' own records: the model keeps no

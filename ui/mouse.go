@@ -29,9 +29,11 @@ func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	pl, onPane := L.paneAt(msg.X, msg.Y)
 	switch {
 	case delta != 0 && onPane:
-		// The wheel scrolls the pane under the pointer, of that run only.
-		m.runs[pl.run].scrollPane(pl.pane, delta)
-		m.clampScrolls()
+		// The wheel scrolls the pane under the pointer, of that run only;
+		// the pane settles itself.
+		if w, ok := m.runs[pl.run].panes[pl.pane].(wheel); ok {
+			w.scroll(delta)
+		}
 	case msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress:
 		return m.click(L, msg.X, msg.Y)
 	}
@@ -58,7 +60,7 @@ func (m Model) click(L layout, x, y int) (tea.Model, tea.Cmd) {
 	pl, onPane := L.paneAt(x, y)
 	switch {
 	case L.mode == layoutTabs && L.tabBar.contains(x, y):
-		if t, ok := tabAt(x, L.tabBar.w, m.cfg.Lang); ok {
+		if t, ok := tabAt(x, L.tabBar.w, m.cfg.Lang, m.cur().panes); ok {
 			m.focusPane(t)
 			m.syncSizes()
 		}
@@ -82,9 +84,9 @@ func (L layout) paneAt(x, y int) (placed, bool) {
 
 // tabAt finds the tab under column x of the tab bar (drawn by tabBarView:
 // " Name " separated by "│").
-func tabAt(x, width int, l lang.Lang) (paneID, bool) {
+func tabAt(x, width int, l lang.Lang, panes [numPanes]component) (paneID, bool) {
 	pos := 0
-	titles := tabTitles(width, l)
+	titles := tabTitles(width, l, panes)
 	for p := paneID(0); p < numPanes; p++ {
 		w := ansi.StringWidth(titles[p]) + 2
 		if x >= pos && x < pos+w {
@@ -94,6 +96,3 @@ func tabAt(x, width int, l lang.Lang) (paneID, bool) {
 	}
 	return 0, false
 }
-
-// scrollPane scrolls the run's pane p by delta lines (negative: up).
-func (r *runView) scrollPane(p paneID, delta int) { r.pane(p).scroll(delta) }

@@ -15,57 +15,152 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
-// payloadComponent is the Raw payload pane of a run: the HTTP exchange of
-// the model call at the step shown, request or response (r), headers (h),
-// retries' exchanges (x). At a step the reply decided it scrolls to the
-// bytes that decided the edge and marks them.
-type payloadComponent struct{ r *runView }
-
-var _ component = payloadComponent{}
-
-func (payloadComponent) title(l lang.Lang) string      { return l.T("Raw payload") }
-func (payloadComponent) shortTitle(l lang.Lang) string { return l.T("Raw") }
-
-func (c payloadComponent) sync(lk look, in rect) {
-	lines, _ := c.payloadLines(lk, in)
-	c.r.payload.settle(lines, in.h, c.r.decidingEdge(), c.r.lang)
+// payloadPane is the Raw payload pane of a run: the HTTP exchange of the
+// model call at the step shown, request or response (r), headers (h),
+// retries' exchanges (x), and its scroll. At a step the reply decided it
+// scrolls to the bytes that decided the edge and marks them.
+type payloadPane struct {
+	r        *runView
+	render   *payload.Renderer
+	response bool
+	headers  bool
+	index    int      // -1: the last exchange (the one that answered)
+	pos      scroller // the scroll
+	// pinned: the learner scrolled, so the pane stays where they put it.
+	// mark is the line that decided the step's edge (-1: none), found on
+	// the page identified by markOf.
+	pinned bool
+	mark   int
+	markOf pageID
+	// The look and the size it was last given (sync): a key or the wheel
+	// settles the pane for them.
+	lk look
+	in rect
 }
 
-func (c payloadComponent) key(msg tea.KeyMsg, k keyMap, page int) bool {
-	p := c.r.payload
+// pageID tells one page of payload lines from another without comparing
+// them: the renderer hands out the same slice while nothing changes.
+type pageID struct {
+	first *string
+	n     int
+}
+
+func pageOf(lines []string) pageID {
+	if len(lines) == 0 {
+		return pageID{}
+	}
+	return pageID{&lines[0], len(lines)}
+}
+
+func newPayloadPane(r *runView) *payloadPane {
+	return &payloadPane{r: r, render: payload.NewRenderer(), index: -1, mark: -1}
+}
+
+// settle clamps the scroll for a page of lines shown h at a time and, at a
+// step the model's reply decided (edge), finds the line that decided it and
+// scrolls there, unless the learner has scrolled.
+func (p *payloadPane) settle(lines []string, h int, edge loop.Edge, l lang.Lang) {
+	if id := pageOf(lines); id != p.markOf {
+		p.markOf, p.mark = id, decidingLine(lines, edge, l)
+		if p.mark >= 0 && !p.pinned {
+			p.pos.off = max(p.mark-2, 0) // two lines of what leads to it
+		}
+	}
+	p.pos.clamp(len(lines), h)
+}
+
+// follow resets the pane for the step t now shown: the last exchange, from
+// the top, on the side that step is about. A step the model's reply decided
+// (tool_call, final_answer, malformed_response, llm_failure) shows the
+// response; context_ready, which assembled the next request, shows the
+// request; any other step keeps the side the learner picked.
+func (p *payloadPane) follow(t *loop.Transition) {
+	p.index = -1
+	p.pos.off = 0
+	p.pinned, p.markOf, p.mark = false, pageID{}, -1
+	if t == nil {
+		return
+	}
+	switch t.Edge {
+	case loop.EdgeToolCall, loop.EdgeFinalAnswer, loop.EdgeMalformedResponse, loop.EdgeLLMFailure:
+		p.response = true
+	case loop.EdgeContextReady:
+		p.response = false
+	}
+}
+
+func (p *payloadPane) exchangeIndex(n int) int {
+	if p.index < 0 || p.index >= n {
+		return n - 1
+	}
+	return p.index
+}
+
+// flip shows the other side of the exchange (r), from the top.
+func (p *payloadPane) flip() {
+	p.response = !p.response
+	p.pos.off = 0
+	p.pinned = false
+}
+
+// nextExchange cycles through the exchanges of one call.
+func (p *payloadPane) nextExchange(n int) {
+	if n <= 1 {
+		return
+	}
+	p.index = (p.exchangeIndex(n) + 1) % n
+	p.pos.off = 0
+}
+
+var (
+	_ component = (*payloadPane)(nil)
+	_ sizer     = (*payloadPane)(nil)
+	_ wheel     = (*payloadPane)(nil)
+)
+
+func (*payloadPane) title(l lang.Lang) string      { return l.T("Raw payload") }
+func (*payloadPane) shortTitle(l lang.Lang) string { return l.T("Raw") }
+
+func (p *payloadPane) sync(lk look, in rect) {
+	p.lk, p.in = lk, in
+	lines, _ := p.payloadLines(lk, in)
+	p.settle(lines, in.h, p.decidingEdge(), p.r.lang)
+}
+
+func (p *payloadPane) key(msg tea.KeyMsg, k keyMap, page int) keyReply {
 	switch {
 	case key.Matches(msg, k.Headers):
 		p.headers = !p.headers
-		p.scroll.off = 0
-	case p.scroll.key(msg, k.scrolling(), page):
+		p.pos.off = 0
+	case p.pos.key(msg, k.scrolling(), page):
 	default:
-		return false
+		return passed
 	}
 	p.pinned = true // the learner moved: the pane stays where they put it
-	return true
+	p.sync(p.lk, p.in)
+	return taken(nil)
 }
 
-func (c payloadComponent) scroll(delta int) {
-	c.r.payload.scroll.scroll(delta)
-	c.r.payload.pinned = true
+func (p *payloadPane) scroll(delta int) {
+	p.pos.scroll(delta)
+	p.pinned = true
+	p.sync(p.lk, p.in)
 }
 
-func (c payloadComponent) view(lk look, in rect, _ bool) ([]string, string) {
-	return c.payloadView(lk, in)
+func (p *payloadPane) view(lk look, in rect, _ bool) ([]string, string) {
+	return p.payloadView(lk, in)
 }
 
-func (payloadComponent) keys(k keyMap) []key.Binding {
+func (*payloadPane) keys(k keyMap) []key.Binding {
 	return []key.Binding{k.ReqResp, k.Headers, k.Exchange, k.Top, k.Bottom}
 }
 
 // payloadView shows the raw HTTP exchange of the selected step's LLM call.
-func (c payloadComponent) payloadView(lk look, in rect) ([]string, string) {
-	r := c.r
-	lines, info := c.payloadLines(lk, in)
-	win := r.payload.scroll.window(lines, in.h)
-	p := r.payload
-	if edge := r.decidingEdge(); edge != "" && p.mark >= 0 && p.markOf == pageOf(lines) {
-		off := min(max(p.scroll.off, 0), max(len(lines)-in.h, 0))
+func (p *payloadPane) payloadView(lk look, in rect) ([]string, string) {
+	lines, info := p.payloadLines(lk, in)
+	win := p.pos.window(lines, in.h)
+	if edge := p.decidingEdge(); edge != "" && p.mark >= 0 && p.markOf == pageOf(lines) {
+		off := min(max(p.pos.off, 0), max(len(lines)-in.h, 0))
 		if i := p.mark - off; i >= 0 && i < len(win) {
 			win = append([]string(nil), win...)
 			win[i] = markLine(lk, win[i], in.w)
@@ -73,51 +168,51 @@ func (c payloadComponent) payloadView(lk look, in rect) ([]string, string) {
 		}
 	}
 	if len(lines) > in.h {
-		info += fmt.Sprintf(" · %d%%", r.payload.scroll.percent(len(lines), in.h))
+		info += fmt.Sprintf(" · %d%%", p.pos.percent(len(lines), in.h))
 	}
 	return win, info
 }
 
 // payloadLines is every line of the Raw payload pane (payloadView scrolls
 // them) and the pane's title info.
-func (c payloadComponent) payloadLines(lk look, in rect) ([]string, string) {
-	r := c.r
+func (p *payloadPane) payloadLines(lk look, in rect) ([]string, string) {
+	r := p.r
 	if r.busy && !r.live.travelling() {
 		if r.inflight != nil {
-			return c.livePayloadLines(lk, in)
+			return p.livePayloadLines(lk, in)
 		}
 		if len(r.liveFrames) > 0 {
-			return c.liveMCPLines(lk, in)
+			return p.liveMCPLines(lk, in)
 		}
 	}
 	if s := r.live.selected(); s != nil && len(s.t.MCP) > 0 {
-		return c.mcpLines(lk, in, s.t.Seq, s.t.MCP)
+		return p.mcpLines(lk, in, s.t.Seq, s.t.MCP)
 	}
 	if s := r.live.selected(); s != nil && s.preview != nil && s.t.Edge == loop.EdgeContextReady {
-		return c.previewLines(lk, in, s.preview)
+		return p.previewLines(lk, in, s.preview)
 	}
-	return c.exchangeLines(lk, in)
+	return p.exchangeLines(lk, in)
 }
 
 // liveMCPLines are the MCP frames of the step in work, as they arrive.
-func (c payloadComponent) liveMCPLines(lk look, in rect) ([]string, string) {
-	r := c.r
+func (p *payloadPane) liveMCPLines(lk look, in rect) ([]string, string) {
+	r := p.r
 	seq := 1
 	if n := len(r.live.steps); n > 0 {
 		seq = r.live.steps[n-1].t.Seq + 1
 	}
-	lines, info := c.mcpLines(lk, in, seq, r.liveFrames)
-	return lines, c.r.lang.T("live") + " · " + info
+	lines, info := p.mcpLines(lk, in, seq, r.liveFrames)
+	return lines, p.r.lang.T("live") + " · " + info
 }
 
 // exchangeLines shows the HTTP exchange of the model call the selected
 // step belongs to, or says why there is none to show.
-func (c payloadComponent) exchangeLines(lk look, in rect) ([]string, string) {
-	r := c.r
+func (p *payloadPane) exchangeLines(lk look, in rect) ([]string, string) {
+	r := p.r
 	sel := r.live.selectedIndex()
 	es := r.live.exchangeStep(sel)
 	if es < 0 {
-		return c.payloadHint(lk, in.w), ""
+		return p.payloadHint(lk, in.w), ""
 	}
 	t := &r.live.steps[es].t
 	switch s := &r.live.steps[es]; {
@@ -129,20 +224,20 @@ func (c payloadComponent) exchangeLines(lk look, in rect) ([]string, string) {
 	if len(t.Exchanges) == 0 {
 		return wrapStyled(lk.th.Muted, r.lang.T("This model call has no captured HTTP exchange (the provider did not reach the wire)."), in.w), ""
 	}
-	idx := r.payload.exchangeIndex(len(t.Exchanges))
+	idx := p.exchangeIndex(len(t.Exchanges))
 	ex := t.Exchanges[idx]
 	v := payload.View{
 		Exchanges:  t.Exchanges,
 		Index:      idx,
-		Response:   r.payload.response,
-		Headers:    r.payload.headers,
+		Response:   p.response,
+		Headers:    p.headers,
 		Parse:      t.Parse,
 		Divergence: ex.Divergence,
 		Lang:       r.lang,
 	}
-	lines := r.payload.r.Lines(lk.th, v, in.w)
+	lines := p.render.Lines(lk.th, v, in.w)
 	info := r.lang.T("request (r)")
-	if r.payload.response {
+	if p.response {
 		info = r.lang.T("response (r)")
 	}
 	if len(t.Exchanges) > 1 {
@@ -157,10 +252,10 @@ func (c payloadComponent) exchangeLines(lk look, in rect) ([]string, string) {
 // mcpLines shows the JSON-RPC frames a step exchanged with MCP servers
 // (docs/mcp.md): those glassbox sent, or with r those it received, each
 // with its server, method and arrival time, the message indented.
-func (c payloadComponent) mcpLines(lk look, in rect, seq int, frames []tools.Frame) ([]string, string) {
-	l := c.r.lang
+func (p *payloadPane) mcpLines(lk look, in rect, seq int, frames []tools.Frame) ([]string, string) {
+	l := p.r.lang
 	dir, arrow, side := "send", "→", l.T("sent")
-	if c.r.payload.response {
+	if p.response {
 		dir, arrow, side = "recv", "←", l.T("received")
 	}
 	lines := wrapStyled(lk.th.Muted, l.F("MCP frames of step #%d: JSON-RPC between glassbox and its MCP servers (r: sent / received).", seq), in.w)
@@ -195,13 +290,13 @@ func (c payloadComponent) mcpLines(lk look, in rect, seq int, frames []tools.Fra
 
 // previewLines shows the request a context_ready step assembled, built by
 // the SDK exactly as it will go on the wire, before it is sent.
-func (c payloadComponent) previewLines(lk look, in rect, p *preview) ([]string, string) {
-	r := c.r
-	if p.err != nil {
-		return wrapStyled(lk.th.Warning, r.lang.F("The request is assembled, but glassbox could not build its HTTP form to show it here (%s). Press space to send it: the exchange appears here then.", sanitize(p.err.Error())), in.w), r.lang.T("not sent yet")
+func (p *payloadPane) previewLines(lk look, in rect, pv *preview) ([]string, string) {
+	r := p.r
+	if pv.err != nil {
+		return wrapStyled(lk.th.Warning, r.lang.F("The request is assembled, but glassbox could not build its HTTP form to show it here (%s). Press space to send it: the exchange appears here then.", sanitize(pv.err.Error())), in.w), r.lang.T("not sent yet")
 	}
 	lines := wrapStyled(lk.th.Warning, r.lang.T("Not sent yet: this is the request exactly as the SDK will put it on the wire. Press space to send it."), in.w)
-	if r.payload.response {
+	if p.response {
 		lines = append(lines, wrapStyled(lk.th.Muted, r.lang.T("There is no response yet (r shows the request)."), in.w)...)
 		return lines, r.lang.T("not sent yet · response (r)")
 	}
@@ -212,34 +307,34 @@ func (c payloadComponent) previewLines(lk look, in rect, p *preview) ([]string, 
 		lines = append(lines, previewLines(lk.th, r.edit, in.w)...)
 		lines = append(lines, "")
 	}
-	v := payload.View{Exchanges: []providers.Exchange{p.ex}, Headers: r.payload.headers, Lang: r.lang}
-	return append(lines, r.payload.r.Lines(lk.th, v, in.w)...), info
+	v := payload.View{Exchanges: []providers.Exchange{pv.ex}, Headers: p.headers, Lang: r.lang}
+	return append(lines, p.render.Lines(lk.th, v, in.w)...), info
 }
 
 // livePayloadLines shows the provider call still in flight: the request as it
 // went out, and the response chunks that have arrived so far.
-func (c payloadComponent) livePayloadLines(lk look, in rect) ([]string, string) {
-	r := c.r
+func (p *payloadPane) livePayloadLines(lk look, in rect) ([]string, string) {
+	r := p.r
 	v := payload.View{
 		Exchanges: []providers.Exchange{*r.inflight},
-		Response:  r.payload.response,
-		Headers:   r.payload.headers,
+		Response:  p.response,
+		Headers:   p.headers,
 		Live:      true,
 		Lang:      r.lang,
 	}
-	lines := r.payload.r.Lines(lk.th, v, in.w)
+	lines := p.render.Lines(lk.th, v, in.w)
 	info := r.lang.T("live") + " · " + r.lang.T("request (r)")
-	if r.payload.response {
+	if p.response {
 		info = r.lang.T("live") + " · " + r.lang.T("response (r)")
 	}
-	if n := len(r.inflight.Chunks); n > 0 && !r.payload.response {
+	if n := len(r.inflight.Chunks); n > 0 && !p.response {
 		info += " · " + r.lang.F("%d chunk%s arrived", n, plural(n))
 	}
 	return lines, info
 }
 
-func (c payloadComponent) payloadHint(lk look, w int) []string {
-	r := c.r
+func (p *payloadPane) payloadHint(lk look, w int) []string {
+	r := p.r
 	var s string
 	state, _ := r.shownState()
 	switch {

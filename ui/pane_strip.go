@@ -3,29 +3,17 @@ package ui
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/strip"
 )
 
-// stripComponent is compare mode's comparison strip: each run's model call
-// at the step its panes show (the latest, unless time travel shows an
-// earlier one), one row per run, the cells that differ in bold. It belongs
-// to no run: the parent owns it, and lays it out above the runs.
-type stripComponent struct{ runs []*runView }
+// stripPane is compare mode's comparison strip: each run's model call at the
+// step its panes show (the latest, unless time travel shows an earlier one),
+// one row per run, the cells that differ in bold. It belongs to no run: the
+// parent owns it and lays it out above the runs. It takes no keys and does
+// not scroll, so it is no component: it only draws, under its heading.
+type stripPane struct{ runs []*runView }
 
-var _ component = stripComponent{}
-
-func (stripComponent) title(l lang.Lang) string      { return l.T("Compare") }
-func (stripComponent) shortTitle(l lang.Lang) string { return l.T("Compare") }
-
-func (stripComponent) sync(look, rect)                  {}
-func (stripComponent) key(tea.KeyMsg, keyMap, int) bool { return false }
-func (stripComponent) scroll(int)                       {}
-func (stripComponent) keys(keyMap) []key.Binding        { return nil }
-func (c stripComponent) view(lk look, in rect, _ bool) ([]string, string) {
+func (c *stripPane) view(lk look, in rect) ([]string, string) {
 	var names [2]string
 	var calls [2]*strip.Call
 	for i := 0; i < 2 && i < len(c.runs); i++ {
@@ -39,7 +27,7 @@ func (c stripComponent) view(lk look, in rect, _ bool) ([]string, string) {
 
 // heading says which model call the strip compares: the latest, or the one
 // time travel shows ("gemini: model call 2 of 3").
-func (c stripComponent) heading() string {
+func (c *stripPane) heading() string {
 	l := c.runs[0].lang
 	var shown []string
 	travelling := false

@@ -14,42 +14,71 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
-// toolsComponent is the Tool calls pane of a run: the calls of the
-// iteration shown, each with its verdict, rule, status and result. It
-// follows the loop: the call being worked on is kept in view, and marks say
-// when calls lie above or below.
-type toolsComponent struct{ r *runView }
-
-var _ component = toolsComponent{}
-
-func (toolsComponent) title(l lang.Lang) string      { return l.T("Tool calls") }
-func (toolsComponent) shortTitle(l lang.Lang) string { return l.T("Tools") }
-
-func (c toolsComponent) sync(lk look, in rect) {
-	lines, _, at := c.toolLines(lk, in)
-	c.r.calls.follow(at.at, at.end, len(lines), in.h)
+// toolsPane is the Tool calls pane of a run: the calls of the iteration
+// shown, each with its verdict, rule, status and result. It follows the
+// loop: the call being worked on is kept in view (until the learner
+// scrolls; a new step shown starts following again), and marks say when
+// calls lie above or below.
+type toolsPane struct {
+	r *runView
+	scroller
+	pinned bool
+	// The look and the size it was last given (sync): a key or the wheel
+	// settles the pane for them.
+	lk look
+	in rect
 }
 
-func (c toolsComponent) key(msg tea.KeyMsg, k keyMap, page int) bool {
-	if c.r.calls.key(msg, k.scrolling(), page) {
-		c.r.calls.pinned = true // the learner scrolls: stop following
-		return true
+var (
+	_ component = (*toolsPane)(nil)
+	_ sizer     = (*toolsPane)(nil)
+	_ wheel     = (*toolsPane)(nil)
+)
+
+func (*toolsPane) title(l lang.Lang) string      { return l.T("Tool calls") }
+func (*toolsPane) shortTitle(l lang.Lang) string { return l.T("Tools") }
+
+// sync keeps the lines of the call the loop is on in view, unless the
+// learner has scrolled, and clamps the scroll.
+func (p *toolsPane) sync(lk look, in rect) {
+	p.lk, p.in = lk, in
+	lines, _, at := p.toolLines(lk, in)
+	if !p.pinned && at.at >= 0 {
+		switch {
+		case at.at < p.off:
+			p.off = at.at
+		case at.end > p.off+in.h:
+			p.off = min(at.at, at.end-in.h)
+		}
 	}
-	return false
+	p.clamp(len(lines), in.h)
 }
 
-func (c toolsComponent) scroll(delta int) {
-	c.r.calls.scroll(delta)
-	c.r.calls.pinned = true
+func (p *toolsPane) key(msg tea.KeyMsg, k keyMap, page int) keyReply {
+	if !p.scroller.key(msg, k.scrolling(), page) {
+		return passed
+	}
+	p.pinned = true // the learner scrolls: stop following
+	p.sync(p.lk, p.in)
+	return taken(nil)
 }
 
-func (c toolsComponent) view(lk look, in rect, _ bool) ([]string, string) {
-	return c.toolsView(lk, in)
+func (p *toolsPane) scroll(delta int) {
+	p.scroller.scroll(delta)
+	p.pinned = true
+	p.sync(p.lk, p.in)
 }
 
-func (toolsComponent) keys(k keyMap) []key.Binding {
+func (p *toolsPane) view(lk look, in rect, _ bool) ([]string, string) {
+	return p.toolsView(lk, in)
+}
+
+func (*toolsPane) keys(k keyMap) []key.Binding {
 	return []key.Binding{k.Down, k.Up, k.Top, k.Bottom}
 }
+
+// reset follows the loop again, from the top: a new step is shown.
+func (p *toolsPane) reset() { p.off, p.pinned = 0, false }
 
 // callSpan is where the call being worked on sits in the Tool calls pane's
 // lines: [at, end), or at -1.
@@ -134,15 +163,15 @@ func statusStyle(th theme.Theme, s loop.CallStatus) lipgloss.Style {
 
 // toolsView lists this iteration's tool calls at the selected step, with a
 // mark on the first and last line when calls lie above or below the window.
-func (c toolsComponent) toolsView(lk look, in rect) ([]string, string) {
-	r := c.r
-	lines, info, _ := c.toolLines(lk, in)
-	win := r.calls.window(lines, in.h)
+func (p *toolsPane) toolsView(lk look, in rect) ([]string, string) {
+	r := p.r
+	lines, info, _ := p.toolLines(lk, in)
+	win := p.window(lines, in.h)
 	if len(lines) <= in.h || in.h < 3 {
 		return win, info
 	}
 	win = append([]string(nil), win...)
-	off := min(max(r.calls.off, 0), len(lines)-in.h)
+	off := min(max(p.off, 0), len(lines)-in.h)
 	if off > 0 {
 		win[0] = lk.th.Warning.Render(ansi.Truncate("↑ "+r.lang.F("%d more line%s above (↑/k)", off, plural(off)), in.w, "…"))
 	}
@@ -154,8 +183,8 @@ func (c toolsComponent) toolsView(lk look, in rect) ([]string, string) {
 
 // toolLines is every line of the Tool calls pane (toolsView scrolls them),
 // its title info, and the lines of the call the loop is on.
-func (c toolsComponent) toolLines(lk look, in rect) ([]string, string, callSpan) {
-	r := c.r
+func (p *toolsPane) toolLines(lk look, in rect) ([]string, string, callSpan) {
+	r := p.r
 	s := r.live.selected()
 	span := callSpan{-1, -1}
 	if s == nil {
@@ -165,7 +194,7 @@ func (c toolsComponent) toolLines(lk look, in rect) ([]string, string, callSpan)
 	live := !r.live.travelling()
 	var out []string
 	if len(t.Pending) == 0 {
-		out = wrapStyled(lk.th.Muted, c.noCallsText(t), in.w)
+		out = wrapStyled(lk.th.Muted, p.noCallsText(t), in.w)
 	}
 	current := currentCall(t.Pending)
 	for i, pc := range t.Pending {
@@ -175,7 +204,7 @@ func (c toolsComponent) toolLines(lk look, in rect) ([]string, string, callSpan)
 		if i == current {
 			span.at = len(out)
 		}
-		out = append(out, c.callLines(lk, i, pc, i == current, live, in.w)...)
+		out = append(out, p.callLines(lk, i, pc, i == current, live, in.w)...)
 		if i == current {
 			span.end = len(out)
 		}
@@ -188,8 +217,8 @@ func (c toolsComponent) toolLines(lk look, in rect) ([]string, string, callSpan)
 }
 
 // noCallsText says why the iteration of step t has no tool calls.
-func (c toolsComponent) noCallsText(t *loop.Transition) string {
-	r := c.r
+func (p *toolsPane) noCallsText(t *loop.Transition) string {
+	r := p.r
 	if t.Iteration == 0 {
 		return r.lang.T("No tool calls: no iteration has started.")
 	}
@@ -213,18 +242,18 @@ func (c toolsComponent) noCallsText(t *loop.Transition) string {
 
 // callLines is one call: its name and arguments, the security layer's
 // verdict and rule, how the person answered, its status and result.
-func (c toolsComponent) callLines(lk look, i int, pc loop.PendingCall, current, live bool, w int) []string {
+func (p *toolsPane) callLines(lk look, i int, pc loop.PendingCall, current, live bool, w int) []string {
 	th := lk.th
 	name := th.RoleTool.Render(fmt.Sprintf("%d %s", i+1, sanitize(pc.Call.Name)))
 	args := th.Muted.Render(" " + sanitize(compactJSON(string(pc.Call.Args))))
 	out := []string{ansi.Truncate(name+args, w, "…")}
 	if pc.Decision == nil {
-		out = append(out, th.Muted.Render(ansi.Truncate("  "+c.r.lang.T("not checked by the security layer yet"), w, "…")))
+		out = append(out, th.Muted.Render(ansi.Truncate("  "+p.r.lang.T("not checked by the security layer yet"), w, "…")))
 	} else {
-		out = append(out, decisionLines(th, c.r.lang, pc, w)...)
+		out = append(out, decisionLines(th, p.r.lang, pc, w)...)
 	}
-	status, st := c.callStatus(lk, pc, current, live)
-	line := "  " + c.r.lang.F("status: %s", st.Render(status))
+	status, st := p.callStatus(lk, pc, current, live)
+	line := "  " + p.r.lang.F("status: %s", st.Render(status))
 	if pc.Result == nil {
 		return append(out, ansi.Truncate(line, w, "…"))
 	}
@@ -242,8 +271,8 @@ func (c toolsComponent) callLines(lk look, i int, pc loop.PendingCall, current, 
 
 // callStatus is a call's status and its style: while a step works on the
 // current call, what it is doing.
-func (c toolsComponent) callStatus(lk look, pc loop.PendingCall, current, live bool) (string, lipgloss.Style) {
-	r := c.r
+func (p *toolsPane) callStatus(lk look, pc loop.PendingCall, current, live bool) (string, lipgloss.Style) {
+	r := p.r
 	th := lk.th
 	if current && live && r.busy {
 		switch {

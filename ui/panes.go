@@ -27,7 +27,7 @@ type look struct {
 // paneView draws the run's pane p, framed, in rc. focused: the pane has the
 // keyboard; zoomed: it fills the body.
 func (r *runView) paneView(lk look, p paneID, rc rect, focused, zoomed bool) []string {
-	c := r.pane(p)
+	c := r.panes[p]
 	content, info := c.view(lk, rc.inner(), focused)
 	if zoomed {
 		info = strings.TrimSuffix(r.lang.T("zoomed (z)")+" · "+info, " · ")
@@ -46,14 +46,11 @@ func frameFits(title, info string, w int) bool {
 	return 1+1+ansi.StringWidth(title)+2+ansi.StringWidth(info)+2+1+1 <= w
 }
 
-// histEnd is how many History entries existed at the selected step.
-func (r *runView) histEnd() int {
-	if r.live.travelling() {
-		if s := r.live.selected(); s != nil {
-			return s.entries
-		}
+// followShown has the Raw payload follow the step the panes show now.
+func (r *runView) followShown() {
+	if s := r.live.selected(); s != nil {
+		r.payload.follow(&s.t)
 	}
-	return r.hist.len()
 }
 
 // shownState is the state the diagram lights: the selected step's target,

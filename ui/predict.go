@@ -128,7 +128,7 @@ func (m *Model) predicted(r *runView, err error) {
 		return
 	}
 	if err != nil || len(r.live.steps) == 0 {
-		r.hist.add(&historyEntry{kind: entryNote, text: m.cfg.Lang.F("prediction %s not scored: the step did not complete", want)})
+		r.history.note(m.cfg.Lang.F("prediction %s not scored: the step did not complete", want))
 		return
 	}
 	t := r.live.steps[len(r.live.steps)-1].t
@@ -140,9 +140,9 @@ func (m *Model) predicted(r *runView, err error) {
 	}
 	m.pred.scores[m.pred.lesson] = sc
 	if t.Edge == want {
-		r.hist.add(&historyEntry{kind: entryNote, text: "✓ " + m.cfg.Lang.F("predicted %s — right: %s  [%s]", want, edgeReason(m.cfg.Lang, t), m.pred.line())})
+		r.history.note("✓ " + m.cfg.Lang.F("predicted %s — right: %s  [%s]", want, edgeReason(m.cfg.Lang, t), m.pred.line()))
 	} else {
-		r.hist.add(&historyEntry{kind: entryNote, text: "✗ " + m.cfg.Lang.F("predicted %s — the loop took %s: %s  [%s]", want, t.Edge, edgeReason(m.cfg.Lang, t), m.pred.line())})
+		r.history.note("✗ " + m.cfg.Lang.F("predicted %s — the loop took %s: %s  [%s]", want, t.Edge, edgeReason(m.cfg.Lang, t), m.pred.line()))
 	}
 	m.syncPredict()
 }

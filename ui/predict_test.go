@@ -49,7 +49,7 @@ func TestPredictModeAsksThenScores(t *testing.T) {
 	contains(t, h.plainView(), "predict 1/2 tour")
 
 	h.press("space", "down", "up", "enter") // CHECKING_POLICY: 1) allow
-	if n := h.m.runs[0].hist.entries; !strings.HasPrefix(n[len(n)-1].text, "✓ predicted allow — right: rule ") {
+	if n := h.m.runs[0].history.entries; !strings.HasPrefix(n[len(n)-1].text, "✓ predicted allow — right: rule ") {
 		t.Fatalf("last History entry %q", n[len(n)-1].text)
 	}
 
@@ -71,7 +71,7 @@ func TestPredictModeAsksThenScores(t *testing.T) {
 // lastNote checks History's newest entry.
 func lastNote(t *testing.T, h *harness, want string) {
 	t.Helper()
-	e := h.m.runs[0].hist.entries
+	e := h.m.runs[0].history.entries
 	if got := e[len(e)-1].text; got != want {
 		t.Fatalf("History's last entry\n got %q\nwant %q", got, want)
 	}

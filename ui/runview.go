@@ -13,7 +13,6 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
-	"github.com/glassbox-dev/glassbox/ui/payload"
 )
 
 // runView is one run in the glass box: its engine, how the UI drives it (the
@@ -27,7 +26,7 @@ import (
 // Model.runs), so two steps in flight never mix.
 type runView struct {
 	id    int
-	name  string    // compare mode: the dialect ("gemini", "llama", "llama:native")
+	name  string    // compare mode: the run's dialect, as --compare names it
 	label string    // compare mode: how the run is named on screen
 	lang  lang.Lang // the language of what the run's panes and notices say
 
@@ -41,14 +40,16 @@ type runView struct {
 	temporary                        bool // the workspace is a copy removed on exit
 	maxIter                          int
 
-	// What the transitions told us (the UI's own copy) and the panes' state.
+	// What the transitions told us (the UI's own copy), and the run's
+	// panes (paneKinds), each holding its own state; the four its features
+	// talk to are kept by their type too.
 	live    *liveState
-	hist    *historyPane
-	calls   *toolsScroll
+	panes   [numPanes]component
+	sized   [numPanes]bool // the pane has been given a size
+	history *historyPane
+	diagram *diagramPane
+	tools   *toolsPane
 	payload *payloadPane
-	diag    *diagramPane
-	panes   [numPanes]component // the run's panes, drawn from the state above
-	sized   [numPanes]bool      // the pane has been given a size
 
 	// Driving the loop.
 	busy    bool
@@ -117,15 +118,16 @@ type runView struct {
 	edit string
 }
 
-// OntoFunc builds the provider of another dialect ("gemini", "llama",
-// "llama:native") for a run to continue with.
+// OntoFunc builds the provider of another dialect (named as --compare
+// names it) for a run to continue with.
 type OntoFunc func(ctx context.Context, dialect string) (onto loop.Onto, switched func(), err error)
 
 // RunConfig is one run of compare mode.
 type RunConfig struct {
-	// Name is the run's dialect: "gemini", "llama" or "llama:native".
+	// Name is the run's dialect, as --compare names it
+	// (providers/backend's registry lists them).
 	Name string
-	// Label is how the screen names it, e.g. "Gemini · native function calling".
+	// Label is how the screen names it: the dialect's Label.
 	Label string
 	// Engine and Person as in Config; each run has its own.
 	Engine *loop.Engine
@@ -185,15 +187,11 @@ func newRunView(id int, rc RunConfig, l lang.Lang) *runView {
 		workspace: rc.Workspace,
 		temporary: rc.Temporary,
 		live:      newLiveState(l),
-		hist:      newHistoryPane(l),
-		calls:     &toolsScroll{},
-		payload:   newPayloadPane(payload.NewRenderer()),
-		diag:      newDiagramPane(),
 		events:    make(chan tea.Msg, 1024),
 		bus:       rc.Bus,
 		listens:   rc.Bus != nil && rc.BusListens,
 	}
-	r.panes = newPanes(r)
+	r.makePanes()
 	if r.eng == nil {
 		r.provider, r.model, r.maxIter = rc.Provider, rc.Model, rc.MaxIterations
 		r.live.state = loop.WaitingForEvent
@@ -222,7 +220,7 @@ func (r *runView) loadPast(past []loop.Transition) {
 	}
 	added := 0
 	for _, t := range past {
-		r.live.record(r.hist, t)
+		r.live.record(r.history, t)
 		// The payload pane's side as it was live; the messages up to the
 		// step's history length (a what-if edit may add some no step did).
 		r.payload.follow(&t)
@@ -233,18 +231,18 @@ func (r *runView) loadPast(past []loop.Transition) {
 		}
 	}
 	r.spill()
-	r.baseEntries = r.hist.len()
+	r.baseEntries = r.history.len()
 	if hist := r.eng.History(); added < len(hist) {
 		for _, msg := range hist[added:] {
-			r.live.addMessage(r.hist, msg)
+			r.live.addMessage(r.history, msg)
 		}
 	}
 	r.live.state = r.eng.State()
 	r.live.iteration = r.eng.Iteration()
 }
 
-// title is how the screen names the run in a few letters: its dialect
-// ("gemini", "llama:native"), else its provider.
+// title is how the screen names the run in a few letters: its dialect, else
+// its provider.
 func (r *runView) title() string {
 	if r.name != "" {
 		return r.name
@@ -546,14 +544,14 @@ func (r *runView) stepDone(res stepResult) tea.Cmd {
 	}
 
 	t := res.t
-	r.live.record(r.hist, t)
+	r.live.record(r.history, t)
 	if r.observe != nil {
 		r.observe(t)
 	}
 	r.live.steps[len(r.live.steps)-1].preview = res.preview
 	r.spill()
 	r.payload.follow(&t)
-	r.calls.reset()
+	r.tools.reset()
 	r.runSteps++
 
 	if stop, why := r.shouldStop(t); stop {
@@ -595,7 +593,7 @@ func (r *runView) shouldStop(t loop.Transition) (bool, string) {
 		return true, l.T("paused: space steps, i runs an iteration, c continues")
 	case idle:
 		return true, done
-	case r.diag.breakpoints[t.To]:
+	case r.diagram.stopsAt(t.To):
 		return true, l.F("breakpoint: stopped on entering %s", t.To)
 	case r.mode == runIteration && t.Edge == loop.EdgeContextReady && r.runSteps > 1:
 		return true, l.F("iteration %d begins: the request is assembled (space sends it)", t.Iteration)

@@ -186,7 +186,7 @@ func frame(th theme.Theme, title, info string, focused bool, r rect, content []s
 // tabBarView is the row of pane names in tabs mode; tab switches.
 func (m Model) tabBarView(w int) string {
 	var parts []string
-	titles := tabTitles(w, m.cfg.Lang)
+	titles := tabTitles(w, m.cfg.Lang, m.cur().panes)
 	for p := paneID(0); p < numPanes; p++ {
 		name := " " + titles[p] + " "
 		if p == m.pane {
@@ -281,7 +281,7 @@ func (m Model) shortHelpView(w int) string {
 	if w <= 0 {
 		return ""
 	}
-	var km help.KeyMap = stepperHelp{k: m.keys, pane: m.cur().pane(m.pane), compare: m.compare()}
+	var km help.KeyMap = stepperHelp{k: m.keys, pane: m.cur().panes[m.pane], compare: m.compare()}
 	switch d := m.top(); {
 	case d != nil:
 		km = d.keys(m)

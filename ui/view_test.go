@@ -15,7 +15,7 @@ import (
 // short help line for what has the keys, and the help overlay's key
 // columns at width w.
 func drawnKeyHelp(m Model, w int) (short string, columns []string) {
-	var km help.KeyMap = stepperHelp{k: m.keys, pane: m.cur().pane(m.pane), compare: m.compare()}
+	var km help.KeyMap = stepperHelp{k: m.keys, pane: m.cur().panes[m.pane], compare: m.compare()}
 	switch d := m.top(); {
 	case d != nil:
 		km = d.keys(m)

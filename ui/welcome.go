@@ -15,7 +15,7 @@ import (
 // model.
 func (m *Model) addWelcome() {
 	for _, r := range m.runs {
-		r.hist.add(&historyEntry{kind: entryWelcome, text: m.welcomeText(r)})
+		r.history.add(&historyEntry{kind: entryWelcome, text: m.welcomeText(r)})
 	}
 }
 
@@ -67,12 +67,7 @@ func (m *Model) welcomeText(r *runView) string {
 // one.
 func (m *Model) refreshWelcome() {
 	for _, r := range m.runs {
-		for _, e := range r.hist.entries {
-			if e.kind == entryWelcome {
-				e.text, e.lines = m.welcomeText(r), nil
-				break
-			}
-		}
+		r.history.welcome(m.welcomeText(r))
 	}
 }
 

@@ -33,7 +33,7 @@ sed -i '0,/hello\.py\\n/s//hello.py\\nplan.txt\\n/' "$1"
 	h.press("enter")
 	h.stepUntil(loop.RecordingResult) // list_files ran
 	h.stepUntil(loop.AwaitingLLMResponse)
-	before := r.hist.len()
+	before := r.history.len()
 	h.press("w")
 	if r.edit == "" {
 		t.Fatalf("no edit taken; notice %q", h.m.noticeText())
@@ -44,7 +44,7 @@ sed -i '0,/hello\.py\\n/s//hello.py\\nplan.txt\\n/' "$1"
 		t.Fatalf("the call is not marked edited: %+v", s.t)
 	}
 	var edit *historyEntry
-	for _, e := range r.hist.entries[before:] {
+	for _, e := range r.history.entries[before:] {
 		if e.kind == entryEdit {
 			edit = e
 		}
@@ -109,7 +109,7 @@ sed -i 's/"messages": \[/"messages": [{"role": "user", "text": "Also mention pla
 	if s := r.live.steps[2]; s.t.Edit == nil || s.t.Edit.Messages[0].Change != "added" {
 		t.Fatalf("the first call carries no added message: %+v", s.t.Edit)
 	}
-	msgs, entries := r.live.messages, r.hist.len()
+	msgs, entries := r.live.messages, r.history.len()
 	sw.Close()
 
 	f, err := session.Read(path)
@@ -137,7 +137,7 @@ sed -i 's/"messages": \[/"messages": [{"role": "user", "text": "Also mention pla
 		t.Errorf("resumed: the context holds %d messages, it held %d", r.live.messages, msgs)
 	}
 	// The resumed History adds one note ("resumed: …") to what was there.
-	if got := r.hist.len(); got != entries+1 {
+	if got := r.history.len(); got != entries+1 {
 		t.Errorf("resumed: %d History entries, %d before quitting (+1 for the resume note)", got, entries)
 	}
 }

@@ -226,7 +226,7 @@ func TestSteppingWithNIntoAQuestionTypesNothing(t *testing.T) {
 	contains(t, h.plainView(), "n is held back until you type the next letter")
 	h.press("o", "enter", "space") // "no"; record the result
 	var results []string
-	for _, e := range h.m.runs[0].hist.entries {
+	for _, e := range h.m.runs[0].history.entries {
 		if e.kind == entryResult {
 			results = append(results, e.text)
 		}
@@ -453,7 +453,7 @@ func TestSteppingWithNThenADigitPicks(t *testing.T) {
 	}
 	h.press("n", "n", "1", "space")
 	var results []string
-	for _, e := range h.m.runs[0].hist.entries {
+	for _, e := range h.m.runs[0].history.entries {
 		if e.kind == entryResult {
 			results = append(results, e.text)
 		}

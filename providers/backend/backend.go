@@ -21,6 +21,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/ollama"
 	"github.com/glassbox-dev/glassbox/providers/openai"
+	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
 // Provider is what a backend hands to the agent loop.
@@ -63,6 +64,24 @@ var dialects = registered()
 
 // Dialects lists every dialect, in the order the docs and menus use.
 func Dialects() []Dialect { return slices.Clone(dialects) }
+
+// Wire lists the codecs of the registered dialects, one per API family,
+// in the registry's order: Wire().Detect(method, path) finds the one that
+// reads a call (package wire).
+func Wire() wire.Codecs { return codecs }
+
+var codecs = wireCodecs(dialects)
+
+func wireCodecs(ds []Dialect) wire.Codecs {
+	var out wire.Codecs
+	for _, d := range ds {
+		if d.Wire == nil || slices.ContainsFunc(out, func(c wire.Codec) bool { return c.Family == d.Wire.Family }) {
+			continue
+		}
+		out = append(out, *d.Wire)
+	}
+	return out
+}
 
 // Default is the dialect used when --provider names none: the first.
 func Default() Dialect { return dialects[0] }

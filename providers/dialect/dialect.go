@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
 // Provider is what a dialect opens: the loop's provider interface
@@ -65,6 +66,10 @@ type Descriptor struct {
 	// encoding (Gemini: ", with 3 Gemini thought signatures"); "" for
 	// nothing.
 	Dropped func(native [][]byte) string
+	// Wire reads the dialect's calls from their bytes — any agent's, not
+	// only glassbox's — and knows their paths (package wire). The
+	// dialects of one API family share it.
+	Wire *wire.Codec
 }
 
 // Address is a variable that sends a dialect's calls to another server.

@@ -16,7 +16,9 @@ const standInURL = "http://gemini.offline.invalid/"
 
 // Dialects is Gemini's one dialect: native function calling.
 func Dialects() []dialect.Descriptor {
+	codec := Codec()
 	return []dialect.Descriptor{{
+		Wire: &codec,
 		Name: Name, Provider: Name,
 		Label: "Gemini · native function calling", Short: "Gemini",
 		DefaultModel: DefaultModel,

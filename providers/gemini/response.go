@@ -249,5 +249,6 @@ func usage(m *genai.GenerateContentResponseUsageMetadata) providers.Usage {
 		InputTokens:    int(m.PromptTokenCount + m.ToolUsePromptTokenCount),
 		OutputTokens:   int(m.CandidatesTokenCount + m.ThoughtsTokenCount),
 		ThoughtsTokens: int(m.ThoughtsTokenCount),
+		CachedTokens:   int(m.CachedContentTokenCount),
 	}
 }

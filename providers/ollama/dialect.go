@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/providers/dialect"
+	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
 // Name is the provider's name in traces, sessions and cassettes.
@@ -21,14 +22,16 @@ const probeTimeout = 300 * time.Millisecond
 // the default) and Ollama's native tools. "ollama" names the provider too,
 // as people type it.
 func Dialects() []dialect.Descriptor {
+	codec := Codec() // one API, read the same way for both tool modes
 	return []dialect.Descriptor{
-		descriptor(Name, ToolModeJSON, "Llama · JSON-mode prompting", "Llama (JSON mode)", NativeLlamaJSON),
-		descriptor(Name+":"+ToolModeNative, ToolModeNative, "Llama · Ollama's native tools", "Llama (native tools)", NativeLlamaNative),
+		descriptor(Name, ToolModeJSON, "Llama · JSON-mode prompting", "Llama (JSON mode)", NativeLlamaJSON, &codec),
+		descriptor(Name+":"+ToolModeNative, ToolModeNative, "Llama · Ollama's native tools", "Llama (native tools)", NativeLlamaNative, &codec),
 	}
 }
 
-func descriptor(name, mode, label, short, native string) dialect.Descriptor {
+func descriptor(name, mode, label, short, native string, codec *wire.Codec) dialect.Descriptor {
 	return dialect.Descriptor{
+		Wire: codec,
 		Name: name, Aliases: []string{"ollama" + name[len(Name):]}, Provider: Name, ToolMode: mode,
 		Label: label, Short: short, DefaultModel: DefaultModel, Native: native,
 		Vars:      []string{SourceOllamaHost, SourceOllamaBaseURL},

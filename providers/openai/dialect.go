@@ -19,7 +19,9 @@ const standInURL = "http://openai.offline.invalid/v1"
 // Dialects is the OpenAI-compatible dialect: chat completions with native
 // tool calls.
 func Dialects() []dialect.Descriptor {
+	codec := Codec()
 	return []dialect.Descriptor{{
+		Wire: &codec,
 		Name: Name, Provider: Name,
 		Label: "OpenAI-compatible · chat completions tool calls", Short: "the OpenAI-compatible API",
 		DefaultModel: DefaultModel, Native: Name,

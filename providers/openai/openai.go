@@ -216,7 +216,8 @@ type wireCall struct {
 // badly written), and when it is empty. Its tool calls are then dropped, so
 // the history never holds a call without a result.
 func readReply(resp *providers.Response, c oa.ChatCompletion, last *providers.Exchange) error {
-	resp.Usage = providers.Usage{InputTokens: int(c.Usage.PromptTokens), OutputTokens: int(c.Usage.CompletionTokens)}
+	resp.Usage = providers.Usage{InputTokens: int(c.Usage.PromptTokens), OutputTokens: int(c.Usage.CompletionTokens),
+		CachedTokens: int(c.Usage.PromptTokensDetails.CachedTokens)}
 	if len(c.Choices) == 0 {
 		if last != nil && last.Err != "" {
 			return providers.Errorf(providers.KindNetwork, last.Status, nil,

@@ -306,7 +306,7 @@ func TestUnaryCall(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sent, _ = io.ReadAll(r.Body)
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_u","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":4,"total_tokens":13}}`)
+		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_u","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":4,"total_tokens":13,"prompt_tokens_details":{"cached_tokens":4}}}`)
 	}))
 	defer srv.Close()
 	p, err := New(Config{BaseURL: srv.URL + "/v1", Model: "m", Unary: true})
@@ -317,7 +317,7 @@ func TestUnaryCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StopReason != providers.StopToolUse || len(resp.ToolCalls()) != 1 || resp.ToolCalls()[0].ID != "call_u" || resp.Usage.InputTokens != 9 {
+	if resp.StopReason != providers.StopToolUse || len(resp.ToolCalls()) != 1 || resp.ToolCalls()[0].ID != "call_u" || resp.Usage.InputTokens != 9 || resp.Usage.CachedTokens != 4 {
 		t.Fatalf("%+v", resp)
 	}
 	if strings.Contains(string(sent), `"stream"`) {

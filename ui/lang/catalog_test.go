@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/glassbox-dev/glassbox/loop/outside"
 )
 
 // use is one T or F call found in the program's source.
@@ -285,5 +287,15 @@ func TestTAndF(t *testing.T) {
 	}
 	if got := JA.T("a sentence nobody registered"); got != "a sentence nobody registered" {
 		t.Errorf("JA.T of an unknown sentence = %q, want it unchanged", got)
+	}
+}
+
+// The reasons a foreign agent's inferred steps carry (Transition.Inferred)
+// are shown through T: each has its Japanese.
+func TestInferredReasonsHaveJapanese(t *testing.T) {
+	for _, r := range outside.Reasons() {
+		if JA.T(r) == r {
+			t.Errorf("no Japanese for %q", r)
+		}
 	}
 }

@@ -61,7 +61,6 @@ func init() {
 		"Tools":                                  "ツール",
 		"Raw payload":                            "生ペイロード",
 		"Raw":                                    "生データ",
-		"Compare":                                "比較",
 		"zoomed (z)":                             "拡大中 (z)",
 		"health":                                 "健全性",
 		"backend":                                "バックエンド",

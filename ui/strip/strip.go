@@ -1,9 +1,10 @@
 // Package strip draws compare mode's comparison strip: one row per run,
 // setting the two runs' latest model calls side by side — stop and finish
 // reason, tool calls, text length, the JSON-mode parse step, tokens, latency,
-// bytes on the wire and chunk count — so a learner sees at a glance how
-// Gemini's native function calling and Llama's JSON mode answered the same
-// request. Cells that differ between the runs are drawn in bold.
+// bytes on the wire and chunk count — so a learner sees at a glance how two
+// dialects (native function calling beside JSON-mode prompting, say)
+// answered the same request. Cells that differ between the runs are drawn in
+// bold.
 package strip
 
 import (
@@ -17,7 +18,7 @@ import (
 
 // Call is one model call as the strip shows it.
 type Call struct {
-	Run          string // the run's name: "gemini", "llama", "llama:native"
+	Run          string // the run's name: its dialect, as --compare names it
 	Iteration    int
 	StopReason   string // tool_use, end_turn, …; "" for a malformed reply
 	FinishReason string // the provider's own: STOP, stop, length, …
