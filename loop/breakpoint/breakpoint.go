@@ -306,3 +306,21 @@ func readNumber(c *Cond) error {
 	c.n = int64(f*mult + 0.5)
 	return nil
 }
+
+// Flags collects the values of a repeated --break flag (a flag.Value); read
+// them with ParseAll once the flags are parsed, so a mistake gets the
+// message Parse gives rather than the flag package's.
+type Flags []string
+
+func (f *Flags) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(*f, " ")
+}
+
+// Set adds one value.
+func (f *Flags) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}

@@ -20,5 +20,9 @@ func init() {
 		"%s: there is no dialect %q; the dialects are %s":                            "%s: %q という方言はありません。方言は %s です",
 		"%s: %q has a space or a control character in it; names and paths have none": "%s: %q に空白か制御文字が含まれています。名前やパスには使えません",
 		"%s: %q is not a size; write a whole number, with k (thousand) or M (million) if you like: 8000, 40k, 1.5M": "%s: %q は大きさとして読めません。整数で書いてください。k(千)や M(百万)も使えます: 8000、40k、1.5M",
+		// main.go: the flag
+		"stop c where EXPR matches (docs/breakpoints.md): conditions joined by commas, all of which must hold — %s; repeatable, any one stops":                                 "EXPR に当てはまるところで c を止めます(docs/breakpoints.md)。条件をコンマでつなぎ、すべてが成り立つときに当てはまります — %s。繰り返し指定でき、どれか 1 つが当てはまれば止まります",
+		"not for glassbox run, which runs to the end without stopping: breakpoints stop c in the glass box (glassbox --break EXPR)":                                            "glassbox run では使えません(途中で止まらずに最後まで動くため)。ブレークポイントは glass box の c を止めます(glassbox --break EXPR)",
+		"--break %s: glassbox run runs the loop to the end without stopping, so a breakpoint has nothing to stop; step with breakpoints in the glass box: glassbox --break %s": "--break %s: glassbox run はループを途中で止めずに最後まで動かすので、ブレークポイントが止めるものがありません。ブレークポイントを使って一歩ずつ進めるには glass box を使ってください: glassbox --break %s",
 	})
 }
