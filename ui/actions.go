@@ -98,6 +98,7 @@ func (m Model) action(msg tea.KeyMsg) (actionFunc, bool) {
 		{k.ReqResp, (*Model).flipSide},
 		{k.Exchange, (*Model).nextExchange},
 		{k.Break, (*Model).toggleBreakpoint},
+		{k.Breaks, (*Model).openBreaks},
 		{k.Predict, (*Model).predictToggle},
 		{k.Roster, (*Model).openRoster},
 	}
@@ -206,13 +207,12 @@ func (m *Model) nextExchange(tea.KeyMsg) tea.Cmd {
 // shown, set the same in every target run.
 func (m *Model) toggleBreakpoint(tea.KeyMsg) tea.Cmd {
 	r := m.cur()
-	s := r.diagram.toggle()
-	for _, o := range m.targets() {
-		if o != r {
-			o.diagram.set(s, r.diagram.stopsAt(s))
-		}
+	s := r.diagram.selected()
+	on := !r.stopsAt(s)
+	for _, o := range m.targets() { // the run shown is one of them
+		o.toggleState(s, on)
 	}
-	if !r.diagram.stopsAt(s) {
+	if !on {
 		m.notice = m.cfg.Lang.F("breakpoint removed from %s", s)
 		return nil
 	}

@@ -130,7 +130,7 @@ func (m *Model) followKey(msg tea.KeyMsg) bool {
 			m.notice = m.cfg.Lang.F("caught up: the %s's latest step", m.whom())
 		}
 		return true
-	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict) || k.typing(msg):
+	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict, k.Breaks) || k.typing(msg):
 		m.notice = m.readOnly()
 		return true
 	}

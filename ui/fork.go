@@ -283,6 +283,7 @@ func (r *runView) forked(i, seq int, keepFiles bool, onto *ontoChoice) {
 	}
 	r.payload.follow(&kept.t)
 	r.tools.reset()
+	r.forgetBreaks()
 	r.notice = ""
 }
 
@@ -337,6 +338,7 @@ func (r *runView) abandoned(seq int, keepFiles bool) {
 		"event abandoned: the %d step%s taken for it %s gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), isAre(abandoned), files, r.live.queued, plural(r.live.queued)))
 	r.followShown()
 	r.tools.reset()
+	r.forgetBreaks()
 	r.notice = ""
 }
 

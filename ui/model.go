@@ -47,6 +47,7 @@ type Model struct {
 	quitKeys    quitKeys
 	forkKeys    forkKeys
 	ontoKeys    ontoKeys
+	breakKeys   breakKeys
 	help        help.Model
 	drawnHelp   *helpMemo // the key help, drawn once per width and keys
 
@@ -94,6 +95,7 @@ func New(cfg Config) Model {
 		quitKeys:   newQuitKeys(cfg.Lang),
 		forkKeys:   newForkKeys(cfg.Lang),
 		ontoKeys:   newOntoKeys(cfg.Lang),
+		breakKeys:  newBreakKeys(cfg.Lang),
 		help:       help.New(),
 		drawnHelp:  &helpMemo{},
 		animate:    true,
@@ -109,7 +111,11 @@ func New(cfg Config) Model {
 			BackendReason: cfg.BackendReason, Banner: cfg.Banner, Workspace: cfg.Workspace}}
 	}
 	for i, rc := range runs {
-		m.runs = append(m.runs, newRunView(i, rc, cfg.Lang))
+		r := newRunView(i, rc, cfg.Lang)
+		for _, b := range cfg.Breakpoints {
+			r.breaks.Add(b)
+		}
+		m.runs = append(m.runs, r)
 	}
 	m.strip = &stripPane{runs: m.runs}
 	m.help.Styles.ShortKey = th.StatusKey
