@@ -148,4 +148,3 @@ func (d *diagramPane) move(delta int) {
 	n := len(d.order())
 	d.sel = ((d.sel+delta)%n + n) % n
 }
-

@@ -28,16 +28,16 @@ import (
 // View is everything the diagram shows. The zero value is a valid view of an
 // idle engine (Current defaults to WAITING_FOR_EVENT).
 type View struct {
-	Current     loop.State          // the state the engine is in now
-	LastFrom    loop.State          // where the last transition came from ("" if none yet)
-	LastEdge    loop.Edge           // the edge of the last transition ("" if none yet)
+	Current  loop.State // the state the engine is in now
+	LastFrom loop.State // where the last transition came from ("" if none yet)
+	LastEdge loop.Edge  // the edge of the last transition ("" if none yet)
 	// Breakpoints are the states and edges the breakpoints in force name
 	// (loop/breakpoint's Watch.Marks): ● before a state's name, or before
 	// an edge's label in the full drawing, where one stops every time; ◐
 	// where it stops only when its other conditions hold as well.
 	Breakpoints breakpoint.Marks
-	Selected    loop.State          // the state under the cursor for `b` ("" for none)
-	Lang        lang.Lang           // the language of the footer (the zero value is English)
+	Selected    loop.State // the state under the cursor for `b` ("" for none)
+	Lang        lang.Lang  // the language of the footer (the zero value is English)
 	// Source is the source of the event the last new_event took ("ui",
 	// "mcp_bus", …) and From who sent it, when the source says (the MCP
 	// bus's client): the footer names where the new event came from.
