@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 )
 
 // TestBreakFlag: --break is read before anything opens; a mistake is a
@@ -50,6 +54,67 @@ func TestBreakFlag(t *testing.T) {
 			}
 			if tc.not != "" && strings.Contains(got, tc.not) {
 				t.Errorf("output has %q:\n%s", tc.not, got)
+			}
+		})
+	}
+}
+
+// TestBreakpointsDocs: docs/breakpoints.md (en and ja) shows what glassbox
+// says: the mistake under "Mistakes" is the message, word for word, and
+// every expression the page offers as an example reads.
+func TestBreakpointsDocs(t *testing.T) {
+	pages := map[string]string{}
+	for _, page := range []string{"docs/breakpoints.md", "docs/ja/breakpoints.md"} {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[page] = string(b)
+	}
+	isolate(t)
+	for page, text := range pages {
+		t.Run(page, func(t *testing.T) {
+			lines := strings.Split(text, "\n")
+			shown := 0
+			for i, ln := range lines {
+				cmd, ok := strings.CutPrefix(ln, "$ glassbox ")
+				if !ok {
+					continue
+				}
+				shown++
+				args := regexp.MustCompile(`"[^"]*"|\S+`).FindAllString(cmd, -1)
+				for j := range args {
+					args[j] = strings.Trim(args[j], `"`)
+				}
+				var out, errb bytes.Buffer
+				if code := realMain(context.Background(), args, strings.NewReader(""), &out, &errb); code != exitUsage {
+					t.Errorf("%s: exit %d", ln, code)
+				}
+				if got := strings.TrimSpace(errb.String()); got != lines[i+1] {
+					t.Errorf("%s says\n%s\nglassbox says\n%s", page, lines[i+1], got)
+				}
+			}
+			if shown == 0 {
+				t.Error("no $ glassbox line found")
+			}
+			examples := 0
+			inTable := false
+			for _, ln := range lines {
+				switch {
+				case strings.HasPrefix(ln, "| expression |"), strings.HasPrefix(ln, "| 式 |"):
+					inTable = true
+				case inTable && strings.HasPrefix(ln, "| `"):
+					expr := strings.Trim(strings.SplitN(ln, "|", 3)[1], " `")
+					if _, err := breakpoint.Parse(expr); err != nil {
+						t.Errorf("the example %q: %v", expr, err)
+					}
+					examples++
+				case inTable && !strings.HasPrefix(ln, "|"):
+					inTable = false
+				}
+			}
+			if examples < 8 {
+				t.Errorf("%d examples read, want the table's 8", examples)
 			}
 		})
 	}

@@ -15,7 +15,7 @@ func init() {
 		"%q: %s takes %s":                                                            "%q: %s に使える演算子は %s です",
 		"%q has no value after %s":                                                   "%q: %s の後に値がありません",
 		"%s: there is no state %q; the states are %s":                                "%s: %q という状態はありません。状態は %s です",
-		"%s: there is no edge %q; the edges are %s":                                  "%s: %q という辺はありません。辺は %s です",
+		"%s: there is no edge %q; the edges are %s":                                  "%s: %q というエッジはありません。エッジは %s です",
 		"%s: there is no verdict %q; the verdicts are %s, %s and %s":                 "%s: %q という判定はありません。判定は %s、%s、%s です",
 		"%s: there is no dialect %q; the dialects are %s":                            "%s: %q という方言はありません。方言は %s です",
 		"%s: %q has a space or a control character in it; names and paths have none": "%s: %q に空白か制御文字が含まれています。名前やパスには使えません",
