@@ -148,7 +148,7 @@ type breakEditor struct {
 func newBreakEditor(runs []*runView, l lang.Lang) *breakEditor {
 	ti := textinput.New()
 	ti.Prompt = l.T("new: ")
-	ti.Placeholder = "tool=write_file"
+	ti.Placeholder = l.T("such as tool=write_file or verdict=DENY")
 	ti.CharLimit = 500
 	ti.Focus()
 	return &breakEditor{runs: runs, text: ti}
