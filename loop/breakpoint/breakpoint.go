@@ -58,24 +58,27 @@ const (
 	KeyPath    Key = "path"
 )
 
-// keySpec is one condition of the language.
+// keySpec is one condition of the language: its name, its operators, how
+// its value is read, and whether it holds on a step (recording what a size
+// condition measured in the hit).
 type keySpec struct {
-	key  Key
-	ops  []Op
-	read func(c *Cond) error
+	key   Key
+	ops   []Op
+	read  func(c *Cond) error
+	holds func(c Cond, s Step, h *Hit) bool
 }
 
 // keys is the language: every condition, the operators it takes, and how its
 // value is read. The order is the one the docs and messages use.
 var keys = []keySpec{
-	{KeyState, []Op{Eq}, readState},
-	{KeyEdge, []Op{Eq}, readEdge},
-	{KeyTool, []Op{Eq, Glob}, readText},
-	{KeyVerdict, []Op{Eq}, readVerdict},
-	{KeyDialect, []Op{Eq}, readDialect},
-	{KeyTokens, []Op{Gt, Ge, Lt, Le}, readNumber},
-	{KeyBytes, []Op{Gt, Ge, Lt, Le}, readNumber},
-	{KeyPath, []Op{Eq, Glob}, readText},
+	{KeyState, []Op{Eq}, readState, entersState},
+	{KeyEdge, []Op{Eq}, readEdge, takesEdge},
+	{KeyTool, []Op{Eq, Glob}, readText, aboutTool},
+	{KeyVerdict, []Op{Eq}, readVerdict, hasVerdict},
+	{KeyDialect, []Op{Eq}, readDialect, inDialect},
+	{KeyTokens, []Op{Gt, Ge, Lt, Le}, readNumber, tokensAre},
+	{KeyBytes, []Op{Gt, Ge, Lt, Le}, readNumber, bytesAre},
+	{KeyPath, []Op{Eq, Glob}, readText, toPath},
 }
 
 // Conditions lists the forms a condition takes, for messages and help:
@@ -105,6 +108,17 @@ type Cond struct {
 	// dialect: the provider every dialect of which matches (a provider's
 	// name or alias), or the one dialect's name.
 	provider, dialect string
+}
+
+// holds tests the condition on step s by its key's test (keys); a key the
+// language does not have holds nowhere.
+func (c Cond) holds(s Step, h *Hit) bool {
+	for _, k := range keys {
+		if k.key == c.Key {
+			return k.holds(c, s, h)
+		}
+	}
+	return false
 }
 
 func (c Cond) String() string { return string(c.Key) + string(c.Op) + c.Value }

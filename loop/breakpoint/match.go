@@ -73,50 +73,47 @@ func (b Breakpoint) Match(s Step) (Hit, bool) {
 	return h, true
 }
 
-// First is the first of bps that matches s.
-func First(bps []Breakpoint, s Step) (Hit, bool) {
-	for i, b := range bps {
-		if h, ok := b.Match(s); ok {
-			h.Index = i
-			return h, true
-		}
-	}
-	return Hit{}, false
+// The tests of the conditions, one per key (keys lists them).
+
+func entersState(c Cond, s Step, _ *Hit) bool { return string(s.To) == c.Value }
+
+func takesEdge(c Cond, s Step, _ *Hit) bool { return string(s.Edge) == c.Value }
+
+func aboutTool(c Cond, s Step, _ *Hit) bool {
+	return slices.ContainsFunc(ToolNames(s.Transition), c.text)
 }
 
-func (c Cond) holds(s Step, h *Hit) bool {
-	switch c.Key {
-	case KeyState:
-		return string(s.To) == c.Value
-	case KeyEdge:
-		return string(s.Edge) == c.Value
-	case KeyTool:
-		return slices.ContainsFunc(ToolNames(s.Transition), c.text)
-	case KeyVerdict:
-		return s.Decision != nil && string(s.Decision.Verdict) == c.Value
-	case KeyDialect:
-		provider, name := s.dialect()
-		if c.provider != "" {
-			return provider == c.provider
-		}
-		return name == c.dialect
-	case KeyTokens:
-		t, ok := TokensOf(s.Transition)
-		if ok {
-			h.Tokens = &t
-		}
-		return ok && c.compare(int64(t.N))
-	case KeyBytes:
-		n, ok := RequestBytes(s.Transition)
-		if ok {
-			h.Bytes = &n
-		}
-		return ok && c.compare(int64(n))
-	case KeyPath:
-		p, ok := RequestPath(s.Transition)
-		return ok && c.text(p)
+func hasVerdict(c Cond, s Step, _ *Hit) bool {
+	return s.Decision != nil && string(s.Decision.Verdict) == c.Value
+}
+
+func inDialect(c Cond, s Step, _ *Hit) bool {
+	provider, name := s.dialect()
+	if c.provider != "" {
+		return provider == c.provider
 	}
-	return false
+	return name == c.dialect
+}
+
+func tokensAre(c Cond, s Step, h *Hit) bool {
+	t, ok := TokensOf(s.Transition)
+	if ok {
+		h.Tokens = &t
+	}
+	return ok && c.compare(int64(t.N))
+}
+
+func bytesAre(c Cond, s Step, h *Hit) bool {
+	n, ok := RequestBytes(s.Transition)
+	if ok {
+		h.Bytes = &n
+	}
+	return ok && c.compare(int64(n))
+}
+
+func toPath(c Cond, s Step, _ *Hit) bool {
+	p, ok := RequestPath(s.Transition)
+	return ok && c.text(p)
 }
 
 // text tests a name or path: equal, or matched by the glob.

@@ -135,16 +135,16 @@ func TestTokensOf(t *testing.T) {
 	}
 }
 
-func TestFirst(t *testing.T) {
-	bps, _ := ParseAll([]string{"state=HALTED", "tool=write_file", "edge=tool_call"})
-	h, ok := First(bps, Step{Transition: reply})
-	if !ok || h.Index != 1 || h.Breakpoint.String() != "tool=write_file" {
-		t.Errorf("First = %+v, %v; want the second", h, ok)
-	}
-	if _, ok := First(nil, Step{Transition: reply}); ok {
-		t.Error("no breakpoints matched")
-	}
+// TestEmptyNeverMatches: a breakpoint with no conditions matches nothing,
+// nor does a condition on a key the language does not have.
+func TestEmptyNeverMatches(t *testing.T) {
 	if _, ok := (Breakpoint{}).Match(Step{Transition: reply}); ok {
 		t.Error("an empty breakpoint matched")
+	}
+	if _, ok := (Breakpoint{Conds: []Cond{{Key: "colour", Op: Eq, Value: "red"}}}).Match(Step{Transition: reply}); ok {
+		t.Error("an unknown key matched")
+	}
+	if _, ok := OnState(loop.CheckingPolicy).Match(Step{Transition: reply}); !ok {
+		t.Error("OnState does not match the state it names")
 	}
 }

@@ -69,17 +69,6 @@ func (w *Watch) Remove(i int) bool {
 	return true
 }
 
-// Toggle adds b, or removes the breakpoint spelled as b is; it reports
-// whether b is in force afterwards. The glass box's `b` key toggles
-// OnState of the state selected.
-func (w *Watch) Toggle(b Breakpoint) bool {
-	if i := w.Index(b); i >= 0 {
-		w.Remove(i)
-		return false
-	}
-	return w.Add(b)
-}
-
 // Forget clears what the breakpoints matched before: after a fork, the
 // next step does not follow the last one seen.
 func (w *Watch) Forget() {
