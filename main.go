@@ -37,6 +37,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/serve"
+	"github.com/glassbox-dev/glassbox/ui/sessions"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -117,7 +118,7 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"run", "[flags] PROMPT", "headless: run the loop on PROMPT and print the trace", runCommand, false},
 		{"lessons", "", "list the bundled offline lessons", listLessons, false},
-		{"sessions", "[--stats [ID]]", "list the saved sessions (resume one with --resume ID); --stats adds each run's health", listSessions, false},
+		{"sessions", "[--stats [ID]]", "list the saved sessions (resume one with --resume ID); --stats adds each run's health", exits("glassbox sessions", sessions.Main), false},
 		{"export", "SESSION [--step N] [--format md|html] [--out FILE]", "a step or a whole session as a self-contained page (a handout)", exits("glassbox export", export.Main), false},
 		{"serve", "[flags]", "serve a glass box to each learner over SSH (ssh -p 2222 HOST)", serveRoom, false},
 		{"follow", "ADDR [--fingerprint SHA256:…]", "follow an instructor's broadcast in your own glass box, read only", followRoom, false},
@@ -905,45 +906,4 @@ func listLessons(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 func sessionDir() string {
 	dir, _ := agentrun.SessionDir(os.Getenv)
 	return dir
-}
-
-// listSessions is `glassbox sessions [--stats [ID]]`.
-func listSessions(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	l := langOf(args)
-	fs := flag.NewFlagSet("glassbox sessions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stats := fs.Bool("stats", false, l.T("add each session's health (size, calls, retries, failures fed back, time per call, tokens); with an ID, that session's in full"))
-	fs.String("lang", "", l.T("the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)"))
-	var id []string
-	for {
-		// Flags may follow the ID too: --stats ID --lang ja.
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		id, args = append(id, fs.Arg(0)), fs.Args()[1:]
-	}
-	if len(id) > 1 || len(id) == 1 && !*stats {
-		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.T("takes no arguments but --stats [ID]"))
-		return exitUsage
-	}
-	dir, err := agentrun.SessionDir(os.Getenv)
-	switch {
-	case err == nil && len(id) == 1:
-		err = headless.SessionStats(l, stdout, dir, id[0])
-	case err == nil && *stats:
-		err = headless.ListSessionStats(l, stdout, stderr, dir)
-	case err == nil:
-		err = headless.ListSessions(l, stdout, stderr, dir)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.Error(err))
-		return exitUsage
-	}
-	return exitOK
 }

@@ -441,23 +441,7 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		resp, err := e.cfg.Provider.Call(ctx, e.request)
 		rec.LatencyMS = time.Since(start).Milliseconds()
 		rec.TotalMS = time.Since(first).Milliseconds()
-		if resp != nil {
-			exchanges = append(exchanges, resp.Exchanges...)
-			for _, x := range resp.Exchanges {
-				if x.Divergence != "" {
-					rec.Divergences = append(rec.Divergences, e.mask.Mask(x.Divergence))
-				}
-			}
-			if n := len(resp.Exchanges); n > 0 {
-				rec.HTTPStatus = resp.Exchanges[n-1].Status
-			}
-		}
-		t.Exchanges = exchanges
-		for i := range t.Exchanges {
-			// Over what the capture masked: every secret the run knows,
-			// a streamed body searched as the whole it adds up to.
-			t.Exchanges[i] = e.mask.ExchangeIn(t.Exchanges[i], e.requests)
-		}
+		exchanges = e.recordExchanges(t, rec, resp, exchanges)
 		if err == nil && resp == nil {
 			err = &providers.Error{Kind: providers.KindOther, Message: "the provider returned neither a response nor an error (a bug in the provider)"}
 		}
@@ -475,44 +459,79 @@ func (e *Engine) think(ctx context.Context, t *Transition) (Edge, error) {
 		}
 		wait, retry, why := e.retryWait(attempt, pe)
 		if !retry {
-			// said is msg as a sentence, for a front end in another
-			// language (nil when the provider's message is none).
-			msg, said := e.mask.Mask(pe.Error()), e.maskSaid(pe)
-			if why != nil {
-				msg += " " + why.Error()
-				if said != nil {
-					said = sentence.Errorf("%w %w", said, why)
-				}
-			}
-			if n := len(rec.Retries); n > 0 {
-				msg = fmt.Sprintf("%s (gave up after %s)", msg, Count(n, "retry"))
-				retries := sentence.Errorf("%d retries", n)
-				if n == 1 {
-					retries = sentence.Errorf("%d retry", n)
-				}
-				if said != nil {
-					said = sentence.Errorf("%w (gave up after %w)", said, retries)
-				}
-			}
-			msg = e.withLastStop(msg)
-			e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg, Said: e.withLastStopSaid(said)}
-			t.Error = e.failure
-			e.recovered = ""
-			e.clearEdit()
+			e.gaveUp(t, pe, why)
 			return EdgeLLMFailure, nil
 		}
-		r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds(), LatencyMS: rec.LatencyMS}
-		rec.Retries = append(rec.Retries, r)
-		if e.cfg.OnRetry != nil {
-			e.cfg.OnRetry(r)
-		}
-		if e.cfg.OnNotice != nil {
-			e.cfg.OnNotice(r)
-		}
-		if err := e.cfg.Sleep(ctx, wait); err != nil {
+		if err := e.retryAfter(ctx, rec, attempt, pe, wait); err != nil {
 			return "", err
 		}
 	}
+}
+
+// recordExchanges adds the HTTP exchanges of one attempt (resp's, when
+// there is a response) to the step's, with their replay divergences and
+// the last status, every one masked over what the capture masked: every
+// secret the run knows, a streamed body searched as the whole it adds up
+// to.
+func (e *Engine) recordExchanges(t *Transition, rec *LLMRecord, resp *providers.Response, exchanges []providers.Exchange) []providers.Exchange {
+	if resp != nil {
+		exchanges = append(exchanges, resp.Exchanges...)
+		for _, x := range resp.Exchanges {
+			if x.Divergence != "" {
+				rec.Divergences = append(rec.Divergences, e.mask.Mask(x.Divergence))
+			}
+		}
+		if n := len(resp.Exchanges); n > 0 {
+			rec.HTTPStatus = resp.Exchanges[n-1].Status
+		}
+	}
+	t.Exchanges = exchanges
+	for i := range t.Exchanges {
+		t.Exchanges[i] = e.mask.ExchangeIn(t.Exchanges[i], e.requests)
+	}
+	return exchanges
+}
+
+// gaveUp records a model call that will not be tried again: the
+// provider's error (why it is not retried, how many retries were made),
+// as a message and as a sentence for a front end in another language.
+func (e *Engine) gaveUp(t *Transition, pe *providers.Error, why error) {
+	// said is msg as a sentence (nil when the provider's message is none).
+	msg, said := e.mask.Mask(pe.Error()), e.maskSaid(pe)
+	if why != nil {
+		msg += " " + why.Error()
+		if said != nil {
+			said = sentence.Errorf("%w %w", said, why)
+		}
+	}
+	if n := len(t.LLM.Retries); n > 0 {
+		msg = fmt.Sprintf("%s (gave up after %s)", msg, Count(n, "retry"))
+		retries := sentence.Errorf("%d retries", n)
+		if n == 1 {
+			retries = sentence.Errorf("%d retry", n)
+		}
+		if said != nil {
+			said = sentence.Errorf("%w (gave up after %w)", said, retries)
+		}
+	}
+	msg = e.withLastStop(msg)
+	e.failure = &ErrorRecord{Kind: "llm_failure", Message: msg, Said: e.withLastStopSaid(said)}
+	t.Error = e.failure
+	e.recovered = ""
+	e.clearEdit()
+}
+
+// retryAfter records a retry of the model call and waits before it.
+func (e *Engine) retryAfter(ctx context.Context, rec *LLMRecord, attempt int, pe *providers.Error, wait time.Duration) error {
+	r := Retry{Attempt: attempt + 1, Status: pe.Status, Reason: e.mask.Mask(pe.Error()), WaitMS: wait.Milliseconds(), LatencyMS: rec.LatencyMS}
+	rec.Retries = append(rec.Retries, r)
+	if e.cfg.OnRetry != nil {
+		e.cfg.OnRetry(r)
+	}
+	if e.cfg.OnNotice != nil {
+		e.cfg.OnNotice(r)
+	}
+	return e.cfg.Sleep(ctx, wait)
 }
 
 // maskSaid is err's sentence with its values masked as Message is (nil
@@ -775,30 +794,12 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 	} else if d.Verdict == RequireConfirm || pc.Decision == nil {
 		pc.Decision = &d
 	}
-	req := ConfirmRequest{Call: call, Decision: *pc.Decision}
-	if tool, ok := e.cfg.Tools.Get(call.Name); ok {
-		if p, ok := tool.(tools.Previewer); ok {
-			req.Preview = p.Preview(call.Args)
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return "", err // cancelled before asking: nothing is approved
 	}
-	var approval Approval
-	var err error
-	if e.answer != nil {
-		approval, e.answer = *e.answer, nil // answered before a crash
-	} else {
-		approval, err = e.cfg.Person.Confirm(ctx, req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
-			approval = Deny // the person could not answer (e.g. EOF): deny
-		}
-		if e.journal != nil && err == nil {
-			e.journal.answered(e.seq+1, approval)
-		}
+	approval, err := e.ask(ctx, pc)
+	if err != nil && ctx.Err() != nil {
+		return "", ctx.Err()
 	}
 	if approval == AllowSession && pc.Decision.NeedsPerson {
 		approval = AllowOnce // no grant covers what the security layer cannot read
@@ -807,15 +808,7 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 	d := Decision{Verdict: pc.Decision.Verdict, Rule: pc.Decision.Rule, Reason: "person: " + approval.String(), NeedsPerson: pc.Decision.NeedsPerson}
 	t.Decision = &d
 	if approval == Deny {
-		pc.Status = CallDenied
-		reason := "The person denied this call."
-		if err != nil {
-			reason = fmt.Sprintf("No approval could be obtained (%v), so the call was denied.", err)
-		}
-		e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
-			Content: reason + " Do not run it again unless the person asks; explain or choose another way."}
-		t.Error = &ErrorRecord{Kind: "user_denied", Message: reason}
-		e.refused = append(e.refused, e.mask.Mask(fmt.Sprintf("%s: %s", call.Name, reason)))
+		e.personDenied(t, pc, err)
 		return EdgeUserDenial, nil
 	}
 	if approval == AllowSession {
@@ -823,6 +816,46 @@ func (e *Engine) confirm(ctx context.Context, t *Transition) (Edge, error) {
 	}
 	pc.Status = CallPending
 	return EdgeUserApproval, nil
+}
+
+// ask asks the person about the pending call pc (with the tool's preview
+// of what it would do), or takes the answer saved before a crash. A person
+// who cannot answer (EOF) denies; err says why.
+func (e *Engine) ask(ctx context.Context, pc *PendingCall) (Approval, error) {
+	if e.answer != nil {
+		approval := *e.answer // answered before a crash
+		e.answer = nil
+		return approval, nil
+	}
+	req := ConfirmRequest{Call: pc.Call, Decision: *pc.Decision}
+	if tool, ok := e.cfg.Tools.Get(pc.Call.Name); ok {
+		if p, ok := tool.(tools.Previewer); ok {
+			req.Preview = p.Preview(pc.Call.Args)
+		}
+	}
+	approval, err := e.cfg.Person.Confirm(ctx, req)
+	if err != nil {
+		return Deny, err // the person could not answer (e.g. EOF): deny
+	}
+	if e.journal != nil {
+		e.journal.answered(e.seq+1, approval)
+	}
+	return approval, nil
+}
+
+// personDenied records the person's denial of pc (or that no approval
+// could be obtained: err) as the call's result, for the model.
+func (e *Engine) personDenied(t *Transition, pc *PendingCall, err error) {
+	call := pc.Call
+	pc.Status = CallDenied
+	reason := "The person denied this call."
+	if err != nil {
+		reason = fmt.Sprintf("No approval could be obtained (%v), so the call was denied.", err)
+	}
+	e.toolOut = &history.ToolResult{CallID: call.ID, Name: call.Name, IsError: true,
+		Content: reason + " Do not run it again unless the person asks; explain or choose another way."}
+	t.Error = &ErrorRecord{Kind: "user_denied", Message: reason}
+	e.refused = append(e.refused, e.mask.Mask(fmt.Sprintf("%s: %s", call.Name, reason)))
 }
 
 // act runs the tool (ACT).

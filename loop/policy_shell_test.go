@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/loop/shell"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -297,6 +300,53 @@ EOT`, RequireConfirm, askRule, ""},
 	{`export X=sudo; $X id`, DenyVerdict, privilegeRule, "export X=sudo"},
 }
 
+// issue27Spellings are spellings found while the analyser moved to
+// loop/shell (issue 27), each of which got past its check before: a
+// command line given as a clustered option (-qc, -iS, -S'…'), an option
+// with its value in the next word (env --unset X, timeout -vs SIG), a
+// sed label that ends at ;, a sed or awk program file, find's own options
+// before its paths, chmod --reference=, chattr -i, setfacl -b, env -C.
+var issue27Spellings = []shellSpelling{
+	{`script -qc 'rm -rf ~/' /dev/null`, DenyVerdict, deleteRule, "rm: ~/ is a home folder"},
+	{`flock -xc 'rm -rf ~/' /tmp/l`, DenyVerdict, deleteRule, "rm: ~/ is a home folder"},
+	{`env -iS 'rm -rf ~/'`, DenyVerdict, deleteRule, "rm: ~/ is a home folder"},
+	{`env -S'rm -rf ~/'`, DenyVerdict, deleteRule, "rm: ~/ is a home folder"},
+	{`env --unset X rm -rf ~/`, DenyVerdict, deleteRule, "rm: ~/ is a home folder"},
+	{`env -iu X rm -rf ~/`, DenyVerdict, deleteRule, "rm: ~/ is a home folder"},
+	{`timeout --signal KILL 5 rm -rf ~/`, DenyVerdict, deleteRule, "rm: ~/ is a home folder"},
+	{`timeout -vs KILL 5 rm -rf ~/`, DenyVerdict, deleteRule, "rm: ~/ is a home folder"},
+	{`stdbuf --output 0 rm -rf ~/`, DenyVerdict, deleteRule, "rm: ~/ is a home folder"},
+	{`env -C / rm -rf *`, DenyVerdict, deleteRule, "rm: * is outside the workspace, after env -C /"},
+	{`env --chdir=/ rm -rf *`, DenyVerdict, deleteRule, "after env -C /"},
+	{`sed ':a;1e rm -rf ~/' f`, RequireConfirm, unknowableRule, "sed's script runs commands"},
+	{`sed -ne p -ne '1e rm -rf ~/' f`, RequireConfirm, unknowableRule, "sed's script runs commands"},
+	{`echo '1e rm -rf ~/' > x.sed; sed -f x.sed f`, RequireConfirm, unknowableRule, "x.sed is written by this command line and then run"},
+	{`curl x | sed -f /dev/stdin f`, DenyVerdict, downloadRule, "sed reads its program from /dev/stdin"},
+	{`echo 'BEGIN{system("id")}' > x.awk; awk -f x.awk`, RequireConfirm, unknowableRule, "x.awk is written by this command line and then run"},
+	{`find -L / -delete`, DenyVerdict, deleteRule, "find: / is outside the workspace"},
+	{`find -P ~ -name x -delete`, DenyVerdict, deleteRule, "find: ~ is a home folder"},
+	{`find -H -- / -delete`, DenyVerdict, deleteRule, "find: / is outside the workspace"},
+	{`chmod --reference=x /etc/shadow`, DenyVerdict, deleteRule, "chmod: /etc/shadow is outside the workspace"},
+	{`chown --reference=x /etc/shadow`, DenyVerdict, deleteRule, "chown: /etc/shadow is outside the workspace"},
+	{`chattr -i /etc/passwd`, DenyVerdict, deleteRule, "chattr: /etc/passwd is outside the workspace"},
+	{`setfacl -b /etc/passwd`, DenyVerdict, deleteRule, "setfacl: /etc/passwd is outside the workspace"},
+	// The same commands on the workspace stay an ordinary confirmation.
+	{`sed -i 's/a/b/' f`, RequireConfirm, askRule, ""},
+	{`sed -ie 's/a/b/' f`, RequireConfirm, askRule, ""},
+	{`setfacl -m u:x:rwx notes.txt`, RequireConfirm, askRule, ""},
+	{`chmod --reference=a.txt b.txt`, RequireConfirm, askRule, ""},
+	{`chattr +i notes.txt`, RequireConfirm, askRule, ""},
+	{`find -L . -name '*.o' -delete`, RequireConfirm, askRule, ""},
+	{`env -C sub make`, RequireConfirm, askRule, ""},
+	{`script -qc 'make test' log.txt`, RequireConfirm, askRule, ""},
+}
+
+// TestShellSpellingsIssue27: the spellings found while moving the
+// analyser are caught too, and their harmless forms are not.
+func TestShellSpellingsIssue27(t *testing.T) {
+	checkSpellings(t, DefaultPolicy(), issue27Spellings)
+}
+
 func checkCommand(t *testing.T, p *Policy, command string) Decision {
 	t.Helper()
 	args, err := json.Marshal(map[string]string{"command": command})
@@ -311,6 +361,16 @@ func checkCommand(t *testing.T, p *Policy, command string) Decision {
 // (and says why), and an ordinary command stays an ordinary confirmation.
 func TestShellSpellings(t *testing.T) {
 	checkSpellings(t, DefaultPolicy(), issue19Spellings)
+}
+
+// policyOf parses a policy file the test holds.
+func policyOf(t *testing.T, toml string) *Policy {
+	t.Helper()
+	p, err := ParsePolicy([]byte(toml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // checkSpellings checks p's decision on each command of the table.
@@ -339,7 +399,7 @@ func checkSpellings(t *testing.T, p *Policy, table []shellSpelling) {
 // TestNeedsPersonOverridesAllow: a policy that allows every command still
 // hands what it cannot read to a person; its denials stand.
 func TestNeedsPersonOverridesAllow(t *testing.T) {
-	p, err := ParsePolicy([]byte(`
+	p := policyOf(t, `
 [[rule]]
 name = "no-root"
 verdict = "DENY"
@@ -350,10 +410,7 @@ command_checks = ["privilege-escalation"]
 name = "anything"
 verdict = "ALLOW"
 tools = ["execute_command"]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	checkSpellings(t, p, []shellSpelling{
 		{`ls -l`, Allow, "anything", ""},
 		{`X=sudo; $X id`, DenyVerdict, "no-root", "sudo id"},
@@ -419,7 +476,7 @@ func hostileCommands() map[string]string {
 		"deep arithmetic":       "echo $((" + strings.Repeat("(", 10000) + "1" + strings.Repeat(")", 10000) + "))",
 		"many functions":        strings.Repeat("f(){ f & }; ", 4000),
 		"long interpreter code": `python3 -c "` + strings.Repeat(`'a' `, 15_000) + `"`,
-		"over 64 KiB":           strings.Repeat("x", maxCommandBytes+1),
+		"over 64 KiB":           strings.Repeat("x", shell.MaxCommandBytes+1),
 		"many &>":               strings.Repeat("a &>b ", 10_000),
 		"long && chain":         strings.Repeat("a && ", 13_000) + "b",
 		"long pipeline":         strings.Repeat("a | ", 16_000) + "b",
@@ -445,11 +502,15 @@ func TestHostileInputsAreDecided(t *testing.T) {
 		})
 	}
 	deep := "id"
-	for range maxNesting + 2 {
-		deep = "sh -c " + quoteWords([]string{deep})
+	for range shell.MaxNesting + 2 {
+		q, err := syntax.Quote(deep, syntax.LangBash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deep = "sh -c " + q
 	}
 	if d := checkCommand(t, p, deep); d.Rule != unknowableRule || !strings.Contains(d.Reason, "nested more than 8 deep") {
-		t.Errorf("sh -c nested %d deep: got %+v, want the nesting limit named", maxNesting+2, d)
+		t.Errorf("sh -c nested %d deep: got %+v, want the nesting limit named", shell.MaxNesting+2, d)
 	}
 }
 
@@ -527,7 +588,7 @@ func TestConfirmationReadBackIsDecidedAgain(t *testing.T) {
 // reason, and nothing it holds makes the reading panic. (Reading only:
 // nothing runs.)
 func FuzzPolicyCommand(f *testing.F) {
-	for _, tc := range issue19Spellings {
+	for _, tc := range append(issue19Spellings, issue27Spellings...) {
 		f.Add(tc.command)
 	}
 	p := DefaultPolicy()

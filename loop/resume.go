@@ -27,17 +27,40 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 	if err != nil {
 		return nil, "", err
 	}
-	unsealed := 0
+	unsealed, err := e.readCheckpoints(rl, j)
+	if err == nil {
+		err = e.readHistory(rl)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	e.restoreLast(rl)
+	if j != nil {
+		e.continueJournal(rl, j)
+	}
+	recovery, err = e.savedAnswer(rl, j)
+	if err != nil {
+		return nil, "", err
+	}
+	if unsealed > 0 && recovery == "" {
+		recovery = "the session file's approvals carry no seal of this user's (the file was written elsewhere, by an older glassbox, or edited): calls allowed for the session are asked about again, and a call it left about to run goes back to the policy"
+	}
+	return e, e.takeUpInterrupted(rl, j, recovery), nil
+}
+
+// readCheckpoints reads the checkpoint after each step, refusing one no
+// engine could have written. A session file is untrusted input: the
+// approvals in a step count only under this user's seal (j's); unsealed
+// is how many steps held approvals, or a call about to run, without it.
+func (e *Engine) readCheckpoints(rl *session.RunLog, j *Journal) (unsealed int, err error) {
 	for _, st := range rl.Steps {
 		cp, err := stepCheckpoint(st)
 		if err != nil || cp.Seq != st.Seq {
-			return nil, "", fmt.Errorf("%w: step %d has no readable checkpoint", session.ErrCorrupt, st.Seq)
+			return 0, fmt.Errorf("%w: step %d has no readable checkpoint", session.ErrCorrupt, st.Seq)
 		}
 		if err := checkCheckpoint(cp); err != nil {
-			return nil, "", fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
+			return 0, fmt.Errorf("%w: step %d: %v", session.ErrCorrupt, st.Seq, err)
 		}
-		// A session file is untrusted input: the approvals in a step
-		// count only under this user's seal.
 		if j == nil || !j.w.Sealed(st) {
 			if len(cp.Grants) > 0 || cp.State == ExecutingTool {
 				unsealed++
@@ -46,94 +69,138 @@ func Resume(cfg Config, rl *session.RunLog, j *Journal) (e *Engine, recovery str
 		}
 		e.checkpoints = append(e.checkpoints, cp)
 	}
+	return unsealed, nil
+}
+
+// readHistory takes the run's messages and the events submitted to it,
+// checking both against the last step.
+func (e *Engine) readHistory(rl *session.RunLog) error {
 	last := e.checkpoints[len(e.checkpoints)-1]
 	e.log.Append(rl.Messages...)
 	e.countNotes()
 	if rl.Edit == nil && e.log.Len() != last.HistoryLen {
-		return nil, "", fmt.Errorf("%w: the history holds %d messages, step %d says %d", session.ErrCorrupt, e.log.Len(), last.Seq, last.HistoryLen)
+		return fmt.Errorf("%w: the history holds %d messages, step %d says %d", session.ErrCorrupt, e.log.Len(), last.Seq, last.HistoryLen)
 	}
 	for i, raw := range rl.Submitted {
 		var ev Event
 		if err := json.Unmarshal(raw, &ev); err != nil {
-			return nil, "", fmt.Errorf("%w: event %d is not readable: %v", session.ErrCorrupt, i+1, err)
+			return fmt.Errorf("%w: event %d is not readable: %v", session.ErrCorrupt, i+1, err)
 		}
 		e.submitted = append(e.submitted, ev)
 	}
 	if last.Taken > len(e.submitted) {
-		return nil, "", fmt.Errorf("%w: step %d took %d events of %d submitted", session.ErrCorrupt, last.Seq, last.Taken, len(e.submitted))
+		return fmt.Errorf("%w: step %d took %d events of %d submitted", session.ErrCorrupt, last.Seq, last.Taken, len(e.submitted))
 	}
+	return nil
+}
+
+// restoreLast puts the engine where the last step left it, with the
+// events typed after it still queued, the system prompt the run had, and
+// a what-if edit made after the step and not yet sent.
+func (e *Engine) restoreLast(rl *session.RunLog) {
+	last := e.checkpoints[len(e.checkpoints)-1]
 	last.Submitted = len(e.submitted) // events typed after the last step are kept
 	system := e.cfg.System            // as assembled, before any what-if edit
 	if rl.System != "" {
 		e.cfg.System = rl.System
 	}
-	histLen := last.HistoryLen
 	last.HistoryLen = e.log.Len()
 	e.restore(last)
-	last.HistoryLen = histLen
 	if rl.Edit != nil && e.state == AwaitingLLMResponse {
 		e.resumeEdit(rl, system)
 	}
-	if j != nil {
-		j.changes = []*session.Changes{nil}
-		for _, st := range rl.Steps {
-			c := st.Changes
-			if c != nil && !j.w.Sealed(st) {
-				// A fork writes these files back into the workspace: not
-				// on the word of a file anyone could have written.
-				c = &session.Changes{Unrestorable: "the session file carries no seal of this user's for this step, so glassbox does not write its files back"}
-			}
-			j.changes = append(j.changes, c)
+}
+
+// continueJournal has j go on writing the session, with each step's
+// changed files to restore on a fork: only those under this user's seal.
+func (e *Engine) continueJournal(rl *session.RunLog, j *Journal) {
+	j.changes = []*session.Changes{nil}
+	for _, st := range rl.Steps {
+		c := st.Changes
+		if c != nil && !j.w.Sealed(st) {
+			// A fork writes these files back into the workspace: not on
+			// the word of a file anyone could have written.
+			c = &session.Changes{Unrestorable: "the session file carries no seal of this user's for this step, so glassbox does not write its files back"}
 		}
-		e.SetJournal(j)
+		j.changes = append(j.changes, c)
 	}
-	if a := rl.Answer; a != nil && a.Approval != nil && a.Seq == e.seq+1 && e.state == AwaitingUserConfirmation {
-		approval := Approval(*a.Approval)
-		switch {
-		case approval != Deny && approval != AllowOnce && approval != AllowSession:
-			return nil, "", fmt.Errorf("%w: step %d: an answer %d that is no approval", session.ErrCorrupt, a.Seq, *a.Approval)
-		case approval == Deny || j != nil && j.w.Sealed(*a):
-			e.answer = &approval
-			recovery = fmt.Sprintf("step %d: the person's answer (%s) was saved before glassbox stopped; it is not asked again", a.Seq, approval)
-		default:
-			recovery = fmt.Sprintf("step %d: the file holds an approval (%s) without this user's seal; approvals are never taken from a file, so the person is asked again", a.Seq, approval)
+	e.SetJournal(j)
+}
+
+// savedAnswer takes up a person's answer to the confirmation the run
+// stopped at, saved before glassbox stopped: a denial always, an approval
+// only under this user's seal. It returns what it found, for the person.
+func (e *Engine) savedAnswer(rl *session.RunLog, j *Journal) (recovery string, err error) {
+	a := rl.Answer
+	if a == nil || a.Approval == nil || a.Seq != e.seq+1 || e.state != AwaitingUserConfirmation {
+		return "", nil
+	}
+	approval := Approval(*a.Approval)
+	switch {
+	case approval != Deny && approval != AllowOnce && approval != AllowSession:
+		return "", fmt.Errorf("%w: step %d: an answer %d that is no approval", session.ErrCorrupt, a.Seq, *a.Approval)
+	case approval == Deny || j != nil && j.w.Sealed(*a):
+		e.answer = &approval
+		return fmt.Sprintf("step %d: the person's answer (%s) was saved before glassbox stopped; it is not asked again", a.Seq, approval), nil
+	}
+	return fmt.Sprintf("step %d: the file holds an approval (%s) without this user's seal; approvals are never taken from a file, so the person is asked again", a.Seq, approval), nil
+}
+
+// takeUpInterrupted takes up a step that began and never ended: a model
+// call is sent again; a tool that may change files is recorded as
+// interrupted, with what it changed; one that changes nothing runs again
+// (with the person's saved answer, for ask_user). It returns recovery, or
+// what it found instead.
+func (e *Engine) takeUpInterrupted(rl *session.RunLog, j *Journal, recovery string) string {
+	in := rl.Interrupted
+	if in == nil || in.Seq != e.seq+1 || State(in.State) != e.state {
+		return recovery
+	}
+	e.recovered = e.state
+	switch e.state {
+	case AwaitingLLMResponse:
+		return fmt.Sprintf("step %d was interrupted while the model call was in flight: it is sent again", in.Seq)
+	case ExecutingTool:
+		call := e.call().Call
+		recovery = fmt.Sprintf("step %d was interrupted while %s ran: it is recorded as interrupted, not run again (it may have changed the workspace)", in.Seq, call.Name)
+		if !e.mayChangeFiles(call.Name) {
+			recovery = e.rerunTool(rl, j, in.Seq, call.Name)
 		}
+		e.filesBefore(j, in, call.Name)
 	}
-	if unsealed > 0 && recovery == "" {
-		recovery = "the session file's approvals carry no seal of this user's (the file was written elsewhere, by an older glassbox, or edited): calls allowed for the session are asked about again, and a call it left about to run goes back to the policy"
+	return recovery
+}
+
+// rerunTool is the recovery of an interrupted tool that changes nothing:
+// it runs again, with the person's answer if one was saved.
+func (e *Engine) rerunTool(rl *session.RunLog, j *Journal, seq int, tool string) string {
+	a := rl.Answer
+	if a == nil || a.Approval != nil || j == nil || j.answers == nil {
+		return fmt.Sprintf("step %d was interrupted while %s ran: it changes nothing, so it runs again", seq, tool)
 	}
-	if in := rl.Interrupted; in != nil && in.Seq == e.seq+1 && State(in.State) == e.state {
-		e.recovered = e.state
-		switch e.state {
-		case AwaitingLLMResponse:
-			recovery = fmt.Sprintf("step %d was interrupted while the model call was in flight: it is sent again", in.Seq)
-		case ExecutingTool:
-			call := e.call().Call
-			recovery = fmt.Sprintf("step %d was interrupted while %s ran: it is recorded as interrupted, not run again (it may have changed the workspace)", in.Seq, call.Name)
-			if !e.mayChangeFiles(call.Name) {
-				recovery = fmt.Sprintf("step %d was interrupted while %s ran: it changes nothing, so it runs again", in.Seq, call.Name)
-				if a := rl.Answer; a != nil && a.Approval == nil && j != nil && j.answers != nil {
-					answer := a.Answer
-					j.answers.mu.Lock()
-					j.answers.replay = &answer
-					j.answers.mu.Unlock()
-					recovery = fmt.Sprintf("step %d was interrupted after the person answered %s's question: the answer is used, not asked again", in.Seq, call.Name)
-				}
-			}
-			if j != nil && in.Manifest != "" && j.w.Sealed(*in) {
-				data, err := j.w.Blobs().Get(in.Manifest)
-				if err == nil {
-					j.before, err = decodeManifest(data)
-				}
-				if err != nil {
-					j.beforeErr = err.Error()
-				}
-			} else if j != nil && e.mayChangeFiles(call.Name) {
-				j.beforeErr = "glassbox stopped before it could copy the files"
-			}
+	answer := a.Answer
+	j.answers.mu.Lock()
+	j.answers.replay = &answer
+	j.answers.mu.Unlock()
+	return fmt.Sprintf("step %d was interrupted after the person answered %s's question: the answer is used, not asked again", seq, tool)
+}
+
+// filesBefore reads the workspace's files as they were before the
+// interrupted tool ran, from the manifest saved under this user's seal,
+// or notes why they cannot be restored.
+func (e *Engine) filesBefore(j *Journal, in *session.Record, tool string) {
+	switch {
+	case j != nil && in.Manifest != "" && j.w.Sealed(*in):
+		data, err := j.w.Blobs().Get(in.Manifest)
+		if err == nil {
+			j.before, err = decodeManifest(data)
 		}
+		if err != nil {
+			j.beforeErr = err.Error()
+		}
+	case j != nil && e.mayChangeFiles(tool):
+		j.beforeErr = "glassbox stopped before it could copy the files"
 	}
-	return e, recovery, nil
 }
 
 // resumeEdit takes up a what-if edit made after the last step and not yet
@@ -252,6 +319,16 @@ func LoadExchanges(path string, st session.Record) ([]providers.Exchange, error)
 // session file is untrusted input, and a forged one must end in a message,
 // never in a panic on the first step.
 func checkCheckpoint(cp Checkpoint) error {
+	if err := checkCounts(cp); err != nil {
+		return err
+	}
+	return checkPending(cp)
+}
+
+// checkCounts refuses an unknown state, a negative count, more events
+// taken than submitted, a current call past the pending ones, and a step
+// of the loop with no event.
+func checkCounts(cp Checkpoint) error {
 	switch {
 	case !slices.Contains(States, cp.State):
 		return fmt.Errorf("an unknown state %q", cp.State)
@@ -264,6 +341,12 @@ func checkCheckpoint(cp Checkpoint) error {
 	case cp.State != WaitingForEvent && cp.Event == nil:
 		return fmt.Errorf("%s with no event", cp.State)
 	}
+	return nil
+}
+
+// checkPending refuses a state about a call with no call pending, and a
+// confirmation with no decision to confirm.
+func checkPending(cp Checkpoint) error {
 	switch cp.State {
 	case CheckingPolicy, AwaitingUserConfirmation, ExecutingTool:
 		if cp.Current == len(cp.Pending) {

@@ -70,10 +70,8 @@ type Say func(format string, args ...any) string
 // English says the human trace as it is written here.
 var English Say = fmt.Sprintf
 
-// HumanInterruption is the interrupted record in the human trace.
-func HumanInterruption(i Interruption) string { return HumanInterruptionIn(i, English) }
-
-// HumanInterruptionIn is HumanInterruption said with say.
+// HumanInterruptionIn is the interrupted record in the human trace, said
+// with say.
 func HumanInterruptionIn(i Interruption, say Say) string {
 	return Printable(fmt.Sprintf("%-9s ", "[STOPPED]") + say("in %s: %s; running commands were stopped, temporary files removed", i.Interrupted.State, i.Interrupted.Cause))
 }
@@ -119,41 +117,11 @@ func SummaryIn(t Transition, say Say) string {
 		n := t.HistoryLen - t.Notes
 		return say("iteration %d: context assembled (%s + tool definitions)", t.Iteration, plural(n, say("%d message", n), say("%d messages", n)))
 	case EdgeToolCall, EdgeFinalAnswer:
-		l := t.LLM
-		var b strings.Builder
-		fmt.Fprintf(&b, "stop_reason: %s (finish_reason %s)", l.StopReason, orDash(l.FinishReason))
-		for _, c := range l.ToolCalls {
-			fmt.Fprintf(&b, " · %s %s", c.Name, Clip(string(c.Args), 120))
-		}
-		b.WriteString(" · " + say("tokens %d→%d · %d ms", l.Usage.InputTokens, l.Usage.OutputTokens, l.LatencyMS))
-		if l.ServerMS > 0 {
-			b.WriteString(" " + say("(server: %d ms)", l.ServerMS))
-		}
-		if n := len(l.Retries); n > 0 {
-			b.WriteString(" · " + plural(n, say("%d retry", n), say("%d retries", n)))
-		}
-		for _, d := range l.Divergences {
-			b.WriteString(" · " + say("REPLAY DIVERGENCE: %s", d))
-		}
-		if l.Thought != "" {
-			b.WriteString(" · " + say("thought: %q", Clip(l.Thought, 160)))
-		}
-		if t.Edit != nil {
-			b.WriteString(" · " + say("context edited before sending: %s", Clip(t.Edit.Summary(), 200)))
-		}
-		return b.String()
+		return replySummary(t, say)
 	case EdgeMalformedResponse:
 		return "malformed_response: " + Clip(t.Error.Message, 240)
 	case EdgeLLMFailure:
-		var b strings.Builder
-		for _, r := range t.LLM.Retries {
-			b.WriteString(say("retry %d after %d ms (%s)", r.Attempt, r.WaitMS, Clip(r.Reason, 80)) + " · ")
-		}
-		if t.Error.Kind == KindRepeatedFailure {
-			// Not the provider: the reply came back unusable again.
-			return fmt.Sprintf("stop_reason: %s · %s: %s", orDash(t.LLM.StopReason), KindRepeatedFailure, t.Error.Message)
-		}
-		return b.String() + "llm_failure: " + t.Error.Message
+		return failureSummary(t, say)
 	case EdgeAllow, EdgeDeny, EdgeConfirmRequired:
 		return fmt.Sprintf("%s %s → %s ", t.Tool.Name, Clip(string(t.Tool.Args), 120), t.Decision.Verdict) + say("(rule %s: %s)", t.Decision.Rule, RuleReason(t.Decision.Reason))
 	case EdgeUserApproval, EdgeUserDenial:
@@ -164,19 +132,7 @@ func SummaryIn(t Transition, say Say) string {
 		}
 		return say("%s → ok in %d ms: %s", t.Tool.Name, t.Result.DurationMS, Clip(oneLine(t.Result.Content), 160))
 	case EdgeNextToolCall, EdgeObserved:
-		what := say("result of %s", nameOf(t))
-		if t.Result != nil && t.Result.IsError {
-			what = say("error for %s", nameOf(t))
-		} else if t.Tool == nil {
-			what = say("the parse error")
-		}
-		if n := len(t.Added) - 1; n > 0 && t.Tool != nil {
-			what += " " + say("(+ %s of this turn not run: interrupted)", plural(n, say("%d later call", n), say("%d later calls", n)))
-		}
-		if t.Edge == EdgeObserved {
-			return say("%s added to context → back to the model", what)
-		}
-		return say("%s added to context → next tool call", what)
+		return observedSummary(t, say)
 	case EdgeDelivered:
 		return say("to %s: %s", t.Output.Target, t.Output.Text)
 	case EdgeMaxIterations:
@@ -185,6 +141,68 @@ func SummaryIn(t Transition, say Say) string {
 		return say("reported to %s: %s", t.Output.Target, t.Output.Text)
 	}
 	return string(t.Edge)
+}
+
+// replySummary describes the model's reply: why it stopped, the calls it
+// asked for, tokens and time, retries, replay divergences, its thought and
+// a what-if edit sent with it.
+func replySummary(t Transition, say Say) string {
+	l := t.LLM
+	var b strings.Builder
+	fmt.Fprintf(&b, "stop_reason: %s (finish_reason %s)", l.StopReason, orDash(l.FinishReason))
+	for _, c := range l.ToolCalls {
+		fmt.Fprintf(&b, " · %s %s", c.Name, Clip(string(c.Args), 120))
+	}
+	b.WriteString(" · " + say("tokens %d→%d · %d ms", l.Usage.InputTokens, l.Usage.OutputTokens, l.LatencyMS))
+	if l.ServerMS > 0 {
+		b.WriteString(" " + say("(server: %d ms)", l.ServerMS))
+	}
+	if n := len(l.Retries); n > 0 {
+		b.WriteString(" · " + plural(n, say("%d retry", n), say("%d retries", n)))
+	}
+	for _, d := range l.Divergences {
+		b.WriteString(" · " + say("REPLAY DIVERGENCE: %s", d))
+	}
+	if l.Thought != "" {
+		b.WriteString(" · " + say("thought: %q", Clip(l.Thought, 160)))
+	}
+	if t.Edit != nil {
+		b.WriteString(" · " + say("context edited before sending: %s", Clip(t.Edit.Summary(), 200)))
+	}
+	return b.String()
+}
+
+// failureSummary describes a model call that failed: its retries and
+// why, or a reply that came back unusable again.
+func failureSummary(t Transition, say Say) string {
+	if t.Error.Kind == KindRepeatedFailure {
+		// Not the provider: the reply came back unusable again.
+		return fmt.Sprintf("stop_reason: %s · %s: %s", orDash(t.LLM.StopReason), KindRepeatedFailure, t.Error.Message)
+	}
+	var b strings.Builder
+	for _, r := range t.LLM.Retries {
+		b.WriteString(say("retry %d after %d ms (%s)", r.Attempt, r.WaitMS, Clip(r.Reason, 80)) + " · ")
+	}
+	return b.String() + "llm_failure: " + t.Error.Message
+}
+
+// observedSummary describes what was added to the context after a call:
+// its result, its error or the parse error, and later calls of the turn
+// not run.
+func observedSummary(t Transition, say Say) string {
+	what := say("result of %s", nameOf(t))
+	if t.Result != nil && t.Result.IsError {
+		what = say("error for %s", nameOf(t))
+	} else if t.Tool == nil {
+		what = say("the parse error")
+	}
+	if n := len(t.Added) - 1; n > 0 && t.Tool != nil {
+		what += " " + say("(+ %s of this turn not run: interrupted)", plural(n, say("%d later call", n), say("%d later calls", n)))
+	}
+	if t.Edge == EdgeObserved {
+		return say("%s added to context → back to the model", what)
+	}
+	return say("%s added to context → next tool call", what)
 }
 
 // Count says "1 message", "2 messages", "3 retries": a number with its
@@ -210,7 +228,7 @@ func nameOf(t Transition) string {
 // Control characters from model or file text are shown escaped, never sent
 // to the terminal (an ESC could retitle the window or write the clipboard).
 //
-// The MCP frames of the step follow, one line each (HumanFrame).
+// The MCP frames of the step follow, one line each (HumanFrameIn).
 func Human(t Transition) string { return HumanIn(t, English) }
 
 // HumanIn is Human said with say: the tag, the arc and every name stay as
@@ -223,10 +241,8 @@ func HumanIn(t Transition, say Say) string {
 	return line
 }
 
-// HumanFrame is one MCP frame in the human trace: "[MCP]     notes → tools/call {…}".
-func HumanFrame(f tools.Frame) string { return HumanFrameIn(f, English) }
-
-// HumanFrameIn is HumanFrame said with say.
+// HumanFrameIn is one MCP frame in the human trace, said with say:
+// "[MCP]     notes → tools/call {…}".
 func HumanFrameIn(f tools.Frame, say Say) string {
 	arrow := "→"
 	if f.Dir == "recv" {

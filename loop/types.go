@@ -15,7 +15,7 @@ import (
 // whenever anything reached the wire, even together with an error; errors
 // should be *providers.Error so the loop can tell transient from final.
 type Provider interface {
-	Name() string  // "gemini" or "llama"
+	Name() string  // the provider family the trace names (llm.provider); providers/backend lists them
 	Model() string // the model id
 	Call(ctx context.Context, req providers.Request) (*providers.Response, error)
 }

@@ -133,33 +133,42 @@ func checkMessages(msgs []history.Message) error {
 		return errors.New("there are no messages; the model needs at least the request")
 	}
 	for i, m := range msgs {
-		n := i + 1
-		switch m.Role {
-		case history.RoleUser:
-			if m.Text == "" {
-				return fmt.Errorf("message %d (user) has no text", n)
-			}
-		case history.RoleAssistant:
-			if m.Text == "" && len(m.ToolCalls) == 0 && m.Thought == "" {
-				return fmt.Errorf("message %d (assistant) has neither text nor tool calls", n)
-			}
-			for _, c := range m.ToolCalls {
-				var obj map[string]any
-				if c.Name == "" {
-					return fmt.Errorf("message %d: a tool call without a name", n)
-				}
-				if err := json.Unmarshal(c.Args, &obj); err != nil || obj == nil {
-					return fmt.Errorf("message %d: the arguments of %s are not a JSON object", n, c.Name)
-				}
-			}
-		case history.RoleTool:
-			if m.Result == nil || m.Result.Name == "" {
-				return fmt.Errorf("message %d (tool) needs a result with the tool's name", n)
-			}
-		case history.RoleNote:
-		default:
-			return fmt.Errorf("message %d has the role %q; the roles are user, assistant, tool (and note, never sent)", n, m.Role)
+		if err := checkMessage(i+1, m); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkMessage refuses message n if its role's part is missing: a user's
+// text, an assistant's text, calls or thought (and each call's name and
+// JSON-object arguments), a tool's result with the tool's name.
+func checkMessage(n int, m history.Message) error {
+	switch m.Role {
+	case history.RoleUser:
+		if m.Text == "" {
+			return fmt.Errorf("message %d (user) has no text", n)
+		}
+	case history.RoleAssistant:
+		if m.Text == "" && len(m.ToolCalls) == 0 && m.Thought == "" {
+			return fmt.Errorf("message %d (assistant) has neither text nor tool calls", n)
+		}
+		for _, c := range m.ToolCalls {
+			var obj map[string]any
+			if c.Name == "" {
+				return fmt.Errorf("message %d: a tool call without a name", n)
+			}
+			if err := json.Unmarshal(c.Args, &obj); err != nil || obj == nil {
+				return fmt.Errorf("message %d: the arguments of %s are not a JSON object", n, c.Name)
+			}
+		}
+	case history.RoleTool:
+		if m.Result == nil || m.Result.Name == "" {
+			return fmt.Errorf("message %d (tool) needs a result with the tool's name", n)
+		}
+	case history.RoleNote:
+	default:
+		return fmt.Errorf("message %d has the role %q; the roles are user, assistant, tool (and note, never sent)", n, m.Role)
 	}
 	return nil
 }

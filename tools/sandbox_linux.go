@@ -147,9 +147,6 @@ func sandboxLine(r reach) string {
 	return line
 }
 
-// sandboxOn reports whether SandboxStatus is "on".
-func sandboxOn() bool { return strings.HasPrefix(SandboxStatus(), "on") }
-
 // BecomeSubreaper makes this process the reaper of its orphaned
 // descendants: a command that escapes its process group with setsid, then
 // loses its parent, becomes glassbox's child instead of init's, so

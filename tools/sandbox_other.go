@@ -17,8 +17,6 @@ func SandboxStatus() string {
 
 func sandboxStatus(network bool) string { return SandboxStatus() }
 
-func sandboxOn() bool { return false }
-
 // BecomeSubreaper does nothing here: subreapers are a Linux feature.
 func BecomeSubreaper() error { return nil }
 

@@ -171,63 +171,83 @@ func (f *File) rebuild() error {
 		if !ok {
 			return sentence.Errorf("record %d names a run %q the header does not list", i+2, r.Run)
 		}
-		switch r.Kind {
-		case KindSubmit:
-			if r.N != len(rl.Submitted)+1 {
-				return sentence.Errorf("record %d: event %d submitted after %d events", i+2, r.N, len(rl.Submitted))
-			}
-			rl.Submitted = append(rl.Submitted, r.Event)
-		case KindBegin:
-			rec := r
-			rl.Interrupted = &rec
-		case KindAnswer:
-			rec := r
-			rl.Answer = &rec
-		case KindStep:
-			if want := len(rl.Steps) + 1; r.Seq != want {
-				return sentence.Errorf("record %d: step %d follows step %d", i+2, r.Seq, want-1)
-			}
-			rl.Messages = append(rl.Messages, r.Added...)
-			if r.Len != len(rl.Messages) {
-				return sentence.Errorf("record %d: step %d leaves %d messages, the records add up to %d", i+2, r.Seq, r.Len, len(rl.Messages))
-			}
-			rl.Steps = append(rl.Steps, r)
-			rl.Interrupted, rl.Edit, rl.EditBase, rl.Answer = nil, nil, nil, nil
-		case KindFork:
-			if r.Seq < 0 || r.Seq > len(rl.Steps) {
-				return sentence.Errorf("record %d: a fork from step %d of %d", i+2, r.Seq, len(rl.Steps))
-			}
-			keep := 0
-			if r.Seq > 0 {
-				keep = rl.Steps[r.Seq-1].Len
-			}
-			if r.Seq < len(rl.Steps) {
-				rl.Branches = append(rl.Branches, slices.Clone(rl.Steps[r.Seq:]))
-			}
-			rl.Steps = rl.Steps[:r.Seq]
-			rl.Messages = append(slices.Clip(rl.Messages[:keep]), r.Added...)
-			rl.foldForkAdded(r)
-			if r.N > len(rl.Submitted) {
-				return sentence.Errorf("record %d: a fork keeps %d events of %d", i+2, r.N, len(rl.Submitted))
-			}
-			rl.Submitted = rl.Submitted[:r.N]
-			if r.Provider != "" {
-				rl.Info.Provider, rl.Info.ToolMode, rl.Info.Model = r.Provider, r.ToolMode, r.Model
-				rl.Messages = StripNative(rl.Messages, NativeName(r.Provider, r.ToolMode))
-			}
-			rl.Interrupted, rl.Edit, rl.EditBase, rl.Answer = nil, nil, nil, nil
-		case KindEdit:
-			if rl.Edit == nil {
-				rl.EditBase, rl.EditSystem = slices.Clip(rl.Messages), rl.System
-			}
-			rec := r
-			rl.Messages = slices.Clone(r.Messages)
-			rl.Edit = &rec
-			if r.System != "" {
-				rl.System = r.System
-			}
+		if err := rl.apply(r, i+2); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// apply replays record r, the file's record n, into the run.
+func (rl *RunLog) apply(r Record, n int) error {
+	switch r.Kind {
+	case KindSubmit:
+		if r.N != len(rl.Submitted)+1 {
+			return sentence.Errorf("record %d: event %d submitted after %d events", n, r.N, len(rl.Submitted))
+		}
+		rl.Submitted = append(rl.Submitted, r.Event)
+	case KindBegin:
+		rl.Interrupted = &r
+	case KindAnswer:
+		rl.Answer = &r
+	case KindStep:
+		return rl.step(r, n)
+	case KindFork:
+		return rl.fork(r, n)
+	case KindEdit:
+		if rl.Edit == nil {
+			rl.EditBase, rl.EditSystem = slices.Clip(rl.Messages), rl.System
+		}
+		rl.Messages = slices.Clone(r.Messages)
+		rl.Edit = &r
+		if r.System != "" {
+			rl.System = r.System
+		}
+	}
+	return nil
+}
+
+// step appends step r (record n): its messages, which must add up to its
+// length. A step ends any interruption, edit or answer before it.
+func (rl *RunLog) step(r Record, n int) error {
+	if want := len(rl.Steps) + 1; r.Seq != want {
+		return sentence.Errorf("record %d: step %d follows step %d", n, r.Seq, want-1)
+	}
+	rl.Messages = append(rl.Messages, r.Added...)
+	if r.Len != len(rl.Messages) {
+		return sentence.Errorf("record %d: step %d leaves %d messages, the records add up to %d", n, r.Seq, r.Len, len(rl.Messages))
+	}
+	rl.Steps = append(rl.Steps, r)
+	rl.Interrupted, rl.Edit, rl.EditBase, rl.Answer = nil, nil, nil, nil
+	return nil
+}
+
+// fork goes back to step r.Seq (record n): the steps after it become a
+// branch, the messages and events are cut back to what it kept, and a
+// fork onto another dialect changes the run's provider.
+func (rl *RunLog) fork(r Record, n int) error {
+	if r.Seq < 0 || r.Seq > len(rl.Steps) {
+		return sentence.Errorf("record %d: a fork from step %d of %d", n, r.Seq, len(rl.Steps))
+	}
+	keep := 0
+	if r.Seq > 0 {
+		keep = rl.Steps[r.Seq-1].Len
+	}
+	if r.Seq < len(rl.Steps) {
+		rl.Branches = append(rl.Branches, slices.Clone(rl.Steps[r.Seq:]))
+	}
+	rl.Steps = rl.Steps[:r.Seq]
+	rl.Messages = append(slices.Clip(rl.Messages[:keep]), r.Added...)
+	rl.foldForkAdded(r)
+	if r.N > len(rl.Submitted) {
+		return sentence.Errorf("record %d: a fork keeps %d events of %d", n, r.N, len(rl.Submitted))
+	}
+	rl.Submitted = rl.Submitted[:r.N]
+	if r.Provider != "" {
+		rl.Info.Provider, rl.Info.ToolMode, rl.Info.Model = r.Provider, r.ToolMode, r.Model
+		rl.Messages = StripNative(rl.Messages, NativeName(r.Provider, r.ToolMode))
+	}
+	rl.Interrupted, rl.Edit, rl.EditBase, rl.Answer = nil, nil, nil, nil
 	return nil
 }
 

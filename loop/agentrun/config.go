@@ -135,42 +135,78 @@ func (c Config) Dialect() (backend.Dialect, error) { return backend.For(c.Provid
 
 // Validate checks the flags against each other and against the disk before
 // anything is created, so a mistake never leaves a half-made output behind.
+// The checks run in this order; the first mistake is the one reported.
 func (c Config) Validate() error {
-	if _, err := c.Dialect(); err != nil {
-		return err
-	}
-	if c.CompareSpec != "" {
-		if err := checkCompare(&c); err != nil {
+	for _, check := range []func(*Config) error{
+		(*Config).checkDialect,
+		(*Config).checkCompareSpec,
+		(*Config).checkBackendFlags,
+		(*Config).checkLimits,
+		(*Config).checkLesson,
+		(*Config).checkMCP,
+		(*Config).checkWorkspace,
+		(*Config).checkReplays,
+		(*Config).checkOutputFiles,
+	} {
+		if err := check(&c); err != nil {
 			return err
 		}
 	}
-	if c.Offline && c.Live {
+	return checkOutputs(c.outputs(), c.inputsOf(c.Session))
+}
+
+func (c *Config) checkDialect() error {
+	_, err := c.Dialect()
+	return err
+}
+
+// checkCompareSpec reads --compare into the runs it names.
+func (c *Config) checkCompareSpec() error {
+	if c.CompareSpec == "" {
+		return nil
+	}
+	return checkCompare(c)
+}
+
+// checkBackendFlags refuses backend flags that contradict each other.
+func (c *Config) checkBackendFlags() error {
+	switch {
+	case c.Offline && c.Live:
 		return sentence.Errorf("--offline and --live contradict each other")
-	}
-	if c.Replay != "" && (c.Offline || c.Live) {
+	case c.Replay != "" && (c.Offline || c.Live):
 		return sentence.Errorf("--replay serves a cassette; it cannot be combined with --offline or --live")
-	}
-	if c.Replay != "" && c.Record != "" {
+	case c.Replay != "" && c.Record != "":
 		return sentence.Errorf("--record and --replay cannot be used together")
 	}
-	if c.MaxIterations < 1 {
+	return nil
+}
+
+// checkLimits refuses a limit no run could keep.
+func (c *Config) checkLimits() error {
+	switch n := c.Call.NumPredict; {
+	case c.MaxIterations < 1:
 		return sentence.Errorf("--max-iterations %d: want at least 1", c.MaxIterations)
-	}
-	if c.SimLatency < 0 {
+	case c.SimLatency < 0:
 		return sentence.Errorf("--sim-latency %s: want zero or more", c.SimLatency)
-	}
-	if c.Call.Limits.Stall <= 0 {
+	case c.Call.Limits.Stall <= 0:
 		return sentence.Errorf("--stall %s: want a duration above zero, e.g. --stall 60s", c.Call.Limits.Stall)
-	}
-	if c.Call.Limits.Call <= 0 {
+	case c.Call.Limits.Call <= 0:
 		return sentence.Errorf("--call-timeout %s: want a duration above zero, e.g. --call-timeout 10m", c.Call.Limits.Call)
-	}
-	if n := c.Call.NumPredict; n < 1 && n != -1 {
+	case n < 1 && n != -1:
 		return sentence.Errorf("--num-predict %d: want a number of tokens, or -1 to leave the reply unbounded", n)
 	}
+	return nil
+}
+
+func (c *Config) checkLesson() error {
 	if _, ok := offline.LessonByName(c.Lesson); !ok {
 		return sentence.Errorf("no lesson named %q (see 'glassbox lessons')", c.Lesson)
 	}
+	return nil
+}
+
+// checkMCP reads each --mcp and refuses two servers of one name.
+func (c *Config) checkMCP() error {
 	names := map[string]bool{}
 	for _, m := range c.MCP {
 		spec, err := mcptool.ParseSpec(m)
@@ -182,48 +218,68 @@ func (c Config) Validate() error {
 		}
 		names[spec.Name] = true
 	}
-	if c.Workspace != "" {
-		if err := checkFolder(c.Workspace); err != nil {
-			return err
+	return nil
+}
+
+// checkWorkspace refuses a --workspace that is not a folder glassbox may
+// work in.
+func (c *Config) checkWorkspace() error {
+	if c.Workspace == "" {
+		return nil
+	}
+	if err := checkFolder(c.Workspace); err != nil {
+		return err
+	}
+	return checkWorkspaceFolder("--workspace", c.Workspace, os.Getenv)
+}
+
+// checkReplays checks the cassette --replay names: one for each run of a
+// comparison, named after it.
+func (c *Config) checkReplays() error {
+	if c.Replay == "" {
+		return nil
+	}
+	replays := []string{c.Replay}
+	if len(c.Compare) > 0 {
+		replays = nil // each run replays its own file, named after it
+		for _, r := range c.Runs() {
+			replays = append(replays, r.Replay)
 		}
-		if err := checkWorkspaceFolder("--workspace", c.Workspace, os.Getenv); err != nil {
+	}
+	for _, path := range replays {
+		if err := checkReplay(path); err != nil {
 			return err
 		}
 	}
-	if c.Replay != "" {
-		replays := []string{c.Replay}
-		if len(c.Compare) > 0 {
-			replays = nil // each run replays its own file, named after it
-			for _, r := range c.Runs() {
-				replays = append(replays, r.Replay)
-			}
-		}
-		for _, path := range replays {
-			if err := checkReplay(path); err != nil {
-				return err
-			}
+	return nil
+}
+
+// checkOutputFiles checks the files glassbox will write: --record (one
+// per run of a comparison), --trace and the session, and that --record
+// and --trace are two files.
+func (c *Config) checkOutputFiles() error {
+	records := []string{c.Record}
+	if len(c.Compare) > 0 {
+		records = nil
+		for _, r := range c.Runs() {
+			records = append(records, r.Record)
 		}
 	}
-	for _, out := range []struct{ flag, path string }{{"--record", c.Record}, {"--trace", c.Trace}} {
-		if len(c.Compare) > 0 && out.flag == "--record" {
-			for _, r := range c.Runs() {
-				if err := checkOutput(out.flag, r.Record); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		if err := checkOutput(out.flag, out.path); err != nil {
+	for _, path := range records {
+		if err := checkOutput("--record", path); err != nil {
 			return err
 		}
 	}
-	if err := checkSession(c); err != nil {
+	if err := checkOutput("--trace", c.Trace); err != nil {
+		return err
+	}
+	if err := checkSession(*c); err != nil {
 		return err
 	}
 	if c.Record != "" && c.Record == c.Trace {
 		return sentence.Errorf("--record and --trace name the same file %s", c.Record)
 	}
-	return checkOutputs(c.outputs(), c.inputsOf(c.Session))
+	return nil
 }
 
 // checkFolder says what to do when --workspace is not a folder.

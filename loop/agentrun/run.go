@@ -118,103 +118,27 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 			r.Close() // what was made so far: a temporary workspace goes
 		}
 	}()
-
-	switch {
-	case c.KeepWorkspace != "":
-		if r.Workspace, err = keptWorkspace(c.KeepWorkspace, c.Workspace); err != nil {
-			return nil, fmt.Errorf("workspace: %w", err)
-		}
-	case c.Workspace != "" && !c.CopyWorkspace:
-		r.Workspace, err = tools.NewWorkspace(c.Workspace)
-		if err != nil {
-			return nil, fmt.Errorf("%w: --workspace: %w", ErrUsage, err)
-		}
-	case c.Workspace != "":
-		if r.Workspace, err = copyWorkspace(c.Workspace); err != nil {
-			return nil, fmt.Errorf("%w: --workspace %s: %w", ErrUsage, c.Workspace, err)
-		}
-		r.Temporary = true
-	default:
-		if r.Workspace, err = tools.NewSampleWorkspace(); err != nil {
-			return nil, fmt.Errorf("workspace: %w", err)
-		}
-		r.Temporary = true
+	if err := r.openWorkspace(c); err != nil {
+		return nil, err
 	}
 	// A .env in the workspace holds secrets glassbox did not read: they
 	// are masked like the environment's.
 	c.Env = c.Env.WithSecrets(workspaceSecrets(r.Workspace.Root())...)
 	r.Config = c
-	if r.Temporary {
-		// Only a folder glassbox made itself is ever removed.
-		root := r.Workspace.Root()
-		r.closers = append(r.closers, func() error { return os.RemoveAll(root) })
-	}
 	r.answers = loop.NewKeptAnswers(person) // saved in the session as given
-	person = r.answers
-	registry := tools.Default(r.Workspace, person, 0)
-	r.registry = registry
-	policy := loop.DefaultPolicy()
-	if c.Policy != "" {
-		if policy, err = loop.LoadPolicy(c.Policy); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
-		}
-	}
-	var box tools.Confinement
-	if ec, ok := registry.Get(tools.ExecuteCommandName); ok {
-		ec.(*tools.ExecuteCommand).AllowNetwork(policy.Network)
-		if err := ec.(*tools.ExecuteCommand).PassEnv(policy.Env); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
-		}
-		ec.(*tools.ExecuteCommand).Conceal(concealed(c, r.Workspace.Root()))
-		box = ec.(*tools.ExecuteCommand).Confinement()
-	}
-	// A stdio server runs under the commands' sandbox, with the same
-	// network, variables and concealed files.
-	if err := r.attachMCP(ctx, c, box); err != nil {
-		return nil, err
-	}
-	if c.Policy != "" {
-		if err := policy.CheckTools(registry.Names()); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
-		}
-	}
-
-	dialect, _ := c.Dialect() // Validate checked it
-	var recordTemp string
-	if c.Record != "" {
-		recordTemp = recordTempDir(os.Getenv)
-	}
-	r.Backend, err = backend.Choose(ctx, backend.Options{
-		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
-		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, RecordTemp: recordTemp, Env: c.Env, Call: c.Call,
-	})
+	r.registry = tools.Default(r.Workspace, r.answers, 0)
+	policy, err := r.confine(ctx, c)
 	if err != nil {
-		if errors.Is(err, backend.ErrWrongDialect) {
-			err = fmt.Errorf("%w: %w", ErrUsage, err)
-		}
 		return nil, err
 	}
-	r.closers = append(r.closers, r.Backend.Close)
-	// A tool the dialect cannot describe (an MCP server's schema Ollama's
-	// native tools cannot carry) is refused now, not at the first call.
-	if tc, ok := r.Backend.Provider.(interface {
-		CheckTools([]history.ToolSpec) error
-	}); ok {
-		if err := tc.CheckTools(registry.Specs()); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
-		}
+	if err := r.openBackend(ctx, c); err != nil {
+		return nil, err
 	}
-
-	var onTransition func(loop.Transition)
-	if c.Trace != "" {
-		f, err := os.OpenFile(c.Trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return nil, fmt.Errorf("%w: --trace: %w", ErrUsage, err)
-		}
-		r.trace = &traceFile{f: f, mask: providers.NewMasker(c.Env.Secrets()...)}
-		r.closers = append(r.closers, r.trace.close)
-		onTransition = func(t loop.Transition) { r.trace.write(func(w io.Writer) error { return loop.WriteJSON(w, t) }) }
+	onTransition, err := r.openTrace(c)
+	if err != nil {
+		return nil, err
 	}
+	person = r.answers
 	if c.Yes {
 		person = yesPerson{person}
 	}
@@ -222,7 +146,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		Provider:      r.Backend.Provider,
 		Backend:       r.Backend.Kind,
 		BackendReason: r.Backend.Reason,
-		Tools:         registry,
+		Tools:         r.registry,
 		Workspace:     r.Workspace,
 		Policy:        policy,
 		Person:        person,
@@ -246,6 +170,119 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 		return nil, err
 	}
 	return r, nil
+}
+
+// openWorkspace opens the folder the run's tools may touch: a session's
+// kept workspace, --workspace itself or a copy of it, or a fresh copy of
+// the sample project. Only a folder glassbox made itself is removed when
+// the run closes.
+func (r *Run) openWorkspace(c Config) (err error) {
+	switch {
+	case c.KeepWorkspace != "":
+		if r.Workspace, err = keptWorkspace(c.KeepWorkspace, c.Workspace); err != nil {
+			return fmt.Errorf("workspace: %w", err)
+		}
+	case c.Workspace != "" && !c.CopyWorkspace:
+		if r.Workspace, err = tools.NewWorkspace(c.Workspace); err != nil {
+			return fmt.Errorf("%w: --workspace: %w", ErrUsage, err)
+		}
+	case c.Workspace != "":
+		if r.Workspace, err = copyWorkspace(c.Workspace); err != nil {
+			return fmt.Errorf("%w: --workspace %s: %w", ErrUsage, c.Workspace, err)
+		}
+		r.Temporary = true
+	default:
+		if r.Workspace, err = tools.NewSampleWorkspace(); err != nil {
+			return fmt.Errorf("workspace: %w", err)
+		}
+		r.Temporary = true
+	}
+	if r.Temporary {
+		root := r.Workspace.Root()
+		r.closers = append(r.closers, func() error { return os.RemoveAll(root) })
+	}
+	return nil
+}
+
+// confine loads the policy (built in, or --policy) and confines the
+// tools by it: execute_command's network, variables and concealed files,
+// which the MCP servers started under the same sandbox share; a policy
+// file's tool names are checked against the tools the run has.
+func (r *Run) confine(ctx context.Context, c Config) (*loop.Policy, error) {
+	policy := loop.DefaultPolicy()
+	if c.Policy != "" {
+		var err error
+		if policy, err = loop.LoadPolicy(c.Policy); err != nil {
+			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
+		}
+	}
+	var box tools.Confinement
+	if t, ok := r.registry.Get(tools.ExecuteCommandName); ok {
+		ec := t.(*tools.ExecuteCommand)
+		ec.AllowNetwork(policy.Network)
+		if err := ec.PassEnv(policy.Env); err != nil {
+			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
+		}
+		ec.Conceal(concealed(c, r.Workspace.Root()))
+		box = ec.Confinement()
+	}
+	// A stdio server runs under the commands' sandbox, with the same
+	// network, variables and concealed files.
+	if err := r.attachMCP(ctx, c, box); err != nil {
+		return nil, err
+	}
+	if c.Policy != "" {
+		if err := policy.CheckTools(r.registry.Names()); err != nil {
+			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
+		}
+	}
+	return policy, nil
+}
+
+// openBackend chooses how the dialect is reached (providers/backend) and
+// refuses now a tool the dialect cannot describe (an MCP server's schema
+// Ollama's native tools cannot carry), not at the first call.
+func (r *Run) openBackend(ctx context.Context, c Config) error {
+	dialect, _ := c.Dialect() // Validate checked it
+	var recordTemp string
+	if c.Record != "" {
+		recordTemp = recordTempDir(os.Getenv)
+	}
+	var err error
+	r.Backend, err = backend.Choose(ctx, backend.Options{
+		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
+		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, RecordTemp: recordTemp, Env: c.Env, Call: c.Call,
+	})
+	if err != nil {
+		if errors.Is(err, backend.ErrWrongDialect) {
+			err = fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		return err
+	}
+	r.closers = append(r.closers, r.Backend.Close)
+	if tc, ok := r.Backend.Provider.(interface {
+		CheckTools([]history.ToolSpec) error
+	}); ok {
+		if err := tc.CheckTools(r.registry.Specs()); err != nil {
+			return fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+	}
+	return nil
+}
+
+// openTrace opens --trace for appending and returns what writes each
+// transition to it (nil without --trace).
+func (r *Run) openTrace(c Config) (func(loop.Transition), error) {
+	if c.Trace == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(c.Trace, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --trace: %w", ErrUsage, err)
+	}
+	r.trace = &traceFile{f: f, mask: providers.NewMasker(c.Env.Secrets()...)}
+	r.closers = append(r.closers, r.trace.close)
+	return func(t loop.Transition) { r.trace.write(func(w io.Writer) error { return loop.WriteJSON(w, t) }) }, nil
 }
 
 // concealed are the files this run's commands must not read: the .env

@@ -185,36 +185,13 @@ func abs(path string) string {
 // continued. --from forks from a step (the workspace restored); --provider
 // or --tool-mode (Onto) continues with another dialect.
 func resumeSession(ctx context.Context, c Config, person func(name string) loop.Person) (_ []*Run, err error) {
-	dir, derr := session.Dir(os.Getenv)
-	path, err := session.Find(dir, c.Resume)
+	path, f, err := readResumed(c)
 	if err != nil {
-		if derr != nil && !strings.ContainsRune(c.Resume, os.PathSeparator) {
-			err = fmt.Errorf("%w (%w)", err, derr)
-		}
-		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, err
 	}
-	f, err := session.Read(path)
+	configs, err := resumedConfigs(c, path, f)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --resume: %w", ErrUsage, err)
-	}
-	if c.Onto != "" && len(f.Runs) > 1 {
-		return nil, sentence.Errorf("%w: --provider/--tool-mode with --resume continue one run on another dialect; %s holds the two runs of a comparison", ErrUsage, path)
-	}
-	if c.Workspace != "" && len(f.Runs) > 1 {
-		return nil, sentence.Errorf("%w: --workspace with --resume names the folder of one run; %s holds the two runs of a comparison, each in its own folder beside it", ErrUsage, path)
-	}
-	var configs []Config
-	for _, rl := range f.Runs {
-		rc, err := resumedConfig(c, path, rl.Info)
-		if err != nil {
-			return nil, err
-		}
-		configs = append(configs, rc)
-	}
-	for _, rc := range configs {
-		if err := checkOutputs(rc.outputs(), rc.inputsOf(path)); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
-		}
+		return nil, err
 	}
 	runs, err := openRuns(ctx, configs, person)
 	if err != nil {
@@ -233,23 +210,8 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 	s := &Session{Path: path, Resumed: true, Warnings: f.Warnings, writer: w}
 	runs[len(runs)-1].closers = append([]func() error{w.Close}, runs[len(runs)-1].closers...)
 	for i, r := range runs {
-		rl := f.Runs[i]
-		j := loop.NewJournal(w, r.Config.Name, r.Workspace.Root())
-		j.KeepAnswers(r.answers)
-		if rl.System != "" {
-			r.engineCfg.System = rl.System
-		}
-		e, recovery, err := loop.Resume(r.engineCfg, rl, j)
-		if err != nil {
-			return nil, fmt.Errorf("%w: --resume %s: %w", ErrUsage, path, err)
-		}
-		r.Engine, r.Session = e, s
-		s.journals = append(s.journals, j)
-		if err := testCrash(j); err != nil {
+		if err := r.resumeEngine(s, f.Runs[i]); err != nil {
 			return nil, err
-		}
-		if recovery != "" {
-			s.Recovery = append(s.Recovery, prefixName(r.Config.Name)+recovery)
 		}
 	}
 	if c.From >= 0 || c.Onto != "" {
@@ -267,6 +229,73 @@ func resumeSession(ctx context.Context, c Config, person func(name string) loop.
 		}
 	}
 	return runs, nil
+}
+
+// readResumed finds and reads the session --resume names, refusing flags
+// that cannot apply to it (another dialect or a workspace for both runs
+// of a comparison).
+func readResumed(c Config) (string, *session.File, error) {
+	dir, derr := session.Dir(os.Getenv)
+	path, err := session.Find(dir, c.Resume)
+	if err != nil {
+		if derr != nil && !strings.ContainsRune(c.Resume, os.PathSeparator) {
+			err = fmt.Errorf("%w (%w)", err, derr)
+		}
+		return "", nil, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	f, err := session.Read(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: --resume: %w", ErrUsage, err)
+	}
+	if c.Onto != "" && len(f.Runs) > 1 {
+		return "", nil, sentence.Errorf("%w: --provider/--tool-mode with --resume continue one run on another dialect; %s holds the two runs of a comparison", ErrUsage, path)
+	}
+	if c.Workspace != "" && len(f.Runs) > 1 {
+		return "", nil, sentence.Errorf("%w: --workspace with --resume names the folder of one run; %s holds the two runs of a comparison, each in its own folder beside it", ErrUsage, path)
+	}
+	return path, f, nil
+}
+
+// resumedConfigs are the Configs of the session's runs (resumedConfig),
+// each checked for outputs that would overwrite what it reads.
+func resumedConfigs(c Config, path string, f *session.File) ([]Config, error) {
+	var configs []Config
+	for _, rl := range f.Runs {
+		rc, err := resumedConfig(c, path, rl.Info)
+		if err != nil {
+			return nil, err
+		}
+		configs = append(configs, rc)
+	}
+	for _, rc := range configs {
+		if err := checkOutputs(rc.outputs(), rc.inputsOf(path)); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+	}
+	return configs, nil
+}
+
+// resumeEngine rebuilds r's engine from its part of the session (rl), its
+// journal going on writing s, and notes what was recovered.
+func (r *Run) resumeEngine(s *Session, rl *session.RunLog) error {
+	j := loop.NewJournal(s.writer, r.Config.Name, r.Workspace.Root())
+	j.KeepAnswers(r.answers)
+	if rl.System != "" {
+		r.engineCfg.System = rl.System
+	}
+	e, recovery, err := loop.Resume(r.engineCfg, rl, j)
+	if err != nil {
+		return fmt.Errorf("%w: --resume %s: %w", ErrUsage, s.Path, err)
+	}
+	r.Engine, r.Session = e, s
+	s.journals = append(s.journals, j)
+	if err := testCrash(j); err != nil {
+		return err
+	}
+	if recovery != "" {
+		s.Recovery = append(s.Recovery, prefixName(r.Config.Name)+recovery)
+	}
+	return nil
 }
 
 func prefixName(name string) string {

@@ -1,9 +1,10 @@
 package offline
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -157,21 +158,81 @@ type conversation struct {
 	// the request.
 	steps []item
 	// mcpTools are the MCP tools (NAME__tool) the request declares, in the
-	// order it declares them (mcpToolNames).
+	// order it declares them (mcpTools).
 	mcpTools []string
+	// tally counts what the steps hold, kept as they are added, so a
+	// script's question about a long turn does not read all of it again.
+	tally tally
 }
 
-// declaredMCPTool finds a declared MCP tool in a request body: a tool name
-// of the form NAME__tool, as a Gemini or Ollama declaration spells it
-// ("name":"notes__echo") or the JSON-mode prompt heads it (### notes__echo).
-var declaredMCPTool = regexp.MustCompile(`(?:"name":"|### )([A-Za-z][A-Za-z0-9_-]*?__[A-Za-z0-9_.-]+?)(?:"|\\n)`)
+// tally is what the steps since the request add up to.
+type tally struct {
+	// results counts the tool results by tool name.
+	results map[string]int
+	// misfired: the model already produced something the loop could not
+	// use (see conversation.misfired).
+	misfired bool
+}
 
-// mcpToolNames lists the MCP tools a request body declares, without repeats.
-func mcpToolNames(body []byte) []string {
+// add counts one step.
+func (t *tally) add(it item) {
+	switch {
+	case it.kind == itemFeedback, it.kind == itemAssistant && it.malformed:
+		t.misfired = true
+	case it.kind == itemAssistant:
+		t.misfired = t.misfired || slices.ContainsFunc(it.calls, func(c toolCall) bool { return c.Name == misfireToolName })
+	case it.kind == itemResult:
+		if t.results == nil {
+			t.results = map[string]int{}
+		}
+		t.results[it.result.Name]++
+	}
+}
+
+// mcpTools lists the MCP tools among the names a request declares, in
+// order, without repeats: those of the form NAME__tool, as
+// tools/mcptool names them.
+func mcpTools(declared []string) []string {
 	var names []string
-	for _, m := range declaredMCPTool.FindAllSubmatch(body, -1) {
-		if n := string(m[1]); !slices.Contains(names, n) {
+	for _, n := range declared {
+		if isMCPToolName(n) && !slices.Contains(names, n) {
 			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// isMCPToolName reports whether name is NAME__tool: a server name that
+// starts with a letter and holds letters, digits, _ and -, then "__",
+// then a tool name of letters, digits, _, . and -.
+func isMCPToolName(name string) bool {
+	server, tool, ok := strings.Cut(name, "__")
+	if !ok || server == "" || tool == "" || !isLetter(server[0]) {
+		return false
+	}
+	return onlyOf(server, "_-") && onlyOf(tool, "_.-")
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// onlyOf reports whether s holds only ASCII letters, digits and marks.
+func onlyOf(s, marks string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isLetter(c) && (c < '0' || c > '9') && !strings.ContainsRune(marks, rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// promptToolNames are the tools a JSON-mode system prompt describes: each
+// one heads its section ("### notes__echo", providers/ollama's
+// JSONModeSystemPrompt).
+func promptToolNames(prompt string) []string {
+	var names []string
+	for line := range strings.Lines(prompt) {
+		if name, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "### "); ok {
+			names = append(names, strings.TrimSpace(name))
 		}
 	}
 	return names
@@ -194,12 +255,24 @@ func newConversation(d dialect, items []item) conversation {
 
 // folder builds a conversation one item at a time, so a long session's
 // conversation can be continued from where the last request left it
-// instead of read again from its start (see geminiContents).
+// instead of read again from its start (see turnCache).
 type folder struct {
-	conv     conversation
+	conv conversation
+	// turns sums the raw turns read so far, each chained to the sum of
+	// those before it: the same conversation always has the same sum,
+	// however much of it one request had to read (see digest).
+	turns    [sha256.Size]byte
 	pending  []*toolCall // the latest turn's calls not yet answered
 	prev     item
 	havePrev bool
+}
+
+// sum chains one more raw turn into f.turns.
+func (f *folder) sum(raw []byte) {
+	h := sha256.New()
+	h.Write(f.turns[:])
+	h.Write(raw)
+	h.Sum(f.turns[:0])
 }
 
 // add folds the next item into the conversation.
@@ -215,6 +288,7 @@ func (f *folder) add(it item) {
 			c.request = strings.TrimSpace(it.text)
 			c.lang = languageOf(c.request)
 			c.steps = nil
+			c.tally = tally{}
 			f.pending = nil
 		}
 	case itemAssistant:
@@ -231,6 +305,9 @@ func (f *folder) add(it item) {
 		}
 		c.steps = append(c.steps, it)
 	}
+	if it.kind != itemUser {
+		c.tally.add(it)
+	}
 	f.prev, f.havePrev = it, true
 }
 
@@ -238,9 +315,10 @@ func (f *folder) add(it item) {
 // what f (or a conversation handed out from it) holds: the steps are
 // shared up to their length and copied on the first add. The items'
 // calls are shared; nothing changes them once read.
-func (f *folder) fork() folder {
-	g := *f
+func (f folder) fork() folder {
+	g := f
 	g.conv.steps = slices.Clip(f.conv.steps)
+	g.conv.tally.results = maps.Clone(f.conv.tally.results)
 	g.pending = slices.Clone(f.pending)
 	return g
 }
@@ -298,25 +376,13 @@ func looksLikeFeedback(text string) bool {
 	return false
 }
 
-// results returns every tool result since the request, in order.
-func (c conversation) results() []toolResult {
-	var out []toolResult
-	for _, s := range c.steps {
-		if s.kind == itemResult {
-			out = append(out, s.result)
-		}
-	}
-	return out
-}
-
 // resultFor returns the latest result of a call to name whose argument key
 // names the same file as want ("./hello.py" and "hello.py" are one file).
 // An empty key matches any call to name.
 func (c conversation) resultFor(name, key, want string) (toolResult, bool) {
-	rs := c.results()
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := rs[i]
-		if r.Name != name {
+	for i := len(c.steps) - 1; i >= 0; i-- {
+		r := c.steps[i].result
+		if c.steps[i].kind != itemResult || r.Name != name {
 			continue
 		}
 		if key == "" {
@@ -330,34 +396,12 @@ func (c conversation) resultFor(name, key, want string) (toolResult, bool) {
 }
 
 // count returns how many results of tool name arrived since the request.
-func (c conversation) count(name string) int {
-	n := 0
-	for _, r := range c.results() {
-		if r.Name == name {
-			n++
-		}
-	}
-	return n
-}
+func (c conversation) count(name string) int { return c.tally.results[name] }
 
 // misfired reports whether the model already produced something the loop
 // could not use in this turn: a malformed reply, the loop's feedback about
 // one, or a call to a tool that does not exist.
-func (c conversation) misfired() bool {
-	for _, s := range c.steps {
-		switch {
-		case s.kind == itemFeedback, s.kind == itemAssistant && s.malformed:
-			return true
-		case s.kind == itemAssistant:
-			for _, call := range s.calls {
-				if call.Name == misfireToolName {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
+func (c conversation) misfired() bool { return c.tally.misfired }
 
 // samePath compares two workspace paths after cleaning.
 func samePath(a, b string) bool {

@@ -2,7 +2,6 @@ package offline
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -79,76 +78,49 @@ type geminiRequestError struct{ message string }
 
 func (e geminiRequestError) Error() string { return e.message }
 
-// geminiRequestList is geminiRequest in the shape the SDK sends: contents
-// as a list, each content kept raw.
-type geminiRequestList struct {
-	Contents              []json.RawMessage       `json:"contents"`
-	Tools                 json.RawMessage         `json:"tools"`
-	GenerationConfig      *geminiGenerationConfig `json:"generationConfig"`
-	GenerationConfigSnake *geminiGenerationConfig `json:"generation_config"`
-}
-
-// parseGemini decodes a generateContent body into a model call.
-func parseGemini(body []byte, cache *geminiContents) (modelCall, bool, error) {
+// parseGemini decodes a generateContent body into a model call. Only the
+// contents the last request did not have are decoded (turnCache).
+func parseGemini(body requestBody, s *geminiSide) (modelCall, bool, error) {
+	r := s.turns.read(body)
 	var req geminiRequest
-	fold := folder{conv: conversation{dialect: dialectGemini}}
-	count := 0
-	if list, known, n, ok := cache.read(body); ok {
-		req = geminiRequest{Tools: list.Tools, GenerationConfig: list.GenerationConfig, GenerationConfigSnake: list.GenerationConfigSnake}
-		if n > 0 {
-			fold = known
+	if err := json.Unmarshal(r.doc, &req); err != nil {
+		return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. " + err.Error()}
+	}
+	contents, err := oneOrMany[json.RawMessage](req.Contents)
+	if err != nil {
+		return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. contents: " + err.Error()}
+	}
+	fold := r.state
+	if r.n == 0 {
+		fold = folder{conv: conversation{dialect: dialectGemini}}
+	}
+	for i, raw := range contents {
+		var c geminiInContent
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return modelCall{}, false, geminiRequestError{fmt.Sprintf("Invalid JSON payload received. contents[%d]: %v", r.n+i, err)}
 		}
-		count = n + len(list.Contents)
-		for i, raw := range list.Contents {
-			var c geminiInContent
-			if err := json.Unmarshal(raw, &c); err != nil {
-				return modelCall{}, false, geminiRequestError{fmt.Sprintf("Invalid JSON payload received. contents[%d]: %v", n+i, err)}
-			}
-			its, err := contentItems(n+i, c)
-			if err != nil {
-				return modelCall{}, false, err
-			}
-			for _, it := range its {
-				fold.add(it)
-			}
-		}
-		cache.remember(body, list, count, fold)
-	} else {
-		// Not the SDK's shape (contents as one object, white space, not
-		// JSON at all): the general path says exactly what is wrong.
-		if err := json.Unmarshal(body, &req); err != nil {
-			return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. " + err.Error()}
-		}
-		contents, err := oneOrMany[geminiInContent](req.Contents)
+		its, err := contentItems(r.n+i, c)
 		if err != nil {
-			return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. contents: " + err.Error()}
+			return modelCall{}, false, err
 		}
-		count = len(contents)
-		for i, c := range contents {
-			its, err := contentItems(i, c)
-			if err != nil {
-				return modelCall{}, false, err
-			}
-			for _, it := range its {
-				fold.add(it)
-			}
+		fold.sum(raw)
+		for _, it := range its {
+			fold.add(it)
 		}
 	}
-	if count == 0 {
+	if r.n+len(contents) == 0 {
 		return modelCall{}, false, geminiRequestError{"* GenerateContentRequest.contents: contents is not specified\n"}
 	}
+	s.turns.remember(body, "contents", r, contents, fold)
 	gc := req.GenerationConfig
 	if gc == nil {
 		gc = req.GenerationConfigSnake
 	}
 	thoughts := gc != nil && gc.ThinkingConfig != nil && gc.ThinkingConfig.IncludeThoughts
+	decl := s.tools.read(req.Tools)
 	conv := fold.conv
-	conv.mcpTools = mcpToolNames(body)
-	return modelCall{
-		conv:  conv,
-		tools: cache.declaresFunctions(req.Tools),
-		body:  body,
-	}, thoughts, nil
+	conv.mcpTools = decl.mcp
+	return modelCall{conv: conv, tools: decl.any, size: body.size(), turns: fold.turns}, thoughts, nil
 }
 
 // geminiModelItem reads a model turn: function calls and non-thought text.
@@ -209,21 +181,29 @@ func geminiUserItems(parts []geminiInPart) []item {
 	return items
 }
 
-// geminiDeclaresFunctions reports whether the tools list declares any function.
-func geminiDeclaresFunctions(raw json.RawMessage) bool {
+// geminiDeclarations reads the functions a tools list declares.
+func geminiDeclarations(raw json.RawMessage) declarations {
+	var d declarations
 	tools, err := oneOrMany[map[string]json.RawMessage](raw)
 	if err != nil {
-		return false
+		return d
 	}
 	for _, t := range tools {
 		for _, key := range []string{"functionDeclarations", "function_declarations"} {
-			var decls []json.RawMessage
-			if json.Unmarshal(t[key], &decls) == nil && len(decls) > 0 {
-				return true
+			var decls []struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(t[key], &decls) != nil {
+				continue
+			}
+			for _, f := range decls {
+				d.any = true
+				d.names = append(d.names, f.Name)
 			}
 		}
 	}
-	return false
+	d.mcp = mcpTools(d.names)
+	return d
 }
 
 // ----- the Gemini response, shaped like the recorded ones -----
@@ -281,9 +261,9 @@ type geminiAnswer struct {
 // carry no id (as Gemini 2.5 sends them); the first call part carries the
 // thoughtSignature, as the thought-signatures doc describes for parallel calls.
 func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
-	sum := digest("glassbox offline responseId", m.body)
+	sum := m.digest("glassbox offline responseId")
 	a := geminiAnswer{finishReason: "STOP", responseID: base64.RawURLEncoding.EncodeToString(sum[:17])}
-	a.usage.PromptTokenCount = tokens(len(m.body))
+	a.usage.PromptTokenCount = tokens(m.size)
 	if thoughts && r.thought != "" {
 		a.thought = &geminiPart{Text: "**" + r.thought + "**", Thought: true}
 		a.usage.ThoughtsTokenCount = tokens(len(r.thought))
@@ -302,7 +282,7 @@ func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
 		for i, c := range r.calls {
 			p := geminiPart{FunctionCall: &geminiFunctionCall{Name: c.Name, Args: c.Args}}
 			if i == 0 {
-				p.ThoughtSignature = thoughtSignature(m.body)
+				p.ThoughtSignature = thoughtSignature(m)
 			}
 			a.parts = append(a.parts, p)
 			b, _ := c.Args.MarshalJSON()
@@ -318,25 +298,9 @@ func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
 
 // thoughtSignature is an opaque, deterministic signature for a function
 // call: the same conversation always gets the same bytes.
-func thoughtSignature(body []byte) string {
-	sum := digest("glassbox offline thoughtSignature", body)
+func thoughtSignature(m modelCall) string {
+	sum := m.digest("glassbox offline thoughtSignature")
 	return base64.StdEncoding.EncodeToString(append([]byte("glassbox-offline:"), sum[:]...))
-}
-
-// digestTail is how much of a request the simulation's ids are derived
-// from: its length and its last bytes, which hold the newest turns. Hashing
-// a whole long conversation on every call made long sessions quadratic.
-const digestTail = 16 << 10
-
-// digest is a deterministic sum of body for label: the same conversation
-// always gets the same id.
-func digest(label string, body []byte) [sha256.Size]byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00", label, len(body))
-	h.Write(body[max(0, len(body)-digestTail):])
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return sum
 }
 
 // whole is the answer as one generateContent response.
@@ -408,7 +372,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error(), nil)
 		return
 	}
-	m, thoughts, err := parseGemini(body, &s.contents)
+	m, thoughts, err := parseGemini(s.request(body), &s.gemini)
 	if err != nil {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error(), nil)
 		return

@@ -7,119 +7,42 @@ import (
 	"sync"
 )
 
-// geminiContents remembers the last request's contents: every request
-// repeats the whole conversation, and reading all of it again each time
-// made long sessions quadratic. When a request starts with the same bytes
-// as the last one up to the end of its contents, only what follows is
-// read: those bytes were checked when they first came. The zero value is
-// ready; it is safe for concurrent use.
-type geminiContents struct {
+// geminiSide is what the simulated Gemini remembers between requests: the
+// last one's contents (every request repeats them all) and its tools.
+type geminiSide struct {
+	turns turnCache[folder]
+	tools toolsCache
+}
+
+// declarations are the tools a request declares.
+type declarations struct {
+	any   bool     // at least one function
+	names []string // their names, in order
+	mcp   []string // those that are MCP tools (mcpTools)
+}
+
+// toolsCache reads a request's tools once and again only when they
+// change: a session sends the same ones with every request. The zero
+// value is ready; it is safe for concurrent use.
+type toolsCache struct {
 	mu   sync.Mutex
-	body []byte // the last request, up to the end of its last content
-	fold folder // what its contents were read into
-	n    int    // how many contents it had
-
-	tools    []byte // the last request's tools, as sent
-	declares bool   // whether they declare a function
+	raw  []byte // the last request's tools, as sent
+	decl declarations
 }
 
-// declaresFunctions is geminiDeclaresFunctions, read once for the tools a
-// session sends again with every request.
-func (g *geminiContents) declaresFunctions(raw json.RawMessage) bool {
-	g.mu.Lock()
-	if g.tools != nil && bytes.Equal(g.tools, raw) {
-		defer g.mu.Unlock()
-		return g.declares
+// read returns the declarations of raw, a Gemini tools list.
+func (c *toolsCache) read(raw json.RawMessage) declarations {
+	c.mu.Lock()
+	if c.raw != nil && bytes.Equal(c.raw, raw) {
+		defer c.mu.Unlock()
+		return c.decl
 	}
-	g.mu.Unlock()
-	declares := geminiDeclaresFunctions(raw)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.tools, g.declares = append([]byte{}, raw...), declares
-	return declares
-}
-
-// geminiContentsHead is how the SDK's requests begin (its JSON keys come
-// sorted, so contents come first).
-const geminiContentsHead = `{"contents":[`
-
-// read decodes body in the SDK's shape. When body continues the last
-// request, list holds only the new contents and known the conversation of the n
-// contents before them. ok is false when body is not in that shape; the
-// caller then reads it the general way.
-func (g *geminiContents) read(body []byte) (list geminiRequestList, known folder, n int, ok bool) {
-	if !bytes.HasPrefix(body, []byte(geminiContentsHead)) {
-		return list, folder{}, 0, false
-	}
-	g.mu.Lock()
-	prev, prevFold, prevN := g.body, g.fold.fork(), g.n
-	g.mu.Unlock()
-	if len(prev) > 0 && len(body) > len(prev) && bytes.HasPrefix(body, prev) && (body[len(prev)] == ',' || body[len(prev)] == ']') {
-		rest := body[len(prev):]
-		if rest[0] == ',' {
-			rest = rest[1:]
-		}
-		tail := append([]byte(geminiContentsHead), rest...)
-		if json.Unmarshal(tail, &list) == nil && contentsEnd(tail, list) >= 0 {
-			return list, prevFold, prevN, true
-		}
-		list = geminiRequestList{}
-	}
-	if err := json.Unmarshal(body, &list); err != nil || contentsEnd(body, list) < 0 {
-		return geminiRequestList{}, folder{}, 0, false
-	}
-	return list, folder{}, 0, true
-}
-
-// contentsEnd is the offset in body just after the last content, or -1
-// when the contents are not laid out as the SDK writes them (no white space
-// between elements), so their end cannot be found from their lengths.
-func contentsEnd(body []byte, list geminiRequestList) int {
-	end := len(geminiContentsHead)
-	for i, raw := range list.Contents {
-		if i > 0 {
-			end++ // the comma
-		}
-		end += len(raw)
-	}
-	if end >= len(body) || body[end] != ']' {
-		return -1
-	}
-	return end
-}
-
-// remember keeps body up to the end of its contents, and their conversation.
-func (g *geminiContents) remember(body []byte, list geminiRequestList, n int, fold folder) {
-	// list holds only the new contents when body continued the last
-	// request: the end is found from where those start.
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	start := 0
-	if len(g.body) > 0 && bytes.HasPrefix(body, g.body) && n > len(list.Contents) {
-		start = len(g.body)
-		if body[start] == ',' {
-			start++
-		}
-	} else {
-		start = len(geminiContentsHead)
-	}
-	end := start
-	for i, raw := range list.Contents {
-		if i > 0 {
-			end++
-		}
-		end += len(raw)
-	}
-	if len(list.Contents) == 0 {
-		end = len(g.body)
-	}
-	if end <= 0 || end >= len(body) || body[end] != ']' {
-		g.body, g.fold, g.n = nil, folder{}, 0
-		return
-	}
-	// Nothing changes a request's body once read, and read hands out a
-	// fork of the fold: keep both as they are.
-	g.body, g.fold, g.n = body[:end:end], fold, n
+	c.mu.Unlock()
+	d := geminiDeclarations(raw)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.raw, c.decl = append([]byte{}, raw...), d
+	return d
 }
 
 // contentItems reads one content into items.

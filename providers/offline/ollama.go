@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -44,52 +45,115 @@ const repeatLimit = 31
 // and /api/show are byte-for-byte stable.
 func ollamaModifiedAt() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
-// parseOllamaChat decodes an /api/chat body. The dialect follows the
-// request: tools → native tool_calls; format without tools → JSON mode;
-// neither → plain text.
-func parseOllamaChat(body []byte) (api.ChatRequest, modelCall, error) {
-	var req api.ChatRequest
-	if len(bytes.TrimSpace(body)) == 0 {
-		return req, modelCall{}, errors.New("missing request body")
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return req, modelCall{}, err
-	}
-	if req.Model == "" {
-		return req, modelCall{}, errors.New("model is required")
-	}
-	jsonFormat, err := ollamaFormat(req.Format)
-	if err != nil {
-		return req, modelCall{}, err
-	}
-	d := dialectLlamaPlain
-	switch {
-	case len(req.Tools) > 0:
-		d = dialectLlamaNative
-	case jsonFormat:
-		d = dialectLlamaJSON
-	}
-	var items []item
-	for _, msg := range req.Messages {
-		switch msg.Role {
-		case "user":
-			if r, ok := jsonToolResult(msg.Content); ok {
-				items = append(items, item{kind: itemResult, result: r})
-			} else {
-				items = append(items, item{kind: itemUser, text: msg.Content})
-			}
-		case "assistant":
-			items = append(items, ollamaAssistantItem(d, msg))
-		case "tool":
-			items = append(items, item{kind: itemResult, result: toolResult{
-				CallID: msg.ToolCallID, Name: msg.ToolName, Content: msg.Content,
-				IsError: looksLikeErrorText(msg.Content),
-			}})
+// ollamaTurns is what the messages of an /api/chat request were read into.
+type ollamaTurns struct {
+	fold folder
+	// dialect is how they were read: JSON mode reads an assistant's text
+	// as its decision.
+	dialect dialect
+	// prompted are the tools a JSON-mode system prompt describes.
+	prompted []string
+}
+
+func (t ollamaTurns) fork() ollamaTurns {
+	t.fold = t.fold.fork()
+	return t
+}
+
+// add reads one message.
+func (t *ollamaTurns) add(msg api.Message) {
+	switch msg.Role {
+	case "system":
+		t.prompted = slices.Concat(t.prompted, promptToolNames(msg.Content))
+	case "user":
+		if r, ok := jsonToolResult(msg.Content); ok {
+			t.fold.add(item{kind: itemResult, result: r})
+		} else {
+			t.fold.add(item{kind: itemUser, text: msg.Content})
 		}
+	case "assistant":
+		t.fold.add(ollamaAssistantItem(t.dialect, msg))
+	case "tool":
+		t.fold.add(item{kind: itemResult, result: toolResult{
+			CallID: msg.ToolCallID, Name: msg.ToolName, Content: msg.Content,
+			IsError: looksLikeErrorText(msg.Content),
+		}})
 	}
-	conv := newConversation(d, items)
-	conv.mcpTools = mcpToolNames(body)
-	return req, modelCall{conv: conv, tools: d != dialectLlamaPlain, body: body}, nil
+}
+
+// ollamaChatBody is an /api/chat body with its messages kept raw, so those
+// already read need not be decoded again.
+type ollamaChatBody struct {
+	api.ChatRequest
+	Messages []json.RawMessage `json:"messages"`
+}
+
+// decodeOllamaChat decodes an /api/chat body (or what turnCache left of
+// it) and finds its dialect. The dialect follows the request: tools →
+// native tool_calls; format without tools → JSON mode; neither → plain text.
+func decodeOllamaChat(doc []byte) (ollamaChatBody, dialect, error) {
+	var in ollamaChatBody
+	if err := json.Unmarshal(doc, &in); err != nil {
+		return in, 0, err
+	}
+	if in.Model == "" {
+		return in, 0, errors.New("model is required")
+	}
+	jsonFormat, err := ollamaFormat(in.Format)
+	if err != nil {
+		return in, 0, err
+	}
+	switch {
+	case len(in.Tools) > 0:
+		return in, dialectLlamaNative, nil
+	case jsonFormat:
+		return in, dialectLlamaJSON, nil
+	}
+	return in, dialectLlamaPlain, nil
+}
+
+// parseOllamaChat decodes an /api/chat body into a model call. Only the
+// messages the last request did not have are decoded (turnCache).
+func parseOllamaChat(body requestBody, cache *turnCache[ollamaTurns]) (api.ChatRequest, modelCall, error) {
+	if body.blank() {
+		return api.ChatRequest{}, modelCall{}, errors.New("missing request body")
+	}
+	r := cache.read(body)
+	in, d, err := decodeOllamaChat(r.doc)
+	if err == nil && r.n > 0 && r.state.dialect != d {
+		// The tools or the format changed: the same messages read
+		// another way, so all of them again.
+		r = turnsRead[ollamaTurns]{doc: body.all()}
+		in, d, err = decodeOllamaChat(r.doc)
+	}
+	if err != nil {
+		return in.ChatRequest, modelCall{}, err
+	}
+	t := r.state
+	if r.n == 0 {
+		t = ollamaTurns{fold: folder{conv: conversation{dialect: d}}, dialect: d}
+	}
+	for i, raw := range in.Messages {
+		var msg api.Message
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			return in.ChatRequest, modelCall{}, fmt.Errorf("messages[%d]: %w", r.n+i, err)
+		}
+		t.fold.sum(raw)
+		t.add(msg)
+	}
+	cache.remember(body, "messages", r, in.Messages, t)
+	conv := t.fold.conv
+	switch d {
+	case dialectLlamaNative:
+		var names []string
+		for _, tool := range in.Tools {
+			names = append(names, tool.Function.Name)
+		}
+		conv.mcpTools = mcpTools(names)
+	case dialectLlamaJSON:
+		conv.mcpTools = mcpTools(t.prompted)
+	}
+	return in.ChatRequest, modelCall{conv: conv, tools: d != dialectLlamaPlain, size: body.size(), turns: t.fold.turns}, nil
 }
 
 // ollamaFormat reads the "format" field: "json" or a schema object turn
@@ -197,7 +261,7 @@ func encodeOllama(m modelCall, r reply) api.Message {
 				a.Set(kv.Key, kv.Value)
 			}
 			msg.ToolCalls = append(msg.ToolCalls, api.ToolCall{
-				ID:       ollamaCallID(m.body, i),
+				ID:       ollamaCallID(m, i),
 				Function: api.ToolCallFunction{Index: i, Name: c.Name, Arguments: a},
 			})
 		}
@@ -252,8 +316,8 @@ func spacedJSON(v any) string {
 
 // ollamaCallID is a deterministic tool call id in Ollama's own form:
 // "call_" and 8 characters of [a-z0-9].
-func ollamaCallID(body []byte, index int) string {
-	sum := sha256.Sum256(append(fmt.Appendf(nil, "glassbox offline call %d\x00", index), body...))
+func ollamaCallID(m modelCall, index int) string {
+	sum := m.digest(fmt.Sprintf("glassbox offline call %d", index))
 	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 	id := []byte("call_")
 	for _, b := range sum[:8] {
@@ -272,7 +336,7 @@ func ollamaMetrics(m modelCall, evalCount int, start time.Time, promptEval, eval
 	return api.Metrics{
 		TotalDuration:      total,
 		LoadDuration:       max(total-promptEval-eval, 0),
-		PromptEvalCount:    tokens(len(m.body)),
+		PromptEvalCount:    tokens(m.size),
 		PromptEvalDuration: promptEval,
 		EvalCount:          max(evalCount, 1),
 		EvalDuration:       eval,
@@ -370,7 +434,7 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	req, m, err := parseOllamaChat(body)
+	req, m, err := parseOllamaChat(s.request(body), &s.ollama)
 	if err != nil {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
 		return

@@ -8,8 +8,6 @@ package offline
 // then "data: [DONE]".
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,9 +19,8 @@ import (
 // openAIRequest is the part of a chat completions request the simulation
 // reads.
 type openAIRequest struct {
-	Model    string          `json:"model"`
-	Messages []openAIMessage `json:"messages"`
-	Tools    []struct {
+	Model string `json:"model"`
+	Tools []struct {
 		Type     string `json:"type"`
 		Function struct {
 			Name string `json:"name"`
@@ -72,55 +69,101 @@ func (m openAIMessage) text() string {
 	return b.String()
 }
 
+// openAITurns is what the messages of a chat completions request were
+// read into.
+type openAITurns struct {
+	fold folder
+	// calls names the tool calls of the latest assistant message by id:
+	// the tool messages after it answer them.
+	calls map[string]string
+}
+
+func (t openAITurns) fork() openAITurns {
+	t.fold = t.fold.fork()
+	return t // calls is replaced, never changed
+}
+
+// add reads one message.
+func (t *openAITurns) add(msg openAIMessage) error {
+	switch msg.Role {
+	case "user":
+		t.fold.add(item{kind: itemUser, text: msg.text()})
+	case "assistant":
+		it := item{kind: itemAssistant, text: msg.text()}
+		t.calls = map[string]string{}
+		for _, tc := range msg.ToolCalls {
+			var m map[string]any
+			if json.Unmarshal([]byte(tc.Function.Arguments), &m) != nil {
+				it.malformed = true
+				continue
+			}
+			t.calls[tc.ID] = tc.Function.Name
+			it.calls = append(it.calls, toolCall{ID: tc.ID, Name: tc.Function.Name, Args: argsFromMap(m)})
+		}
+		// An empty reply, or one whose call could not be read, is one
+		// the loop could not use.
+		it.malformed = it.malformed || len(it.calls) == 0 && strings.TrimSpace(it.text) == ""
+		t.fold.add(it)
+	case "tool":
+		name, ok := t.calls[msg.ToolCallID]
+		if !ok || msg.ToolCallID == "" {
+			// As OpenAI's API refuses it: a result needs the call it answers.
+			return fmt.Errorf("invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id %q answers none)", msg.ToolCallID)
+		}
+		content := msg.text()
+		t.fold.add(item{kind: itemResult, result: toolResult{
+			CallID: msg.ToolCallID, Name: name, Content: content,
+			IsError: looksLikeErrorText(content),
+		}})
+	}
+	return nil
+}
+
+// openAIChatBody is a chat completions body with its messages kept raw,
+// so those already read need not be decoded again.
+type openAIChatBody struct {
+	openAIRequest
+	Messages []json.RawMessage `json:"messages"`
+}
+
 // parseOpenAIChat decodes a chat completions body into the neutral
-// conversation.
-func parseOpenAIChat(body []byte) (openAIRequest, modelCall, error) {
-	var req openAIRequest
-	if len(bytes.TrimSpace(body)) == 0 {
-		return req, modelCall{}, errors.New("missing request body")
+// conversation. Only the messages the last request did not have are
+// decoded (turnCache).
+func parseOpenAIChat(body requestBody, cache *turnCache[openAITurns]) (openAIRequest, modelCall, error) {
+	var in openAIChatBody
+	if body.blank() {
+		return in.openAIRequest, modelCall{}, errors.New("missing request body")
 	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return req, modelCall{}, err
+	r := cache.read(body)
+	if err := json.Unmarshal(r.doc, &in); err != nil {
+		return in.openAIRequest, modelCall{}, err
 	}
+	req := in.openAIRequest
 	if req.Model == "" {
 		return req, modelCall{}, errors.New("you must provide a model parameter")
 	}
-	names := map[string]string{} // call id → tool name, for the tool messages
-	var items []item
-	for _, msg := range req.Messages {
-		switch msg.Role {
-		case "user":
-			items = append(items, item{kind: itemUser, text: msg.text()})
-		case "assistant":
-			it := item{kind: itemAssistant, text: msg.text()}
-			for _, tc := range msg.ToolCalls {
-				var m map[string]any
-				if json.Unmarshal([]byte(tc.Function.Arguments), &m) != nil {
-					it.malformed = true
-					continue
-				}
-				names[tc.ID] = tc.Function.Name
-				it.calls = append(it.calls, toolCall{ID: tc.ID, Name: tc.Function.Name, Args: argsFromMap(m)})
-			}
-			// An empty reply, or one whose call could not be read, is one
-			// the loop could not use.
-			it.malformed = it.malformed || len(it.calls) == 0 && strings.TrimSpace(it.text) == ""
-			items = append(items, it)
-		case "tool":
-			if _, ok := names[msg.ToolCallID]; !ok || msg.ToolCallID == "" {
-				// As OpenAI's API refuses it: a result needs the call it answers.
-				return req, modelCall{}, fmt.Errorf("invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id %q answers none)", msg.ToolCallID)
-			}
-			content := msg.text()
-			items = append(items, item{kind: itemResult, result: toolResult{
-				CallID: msg.ToolCallID, Name: names[msg.ToolCallID], Content: content,
-				IsError: looksLikeErrorText(content),
-			}})
+	t := r.state
+	if r.n == 0 {
+		t = openAITurns{fold: folder{conv: conversation{dialect: dialectOpenAI}}}
+	}
+	for i, raw := range in.Messages {
+		var msg openAIMessage
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			return req, modelCall{}, fmt.Errorf("messages[%d]: %w", r.n+i, err)
+		}
+		t.fold.sum(raw)
+		if err := t.add(msg); err != nil {
+			return req, modelCall{}, err
 		}
 	}
-	conv := newConversation(dialectOpenAI, items)
-	conv.mcpTools = mcpToolNames(body)
-	return req, modelCall{conv: conv, tools: len(req.Tools) > 0, body: body}, nil
+	cache.remember(body, "messages", r, in.Messages, t)
+	var names []string
+	for _, tool := range req.Tools {
+		names = append(names, tool.Function.Name)
+	}
+	conv := t.fold.conv
+	conv.mcpTools = mcpTools(names)
+	return req, modelCall{conv: conv, tools: len(req.Tools) > 0, size: body.size(), turns: t.fold.turns}, nil
 }
 
 // openAIChunk is one chat.completion.chunk event.
@@ -191,7 +234,7 @@ func openAIReply(m modelCall, r reply) (deltas []openAIDelta, finish string) {
 			arguments = arguments[:strings.Index(arguments, ":")+4]
 		}
 		index := i
-		head := openAIToolCall{Index: &index, ID: ollamaCallID(m.body, i), Type: "function"}
+		head := openAIToolCall{Index: &index, ID: ollamaCallID(m, i), Type: "function"}
 		head.Function.Name = c.Name
 		deltas = append(deltas, openAIDelta{ToolCalls: []openAIToolCall{head}})
 		for _, piece := range ollamaTokens(arguments) {
@@ -218,7 +261,7 @@ func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	req, m, err := parseOpenAIChat(body)
+	req, m, err := parseOpenAIChat(s.request(body), &s.openAI)
 	if err != nil {
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
@@ -242,12 +285,12 @@ func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	deltas, finish := openAIReply(m, rep)
-	sum := sha256.Sum256(body)
+	sum := m.digest("glassbox offline chat completion id")
 	base := openAIChunk{
 		ID: fmt.Sprintf("chatcmpl-%x", sum[:6]), Created: time.Now().Unix(),
 		Model: req.Model, SystemFingerprint: openAIFingerprint,
 	}
-	usage := &openAIUsage{PromptTokens: tokens(len(body)), CompletionTokens: len(deltas)}
+	usage := &openAIUsage{PromptTokens: tokens(m.size), CompletionTokens: len(deltas)}
 	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
 	if !req.Stream {
 		whole := mergeDeltas(deltas)

@@ -88,11 +88,11 @@ func TestOpenAIUnaryAndNotFound(t *testing.T) {
 // A tool message is paired with its call by tool_call_id; an assistant
 // call whose arguments are not JSON is the trace of a malformed reply.
 func TestOpenAIConversation(t *testing.T) {
-	_, m, err := parseOpenAIChat([]byte(`{"model":"m","messages":[
+	_, m, err := parseOpenAIChat(requestBody{b: []byte(`{"model":"m","messages":[
 		{"role":"user","content":[{"type":"text","text":"read it"}]},
 		{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}}]},
 		{"role":"tool","tool_call_id":"call_1","content":"Error: no such file"},
-		{"role":"assistant","content":"","tool_calls":[{"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\"path\":"}}]}]}`))
+		{"role":"assistant","content":"","tool_calls":[{"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\"path\":"}}]}]}`)}, &turnCache[openAITurns]{})
 	if err != nil {
 		t.Fatal(err)
 	}

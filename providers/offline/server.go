@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/glassbox-dev/glassbox/providers"
@@ -39,10 +40,14 @@ const maxBody = 32 << 20
 type Server struct {
 	cfg      Config
 	attempts attemptCounter
-	// contents remembers Gemini contents already read: each request
-	// repeats the whole conversation, and reading it again each time made
-	// long sessions quadratic (see geminiContents).
-	contents geminiContents
+	// Each dialect remembers the turns it has read: every request repeats
+	// the whole conversation, and reading it again each time made long
+	// sessions quadratic (see turnCache).
+	gemini geminiSide
+	ollama turnCache[ollamaTurns]
+	openAI turnCache[openAITurns]
+	// read counts the bytes of requests decoded or searched (requestBody).
+	read atomic.Int64
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -113,6 +118,15 @@ func requireMethod(w http.ResponseWriter, r *http.Request, methods ...string) bo
 	return false
 }
 
+// BytesRead is how many bytes of the requests it has served the
+// simulation has decoded or searched: each request's new turns, not the
+// conversation it repeats (requestBody). The tests and benchmarks that
+// hold long runs to linear work read it.
+func (s *Server) BytesRead() int64 { return s.read.Load() }
+
+// request holds a body the simulation is about to read.
+func (s *Server) request(body []byte) requestBody { return requestBody{b: body, read: &s.read} }
+
 // readBody reads a request body up to maxBody.
 func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
@@ -134,13 +148,27 @@ type modelCall struct {
 	// tools is false when the request declared no tools (and, for Ollama,
 	// asked for no JSON format): the tutor can only answer in text.
 	tools bool
-	// body is the raw request body; its hash keys the rate-limit counter and
-	// seeds the deterministic ids and signatures.
-	body []byte
+	// size is the request body's length (the usage the simulation reports
+	// is reckoned from it).
+	size int
+	// turns sums the conversation the request carries (folder.turns): with
+	// size, it keys the rate-limit counter and seeds the deterministic ids
+	// and signatures.
+	turns [sha256.Size]byte
 }
 
-// hash is the request body's SHA-256.
-func (m modelCall) hash() [32]byte { return sha256.Sum256(m.body) }
+// digest is a deterministic sum of the request for label: the same
+// conversation always gets the same ids, and no part of it is read again
+// to make them (a hash of the whole body on every call made long runs
+// quadratic).
+func (m modelCall) digest(label string) [sha256.Size]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00", label, m.size)
+	h.Write(m.turns[:])
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
 
 // errFault is returned by prepare when the lesson answers with an HTTP
 // error instead of a model reply.
@@ -168,7 +196,7 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 			// Only the lesson's first model call is limited, and only on
 			// every other attempt of the same request: the loop's retry
 			// succeeds, and running the lesson again shows the 429 again.
-			if len(m.conv.steps) == 0 && s.attempts.next(m.hash())%2 == 0 {
+			if len(m.conv.steps) == 0 && s.attempts.next(m.digest("glassbox offline attempt"))%2 == 0 {
 				return reply{}, errFault{http.StatusTooManyRequests, faultRateLimitFirst}
 			}
 		}

@@ -612,7 +612,7 @@ func TestOllamaShapesMatchRecordedResponses(t *testing.T) {
 				got := keyPathsOf(t, l)
 				switch {
 				case i == len(lines)-1:
-					if !maps(got, final) {
+					if !sameKeys(got, final) {
 						t.Errorf("final line key paths %q, want exactly %q", keys(got), keys(final))
 					}
 				case got[".message.tool_calls"]:
@@ -652,7 +652,7 @@ func TestOllamaShapesMatchRecordedResponses(t *testing.T) {
 	})
 }
 
-func maps(a, b map[string]bool) bool { return subset(a, b) && subset(b, a) }
+func sameKeys(a, b map[string]bool) bool { return subset(a, b) && subset(b, a) }
 
 func keys(m map[string]bool) []string {
 	var out []string

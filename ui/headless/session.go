@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // resumed tells what reopening a session found and did: on stderr, the
@@ -47,4 +49,18 @@ func (p printer) resumed(stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// SessionSaved says where the session of runs is and the command that
+// picks it up again (cmd is "glassbox" or "glassbox run"); dir is the
+// default sessions folder, where an id is enough.
+func SessionSaved(l lang.Lang, w io.Writer, cmd, dir string, runs []*agentrun.Run) {
+	if len(runs) == 0 || runs[0].Session == nil {
+		return
+	}
+	s := runs[0].Session
+	if err := s.Err(); err != nil {
+		fmt.Fprintf(w, "%s: %s\n", cmd, l.F("%s (the session file is incomplete)", l.Error(err)))
+	}
+	fmt.Fprintf(w, "%s\n%s\n", l.F("session saved: %s", s.Path), l.F("resume it with: %s", s.ResumeCommand(cmd, dir)))
 }

@@ -73,7 +73,7 @@ func init() {
 		"answer: ":                                              "回答: ",
 		"(end of input)":                                        "(入力が終わりました)",
 
-		// ui/headless: sessions
+		// ui/headless and ui/sessions: sessions
 		"%s (the session file is incomplete)":     "%s(セッションファイルは不完全です)",
 		"session saved: %s":                       "セッションを保存しました: %s",
 		"resume it with: %s":                      "再開するには: %s",

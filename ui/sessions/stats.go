@@ -1,4 +1,4 @@
-package headless
+package sessions
 
 import (
 	"fmt"
@@ -12,18 +12,14 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
-// ListSessionStats is `glassbox sessions --stats`: the sessions in dir,
+// ListStats is `glassbox sessions --stats`: the sessions in dir,
 // oldest first, one per line under a header, tab-separated: id, started,
 // provider(s), steps, and the run's health (loop.Health). A file that
 // cannot be read is listed with the reason.
-func ListSessionStats(l lang.Lang, stdout, stderr io.Writer, dir string) error {
-	list, err := session.List(dir)
-	if err != nil {
+func ListStats(l lang.Lang, stdout, stderr io.Writer, dir string) error {
+	list, err := listed(l, stderr, dir)
+	if err != nil || len(list) == 0 {
 		return err
-	}
-	if len(list) == 0 {
-		fmt.Fprintf(stderr, "glassbox sessions: %s\n", l.F("no sessions yet in %s", dir))
-		return nil
 	}
 	fmt.Fprintln(stdout, l.T("id\tstarted\tprovider(s)\tsteps\thealth"))
 	for _, s := range list {
@@ -44,9 +40,9 @@ func health(s session.Summary) (loop.Health, error) {
 	return loop.SessionHealth(s.Path)
 }
 
-// SessionStats is `glassbox sessions --stats ID`: one session's health in
+// Stats is `glassbox sessions --stats ID`: one session's health in
 // full, a labelled line each. idOrFile is taken as --resume takes it.
-func SessionStats(l lang.Lang, stdout io.Writer, dir, idOrFile string) error {
+func Stats(l lang.Lang, stdout io.Writer, dir, idOrFile string) error {
 	path, err := session.Locate("--stats", dir, idOrFile)
 	if err != nil {
 		return err
