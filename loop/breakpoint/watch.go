@@ -20,8 +20,9 @@ import (
 //
 // A Watch is not safe for concurrent use.
 type Watch struct {
-	list []Breakpoint
-	was  []bool // was[i]: list[i] matched the step before
+	list  []Breakpoint
+	was   []bool // was[i]: list[i] matched the step before
+	marks *Marks // Marks, made once per change of the list
 }
 
 // NewWatch is a Watch with bps in force, in order.
@@ -55,6 +56,7 @@ func (w *Watch) Add(b Breakpoint) bool {
 	}
 	w.list = append(w.list, b)
 	w.was = append(w.was, false)
+	w.marks = nil
 	return true
 }
 
@@ -66,6 +68,7 @@ func (w *Watch) Remove(i int) bool {
 	}
 	w.list = slices.Delete(w.list, i, i+1)
 	w.was = slices.Delete(w.was, i, i+1)
+	w.marks = nil
 	return true
 }
 
@@ -94,8 +97,18 @@ func (w *Watch) Step(s Step) (Hit, bool) {
 // Marks says where the breakpoints in force can be drawn on the state
 // machine: the states and edges they name. A breakpoint that names a state
 // or edge and nothing else stops every time (Always); one with more
-// conditions stops only when they hold as well (If).
+// conditions stops only when they hold as well (If). The maps are made once
+// per change of the list (a frame asks at every draw): read them, do not
+// change them.
 func (w *Watch) Marks() Marks {
+	if w.marks == nil {
+		m := w.makeMarks()
+		w.marks = &m
+	}
+	return *w.marks
+}
+
+func (w *Watch) makeMarks() Marks {
 	m := Marks{States: map[loop.State]Mark{}, Edges: map[loop.Edge]Mark{}}
 	for _, b := range w.list {
 		mark := Always

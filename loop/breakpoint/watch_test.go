@@ -64,6 +64,11 @@ func TestWatchMarks(t *testing.T) {
 	if m.States[loop.CheckingPolicy] != Always || m.States[loop.Halted] != If || m.Edges[loop.EdgeDeny] != Always || len(m.States) != 2 || len(m.Edges) != 1 {
 		t.Errorf("Marks = %+v", m)
 	}
+	w.Remove(0)
+	w.Add(OnState(loop.Halted))
+	if m := w.Marks(); m.States[loop.CheckingPolicy] != None || m.States[loop.Halted] != Always {
+		t.Errorf("Marks after a change of the list = %+v", m)
+	}
 }
 
 // TestWatchStopsWhereAMatchBegins: fed a run's steps, a watch reports a
@@ -179,5 +184,20 @@ func lessonSteps(t *testing.T, d backend.Dialect, request string) []loop.Transit
 			t.Fatal(err)
 		}
 		out = append(out, tr)
+	}
+}
+
+// BenchmarkWatchStep is what every step of a run costs with breakpoints in
+// force: three of them, tested on a model's 40 KB reply.
+func BenchmarkWatchStep(b *testing.B) {
+	bps, err := ParseAll([]string{"tool~=write_*,verdict=DENY", "tokens>8000", "path~=*:streamGenerateContent,bytes>100k"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := NewWatch(bps...)
+	steps := []Step{{Transition: reply, Dialect: "gemini"}, {Transition: check, Dialect: "gemini"}}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		w.Step(steps[i%2])
 	}
 }
