@@ -118,9 +118,9 @@ func (d *diagramPane) render(lk look, v diagram.View, w, h int) []string {
 			bp = append(bp, fmt.Sprint(s, m))
 		}
 	}
-	for _, e := range breakpoint.Edges() {
-		if m := v.Breakpoints.Edges[e]; m != breakpoint.None {
-			bp = append(bp, fmt.Sprint(e, m))
+	for _, a := range loop.Table { // an edge of several arcs comes twice: no matter, for a key
+		if m := v.Breakpoints.Edges[a.Edge]; m != breakpoint.None {
+			bp = append(bp, fmt.Sprint(a.Edge, m))
 		}
 	}
 	key := drawing{v.Current, v.LastFrom, v.Selected, v.LastEdge, strings.Join(bp, ","), w, h}
