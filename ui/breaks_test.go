@@ -218,3 +218,33 @@ func historyHas(r *runView, s string) bool {
 	}
 	return false
 }
+
+// TestBreakpointsInCompareMode: --break is in force on both runs, and each
+// run stops where its own steps match; K adds to the runs the keys act on.
+func TestBreakpointsInCompareMode(t *testing.T) {
+	a, b := newWorld(t, tourScript()...), newWorld(t, tourScript()[1:]...)
+	cfg := a.config()
+	cfg.Runs = []RunConfig{
+		{Name: "gemini", Label: "Gemini", Engine: a.eng, Person: a.person, Backend: "offline"},
+		{Name: "llama", Label: "Llama", Engine: b.eng, Person: b.person, Backend: "offline"},
+	}
+	cfg.Breakpoints = breakpoints(t, "tool=read_file")
+	h := newHarness(t, cfg, 160, 48)
+	h.press("enter", "c")
+	for _, r := range h.m.runs {
+		if r.stopped == nil || r.stopped.Breakpoint.String() != "tool=read_file" {
+			t.Fatalf("%s run: not stopped by the breakpoint (%v)", r.name, r.stopped)
+		}
+		last := r.live.steps[len(r.live.steps)-1].t
+		if last.Edge != loop.EdgeToolCall || last.LLM.ToolCalls[0].Name != "read_file" {
+			t.Errorf("%s run stopped after %s", r.name, describe(last))
+		}
+	}
+	h.press("tab") // the first run alone
+	h.press("K")
+	h.typeText("verdict=DENY")
+	h.press("enter", "esc")
+	if h.m.runs[0].breaks.Len() != 2 || h.m.runs[1].breaks.Len() != 1 {
+		t.Errorf("K added to %d and %d breakpoints, want the first run only", h.m.runs[0].breaks.Len(), h.m.runs[1].breaks.Len())
+	}
+}
