@@ -21,8 +21,8 @@ func breakpoints(t testing.TB, exprs ...string) []breakpoint.Breakpoint {
 	return bps
 }
 
-// statusBar is the frame's status bar: its last line.
-func statusBar(h *harness) string {
+// lastLine is the frame's status bar: its last line.
+func lastLine(h *harness) string {
 	lines := strings.Split(h.plainView(), "\n")
 	return lines[len(lines)-1]
 }
@@ -49,7 +49,7 @@ func TestBreakFlagStopsContinue(t *testing.T) {
 	stop := fmt.Sprintf("stopped by breakpoint #1 tool=write_file at step %d (AWAITING_LLM_RESPONSE ─tool_call─▶ CHECKING_POLICY)", last.Seq)
 	v := h.plainView()
 	contains(t, v, stop)
-	contains(t, statusBar(h), fmt.Sprintf("break #1 tool=write_file @ step %d", last.Seq))
+	contains(t, lastLine(h), fmt.Sprintf("break #1 tool=write_file @ step %d", last.Seq))
 	if !historyHas(r, stop) {
 		t.Errorf("History does not say %q", stop)
 	}
@@ -66,7 +66,7 @@ func TestBreakFlagStopsContinue(t *testing.T) {
 	if got := strings.Count(strings.Join(historyTexts(r), "\n"), "stopped by breakpoint"); got != 1 {
 		t.Errorf("History names %d breakpoint stops, want 1", got)
 	}
-	contains(t, statusBar(h), "break 1 set (K)")
+	contains(t, lastLine(h), "break 1 set (K)")
 }
 
 // TestBreakpointOnTokensSaysWhereTheFigureComes: a size condition's stop
