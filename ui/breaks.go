@@ -257,32 +257,61 @@ func (e *breakEditor) view(th theme.Theme, l lang.Lang, hk help.Model, k breakKe
 	return append(out, tail...)
 }
 
+// breakController is the breakpoints feature: b puts state=S on the state
+// picked in the State machine pane (or takes it off), K opens the dialog.
+// The breakpoints themselves are each run's (runView.breaks).
+type breakController struct {
+	*kit
+	stepper *stepper
+}
+
+// toggleState is b: a breakpoint on the state selected in the run shown,
+// set the same in every run the keys act on.
+func (c *breakController) toggleState() action {
+	s := c.stepper
+	r := s.cur()
+	st := r.diagram.selected()
+	on := !r.stopsAt(st)
+	for _, o := range s.targets() { // the run shown is one of them
+		o.toggleState(st, on)
+	}
+	if !on {
+		return say(c.lang.F("breakpoint removed from %s", st))
+	}
+	notice := c.lang.F("breakpoint on %s: i and c stop when the loop enters it", st)
+	if s.pane != paneDiagram {
+		notice += c.lang.T(" (to pick another state: tab to State machine, ←/→, b)")
+	}
+	return say(notice)
+}
+
+// open is K: the breakpoint dialog for the runs the keys act on.
+func (c *breakController) open() action {
+	return action{open: &breakDialog{kit: c.kit, stepper: c.stepper, e: newBreakEditor(c.stepper.targets(), c.lang)}}
+}
+
 // breakDialog is K's dialog: the breakpoints in force, a line to type one.
-type breakDialog struct{ e *breakEditor }
+type breakDialog struct {
+	*kit
+	stepper *stepper
+	e       *breakEditor
+}
 
-func (d breakDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
-	notice, done := d.e.key(msg, m.breakKeys, m.cfg.Lang)
-	if notice != "" {
-		m.notice = notice
-	}
+func (d *breakDialog) update(msg tea.KeyMsg) action {
+	notice, done := d.e.key(msg, d.breakKeys, d.lang)
+	a := say(notice)
 	if done {
-		m.close(d)
+		a.close = d
 	}
-	return m, nil
+	return a
 }
 
-func (d breakDialog) box(m Model, w, h int) (string, []string) {
-	title := m.cfg.Lang.T("Breakpoints")
-	if m.compare() && len(d.e.runs) == 1 {
-		title += m.runOf(d.e.runs[0])
+func (d *breakDialog) box(w, h int) (string, []string) {
+	title := d.lang.T("Breakpoints")
+	if len(d.e.runs) == 1 {
+		title += runOf(d.stepper, d.e.runs[0])
 	}
-	return title, d.e.view(m.th, m.cfg.Lang, m.help, m.breakKeys, w, h)
+	return title, d.e.view(d.th, d.lang, d.help, d.breakKeys, w, h)
 }
 
-func (d breakDialog) keys(m Model) help.KeyMap { return m.breakKeys }
-
-// openBreaks is K: the breakpoint dialog for the runs the keys act on.
-func (m *Model) openBreaks(tea.KeyMsg) tea.Cmd {
-	m.open(breakDialog{newBreakEditor(m.targets(), m.cfg.Lang)})
-	return nil
-}
+func (d *breakDialog) keys() help.KeyMap { return d.breakKeys }

@@ -110,7 +110,7 @@ func TestBreakDialog(t *testing.T) {
 	h := newHarness(t, cfg, 160, 48)
 	h.press("esc", "tab", "b") // b on WAITING_FOR_EVENT, the state picked first
 	h.press("K")
-	if !isOpen[breakDialog](h.m) {
+	if !isOpen[*breakDialog](h.m) {
 		t.Fatal("K opened no dialog")
 	}
 	v := h.plainView()
@@ -143,7 +143,7 @@ func TestBreakDialog(t *testing.T) {
 		t.Errorf("ctrl+x did not remove state=WAITING_FOR_EVENT: %v", h.m.runs[0].breaks.List())
 	}
 	h.press("esc")
-	if isOpen[breakDialog](h.m) {
+	if isOpen[*breakDialog](h.m) {
 		t.Fatal("esc left the dialog open")
 	}
 	contains(t, h.plainView(), "2 breakpoints in force")
