@@ -248,3 +248,34 @@ func TestBreakpointsInCompareMode(t *testing.T) {
 		t.Errorf("K added to %d and %d breakpoints, want the first run only", h.m.runs[0].breaks.Len(), h.m.runs[1].breaks.Len())
 	}
 }
+
+// TestBreakControllerAnswersWithActions: b and K answer with actions; the
+// dialog's keys answer with actions and close it on esc.
+func TestBreakControllerAnswersWithActions(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	m := New(w.config())
+	r := m.runs[0]
+	a := m.breaks.toggleState()
+	if !r.stopsAt(loop.WaitingForEvent) || a.open != nil || !strings.HasPrefix(a.notice, "breakpoint on WAITING_FOR_EVENT: i and c stop when the loop enters it") {
+		t.Errorf("b: %+v, in force %v", a, r.breaks.List())
+	}
+	if a := m.breaks.toggleState(); r.stopsAt(loop.WaitingForEvent) || a.notice != "breakpoint removed from WAITING_FOR_EVENT" {
+		t.Errorf("b again: %+v", a)
+	}
+	a = m.breaks.open()
+	d, ok := a.open.(*breakDialog)
+	if !ok || len(d.e.runs) != 1 || d.e.runs[0] != r {
+		t.Fatalf("K: %+v", a)
+	}
+	for _, k := range "edge=deny" {
+		if a := d.update(keyMsg(string(k))); a.close != nil || a.notice != "" {
+			t.Fatalf("typing %q: %+v", k, a)
+		}
+	}
+	if a := d.update(keyMsg("enter")); a.close != nil || a.notice != "breakpoint #1 edge=deny: i and c stop where it begins to match" {
+		t.Errorf("enter: %+v", a)
+	}
+	if a := d.update(keyMsg("esc")); a.close != d || a.notice != "1 breakpoint in force" {
+		t.Errorf("esc: %+v", a)
+	}
+}
