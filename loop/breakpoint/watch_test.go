@@ -11,7 +11,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -128,7 +128,7 @@ func TestWatchForget(t *testing.T) {
 // TestWatchOnALesson steps the write-file lesson offline, in each dialect,
 // and feeds every step to a watch: the breakpoints stop where the docs say.
 func TestWatchOnALesson(t *testing.T) {
-	lesson, _ := offline.LessonByName("write-file")
+	lesson, _ := lessons.ByName("write-file")
 	for _, d := range backend.Dialects() {
 		t.Run(d.Name, func(t *testing.T) {
 			steps := lessonSteps(t, d, lesson.RequestIn("en"))
