@@ -7,7 +7,7 @@
 //	edge=tool_call                 the step takes that edge
 //	tool=write_file  tool~=write_* the step is about a call of that tool
 //	verdict=DENY                   the security layer's verdict on it
-//	dialect=gemini                 the step's dialect (any name or alias)
+//	dialect=NAME                   the step's dialect (any name or alias)
 //	tokens>8000  bytes>40k         the size of its model call's request
 //	path~=*:streamGenerateContent  the HTTP path of its model call
 //
