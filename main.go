@@ -69,8 +69,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "glassbox: %s\n", l.F("cannot become a subreaper (%s): a command's detached processes may outlive it", l.Error(err)))
 	}
 	// A glassbox killed outright (kill -9) left its commands' folders
-	// behind; this start removes those whose owner is gone.
+	// (and, a helper killed outright, cgroups) behind; this start removes
+	// those whose owner is gone.
 	tools.RemoveStaleCommandFolders()
+	tools.RemoveStaleCgroups()
 	// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) all end the
 	// run the same way: children stopped, the trace closed with an
 	// interrupted record, temporary files removed.
@@ -522,11 +524,11 @@ func attachBus(ctx context.Context, c *agentrun.Config, bf busFlags, fromBus boo
 	lctx, stopListening := context.WithCancel(ctx)
 	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
 	b.Bind(runs[0].Engine, runs[0].Wire())
-	addr, err := bf.listen(lctx, b)
+	on, err := bf.listen(lctx, b)
 	if err != nil {
 		return stopListening, err
 	}
-	fmt.Fprintf(stderr, "glassbox run: %s\n", l.F("on the MCP bus at %s (tool %s); Ctrl-C ends it", "http://"+addr+"/mcp", bus.ToolName))
+	fmt.Fprintf(stderr, "glassbox run: %s\n", busListening(l, on)+" "+l.T("Ctrl-C ends it."))
 	o.Wait = headless.WaitForBus(b, nil)
 	return stopListening, nil
 }
@@ -566,13 +568,21 @@ func (f *busFlags) check(c agentrun.Config) error {
 }
 
 // listen serves b over streamable HTTP at --mcp-listen's address until
-// ctx is done, and returns the address it listens on.
-func (f *busFlags) listen(ctx context.Context, b *bus.Bus) (string, error) {
-	addr, _, err := b.Listen(ctx, f.addr)
+// ctx is done, and returns where, with this start's token.
+func (f *busFlags) listen(ctx context.Context, b *bus.Bus) (bus.Listening, error) {
+	on, err := b.Listen(ctx, f.addr)
 	if err != nil {
-		return "", fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
+		return on, fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
 	}
-	return addr, nil
+	return on, nil
+}
+
+// busListening says where the bus listens and the token a caller must
+// present: where the address is printed (glassbox run's standard error,
+// the glass box's History), the token with it.
+func busListening(l lang.Lang, on bus.Listening) string {
+	return l.F("on the MCP bus at %s (tool %s). Callers present this start's token %s as Authorization: Bearer %s, or in the address: %s (another glassbox: --mcp NAME=%s). Requests from web pages of another origin are refused.",
+		on.Endpoint(), bus.ToolName, on.Token, on.Token, on.EndpointWithToken(), on.EndpointWithToken())
 }
 
 // mcpServe is `glassbox mcp-serve`: glassbox as an MCP server over its
@@ -791,10 +801,12 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	tctx := tuiContext(ctx)
 	if tf.bus.addr != "" {
-		if _, err := tf.bus.listen(tctx, cfg.Runs[0].Bus); err != nil {
+		on, err := tf.bus.listen(tctx, cfg.Runs[0].Bus)
+		if err != nil {
 			return fail(l, stderr, "glassbox", err)
 		}
 		cfg.Runs[0].BusListens = true
+		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, busListening(l, on))
 	}
 	return tuiEnded(ctx, ui.Run(tctx, cfg), runs, l, stderr)
 }

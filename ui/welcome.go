@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	registry "github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -49,10 +50,8 @@ func (c *lessonController) welcomeText(r *runView) string {
 		b.WriteString(l.F("Workspace (the only folder the tools may touch): %s", r.workspace) + "\n")
 	}
 	if sb := c.sandbox; sb != "" {
-		if strings.HasPrefix(sb, "on") {
-			sb, _, _ = strings.Cut(sb, ":") // "on — Landlock ABI 7"; off keeps its reason
-		}
-		b.WriteString(l.F("Sandbox for commands: %s", sb) + "\n")
+		// "on — Landlock ABI 7 …; limits: …"; off keeps its reason
+		b.WriteString(l.F("Sandbox for commands: %s", tools.SandboxBrief(sb)) + "\n")
 	}
 	b.WriteString(l.T("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key."))
 	if ls, ok := c.current(); ok && !c.sent {
