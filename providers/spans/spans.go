@@ -50,9 +50,9 @@ type Record struct {
 	// TraceID and SpanID are hex; a log's are those of the span it was
 	// written in ("" when none).
 	TraceID, SpanID, ParentID string
-	Start, End               time.Time
-	Attrs                    map[string]any
-	Body                     string
+	Start, End                time.Time
+	Attrs                     map[string]any
+	Body                      string
 	// Error says the span's status is an error; Status is its message.
 	Error  bool
 	Status string
