@@ -31,9 +31,9 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if key.Matches(msg, k.Quit) {
 		return m.askQuit()
 	}
-	if m.followKey(msg) {
+	if ok, cmd := m.followKey(msg); ok {
 		m.clampScrolls()
-		return m, m.fetchPayloads()
+		return m, tea.Batch(cmd, m.fetchPayloads())
 	}
 	if key.Matches(msg, k.Step) && m.returnToPresent() {
 		return m, m.fetchPayloads() // a past step is shown: come back first

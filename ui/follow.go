@@ -21,7 +21,23 @@ type Follow struct {
 	// Next blocks until there is more of the followed run to show, or ctx
 	// ends. ok false: the followed run has ended.
 	Next func(ctx context.Context) (b FollowBatch, ok bool)
+	// Pull, when set in place of Next, makes the followed run a recording
+	// the person steps through (glassbox open: a trace file): a stepping
+	// key asks it for the next step (space), the rest of the iteration
+	// (i) or of the turn (c). ok false: the recording has no more.
+	Pull func(ctx context.Context, how Pull) (b FollowBatch, ok bool)
 }
+
+// Pull is how far a stepping key asks a recording to go.
+type Pull int
+
+// How far: one step, to the end of the model call's iteration, to the end
+// of the turn (the loop idle again).
+const (
+	PullStep Pull = iota
+	PullIteration
+	PullTurn
+)
 
 // FollowBatch is what a follower is handed at once: the transitions it
 // has not seen (in order, none dropped), then the model call in flight as
@@ -66,12 +82,22 @@ type followMsg struct {
 // followCmd waits for the followed run's next transitions.
 func (m Model) followCmd() tea.Cmd {
 	f := m.cfg.Follow
-	if f == nil {
+	if f == nil || f.Next == nil {
 		return nil
 	}
 	ctx := m.runs[0].base
 	return func() tea.Msg {
 		b, ok := f.Next(ctx)
+		return followMsg{b: b, ok: ok}
+	}
+}
+
+// pullCmd asks a recording for how much more of it to show.
+func (m Model) pullCmd(how Pull) tea.Cmd {
+	f := m.cfg.Follow
+	ctx := m.runs[0].base
+	return func() tea.Msg {
+		b, ok := f.Pull(ctx, how)
 		return followMsg{b: b, ok: ok}
 	}
 }
@@ -96,9 +122,18 @@ func (m Model) followed(msg followMsg) (tea.Model, tea.Cmd) {
 	}
 	if !msg.ok {
 		r.busy, r.inflight = false, nil
-		r.history.note(m.cfg.Lang.F("the %s's run has ended; q quits", m.whom()))
+		if m.cfg.Follow.Pull != nil {
+			m.ended = true
+			r.history.note(m.cfg.Lang.T("the end of the trace: [ ] go back in time; q quits"))
+		} else {
+			r.history.note(m.cfg.Lang.F("the %s's run has ended; q quits", m.whom()))
+		}
 		m.clampScrolls()
-		return m, nil
+		return m, m.fetchPayloads()
+	}
+	if m.cfg.Follow.Pull != nil {
+		m.clampScrolls()
+		return m, m.fetchPayloads()
 	}
 	m.clampScrolls()
 	return m, tea.Batch(m.followCmd(), m.fetchPayloads())
@@ -117,27 +152,51 @@ func (r *runView) record(t loop.Transition) {
 // followKey handles the keys a follower may not use: stepping keys catch
 // up with the present, the rest say the run is read-only. It reports
 // whether it handled msg.
-func (m *Model) followKey(msg tea.KeyMsg) bool {
+func (m *Model) followKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	if m.cfg.Follow == nil {
-		return false
+		return false, nil
 	}
 	k := m.keys
 	switch {
+	case m.cfg.Follow.Pull != nil && key.Matches(msg, k.Step, k.Iteration, k.Continue):
+		return true, m.pullKey(msg)
 	case key.Matches(msg, k.Step, k.Iteration, k.Continue):
 		if !m.returnToPresent() {
 			m.notice = m.cfg.Lang.F("you are at the %s's latest step: the next one appears when they take it", m.whom())
 		} else {
 			m.notice = m.cfg.Lang.F("caught up: the %s's latest step", m.whom())
 		}
-		return true
+		return true, nil
 	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict) || k.typing(msg):
 		m.notice = m.readOnly()
-		return true
+		return true, nil
 	}
-	return false
+	return false, nil
+}
+
+// pullKey steps through a recording: back to the present first when a
+// past step is shown, then as far as the key asks.
+func (m *Model) pullKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case m.returnToPresent():
+		m.notice = m.cfg.Lang.T("back at the latest step shown: press again to step on")
+	case m.ended:
+		m.notice = m.cfg.Lang.T("the end of the trace: nothing more to step ([ ] go back in time; q quits)")
+	case key.Matches(msg, k.Iteration):
+		return m.pullCmd(PullIteration)
+	case key.Matches(msg, k.Continue):
+		return m.pullCmd(PullTurn)
+	default:
+		return m.pullCmd(PullStep)
+	}
+	return nil
 }
 
 func (m Model) readOnly() string {
+	if m.cfg.Follow.Pull != nil {
+		return m.cfg.Lang.T("read-only: this is a trace file, not a live agent (space steps · [ ] go back in time · q quits)")
+	}
 	return m.cfg.Lang.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", m.whom())
 }
 

@@ -54,8 +54,10 @@ type Model struct {
 	ready         bool // a WindowSizeMsg has arrived
 
 	inputFocused bool
-	pane         paneID // the focused pane (and the tab shown in tabs mode)
-	zoomed       bool
+	// ended: a recording stepped through (Follow.Pull) has no more.
+	ended  bool
+	pane   paneID // the focused pane (and the tab shown in tabs mode)
+	zoomed bool
 	// focus is the run the keys act on alone (compare mode, tab), or -1:
 	// every run. shown is the run drawn when the screen has room for one.
 	focus, shown int
@@ -397,6 +399,10 @@ func (m *Model) focusPane(p paneID) {
 
 // updatePlaceholder offers the starting lesson until it has been sent.
 func (m *Model) updatePlaceholder() {
+	if m.cfg.Follow != nil && m.cfg.Follow.Pull != nil {
+		m.input.Placeholder = m.cfg.Lang.T("read-only: a trace file · space steps · i an iteration · c a turn · [ ] back in time · q quits")
+		return
+	}
 	if m.cfg.Follow != nil {
 		m.input.Placeholder = m.cfg.Lang.F("read-only: you follow the %s's run · [ ] back in time · space catches up · q quits", m.whom())
 		return

@@ -18,9 +18,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/outside"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/har"
 	"github.com/glassbox-dev/glassbox/providers/spans"
@@ -62,6 +64,7 @@ type Reader struct {
 	har     *har.Reader
 	spans   *spans.Reader
 	codecs  wire.Codecs
+	mask    *providers.Masker
 	steps   []loop.Transition
 	err     error
 	calls   int // model calls read
@@ -80,7 +83,7 @@ func Open(r io.Reader, opt Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr := &Reader{kind: kind, codecs: opt.Codecs}
+	tr := &Reader{kind: kind, codecs: opt.Codecs, mask: providers.NewMasker(opt.Secrets...)}
 	tr.b = outside.New(outside.Options{Codecs: opt.Codecs, Source: "open", Backend: "file", Now: func() time.Time { return tr.now }})
 	if kind == HAR {
 		tr.har = har.NewReader(br)
@@ -148,6 +151,7 @@ func (r *Reader) read() ([]loop.Transition, error) {
 		}
 		r.calls++
 		r.now = c.Started
+		r.masked(c)
 		return r.b.Call(outside.Call{Request: c.Request, Response: c.Response, Status: c.Status, Duration: c.Duration}), nil
 	}
 	e, err := r.har.Next()
@@ -168,6 +172,40 @@ func (r *Reader) read() ([]loop.Transition, error) {
 	}
 	r.now = e.Started
 	return r.b.Exchange(x), nil
+}
+
+// masked masks the secrets wherever a call's texts hold them, as the HAR
+// reader masks an entry.
+func (r *Reader) masked(c spans.Call) {
+	if r.mask.Empty() {
+		return
+	}
+	m := r.mask
+	req := c.Request
+	req.System = m.Mask(req.System)
+	for i := range req.Messages {
+		msg := &req.Messages[i]
+		msg.Text, msg.Thought = m.Mask(msg.Text), m.Mask(msg.Thought)
+		r.maskCalls(msg.ToolCalls)
+		if msg.Result != nil {
+			res := *msg.Result
+			res.Content = m.Mask(res.Content)
+			msg.Result = &res
+		}
+	}
+	if resp := c.Response; resp != nil {
+		resp.Text, resp.Thought = m.Mask(resp.Text), m.Mask(resp.Thought)
+		r.maskCalls(resp.ToolCalls)
+		if resp.Error != nil {
+			resp.Error.Message = m.Mask(resp.Error.Message)
+		}
+	}
+}
+
+func (r *Reader) maskCalls(calls []history.ToolCall) {
+	for i := range calls {
+		calls[i].Args = r.mask.MaskJSON(calls[i].Args)
+	}
 }
 
 // sniff tells a trace file's kind by the first fields of its first object.
