@@ -221,6 +221,9 @@ func (p *payloadPane) exchangeLines(lk look, in rect) ([]string, string) {
 	case s.spilled:
 		return wrapStyled(lk.th.Muted, r.lang.F("Reading the payload of step #%d back from the session…", t.Seq), in.w), ""
 	}
+	if len(t.Exchanges) == 0 && r.backend == "file" {
+		return wrapStyled(lk.th.Muted, r.lang.T("This trace records the call's messages, not its HTTP exchange: History shows what was sent and answered, Tool calls the calls and results."), in.w), ""
+	}
 	if len(t.Exchanges) == 0 {
 		return wrapStyled(lk.th.Muted, r.lang.T("This model call has no captured HTTP exchange (the provider did not reach the wire)."), in.w), ""
 	}

@@ -181,7 +181,7 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 		parts = append(parts, seg(l.T("queue"), l.F("%d event%s", r.live.queued, plural(r.live.queued))))
 	}
 	parts = append(parts,
-		seg(l.T("iter"), fmt.Sprintf("%d/%d", iteration, r.maxIter)),
+		seg(l.T("iter"), r.iterOf(iteration)),
 		seg(r.provider, r.model),
 	)
 	backendAt = len(parts)
@@ -290,4 +290,13 @@ func wrapStyled(st interface{ Render(...string) string }, s string, w int) []str
 		lines[i] = st.Render(lines[i])
 	}
 	return lines
+}
+
+// iterOf is an iteration against the run's limit ("2/10"), or alone when
+// the limit is not known (a trace file's agent keeps its own).
+func (r *runView) iterOf(iteration int) string {
+	if r.maxIter == 0 {
+		return fmt.Sprint(iteration)
+	}
+	return fmt.Sprintf("%d/%d", iteration, r.maxIter)
 }

@@ -26,6 +26,10 @@ func init() {
 		"read-only: this is a trace file, not a live agent (space steps · [ ] go back in time · q quits)": "読み取り専用: これはトレースファイルで、動いているエージェントではありません（space で進む · [ ] で過去に戻る · q で終了）",
 		"read-only: a trace file · space steps · i an iteration · c a turn · [ ] back in time · q quits":  "読み取り専用: トレースファイル · space で 1 ステップ · i で 1 イテレーション · c で 1 ターン · [ ] で過去へ · q で終了",
 		"%s, inferred: %s": "%s（推定）: %s",
+		"iteration %s":     "反復 %s",
+		"FILE: a trace another agent left, stepped through here; the steps glassbox cannot see, only infer (the agent approving and running its tools, showing its answer), say so.": "FILE: 他のエージェントが残したトレースをここでステップ実行します。glassbox には見えず推定するしかないステップ（エージェントによるツールの承認と実行、回答の表示）にはそう書いてあります。",
+		"First moves: space steps one transition, i one model call, c the whole turn; [ and ] go back and forth in time. Press esc, then ? for every key.":                           "はじめに: space で 1 遷移、i で 1 回のモデル呼び出し、c で 1 ターン全体を進めます。[ と ] で時間を前後に移動できます。esc の後 ? ですべてのキーを表示します。",
+		"This trace records the call's messages, not its HTTP exchange: History shows what was sent and answered, Tool calls the calls and results.":                                 "このトレースが記録しているのは呼び出しのメッセージで、HTTP のやり取りではありません。送った内容と答えは「履歴」に、ツール呼び出しと結果は「ツール」に表示されます。",
 
 		// What a file lacks (providers/spans, loop/tracefile)
 		"This trace records messages, not HTTP: it has no request or response bodies, headers or timings of the wire.":                "このトレースが記録しているのはメッセージで、HTTP ではありません。通信上のリクエスト・レスポンスの本文、ヘッダー、タイミングはありません。",
