@@ -54,7 +54,7 @@ func TestCallStepsAsItsExchange(t *testing.T) {
 				if len(g.Exchanges) != 0 {
 					t.Fatalf("step %d carries %d exchanges; a call of messages has none", g.Seq, len(g.Exchanges))
 				}
-				w.Exchanges, w.Time, g.Time = nil, g.Time, g.Time
+				w.Exchanges, w.Time = nil, g.Time
 				if !reflect.DeepEqual(w, g) {
 					t.Fatalf("step %d\n got %+v\nwant %+v", g.Seq, g, w)
 				}

@@ -46,7 +46,9 @@ func (l *lines) Read(p []byte) (int, error) {
 }
 
 // pad is a prompt of about 32 KiB, different in each call.
-func pad(i int) string { return fmt.Sprintf("call %d: %s", i, strings.Repeat("words of a long prompt ", 1400)) }
+func pad(i int) string {
+	return fmt.Sprintf("call %d: %s", i, strings.Repeat("words of a long prompt ", 1400))
+}
 
 // A huge file is read in bounded memory: about 50 MiB of each kind —
 // 1,600 model calls — costs the heap a few MiB at any time, not the file.
