@@ -6,8 +6,8 @@
 // calls: HTTP exchanges for HAR, calls known by their messages for the
 // other two. The kind is told from the content. Reading streams: a huge
 // file costs the memory of one entry or batch, not of the file.
-// `glassbox open` (ui/open) is its front end; docs/standards.md, "What
-// glassbox reads", says what each kind gives.
+// `glassbox open` (ui/open) is its front end; docs/standards.md,
+// "Reading other tools' traces", says what each kind gives.
 package tracefile
 
 import (

@@ -11,8 +11,8 @@
 // Reading streams: one batch (an OTLP line, one JS object) at a time, each
 // bounded, so a huge file costs the memory of its largest batch and of the
 // few calls waiting for their other half. A file cut off, or of another
-// kind, is an error that says so. docs/standards.md, "What glassbox reads",
-// lists the attributes read.
+// kind, is an error that says so. docs/standards.md, "Reading other
+// tools' traces", lists the attributes read.
 package spans
 
 import (

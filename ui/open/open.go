@@ -3,8 +3,8 @@
 // through in the glass box like a replay, with every pane and time travel,
 // or printed as trace records (--json) as `glassbox run --json` prints
 // them. The file is read as the person steps (loop/tracefile streams it);
-// nothing in it reaches a live agent. docs/standards.md, "What glassbox
-// reads", is its page.
+// nothing in it reaches a live agent. docs/standards.md, "Reading other
+// tools' traces", is its page.
 package open
 
 import (
@@ -121,7 +121,7 @@ func (c Command) printJSON(r *tracefile.Reader, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	for _, n := range c.notes(r) {
+	for _, n := range c.notes(r, true) {
 		fmt.Fprintf(stderr, "glassbox open: %s\n", n)
 	}
 	return nil
@@ -145,13 +145,13 @@ func escapeBidi(b []byte) []byte {
 }
 
 // notes are what the History pane and --json's stderr say of the file:
-// what it lacks, and the entries it skipped.
-func (c Command) notes(r *tracefile.Reader) []string {
+// what it lacks, and, once it is read (end), the entries it skipped.
+func (c Command) notes(r *tracefile.Reader, end bool) []string {
 	var out []string
 	for _, m := range r.Missing() {
 		out = append(out, c.Lang.Dyn(m))
 	}
-	if n := r.Skipped(); n > 0 {
+	if n := r.Skipped(); n > 0 && end {
 		out = append(out, c.Lang.F("%d entries of the file are no model call (pages, scripts, other requests): they make no step", n))
 	}
 	return out
@@ -178,7 +178,7 @@ func (c Command) Config(r *tracefile.Reader) ui.Config {
 		banner = c.Lang.F("%s · %s written by %s, read from a file: nothing reaches a live agent", name, kindName(r.Kind()), loop.Printable(cr))
 	}
 	rc := ui.RunConfig{Name: "open", Label: kindName(r.Kind()), Banner: banner, Backend: "file",
-		BackendReason: c.Lang.T("a trace file"), Provider: kindName(r.Kind()), Notes: s.fresh()}
+		BackendReason: c.Lang.T("a trace file"), Provider: kindName(r.Kind()), Notes: s.fresh(false)}
 	return ui.Config{
 		Runs:    []ui.RunConfig{rc},
 		Follow:  &ui.Follow{Who: "trace", Pull: s.pull},
@@ -198,12 +198,12 @@ type stepper struct {
 }
 
 // fresh are the notes not said yet.
-func (s *stepper) fresh() []string {
+func (s *stepper) fresh(end bool) []string {
 	if s.said == nil {
 		s.said = map[string]bool{}
 	}
 	var out []string
-	for _, n := range s.c.notes(s.r) {
+	for _, n := range s.c.notes(s.r, end) {
 		if !s.said[n] {
 			s.said[n] = true
 			out = append(out, n)
@@ -225,7 +225,7 @@ func (s *stepper) pull(_ context.Context, how ui.Pull) (ui.FollowBatch, bool) {
 		t, err := s.r.Next()
 		if err != nil {
 			s.ended = true
-			notes := s.fresh()
+			notes := s.fresh(true)
 			if !errors.Is(err, io.EOF) {
 				notes = append(notes, s.c.Lang.F("the file breaks off here: %s", s.c.Lang.Error(err)))
 			}
@@ -237,7 +237,7 @@ func (s *stepper) pull(_ context.Context, how ui.Pull) (ui.FollowBatch, bool) {
 			break
 		}
 	}
-	b.Note = strings.Join(s.fresh(), "\n")
+	b.Note = strings.Join(s.fresh(false), "\n")
 	return b, true
 }
 
