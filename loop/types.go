@@ -7,6 +7,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/anatomy"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -93,7 +94,7 @@ type Person interface {
 // Transition is the record of one Step: the trace line, the session entry and
 // what the UI draws. Fields other than the first six are set where they apply.
 type Transition struct {
-	// Run names the run in compare mode ("gemini", "llama"); empty otherwise.
+	// Run names the run in compare mode (its dialect's name); empty otherwise.
 	Run       string    `json:"run,omitempty"`
 	Seq       int       `json:"seq"`
 	Time      time.Time `json:"time"`
@@ -175,6 +176,10 @@ type LLMRecord struct {
 	// Resent marks a call sent again after glassbox stopped while it was
 	// in flight (a crash).
 	Resent bool `json:"resent,omitempty"`
+	// Anatomy, in `glassbox run --json` records, is what the request was
+	// made of and what it kept from the call before (providers/anatomy);
+	// the engine leaves it nil, a front end that wants it fills it in.
+	Anatomy *anatomy.Record `json:"anatomy,omitempty"`
 }
 
 // Retry is one retried provider call, visible before llm_failure.

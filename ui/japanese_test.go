@@ -15,6 +15,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -125,7 +126,8 @@ func japaneseConfig(w *testWorld) Config {
 		cfg.Lang = lang.EN
 	}
 	cfg.Banner = "gemini gemini-2.5-flash · offline: no GEMINI_API_KEY or GOOGLE_API_KEY is set"
-	cfg.BackendReason = "no GEMINI_API_KEY or GOOGLE_API_KEY is set"
+	cfg.BackendWhy = dialect.Sayf("no %s or %s is set", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+	cfg.BackendReason = cfg.BackendWhy.String()
 	cfg.Sandbox = "on — Landlock ABI 7"
 	cfg.Lessons = []Lesson{
 		{Name: "tour", Title: "ツアー: 一覧して、読んで、説明する", Request: "このプロジェクトのファイルを一覧して、hello.py が何をするか教えてください。"},
@@ -159,7 +161,7 @@ func japaneseScenes() []struct {
 		{"first_screen", single(japaneseTour(), func(h *harness) {})},
 		{"tour_midway", single(japaneseTour(), func(h *harness) {
 			h.press("enter", "space", "space", "space", "esc") // new_event, context_ready, tool_call
-			h.m.pane = panePayload
+			h.m.stepper.pane = panePayload
 		})},
 		{"tour_done", single(japaneseTour(), func(h *harness) { h.press("enter", "c") })},
 		{"approval", single(japaneseWrite(), func(h *harness) {
@@ -173,7 +175,7 @@ func japaneseScenes() []struct {
 			h.typeText("notes/買い物.txt に書いて")
 			h.press("enter", "c", "a", "esc")
 			h.press("[", "[", "[") // back to the step that ran the call
-			h.m.pane = paneTools
+			h.m.stepper.pane = paneTools
 			// The tool's result is what the model is sent: the tool's own words.
 			var results []string
 			for _, s := range h.m.runs[0].live.steps {

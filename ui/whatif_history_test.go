@@ -9,6 +9,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/gemini"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -36,7 +37,7 @@ sed -i '0,/hello\.py\\n/s//hello.py\\nplan.txt\\n/' "$1"
 	before := r.history.len()
 	h.press("w")
 	if r.edit == "" {
-		t.Fatalf("no edit taken; notice %q", h.m.noticeText())
+		t.Fatalf("no edit taken; notice %q", h.m.bar.noticeText(h.m.top()))
 	}
 	h.press("space")
 	s := r.live.selected()
@@ -69,7 +70,7 @@ func TestResumeAfterAnEditThatAddedAMessage(t *testing.T) {
 	newEngine := func(ws *tools.Workspace, person *Person) loop.Config {
 		prov, err := gemini.New(context.Background(), gemini.Config{
 			APIKey: "glassbox-placeholder-key-0000", BaseURL: "http://gemini.offline.invalid/",
-			Transport: offline.NewTransport(offline.Config{Latency: 0}),
+			Transport: backend.SimulatedTransport(offline.Config{Latency: 0}),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -104,7 +105,7 @@ sed -i 's/"messages": \[/"messages": [{"role": "user", "text": "Also mention pla
 	h.press("w", "c")
 	r := h.m.runs[0]
 	if r.live.state != loop.WaitingForEvent {
-		t.Fatalf("the run stopped at %s: %q", r.live.state, h.m.noticeText())
+		t.Fatalf("the run stopped at %s: %q", r.live.state, h.m.bar.noticeText(h.m.top()))
 	}
 	if s := r.live.steps[2]; s.t.Edit == nil || s.t.Edit.Messages[0].Change != "added" {
 		t.Fatalf("the first call carries no added message: %+v", s.t.Edit)

@@ -17,6 +17,8 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/outside"
 	"github.com/glassbox-dev/glassbox/loop/tracefile"
 	"github.com/glassbox-dev/glassbox/providers/spans"
+	"github.com/glassbox-dev/glassbox/providers/anatomy"
+	"github.com/glassbox-dev/glassbox/providers/rosetta"
 )
 
 // use is one T or F call found in the program's source.
@@ -306,6 +308,17 @@ func TestInferredReasonsHaveJapanese(t *testing.T) {
 // through Dyn: each has its Japanese.
 func TestMissingSentencesHaveJapanese(t *testing.T) {
 	for _, s := range append(spans.Missings(), tracefile.NoResponseBodies, tracefile.NoModelCall) {
+		if JA.T(s) == s {
+			t.Errorf("no Japanese for %q", s)
+		}
+	}
+}
+
+// The sentences of the anatomy and Rosetta data (token rules, captions,
+// what a dialect cannot carry) are shown through T: each has its Japanese.
+func TestAnatomySentencesHaveJapanese(t *testing.T) {
+	all := append([]string{anatomy.EstimateRule, anatomy.SimulatedRule, rosetta.LostSignature, rosetta.LostReasoning}, rosetta.Captions()...)
+	for _, s := range all {
 		if JA.T(s) == s {
 			t.Errorf("no Japanese for %q", s)
 		}
