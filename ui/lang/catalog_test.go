@@ -16,9 +16,9 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop/outside"
 	"github.com/glassbox-dev/glassbox/loop/tracefile"
-	"github.com/glassbox-dev/glassbox/providers/spans"
 	"github.com/glassbox-dev/glassbox/providers/anatomy"
 	"github.com/glassbox-dev/glassbox/providers/rosetta"
+	"github.com/glassbox-dev/glassbox/providers/spans"
 )
 
 // use is one T or F call found in the program's source.
