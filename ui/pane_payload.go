@@ -341,6 +341,8 @@ func (p *payloadPane) payloadHint(lk look, w int) []string {
 	var s string
 	state, _ := r.shownState()
 	switch {
+	case len(r.live.steps) == 0 && r.backend == "file":
+		s = r.lang.T("No model call yet: space steps through the file to its first call; what the file holds of it appears here.")
 	case len(r.live.steps) == 0:
 		s = r.lang.T("No model call yet. Send a request, then step (space) until AWAITING_LLM_RESPONSE: the exact HTTP request and the model's response appear here.")
 	case r.busy && state == loop.AwaitingLLMResponse && !r.live.travelling():

@@ -35,8 +35,9 @@ var geminiCLI = filepath.Join("..", "..", "loop", "tracefile", "testdata", "gemi
 // harness drives the glass box of an opened file as the Bubble Tea runtime
 // would: each message's command is run and its message fed back.
 type harness struct {
-	t testing.TB
-	m tea.Model
+	t       testing.TB
+	m       tea.Model
+	quitted bool
 }
 
 func openTUI(t testing.TB, path string, l lang.Lang, w, h int) *harness {
@@ -77,6 +78,9 @@ func (h *harness) send(msg tea.Msg) {
 				queue = append(queue, h.run(c))
 			}
 			continue
+		case tea.QuitMsg:
+			h.quitted = true
+			continue
 		}
 		next, cmd := h.m.Update(msg)
 		h.m = next
@@ -112,6 +116,9 @@ func (h *harness) press(keys ...string) {
 }
 
 func (h *harness) view() string { return ansi.Strip(h.m.View()) }
+
+// quit says whether the glass box asked to quit (a tea.QuitMsg was sent).
+func (h *harness) quit() (tea.Model, bool) { return h.m, h.quitted }
 
 // The glass box of a Gemini CLI trace at 120×34, in English and Japanese:
 // after the agent's tool call is seen and run (inferred), and at the end.
@@ -173,6 +180,10 @@ func TestSteppingThroughAFile(t *testing.T) {
 	h.press("space")
 	if v := h.view(); !strings.Contains(v, "nothing more to step") {
 		t.Fatalf("a step past the end is not refused:\n%s", v)
+	}
+	h.press("q") // a file loses nothing: no question
+	if _, ok := h.quit(); !ok {
+		t.Fatalf("q did not quit:\n%s", h.view())
 	}
 }
 
