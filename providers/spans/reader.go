@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history/sentence"
+	"github.com/glassbox-dev/glassbox/providers/internal/budget"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
@@ -15,7 +16,7 @@ import (
 // one batch of the file and the calls waiting for their other half.
 type Reader struct {
 	kind    string
-	in      *budget
+	in      *budget.Reader
 	dec     *json.Decoder
 	queue   []Record
 	batches int
@@ -27,7 +28,7 @@ type Reader struct {
 // NewReader reads the file r holds, of kind OTLP or GeminiCLI; codecs
 // read the messages Gemini CLI logs in its API's own shape.
 func NewReader(r io.Reader, kind string, codecs wire.Codecs) *Reader {
-	b := &budget{r: r}
+	b := &budget.Reader{R: r}
 	dec := json.NewDecoder(b)
 	dec.UseNumber()
 	return &Reader{kind: kind, in: b, dec: dec, calls: newInterpreter(codecs)}
@@ -68,7 +69,7 @@ func (r *Reader) Next() (Call, error) {
 
 // read decodes the file's next batch into the queue.
 func (r *Reader) read() error {
-	r.in.reset(MaxBatchBytes)
+	r.in.Reset(MaxBatchBytes)
 	if !r.dec.More() {
 		if _, err := r.dec.Token(); err != nil && !errors.Is(err, io.EOF) {
 			return cut(err, r.batches)

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/history/sentence"
+	"github.com/glassbox-dev/glassbox/providers/internal/budget"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
@@ -110,7 +111,7 @@ func num(a map[string]any, k string) (int64, bool) {
 func cut(err error, batches int) error {
 	var syn *json.SyntaxError
 	switch {
-	case errors.Is(err, errOverBudget):
+	case errors.Is(err, budget.ErrOver):
 		return sentence.Errorf("%w: batch %d is over %d MiB", ErrBatchTooLarge, batches+1, MaxBatchBytes>>20)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return sentence.Errorf("%w after %d batches", ErrTruncated, batches)
@@ -118,26 +119,4 @@ func cut(err error, batches int) error {
 		return sentence.Errorf("%w: broken JSON at byte %d (%v)", ErrNotSpans, syn.Offset, err)
 	}
 	return err
-}
-
-// budget is a reader bounded per batch: reset restores the bound.
-type budget struct {
-	r    io.Reader
-	left int64
-}
-
-var errOverBudget = errors.New("over budget")
-
-func (b *budget) reset(n int64) { b.left = n }
-
-func (b *budget) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, errOverBudget
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.r.Read(p)
-	b.left -= int64(n)
-	return n, err
 }
