@@ -251,3 +251,39 @@ func TestBadFiles(t *testing.T) {
 		})
 	}
 }
+
+// A HAR file saved from a browser holds the page too: entries that are no
+// model call make no step and are counted; a model call whose response
+// body the tool left out is named as missing.
+func TestHARWithPagesAndNoBodies(t *testing.T) {
+	file := `{"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": [
+{"startedDateTime": "2026-11-28T18:00:00Z", "request": {"method": "GET", "url": "http://127.0.0.1:8080/index.html"}, "response": {"status": 200, "content": {"text": "<html></html>"}}},
+{"startedDateTime": "2026-11-28T18:00:01Z", "request": {"method": "POST", "url": "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+  "postData": {"mimeType": "application/json", "text": "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}"}},
+ "response": {"status": 200, "content": {"size": 120, "mimeType": "application/json"}}},
+{"startedDateTime": "2026-11-28T18:00:02Z", "request": {"method": "GET", "url": "http://127.0.0.1:8080/favicon.ico"}, "response": {"status": 404}}]}}`
+	r, err := tracefile.Open(strings.NewReader(file), tracefile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []loop.Transition
+	for {
+		s, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if e := edges(got); e != "new_event context_ready llm_failure reported*" {
+		t.Fatalf("edges %s", e)
+	}
+	if r.Skipped() != 2 {
+		t.Errorf("skipped %d entries, want the page and the icon", r.Skipped())
+	}
+	if m := r.Missing(); len(m) != 1 || m[0] != tracefile.NoResponseBodies {
+		t.Errorf("missing %q", m)
+	}
+}

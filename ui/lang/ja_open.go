@@ -16,6 +16,7 @@ func init() {
 		"%d entries of the file are no model call (pages, scripts, other requests): they make no step": "ファイルのうち %d 件はモデル呼び出しではありません（ページ、スクリプト、その他のリクエスト）。ステップにはなりません",
 		"%s · %s, read from a file: nothing reaches a live agent":                                      "%s · %s（ファイルから読み込み。動いているエージェントには何も届きません）",
 		"%s · %s written by %s, read from a file: nothing reaches a live agent":                        "%s · %s（%s が作成。ファイルから読み込み。動いているエージェントには何も届きません）",
+		"1 entry of the file is no model call (a page, a script, another request): it makes no step":   "ファイルのうち 1 件はモデル呼び出しではありません（ページ、スクリプト、その他のリクエスト）。ステップにはなりません",
 		"a trace file":                 "トレースファイル",
 		"the file breaks off here: %s": "ファイルはここで途切れています: %s",
 

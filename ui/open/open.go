@@ -151,7 +151,11 @@ func (c Command) notes(r *tracefile.Reader, end bool) []string {
 	for _, m := range r.Missing() {
 		out = append(out, c.Lang.Dyn(m))
 	}
-	if n := r.Skipped(); n > 0 && end {
+	switch n := r.Skipped(); {
+	case !end || n == 0:
+	case n == 1:
+		out = append(out, c.Lang.T("1 entry of the file is no model call (a page, a script, another request): it makes no step"))
+	default:
 		out = append(out, c.Lang.F("%d entries of the file are no model call (pages, scripts, other requests): they make no step", n))
 	}
 	return out

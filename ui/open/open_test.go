@@ -293,3 +293,26 @@ func TestBadArguments(t *testing.T) {
 		}
 	}
 }
+
+// --json says on stderr what the file lacks and how many entries made no
+// step, once it is read.
+func TestJSONNamesSkippedEntries(t *testing.T) {
+	file := `{"log": {"version": "1.2", "entries": [
+{"request": {"method": "GET", "url": "http://127.0.0.1:8080/index.html"}, "response": {"status": 200, "content": {"text": "<html></html>"}}},
+{"request": {"method": "POST", "url": "http://127.0.0.1:8080/v1/chat/completions", "postData": {"text": "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"}},
+ "response": {"status": 200, "content": {"text": "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}]}"}}}]}}`
+	path := filepath.Join(t.TempDir(), "page.har")
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := Main(context.Background(), []string{path, "--json", "--lang", "ja"}, nil, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 4 || !strings.Contains(out.String(), `"text":"hello"`) {
+		t.Fatalf("%d records:\n%s", n, out.String())
+	}
+	if errb.String() != "glassbox open: ファイルのうち 1 件はモデル呼び出しではありません（ページ、スクリプト、その他のリクエスト）。ステップにはなりません\n" {
+		t.Fatalf("stderr %q", errb.String())
+	}
+}
