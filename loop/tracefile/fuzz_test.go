@@ -20,6 +20,7 @@ func FuzzOpen(f *testing.F) {
 		filepath.Join("testdata", "geminicli", "telemetry.json"),
 		filepath.Join("testdata", "geminicli", "otlp.jsonl"),
 		filepath.Join("testdata", "glassbox", "tour.otlp.jsonl"),
+		filepath.Join("testdata", "geminicli", "mitmproxy.har"),
 		filepath.Join("..", "..", "providers", "har", "testdata", "devtools.har"),
 	} {
 		b, err := os.ReadFile(p)

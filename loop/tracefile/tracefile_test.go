@@ -70,6 +70,9 @@ func TestGeminiCLIOutfile(t *testing.T) {
 	if m := r.Missing(); len(m) != 1 || m[0] != spans.NoBytes {
 		t.Errorf("missing %q: the file has prompts, replies, system, tools and tokens; it has no bytes", m)
 	}
+	if len(got[1].Exchanges)+len(got[2].Exchanges) != 0 {
+		t.Error("a trace of messages has no exchanges to show")
+	}
 }
 
 // The same agent exporting over OTLP/HTTP, written as the collector's file
@@ -79,6 +82,20 @@ func TestGeminiCLIOverOTLP(t *testing.T) {
 	checkGeminiCLIRun(t, got)
 	if r.Kind() != tracefile.OTLP {
 		t.Errorf("kind %q", r.Kind())
+	}
+}
+
+// The same agent's HTTP, saved by mitmproxy 8.1.1 (its har_dump script)
+// between Gemini CLI and the server: the loop read from the bytes, each
+// call's exchange on its steps.
+func TestGeminiCLIThroughMitmproxy(t *testing.T) {
+	got, r := steps(t, filepath.Join("testdata", "geminicli", "mitmproxy.har"))
+	checkGeminiCLIRun(t, got)
+	if len(got[1].Exchanges) != 1 || len(got[2].Exchanges) != 1 || got[2].Exchanges[0].Status != 200 {
+		t.Errorf("the call's exchange is not on its steps: %d, %d", len(got[1].Exchanges), len(got[2].Exchanges))
+	}
+	if r.Kind() != tracefile.HAR || !strings.HasPrefix(r.Creator(), "mitmproxy") || len(r.Missing()) != 0 {
+		t.Errorf("kind %q, creator %q, missing %q", r.Kind(), r.Creator(), r.Missing())
 	}
 }
 
@@ -94,9 +111,6 @@ func checkGeminiCLIRun(t *testing.T, got []loop.Transition) {
 	if call.Provider != "gemini" || call.Model != "gemini-2.5-flash" || call.Backend != "file" || call.Usage.InputTokens != 9050 ||
 		len(call.ToolCalls) != 1 || call.ToolCalls[0].Name != "list_directory" || call.HTTPStatus != 200 {
 		t.Errorf("the call %+v", call)
-	}
-	if len(got[1].Exchanges)+len(got[2].Exchanges) != 0 {
-		t.Error("a trace of messages has no exchanges to show")
 	}
 	ran := got[4]
 	if !strings.Contains(ran.Result.Content, "hello.py (12 bytes)") || ran.Tool.ID != call.ToolCalls[0].ID || ran.Inferred != outside.InferredRun {
