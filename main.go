@@ -37,6 +37,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/open"
 	"github.com/glassbox-dev/glassbox/ui/serve"
 	"github.com/glassbox-dev/glassbox/ui/sessions"
 )
@@ -125,6 +126,7 @@ func subcommands() []subcommand {
 		{"export", "SESSION [--step N] [--format md|html|har] [--out FILE]", "a step or a whole session as a self-contained page (a handout), or its HTTP exchanges as HAR", exits("glassbox export", export.Main(version)), false},
 		{"anatomy", "SESSION|CASSETTE [--step N] [--json]", "what each model call's request is made of, what each part costs, and how the requests grow", exits("glassbox anatomy", anatomycmd.Main), false},
 		{"rosetta", "SESSION --step N [--format md|html]", "one step's conversation as every dialect would send it, side by side", exits("glassbox rosetta", anatomycmd.RosettaMain), false},
+		{"open", "FILE [--json]", "step through a trace another tool wrote (HAR, OTLP JSON, Gemini CLI telemetry), read only", exits("glassbox open", open.Main), false},
 		{"serve", "[flags]", "serve a glass box to each learner over SSH (ssh -p 2222 HOST)", serveRoom, false},
 		{"follow", "ADDR [--fingerprint SHA256:…]", "follow an instructor's broadcast in your own glass box, read only", followRoom, false},
 		{"mcp-serve", "[flags]", "glassbox on the MCP bus over standard input and output: ask_agent calls become events", mcpServe, false},

@@ -144,6 +144,7 @@ func New(cfg Config) *Model {
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
 	if cfg.Follow != nil {
 		m.lessons.whom = m.room.whom()
+		m.lessons.recording = cfg.Follow.Pull != nil
 	}
 	m.input = newInput(kt.th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(kt.th.Warning))
