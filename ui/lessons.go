@@ -89,6 +89,9 @@ func (c *lessonController) request(typed string) (text, scored string, fromBus, 
 // placeholder is the input line's placeholder: the starting lesson until it
 // has been sent; a follower's, what they may do.
 func (c *lessonController) placeholder() string {
+	if c.who == role.Reader {
+		return c.lang.T("read-only: a trace file · space steps · i an iteration · c a turn · [ ] back in time · q quits")
+	}
 	if !c.who.May(role.Send) {
 		return c.lang.F("read-only: you follow the %s's run · [ ] back in time · space catches up · q quits", c.whom)
 	}

@@ -65,6 +65,7 @@ type Model struct {
 	room    *roomController
 	predict *predictController
 	lessons *lessonController
+	breaks  *breakController
 }
 
 // kit is what the panes' frames, the bars and the dialogs draw with and
@@ -88,6 +89,7 @@ type kit struct {
 	quitKeys    quitKeys
 	forkKeys    forkKeys
 	ontoKeys    ontoKeys
+	breakKeys   breakKeys
 }
 
 // newKit is the kit for a person in role who, in language l and theme th.
@@ -104,6 +106,7 @@ func newKit(l lang.Lang, th theme.Theme, who role.Role) *kit {
 		quitKeys:   newQuitKeys(l),
 		forkKeys:   newForkKeys(l),
 		ontoKeys:   newOntoKeys(l),
+		breakKeys:  newBreakKeys(l),
 	}
 	k.confirmKeys, k.helpKeys = newConfirmKeys(k.keys), newHelpKeys(k.keys)
 	k.help.Styles.ShortKey = th.StatusKey
@@ -128,10 +131,14 @@ func New(cfg Config) *Model {
 	runs := cfg.Runs
 	if len(runs) == 0 {
 		runs = []RunConfig{{Engine: cfg.Engine, Person: cfg.Person, Backend: cfg.Backend,
-			BackendReason: cfg.BackendReason, Banner: cfg.Banner, Workspace: cfg.Workspace}}
+			BackendReason: cfg.BackendReason, BackendWhy: cfg.BackendWhy, Banner: cfg.Banner, Workspace: cfg.Workspace}}
 	}
 	for i, rc := range runs {
-		m.runs = append(m.runs, newRunView(i, rc, cfg.Lang))
+		r := newRunView(i, rc, cfg.Lang)
+		for _, b := range cfg.Breakpoints {
+			r.breaks.Add(b)
+		}
+		m.runs = append(m.runs, r)
 	}
 	m.stepper = &stepper{runs: m.runs, lang: cfg.Lang, run: -1}
 	m.strip = &stripPane{runs: m.runs}
@@ -139,6 +146,7 @@ func New(cfg Config) *Model {
 	m.bar = &statusBar{kit: kt, stepper: m.stepper, resume: cfg.Resume}
 	m.predict = newPredictController(kt, m.stepper, cfg)
 	m.room = &roomController{kit: kt, stepper: m.stepper, cfg: cfg, predict: m.predict}
+	m.breaks = &breakController{kit: kt, stepper: m.stepper}
 	m.forks = &forkController{kit: kt, stepper: m.stepper, dialects: cfg.Dialects, exec: tea.ExecProcess}
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
 	m.input = newInput(kt.th)
@@ -180,6 +188,15 @@ func New(cfg Config) *Model {
 	if !m.lessons.sent {
 		for _, r := range m.runs {
 			r.history.opening() // the first screen starts at the welcome's first line
+		}
+		// What the front end had to say before anything happened (a score
+		// not used, a session recovered) is under the welcome: the notice
+		// line says it too, so the first screen shows it.
+		if ns := runs[0].Notes; len(ns) > 0 {
+			m.bar.notice = ns[0]
+			if len(ns) > 1 {
+				m.bar.notice = cfg.Lang.F("%s (and %d more notes under the welcome)", ns[0], len(ns)-1)
+			}
 		}
 	}
 	m.input.Placeholder = m.lessons.placeholder()

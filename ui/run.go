@@ -21,8 +21,10 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/role"
 )
@@ -32,7 +34,7 @@ type Lesson struct {
 	Name    string // "tour"
 	Title   string // "A tour: list, read, explain"
 	Request string // what the learner sends to start it
-	// Dialects, when set, are the only dialects ("llama", …) that can show
+	// Dialects, when set, are the only dialects (backend.Showing) that can show
 	// what the lesson teaches: the menu offers it only to a run of one.
 	Dialects []string
 	// FromBus: the request arrives over the MCP bus, sent by a client
@@ -47,12 +49,14 @@ type Config struct {
 	// Person must be the same Person the engine (and its ask_user tool)
 	// were built with: it is how confirmations and questions reach the UI.
 	Person *Person
-	// Banner is a one-line description of the provider and backend, e.g.
-	// "gemini gemini-2.5-flash · offline: no GEMINI_API_KEY is set".
+	// Banner is a one-line description of the provider and backend
+	// (backend.Backend.Describe): "PROVIDER MODEL · offline: REASON".
 	Banner string
-	// Backend is "live", "offline" or "replay"; BackendReason says why.
+	// Backend is "live", "offline" or "replay"; BackendReason says why,
+	// and BackendWhy is that reason as its dialect gave it.
 	Backend       string
 	BackendReason string
+	BackendWhy    dialect.Reason
 	// Workspace is the folder the tools may touch, shown to the learner.
 	Workspace string
 	// Lessons are the bundled lessons for the lessons menu (l).
@@ -102,6 +106,9 @@ type Config struct {
 	// Predict starts in predict mode (--predict; P toggles it): each step
 	// first asks which edge the learner expects.
 	Predict bool
+	// Breakpoints are in force on every run from the start (--break,
+	// loop/breakpoint): c stops where one begins to match.
+	Breakpoints []breakpoint.Breakpoint
 	// Follow makes the glass box a read-only view of another's run.
 	Follow *Follow
 	// Status, when set, is one more status bar segment (key, value), read
@@ -116,10 +123,13 @@ type Config struct {
 }
 
 // role is who the glass box is for, from what it was given (ui/role): a
-// follower follows another's run; in a room, the instructor has the
+// reader steps through a recording (glassbox open); a follower follows
+// another's run; in a room, the instructor has the
 // roster and a learner does not; anyone else is on their own terminal.
 func (c Config) role() role.Role {
 	switch {
+	case c.Follow != nil && c.Follow.Pull != nil:
+		return role.Reader
 	case c.Follow != nil:
 		return role.Follower
 	case c.Room != nil && c.Room.Roster != nil:

@@ -2,9 +2,9 @@ package ui
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/role"
 )
@@ -32,7 +32,7 @@ func (c *lessonController) welcomeText(r *runView) string {
 	if c.stepper.compare() {
 		line(l.F("COMPARE: this is the %s run; the other run gets the same requests.", r.title()))
 	}
-	reason := who.BackendReason(l, backendReason(l, r.reason))
+	reason := who.BackendReason(l, r.reasonIn(l))
 	backend := strings.ToUpper(r.backend)
 	switch {
 	case r.banner != "":
@@ -54,15 +54,15 @@ func (c *lessonController) welcomeText(r *runView) string {
 		line(l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged."))
 	case "live":
 		line(l.T("LIVE: every model call is a real request to the provider."))
+	case "file":
+		line(l.T("FILE: a trace another agent left, stepped through here; the steps glassbox cannot see, only infer (the agent approving and running its tools, showing its answer), say so."))
 	}
 	if r.workspace != "" {
 		line(l.F("Workspace (the only folder the tools may touch): %s", r.workspace))
 	}
 	if sb := c.sandbox; sb != "" {
-		if strings.HasPrefix(sb, "on") {
-			sb, _, _ = strings.Cut(sb, ":") // "on — Landlock ABI 7"; off keeps its reason
-		}
-		line(l.F("Sandbox for commands: %s", onOff(l, sb)))
+		// "on — Landlock ABI 7 …; limits: …"; off keeps its reason
+		line(l.F("Sandbox for commands: %s", onOff(l, tools.SandboxBrief(sb))))
 	}
 	b.WriteString(who.FirstMoves(l))
 	if ls, ok := c.current(); ok && !c.sent && who.May(role.Send) {
@@ -87,37 +87,13 @@ func parenthesised(s string) string {
 	return " (" + s + ")"
 }
 
-// The reasons a dialect gives for its backend (dialect.Descriptor.Live),
-// read back so a Japanese screen can say them; the trace keeps them as
-// they are.
-var (
-	neitherSet  = regexp.MustCompile(`^(?:no (\S+) or (\S+)|neither (\S+) nor (\S+)) is set$`)
-	notAnswered = regexp.MustCompile(`^(\S+) is not set and nothing answered at (\S+)$`)
-	isSet       = regexp.MustCompile(`^(\S+) is set( \(([^()]+)\))?$`)
-	answeredAt  = regexp.MustCompile(`^(\S+) answered at (\S+)$`)
-)
-
-// backendReason is why a run has its backend, in language l; a reason of
-// another shape (a flag, a cassette) is shown as the dialect wrote it.
-func backendReason(l lang.Lang, reason string) string {
-	if l != lang.JA {
-		return reason
+// reasonIn is why the run has its backend, in language l: the reason its
+// dialect gave (backend.Backend.Why), said through the catalogue; a reason
+// of another kind (a flag, a cassette, a fork's) as it was written.
+func (r *runView) reasonIn(l lang.Lang) string {
+	if r.why.Zero() || r.why.String() != r.reason {
+		return r.reason
 	}
-	if m := neitherSet.FindStringSubmatch(reason); m != nil {
-		a, b := m[1]+m[3], m[2]+m[4]
-		return l.F("neither %s nor %s is set", a, b)
-	}
-	if m := notAnswered.FindStringSubmatch(reason); m != nil {
-		return l.F("%s is not set and nothing answered at %s", m[1], m[2])
-	}
-	if m := isSet.FindStringSubmatch(reason); m != nil {
-		if m[3] != "" {
-			return l.F("%s is set (%s)", m[1], m[3])
-		}
-		return l.F("%s is set", m[1])
-	}
-	if m := answeredAt.FindStringSubmatch(reason); m != nil {
-		return l.F("%s answered at %s", m[1], m[2])
-	}
-	return reason
+	format, args := r.why.Sentence()
+	return fmt.Sprintf(l.Dyn(format), args...)
 }

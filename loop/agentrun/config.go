@@ -18,7 +18,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
@@ -91,6 +91,9 @@ type Config struct {
 	// KeepWorkspace is the folder Open makes the run's workspace in (a copy
 	// of Workspace, or of the sample project) and keeps: a session's own.
 	KeepWorkspace string
+	// Quota caps the workspace (glassbox serve gives each learner one; no
+	// flag sets it): its commands, servers and writes keep within it.
+	Quota tools.Quota
 
 	// OTLP is --otlp URL: send the run's spans to an OpenTelemetry
 	// collector (OTLP/HTTP); OTLPContent is --otlp-content: with the
@@ -213,7 +216,7 @@ func (c *Config) checkLimits() error {
 }
 
 func (c *Config) checkLesson() error {
-	if _, ok := offline.LessonByName(c.Lesson); !ok {
+	if _, ok := lessons.ByName(c.Lesson); !ok {
 		return sentence.Errorf("no lesson named %q (see 'glassbox lessons')", c.Lesson)
 	}
 	return nil

@@ -251,7 +251,7 @@ func (p printer) writeFailed(stderr io.Writer, err error) {
 	fmt.Fprintf(stderr, "glassbox run: %s\n", p.o.Lang.F("writing the trace: %s", p.o.Lang.Error(err)))
 }
 
-// prefix is "[gemini] " for a compare run, "" for a single run.
+// prefix is "[NAME] " for a compare run (the run's name), "" for a single run.
 func prefix(r *agentrun.Run) string {
 	if r.Config.Name == "" {
 		return ""
@@ -295,6 +295,9 @@ func (p printer) header() {
 	if len(p.runs) == 1 {
 		r := p.runs[0]
 		fmt.Fprintf(p.out, "glassbox %s · %s\n%s\n%s\n", p.o.Version, r.Backend.Describe(), l.F("workspace: %s", r.WorkspaceLabelIn(l.F)), l.F("sandbox: %s", r.Sandbox()))
+		for _, n := range r.Notes {
+			fmt.Fprintln(p.out, l.Error(n))
+		}
 		return
 	}
 	var names []string

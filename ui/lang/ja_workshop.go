@@ -27,6 +27,8 @@ func init() {
 		"Press ? for your keys, q to leave.": "? でキーの一覧、q で退出します。",
 		"You follow the %s's run, read-only: each step they take appears here, every pane as it was then. [ and ] move back and forward through the steps; space catches up with the latest. Nothing you press reaches their run.": "閲覧のみ: %sの実行を追っています。進めたステップはそれぞれ、そのときのすべてのペインとともにここに現れます。[ と ] でステップを行き来し、space で最新に追いつきます。あなたが押したキーが相手の実行に届くことはありません。",
 		"not here: this glass box does not offer that key": "ここでは使えません: このグラスボックスにそのキーはありません",
+		"%s (and %d more notes under the welcome)":         "%s (ほかに %d 件のお知らせがウェルカムの下にあります)",
+		"This is a trace file another agent left, not a live agent: nothing is sent and nothing runs. Space shows its next transition, i its next model call, c the rest of the turn; [ and ] move back and forward through the steps shown; every pane follows. The steps glassbox cannot see, only infer, say so.": "これは別のエージェントが残したトレースファイルで、動いているエージェントではありません: 何も送られず、何も実行されません。space で次の遷移、i で次のモデル呼び出し、c でターンの残りを表示します。[ と ] で表示済みのステップを行き来し、すべてのペインがそれに従います。glassbox が見えず推測しかできないステップには、そう書いてあります。",
 		// Leaving and ending the room (ui/leave.go, ui/serve/life.go).
 		"end the room":            "教室を終える",
 		"keep serving without me": "自分抜きで教室を続ける",

@@ -7,7 +7,6 @@
 package role
 
 import (
-	"regexp"
 	"strings"
 
 	registry "github.com/glassbox-dev/glassbox/providers/backend"
@@ -30,6 +29,9 @@ const (
 	// Follower watches another's run, read-only (ssh follow@ or glassbox
 	// follow): nothing pressed reaches that run.
 	Follower
+	// Reader steps through a trace file another agent left (glassbox
+	// open): read-only, no model, nothing to send.
+	Reader
 )
 
 // Ability is one kind of thing a person may do at a glass box; each key
@@ -59,6 +61,9 @@ const (
 	Handout
 	// Roster shows the room's learners.
 	Roster
+	// Replay steps through a recording (space, i, c): it shows more of
+	// what was recorded, it runs nothing.
+	Replay
 )
 
 // spec is what one role may do.
@@ -72,6 +77,7 @@ var table = map[Role]spec{
 	Instructor: {may: []Ability{Look, Send, Lessons, Step, Answer, Change, Predict, Handout, Roster}},
 	Learner:    {may: []Ability{Look, Send, Lessons, Step, Answer, Change, Predict, Handout}},
 	Follower:   {may: []Ability{Look, CatchUp}},
+	Reader:     {may: []Ability{Look, Replay}},
 }
 
 // May reports whether a person in role r may do a.
@@ -102,6 +108,8 @@ func (r Role) String() string {
 		return "learner"
 	case Follower:
 		return "follower"
+	case Reader:
+		return "reader"
 	}
 	return "local"
 }
@@ -123,10 +131,11 @@ func (r Role) GoLive(l lang.Lang) string {
 }
 
 // BackendReason is why the run has its backend, as a person in role r
-// reads it: the reason itself when the choice was theirs, else that the
-// instructor made it (a learner never passed --offline).
+// reads it: the reason itself when the choice was theirs (or it is a
+// file's), else that the instructor made it (a learner never passed
+// --offline).
 func (r Role) BackendReason(l lang.Lang, reason string) string {
-	if r.ChoosesBackend() || reason == "" {
+	if r.ChoosesBackend() || r == Reader || reason == "" {
 		return reason
 	}
 	return l.T("the instructor's choice for the room")
@@ -154,6 +163,8 @@ func (r Role) FirstMoves(l lang.Lang) string {
 		return l.T("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key.")
 	case r.May(CatchUp):
 		return l.T("First moves: watch the steps arrive; [ and ] go back and forth in time, space catches up, ? lists your keys, q leaves.")
+	case r.May(Replay):
+		return l.T("First moves: space steps one transition, i one model call, c the whole turn; [ and ] go back and forth in time. Press esc, then ? for every key.")
 	}
 	return l.T("Press ? for your keys, q to leave.")
 }
@@ -172,6 +183,11 @@ func (r Role) HowItWorks(l lang.Lang, compare bool, whom string) string {
 			"Then step: space takes one transition (the diagram lights the new state), i runs one iteration " +
 			"(one model call and its tool calls), c runs until the answer, a breakpoint or a question. " +
 			"[ and ] move back and forward through the steps taken; every pane follows.")
+	case r.May(Replay):
+		return l.T("This is a trace file another agent left, not a live agent: nothing is sent and nothing runs. " +
+			"Space shows its next transition, i its next model call, c the rest of the turn; " +
+			"[ and ] move back and forward through the steps shown; every pane follows. " +
+			"The steps glassbox cannot see, only infer, say so.")
 	}
 	return l.F("You follow the %s's run, read-only: each step they take appears here, every pane as it was then. "+
 		"[ and ] move back and forward through the steps; space catches up with the latest. "+
@@ -184,6 +200,8 @@ func (r Role) Refusal(l lang.Lang, a Ability, whom string) string {
 	switch {
 	case r == Follower:
 		return l.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", whom)
+	case r == Reader:
+		return l.T("read-only: this is a trace file, not a live agent (space steps · [ ] go back in time · q quits)")
 	case a == Roster:
 		return l.T("R: the roster is the instructor's, in a served room (glassbox serve --instruct)")
 	}
@@ -205,7 +223,7 @@ func (r Role) TutorGoLive() map[string]string {
 
 // Flags says how to turn each provider's live service on with glassbox's
 // own variables and flags, as registry.GoLive does, in language l: each
-// dialect's words read by goLiveStep, the commands and flags as they are.
+// dialect's way (GoLive.Say), the commands and flags as they are.
 func Flags(l lang.Lang) string {
 	if l != lang.JA {
 		return registry.GoLive()
@@ -213,32 +231,12 @@ func Flags(l lang.Lang) string {
 	var how, flags []string
 	seen := map[string]bool{}
 	for _, d := range registry.Dialects() {
-		if d.GoLive == "" || seen[d.Provider] {
+		if d.GoLive.Zero() || seen[d.Provider] {
 			continue
 		}
 		seen[d.Provider] = true
-		how = append(how, goLiveStep(l, d.GoLive))
+		how = append(how, d.GoLive.Say(l.String(), l.F))
 		flags = append(flags, "--provider "+d.Provider)
 	}
 	return l.F("%s, then start with %s", strings.Join(how, "、"), strings.Join(flags, "、"))
-}
-
-// goLiveWords is the shape of a dialect's GoLive: "set GEMINI_API_KEY
-// (Gemini)", "run ollama serve (Llama)".
-var goLiveWords = regexp.MustCompile(`^(set|run) (.+) \((.+)\)$`)
-
-// goLiveStep is one dialect's way to go live in language l: the verb
-// through the catalog, the variable or command as it is typed, what it
-// turns on through Dyn (a provider's name stays a name). Another shape is
-// shown as the dialect wrote it (TestGoLiveInJapanese keeps every
-// dialect's readable).
-func goLiveStep(l lang.Lang, s string) string {
-	m := goLiveWords.FindStringSubmatch(s)
-	switch {
-	case m == nil:
-		return s
-	case m[1] == "set":
-		return l.F("set %s (%s)", m[2], l.Dyn(m[3]))
-	}
-	return l.F("run %s (%s)", m[2], l.Dyn(m[3]))
 }

@@ -11,11 +11,6 @@ import (
 // The way to go live is Japanese on a Japanese screen, with the commands
 // and flags as they are; English is the registry's own sentence.
 func TestGoLiveInJapanese(t *testing.T) {
-	for _, d := range registry.Dialects() {
-		if d.GoLive != "" && goLiveStep(lang.JA, d.GoLive) == d.GoLive {
-			t.Errorf("how to go live with %s, %q, is not read as set/run … (…)", d.Name, d.GoLive)
-		}
-	}
 	got := Flags(lang.JA)
 	for _, want := range []string{"GEMINI_API_KEY を設定 (Gemini)", "serve を起動 (Llama)", "OPENAI_BASE_URL を設定 (OpenAI 互換サーバー)", "を付けて起動します"} {
 		if !strings.Contains(got, want) {

@@ -493,6 +493,11 @@ func (s *Server) leave(id string) {
 // is made in follow and followStream).
 func isFollower(id string) bool { return strings.HasPrefix(id, "follow-") }
 
+// learnerQuota caps each learner's workspace (docs/classroom.md): a
+// lesson's workspace holds a few files of a few kilobytes, and a room of 30
+// learners at their quota takes under 4 GiB of the machine's disk.
+func learnerQuota() tools.Quota { return tools.Quota{Bytes: 128 << 20, Entries: 10_000} }
+
 // open builds learner id's run: their session resumed when they have one,
 // else a new session with a fresh copy of the sample workspace, both in
 // their own folder, in language say. host is where the learner reached
@@ -506,6 +511,7 @@ func (s *Server) open(ctx context.Context, id, host string, say lang.Lang) (*lea
 	c.Workspace, c.CopyWorkspace, c.Compare, c.Name = "", false, nil, ""
 	c.Session, c.Resume, c.From, c.Onto = "", "", -1, ""
 	c.Trace, c.Record = "", ""
+	c.Quota = learnerQuota()
 	c.Lang = say.String()
 	c.GoLive = role.Learner.TutorGoLive() // the tutor tells a learner to ask the instructor
 	path := filepath.Join(dir, "session.jsonl")
