@@ -82,3 +82,71 @@ func TestServeAnnouncesAndServes(t *testing.T) {
 		t.Fatalf("stdout %q", out.String())
 	}
 }
+
+// serve --help lists only the flags a room accepts, and says how learners
+// get in: a passphrase made at each start or chosen with
+// GLASSBOX_PASSPHRASE, keys with --authorized-keys, and both together.
+func TestServeHelpListsWhatARoomAccepts(t *testing.T) {
+	isolate(t)
+	for _, l := range []string{"en", "ja"} {
+		var out, errb bytes.Buffer
+		if code := realMain(context.Background(), []string{"serve", "--help", "--lang", l}, nil, &out, &errb); code != exitOK {
+			t.Fatalf("%s: exit %d", l, code)
+		}
+		help := errb.String()
+		for _, refused := range []string{"compare", "resume", "record", "trace", "workspace", "session", "from"} {
+			if strings.Contains(help, "\n  -"+refused+" ") || strings.Contains(help, "\n  -"+refused+"\n") {
+				t.Errorf("%s: serve --help lists -%s, which a room refuses", l, refused)
+			}
+		}
+		for _, want := range []string{"  -addr", "  -provider", "  -authorized-keys", "GLASSBOX_PASSPHRASE"} {
+			if !strings.Contains(help, want) {
+				t.Errorf("%s: serve --help does not say %q:\n%s", l, want, help)
+			}
+		}
+		if l == "en" && (!strings.Contains(help, "With --authorized-keys only those keys get in and no passphrase is made") || strings.Contains(help, "unless a passphrase is also set")) {
+			t.Errorf("serve --help does not tell the truth about keys and the passphrase:\n%s", help)
+		}
+	}
+}
+
+// An instructor chooses the passphrase with GLASSBOX_PASSPHRASE: it gets a
+// learner in and the banner never prints it; one too short is refused,
+// said in the chosen language.
+func TestServeTakesTheInstructorsPassphrase(t *testing.T) {
+	isolate(t)
+	const chosen = "correct-horse-battery"
+	t.Setenv("GLASSBOX_PASSPHRASE", chosen)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb lockedBuffer
+	done := make(chan int, 1)
+	go func() { done <- realMain(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, nil, &out, &errb) }()
+	re := regexp.MustCompile(`listening on (\S+) [\s\S]*workshop passphrase:\s+the one you chose \(GLASSBOX_PASSPHRASE; not shown\)`)
+	var m []string
+	for deadline := time.Now().Add(10 * time.Second); m == nil; m = re.FindStringSubmatch(out.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no announcement; stdout %q stderr %q", out.String(), errb.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c, err := gossh.Dial("tcp", m[1], &gossh.ClientConfig{User: "ada", Auth: []gossh.AuthMethod{gossh.Password(chosen)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+	if err != nil {
+		t.Fatalf("the chosen passphrase does not get a learner in: %v", err)
+	}
+	c.Close()
+	cancel()
+	<-done
+	if strings.Contains(out.String()+errb.String(), chosen) {
+		t.Fatalf("the chosen passphrase was printed:\n%s", out.String())
+	}
+
+	t.Setenv("GLASSBOX_PASSPHRASE", "short")
+	for lang, want := range map[string]string{"en": "GLASSBOX_PASSPHRASE is 5 characters; a workshop passphrase needs at least 8",
+		"ja": "GLASSBOX_PASSPHRASE は 5 文字です"} {
+		var out, errb bytes.Buffer
+		if code := realMain(context.Background(), []string{"serve", "--lang", lang}, nil, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", lang, code, errb.String(), want)
+		}
+	}
+}

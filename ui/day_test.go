@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/glassbox-dev/glassbox/loop"
@@ -398,4 +399,26 @@ func TestTheRoomsNotesReachTheInstructor(t *testing.T) {
 	h.m = next.(*Model)
 	contains(t, helpLine(h), "the room has 31 learners")
 	contains(t, flat(paneText(h, 0, paneHistory)), "the room has 31 learners and 0 followers")
+}
+
+// The instructor's leave dialog, in English and Japanese, at the sizes a
+// room is shown at.
+func TestGoldenLeaveTheRoom(t *testing.T) {
+	for _, l := range lang.All {
+		for _, size := range [][2]int{{120, 34}, {160, 48}} {
+			t.Run(fmt.Sprintf("%s_%dx%d", l, size[0], size[1]), func(t *testing.T) {
+				w := newWorld(t, tourScript()...)
+				cfg := w.config()
+				cfg.Lang = l
+				cfg.Resume = "glassbox serve --instruct --resume ~/.local/state/glassbox/sessions/s.jsonl"
+				cfg.Room = &Room{Roster: sampleRoster, Leaving: func(bool) {}}
+				h := newHarness(t, cfg, size[0], size[1])
+				h.normalize = zeroDurations
+				h.press("esc", "q")
+				v := h.view()
+				checkScreen(t, v, size[0], size[1])
+				golden.RequireEqual(t, []byte(v))
+			})
+		}
+	}
 }

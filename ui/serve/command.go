@@ -9,9 +9,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -28,7 +30,7 @@ import (
 func BindFlags(fs *flag.FlagSet, o *Options, l lang.Lang) {
 	o.Addr = ":2222"
 	fs.StringVar(&o.Addr, "addr", o.Addr, l.T("serve: the address to listen on"))
-	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", l.T("serve: an authorized_keys FILE; its keys get in (and only they, unless a passphrase is also set)"))
+	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", l.T("serve: an authorized_keys FILE; its keys get in, and no passphrase is made (only with GLASSBOX_PASSPHRASE set does a passphrase get in too)"))
 	fs.IntVar(&o.MaxLearners, "max-learners", 50, l.T("serve: learners connected at once"))
 	fs.DurationVar(&o.Idle, "idle", 30*time.Minute, l.T("serve: disconnect a learner after this long without a key"))
 	fs.BoolVar(&o.Instruct, "instruct", false, l.T("serve: run your own glass box here and broadcast it to the learners who connect as 'follow'"))
@@ -40,6 +42,19 @@ func BindFlags(fs *flag.FlagSet, o *Options, l lang.Lang) {
 // notForServe are the run flags that name one person's files: in a room
 // every learner has their own workspace and session.
 var notForServe = []string{"workspace", "session", "resume", "from", "compare", "trace", "record"}
+
+// Refuses reports whether serve refuses the run flag name (serve --help
+// does not list it).
+func Refuses(name string) bool { return slices.Contains(notForServe, name) }
+
+// PassphraseEnv is the variable an instructor chooses the workshop
+// passphrase with: from the environment, never a flag (a command line is
+// seen by every user of the machine and kept in shell history), and never
+// printed.
+const PassphraseEnv = "GLASSBOX_PASSPHRASE"
+
+// minPassphrase is the shortest passphrase an instructor may choose.
+const minPassphrase = 8
 
 // Configure finishes o from the run's config c (main's flags): a room is
 // offline unless a provider flag says otherwise, and the flags that name
@@ -60,6 +75,12 @@ func Configure(o *Options, c agentrun.Config, fs *flag.FlagSet, rest []string, g
 	}
 	if !set["provider"] && !set["model"] && !set["live"] && !set["replay"] && !set["tool-mode"] {
 		c.Offline = true // a room is offline unless the instructor chooses a provider
+	}
+	if p := getenv(PassphraseEnv); p != "" {
+		if n := utf8.RuneCountInString(strings.TrimSpace(p)); n < minPassphrase {
+			return sentence.Errorf("%w: %s is %d characters; a workshop passphrase needs at least %d", agentrun.ErrUsage, PassphraseEnv, n, minPassphrase)
+		}
+		o.Passphrase, o.PassphraseChosen = strings.TrimSpace(p), true
 	}
 	dir, err := agentrun.SessionDir(getenv)
 	if err != nil {
@@ -110,7 +131,10 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 		fmt.Fprintf(out, "glassbox serve: %s\n", l.F("listening on %s (up to %d learners)", addr, s.opts.MaxLearners))
 		rows = append(rows, [2]string{l.T("learners connect with:"), l.F("ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)", port)})
 	}
-	if s.passphrase != "" {
+	switch {
+	case s.passphrase != "" && s.opts.PassphraseChosen:
+		rows = append(rows, [2]string{l.T("workshop passphrase:"), l.F("the one you chose (%s; not shown)", PassphraseEnv)})
+	case s.passphrase != "":
 		rows = append(rows, [2]string{l.T("workshop passphrase:"), s.passphrase})
 	}
 	if len(s.keys) > 0 {

@@ -64,6 +64,9 @@ type Options struct {
 	// Passphrase is the workshop passphrase; "" makes a new one (Passphrase
 	// returns it). With AuthorizedKeys set and no Passphrase, only keys get in.
 	Passphrase string
+	// PassphraseChosen says the instructor chose Passphrase (PassphraseEnv):
+	// the banner then never prints it.
+	PassphraseChosen bool
 	// AuthorizedKeys is an authorized_keys file: its keys get in.
 	AuthorizedKeys string
 	// MaxLearners is how many learners may be connected at once (50).
