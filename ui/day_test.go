@@ -422,3 +422,29 @@ func TestGoldenLeaveTheRoom(t *testing.T) {
 		}
 	}
 }
+
+// The lessons menu names the bundled lessons it does not offer and why,
+// so it and the guide (every bundled lesson) agree: a Gemini run lists all
+// but repeat-stop, and says that one needs a run of Ollama's dialect.
+func TestLessonsMenuNamesWhatItLeavesOut(t *testing.T) {
+	for _, l := range lang.All {
+		cfg := oneOfflineRun(t)
+		cfg.Lang = l
+		h := newHarness(t, cfg, 120, 34)
+		h.press("esc", "l")
+		v := flat(h.plainView())
+		shown := 0
+		for _, ls := range cfg.Lessons {
+			if strings.Contains(v, ") "+ls.Name+" ") {
+				shown++
+			}
+		}
+		want := l.F("not offered here: %s — only a %s run shows it", "repeat-stop", l.F("%s or %s", "llama, llama:native", "openai"))
+		if !strings.Contains(v, want) {
+			t.Fatalf("%s: the menu does not say %q:\n%s", l, want, v)
+		}
+		if shown+1 != len(cfg.Lessons) {
+			t.Fatalf("%s: the menu lists %d of %d lessons and names 1 it leaves out", l, shown, len(cfg.Lessons))
+		}
+	}
+}

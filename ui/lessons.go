@@ -60,9 +60,29 @@ func (c *lessonController) offered() []Lesson {
 	return out
 }
 
+// notOffered are the bundled lessons offered leaves out.
+func (c *lessonController) notOffered() []Lesson {
+	offered := c.offered()
+	var out []Lesson
+	for _, l := range c.lessons {
+		if !slices.ContainsFunc(offered, func(o Lesson) bool { return o.Name == l.Name }) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// orList is names as a sentence says them: "a, b or c".
+func orList(l lang.Lang, names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return l.F("%s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
 // open is l: the lessons menu, on the lesson on offer.
 func (c *lessonController) open() action {
-	return action{open: &lessonMenu{c: c, sel: c.index()}}
+	return action{open: &lessonMenu{c: c, sel: c.index(), hidden: c.notOffered()}}
 }
 
 // request is what Enter sends: typed, or on an empty input the request of
@@ -125,6 +145,10 @@ func firstLineOf(s string) string {
 type lessonMenu struct {
 	c   *lessonController
 	sel int
+	// hidden are the bundled lessons no run on screen can show (a lesson
+	// of one dialect's behaviour): the menu names them and why, so its
+	// list and the guide's agree.
+	hidden []Lesson
 }
 
 // update handles a key. It returns the picked lesson index, or -1, and
@@ -168,8 +192,11 @@ func (l *lessonMenu) view(th theme.Theme, lg lang.Lang, hk help.Model, k lessonK
 		}
 		out = append(out, ansi.Truncate(line, w, "…"))
 	}
-	for len(out) < h-2 {
+	for len(out) < h-2-len(l.hidden) {
 		out = append(out, "")
+	}
+	for _, ls := range l.hidden {
+		out = append(out, th.Muted.Render(ansi.Truncate(lg.F("not offered here: %s — only a %s run shows it", ls.Name, orList(lg, ls.Dialects)), w, "…")))
 	}
 	hk.Width = w
 	return append(out, "", hk.ShortHelpView(k.ShortHelp()))
@@ -192,7 +219,7 @@ func (l *lessonMenu) update(msg tea.KeyMsg) action {
 func (l *lessonMenu) box(w, h int) (string, []string) {
 	c := l.c
 	lessons := c.offered()
-	return c.lang.T("Lessons"), l.view(c.th, c.lang, c.help, c.lessonKeys, lessons, w, min(h, len(lessons)+5))
+	return c.lang.T("Lessons"), l.view(c.th, c.lang, c.help, c.lessonKeys, lessons, w, min(h, len(lessons)+5+len(l.hidden)))
 }
 
 func (l *lessonMenu) keys() help.KeyMap { return l.c.lessonKeys }

@@ -29,6 +29,8 @@ func init() {
 		"not here: this glass box does not offer that key": "ここでは使えません: このグラスボックスにそのキーはありません",
 		"%s (and %d more notes under the welcome)":         "%s (ほかに %d 件のお知らせがウェルカムの下にあります)",
 		"This is a trace file another agent left, not a live agent: nothing is sent and nothing runs. Space shows its next transition, i its next model call, c the rest of the turn; [ and ] move back and forward through the steps shown; every pane follows. The steps glassbox cannot see, only infer, say so.": "これは別のエージェントが残したトレースファイルで、動いているエージェントではありません: 何も送られず、何も実行されません。space で次の遷移、i で次のモデル呼び出し、c でターンの残りを表示します。[ と ] で表示済みのステップを行き来し、すべてのペインがそれに従います。glassbox が見えず推測しかできないステップには、そう書いてあります。",
+		"not offered here: %s — only a %s run shows it": "ここにはありません: %s — %s の実行でだけ見られます",
+		"%s or %s": "%s または %s",
 		// Leaving and ending the room (ui/leave.go, ui/serve/life.go).
 		"end the room":            "教室を終える",
 		"keep serving without me": "自分抜きで教室を続ける",
