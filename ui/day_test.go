@@ -448,3 +448,38 @@ func TestLessonsMenuNamesWhatItLeavesOut(t *testing.T) {
 		}
 	}
 }
+
+// The ▶ that marks the bytes deciding the edge never covers a byte: in a
+// zoomed Raw pane at 120 columns the write_file call's first line keeps
+// every cell (no "…" where `",` was), and the lines read on unbroken.
+func TestDecidingMarkCoversNoBytes(t *testing.T) {
+	cfg, _ := offlineWorld(t, "write-file")
+	h := newHarness(t, cfg, 120, 34)
+	h.press("enter", "space", "space", "space")
+	if got := h.m.runs[0].live.state; got != loop.CheckingPolicy {
+		t.Fatalf("state %s", got)
+	}
+	h.press("esc")
+	for h.m.stepper.pane != panePayload {
+		h.press("tab")
+	}
+	h.press("z")
+	v := h.plainView()
+	contains(t, v, "zoomed (z)")
+	var body strings.Builder
+	for _, ln := range strings.Split(v, "\n") {
+		inner := strings.Trim(ln, "│┃")
+		if !strings.Contains(ln, "data: ") && !strings.HasPrefix(inner, "          ") {
+			continue
+		}
+		ln = strings.TrimSpace(inner)
+		if strings.HasSuffix(ln, "…") {
+			t.Fatalf("a payload line is cut:\n%s", v)
+		}
+		body.WriteString(ln)
+	}
+	contains(t, body.String(), `"args":{"path":"farewell.py","content":"def farewell(name):`)
+	if !marked(v, `"functionCall"`) {
+		t.Fatalf("the deciding line is not marked:\n%s", v)
+	}
+}
