@@ -224,7 +224,7 @@ func (r *Run) confine(ctx context.Context, c Config) (*loop.Policy, error) {
 	if c.Policy != "" {
 		var err error
 		if policy, err = loop.LoadPolicy(c.Policy); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
+			return nil, sentence.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
 		}
 	}
 	var box tools.Confinement
@@ -232,7 +232,7 @@ func (r *Run) confine(ctx context.Context, c Config) (*loop.Policy, error) {
 		ec := t.(*tools.ExecuteCommand)
 		ec.AllowNetwork(policy.Network)
 		if err := ec.PassEnv(policy.Env); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
+			return nil, sentence.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
 		}
 		ec.Conceal(concealed(c, r.Workspace.Root()))
 		box = ec.Confinement()
@@ -244,7 +244,7 @@ func (r *Run) confine(ctx context.Context, c Config) (*loop.Policy, error) {
 	}
 	if c.Policy != "" {
 		if err := policy.CheckTools(r.registry.Names()); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
+			return nil, sentence.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
 		}
 	}
 	return policy, nil
