@@ -483,3 +483,30 @@ func TestDecidingMarkCoversNoBytes(t *testing.T) {
 		t.Fatalf("the deciding line is not marked:\n%s", v)
 	}
 }
+
+// An input placeholder too long for the line ends with "…" where it is
+// cut, in Japanese as in English.
+func TestPlaceholderIsCutWithAnEllipsis(t *testing.T) {
+	for _, l := range lang.All {
+		cfg := oneOfflineRun(t)
+		cfg.Lang = l
+		for i := range cfg.Lessons {
+			if cfg.Lessons[i].Name == "tour" {
+				cfg.Lessons[i].Request = strings.Repeat("ファイルを一覧して説明してください。", 6)
+			}
+		}
+		h := newHarness(t, cfg, 80, 24)
+		found := false
+		for _, ln := range strings.Split(h.plainView(), "\n") {
+			if strings.HasPrefix(ln, "› ") {
+				found = true
+				if !strings.HasSuffix(strings.TrimRight(ln, " "), "…") {
+					t.Errorf("%s: the placeholder is cut without …: %q", l, ln)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no input line:\n%s", l, h.plainView())
+		}
+	}
+}

@@ -152,7 +152,7 @@ func (m *Model) send() tea.Cmd {
 		return nil
 	}
 	m.input.Reset()
-	m.input.Placeholder = m.lessons.placeholder()
+	m.fitPlaceholder()
 	m.lessons.refreshWelcome()
 	m.focusPane(m.stepper.pane)
 	m.syncSizes()

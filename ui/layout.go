@@ -2,6 +2,7 @@ package ui
 
 import (
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/glassbox-dev/glassbox/ui/cell"
 
 	"github.com/glassbox-dev/glassbox/ui/boxlayout"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
@@ -332,12 +333,24 @@ func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
 	return nil
 }
 
+// fitPlaceholder sets the input's placeholder, cut with "…" where the
+// input line is narrower than it (the textarea would cut it mid-word and
+// say nothing).
+func (m *Model) fitPlaceholder() {
+	p := m.lessons.placeholder()
+	if w := m.input.Width() - 1; w > 0 && cell.Width(p) > w {
+		p = cell.Truncate(p, w, "…")
+	}
+	m.input.Placeholder = p
+}
+
 // syncSizes hands each sub-model its size and clamps every scroll to its
 // content. Called after anything that can change the layout or the content:
 // a resize, the zoom, the input growing a line, a step. View only reads.
 func (m *Model) syncSizes() {
 	m.input.SetWidth(max(m.width, 1))
 	m.input.SetHeight(m.inputLines())
+	m.fitPlaceholder()
 	m.help.Width = m.width
 	L := m.computeLayout()
 	for _, r := range m.runs {

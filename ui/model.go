@@ -199,7 +199,7 @@ func New(cfg Config) *Model {
 			}
 		}
 	}
-	m.input.Placeholder = m.lessons.placeholder()
+	m.fitPlaceholder()
 	if m.stepper.compare() {
 		m.stepper.pane = panePayload // the raw payloads are what compare mode is for
 	}

@@ -55,7 +55,7 @@ func TestHandoutInJapanese(t *testing.T) {
 	if !strings.Contains(en, `<html lang="en">`) || !strings.Contains(ja, `<html lang="ja">`) {
 		t.Fatalf("the pages do not say their language:\n%s", ja[:200])
 	}
-	for _, want := range []string{"glassbox 配布資料: ステップ 4 / 10", "<dt>セッション</dt>", "このステップ時点の履歴", "リクエストボディ:", "このイテレーションのツール呼び出し", "REQUIRE_USER_CONFIRMATION — ルール changes-need-approval", "<th>判定</th>"} {
+	for _, want := range []string{"glassbox 配布資料: ステップ 4 / 10", "<dt>セッション</dt>", "このステップ時点の履歴", "リクエストボディ:", "この反復のツール呼び出し", "REQUIRE_USER_CONFIRMATION — ルール changes-need-approval", "<th>判定</th>"} {
 		if !strings.Contains(ja, want) {
 			t.Errorf("the Japanese page lacks %q", want)
 		}

@@ -3,7 +3,8 @@
 // what that person may do. It is the one place this is written: the
 // welcome's first moves, the hint bar, the help overlay, the keys refused
 // and the offline tutor's answer to a request it does not know are all
-// made from it (docs/architecture.md, "Who may do what").
+// made from it (docs/architecture.md, "Components and layout": its part
+// "Who may do what").
 package role
 
 import (
