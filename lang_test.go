@@ -277,3 +277,18 @@ func TestPolicyAndCassetteErrorsInJapanese(t *testing.T) {
 		}
 	}
 }
+
+// `run --lang ja` says the sandbox line in Japanese.
+func TestRunSaysTheSandboxInJapanese(t *testing.T) {
+	isolate(t)
+	_, out, errs := glassbox(t, "", "run", "--lang", "ja", "--lesson", "tour", "--yes")
+	for _, line := range strings.Split(out+errs, "\n") {
+		if rest, ok := strings.CutPrefix(line, "サンドボックス: "); ok {
+			if !strings.HasPrefix(rest, "有効") && !strings.HasPrefix(rest, "無効") || strings.Contains(rest, "commands read") || strings.Contains(rest, "limits:") || strings.Contains(rest, "does not start") {
+				t.Fatalf("the sandbox line is not in Japanese: %q", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no sandbox line:\n%s\n%s", out, errs)
+}

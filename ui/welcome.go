@@ -62,7 +62,7 @@ func (c *lessonController) welcomeText(r *runView) string {
 	}
 	if sb := c.sandbox; sb != "" {
 		// "on — Landlock ABI 7 …; limits: …"; off keeps its reason
-		line(l.F("Sandbox for commands: %s", onOff(l, tools.SandboxBrief(sb))))
+		line(l.F("Sandbox for commands: %s", l.Sandbox(tools.SandboxBrief(sb))))
 	}
 	b.WriteString(who.FirstMoves(l))
 	if ls, ok := c.current(); ok && !c.sent && who.May(role.Send) {
