@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -149,4 +152,85 @@ func TestServeTakesTheInstructorsPassphrase(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q, want %q", lang, code, errb.String(), want)
 		}
 	}
+}
+
+// Ctrl-C at `glassbox serve` (SIGINT to the real binary) ends the room: a
+// learner connected over SSH reads that the room has ended, at which step
+// their session is kept and how to come back, and their connection ends
+// cleanly. (Each learner's program once caught the signal itself and
+// quit before the room could say why.)
+func TestCtrlCAtServeTellsTheLearners(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildGlassbox(t)
+	state := t.TempDir()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "GLASSBOX_PASSPHRASE=ctrl-c-room", "TMPDIR="+t.TempDir())
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	re := regexp.MustCompile(`listening on (\S+) `)
+	var m []string
+	for deadline := time.Now().Add(20 * time.Second); m == nil; m = re.FindStringSubmatch(out.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no announcement: %q", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c, err := gossh.Dial("tcp", m[1], &gossh.ClientConfig{User: "ada", Auth: []gossh.AuthMethod{gossh.Password("ctrl-c-room")},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var screen lockedBuffer
+	sess.Stdout = &screen
+	stdin, _ := sess.StdinPipe()
+	if err := sess.RequestPty("xterm", 34, 120, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(screen.String(), "nter: send the tour lesson"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no glass box: %q", screen.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stdin.Write([]byte("\r"))
+	time.Sleep(300 * time.Millisecond)
+	signalAndWait(t, cmd, cmd.Process.Pid, syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- sess.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the learner's session did not end cleanly: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the learner's session did not end")
+	}
+	for _, want := range []string{"the room has ended (the room's server was stopped).", "Your session is kept on the room's machine", "ssh -p ", "ada@127.0.0.1"} {
+		if !strings.Contains(screen.String(), want) {
+			t.Fatalf("the learner's terminal does not say %q:\n%q", want, tailOf(screen.String(), 600))
+		}
+	}
+}
+
+// tailOf is the last n bytes of s.
+func tailOf(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
 }

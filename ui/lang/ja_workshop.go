@@ -32,6 +32,7 @@ func init() {
 		"not offered here: %s — only a %s run shows it": "ここにはありません: %s — %s の実行でだけ見られます",
 		"%s or %s": "%s または %s",
 		// Leaving and ending the room (ui/leave.go, ui/serve/life.go).
+		"your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here asks whether to end the room or keep serving it without you)": "あなたの実行は配信されています。ついてくる人には、あなたが進めるすべてのステップと、ストリームで届いていくモデルの返答が見えます（ここで q を押すと、教室を終えるか、あなた抜きで続けるかを尋ねます）",
 		"end the room":            "教室を終える",
 		"keep serving without me": "自分抜きで教室を続ける",
 		"stay":                    "とどまる",

@@ -56,7 +56,11 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 			rc.Notes = append(rc.Notes, strings.Join(strings.Fields(line), " "))
 		}
 	}
-	rc.Notes = append(rc.Notes, l.T("your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here ends the broadcast)"))
+	if o.FollowOnly {
+		rc.Notes = append(rc.Notes, l.T("your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here ends the broadcast)"))
+	} else {
+		rc.Notes = append(rc.Notes, l.T("your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here asks whether to end the room or keep serving it without you)"))
+	}
 	cfg.OnTransition, cfg.OnWire = b.Publish, b.PublishLive
 	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
 	cfg.Changed = b.Changed()

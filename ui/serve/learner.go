@@ -47,7 +47,9 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		p.Send(ui.NoticeMsg(msg))
 	})
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(frameRate)}, bm.MakeOptions(sess)...)
-	opts = append(opts, tea.WithInput(guard))
+	// The room ends on the server's signal, not each program: a program
+	// of its own would quit at Ctrl-C before the room could tell it why.
+	opts = append(opts, tea.WithInput(guard), tea.WithoutSignalHandler())
 	var model tea.Model = m
 	if b := s.opts.Broadcast; l.follower && b != nil {
 		next := l.cfg.Follow.Next

@@ -81,12 +81,19 @@ func (s *Server) End(why string, grace time.Duration) error {
 	if s.opts.Log != nil && len(programs) > 0 {
 		s.opts.Log(s.lang.F("the room has ended (%s): %d glass box%s told, every learner's session kept", s.lang.Dyn(why), len(programs), pluralES(len(programs))))
 	}
+	deadline := time.Now().Add(grace)
 	done := make(chan struct{})
 	go func() { s.gates.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(grace):
 	}
+	// Each client closes its own connection once its session has said
+	// goodbye: closed from here first, ssh would print "Connection …
+	// closed by remote host" under the room's last words.
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	s.ssh.Shutdown(ctx)
 	return s.Close()
 }
 
