@@ -14,7 +14,11 @@ import (
 // part for one step), what it kept from the call before, the growth.
 func (r *Report) text(l lang.Lang) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", l.F("glassbox anatomy: %s · %d model calls", loop.Printable(r.File), len(r.Growth)))
+	if r.Run != "" {
+		fmt.Fprintf(&b, "%s\n", l.F("glassbox anatomy: %s · run %s · %d model calls", loop.Printable(r.File), loop.Printable(r.Run), len(r.Growth)))
+	} else {
+		fmt.Fprintf(&b, "%s\n", l.F("glassbox anatomy: %s · %d model calls", loop.Printable(r.File), len(r.Growth)))
+	}
 	for _, c := range r.Calls {
 		b.WriteString("\n")
 		c.write(&b, l)
