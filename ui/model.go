@@ -205,13 +205,14 @@ func newInput(th theme.Theme) textarea.Model {
 }
 
 // Init starts nothing but reading back, for a resumed session, the payload
-// of the step shown, and measuring the session's size: the learner types
-// first. A follower starts listening to the run it follows; a glass box
+// of the step shown and the anatomy of its past model calls, and measuring
+// the session's size: the learner types first. A follower starts listening to the run it follows; a glass box
 // with a status segment, to what changes it.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.disk.measure(r.id, true)) // for the health line
+		cmds = append(cmds, r.live.book.readPast(r.id, r.live, r.store.load))
 		if r.listens {
 			cmds = append(cmds, r.busCmd()) // requests from outside, any time
 		}
@@ -300,7 +301,7 @@ func (m *Model) handleRunMsg(msg runMsg) tea.Cmd {
 			m.quitPending = true
 		}
 		m.clampScrolls() // the panes follow what the step did
-	case exchangesMsg, previewMsg:
+	case exchangesMsg, previewMsg, pastAnatomyMsg:
 		m.clampScrolls()
 	}
 	if r.busy {
