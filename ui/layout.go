@@ -261,7 +261,10 @@ func (s screen) underRunBar(panes *box) *box {
 // side below it.
 func gridBox(run int) *box {
 	pane := func(p paneID) slot { return paneSlot(run, p) }
-	below := []*box{{Key: pane(paneTools), Weight: 2}, {Key: pane(panePayload), Weight: 3}}
+	below := []*box{{Weight: 2, Dir: boxlayout.Rows, Children: []*box{
+		{Key: pane(paneTools), Weight: 1, Min: 6, Max: 11},
+		{Key: pane(paneAnatomy), Weight: 1},
+	}}, {Key: pane(panePayload), Weight: 3}}
 	return &box{Dir: boxlayout.Columns, Children: []*box{
 		{Key: pane(paneHistory), Weight: 7, Min: 40, Max: 72},
 		{Weight: 13, First: []*box{
@@ -308,6 +311,7 @@ func columnBox(run int) *box {
 			{Key: pane(paneHistory), Weight: 2},
 			{Weight: 3, Dir: boxlayout.Rows, Children: []*box{
 				{Key: pane(paneTools), Weight: 1, Min: 6, Max: 11},
+				{Key: pane(paneAnatomy), Weight: 1, Min: 6, Max: 11},
 				{Key: pane(panePayload), Weight: 3},
 			}},
 		}},
