@@ -120,6 +120,15 @@ type pastCall struct {
 	a          *callAnatomy
 }
 
+// pastTodo is a past model call step whose request is to be read back.
+type pastTodo struct {
+	index int
+	t     loop.Transition // its seq and where its exchanges are
+	// after: a model call came before it; chain: that call is the todo
+	// before it (read in the same pass).
+	after, chain bool
+}
+
 // readPast reads, in a command, the requests of l's past model calls that
 // are not in memory (a resumed session's), one after another, each
 // compared with the one before; load reads a step's exchanges back.
@@ -127,14 +136,7 @@ func (b *anatomyBook) readPast(id int, l *liveState, load func(*loop.Transition)
 	if load == nil {
 		return nil
 	}
-	type todo struct {
-		index int
-		t     loop.Transition
-		// after: a model call came before it; chain: that call is the
-		// todo before it (read in the same pass).
-		after, chain bool
-	}
-	var list []todo
+	var list []pastTodo
 	prev := -1 // the index of the call step before
 	for i := range l.steps {
 		s := &l.steps[i]
@@ -143,7 +145,7 @@ func (b *anatomyBook) readPast(id int, l *liveState, load func(*loop.Transition)
 		}
 		if s.anat == nil && s.t.ExchangesAt != nil {
 			chain := prev >= 0 && len(list) > 0 && list[len(list)-1].index == prev
-			list = append(list, todo{index: i, t: loop.Transition{Seq: s.t.Seq, ExchangesAt: s.t.ExchangesAt}, after: prev >= 0, chain: chain})
+			list = append(list, pastTodo{index: i, t: loop.Transition{Seq: s.t.Seq, ExchangesAt: s.t.ExchangesAt}, after: prev >= 0, chain: chain})
 		}
 		prev = i
 	}
@@ -151,33 +153,35 @@ func (b *anatomyBook) readPast(id int, l *liveState, load func(*loop.Transition)
 		return nil
 	}
 	codecs := b.codecs
-	return func() tea.Msg {
-		rb := anatomyBook{codecs: codecs}
-		msg := pastAnatomyMsg{run: id}
-		var last *anatomy.Call // the whole of the todo before, if it was read
-		for _, td := range list {
-			xs, err := load(&td.t)
-			if err != nil || len(xs) == 0 {
-				last = nil
-				continue
-			}
-			c, a := rb.of(xs[len(xs)-1])
-			if a.unread != "" {
-				last = nil
-				msg.calls = append(msg.calls, pastCall{index: td.index, seq: td.t.Seq, a: a})
-				continue
-			}
-			if td.chain && last != nil {
-				ch := anatomy.Between(*last, c)
-				a.rec.Since = &ch
-			}
-			a.missing = td.after && a.rec.Since == nil
-			last = &c
-			msg.last, msg.lastSeq = &c, td.t.Seq
-			msg.calls = append(msg.calls, pastCall{index: td.index, seq: td.t.Seq, a: a})
+	return func() tea.Msg { return readPastCalls(id, codecs, list, load) }
+}
+
+// readPastCalls reads the todo calls back, in order.
+func readPastCalls(id int, codecs wire.Codecs, list []pastTodo, load func(*loop.Transition) ([]providers.Exchange, error)) pastAnatomyMsg {
+	rb := anatomyBook{codecs: codecs}
+	msg := pastAnatomyMsg{run: id}
+	var last *anatomy.Call // the whole of the todo before, if it was read
+	for _, td := range list {
+		xs, err := load(&td.t)
+		if err != nil || len(xs) == 0 {
+			last = nil
+			continue
 		}
-		return msg
+		c, a := rb.of(xs[len(xs)-1])
+		msg.calls = append(msg.calls, pastCall{index: td.index, seq: td.t.Seq, a: a})
+		if a.unread != "" {
+			last = nil
+			continue
+		}
+		if td.chain && last != nil {
+			ch := anatomy.Between(*last, c)
+			a.rec.Since = &ch
+		}
+		a.missing = td.after && a.rec.Since == nil
+		last = &c
+		msg.last, msg.lastSeq = &c, td.t.Seq
 	}
+	return msg
 }
 
 // pastRead takes the past calls' anatomy into l's steps. The book keeps

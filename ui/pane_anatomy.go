@@ -32,7 +32,7 @@ import (
 type anatomyPane struct {
 	r      *runView
 	pos    scroller
-	pinned bool // the learner scrolled: the pane stays where they put it
+	pinned bool // the learner scrolled this call: it stays where they put it
 	calls  callIndex
 	shown  anatomyShown
 	// What sync laid out for the size it was given: the lines above the
@@ -84,8 +84,8 @@ func (p *anatomyPane) sync(lk look, in rect) {
 	if p.r == nil {
 		return
 	}
-	if p.settle() && !p.pinned {
-		p.pos.off = 0
+	if p.settle() {
+		p.pos.off, p.pinned = 0, false // another call: from its top
 	}
 	p.layout(lk, in)
 	p.pos.clamp(p.total(), in.h)
@@ -368,7 +368,7 @@ func (p *anatomyPane) status() string {
 	case shownSent:
 		return l.F("call %d · #%d", s.n, s.seq)
 	case shownPreview:
-		return l.F("call %d · preview", s.n)
+		return l.F("call %d · unsent", s.n)
 	case shownWire:
 		return l.F("call %d · live", s.n)
 	}
@@ -559,7 +559,7 @@ func (p *anatomyPane) sinceLines(lk look, w int) []string {
 		return wrapStyled(lk.th.Muted, "  "+l.T("A provider's prompt cache has nothing to reuse yet: every part is new."), w)
 	}
 	amount := func(label string, a anatomy.Amount, note string) string {
-		return fmt.Sprintf("  %s %s %s %s  %s", cell.Fit(label, 10, "…"), padLeft(l.F("%d parts", a.Parts), 10), padLeft(l.F("%s bytes", anatomycmd.Num(a.Bytes)), 14), padLeft(l.F("%s tokens", anatomycmd.Num(a.Tokens)), 12), note)
+		return fmt.Sprintf("  %s %s %s %s  %s", cell.Fit(label, 10, "…"), padLeft(l.F("%d part%s", a.Parts, plural(a.Parts)), 10), padLeft(l.F("%s bytes", anatomycmd.Num(a.Bytes)), 14), padLeft(l.F("%s tokens", anatomycmd.Num(a.Tokens)), 12), note)
 	}
 	out := []string{
 		cell.Truncate(amount(l.T("kept"), ch.Kept, l.T("the unchanged start")), w, "…"),
