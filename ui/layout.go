@@ -360,7 +360,7 @@ func (m *Model) clampScrolls() {
 		}
 	}
 	if f, ok := m.top().(fitter); ok {
-		box, ok := overlaySize(L.body)
+		box, ok := overlaySize(m.top(), L.body)
 		if !ok {
 			box = rect{w: 4, h: 2} // no box: nothing to fit
 		}

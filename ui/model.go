@@ -64,6 +64,7 @@ type Model struct {
 	room    *roomController
 	predict *predictController
 	lessons *lessonController
+	rosetta *rosettaController
 }
 
 // kit is what the panes' frames, the bars and the dialogs draw with and
@@ -134,6 +135,7 @@ func New(cfg Config) *Model {
 	m.room = &roomController{kit: kt, stepper: m.stepper, cfg: cfg, predict: m.predict}
 	m.forks = &forkController{kit: kt, stepper: m.stepper, dialects: cfg.Dialects, exec: tea.ExecProcess}
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
+	m.rosetta = &rosettaController{kit: kt, stepper: m.stepper}
 	if cfg.Follow != nil {
 		m.lessons.whom = m.room.whom()
 	}
@@ -244,6 +246,8 @@ func (m *Model) feature(msg tea.Msg) action {
 	switch msg := msg.(type) {
 	case whatIfReadyMsg:
 		return m.forks.ready(msg)
+	case rosettaMsg:
+		return m.rosetta.built(msg)
 	case busArrivedMsg:
 		return m.busArrived(msg)
 	case busCallMsg:

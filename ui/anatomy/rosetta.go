@@ -78,19 +78,31 @@ func (r *recording) state(n int) (providers.Request, error) {
 		if c.Step > n {
 			break
 		}
-		codec, _, ok := backend.Wire().Detect(c.X.Method, c.X.URL)
-		if !ok {
-			continue
-		}
-		if sent, err := codec.DecodeRequest(c.X.URL, c.X.RequestBody); err == nil && sent.System != "" {
-			// JSON mode's system message is the loop's prompt, then the tools.
-			req.System, _, _ = strings.Cut(sent.System, "\n\n## Tools\n")
+		if system, ok := SystemOf(c.X); ok {
+			req.System = system
 		}
 	}
 	if len(msgs) == 0 {
 		return req, fmt.Errorf("%w: %w", agentrun.ErrUsage, sentence.Errorf("step %d: the conversation is still empty", n))
 	}
 	return req, nil
+}
+
+// SystemOf is the system prompt a model call's request carried, as the
+// loop wrote it: in JSON mode without the tools' paragraphs the provider
+// adds to it. ok is false when no dialect reads the request or it has no
+// system prompt.
+func SystemOf(x providers.Exchange) (string, bool) {
+	codec, _, ok := backend.Wire().Detect(x.Method, x.URL)
+	if !ok {
+		return "", false
+	}
+	sent, err := codec.DecodeRequest(x.URL, x.RequestBody)
+	if err != nil || sent.System == "" {
+		return "", false
+	}
+	system, _, _ := strings.Cut(sent.System, "\n\n## Tools\n")
+	return system, true
 }
 
 // page is a Rosetta table worded for a person.
@@ -125,7 +137,7 @@ func layout(l lang.Lang, rec *recording, step int, tab *rosetta.Table) page {
 		p.Headers = append(p.Headers, h)
 	}
 	for _, r := range tab.Rows {
-		title := rowTitle(l, r)
+		title := RowTitle(l, r)
 		pr := pageRow{Title: title, Caption: l.Dyn(r.Caption)}
 		for _, c := range r.Cells {
 			pc := pageCell{Text: loop.Printable(c.Text)}
@@ -139,7 +151,9 @@ func layout(l lang.Lang, rec *recording, step int, tab *rosetta.Table) page {
 	return p
 }
 
-func rowTitle(l lang.Lang, r rosetta.Row) string {
+// RowTitle names a Rosetta row for a person: "system prompt", "message
+// 2: the model's tool call".
+func RowTitle(l lang.Lang, r rosetta.Row) string {
 	switch r.Kind {
 	case rosetta.RowSystem:
 		return l.T("system prompt")

@@ -77,5 +77,18 @@ func init() {
 		"kind":               "種類",
 		"parts":              "部分",
 		"share of the bytes": "バイトの割合",
+
+		// Rosetta (d).
+		"this turn in every dialect":                                                            "この 1 ターンをすべての方言で",
+		"One turn in every dialect: step #%d":                                                   "すべての方言で見る 1 ターン: ステップ #%d",
+		"d shows a step's conversation in every dialect: there is no step yet":                  "d はステップの会話をすべての方言で示します: まだステップがありません",
+		"step #%d: the conversation is still empty, so there is nothing to send in any dialect": "ステップ #%d: 会話はまだ空なので、どの方言でも送るものがありません",
+		"The requests could not be built: %s":                                                   "リクエストを組み立てられませんでした: %s",
+		"Building the request in every dialect, through each one's own provider…":               "すべての方言のリクエストを、それぞれのプロバイダーで組み立てています…",
+		"dialects %d–%d of %d: ←/→ show the others":                                             "方言 %d–%d (全 %d): ←/→ でほかの方言",
+		"(not in this request)":                                                                 "(このリクエストにはありません)",
+		"cannot carry %s":                                                                       "運べません: %s",
+		"other dialects":                                                                        "ほかの方言",
+		"↑/↓ scroll · line %d of %d":                                                            "↑/↓ でスクロール · %d 行目 (全 %d 行)",
 	})
 }
