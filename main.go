@@ -28,7 +28,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -305,7 +305,7 @@ func checkConfig(c *agentrun.Config, fs *flag.FlagSet) error {
 	// The mcp-tool lesson needs a server: started for it without one, it
 	// gets the demo server inside glassbox. Only a person's --lesson does
 	// this, never a session file's (--resume takes --mcp again).
-	if c.Lesson == offline.MCPToolLesson && len(c.MCP) == 0 && c.Resume == "" {
+	if c.Lesson == lessons.MCPTool && len(c.MCP) == 0 && c.Resume == "" {
 		c.MCP = []string{mcptool.DemoName}
 	}
 	if err := c.Validate(); err != nil {
@@ -323,7 +323,7 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool, l lang.Lang)
 	fs.BoolVar(&c.Live, "live", c.Live, l.T("force the live service (never falls back to offline)"))
 	fs.StringVar(&c.Lesson, "lesson", c.Lesson, l.T("offline: which lesson's request to start with (see 'glassbox lessons')"))
 	fs.DurationVar(&c.SimLatency, "sim-latency", c.SimLatency, l.T("offline: simulated delay per provider call"))
-	fs.StringVar(&c.Workspace, "workspace", c.Workspace, l.T("the folder the tools may touch (default: a fresh temporary copy of the sample project)"))
+	fs.StringVar(&c.Workspace, "workspace", c.Workspace, l.T("the folder the tools may touch (default: a fresh copy of the sample project, kept with the session)"))
 	fs.IntVar(&c.MaxIterations, "max-iterations", c.MaxIterations, l.T("LLM calls per event before HALTED"))
 	fs.StringVar(&c.Policy, "policy", c.Policy, l.T("security rules (TOML) replacing the built-in ones (docs/policy.md)"))
 	fs.BoolVar(&c.Yes, "yes", c.Yes, l.T("approve every confirmation (DENY rules still deny; one that needs a person is never approved)"))
@@ -490,7 +490,7 @@ func request(c *agentrun.Config, rest []string, bf busFlags, l lang.Lang) (fromB
 	}
 	prompt := strings.TrimSpace(strings.Join(rest, " "))
 	if prompt == "" && c.Resume == "" && bf.addr == "" {
-		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
+		lesson, _ := lessons.ByName(c.Lesson) // Validate checked it
 		prompt, fromBus = lesson.RequestIn(c.Lang), lesson.FromBus
 	}
 	c.Request, c.Version = prompt, version
@@ -886,7 +886,7 @@ func listLessons(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "glassbox lessons: --lang: %s\n", langOf(nil).Error(err))
 		return exitUsage
 	}
-	for _, lesson := range offline.Lessons() {
+	for _, lesson := range lessons.All() {
 		fmt.Fprintf(stdout, "%s\t%s\n", lesson.Name, lesson.TitleIn(l.String()))
 	}
 	return exitOK
