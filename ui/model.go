@@ -65,6 +65,7 @@ type Model struct {
 	predict *predictController
 	lessons *lessonController
 	rosetta *rosettaController
+	breaks  *breakController
 }
 
 // kit is what the panes' frames, the bars and the dialogs draw with and
@@ -86,6 +87,7 @@ type kit struct {
 	quitKeys    quitKeys
 	forkKeys    forkKeys
 	ontoKeys    ontoKeys
+	breakKeys   breakKeys
 }
 
 // newKit is the kit for language l and theme th.
@@ -101,6 +103,7 @@ func newKit(l lang.Lang, th theme.Theme) *kit {
 		quitKeys:   newQuitKeys(l),
 		forkKeys:   newForkKeys(l),
 		ontoKeys:   newOntoKeys(l),
+		breakKeys:  newBreakKeys(l),
 	}
 	k.confirmKeys, k.helpKeys = newConfirmKeys(k.keys), newHelpKeys(k.keys)
 	k.help.Styles.ShortKey = th.StatusKey
@@ -125,7 +128,11 @@ func New(cfg Config) *Model {
 			BackendReason: cfg.BackendReason, BackendWhy: cfg.BackendWhy, Banner: cfg.Banner, Workspace: cfg.Workspace}}
 	}
 	for i, rc := range runs {
-		m.runs = append(m.runs, newRunView(i, rc, cfg.Lang))
+		r := newRunView(i, rc, cfg.Lang)
+		for _, b := range cfg.Breakpoints {
+			r.breaks.Add(b)
+		}
+		m.runs = append(m.runs, r)
 	}
 	m.stepper = &stepper{runs: m.runs, lang: cfg.Lang, run: -1}
 	m.strip = &stripPane{runs: m.runs}
@@ -133,11 +140,13 @@ func New(cfg Config) *Model {
 	m.bar = &statusBar{kit: kt, stepper: m.stepper, resume: cfg.Resume}
 	m.predict = newPredictController(kt, m.stepper, cfg)
 	m.room = &roomController{kit: kt, stepper: m.stepper, cfg: cfg, predict: m.predict}
+	m.breaks = &breakController{kit: kt, stepper: m.stepper}
 	m.forks = &forkController{kit: kt, stepper: m.stepper, dialects: cfg.Dialects, exec: tea.ExecProcess}
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
 	m.rosetta = &rosettaController{kit: kt, stepper: m.stepper}
 	if cfg.Follow != nil {
 		m.lessons.whom = m.room.whom()
+		m.lessons.recording = cfg.Follow.Pull != nil
 	}
 	m.input = newInput(kt.th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(kt.th.Warning))
