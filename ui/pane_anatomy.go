@@ -233,7 +233,9 @@ func (p *anatomyPane) settle() bool {
 		}
 	}
 	if s.key == p.shown.key {
-		p.shown.hint, p.shown.upto = s.hint, s.upto
+		if s.what == shownNone { // the hint of a step with no call changes with the step
+			p.shown.hint, p.shown.upto = s.hint, s.upto
+		}
 		return false
 	}
 	p.shown = s
@@ -256,6 +258,9 @@ func (p *anatomyPane) readSent(s *anatomyShown, es int) {
 	st := &p.r.live.steps[es]
 	a := st.anat
 	switch {
+	case a == nil && st.t.ExchangesAt == nil && len(st.t.Exchanges) == 0 && p.r.backend == "file":
+		s.hint = p.r.lang.T("This trace records the call's messages, not its HTTP exchange: without the request's bytes there is nothing to take apart. A HAR file of the same run has them.")
+		return
 	case a == nil && st.t.ExchangesAt == nil && len(st.t.Exchanges) == 0:
 		s.hint = p.r.lang.T("This model call has no captured HTTP exchange (the provider did not reach the wire).")
 		return
@@ -345,9 +350,9 @@ func (p *anatomyPane) layout(lk look, in rect) {
 			why, st = l.F("glassbox could not read this request: %s", l.Dyn(sanitize(s.unread))), lk.th.Warning
 		}
 		p.head = wrapStyled(st, why, w)
-		if s.upto > 0 {
+		if g := p.growthLines(lk, w, in.h >= 16); len(g) > 0 {
 			p.head = append(p.head, "")
-			p.head = append(p.head, p.growthLines(lk, w, in.h >= 16)...)
+			p.head = append(p.head, g...)
 		}
 		return
 	}
@@ -398,7 +403,7 @@ func (p *anatomyPane) compact(lk look, w int) []string {
 		add(lk.th.Bold, est)
 	}
 	if rep := c.Reported; rep != nil {
-		add(lk.th.Muted, l.F("%s tokens reported (%+d)", anatomycmd.Num(rep.N), *c.Difference))
+		add(lk.th.Muted, l.F("%s tokens reported (%s)", anatomycmd.Num(rep.N), signed(*c.Difference)))
 	}
 	if line := p.sinceLine(); line != "" {
 		st := lk.th.Muted
@@ -511,7 +516,7 @@ func (p *anatomyPane) tokenLines(lk look, w int) []string {
 			src += " — " + l.Dyn(rep.Rule)
 		}
 		fig(l.T("reported"), anatomycmd.Num(rep.N), src)
-		fig(l.T("difference"), fmt.Sprintf("%+d", *c.Difference), l.T("reported minus estimated: what the estimate does not know (the chat template, how tools are rendered, the tokenizer)"))
+		fig(l.T("difference"), signed(*c.Difference), l.T("reported minus estimated: what the estimate does not know (the chat template, how tools are rendered, the tokenizer)"))
 	} else {
 		fig(l.T("reported"), "—", p.noReport())
 	}
@@ -639,8 +644,8 @@ func (p *anatomyPane) sparkline(lk look, w int) string {
 func (p *anatomyPane) growthLines(lk look, w int, tall bool) []string {
 	pts := p.points()
 	l := p.r.lang
-	if len(pts) == 0 {
-		return nil
+	if !anyRead(pts) {
+		return nil // no request read: nothing grew that glassbox saw
 	}
 	out := wrapStyled(lk.th.Bold, l.T("Growth: every call sends the whole conversation again"), w)
 	if !tall {
@@ -670,6 +675,15 @@ func (p *anatomyPane) growthLines(lk look, w int, tall bool) []string {
 		}
 	}
 	return append(out, wrapStyled(lk.th.Muted, l.F("Sent over the run so far: %s bytes in %d calls — the sum grows with the square of the conversation's length.", anatomycmd.Num(sum), n), w)...)
+}
+
+func anyRead(pts []growthPoint) bool {
+	for _, g := range pts {
+		if g.read {
+			return true
+		}
+	}
+	return false
 }
 
 func allReported(pts []growthPoint) bool {
@@ -795,6 +809,14 @@ func bar(n, total, width int) string {
 	}
 	eighths := max(n*width*8/total, 1)
 	return strings.Repeat("█", eighths/8) + []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}[eighths%8]
+}
+
+// signed writes n with its sign and thousands separators: "+7,006".
+func signed(n int) string {
+	if n < 0 {
+		return "-" + anatomycmd.Num(-n)
+	}
+	return "+" + anatomycmd.Num(n)
 }
 
 // padLeft right-aligns s in w cells.

@@ -154,7 +154,7 @@ func tokenRows(l lang.Lang, a anatomy.Call) []tokenRow {
 			src += " — " + l.Dyn(r.Rule)
 		}
 		rows = append(rows, tokenRow{l.T("reported"), num(r.N), src},
-			tokenRow{l.T("difference"), fmt.Sprintf("%+d", *a.Difference), l.T("reported minus estimated: what the estimate does not know (the chat template, how tools are rendered, the tokenizer)")})
+			tokenRow{l.T("difference"), signedNum(*a.Difference), l.T("reported minus estimated: what the estimate does not know (the chat template, how tools are rendered, the tokenizer)")})
 	} else {
 		rows = append(rows, tokenRow{l.T("reported"), "–", l.T("the reply carried no count (an error, or a server that does not report one)")})
 	}
@@ -238,6 +238,14 @@ func growthOf(l lang.Lang, rows []growthRow, calls []anatomy.Call) *growthPage {
 	}
 	return &growthPage{Rows: rows, Chart: ch,
 		Sum: l.F("Sent over the run so far: %s bytes in %d calls — the sum grows with the square of the conversation's length.", num(sum), len(calls))}
+}
+
+// signedNum writes n with its sign and thousands separators: "+7,006".
+func signedNum(n int) string {
+	if n < 0 {
+		return "-" + num(-n)
+	}
+	return "+" + num(n)
 }
 
 // num writes n with thousands separators, as the glass box does.

@@ -26,7 +26,7 @@ func init() {
 		"on the wire: the request as it went":     "送信中: 送ったとおりのリクエストです",
 		"%s bytes · %d parts":                     "%s バイト · %d 部分",
 		"%s tokens estimated":                     "推定 %s トークン",
-		"%s tokens reported (%+d)":                "報告 %s トークン (%+d)",
+		"%s tokens reported (%s)":                 "報告 %s トークン (%s)",
 		"the call before is not in memory: nothing to compare with":         "前の呼び出しはメモリにありません: 比べるものがありません",
 		"the run's first call: nothing cached before it":                    "実行の最初の呼び出し: その前にキャッシュされたものはありません",
 		"kept %s · appended %s bytes":                                       "そのまま %s · 追加 %s バイト",
@@ -90,5 +90,6 @@ func init() {
 		"cannot carry %s":                                                                       "運べません: %s",
 		"other dialects":                                                                        "ほかの方言",
 		"↑/↓ scroll · line %d of %d":                                                            "↑/↓ でスクロール · %d 行目 (全 %d 行)",
+		"This trace records the call's messages, not its HTTP exchange: without the request's bytes there is nothing to take apart. A HAR file of the same run has them.": "このトレースが記録しているのは呼び出しのメッセージで、HTTP のやり取りではありません。リクエストのバイト列がないので、分解できるものがありません。同じ実行の HAR ファイルにはバイト列が含まれます。",
 	})
 }
