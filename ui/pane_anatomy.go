@@ -564,7 +564,7 @@ func (p *anatomyPane) sinceLines(lk look, w int) []string {
 		return wrapStyled(lk.th.Muted, "  "+l.T("A provider's prompt cache has nothing to reuse yet: every part is new."), w)
 	}
 	amount := func(label string, a anatomy.Amount, note string) string {
-		return fmt.Sprintf("  %s %s %s %s  %s", cell.Fit(label, 10, "…"), padLeft(l.F("%d part%s", a.Parts, plural(a.Parts)), 10), padLeft(l.F("%s bytes", anatomycmd.Num(a.Bytes)), 14), padLeft(l.F("%s tokens", anatomycmd.Num(a.Tokens)), 12), note)
+		return fmt.Sprintf("  %s %s %s %s  %s", cell.Fit(label, 10, "…"), padLeft(l.F("%d part%s", a.Parts, plural(a.Parts)), 10), padLeft(l.F("%s bytes", anatomycmd.Num(a.Bytes)), 14), padLeft(l.F("%s tokens", anatomycmd.Num(a.Tokens)), 13), note)
 	}
 	out := []string{
 		cell.Truncate(amount(l.T("kept"), ch.Kept, l.T("the unchanged start")), w, "…"),
