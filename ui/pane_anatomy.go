@@ -219,18 +219,7 @@ func (p *anatomyPane) settle() bool {
 			p.readRequest(&s, pv.ex, sel+1)
 		}
 	default:
-		es := r.live.exchangeStep(sel)
-		k := sort.SearchInts(at, es)
-		if es < 0 || k >= len(at) || at[k] != es {
-			s = anatomyShown{hint: p.noCall(sel), upto: sort.SearchInts(at, sel+1)}
-			s.key = anatomyKey{what: shownNone, seq: -1, n: -s.upto}
-			break
-		}
-		s = anatomyShown{what: shownSent, n: k + 1, upto: k + 1, seq: r.live.steps[es].t.Seq}
-		s.key = anatomyKey{shownSent, s.seq, p.sentBody(es), s.n}
-		if s.key != p.shown.key {
-			p.readSent(&s, es)
-		}
+		s = p.sentOrNone(at, sel)
 	}
 	if s.key == p.shown.key {
 		if s.what == shownNone { // the hint of a step with no call changes with the step
@@ -240,6 +229,25 @@ func (p *anatomyPane) settle() bool {
 	}
 	p.shown = s
 	return true
+}
+
+// sentOrNone is the call step sel belongs to, read unless it is the one
+// shown already, or, when sel belongs to no call, why not.
+func (p *anatomyPane) sentOrNone(at []int, sel int) anatomyShown {
+	r := p.r
+	es := r.live.exchangeStep(sel)
+	k := sort.SearchInts(at, es)
+	if es < 0 || k >= len(at) || at[k] != es {
+		s := anatomyShown{hint: p.noCall(sel), upto: sort.SearchInts(at, sel+1)}
+		s.key = anatomyKey{what: shownNone, seq: -1, n: -s.upto}
+		return s
+	}
+	s := anatomyShown{what: shownSent, n: k + 1, upto: k + 1, seq: r.live.steps[es].t.Seq}
+	s.key = anatomyKey{shownSent, s.seq, p.sentBody(es), s.n}
+	if s.key != p.shown.key {
+		p.readSent(&s, es)
+	}
+	return s
 }
 
 // sentBody is the key of call step es's request: its last exchange's body,
