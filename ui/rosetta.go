@@ -118,7 +118,7 @@ func systemSource(l *liveState, i int) (*providers.Exchange, *loop.Transition) {
 // show the others); it scrolls.
 type rosettaDialog struct {
 	*kit
-	run string // " — gemini run" in compare mode
+	run string // " — NAME run" in compare mode
 	seq int
 	tab *rosetta.Table // nil while it is built
 	err error

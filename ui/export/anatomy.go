@@ -23,7 +23,7 @@ import (
 type anatomyPage struct {
 	Head   string // "Anatomy of the request: call 2"
 	Call   int    // which call of the run (1, 2, …)
-	About  string // "gemini · gemini-2.5-flash · 3,681 bytes in 25 parts"
+	About  string // "FAMILY · MODEL · 3,681 bytes in 25 parts"
 	Unread string // why the request could not be read ("" when it was)
 	Kinds  []kindRow
 	Parts  []partRow
