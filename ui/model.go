@@ -65,6 +65,7 @@ type Model struct {
 	room    *roomController
 	predict *predictController
 	lessons *lessonController
+	rosetta *rosettaController
 	breaks  *breakController
 }
 
@@ -149,6 +150,7 @@ func New(cfg Config) *Model {
 	m.breaks = &breakController{kit: kt, stepper: m.stepper}
 	m.forks = &forkController{kit: kt, stepper: m.stepper, dialects: cfg.Dialects, exec: tea.ExecProcess}
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
+	m.rosetta = &rosettaController{kit: kt, stepper: m.stepper}
 	m.input = newInput(kt.th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(kt.th.Warning))
 	m.lessons.addWelcome()
@@ -234,13 +236,14 @@ func newInput(th theme.Theme) textarea.Model {
 }
 
 // Init starts nothing but reading back, for a resumed session, the payload
-// of the step shown, and measuring the session's size: the learner types
-// first. A follower starts listening to the run it follows; a glass box
+// of the step shown and the anatomy of its past model calls, and measuring
+// the session's size: the learner types first. A follower starts listening to the run it follows; a glass box
 // with a status segment, to what changes it.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd(), m.room.notesCmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.disk.measure(r.id, true)) // for the health line
+		cmds = append(cmds, r.live.book.readPast(r.id, r.live, r.store.load))
 		if r.listens {
 			cmds = append(cmds, r.busCmd()) // requests from outside, any time
 		}
@@ -272,6 +275,8 @@ func (m *Model) feature(msg tea.Msg) action {
 	switch msg := msg.(type) {
 	case whatIfReadyMsg:
 		return m.forks.ready(msg)
+	case rosettaMsg:
+		return m.rosetta.built(msg)
 	case busArrivedMsg:
 		return m.busArrived(msg)
 	case busCallMsg:
@@ -331,7 +336,7 @@ func (m *Model) handleRunMsg(msg runMsg) tea.Cmd {
 			m.quitPending = true
 		}
 		m.clampScrolls() // the panes follow what the step did
-	case exchangesMsg, previewMsg:
+	case exchangesMsg, previewMsg, pastAnatomyMsg:
 		m.clampScrolls()
 	case sessionSizeMsg:
 		// Compare mode's runs write one session: one measurement is the

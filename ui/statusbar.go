@@ -196,7 +196,14 @@ func (b *statusBar) runHead(lk look, i, w int) string {
 // tabBar is the row of pane names in tabs mode; tab switches.
 func (b *statusBar) tabBar(w int) string {
 	var parts []string
-	titles := tabTitles(w, b.lang, b.stepper.cur().panes)
+	// The key that changes the pane: tab, or in compare mode (where tab
+	// picks the run) shift+tab.
+	hint := b.th.Muted.Render("  " + b.keys.Focus.Help().Key + " ⇥")
+	if b.stepper.compare() {
+		hint = b.th.Muted.Render("  " + b.keys.FocusBack.Help().Key + " ⇤")
+	}
+	titles := tabTitles(w-cell.Width(hint)+1, b.lang, b.stepper.cur().panes) // the hint is on the same line
+
 	for p := paneID(0); p < numPanes; p++ {
 		name := " " + titles[p] + " "
 		if p == b.stepper.pane {
@@ -204,12 +211,6 @@ func (b *statusBar) tabBar(w int) string {
 		} else {
 			parts = append(parts, b.th.Muted.Render(name))
 		}
-	}
-	// The key that changes the pane: tab, or in compare mode (where tab
-	// picks the run) shift+tab.
-	hint := b.th.Muted.Render("  " + b.keys.Focus.Help().Key + " ⇥")
-	if b.stepper.compare() {
-		hint = b.th.Muted.Render("  " + b.keys.FocusBack.Help().Key + " ⇤")
 	}
 	return cell.Truncate(strings.Join(parts, b.th.Muted.Render("│"))+hint, w, "…")
 }
