@@ -177,13 +177,7 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 		l.addMessage(h, msg)
 	}
 	if t.Event != nil && t.Event.From != "" {
-		// A request that was not typed here is headed by who sent it
-		// (the MCP bus's client), never "you".
-		for _, e := range h.entries[first:] {
-			if e.kind == entryUser {
-				e.name = sanitize(t.Event.From)
-			}
-		}
+		headBy(h.entries[first:], t.Event.From)
 	}
 	if t.Inferred != "" { // a foreign agent's step glassbox did not see
 		h.add(&historyEntry{kind: entryNote, text: l.lang.F("%s, inferred: %s", t.Edge, l.lang.Dyn(t.Inferred))})
@@ -344,4 +338,14 @@ func (l *liveState) nextSeq() int {
 		return l.steps[n-1].t.Seq + 1
 	}
 	return 1
+}
+
+// headBy heads the requests among entries by who sent them (the MCP bus's
+// client): a request that was not typed here is never "you".
+func headBy(entries []*historyEntry, from string) {
+	for _, e := range entries {
+		if e.kind == entryUser {
+			e.name = sanitize(from)
+		}
+	}
 }

@@ -179,11 +179,23 @@ func New(cfg Config) *Model {
 	for i := range m.cfg.Runs {
 		m.cfg.Runs[i].Past = nil
 	}
+	m.firstScreen(runs[0].Notes)
+	m.fitPlaceholder()
+	if m.stepper.compare() {
+		m.stepper.pane = panePayload // the raw payloads are what compare mode is for
+	}
+	return m
+}
+
+// firstScreen is where a glass box opens: the welcome said again for what
+// is on offer, the keyboard where the first move is, History at the
+// welcome's first line and the front end's notes on the notice line.
+func (m *Model) firstScreen(notes []string) {
 	m.lessons.refreshWelcome() // a resumed session offers no first lesson
 	// The keyboard starts where the first move is: the input line for a
 	// new request; the stepper for a resumed session (History says "space
 	// goes on from step #N") and for a follower (nothing to send).
-	m.inputFocused = kt.who.May(role.Send) && !m.lessons.sent
+	m.inputFocused = m.who.May(role.Send) && !m.lessons.sent
 	if m.inputFocused {
 		m.input.Focus()
 	}
@@ -191,21 +203,33 @@ func New(cfg Config) *Model {
 		for _, r := range m.runs {
 			r.history.opening() // the first screen starts at the welcome's first line
 		}
-		// What the front end had to say before anything happened (a score
-		// not used, a session recovered) is under the welcome: the notice
-		// line says it too, so the first screen shows it.
-		if ns := runs[0].Notes; len(ns) > 0 {
-			m.bar.notice = ns[0]
-			if len(ns) > 1 {
-				m.bar.notice = cfg.Lang.F("%s (and %d more notes under the welcome)", ns[0], len(ns)-1)
-			}
+		m.bar.notice = openingNotice(m.lang, notes)
+	}
+}
+
+// openingNotice is what the front end had to say before anything happened
+// (a score not used, a session recovered), for the notice line: History
+// opens at the welcome, above those notes, so the first screen says them
+// there too.
+func openingNotice(l lang.Lang, notes []string) string {
+	switch len(notes) {
+	case 0:
+		return ""
+	case 1:
+		return notes[0]
+	}
+	return l.F("%s (and %d more notes under the welcome)", notes[0], len(notes)-1)
+}
+
+// sameSession gives every run that writes r's session r's measurement of
+// it: compare mode's runs write one session, so no screen shows two sizes.
+func (m *Model) sameSession(r *runView, msg sessionSizeMsg) {
+	for _, o := range m.runs {
+		if o != r && msg.err == nil && o.disk.path != "" && o.disk.path == r.disk.path {
+			o.live.sized(msg.bytes)
+			o.disk.at = r.disk.at
 		}
 	}
-	m.fitPlaceholder()
-	if m.stepper.compare() {
-		m.stepper.pane = panePayload // the raw payloads are what compare mode is for
-	}
-	return m
 }
 
 // newInput is the input line: Enter sends, alt+enter or ctrl+j breaks the
@@ -339,14 +363,7 @@ func (m *Model) handleRunMsg(msg runMsg) tea.Cmd {
 	case exchangesMsg, previewMsg, pastAnatomyMsg:
 		m.clampScrolls()
 	case sessionSizeMsg:
-		// Compare mode's runs write one session: one measurement is the
-		// size of every run that writes it, so no screen shows two.
-		for _, o := range m.runs {
-			if o != r && msg.err == nil && o.disk.path != "" && o.disk.path == r.disk.path {
-				o.live.sized(msg.bytes)
-				o.disk.at = r.disk.at
-			}
-		}
+		m.sameSession(r, msg)
 	}
 	if r.busy {
 		cmd = tea.Batch(cmd, m.tick())

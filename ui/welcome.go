@@ -32,30 +32,8 @@ func (c *lessonController) welcomeText(r *runView) string {
 	if c.stepper.compare() {
 		line(l.F("COMPARE: this is the %s run; the other run gets the same requests.", r.title()))
 	}
-	reason := who.BackendReason(l, r.reasonIn(l))
-	backend := strings.ToUpper(r.backend)
-	switch {
-	case r.banner != "":
-		banner := r.banner
-		if head, ok := strings.CutSuffix(banner, ": "+r.reason); ok && r.reason != "" {
-			banner = head + ": " + reason
-		}
-		line(banner)
-	case backend != "":
-		line(fmt.Sprintf("%s %s · %s%s", r.provider, r.model, backend, parenthesised(reason)))
-	}
-	switch strings.ToLower(r.backend) {
-	case "offline":
-		line(l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real."))
-		if how := who.GoLive(l); how != "" {
-			line(l.F("To go live: %s.", how))
-		}
-	case "replay":
-		line(l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged."))
-	case "live":
-		line(l.T("LIVE: every model call is a real request to the provider."))
-	case "file":
-		line(l.T("FILE: a trace another agent left, stepped through here; the steps glassbox cannot see, only infer (the agent approving and running its tools, showing its answer), say so."))
+	for _, ln := range c.backendLines(r) {
+		line(ln)
 	}
 	if r.workspace != "" {
 		line(l.F("Workspace (the only folder the tools may touch): %s", r.workspace))
@@ -69,6 +47,39 @@ func (c *lessonController) welcomeText(r *runView) string {
 		b.WriteString("\n▶ " + l.F("Press Enter to send the %s lesson: %q", ls.Name, firstLineOf(ls.Request)))
 	}
 	return b.String()
+}
+
+// backendLines are the welcome's lines on the run's backend: which, why
+// (as the person's role reads it), what it means, and how to go live.
+func (c *lessonController) backendLines(r *runView) []string {
+	l, who := c.lang, c.who
+	var out []string
+	reason := who.BackendReason(l, r.reasonIn(l))
+	backend := strings.ToUpper(r.backend)
+	switch {
+	case r.banner != "":
+		banner := r.banner
+		if head, ok := strings.CutSuffix(banner, ": "+r.reason); ok && r.reason != "" {
+			banner = head + ": " + reason
+		}
+		out = append(out, banner)
+	case backend != "":
+		out = append(out, fmt.Sprintf("%s %s · %s%s", r.provider, r.model, backend, parenthesised(reason)))
+	}
+	switch strings.ToLower(r.backend) {
+	case "offline":
+		out = append(out, l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real."))
+		if how := who.GoLive(l); how != "" {
+			out = append(out, l.F("To go live: %s.", how))
+		}
+	case "replay":
+		out = append(out, l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged."))
+	case "live":
+		out = append(out, l.T("LIVE: every model call is a real request to the provider."))
+	case "file":
+		out = append(out, l.T("FILE: a trace another agent left, stepped through here; the steps glassbox cannot see, only infer (the agent approving and running its tools, showing its answer), say so."))
+	}
+	return out
 }
 
 // refreshWelcome says the welcome again for the lesson on offer now: once a
