@@ -1,0 +1,343 @@
+// Package tap is glassbox's tap: a local reverse proxy in front of an agent
+// glassbox does not run (Gemini CLI, Codex, opencode, crush, …), so that its
+// model calls become the same steps, in the same panes, as glassbox's own.
+//
+// One address serves the three API families, told apart by path (the
+// codecs of providers/wire). A model call's request is held before it is
+// forwarded and its reply before it is delivered, so a person can step a
+// real agent; what is not held streams through as it arrives. Every
+// exchange is masked (the agent's key is forwarded upstream and added to
+// the secrets as it is seen) and fed to loop/outside, which turns it into
+// loop.Transition records. What the agent does between two calls — its
+// approvals, its tools — is not on the wire: those steps are marked
+// inferred. The tap never answers a call on the agent's behalf.
+//
+// Reading order: tap.go (the tap, its modes and its news), proxy.go (one
+// call, from arrival to delivery), holds.go (what is held and why),
+// upstream.go (where calls go), whatif.go (editing a held request).
+package tap
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/outside"
+	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/wire"
+)
+
+// Mode is what a tap holds.
+type Mode int
+
+const (
+	// Stepping holds every model call's request before it is forwarded
+	// and its reply before it is delivered: space steps the agent.
+	Stepping Mode = iota
+	// Running holds only what a breakpoint stops; the rest streams
+	// through as it arrives.
+	Running
+)
+
+// Stops decides, step by step, which calls a running tap holds: it is
+// given every step, in order, with the call's dialect, and says when a
+// breakpoint begins to match (loop/breakpoint's Watch is one).
+type Stops interface {
+	Step(t loop.Transition, dialect string) (why string, stop bool)
+}
+
+// DefaultKeep is how much of a body the tap keeps and shows; a longer one
+// is passed on whole and shown cut, with its length.
+const DefaultKeep = providers.MaxResponseBytes
+
+// Options configure a Tap.
+type Options struct {
+	// Upstream is where calls go: "" for each family's own service
+	// (wire.Codec.Endpoint), Offline for glassbox's built-in emulator, or
+	// a URL every family's calls go to (its path, if any, comes before
+	// the agent's).
+	Upstream string
+	// Getenv reads the variables a family's endpoint depends on
+	// (OLLAMA_HOST); nil reads none.
+	Getenv func(string) string
+	// Secrets are masked from the start (the tap's own environment's);
+	// the agent's key is added as it is seen.
+	Secrets []string
+	// Mode is the mode the tap starts in.
+	Mode Mode
+	// Stops are the breakpoints; nil holds nothing while running.
+	Stops Stops
+	// OnExchange is handed each model call's exchange, masked, once it
+	// is complete (a cassette writer).
+	OnExchange func(providers.Exchange)
+	// Keep is how many bytes of a body are kept; 0 is DefaultKeep.
+	Keep int
+	// Codecs read the calls; nil is every registered family's.
+	Codecs wire.Codecs
+	// Base is the transport under the capture for a URL upstream; nil is
+	// http.DefaultTransport's.
+	Base http.RoundTripper
+	// Now stamps the steps; nil is time.Now.
+	Now func() time.Time
+}
+
+// Offline is the Upstream that answers with glassbox's built-in emulator.
+const Offline = "offline"
+
+// Tap is the proxy and what it has seen. Its methods are safe for
+// concurrent use; ServeHTTP serves the agent.
+type Tap struct {
+	opt    Options
+	codecs wire.Codecs
+	up     upstream
+	keys   *keyring
+
+	mu      sync.Mutex // guards everything below
+	builder *outside.Builder
+	mode    Mode
+	holds   []*held
+	nextID  int
+	news    []Event
+	// live is the call in flight the screen follows (liveID), nextLive
+	// numbers them.
+	live             *providers.Exchange
+	liveID, nextLive int
+	closed           bool
+	changed          chan struct{} // has a value when there is news
+	// jobs are the halves of calls waiting for the recorder; work wakes it.
+	jobs []job
+	work chan struct{}
+}
+
+// New makes a tap. It fails on an upstream it cannot use.
+func New(opt Options) (*Tap, error) {
+	if opt.Codecs == nil {
+		opt.Codecs = backend.Wire()
+	}
+	if opt.Getenv == nil {
+		opt.Getenv = func(string) string { return "" }
+	}
+	if opt.Keep <= 0 {
+		opt.Keep = DefaultKeep
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	up, err := newUpstream(opt)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tap{
+		opt: opt, codecs: opt.Codecs, up: up, keys: newKeyring(opt.Secrets),
+		builder: outside.New(outside.Options{Codecs: opt.Codecs, Source: "tap", Backend: "tap", Now: opt.Now}),
+		mode:    opt.Mode,
+		changed: make(chan struct{}, 1),
+		work:    make(chan struct{}, 1),
+	}
+	go t.record()
+	return t, nil
+}
+
+// Event is one piece of news, in the order it happened: a step, or a note
+// on something the steps do not say (a path no family serves, a body kept
+// cut, an agent that gave up waiting, an edit).
+type Event struct {
+	Step *loop.Transition
+	// Note is a sentence for a person (history/sentence: a front end says
+	// it in the reader's language with lang.Error).
+	Note error
+}
+
+// News is what happened since the last Next, and how things stand now.
+type News struct {
+	Events []Event
+	// Holds are the calls held now, oldest first.
+	Holds []Hold
+	// Live is the latest model call in flight that is not held: its
+	// request and the chunks of its reply so far (nil when none).
+	Live *providers.Exchange
+	Mode Mode
+}
+
+// Next waits until there is news, or ctx ends (ok false), and returns it.
+// After Close, it returns what is left and then ok false.
+func (t *Tap) Next(ctx context.Context) (News, bool) {
+	for {
+		t.mu.Lock()
+		if len(t.news) > 0 || t.closed {
+			n := t.snapshot()
+			ok := len(n.Events) > 0 || !t.closed
+			t.mu.Unlock()
+			return n, ok
+		}
+		t.mu.Unlock()
+		select {
+		case <-t.changed:
+		case <-ctx.Done():
+			return News{}, false
+		}
+	}
+}
+
+// Now is how things stand, without waiting and without taking the news.
+func (t *Tap) Now() News {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return News{Holds: t.heldLocked(), Live: cloneLive(t.live), Mode: t.mode}
+}
+
+// snapshot takes the news; t.mu is held.
+func (t *Tap) snapshot() News {
+	n := News{Events: t.news, Holds: t.heldLocked(), Live: cloneLive(t.live), Mode: t.mode}
+	t.news = nil
+	return n
+}
+
+func cloneLive(x *providers.Exchange) *providers.Exchange {
+	if x == nil {
+		return nil
+	}
+	c := *x
+	c.Chunks = append([]providers.Chunk(nil), x.Chunks...)
+	return &c
+}
+
+// tell queues news and wakes Next; t.mu is held.
+func (t *Tap) tell(evs ...Event) {
+	t.news = append(t.news, evs...)
+	t.wake()
+}
+
+// wake says there is something new to show; t.mu is held.
+func (t *Tap) wake() {
+	select {
+	case t.changed <- struct{}{}:
+	default:
+	}
+}
+
+// note queues a note; t.mu is held.
+func (t *Tap) note(err error) { t.tell(Event{Note: err}) }
+
+// steps queues steps, and gives each to the breakpoints: it returns the
+// breakpoint that began to match on one of them ("" when none). t.mu is
+// held.
+func (t *Tap) steps(ts []loop.Transition, dialect string) string {
+	stop := ""
+	for i := range ts {
+		if t.opt.Stops != nil {
+			if why, ok := t.opt.Stops.Step(ts[i], dialect); ok && stop == "" {
+				stop = why
+			}
+		}
+		t.news = append(t.news, Event{Step: &ts[i]})
+	}
+	if len(ts) > 0 {
+		t.wake()
+	}
+	return stop
+}
+
+// Mode is what the tap holds now.
+func (t *Tap) Mode() Mode {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.mode
+}
+
+// Step releases the oldest hold: its request is forwarded, or its reply
+// delivered. false when nothing is held.
+func (t *Tap) Step() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.holds) == 0 {
+		return false
+	}
+	t.releaseLocked(t.holds[0])
+	return true
+}
+
+// Continue lets the agent run: every hold is released, and from now on
+// only what a breakpoint stops is held.
+func (t *Tap) Continue() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.mode = Running
+	for len(t.holds) > 0 {
+		t.releaseLocked(t.holds[0])
+	}
+	t.wake()
+}
+
+// Pause goes back to stepping: the next request and reply are held.
+func (t *Tap) Pause() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.mode = Stepping
+	t.wake()
+}
+
+// Close lets every held call go, and ends Next once its news is taken.
+// The agent's calls still pass through while the server is shutting down;
+// none is left waiting on a person who has gone.
+func (t *Tap) Close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.closed = true
+	t.mode = Running
+	for len(t.holds) > 0 {
+		t.releaseLocked(t.holds[0])
+	}
+	t.wake()
+	select {
+	case t.work <- struct{}{}:
+	default:
+	}
+}
+
+// Variables are what to set for an agent to reach a tap at addr
+// (HOST:PORT): one line per family, VAR=http://addr…, in the codecs'
+// order.
+func (t *Tap) Variables(addr string) []string {
+	var out []string
+	for _, c := range t.codecs {
+		if c.BaseVar != "" {
+			out = append(out, c.BaseVar+"=http://"+addr+c.BaseSuffix)
+		}
+	}
+	return out
+}
+
+// Serve serves the tap on l until ctx ends; then the server shuts down,
+// letting calls in progress finish for a moment.
+func (t *Tap) Serve(ctx context.Context, l net.Listener) error {
+	if err := t.up.notItself(l.Addr()); err != nil {
+		l.Close()
+		return err
+	}
+	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	t.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = srv.Close()
+	}
+	<-done
+	return err
+}
