@@ -33,7 +33,7 @@ func newUpstream(opt Options) (upstream, error) {
 	switch opt.Upstream {
 	case Offline:
 		u, _ := url.Parse(offlineHost)
-		return upstream{all: u, base: offline.NewTransport(offline.Config{})}, nil
+		return upstream{all: u, base: offline.NewTransport(offline.Config{AnyModel: true})}, nil
 	case "":
 		up := upstream{own: map[string]*url.URL{}, base: base}
 		for _, c := range opt.Codecs {

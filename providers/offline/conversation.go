@@ -163,6 +163,12 @@ type conversation struct {
 	// tally counts what the steps hold, kept as they are added, so a
 	// script's question about a long turn does not read all of it again.
 	tally tally
+	// roles carry the tutor's calls over to the tools a foreign agent
+	// declared (foreign.go); the zero value reads glassbox's own.
+	roles roles
+	// workdir is the working directory the agent said it works in, in
+	// its system prompt or its first message ("" when it said none).
+	workdir string
 }
 
 // tally is what the steps since the request add up to.
@@ -280,6 +286,7 @@ func (f *folder) add(it item) {
 	c := &f.conv
 	switch it.kind {
 	case itemUser, itemFeedback:
+		f.look(it.text)
 		if f.havePrev && isFeedback(f.prev, it.text) {
 			it.kind = itemFeedback
 			c.steps = append(c.steps, it)
@@ -309,6 +316,13 @@ func (f *folder) add(it item) {
 		c.tally.add(it)
 	}
 	f.prev, f.havePrev = it, true
+}
+
+// look keeps the working directory text says, until one is found.
+func (f *folder) look(text string) {
+	if f.conv.workdir == "" {
+		f.conv.workdir = workdirIn(text)
+	}
 }
 
 // fork returns a folder that continues from f's state without changing

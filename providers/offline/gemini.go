@@ -19,6 +19,7 @@ import (
 type geminiRequest struct {
 	Contents              json.RawMessage         `json:"contents"`
 	Tools                 json.RawMessage         `json:"tools"`
+	System                *geminiInContent        `json:"systemInstruction"`
 	GenerationConfig      *geminiGenerationConfig `json:"generationConfig"`
 	GenerationConfigSnake *geminiGenerationConfig `json:"generation_config"`
 }
@@ -118,9 +119,21 @@ func parseGemini(body requestBody, s *geminiSide) (modelCall, bool, error) {
 	}
 	thoughts := gc != nil && gc.ThinkingConfig != nil && gc.ThinkingConfig.IncludeThoughts
 	decl := s.tools.read(req.Tools)
+	if req.System != nil && fold.conv.workdir == "" {
+		for _, it := range geminiUserItems(mustParts(req.System.Parts)) {
+			fold.look(it.text)
+		}
+	}
 	conv := fold.conv
 	conv.mcpTools = decl.mcp
+	conv.roles = decl.roles
 	return modelCall{conv: conv, tools: decl.any, size: body.size(), turns: fold.turns}, thoughts, nil
+}
+
+// mustParts reads parts, none when they cannot be read.
+func mustParts(raw json.RawMessage) []geminiInPart {
+	parts, _ := oneOrMany[geminiInPart](raw)
+	return parts
 }
 
 // geminiModelItem reads a model turn: function calls and non-thought text.
@@ -146,15 +159,17 @@ func geminiModelItem(parts []geminiInPart) item {
 }
 
 // geminiUserItems reads a user turn: function responses become tool
-// results, text parts user text.
+// results, each text part a user text of its own — an agent may send what
+// it tells the model about itself (Gemini CLI's session context) and then
+// the person's words, as two parts of one turn; the last is the request.
 func geminiUserItems(parts []geminiInPart) []item {
 	var items []item
 	var text []string
 	flush := func() {
-		if len(text) > 0 {
-			items = append(items, item{kind: itemUser, text: strings.Join(text, "\n")})
-			text = nil
+		for _, t := range text {
+			items = append(items, item{kind: itemUser, text: t})
 		}
+		text = nil
 	}
 	for _, p := range parts {
 		fr := p.FunctionResponse
@@ -184,6 +199,7 @@ func geminiUserItems(parts []geminiInPart) []item {
 // geminiDeclarations reads the functions a tools list declares.
 func geminiDeclarations(raw json.RawMessage) declarations {
 	var d declarations
+	var declared []declaredTool
 	tools, err := oneOrMany[map[string]json.RawMessage](raw)
 	if err != nil {
 		return d
@@ -191,7 +207,9 @@ func geminiDeclarations(raw json.RawMessage) declarations {
 	for _, t := range tools {
 		for _, key := range []string{"functionDeclarations", "function_declarations"} {
 			var decls []struct {
-				Name string `json:"name"`
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
+				Schema     json.RawMessage `json:"parametersJsonSchema"`
 			}
 			if json.Unmarshal(t[key], &decls) != nil {
 				continue
@@ -199,10 +217,16 @@ func geminiDeclarations(raw json.RawMessage) declarations {
 			for _, f := range decls {
 				d.any = true
 				d.names = append(d.names, f.Name)
+				schema := f.Parameters
+				if len(schema) == 0 {
+					schema = f.Schema
+				}
+				declared = append(declared, readDeclared(f.Name, schema))
 			}
 		}
 	}
 	d.mcp = mcpTools(d.names)
+	d.roles = bindRoles(declared)
 	return d
 }
 

@@ -19,6 +19,7 @@ type declarations struct {
 	any   bool     // at least one function
 	names []string // their names, in order
 	mcp   []string // those that are MCP tools (mcpTools)
+	roles roles    // how a foreign agent's tools play glassbox's
 }
 
 // toolsCache reads a request's tools once and again only when they

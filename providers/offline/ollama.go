@@ -27,8 +27,8 @@ const ollamaVersion = "0.17.4"
 // other name, as a server that has pulled only this model does.
 const defaultOllamaModel = "llama3.1:8b"
 
-// ollamaModelKnown reports whether the simulated server "has" model.
-func ollamaModelKnown(model string) bool { return model == defaultOllamaModel }
+// modelKnown reports whether the simulated Ollama "has" model.
+func (s *Server) modelKnown(model string) bool { return s.cfg.AnyModel || model == defaultOllamaModel }
 
 // ollamaNotFound is Ollama's 404 for a model it does not have
 // (server/routes.go: fmt.Sprintf("model '%s' not found", req.Model)).
@@ -65,6 +65,7 @@ func (t *ollamaTurns) add(msg api.Message) {
 	switch msg.Role {
 	case "system":
 		t.prompted = slices.Concat(t.prompted, promptToolNames(msg.Content))
+		t.fold.look(msg.Content)
 	case "user":
 		if r, ok := jsonToolResult(msg.Content); ok {
 			t.fold.add(item{kind: itemResult, result: r})
@@ -146,10 +147,14 @@ func parseOllamaChat(body requestBody, cache *turnCache[ollamaTurns]) (api.ChatR
 	switch d {
 	case dialectLlamaNative:
 		var names []string
+		var declared []declaredTool
 		for _, tool := range in.Tools {
 			names = append(names, tool.Function.Name)
+			schema, _ := json.Marshal(tool.Function.Parameters)
+			declared = append(declared, readDeclared(tool.Function.Name, schema))
 		}
 		conv.mcpTools = mcpTools(names)
+		conv.roles = bindRoles(declared)
 	case dialectLlamaJSON:
 		conv.mcpTools = mcpTools(t.prompted)
 	}
@@ -439,7 +444,7 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !ollamaModelKnown(req.Model) {
+	if !s.modelKnown(req.Model) {
 		ollamaNotFound(w, req.Model)
 		return
 	}
@@ -544,7 +549,7 @@ func serveOllamaTags(w http.ResponseWriter) {
 
 // serveOllamaShow answers POST /api/show for any model name: the tutor
 // supports completion and tools.
-func serveOllamaShow(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveOllamaShow(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r)
 	if err != nil {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
@@ -567,7 +572,7 @@ func serveOllamaShow(w http.ResponseWriter, r *http.Request) {
 		writeOllamaError(w, http.StatusBadRequest, "model is required")
 		return
 	}
-	if !ollamaModelKnown(name) {
+	if !s.modelKnown(name) {
 		ollamaNotFound(w, name)
 		return
 	}

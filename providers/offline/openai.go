@@ -23,7 +23,8 @@ type openAIRequest struct {
 	Tools []struct {
 		Type     string `json:"type"`
 		Function struct {
-			Name string `json:"name"`
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
 	Stream        bool `json:"stream"`
@@ -86,6 +87,8 @@ func (t openAITurns) fork() openAITurns {
 // add reads one message.
 func (t *openAITurns) add(msg openAIMessage) error {
 	switch msg.Role {
+	case "system", "developer":
+		t.fold.look(msg.text())
 	case "user":
 		t.fold.add(item{kind: itemUser, text: msg.text()})
 	case "assistant":
@@ -158,11 +161,14 @@ func parseOpenAIChat(body requestBody, cache *turnCache[openAITurns]) (openAIReq
 	}
 	cache.remember(body, "messages", r, in.Messages, t)
 	var names []string
+	var declared []declaredTool
 	for _, tool := range req.Tools {
 		names = append(names, tool.Function.Name)
+		declared = append(declared, readDeclared(tool.Function.Name, tool.Function.Parameters))
 	}
 	conv := t.fold.conv
 	conv.mcpTools = mcpTools(names)
+	conv.roles = bindRoles(declared)
 	return req, modelCall{conv: conv, tools: len(req.Tools) > 0, size: body.size(), turns: t.fold.turns}, nil
 }
 
@@ -266,7 +272,7 @@ func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	if !ollamaModelKnown(req.Model) {
+	if !s.modelKnown(req.Model) {
 		openAINotFound(w, req.Model)
 		return
 	}

@@ -25,6 +25,10 @@ type Config struct {
 	// watch chunks arrive. Zero answers at once. The wait ends early when the
 	// request's context is cancelled.
 	Latency time.Duration
+	// AnyModel answers a call to any model name, where the simulated
+	// Ollama otherwise has only defaultOllamaModel: behind glassbox tap,
+	// an agent asks for the model it was set up with.
+	AnyModel bool
 }
 
 // ModelVersion is what the simulated Gemini reports as modelVersion, so no
@@ -87,7 +91,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case strings.HasSuffix(p, "/api/show"):
 		if requireMethod(w, r, http.MethodPost) {
-			serveOllamaShow(w, r)
+			s.serveOllamaShow(w, r)
 		}
 	case strings.HasSuffix(p, "/api/version"):
 		if requireMethod(w, r, http.MethodGet, http.MethodHead) {
@@ -201,9 +205,18 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 			}
 		}
 	}
-	r := decide(m.conv)
-	if !m.tools {
-		r = withoutTools(r, m.conv.lang)
+	conv := m.conv
+	if conv.roles.foreign() {
+		// A foreign agent's tools: the tutor decides in glassbox's.
+		conv.roles.workdir = conv.workdir
+		conv = conv.roles.inward(conv)
+	}
+	r := decide(conv)
+	switch {
+	case !m.tools:
+		r = withoutTools(r, conv.lang)
+	case conv.roles.foreign():
+		r = conv.roles.outward(r, conv.lang)
 	}
 	return r, nil
 }
