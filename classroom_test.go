@@ -20,13 +20,19 @@ func TestExportCommand(t *testing.T) {
 	}
 	path, id := savedSession(t, stderr)
 
-	if _, out, _ := runIn(t, "", "help"); !strings.Contains(out, "glassbox export SESSION [--step N] [--format md|html] [--out FILE]") || !strings.Contains(out, "glassbox sessions [--stats [ID]]") {
+	if _, out, _ := runIn(t, "", "help"); !strings.Contains(out, "glassbox export SESSION [--step N] [--format md|html|har] [--out FILE]") || !strings.Contains(out, "glassbox sessions [--stats [ID]]") {
 		t.Fatalf("help does not list export and --stats:\n%s", out)
 	}
 	t.Run("by id, whole, markdown on stdout", func(t *testing.T) {
 		code, out, stderr := runIn(t, "", "export", id)
 		if code != exitOK || !strings.HasPrefix(out, "# glassbox handout: a whole session, 10 steps\n") || strings.Count(out, "### Step ") != 10 {
 			t.Fatalf("exit %d, stderr %s, page:\n%s", code, stderr, out)
+		}
+	})
+	t.Run("HAR of the whole session, with glassbox's version as its creator", func(t *testing.T) {
+		code, out, stderr := runIn(t, "", "export", id, "--format", "har")
+		if code != exitOK || !strings.HasPrefix(out, `{"log":{"version":"1.2","creator":{"name":"glassbox","version":"`+version+`"}`) || !strings.Contains(out, `"_glassbox":{"kind":"model"`) {
+			t.Fatalf("exit %d, stderr %s, file:\n%.400s", code, stderr, out)
 		}
 	})
 	t.Run("by file, one step, html to --out, flags before SESSION", func(t *testing.T) {
@@ -82,7 +88,7 @@ func TestExportCommand(t *testing.T) {
 		{"missing file", []string{"export", "/no/such/file.jsonl"}, "no such file"},
 		{"step past the end", []string{"export", id, "--step", "11"}, "no such step: step 11"},
 		{"step zero", []string{"export", id, "--step", "0"}, "--step 0: steps count from 1"},
-		{"unknown format", []string{"export", id, "--format", "pdf"}, `--format "pdf": want md or html`},
+		{"unknown format", []string{"export", id, "--format", "pdf"}, `--format "pdf": want md, html or har`},
 		{"two sessions", []string{"export", id, id}, "one session at a time"},
 		{"--out is the session", []string{"export", id, "--out", path}, "is the session's own file"},
 		{"--out is a link to the session", []string{"export", id, "--out", link}, "is the session's own file"},

@@ -118,7 +118,7 @@ func subcommands() []subcommand {
 		{"run", "[flags] PROMPT", "headless: run the loop on PROMPT and print the trace", runCommand, false},
 		{"lessons", "", "list the bundled offline lessons", listLessons, false},
 		{"sessions", "[--stats [ID]]", "list the saved sessions (resume one with --resume ID); --stats adds each run's health", exits("glassbox sessions", sessions.Main), false},
-		{"export", "SESSION [--step N] [--format md|html] [--out FILE]", "a step or a whole session as a self-contained page (a handout)", exits("glassbox export", export.Main), false},
+		{"export", "SESSION [--step N] [--format md|html|har] [--out FILE]", "a step or a whole session as a self-contained page (a handout), or its HTTP exchanges as HAR", exits("glassbox export", export.Main(version)), false},
 		{"serve", "[flags]", "serve a glass box to each learner over SSH (ssh -p 2222 HOST)", serveRoom, false},
 		{"follow", "ADDR [--fingerprint SHA256:…]", "follow an instructor's broadcast in your own glass box, read only", followRoom, false},
 		{"mcp-serve", "[flags]", "glassbox on the MCP bus over standard input and output: ask_agent calls become events", mcpServe, false},
@@ -336,6 +336,8 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool, l lang.Lang)
 	fs.DurationVar(&c.Call.Limits.Call, "call-timeout", c.Call.Limits.Call, l.T("a model call longer than this fails and is retried"))
 	fs.Var(streamFlag{&c.Call.Unary}, "stream", l.T("stream every model call; --stream=false makes unary calls (one request, one JSON body)"))
 	fs.IntVar(&c.Call.NumPredict, "num-predict", c.Call.NumPredict, l.T("Llama only: the most tokens one reply may have (Ollama's num_predict; -1: no bound)"))
+	fs.StringVar(&c.OTLP, "otlp", c.OTLP, l.T("send OpenTelemetry GenAI spans to a collector at URL over OTLP/HTTP (such as http://localhost:4318; /v1/traces is added); also OTEL_EXPORTER_OTLP_ENDPOINT (docs/standards.md)"))
+	fs.BoolVar(&c.OTLPContent, "otlp-content", c.OTLPContent, l.T("with --otlp: the spans also carry the messages, system instructions, tool arguments and results, masked"))
 	fs.Var(compareFlag{&c.CompareSpec}, "compare", l.F("two runs side by side on the same input: --compare (%s) or --compare=A[@MODEL],B[@MODEL] from %s", agentrun.CompareDefault(), backend.Names()))
 	if headless {
 		fs.BoolVar(&c.JSON, "json", c.JSON, l.T("print the JSONL trace on stdout instead of the human trace"))
@@ -439,9 +441,14 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	if err == nil {
 		err = c.DefaultSession(os.Getenv)
 	}
+	if err == nil {
+		err = c.StartTelemetry(os.Getenv)
+	}
 	if err != nil {
 		return fail(l, stderr, "glassbox run", err)
 	}
+	headless.TelemetryStarted(l, stderr, "glassbox run", c.Telemetry)
+	defer headless.TelemetryClosed(l, stderr, "glassbox run", c.Telemetry)
 	person := headless.NewPersonIn(stdin, stderr, l)
 	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person { return person.For(name) })
 	if err != nil {
@@ -581,6 +588,11 @@ func mcpServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := c.DefaultSession(os.Getenv); err != nil {
 		return fail(l, stderr, "glassbox mcp-serve", err)
 	}
+	if err := c.StartTelemetry(os.Getenv); err != nil {
+		return fail(l, stderr, "glassbox mcp-serve", err)
+	}
+	headless.TelemetryStarted(l, stderr, "glassbox mcp-serve", c.Telemetry)
+	defer headless.TelemetryClosed(l, stderr, "glassbox mcp-serve", c.Telemetry)
 	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
 	person, how, release := headless.ServePerson(b, l)
 	defer release()
@@ -625,6 +637,12 @@ func serveRoom(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	l := chosenLang(c, err, args)
 	if err == nil {
+		c.Version = version
+		err = c.StartTelemetry(os.Getenv)
+	}
+	if err == nil {
+		headless.TelemetryStarted(l, stderr, "glassbox serve", c.Telemetry)
+		defer headless.TelemetryClosed(l, stderr, "glassbox serve", c.Telemetry)
 		err = serve.Configure(&o, c, fs, rest, os.Getenv)
 	}
 	if err != nil {
@@ -720,9 +738,14 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		c.Version = version
 		err = c.DefaultSession(os.Getenv)
 	}
+	if err == nil {
+		err = c.StartTelemetry(os.Getenv)
+	}
 	if err != nil {
 		return fail(l, stderr, "glassbox", err)
 	}
+	// After the glass box and its runs have closed: what was sent, what dropped.
+	defer headless.TelemetryClosed(l, stdout, "glassbox", c.Telemetry)
 	// The glass box's memory limit holds from here: reading a long session
 	// back is the first thing that can grow the heap.
 	ui.TuneMemory(os.Getenv)

@@ -303,3 +303,42 @@ func (s *streamRedactor) flush() (out []byte, masked bool) {
 	s.pending = nil
 	return out, masked
 }
+
+// Redact masks an exchange glassbox did not capture itself — one read
+// from a HAR file another tool wrote, say — as the capture masks its own:
+// credential headers and URL parameters by name, and every literal secret
+// (secrets) wherever it appears. What was masked is added to Redacted.
+func Redact(ex Exchange, secrets ...string) Exchange {
+	r := newRedactor(secrets)
+	n := notes(slices.Clone(ex.Redacted))
+	if u, err := url.Parse(ex.URL); err == nil {
+		ex.URL = r.url(u, &n)
+	} else if s, ok := r.maskString(ex.URL); ok {
+		ex.URL = s
+		n.add("secret value in URL")
+	}
+	ex.RequestHeaders = r.headers(http.Header(ex.RequestHeaders), "", &n)
+	ex.ResponseHeaders = r.headers(http.Header(ex.ResponseHeaders), "response ", &n)
+	ex.WireHeaders, ex.Chunks = slices.Clone(ex.WireHeaders), slices.Clone(ex.Chunks)
+	for i, h := range ex.WireHeaders {
+		v := r.headers(http.Header{h.Name: {h.Value}}, "", &n)[h.Name]
+		ex.WireHeaders[i].Value = v[0]
+	}
+	var masked bool
+	if ex.RequestBody, masked = r.maskBytes(ex.RequestBody); masked {
+		n.add("secret value in request body")
+	}
+	if ex.ResponseBody, masked = r.maskBytes(ex.ResponseBody); masked {
+		n.add("secret value in response body")
+	}
+	for i := range ex.Chunks {
+		if ex.Chunks[i].Data, masked = r.maskBytes(ex.Chunks[i].Data); masked {
+			n.add("secret value in response body")
+		}
+	}
+	ex.Redacted = []string(n)
+	if len(ex.Redacted) == 0 {
+		ex.Redacted = nil
+	}
+	return ex
+}

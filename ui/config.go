@@ -24,6 +24,9 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 	if len(runs) > 0 {
 		cfg.Lang = lang.Lang(runs[0].Config.Lang)
 		cfg.Sandbox = runs[0].Sandbox() // with the policy's network setting
+		if exp := runs[0].Config.Telemetry; exp != nil {
+			cfg.Telemetry = exp.Stats
+		}
 	}
 	for _, d := range backend.Dialects() {
 		cfg.Dialects = append(cfg.Dialects, d.Name)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	registry "github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/ui/lang"
@@ -35,6 +36,9 @@ func TestDynSentencesHaveJapanese(t *testing.T) {
 	check("whom a follower follows", "instructor")
 	check("the serve side's status label", "followers")
 	check("the sandbox", "on", "off")
+	for _, r := range telemetry.Reasons {
+		check("why spans were dropped", r.Short())
+	}
 	check("a what-if edit", "the loop's feedback", "the request", "the model's reply", "a tool result", "changed", "added", "removed")
 	for _, marks := range decidingMarks {
 		for _, mk := range marks {

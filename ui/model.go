@@ -125,7 +125,7 @@ func New(cfg Config) Model {
 	m.addWelcome()
 	for i, r := range m.runs {
 		r.session = cfg.Session
-		r.observe, r.observeWire, r.status = cfg.OnTransition, cfg.OnWire, cfg.Status
+		r.observe, r.observeWire, r.status, r.telemetry = cfg.OnTransition, cfg.OnWire, cfg.Status, cfg.Telemetry
 		if cfg.Follow != nil {
 			for _, t := range runs[i].Past {
 				r.record(t)

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/ui/cell"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
@@ -185,6 +186,10 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 	)
 	backendAt = len(parts)
 	parts = append(parts, seg(l.T("backend"), backend))
+	if r.telemetry != nil {
+		// Right after the backend: where the run's spans go, and any lost.
+		parts = append(parts, seg("otlp", telemetrySegment(l, r.telemetry())))
+	}
 	if on, _, ok := strings.Cut(lk.sandbox, " — "); ok {
 		parts = append(parts, seg(l.T("sandbox"), onOff(l, on)))
 	}
@@ -194,6 +199,21 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 		seg(l.T("context"), l.F("%d msg%s ≈%s tok", tot.messages, plural(tot.messages), approxTokens(tot.chars))),
 	)
 	return parts, backendAt
+}
+
+// telemetrySegment is the OpenTelemetry export in a few words: spans
+// sent, and those dropped with the first reason ("12 sent · 3 dropped:
+// refused"); the whole reasons are printed when glassbox ends.
+func telemetrySegment(l lang.Lang, s telemetry.Stats) string {
+	v := l.F("%d sent", s.Sent)
+	if n := s.DroppedTotal(); n > 0 {
+		why := l.Dyn(s.Dropped[0].Reason.Short())
+		if d := s.Dropped[0].Detail; d != "" {
+			why = d // "HTTP 401" says more than "rejected"
+		}
+		v += " · " + l.F("%d dropped: %s", n, why)
+	}
+	return v
 }
 
 // travelSegment is the status bar's first segment when the run shows a

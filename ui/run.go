@@ -21,6 +21,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -93,6 +94,10 @@ type Config struct {
 	// grows (the request sent, each chunk of the reply), as it stands: a
 	// workshop streams it to the followers. Same rules as OnTransition.
 	OnWire func(providers.Exchange)
+	// Telemetry, when set, counts the spans sent to an OpenTelemetry
+	// collector (--otlp) and those dropped: the status bar shows them. It
+	// is read at every frame and must be cheap.
+	Telemetry func() telemetry.Stats
 	// Predict starts in predict mode (--predict; P toggles it): each step
 	// first asks which edge the learner expects.
 	Predict bool

@@ -10,6 +10,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/bus"
+	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
@@ -90,6 +91,8 @@ type runView struct {
 	observeWire func(providers.Exchange)
 	// status is one more status bar segment (Config.Status).
 	status func() (string, string)
+	// telemetry counts the spans sent to a collector (nil: no export).
+	telemetry func() telemetry.Stats
 	// predict is predict mode's score for the status bar ("" when off).
 	predict string
 	load    func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges

@@ -15,6 +15,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
@@ -86,6 +87,15 @@ type Config struct {
 	// KeepWorkspace is the folder Open makes the run's workspace in (a copy
 	// of Workspace, or of the sample project) and keeps: a session's own.
 	KeepWorkspace string
+
+	// OTLP is --otlp URL: send the run's spans to an OpenTelemetry
+	// collector (OTLP/HTTP); OTLPContent is --otlp-content: with the
+	// messages, masked. StartTelemetry reads them, with the OTEL_*
+	// variables, into Telemetry: the exporter every run of the process
+	// shares (nil when export is off).
+	OTLP        string
+	OTLPContent bool
+	Telemetry   *telemetry.Exporter
 
 	// Env holds keys and addresses from the environment (and .env).
 	Env backend.Env

@@ -19,6 +19,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -46,6 +47,9 @@ type Run struct {
 	closers   []func() error
 	trace     *traceFile // --trace, or nil
 	registry  *tools.Registry
+	// feed hands the run's transitions to the OpenTelemetry exporter (nil
+	// when export is off).
+	feed *telemetry.Feed
 	// exchanges reads payloads back from the session (Exchanges).
 	exchanges   *loop.ExchangeReader
 	exchangesMu sync.Mutex
@@ -138,6 +142,8 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	if err != nil {
 		return nil, err
 	}
+	// Spans go to the collector (--otlp) from what each step records.
+	onTransition = both(onTransition, r.observe(c, r.registry, ""))
 	person = r.answers
 	if c.Yes {
 		person = yesPerson{person}

@@ -288,6 +288,9 @@ func (r *Run) resumeEngine(s *Session, rl *session.RunLog) error {
 		return fmt.Errorf("%w: --resume %s: %w", ErrUsage, s.Path, err)
 	}
 	r.Engine, r.Session = e, s
+	if r.feed != nil {
+		r.feed.Seed(e.History()) // the first call's content starts from here
+	}
 	s.journals = append(s.journals, j)
 	if err := testCrash(j); err != nil {
 		return err

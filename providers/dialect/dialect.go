@@ -61,6 +61,9 @@ type Descriptor struct {
 	Destination func(env Env) string
 	// Open makes the provider for one connection.
 	Open func(ctx context.Context, c Conn) (Provider, error)
+	// GenAI names the dialect in OpenTelemetry's GenAI semantic
+	// conventions (loop/telemetry).
+	GenAI GenAI
 	// Dropped, when set, says what a fork onto another dialect loses
 	// beyond the replies themselves, given each dropped reply's native
 	// encoding (Gemini: ", with 3 Gemini thought signatures"); "" for
@@ -70,6 +73,15 @@ type Descriptor struct {
 	// only glassbox's — and knows their paths (package wire). The
 	// dialects of one API family share it.
 	Wire *wire.Codec
+}
+
+// GenAI is how the OpenTelemetry GenAI semantic conventions (v1.41.0)
+// name a dialect's calls: gen_ai.provider.name ("gcp.gemini", "openai", or
+// a custom value where the conventions have none) and the
+// gen_ai.operation.name of one model call ("generate_content", "chat").
+type GenAI struct {
+	Provider  string
+	Operation string
 }
 
 // Address is a variable that sends a dialect's calls to another server.

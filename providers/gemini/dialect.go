@@ -27,6 +27,8 @@ func Dialects() []dialect.Descriptor {
 		Addresses:    []dialect.Address{{Var: BaseURLVar, What: "live Gemini calls, with the Gemini key, go to %s instead of Google"}},
 		GoLive:       "set GEMINI_API_KEY (Gemini)",
 		Native:       Name,
+		// The Gemini API (generativelanguage.googleapis.com).
+		GenAI: dialect.GenAI{Provider: "gcp.gemini", Operation: "generate_content"},
 		Live: func(_ context.Context, env dialect.Env) (bool, string) {
 			name, _ := env.First(KeyVars...)
 			if name == "" {

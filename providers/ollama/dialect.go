@@ -29,6 +29,11 @@ func Dialects() []dialect.Descriptor {
 	}
 }
 
+// GenAIProvider is gen_ai.provider.name of Ollama's calls: the semantic
+// conventions (v1.41.0) list no value for Ollama, so glassbox uses this
+// custom one, as the conventions allow.
+const GenAIProvider = "ollama"
+
 func descriptor(name, mode, label, short, native string, codec *wire.Codec) dialect.Descriptor {
 	return dialect.Descriptor{
 		Wire: codec,
@@ -37,6 +42,9 @@ func descriptor(name, mode, label, short, native string, codec *wire.Codec) dial
 		Vars:      []string{SourceOllamaHost, SourceOllamaBaseURL},
 		Addresses: []dialect.Address{{Var: SourceOllamaHost, What: "live Llama calls go to %s"}, {Var: SourceOllamaBaseURL, What: "live Llama calls go to %s"}},
 		GoLive:    "run ollama serve (Llama)",
+		// The conventions have no value for Ollama: glassbox's own,
+		// documented in docs/standards.md. Its /api/chat is a chat.
+		GenAI: dialect.GenAI{Provider: GenAIProvider, Operation: "chat"},
 		Live: func(ctx context.Context, env dialect.Env) (bool, string) {
 			host, source := HostFrom(env.Get)
 			if source != SourceDefault {

@@ -25,6 +25,7 @@ func Dialects() []dialect.Descriptor {
 		Name: Name, Provider: Name,
 		Label: "OpenAI-compatible · chat completions tool calls", Short: "the OpenAI-compatible API",
 		DefaultModel: DefaultModel, Native: Name,
+		GenAI:     dialect.GenAI{Provider: "openai", Operation: "chat"},
 		Vars:      []string{BaseURLVar, KeyVar},
 		Secrets:   []string{KeyVar},
 		Addresses: []dialect.Address{{Var: BaseURLVar, What: "live OpenAI-compatible calls, with OPENAI_API_KEY, go to %s"}},

@@ -38,15 +38,17 @@ const (
 	HTML     Format = "html"
 )
 
-// ParseFormat reads --format: md (or markdown) or html.
+// ParseFormat reads --format: md (or markdown), html or har.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(s) {
 	case "md", "markdown":
 		return Markdown, nil
 	case "html", "htm":
 		return HTML, nil
+	case "har":
+		return HAR, nil
 	}
-	return "", sentence.Errorf("--format %q: want md or html", s)
+	return "", sentence.Errorf("--format %q: want md, html or har", s)
 }
 
 // Ext is the file name extension of the format, with its dot.
@@ -64,6 +66,8 @@ type Options struct {
 	// empty). What the session holds — requests, replies, tool results,
 	// payloads, state, edge, rule and tool names — is shown as it is.
 	Lang lang.Lang
+	// Version is glassbox's, for a HAR file's creator.
+	Version string
 }
 
 // ErrStep: the step asked for is not in the session.
@@ -71,8 +75,11 @@ var ErrStep = sentence.Errorf("no such step")
 
 // Write writes the page of the session file at path to w.
 func Write(w io.Writer, path string, opt Options) error {
+	if opt.Format == HAR {
+		return writeHAR(w, path, opt, opt.Version)
+	}
 	if opt.Format != Markdown && opt.Format != HTML {
-		return sentence.Errorf("export: unknown format %q (want md or html)", opt.Format)
+		return sentence.Errorf("export: unknown format %q (want md, html or har)", opt.Format)
 	}
 	p, err := build(path, opt)
 	if err != nil {

@@ -13,16 +13,20 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
-// Main is `glassbox export SESSION [--step N] [--format md|html] [--out FILE]`,
-// flags and all; SESSION may come before or after the flags. A mistake the
+// Main is `glassbox export SESSION|CASSETTE [--step N] [--format md|html|har]
+// [--out FILE]`, flags and all, for glassbox version (a HAR file's
+// creator); SESSION may come before or after the flags. A mistake the
 // person can fix wraps agentrun.ErrUsage; flag.ErrHelp means the help was
 // asked for and shown.
-func Main(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	c, err := parse(args, stderr)
-	if err != nil {
-		return err
+func Main(version string) func(context.Context, []string, io.Reader, io.Writer, io.Writer) error {
+	return func(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		c, err := parse(args, stderr)
+		if err != nil {
+			return err
+		}
+		c.Version = version
+		return c.Run(os.Getenv, stdout)
 	}
-	return c.Run(os.Getenv, stdout)
 }
 
 // parse binds the flags and reads args into a Command.
@@ -32,11 +36,11 @@ func parse(args []string, stderr io.Writer) (Command, error) {
 	fs.SetOutput(stderr)
 	var c Command
 	fs.IntVar(&c.Step, "step", 0, l.T("export only step N, counted from 1 as in 'glassbox sessions' (default: the whole session)"))
-	format := fs.String("format", "md", l.T("md (Markdown) or html (one self-contained file)"))
+	format := fs.String("format", "md", l.T("md (Markdown), html (one self-contained file) or har (every HTTP exchange as HAR 1.2, for a browser's network panel; SESSION may then be a cassette)"))
 	fs.StringVar(&c.Out, "out", "", l.T("write the page to FILE (default: standard output)"))
 	langFlag := fs.String("lang", "", l.T("the language of the page's headings and labels: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); what the session holds is shown as it is"))
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, l.T("Usage: glassbox export SESSION [--step N] [--format md|html] [--out FILE]\n\nWrites a step, or the whole session, as one page a learner can take home.\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:"))
+		fmt.Fprintln(stderr, l.T("Usage: glassbox export SESSION|CASSETTE [--step N] [--format md|html|har] [--out FILE]\n\nWrites a step, or the whole session, as one page a learner can take home,\nor its HTTP exchanges as a HAR file (--format har, also from a cassette).\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:"))
 		fs.PrintDefaults()
 	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {

@@ -92,5 +92,22 @@ func init() {
 		"fed back":                "差し戻した失敗",
 		"time per call":           "1 回あたりの時間",
 		"%d in, %d out":           "入力 %d、出力 %d",
+
+		// ui/headless/telemetry.go: OpenTelemetry export
+		"OpenTelemetry: spans go to %s (%s)":                          "OpenTelemetry: スパンの送り先は %s(%s)",
+		"with the messages and tool results, masked (--otlp-content)": "メッセージとツールの結果もマスクして載せます(--otlp-content)",
+		"OpenTelemetry: %d span%s sent to %s":                         "OpenTelemetry: スパン %d 件%.0sを %s へ送りました",
+		"OpenTelemetry: %d span%s sent to %s; %d dropped: %s":         "OpenTelemetry: スパン %d 件%.0sを %s へ送りました。%d 件は送れませんでした: %s",
+		"%s (%d)": "%s(%d 件)",
+		"; ":      "。",
+		// loop/telemetry's reasons (Dyn)
+		"the collector refused the connection":          "コレクターが接続を拒否しました",
+		"the collector did not answer in time":          "コレクターが時間内に応答しませんでした",
+		"the collector could not be reached":            "コレクターに到達できませんでした",
+		"the collector answered with an error":          "コレクターがエラーを返しました",
+		"the export failed":                             "送信に失敗しました",
+		"the queue to the collector was full":           "コレクターへの送信待ちがいっぱいでした",
+		"glassbox fell behind making spans":             "glassbox のスパン作成が追いつきませんでした",
+		"glassbox ended before the collector took them": "コレクターが受け取る前に glassbox が終了しました",
 	})
 }

@@ -495,5 +495,16 @@ func init() {
 		"writing files and running commands change the workspace":        "ファイルの書き込みとコマンドの実行はワークスペースを変えます",
 		"no rule names this tool, so a person decides":                   "このツールを名指すルールがないので、人が決めます",
 		"no rule matched": "どのルールにも当たりませんでした",
+		// the status bar's OpenTelemetry segment (panes.go)
+		"%d sent":        "%d 件送信",
+		"%d dropped: %s": "%d 件欠落: %s",
+		// loop/telemetry's Reason.Short (Dyn)
+		"refused":     "接続拒否",
+		"timeout":     "応答なし",
+		"unreachable": "到達不能",
+		"rejected":    "エラー応答",
+		"queue full":  "待ち行列が満杯",
+		"behind":      "作成が遅延",
+		"at exit":     "終了時",
 	})
 }
