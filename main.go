@@ -37,6 +37,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/serve"
 	"github.com/glassbox-dev/glassbox/ui/sessions"
+	"github.com/glassbox-dev/glassbox/ui/tapbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -119,6 +120,7 @@ func subcommands() []subcommand {
 		{"lessons", "", "list the bundled offline lessons", listLessons, false},
 		{"sessions", "[--stats [ID]]", "list the saved sessions (resume one with --resume ID); --stats adds each run's health", exits("glassbox sessions", sessions.Main), false},
 		{"export", "SESSION [--step N] [--format md|html|har] [--out FILE]", "a step or a whole session as a self-contained page (a handout), or its HTTP exchanges as HAR", exits("glassbox export", export.Main(version)), false},
+		{"tap", "[flags]", "a glass box around any agent: its model calls held and stepped (point it at the address printed)", exits("glassbox tap", tapbox.Main(version)), false},
 		{"serve", "[flags]", "serve a glass box to each learner over SSH (ssh -p 2222 HOST)", serveRoom, false},
 		{"follow", "ADDR [--fingerprint SHA256:…]", "follow an instructor's broadcast in your own glass box, read only", followRoom, false},
 		{"mcp-serve", "[flags]", "glassbox on the MCP bus over standard input and output: ask_agent calls become events", mcpServe, false},
@@ -654,7 +656,7 @@ func serveRoom(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 			fmt.Fprintf(stderr, "glassbox serve: %s\n", l.T("--instruct runs your glass box here and needs a terminal"))
 			return exitUsage
 		}
-		ctx = tuiContext(ctx)
+		ctx = ui.Context(ctx)
 	}
 	if err := serve.Main(ctx, o, stdout); err != nil {
 		return fail(l, stderr, "glassbox serve", err)
@@ -714,7 +716,7 @@ func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr)
 		return strings.TrimSpace(pw), err
 	}
-	if err := serve.FollowMain(tuiContext(ctx), o); err != nil {
+	if err := serve.FollowMain(ui.Context(ctx), o); err != nil {
 		return fail(l, stderr, "glassbox follow", err)
 	}
 	return exitOK
@@ -776,7 +778,7 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 		defer stop()
 	}
-	tctx := tuiContext(ctx)
+	tctx := ui.Context(ctx)
 	if tf.bus.addr != "" {
 		if _, err := tf.bus.listen(tctx, cfg.Runs[0].Bus); err != nil {
 			return fail(l, stderr, "glassbox", err)
@@ -826,29 +828,6 @@ func tuiEnded(ctx context.Context, err error, runs []*agentrun.Run, l lang.Lang,
 		return exitProvider
 	}
 	return exitOK
-}
-
-// tuiGrace is how long the TUI gets to end by itself on SIGINT or SIGTERM
-// before its context is cancelled.
-const tuiGrace = time.Second
-
-// tuiContext is the context the TUI runs under. Bubble Tea handles SIGINT
-// and SIGTERM itself by quitting; cancelling its context at the same moment
-// can deadlock its shutdown (v1.3.10: the signal handler blocks sending its
-// quit message to a program that is being killed). So those two cancel the
-// TUI only if it has not ended within tuiGrace; SIGHUP, which Bubble Tea
-// does not handle, cancels it at once. Either way ctx — what main checks
-// afterwards — says which signal ended the run.
-func tuiContext(ctx context.Context) context.Context {
-	tui, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		<-ctx.Done()
-		if cause := context.Cause(ctx); !strings.Contains(cause.Error(), syscall.SIGHUP.String()) {
-			time.Sleep(tuiGrace)
-		}
-		cancel(context.Cause(ctx))
-	}()
-	return tui
 }
 
 // fail prints err in language l and returns its exit code: 2 for usage

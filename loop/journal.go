@@ -163,6 +163,29 @@ func (j *Journal) commit(e *Engine, t *Transition, cp Checkpoint) {
 	j.fail(j.w.Write(rec))
 }
 
+// Observed writes a step glassbox did not take but saw — a foreign agent's,
+// made from its HTTP exchanges by loop/outside for glassbox tap — with its
+// exchanges, and the checkpoint the step itself implies (no engine keeps
+// one). It sets t.ExchangesAt, as commit does.
+func (j *Journal) Observed(t *Transition) {
+	rec := session.Record{Kind: session.KindStep, Run: j.run, Seq: t.Seq, Added: t.Added, Len: t.HistoryLen}
+	cp := Checkpoint{Seq: t.Seq, State: t.To, Iteration: t.Iteration, HistoryLen: t.HistoryLen, Pending: t.Pending}
+	var err error
+	if rec.Trace, err = json.Marshal(t); err == nil {
+		rec.Checkpoint, err = json.Marshal(cp)
+	}
+	if err != nil {
+		j.fail(err)
+		return
+	}
+	if len(t.Exchanges) > 0 {
+		rec.Exchanges, err = j.exchanges.write(j.w, t.Exchanges)
+		j.fail(err)
+		t.ExchangesAt = rec.Exchanges
+	}
+	j.fail(j.w.Write(rec))
+}
+
 func (j *Journal) changesSinceBefore() *session.Changes {
 	defer func() { j.before, j.beforeErr = nil, "" }()
 	if j.before == nil {

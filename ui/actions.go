@@ -35,6 +35,10 @@ func (m Model) stepperKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.clampScrolls()
 		return m, m.fetchPayloads()
 	}
+	if handled, cmd := m.tapKey(msg); handled {
+		m.clampScrolls()
+		return m, tea.Batch(cmd, m.fetchPayloads())
+	}
 	if key.Matches(msg, k.Step) && m.returnToPresent() {
 		return m, m.fetchPayloads() // a past step is shown: come back first
 	}

@@ -473,6 +473,7 @@ func (m *Model) whatIf() tea.Cmd {
 // folder (or could not be written there).
 type whatIfReadyMsg struct {
 	run       int
+	hold      int // a tap's held request (0: the engine's context)
 	dir, path string
 	before    []byte
 	editor    []string
@@ -489,7 +490,7 @@ func (m Model) whatIfReady(msg whatIfReadyMsg) (tea.Model, tea.Cmd) {
 	}
 	cmd := exec.Command(msg.editor[0], append(msg.editor[1:], msg.path)...)
 	return m, m.exec(cmd, func(err error) tea.Msg {
-		done := whatIfDoneMsg{run: msg.run, before: msg.before, err: err}
+		done := whatIfDoneMsg{run: msg.run, hold: msg.hold, before: msg.before, err: err}
 		if err == nil {
 			done.after, done.readErr = os.ReadFile(msg.path)
 		}
@@ -504,6 +505,7 @@ func (m Model) whatIfReady(msg whatIfReadyMsg) (tea.Model, tea.Cmd) {
 // was read back (after).
 type whatIfDoneMsg struct {
 	run     int
+	hold    int // a tap's held request (0: the engine's context)
 	before  []byte
 	after   []byte
 	err     error // the editor failed

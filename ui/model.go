@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
@@ -78,6 +79,7 @@ type Model struct {
 	lessonSent  bool
 	quitPending bool         // a ctrl+c cancelled a step; the next one quits
 	pred        predictState // predict mode (P, --predict)
+	tap         *tapController
 }
 
 // New builds the UI around cfg's engine (or cfg.Runs' engines). It reads
@@ -103,6 +105,9 @@ func New(cfg Config) Model {
 		pred:       predictState{lang: cfg.Lang},
 	}
 	m.confirmKeys, m.helpKeys = newConfirmKeys(m.keys), newHelpKeys(m.keys)
+	if cfg.Tap != nil {
+		m.tap = &tapController{src: cfg.Tap.Source, now: time.Now}
+	}
 	runs := cfg.Runs
 	if len(runs) == 0 {
 		runs = []RunConfig{{Engine: cfg.Engine, Person: cfg.Person, Backend: cfg.Backend,
@@ -126,7 +131,10 @@ func New(cfg Config) Model {
 	for i, r := range m.runs {
 		r.session = cfg.Session
 		r.observe, r.observeWire, r.status, r.telemetry = cfg.OnTransition, cfg.OnWire, cfg.Status, cfg.Telemetry
-		if cfg.Follow != nil {
+		if m.tap != nil {
+			r.tapStatus = m.tap.status
+		}
+		if cfg.Follow != nil || cfg.Tap != nil {
 			for _, t := range runs[i].Past {
 				r.record(t)
 			}
@@ -150,7 +158,7 @@ func New(cfg Config) Model {
 	}
 	m.refreshWelcome() // a resumed session offers no first lesson
 	m.startPredict()
-	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
+	m.inputFocused = cfg.Follow == nil && cfg.Tap == nil // a follower, a tap, have nothing to send
 	if m.inputFocused {
 		m.input.Focus()
 	}
@@ -249,7 +257,7 @@ func newInput(th theme.Theme) textarea.Model {
 // first. A follower starts listening to the run it follows; a glass box
 // with a status segment, to what changes it.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd()}
+	cmds := []tea.Cmd{m.fetchPayloads(), m.followCmd(), m.changedCmd(), m.tapCmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.measureSize(true)) // for the health line
 		if r.listens {
@@ -273,6 +281,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.forkDone(msg)
 	case whatIfReadyMsg:
 		return m.whatIfReady(msg)
+	case whatIfDoneMsg:
+		if msg.hold > 0 {
+			return m.tapEdited(msg)
+		}
+		return m.handleRunMsg(msg)
+	case tapMsg:
+		return m.tapped(msg)
+	case tapTickMsg:
+		m.tap.ticking = false
+		return m, m.tapTick()
 	case runMsg:
 		return m.handleRunMsg(msg)
 	case busArrivedMsg:

@@ -167,6 +167,9 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 	if travel := r.travelSegment(lk); travel != "" {
 		parts = append(parts, travel)
 	}
+	if r.tapStatus != nil {
+		parts = append(parts, seg("tap", r.tapStatus(l)))
+	}
 	if r.status != nil {
 		if k, v := r.status(); k != "" {
 			parts = append(parts, seg(l.Dyn(k), v)) // the serve side's label ("followers")

@@ -21,6 +21,9 @@ func (m *Model) addWelcome() {
 
 func (m *Model) welcomeText(r *runView) string {
 	l := m.cfg.Lang
+	if m.cfg.Tap != nil {
+		return strings.Join(m.cfg.Tap.Intro, "\n")
+	}
 	var b strings.Builder
 	b.WriteString(l.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time.") + "\n")
 	if m.compare() {

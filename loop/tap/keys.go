@@ -71,3 +71,6 @@ func (k *keyring) mask() *providers.Masker {
 // Secrets are the secrets the tap masks now: those it started with and the
 // agents' keys it has seen (a session or a cassette masks them too).
 func (t *Tap) Secrets() []string { return t.keys.all() }
+
+// Masker masks what the tap masks now.
+func (t *Tap) Masker() *providers.Masker { return t.keys.mask() }

@@ -75,6 +75,14 @@ type Options struct {
 	// OnExchange is handed each model call's exchange, masked, once it
 	// is complete (a cassette writer).
 	OnExchange func(providers.Exchange)
+	// Observe is handed each step, in order, before a front end hears of
+	// it: the session's journal (which sets where its exchanges are kept),
+	// the OpenTelemetry feed.
+	Observe func(*loop.Transition)
+	// Past are the steps of a resumed tap session: the tap reads their
+	// exchanges again to know where the agent's conversation stands, and
+	// its new steps are numbered after them.
+	Past []loop.Transition
 	// Keep is how many bytes of a body are kept; 0 is DefaultKeep.
 	Keep int
 	// Codecs read the calls; nil is every registered family's.
@@ -88,6 +96,10 @@ type Options struct {
 
 // Offline is the Upstream that answers with glassbox's built-in emulator.
 const Offline = "offline"
+
+// CassetteProvider names a tap's recordings: the provider of its cassette
+// and its session's run (a tap's calls may be of any family).
+const CassetteProvider = "tap"
 
 // Tap is the proxy and what it has seen. Its methods are safe for
 // concurrent use; ServeHTTP serves the agent.
@@ -112,6 +124,9 @@ type Tap struct {
 	// jobs are the halves of calls waiting for the recorder; work wakes it.
 	jobs []job
 	work chan struct{}
+	// seqFrom is added to the builder's step numbers: the steps of a
+	// resumed session come before.
+	seqFrom int
 }
 
 // New makes a tap. It fails on an upstream it cannot use.
@@ -139,8 +154,28 @@ func New(opt Options) (*Tap, error) {
 		changed: make(chan struct{}, 1),
 		work:    make(chan struct{}, 1),
 	}
+	t.resume(opt.Past)
 	go t.record()
 	return t, nil
+}
+
+// resume reads a resumed session's exchanges again, so the builder knows
+// the agent's conversation as it stood, and numbers the next steps after
+// the last one.
+func (t *Tap) resume(past []loop.Transition) {
+	if len(past) == 0 {
+		return
+	}
+	made := 0
+	for _, s := range past {
+		if s.LLM == nil {
+			continue
+		}
+		for _, x := range s.Exchanges {
+			made += len(t.builder.Exchange(x))
+		}
+	}
+	t.seqFrom = past[len(past)-1].Seq - made
 }
 
 // Event is one piece of news, in the order it happened: a step, or a note
@@ -230,6 +265,10 @@ func (t *Tap) note(err error) { t.tell(Event{Note: err}) }
 func (t *Tap) steps(ts []loop.Transition, dialect string) string {
 	stop := ""
 	for i := range ts {
+		ts[i].Seq += t.seqFrom
+		if t.opt.Observe != nil {
+			t.opt.Observe(&ts[i])
+		}
 		if t.opt.Stops != nil {
 			if why, ok := t.opt.Stops.Step(ts[i], dialect); ok && stop == "" {
 				stop = why
