@@ -15,6 +15,9 @@ import (
 type liveState struct {
 	state     loop.State
 	iteration int
+	// outside: the steps are another agent's, seen by a tap (a user's
+	// words are what that agent sent).
+	outside bool
 
 	// steps is every transition received, in order: the checkpoints that
 	// [ and ] move between.
@@ -212,7 +215,7 @@ func (l *liveState) addMessage(h *historyPane, msg history.Message) {
 		if msg.Feedback {
 			kind = entryFeedback
 		}
-		h.add(&historyEntry{kind: kind, text: msg.Text})
+		h.add(&historyEntry{kind: kind, text: msg.Text, outside: l.outside})
 	case history.RoleAssistant:
 		if strings.TrimSpace(msg.Thought) != "" {
 			h.add(&historyEntry{kind: entryThought, text: msg.Thought})

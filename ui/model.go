@@ -132,7 +132,7 @@ func New(cfg Config) Model {
 		r.session = cfg.Session
 		r.observe, r.observeWire, r.status, r.telemetry = cfg.OnTransition, cfg.OnWire, cfg.Status, cfg.Telemetry
 		if m.tap != nil {
-			r.tapStatus = m.tap.status
+			r.tapStatus, r.live.outside = m.tap.status, true
 		}
 		if cfg.Follow != nil || cfg.Tap != nil {
 			for _, t := range runs[i].Past {
@@ -415,6 +415,10 @@ func (m *Model) focusPane(p paneID) {
 
 // updatePlaceholder offers the starting lesson until it has been sent.
 func (m *Model) updatePlaceholder() {
+	if m.cfg.Tap != nil {
+		m.input.Placeholder = m.cfg.Lang.T("a tap sends nothing: the agent's person types in the agent's own terminal · space steps · c runs · q quits")
+		return
+	}
 	if m.cfg.Follow != nil {
 		m.input.Placeholder = m.cfg.Lang.F("read-only: you follow the %s's run · [ ] back in time · space catches up · q quits", m.whom())
 		return

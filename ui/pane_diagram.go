@@ -55,7 +55,7 @@ func (d *diagramPane) view(lk look, in rect, focused bool) ([]string, string) {
 	r := d.r
 	state, t := r.shownState()
 	l := r.lang
-	v := diagram.View{Current: state, Breakpoints: d.breakpoints, Lang: l}
+	v := diagram.View{Current: state, Breakpoints: d.breakpoints, Lang: l, Outside: r.live.outside}
 	if t != nil {
 		v.LastFrom, v.LastEdge = t.From, t.Edge
 		if t.Event != nil && t.Event.Source != "ui" { // the person's own typing needs no label
@@ -83,6 +83,9 @@ func (d *diagramPane) info(lk look, state loop.State, t *loop.Transition) string
 		iteration = t.Iteration
 	}
 	info := l.F("iteration %d/%d", iteration, r.maxIter)
+	if r.maxIter == 0 { // another agent's (a tap): its limit is its own
+		info = l.F("iteration %d", iteration)
+	}
 	switch {
 	case r.viewing != nil:
 		return "◀ " + l.F("abandoned branch, step %d of %d — B or a step key returns · %s", r.live.selectedIndex()+1, len(r.live.steps), info)

@@ -184,7 +184,7 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 		parts = append(parts, seg(l.T("queue"), l.F("%d event%s", r.live.queued, plural(r.live.queued))))
 	}
 	parts = append(parts,
-		seg(l.T("iter"), fmt.Sprintf("%d/%d", iteration, r.maxIter)),
+		seg(l.T("iter"), r.iterLabel(iteration)),
 		seg(r.provider, r.model),
 	)
 	backendAt = len(parts)
@@ -202,6 +202,15 @@ func (r *runView) statusParts(lk look, backend string) (parts []string, backendA
 		seg(l.T("context"), l.F("%d msg%s ≈%s tok", tot.messages, plural(tot.messages), approxTokens(tot.chars))),
 	)
 	return parts, backendAt
+}
+
+// iterLabel is the iteration out of the limit; another agent's (a tap)
+// has a limit of its own that glassbox does not know.
+func (r *runView) iterLabel(iteration int) string {
+	if r.maxIter == 0 {
+		return fmt.Sprint(iteration)
+	}
+	return fmt.Sprintf("%d/%d", iteration, r.maxIter)
 }
 
 // telemetrySegment is the OpenTelemetry export in a few words: spans

@@ -184,6 +184,7 @@ func (m *Model) tapKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 		} else {
 			m.notice = l.T("sent: the request is on its way to the service")
 		}
+		c.holds = c.holds[1:] // until the tap says how things stand
 	case key.Matches(msg, k.Continue):
 		m.returnToPresent()
 		c.src.Continue()

@@ -120,7 +120,10 @@ type Tap struct {
 	live             *providers.Exchange
 	liveID, nextLive int
 	closed           bool
-	changed          chan struct{} // has a value when there is news
+	// dirty: something changed since the last Next (news, a hold, the
+	// mode, the call in flight); changed wakes a Next that waits.
+	dirty   bool
+	changed chan struct{}
 	// jobs are the halves of calls waiting for the recorder; work wakes it.
 	jobs []job
 	work chan struct{}
@@ -204,7 +207,7 @@ type News struct {
 func (t *Tap) Next(ctx context.Context) (News, bool) {
 	for {
 		t.mu.Lock()
-		if len(t.news) > 0 || t.closed {
+		if t.dirty || t.closed {
 			n := t.snapshot()
 			ok := len(n.Events) > 0 || !t.closed
 			t.mu.Unlock()
@@ -229,7 +232,7 @@ func (t *Tap) Now() News {
 // snapshot takes the news; t.mu is held.
 func (t *Tap) snapshot() News {
 	n := News{Events: t.news, Holds: t.heldLocked(), Live: cloneLive(t.live), Mode: t.mode}
-	t.news = nil
+	t.news, t.dirty = nil, false
 	return n
 }
 
@@ -250,6 +253,7 @@ func (t *Tap) tell(evs ...Event) {
 
 // wake says there is something new to show; t.mu is held.
 func (t *Tap) wake() {
+	t.dirty = true
 	select {
 	case t.changed <- struct{}{}:
 	default:
