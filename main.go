@@ -736,6 +736,13 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err == nil {
 		err = tuiCanOpen(rest, stdout, l)
 	}
+	if err == nil && tapbox.IsCassette(c.Replay) {
+		// A tap's recording: another agent's calls, stepped again.
+		if err := tapbox.Replay(ctx, c.Replay, l); err != nil {
+			return fail(l, stderr, "glassbox --replay", err)
+		}
+		return exitOK
+	}
 	if err == nil {
 		c.Version = version
 		err = c.DefaultSession(os.Getenv)

@@ -170,9 +170,12 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 		l.addMessage(h, msg)
 	}
 	if t.Output != nil {
-		if t.Output.Halted {
+		switch {
+		case t.Output.Halted:
 			h.add(&historyEntry{kind: entryHalt, text: haltText(l.lang, t)})
-		} else {
+		case l.outside && t.Inferred != "":
+			h.add(&historyEntry{kind: entryNote, text: l.lang.T("the agent shows its user the answer (inferred: a tap does not see it)")})
+		default:
 			h.add(&historyEntry{kind: entryNote, text: l.lang.F("answer delivered to %s", t.Output.Target)})
 		}
 	}

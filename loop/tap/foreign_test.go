@@ -116,7 +116,7 @@ func TestOfflineDrivesForeignAgents(t *testing.T) {
 		calls      string // the tools the agent is asked to run, in order
 		answer     string // in the final answer
 	}{
-		{"geminicli", "list the files here", "list_directory", "README.md"},
+		{"geminicli", "list the files here", "list_directory", "what list_directory returned"},
 		{"geminicli", "read hello.py", "read_file", `print("hello")`},
 		{"geminicli", "create notes.txt", "write_file", "I wrote notes.txt"},
 		{"geminicli", "run `python3 hello.py`", "run_shell_command", "hello"},

@@ -27,6 +27,8 @@ type job struct {
 	gone  bool
 	// unknown is a call no family serves, answered already.
 	unknown *providers.Exchange
+	// note is said after everything queued before it.
+	note error
 }
 
 // queue hands j to the recorder and says whether its caller must wait for
@@ -76,6 +78,10 @@ func (t *Tap) record() {
 
 func (t *Tap) take(j job) {
 	switch {
+	case j.note != nil:
+		t.mu.Lock()
+		t.note(j.note)
+		t.mu.Unlock()
 	case j.unknown != nil:
 		x := t.keys.mask().Exchange(*j.unknown)
 		steps := t.builder.Response(x)

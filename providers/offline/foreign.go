@@ -310,6 +310,7 @@ func (r roles) absolute(p string) string {
 func (r roles) outward(rep reply, l language) reply {
 	out := rep
 	out.calls = nil
+	out.text = r.named(rep.text)
 	for _, c := range rep.calls {
 		call, ok := r.outCall(c)
 		if !ok {
@@ -318,6 +319,21 @@ func (r roles) outward(rep reply, l language) reply {
 		out.calls = append(out.calls, call)
 	}
 	return out
+}
+
+// named says the tutor's words with the agent's tool names: "what
+// list_directory returned", not glassbox's list_files.
+func (r roles) named(text string) string {
+	for _, ro := range theRoles {
+		b, ok := r.bound[ro]
+		if b.via != "" {
+			b, ok = r.bound[b.via]
+		}
+		if ok && b.tool != "" {
+			text = strings.ReplaceAll(text, string(ro), b.tool)
+		}
+	}
+	return text
 }
 
 // outCall is a glassbox call as a call to the agent's tool for its role.

@@ -96,6 +96,7 @@ func init() {
 
 		// the headless trace
 		"inferred: not on the wire": "推定: 通信には現れません",
+		"the agent shows its user the answer (inferred: a tap does not see it)": "エージェントが利用者に答えを見せます(推定: タップからは見えません)",
 
 		// another agent's iteration: its limit is its own
 		"iteration %d": "反復 %d",
