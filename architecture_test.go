@@ -16,7 +16,8 @@ const module = "github.com/glassbox-dev/glassbox"
 
 // TestDependencyRule enforces docs/architecture.md, "Layers and the dependency rule": main → ui → loop → {providers,
 // tools, history}; providers and tools may import history; nothing imports
-// ui; the engine side never imports the Bubble Tea stack.
+// ui but the two front ends that run it, main and ui/serve; the engine side
+// never imports the Bubble Tea stack.
 func TestDependencyRule(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatalf("the go command is needed to list imports: %v", err)
@@ -63,6 +64,10 @@ func TestDependencyRule(t *testing.T) {
 		"tools":     {"tools", "history"},
 		"history":   {},
 	}
+	// The glass box's front ends: the command, the server that runs a
+	// glass box per SSH connection, and glassbox tap, which runs one around
+	// another agent (docs/architecture.md says why they sit above ui).
+	frontEnds := []string{module, module + "/ui/serve", module + "/ui/tapbox"}
 	// narrow[p] lists all the module's packages p may import, where the
 	// folder rule allows more: the shell analysis reads a string and knows
 	// nothing of the engine, calls or providers (docs/architecture.md,
@@ -81,6 +86,9 @@ func TestDependencyRule(t *testing.T) {
 		for _, imp := range p.Imports {
 			if !strings.HasPrefix(imp, module) {
 				continue
+			}
+			if imp == module+"/ui" && !slices.Contains(frontEnds, p.ImportPath) {
+				t.Errorf("%s imports %s: only the front ends (%s) run the glass box", p.ImportPath, imp, strings.Join(frontEnds, ", "))
 			}
 			if only, ok := narrow[p.ImportPath]; ok && !slices.Contains(only, imp) {
 				t.Errorf("%s imports %s: it may import only %s", p.ImportPath, imp, strings.Join(only, ", "))

@@ -32,6 +32,7 @@ import (
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
 	"github.com/glassbox-dev/glassbox/ui"
+	anatomycmd "github.com/glassbox-dev/glassbox/ui/anatomy"
 	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
@@ -121,6 +122,8 @@ func subcommands() []subcommand {
 		{"sessions", "[--stats [ID]]", "list the saved sessions (resume one with --resume ID); --stats adds each run's health", exits("glassbox sessions", sessions.Main), false},
 		{"export", "SESSION [--step N] [--format md|html|har] [--out FILE]", "a step or a whole session as a self-contained page (a handout), or its HTTP exchanges as HAR", exits("glassbox export", export.Main(version)), false},
 		{"tap", "[flags]", "a glass box around any agent: its model calls held and stepped (point it at the address printed)", exits("glassbox tap", tapbox.Main(version)), false},
+		{"anatomy", "SESSION|CASSETTE [--step N] [--json]", "what each model call's request is made of, what each part costs, and how the requests grow", exits("glassbox anatomy", anatomycmd.Main), false},
+		{"rosetta", "SESSION --step N [--format md|html]", "one step's conversation as every dialect would send it, side by side", exits("glassbox rosetta", anatomycmd.RosettaMain), false},
 		{"serve", "[flags]", "serve a glass box to each learner over SSH (ssh -p 2222 HOST)", serveRoom, false},
 		{"follow", "ADDR [--fingerprint SHA256:…]", "follow an instructor's broadcast in your own glass box, read only", followRoom, false},
 		{"mcp-serve", "[flags]", "glassbox on the MCP bus over standard input and output: ask_agent calls become events", mcpServe, false},
@@ -322,7 +325,7 @@ func bindFlags(fs *flag.FlagSet, c *agentrun.Config, headless bool, l lang.Lang)
 	fs.BoolVar(&c.Live, "live", c.Live, l.T("force the live service (never falls back to offline)"))
 	fs.StringVar(&c.Lesson, "lesson", c.Lesson, l.T("offline: which lesson's request to start with (see 'glassbox lessons')"))
 	fs.DurationVar(&c.SimLatency, "sim-latency", c.SimLatency, l.T("offline: simulated delay per provider call"))
-	fs.StringVar(&c.Workspace, "workspace", c.Workspace, l.T("the folder the tools may touch (default: a fresh temporary copy of the sample project)"))
+	fs.StringVar(&c.Workspace, "workspace", c.Workspace, l.T("the folder the tools may touch (default: a fresh copy of the sample project, kept with the session)"))
 	fs.IntVar(&c.MaxIterations, "max-iterations", c.MaxIterations, l.T("LLM calls per event before HALTED"))
 	fs.StringVar(&c.Policy, "policy", c.Policy, l.T("security rules (TOML) replacing the built-in ones (docs/policy.md)"))
 	fs.BoolVar(&c.Yes, "yes", c.Yes, l.T("approve every confirmation (DENY rules still deny; one that needs a person is never approved)"))

@@ -63,9 +63,10 @@ func TestResumeInTheGlassBoxBringsBackThePast(t *testing.T) {
 // a goroutine stack of 20,000 frames the real program never has. Spinner
 // frames are left out.
 type program struct {
-	m     tea.Model
-	view  bool
-	queue []tea.Msg
+	m      tea.Model
+	view   bool
+	onView func(string) // with view: is given every screen drawn
+	queue  []tea.Msg
 }
 
 // send delivers msgs and everything their commands lead to.
@@ -82,7 +83,10 @@ func (p *program) send(msgs ...tea.Msg) {
 		var cmd tea.Cmd
 		p.m, cmd = p.m.Update(msg)
 		if p.view {
-			_ = p.m.View()
+			v := p.m.View()
+			if p.onView != nil {
+				p.onView(v)
+			}
 		}
 		p.queue = append(p.queue, messages(cmd)...)
 	}

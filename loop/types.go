@@ -7,6 +7,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/anatomy"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -175,6 +176,10 @@ type LLMRecord struct {
 	// Resent marks a call sent again after glassbox stopped while it was
 	// in flight (a crash).
 	Resent bool `json:"resent,omitempty"`
+	// Anatomy, in `glassbox run --json` records, is what the request was
+	// made of and what it kept from the call before (providers/anatomy);
+	// the engine leaves it nil, a front end that wants it fills it in.
+	Anatomy *anatomy.Record `json:"anatomy,omitempty"`
 }
 
 // Retry is one retried provider call, visible before llm_failure.

@@ -17,7 +17,7 @@ import (
 
 // benchModel is a w×h glass box holding n history messages and a 1 MiB
 // response payload on the selected step.
-func benchModel(b *testing.B, w, h, n int) Model {
+func benchModel(b *testing.B, w, h, n int) *Model {
 	b.Helper()
 	wd := newWorld(b)
 	cfg := wd.config()
@@ -27,7 +27,7 @@ func benchModel(b *testing.B, w, h, n int) Model {
 
 // benchCompareModel is compare mode at w×h: two runs, each with n history
 // messages and a 1 MiB response payload.
-func benchCompareModel(b *testing.B, w, h, n int) Model {
+func benchCompareModel(b *testing.B, w, h, n int) *Model {
 	b.Helper()
 	a, c := newWorld(b), newWorld(b)
 	cfg := a.config()
@@ -39,11 +39,11 @@ func benchCompareModel(b *testing.B, w, h, n int) Model {
 	return benchFill(b, New(cfg), w, h, n)
 }
 
-func benchFill(b *testing.B, m Model, w, h, n int) Model {
+func benchFill(b *testing.B, m *Model, w, h, n int) *Model {
 	b.Helper()
 	m.animate = false
 	next, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	m = next.(Model)
+	m = next.(*Model)
 	body := bytes.Repeat([]byte(`{"candidates":[{"content":{"parts":[{"text":"hello world"}]}}]}`+"\n"), (1<<20)/64)
 	for _, r := range m.runs {
 		for i := 0; i < n; i++ {
@@ -130,7 +130,7 @@ func BenchmarkKeyFrame(b *testing.B) {
 			start := cpuTime()
 			for i := 0; i < b.N; i++ {
 				next, _ := m.Update(help)
-				m = next.(Model)
+				m = next.(*Model)
 				_ = m.View()
 			}
 			b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
@@ -139,7 +139,7 @@ func BenchmarkKeyFrame(b *testing.B) {
 }
 
 // benchFrames measures View on m after a first frame has filled the caches.
-func benchFrames(b *testing.B, m Model) {
+func benchFrames(b *testing.B, m *Model) {
 	b.Helper()
 	_ = m.View() // the first frame fills the caches
 	b.ReportAllocs()

@@ -22,9 +22,9 @@ type branchView struct {
 	cursor  int
 }
 
-// keepBranch remembers the steps after index i (and the History entries
+// keepBranch remembers run r's steps after index i (and the History entries
 // after entries) before a fork cuts them.
-func (r *runView) keepBranch(i, entries int) {
+func keepBranch(r *runView, i, entries int) {
 	if i+1 >= len(r.live.steps) {
 		return
 	}
@@ -39,23 +39,20 @@ func (r *runView) keepBranch(i, entries int) {
 
 // toggleBranch is B: show the latest abandoned branch (again: the one
 // before it, and so on), then the run's own line again.
-func (m *Model) toggleBranch() {
-	r := m.cur()
+func (c *forkController) toggleBranch() action {
+	r := c.stepper.cur()
 	switch {
 	case r.busy:
-		m.notice = m.cfg.Lang.T("a step is in flight: B shows an abandoned branch once it is done")
-		return
+		return say(c.lang.T("a step is in flight: B shows an abandoned branch once it is done"))
 	case len(r.branches) == 0:
-		m.notice = m.cfg.Lang.T("no abandoned branch: f (fork) and A (abandon) leave one behind")
-		return
+		return say(c.lang.T("no abandoned branch: f (fork) and A (abandon) leave one behind"))
 	}
 	next := len(r.branches) - 1
 	if r.viewing != nil {
 		next = r.viewing.index - 1
 		r.leaveBranch()
 		if next < 0 {
-			m.notice = m.cfg.Lang.T("back on the run's own line")
-			return
+			return say(c.lang.T("back on the run's own line"))
 		}
 	}
 	b := r.branches[next]
@@ -66,20 +63,18 @@ func (m *Model) toggleBranch() {
 	r.live.steps = steps
 	r.live.cursor, r.live.pinned = len(steps)-1, true // all of it is the past
 	r.followShown()
-	m.notice = m.cfg.Lang.F("abandoned branch %d of %d (from step #%d, %d step%s): [ ] move through it; B shows the one before; a step key returns", next+1, len(r.branches), b.from, len(b.steps), plural(len(b.steps)))
-	m.syncSizes()
+	return action{notice: c.lang.F("abandoned branch %d of %d (from step #%d, %d step%s): [ ] move through it; B shows the one before; a step key returns", next+1, len(r.branches), b.from, len(b.steps), plural(len(b.steps))), resize: true}
 }
 
-// inBranch reports (and says) that a run the keys act on shows an abandoned
-// branch: forking, abandoning and what-if act on the run's own line only.
-func (m *Model) inBranch() bool {
-	for _, r := range m.targets() {
+// inBranch says why f, F, A and w do nothing when a run the keys act on
+// shows an abandoned branch (they act on the run's own line only), or "".
+func (c *forkController) inBranch() string {
+	for _, r := range c.stepper.targets() {
 		if r.viewing != nil {
-			m.notice = m.cfg.Lang.T("this is an abandoned branch, shown to look at: B (until it is gone) or a step key returns to the run's own line")
-			return true
+			return c.lang.T("this is an abandoned branch, shown to look at: B (until it is gone) or a step key returns to the run's own line")
 		}
 	}
-	return false
+	return ""
 }
 
 // leaveBranch puts the run's own line back after B.

@@ -50,27 +50,6 @@ func (r *runView) callOverBusCmd(request string) tea.Cmd {
 	}
 }
 
-// busArrived counts the bus's request as queued and tells the person, who
-// steps it like any event: the caller waits for the answer.
-func (m Model) busArrived(msg busArrivedMsg) (tea.Model, tea.Cmd) {
-	if msg.run < 0 || msg.run >= len(m.runs) {
-		return m, nil
-	}
-	r := m.runs[msg.run]
-	r.live.queued++
-	if m.inputFocused && m.input.Value() == "" {
-		m.focusPane(m.pane) // nothing typed is lost: the stepper keys work at once
-	}
-	m.notice = m.cfg.Lang.T("a request arrived from the MCP bus — space takes it (new_event), c runs it to its answer; the caller waits for the answer")
-	if m.inputFocused {
-		m.notice = m.cfg.Lang.T("a request arrived from the MCP bus — esc, then space takes it; the caller waits for the answer")
-	}
-	if !r.listens {
-		return m, nil
-	}
-	return m, r.busCmd() // the next request from outside
-}
-
 // busNote is History's line for an event that was not typed here: where it
 // came from.
 func busNote(l lang.Lang, ev loop.Event) string {

@@ -51,7 +51,7 @@ func arrive(t *testing.T, h *harness) {
 		t.Fatalf("busCmd gave %T, want busArrivedMsg", msg)
 	}
 	next, _ := h.m.Update(msg)
-	h.m = next.(Model)
+	h.m = next.(*Model)
 }
 
 // TestBusRequestInTheGlassBox: a request from the MCP bus (--mcp-listen)

@@ -117,10 +117,10 @@ reason = "this class lets the model write files"
 	cfg.Lesson = "write-file"
 	h := newHarness(t, cfg, 160, 48)
 	h.press("enter") // the write-file lesson's request, into both runs
-	for i := 0; i < 40 && h.m.dialogRun() == nil; i++ {
+	for i := 0; i < 40 && h.m.stepper.dialogRun() == nil; i++ {
 		h.press("space")
 	}
-	dr := h.m.dialogRun()
+	dr := h.m.stepper.dialogRun()
 	if dr == nil || dr.name != "gemini" || dr.confirm == nil {
 		t.Fatalf("want gemini's approval dialog, got %+v", dr)
 	}
@@ -165,24 +165,24 @@ func TestCompareTimeTravelLinesUpModelCalls(t *testing.T) {
 		h.press("c")
 	}
 	for _, r := range h.m.runs {
-		if len(r.callSteps()) < 2 {
-			t.Fatalf("%s made %d calls", r.name, len(r.callSteps()))
+		if len(r.live.callSteps()) < 2 {
+			t.Fatalf("%s made %d calls", r.name, len(r.live.callSteps()))
 		}
 	}
 	h.press("[")
 	for _, r := range h.m.runs {
-		k, exact := r.callAt()
-		if k != len(r.callSteps()) || !exact {
+		k, exact := r.live.callAt()
+		if k != len(r.live.callSteps()) || !exact {
 			t.Fatalf("%s: call %d exact=%v after the first [", r.name, k, exact)
 		}
 	}
 	h.press("[")
 	for _, r := range h.m.runs {
-		if k, exact := r.callAt(); k != len(h.m.runs[0].callSteps())-1 || !exact {
+		if k, exact := r.live.callAt(); k != len(h.m.runs[0].live.callSteps())-1 || !exact {
 			t.Fatalf("%s: call %d exact=%v", r.name, k, exact)
 		}
 	}
-	contains(t, h.plainView(), fmt.Sprintf("model call %d of each run", len(h.m.runs[0].callSteps())-1))
+	contains(t, h.plainView(), fmt.Sprintf("model call %d of each run", len(h.m.runs[0].live.callSteps())-1))
 	for i := 0; i < 10; i++ {
 		h.press("]")
 	}

@@ -39,36 +39,9 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.TitleIn(language), Request: l.RequestIn(language), Dialects: l.Dialects, FromBus: l.FromBus})
 	}
 	for _, r := range runs {
-		rc := RunConfig{
-			Name:          r.Config.Name,
-			Engine:        r.Engine,
-			Person:        persons[r.Config.Name],
-			Banner:        r.Backend.Describe(),
-			Backend:       r.Backend.Kind,
-			BackendReason: r.Backend.Reason,
-			Workspace:     workspaceLabel(cfg.Lang, r),
-			Temporary:     r.Temporary,
-			// Every run is on the MCP bus, reached in-process by the
-			// mcp-bus lesson and, with --mcp-listen, over HTTP.
-			Bus: bus.New(bus.Options{Version: r.Config.Version, Secrets: r.Config.Env.Secrets()}),
-		}
-		rc.Bus.Bind(r.Engine, r.Wire())
-		var err error
-		if rc.Past, err = r.Past(); err != nil {
+		rc, err := runConfigFor(cfg.Lang, r, persons[r.Config.Name])
+		if err != nil {
 			return Config{}, err
-		}
-		if s := r.Session; s != nil && s.Resumed {
-			rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
-		}
-		if d, ok := backend.Lookup(r.Config.Name); ok {
-			rc.Label = d.Label
-		}
-		if r.Session != nil {
-			rc.Exchanges = r.Exchanges
-		}
-		rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
-			o, err := r.OntoDialect(ctx, dialect)
-			return o.Onto, o.Switched, err
 		}
 		cfg.Runs = append(cfg.Runs, rc)
 		for _, k := range r.Config.Env.Secrets() {
@@ -83,6 +56,44 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 		cfg.Session = runs[0].Session.Path
 	}
 	return cfg, nil
+}
+
+// runConfigFor is what the glass box shows of run r, opened by glassbox:
+// its engine and person, its backend and why, its workspace, its place on
+// the MCP bus, and for a resumed session its past and what resuming found.
+func runConfigFor(l lang.Lang, r *agentrun.Run, person *Person) (RunConfig, error) {
+	rc := RunConfig{
+		Name:          r.Config.Name,
+		Engine:        r.Engine,
+		Person:        person,
+		Banner:        r.Backend.Describe(),
+		Backend:       r.Backend.Kind,
+		BackendReason: r.Backend.Reason,
+		Workspace:     workspaceLabel(l, r),
+		Temporary:     r.Temporary,
+		// Every run is on the MCP bus, reached in-process by the
+		// mcp-bus lesson and, with --mcp-listen, over HTTP.
+		Bus: bus.New(bus.Options{Version: r.Config.Version, Secrets: r.Config.Env.Secrets()}),
+	}
+	rc.Bus.Bind(r.Engine, r.Wire())
+	var err error
+	if rc.Past, err = r.Past(); err != nil {
+		return RunConfig{}, err
+	}
+	if s := r.Session; s != nil && s.Resumed {
+		rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
+	}
+	if d, ok := backend.Lookup(r.Config.Name); ok {
+		rc.Label = d.Label
+	}
+	if r.Session != nil {
+		rc.Exchanges = r.Exchanges
+	}
+	rc.Onto = func(ctx context.Context, dialect string) (loop.Onto, func(), error) {
+		o, err := r.OntoDialect(ctx, dialect)
+		return o.Onto, o.Switched, err
+	}
+	return rc, nil
 }
 
 // workspaceLabel is the workspace as a person reads it

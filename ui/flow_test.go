@@ -243,8 +243,8 @@ func TestBreakpointStopsContinue(t *testing.T) {
 	h := newHarness(t, w.config(), 160, 48)
 	h.press("enter") // focus goes to the History pane
 	h.press("tab")   // the diagram
-	if h.m.pane != paneDiagram {
-		t.Fatalf("pane %v after tab", h.m.pane)
+	if h.m.stepper.pane != paneDiagram {
+		t.Fatalf("pane %v after tab", h.m.stepper.pane)
 	}
 	// Select EXECUTING_TOOL with the arrows and set a breakpoint.
 	for i := 0; i < len(h.m.runs[0].diagram.order()) && h.m.runs[0].diagram.selected() != loop.ExecutingTool; i++ {
@@ -331,13 +331,13 @@ func TestZoomTabsAndFocus(t *testing.T) {
 	}
 	checkScreen(t, h.view(), 80, 24)
 	h.press("z") // tabs: every pane is already full-size; z says so
-	if h.m.zoomed {
+	if h.m.stepper.zoomed {
 		t.Fatal("z zoomed in tabs mode")
 	}
 	contains(t, h.plainView(), "each pane already fills the screen")
 	h.press("tab", "tab")
-	if h.m.pane != paneTools || !h.m.computeLayout().shows(paneTools) {
-		t.Fatalf("tab did not switch to Tool calls: pane %v", h.m.pane)
+	if h.m.stepper.pane != paneTools || !h.m.computeLayout().shows(paneTools) {
+		t.Fatalf("tab did not switch to Tool calls: pane %v", h.m.stepper.pane)
 	}
 	h.press("/")
 	if !h.m.inputFocused {
@@ -369,7 +369,7 @@ func TestHelpOverlayOpensAndCloses(t *testing.T) {
 	contains(t, v, "step")
 	contains(t, v, "breakpoint")
 	h.press("esc")
-	if isOpen[helpDialog](h.m) {
+	if isOpen[*helpOverlay](h.m) {
 		t.Fatal("esc should close the help")
 	}
 	h.press("q")
@@ -392,7 +392,7 @@ func TestCtrlCCancelsAStepThenQuits(t *testing.T) {
 	m := h.m
 	cmd := m.runs[0].startRun(runOne, " ")
 	h.m = m
-	if !h.m.busy() {
+	if !h.m.stepper.busy() {
 		t.Fatal("not busy after starting a step")
 	}
 	done := make(chan tea.Msg, 1)
@@ -430,7 +430,7 @@ func TestCtrlCWhileTheModalIsOpenDenies(t *testing.T) {
 		t.Fatal("no modal")
 	}
 	h.press("ctrl+c")
-	if h.m.runs[0].confirm != nil || h.m.busy() {
+	if h.m.runs[0].confirm != nil || h.m.stepper.busy() {
 		t.Fatal("ctrl+c should close the modal and end the step")
 	}
 	if h.m.runs[0].live.state != loop.AwaitingUserConfirmation {
@@ -526,7 +526,7 @@ func TestMouseWheelScrollsThePaneUnderThePointer(t *testing.T) {
 	// A click focuses the pane under the pointer.
 	d := L.paneRect(panePayload)
 	h.send(tea.MouseMsg{X: d.x + 2, Y: d.y + 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
-	if h.m.inputFocused || h.m.pane != panePayload {
+	if h.m.inputFocused || h.m.stepper.pane != panePayload {
 		t.Fatal("a click should focus the Raw payload pane")
 	}
 }
@@ -539,7 +539,7 @@ func TestResizeNeverPanics(t *testing.T) {
 	for _, s := range sizes {
 		h.send(tea.WindowSizeMsg{Width: s[0], Height: s[1]})
 		for _, z := range []bool{false, true} {
-			h.m.zoomed = z
+			h.m.stepper.zoomed = z
 			v := h.view()
 			if s[0] >= minWidth && s[1] >= minHeight {
 				checkScreen(t, v, s[0], s[1])
@@ -547,7 +547,7 @@ func TestResizeNeverPanics(t *testing.T) {
 				t.Fatalf("%v: no too-small message: %q", s, v)
 			}
 		}
-		h.m.zoomed = false
+		h.m.stepper.zoomed = false
 	}
 	for wd := 30; wd <= 130; wd += 7 {
 		for ht := 10; ht <= 50; ht += 5 {
@@ -593,8 +593,8 @@ func TestNoColorAndTabClicks(t *testing.T) {
 	// Click the "Raw payload" tab in the tab bar.
 	x := strings.Index(ansi.Strip(strings.Split(h.view(), "\n")[0]), "Raw payload")
 	h.send(tea.MouseMsg{X: ansiCells(strings.Split(h.plainView(), "\n")[0][:x]) + 1, Y: 0, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
-	if h.m.pane != panePayload || h.m.inputFocused {
-		t.Fatalf("the tab click did not select Raw payload: pane %v", h.m.pane)
+	if h.m.stepper.pane != panePayload || h.m.inputFocused {
+		t.Fatalf("the tab click did not select Raw payload: pane %v", h.m.stepper.pane)
 	}
 	contains(t, h.plainView(), "No model call yet")
 	// A click on the input line focuses it.

@@ -63,13 +63,26 @@ type followMsg struct {
 	ok bool
 }
 
+// roomController is the glass box's part in a workshop: following another's
+// run (Config.Follow: the transitions arrive, the keys that would change the
+// run are refused), the status segment that changes from outside
+// (Config.Changed), and for a served glass box the room (Config.Room): the
+// roster (R), the seat it tells the room, the handouts (X) and where a served
+// learner fetches them.
+type roomController struct {
+	*kit
+	stepper *stepper
+	cfg     Config
+	predict *predictController // the seat carries the predictions
+}
+
 // followCmd waits for the followed run's next transitions.
-func (m Model) followCmd() tea.Cmd {
-	f := m.cfg.Follow
+func (c *roomController) followCmd() tea.Cmd {
+	f := c.cfg.Follow
 	if f == nil {
 		return nil
 	}
-	ctx := m.runs[0].base
+	ctx := c.stepper.runs[0].base
 	return func() tea.Msg {
 		b, ok := f.Next(ctx)
 		return followMsg{b: b, ok: ok}
@@ -80,13 +93,13 @@ func (m Model) followCmd() tea.Cmd {
 // transitions, then the call in flight in the Raw payload pane, as the
 // followed run's own glass box shows it. A follower looking at a past step
 // stays there.
-func (m Model) followed(msg followMsg) (tea.Model, tea.Cmd) {
-	r := m.runs[0]
+func (c *roomController) followed(msg followMsg) action {
+	r := c.stepper.runs[0]
 	if msg.b.Note != "" {
 		r.history.note(msg.b.Note)
 	}
 	for _, t := range msg.b.Transitions {
-		r.record(t)
+		c.record(r, t)
 	}
 	if len(msg.b.Transitions) > 0 {
 		r.busy, r.inflight = false, nil
@@ -96,16 +109,14 @@ func (m Model) followed(msg followMsg) (tea.Model, tea.Cmd) {
 	}
 	if !msg.ok {
 		r.busy, r.inflight = false, nil
-		r.history.note(m.cfg.Lang.F("the %s's run has ended; q quits", m.whom()))
-		m.clampScrolls()
-		return m, nil
+		r.history.note(c.lang.F("the %s's run has ended; q quits", c.whom()))
+		return action{settle: true}
 	}
-	m.clampScrolls()
-	return m, tea.Batch(m.followCmd(), m.fetchPayloads())
+	return action{settle: true, cmd: tea.Batch(c.followCmd(), c.stepper.fetchPayloads())}
 }
 
-// record puts one transition of a followed run on the panes.
-func (r *runView) record(t loop.Transition) {
+// record puts one transition of a followed run on its panes.
+func (c *roomController) record(r *runView, t loop.Transition) {
 	travelling := r.live.travelling()
 	r.live.record(r.history, t)
 	if !travelling {
@@ -117,44 +128,42 @@ func (r *runView) record(t loop.Transition) {
 // followKey handles the keys a follower may not use: stepping keys catch
 // up with the present, the rest say the run is read-only. It reports
 // whether it handled msg.
-func (m *Model) followKey(msg tea.KeyMsg) bool {
-	if m.cfg.Follow == nil {
-		return false
+func (c *roomController) followKey(msg tea.KeyMsg) (action, bool) {
+	if c.cfg.Follow == nil {
+		return action{}, false
 	}
-	k := m.keys
+	k := c.keys
 	switch {
 	case key.Matches(msg, k.Step, k.Iteration, k.Continue):
-		if !m.returnToPresent() {
-			m.notice = m.cfg.Lang.F("you are at the %s's latest step: the next one appears when they take it", m.whom())
-		} else {
-			m.notice = m.cfg.Lang.F("caught up: the %s's latest step", m.whom())
+		if !c.stepper.returnToPresent() {
+			return say(c.lang.F("you are at the %s's latest step: the next one appears when they take it", c.whom())), true
 		}
-		return true
+		return say(c.lang.F("caught up: the %s's latest step", c.whom())), true
 	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict) || k.typing(msg):
-		m.notice = m.readOnly()
-		return true
+		return say(c.readOnly()), true
 	}
-	return false
+	return action{}, false
 }
 
-func (m Model) readOnly() string {
-	return m.cfg.Lang.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", m.whom())
+// readOnly is what a follower is told when a key would change the run.
+func (c *roomController) readOnly() string {
+	return c.lang.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", c.whom())
 }
 
 // whom is whom the glass box follows, in its language ("instructor":
 // 講師).
-func (m Model) whom() string { return m.cfg.Lang.Dyn(m.cfg.Follow.Who) }
+func (c *roomController) whom() string { return c.lang.Dyn(c.cfg.Follow.Who) }
 
 // changedMsg says Config.Status has something new to show.
 type changedMsg struct{}
 
 // changedCmd waits for Config.Changed.
-func (m Model) changedCmd() tea.Cmd {
-	ch := m.cfg.Changed
+func (c *roomController) changedCmd() tea.Cmd {
+	ch := c.cfg.Changed
 	if ch == nil {
 		return nil
 	}
-	ctx := m.runs[0].base
+	ctx := c.stepper.runs[0].base
 	return func() tea.Msg {
 		select {
 		case <-ch:

@@ -110,7 +110,7 @@ func TestFollowerIsReadOnlyAndCatchesUp(t *testing.T) {
 		t.Fatal("[ did not go back in time")
 	}
 	more <- sent[5:]
-	f.send(f.m.followCmd()())
+	f.send(f.m.room.followCmd()())
 	if !f.m.runs[0].live.travelling() || f.m.runs[0].live.selectedIndex() != at {
 		t.Fatal("new steps moved a follower who was looking at a past step")
 	}
@@ -153,7 +153,7 @@ func TestStatusSegmentRedrawsWhenChanged(t *testing.T) {
 	contains(t, h.plainView(), "followers 0")
 	n = 3
 	ch <- struct{}{}
-	msg := h.m.changedCmd()()
+	msg := h.m.room.changedCmd()()
 	if _, ok := msg.(changedMsg); !ok {
 		t.Fatalf("Changed delivered %T, want changedMsg", msg)
 	}
@@ -161,7 +161,7 @@ func TestStatusSegmentRedrawsWhenChanged(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("the glass box stopped listening to Changed")
 	}
-	if v := ansi.Strip(next.(Model).View()); !strings.Contains(v, "followers 3") {
+	if v := ansi.Strip(next.(*Model).View()); !strings.Contains(v, "followers 3") {
 		t.Fatal("the status bar did not show the new count")
 	}
 }
@@ -213,7 +213,7 @@ func TestFollowerSeesTheCallStreamIn(t *testing.T) {
 	}, 160, 48)
 	deliver := func(b FollowBatch) { // what Next hands over; its next wait is not run
 		next, _ := f.m.Update(followMsg{b: b, ok: true})
-		f.m = next.(Model)
+		f.m = next.(*Model)
 	}
 	f.press("tab", "tab", "tab") // the Raw payload pane has the keys
 	first, last := wired[0], wired[len(wired)-1]

@@ -25,32 +25,24 @@ import (
 // how it was then), and "what-if" edits the context about to be sent in the
 // person's own editor before it goes out.
 
-// returnToPresent is what a stepping key does while a past step is shown:
-// it comes back to the present and says so, instead of stepping from a
-// place the learner is not looking at. It reports whether any run was in
-// the past.
-func (m *Model) returnToPresent() bool {
-	was := false
-	for _, r := range m.targets() {
-		if r.viewing != nil {
-			r.leaveBranch()
-			was = true
-		}
-		if r.live.travelling() {
-			was = true
-			r.live.cursor = -1
-			r.followShown()
-		}
-	}
-	if was {
-		m.notice = m.cfg.Lang.T("back to the present, nothing stepped: you were viewing a past step (press again to step; [ and f fork from a past step)")
-	}
-	return was
+// forkController is going back and trying again, for the runs the keys
+// act on: f forks from the step shown, F forks onto another dialect, A
+// abandons the event in progress, B shows the branches they left behind,
+// and w (what-if) edits the context about to be sent. The engine's work
+// happens in commands; done, ready and whatIfDone take their results in.
+type forkController struct {
+	*kit
+	stepper  *stepper
+	dialects []string // Config.Dialects: what F offers
+	// exec hands the terminal to a program (the what-if editor) and calls
+	// back when it ends: tea.ExecProcess; tests run the program directly.
+	exec func(*exec.Cmd, tea.ExecCallback) tea.Cmd
 }
 
 // forkQuestion asks whether to fork although the workspace cannot go back
 // to how it was at the step.
 type forkQuestion struct {
+	c       *forkController
 	run     *runView
 	reason  string
 	onto    *ontoChoice // a fork onto another dialect, or nil
@@ -66,34 +58,32 @@ type ontoChoice struct {
 
 // ontoMenu is F: the dialects the run can fork onto, by number.
 type ontoMenu struct {
+	c       *forkController
 	run     *runView
 	options []string
 }
 
 // fork is f: every target run continues from the step its panes show. The
 // engine's work (files put back, the session's journal) happens in a
-// command; forkDone takes the result in.
-func (m *Model) fork() tea.Cmd {
-	if m.inBranch() {
-		return nil
+// command; done takes the result in.
+func (c *forkController) fork() action {
+	if n := c.inBranch(); n != "" {
+		return say(n)
 	}
 	var cmds []tea.Cmd
-	for _, r := range m.targets() {
+	for _, r := range c.stepper.targets() {
 		if !r.live.travelling() {
 			continue
 		}
 		if r.busy || r.forking {
-			m.notice = m.cfg.Lang.T("a step is in flight: wait for it (or ctrl+c), then fork")
-			return nil
+			return say(c.lang.T("a step is in flight: wait for it (or ctrl+c), then fork"))
 		}
-		cmds = append(cmds, r.forkCmd(false, nil))
+		cmds = append(cmds, forkCmd(r, false, nil))
 	}
 	if len(cmds) == 0 {
-		m.notice = m.cfg.Lang.T("f forks from a past step: go back with [ first (you are at the present)")
-		return nil
+		return say(c.lang.T("f forks from a past step: go back with [ first (you are at the present)"))
 	}
-	m.notice = m.cfg.Lang.T("forking…")
-	return tea.Batch(cmds...)
+	return action{notice: c.lang.T("forking…"), cmd: tea.Batch(cmds...)}
 }
 
 // forkDoneMsg: the engine of a run went back to a step (Engine.Fork,
@@ -110,9 +100,9 @@ type forkDoneMsg struct {
 
 func (m forkDoneMsg) runID() int { return m.run }
 
-// forkCmd has the engine go back to the step shown, in a command.
-func (r *runView) forkCmd(keepFiles bool, onto *ontoChoice) tea.Cmd {
-	fork, err := r.forkPoint(onto != nil)
+// forkCmd has run r's engine go back to the step shown, in a command.
+func forkCmd(r *runView, keepFiles bool, onto *ontoChoice) tea.Cmd {
+	fork, err := forkPointOf(r, onto != nil)
 	if err != nil {
 		id := r.id
 		return func() tea.Msg { return forkDoneMsg{run: id, err: err} }
@@ -127,9 +117,9 @@ type forkPoint struct {
 	eng         *loop.Engine
 }
 
-// forkPoint is the step the panes show, to fork from (present: a fork onto
-// another dialect may start at the present).
-func (r *runView) forkPoint(present bool) (forkPoint, error) {
+// forkPointOf is the step run r's panes show, to fork from (present: a
+// fork onto another dialect may start at the present).
+func forkPointOf(r *runView, present bool) (forkPoint, error) {
 	s := r.live.selected()
 	if s == nil || (!r.live.travelling() && !present) {
 		return forkPoint{}, errors.New("no past step is selected")
@@ -151,8 +141,8 @@ func (f forkPoint) run(keepFiles bool, onto *ontoChoice) tea.Msg {
 	return forkDoneMsg{run: f.id, at: f.at, seq: f.seq, keepFiles: keepFiles, onto: onto, err: err}
 }
 
-// abandonCmd has the engine drop the event in progress, in a command.
-func (r *runView) abandonCmd(keepFiles bool) tea.Cmd {
+// abandonCmd has run r's engine drop the event in progress, in a command.
+func abandonCmd(r *runView, keepFiles bool) tea.Cmd {
 	id, eng := r.id, r.eng
 	r.forking = true
 	return func() tea.Msg {
@@ -167,30 +157,27 @@ func (r *runView) abandonCmd(keepFiles bool) tea.Cmd {
 	}
 }
 
-// forkDone takes in what the engine did for f, F or A: the panes follow it,
+// done takes in what the engine did for f, F or A: the panes follow it,
 // or the fork question asks whether to go on without the files.
-func (m Model) forkDone(msg forkDoneMsg) (tea.Model, tea.Cmd) {
-	if msg.run < 0 || msg.run >= len(m.runs) {
-		return m, nil
+func (c *forkController) done(msg forkDoneMsg) action {
+	if msg.run < 0 || msg.run >= len(c.stepper.runs) {
+		return action{}
 	}
-	r := m.runs[msg.run]
+	r := c.stepper.runs[msg.run]
 	r.forking = false
 	var we *loop.WorkspaceError
 	switch {
 	case errors.As(msg.err, &we):
-		m.open(&forkQuestion{run: r, reason: we.Reason, onto: msg.onto, abandon: msg.abandon})
-		return m, nil
+		return action{open: &forkQuestion{c: c, run: r, reason: we.Reason, onto: msg.onto, abandon: msg.abandon}}
 	case msg.err != nil:
-		m.notice = forkFailure(m.cfg.Lang, msg)
-		return m, nil
+		return say(forkFailure(c.lang, msg))
 	case msg.abandon:
-		r.abandoned(msg.seq, msg.keepFiles)
+		abandoned(r, msg.seq, msg.keepFiles)
 	default:
-		r.forked(msg.at, msg.seq, msg.keepFiles, msg.onto)
+		forked(r, msg.at, msg.seq, msg.keepFiles, msg.onto)
 	}
-	m.notice = m.forkNotice(r, msg)
-	m.syncSizes()
-	return m, tea.Batch(m.fetchPayloads(), r.measureSize(true)) // the journal wrote the fork
+	// The journal wrote the fork: the session's size is measured again.
+	return action{notice: c.forkNotice(r, msg), resize: true, cmd: tea.Batch(c.stepper.fetchPayloads(), r.disk.measure(r.id, true))}
 }
 
 // forkFailure says why f, F or A could not be done.
@@ -205,8 +192,8 @@ func forkFailure(l lang.Lang, msg forkDoneMsg) string {
 }
 
 // forkNotice says what f, F or A did to run r.
-func (m Model) forkNotice(r *runView, msg forkDoneMsg) string {
-	l := m.cfg.Lang
+func (c *forkController) forkNotice(r *runView, msg forkDoneMsg) string {
+	l := c.lang
 	switch {
 	case msg.abandon && msg.keepFiles:
 		return l.T("event abandoned, keeping the files as they are now (they could not be put back)")
@@ -218,27 +205,25 @@ func (m Model) forkNotice(r *runView, msg forkDoneMsg) string {
 		return l.F("forked onto %s: the conversation carries over (History says what could not); space steps on", msg.onto.dialect)
 	case msg.keepFiles:
 		return l.T("forked, keeping the files as they are now (they could not be put back)")
-	case m.compare():
+	case c.stepper.compare():
 		return l.F("forked %s: the later steps are abandoned, the files are as they were; space steps on", r.title())
 	}
 	return l.T("forked: the later steps are abandoned and the files are as they were then; space steps on from here")
 }
 
-// forkKey answers the fork question: y goes on keeping today's files, n
+// update answers the fork question: y goes on keeping today's files, n
 // or esc keeps everything as it is.
-func (m *Model) forkKey(q *forkQuestion, msg tea.KeyMsg) tea.Cmd {
+func (q *forkQuestion) update(msg tea.KeyMsg) action {
+	k := q.c.forkKeys
 	switch {
-	case key.Matches(msg, m.forkKeys.Yes) && q.abandon:
-		m.close(q)
-		return q.run.abandonCmd(true)
-	case key.Matches(msg, m.forkKeys.Yes):
-		m.close(q)
-		return q.run.forkCmd(true, q.onto)
-	case key.Matches(msg, m.forkKeys.No):
-		m.close(q)
-		m.notice = m.cfg.Lang.T("not forked: nothing changed")
+	case key.Matches(msg, k.Yes) && q.abandon:
+		return action{close: q, cmd: abandonCmd(q.run, true)}
+	case key.Matches(msg, k.Yes):
+		return action{close: q, cmd: forkCmd(q.run, true, q.onto)}
+	case key.Matches(msg, k.No):
+		return action{close: q, notice: q.c.lang.T("not forked: nothing changed")}
 	}
-	return nil
+	return action{}
 }
 
 // forked puts the panes back to step index i (#seq), the engine having
@@ -246,7 +231,7 @@ func (m *Model) forkKey(q *forkQuestion, msg tea.KeyMsg) tea.Cmd {
 // and, unless keepFiles, the workspace's files). With onto the run goes on
 // with another dialect (Engine.ForkOnto). The abandoned steps stay in the
 // session file and the trace.
-func (r *runView) forked(i, seq int, keepFiles bool, onto *ontoChoice) {
+func forked(r *runView, i, seq int, keepFiles bool, onto *ontoChoice) {
 	i = min(max(i, 0), len(r.live.steps)-1)
 	s := &r.live.steps[i]
 	if onto != nil {
@@ -261,7 +246,7 @@ func (r *runView) forked(i, seq int, keepFiles bool, onto *ontoChoice) {
 	}
 	abandoned := len(r.live.steps) - i - 1
 	kept := *s
-	r.keepBranch(i, kept.entries)
+	keepBranch(r, i, kept.entries)
 	r.live.steps = append(r.live.steps[:i:i], kept)
 	r.live.cursor = -1
 	r.live.totals = kept.totals
@@ -288,30 +273,28 @@ func (r *runView) forked(i, seq int, keepFiles bool, onto *ontoChoice) {
 
 // abandon is A: every target run drops the event in progress and goes back
 // to the step before the loop took it; the events queued after it are next.
-func (m *Model) abandon() tea.Cmd {
-	if m.inBranch() {
-		return nil
+func (c *forkController) abandon() action {
+	if n := c.inBranch(); n != "" {
+		return say(n)
 	}
 	var cmds []tea.Cmd
-	for _, r := range m.targets() {
+	for _, r := range c.stepper.targets() {
 		if r.busy || r.forking {
-			m.notice = m.cfg.Lang.T("a step is in flight: wait for it (or ctrl+c), then A abandons the event")
-			return nil
+			return say(c.lang.T("a step is in flight: wait for it (or ctrl+c), then A abandons the event"))
 		}
 		if r.live.state != loop.WaitingForEvent {
-			cmds = append(cmds, r.abandonCmd(false))
+			cmds = append(cmds, abandonCmd(r, false))
 		}
 	}
 	if len(cmds) == 0 {
-		m.notice = m.cfg.Lang.T("no event is in progress: A abandons one the loop has taken")
-		return nil
+		return say(c.lang.T("no event is in progress: A abandons one the loop has taken"))
 	}
-	return tea.Batch(cmds...)
+	return action{cmd: tea.Batch(cmds...)}
 }
 
 // abandoned cuts the panes back to step #seq, the engine having dropped
 // the event in progress (Engine.Abandon).
-func (r *runView) abandoned(seq int, keepFiles bool) {
+func abandoned(r *runView, seq int, keepFiles bool) {
 	// The steps after seq go; so do their History entries.
 	i := len(r.live.steps)
 	for i > 0 && r.live.steps[i-1].t.Seq > seq {
@@ -323,7 +306,7 @@ func (r *runView) abandoned(seq int, keepFiles bool) {
 	if i > 0 {
 		entries, r.live.totals = r.live.steps[i-1].entries, r.live.steps[i-1].totals
 	}
-	r.keepBranch(i-1, entries)
+	keepBranch(r, i-1, entries)
 	r.live.steps = r.live.steps[:i:i]
 	r.live.cursor = -1
 	r.live.recount()
@@ -342,30 +325,27 @@ func (r *runView) abandoned(seq int, keepFiles bool) {
 
 // openOnto is F: pick a dialect for the run shown to continue with, from
 // the step shown (or the present).
-func (m *Model) openOnto() {
-	if m.inBranch() {
-		return
+func (c *forkController) openOnto() action {
+	if n := c.inBranch(); n != "" {
+		return say(n)
 	}
-	r := m.cur()
+	r := c.stepper.cur()
 	switch {
-	case r.onto == nil || len(m.cfg.Dialects) == 0:
-		m.notice = m.cfg.Lang.T("this run cannot switch dialects here (it was not opened by glassbox's own front end)")
-		return
+	case r.onto == nil || len(c.dialects) == 0:
+		return say(c.lang.T("this run cannot switch dialects here (it was not opened by glassbox's own front end)"))
 	case r.busy:
-		m.notice = m.cfg.Lang.T("a step is in flight: wait for it (or ctrl+c), then fork")
-		return
+		return say(c.lang.T("a step is in flight: wait for it (or ctrl+c), then fork"))
 	case r.live.selected() == nil:
-		m.notice = m.cfg.Lang.T("F forks onto another dialect from a step: take one first")
-		return
+		return say(c.lang.T("F forks onto another dialect from a step: take one first"))
 	}
 	current := r.dialect()
 	var opts []string
-	for _, d := range m.cfg.Dialects {
+	for _, d := range c.dialects {
 		if d != current {
 			opts = append(opts, d)
 		}
 	}
-	m.open(&ontoMenu{run: r, options: opts})
+	return action{open: &ontoMenu{c: c, run: r, options: opts}}
 }
 
 // dialectName is the run's dialect as --compare names it, "" without an
@@ -389,73 +369,65 @@ func (r *runView) dialect() string {
 	return r.provider
 }
 
-// ontoKey answers F's menu: a number picks the dialect, esc closes it.
+// update answers F's menu: a number picks the dialect, esc closes it.
 // Building the dialect's provider and forking onto it happen in a command.
-func (m *Model) ontoKey(q *ontoMenu, msg tea.KeyMsg) tea.Cmd {
-	if key.Matches(msg, m.ontoKeys.Close) {
-		m.close(q)
-		m.notice = m.cfg.Lang.T("not forked: nothing changed")
-		return nil
+func (q *ontoMenu) update(msg tea.KeyMsg) action {
+	k, l := q.c.ontoKeys, q.c.lang
+	if key.Matches(msg, k.Close) {
+		return action{close: q, notice: l.T("not forked: nothing changed")}
 	}
-	if !key.Matches(msg, m.ontoKeys.Pick) {
-		return nil
+	if !key.Matches(msg, k.Pick) {
+		return action{}
 	}
 	i := int(msg.Runes[0] - '1')
 	if i < 0 || i >= len(q.options) {
-		return nil
+		return action{}
 	}
-	m.close(q)
 	r, dialect := q.run, q.options[i]
-	fork, err := r.forkPoint(true)
+	fork, err := forkPointOf(r, true)
 	if err != nil {
-		m.notice = m.cfg.Lang.F("cannot fork onto %s: %v", dialect, err)
-		return nil
+		return action{close: q, notice: l.F("cannot fork onto %s: %v", dialect, err)}
 	}
 	build, base := r.onto, r.base
 	r.forking = true
-	return func() tea.Msg {
+	return action{close: q, cmd: func() tea.Msg {
 		onto, switched, err := build(base, dialect)
 		choice := &ontoChoice{dialect: dialect, onto: onto, switched: switched}
 		if err != nil {
 			return forkDoneMsg{run: fork.id, onto: choice, err: err}
 		}
 		return fork.run(false, choice)
-	}
+	}}
 }
 
 // whatIf is w: at AWAITING_LLM_RESPONSE, open the context about to be sent
 // (system prompt, messages, tool results) as JSON in $VISUAL or $EDITOR.
 // What the person saves is what is sent. Writing the context to a temporary
-// file happens in a command (whatIfReady opens the editor on it); reading
+// file happens in a command (ready opens the editor on it); reading
 // it back happens when the editor ends, outside Update too.
-func (m *Model) whatIf() tea.Cmd {
-	if m.inBranch() {
-		return nil
+func (c *forkController) whatIf() action {
+	if n := c.inBranch(); n != "" {
+		return say(n)
 	}
-	r := m.cur()
+	r := c.stepper.cur()
 	switch {
 	case r.busy || r.forking:
-		m.notice = m.cfg.Lang.T("a step is in flight: what-if edits the context before it is sent")
-		return nil
+		return say(c.lang.T("a step is in flight: what-if edits the context before it is sent"))
 	case r.live.travelling():
-		m.notice = m.cfg.Lang.T("what-if edits the context about to be sent now: ] back to the present first")
-		return nil
+		return say(c.lang.T("what-if edits the context about to be sent now: ] back to the present first"))
 	case r.live.state != loop.AwaitingLLMResponse:
-		m.notice = m.cfg.Lang.T("what-if works at AWAITING_LLM_RESPONSE, once the context is assembled and before it is sent (i stops there)")
-		return nil
+		return say(c.lang.T("what-if works at AWAITING_LLM_RESPONSE, once the context is assembled and before it is sent (i stops there)"))
 	}
 	editor := editorCommand()
 	if editor == nil {
-		m.notice = m.cfg.Lang.T("what-if opens the context in your editor: set $VISUAL or $EDITOR (e.g. EDITOR=nano) and start glassbox again")
-		return nil
+		return say(c.lang.T("what-if opens the context in your editor: set $VISUAL or $EDITOR (e.g. EDITOR=nano) and start glassbox again"))
 	}
 	data, err := r.eng.ExportContext()
 	if err != nil {
-		m.notice = m.cfg.Lang.F("what-if: %v", err)
-		return nil
+		return say(c.lang.F("what-if: %v", err))
 	}
 	id := r.id
-	return func() tea.Msg {
+	return action{cmd: func() tea.Msg {
 		dir, err := os.MkdirTemp("", "glassbox-whatif-*")
 		if err != nil {
 			return whatIfReadyMsg{run: id, err: fmt.Errorf("cannot make a temporary file: %w", err)}
@@ -466,7 +438,7 @@ func (m *Model) whatIf() tea.Cmd {
 			return whatIfReadyMsg{run: id, err: fmt.Errorf("cannot write the context: %w", err)}
 		}
 		return whatIfReadyMsg{run: id, dir: dir, path: path, before: data, editor: editor}
-	}
+	}}
 }
 
 // whatIfReadyMsg: the context to edit is in a file of its own temporary
@@ -480,32 +452,33 @@ type whatIfReadyMsg struct {
 	err       error
 }
 
-// whatIfReady hands the terminal to the editor on the context's file. When
-// it ends, the edited file is read back and its folder removed, outside
+// ready hands the terminal to the editor on the context's file. When it
+// ends, the edited file is read back and its folder removed, outside
 // Update.
-func (m Model) whatIfReady(msg whatIfReadyMsg) (tea.Model, tea.Cmd) {
+func (c *forkController) ready(msg whatIfReadyMsg) action {
 	if msg.err != nil {
-		m.notice = m.cfg.Lang.F("what-if: %v", msg.err)
-		return m, nil
+		return say(c.lang.F("what-if: %v", msg.err))
 	}
 	cmd := exec.Command(msg.editor[0], append(msg.editor[1:], msg.path)...)
-	return m, m.exec(cmd, func(err error) tea.Msg {
-		done := whatIfDoneMsg{run: msg.run, hold: msg.hold, before: msg.before, err: err}
+	return action{cmd: c.exec(cmd, func(err error) tea.Msg {
+		done := whatIfDoneMsg{run: msg.run, before: msg.before, err: err}
 		if err == nil {
 			done.after, done.readErr = os.ReadFile(msg.path)
 		}
 		if msg.dir != "" {
 			os.RemoveAll(msg.dir) // the folder MkdirTemp made, nothing else
 		}
+		if msg.hold > 0 { // a tap's held request (tapController.whatIf)
+			return tapEditedMsg{hold: msg.hold, before: done.before, after: done.after, err: done.err, readErr: done.readErr}
+		}
 		return done
-	})
+	})}
 }
 
 // whatIfDoneMsg: the person's editor closed on the exported context, which
 // was read back (after).
 type whatIfDoneMsg struct {
 	run     int
-	hold    int // a tap's held request (0: the engine's context)
 	before  []byte
 	after   []byte
 	err     error // the editor failed
@@ -524,9 +497,9 @@ func editorCommand() []string {
 	return nil
 }
 
-// whatIfDone takes the edited context in: unchanged, invalid (the original
-// stays, the error says why) or sent from now on, previewed again.
-func (r *runView) whatIfDone(msg whatIfDoneMsg) tea.Cmd {
+// whatIfDone takes the edited context of run r in: unchanged, invalid (the
+// original stays, the error says why) or sent from now on, previewed again.
+func whatIfDone(r *runView, msg whatIfDoneMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		r.notice = r.lang.F("what-if: the editor failed (%v); the context is unchanged", msg.err)

@@ -14,7 +14,7 @@ func TestForkNoteAgreesWithOneStep(t *testing.T) {
 	h.typeText("Add '- buy milk' to notes/todo.txt")
 	h.press("enter", "space", "space", "[", "f")
 	if isOpen[*forkQuestion](h.m) {
-		t.Fatalf("asked: %s", must(opened[*forkQuestion](h.m)).reason)
+		t.Fatalf("asked: %s", must(opened[*forkQuestion](&h.m.stack)).reason)
 	}
 	var notes []string
 	for _, e := range h.m.runs[0].history.entries {

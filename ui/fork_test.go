@@ -84,7 +84,7 @@ func TestForkHereRestoresTheFilesOfThatStep(t *testing.T) {
 	forkSeq := r.live.selected().t.Seq
 	h.press("f")
 	if isOpen[*forkQuestion](h.m) {
-		t.Fatalf("asked: %s", must(opened[*forkQuestion](h.m)).reason)
+		t.Fatalf("asked: %s", must(opened[*forkQuestion](&h.m.stack)).reason)
 	}
 	if got := readFile(t, todo); got != before {
 		t.Fatalf("after the fork the file is %q, want it as it was at step 3: %q", got, before)
@@ -156,7 +156,7 @@ func TestWhatIfSendsTheEditedContext(t *testing.T) {
 	}
 	h.press("w")
 	if r.edit == "" {
-		t.Fatalf("no edit recorded; notice %q", h.m.noticeText())
+		t.Fatalf("no edit recorded; notice %q", h.m.bar.noticeText(h.m.top()))
 	}
 	v := h.plainView()
 	contains(t, v, "edited (what-if)")
@@ -188,8 +188,8 @@ func TestWhatIfInvalidEditKeepsTheOriginal(t *testing.T) {
 	if r.edit != "" {
 		t.Fatal("an invalid edit was taken")
 	}
-	contains(t, h.m.noticeText(), "not valid JSON")
-	contains(t, h.m.noticeText(), "nothing was changed")
+	contains(t, h.m.bar.noticeText(h.m.top()), "not valid JSON")
+	contains(t, h.m.bar.noticeText(h.m.top()), "nothing was changed")
 	h.press("space")
 	if s := r.live.selected(); s.t.Edited || !strings.Contains(string(s.t.Exchanges[0].RequestBody), "Give me a tour") {
 		t.Fatal("the original context was not the one sent")
@@ -231,7 +231,7 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 	steps := len(r.live.steps)
 	h.press("F")
 	if !isOpen[*ontoMenu](h.m) {
-		t.Fatalf("F opened nothing: %q", h.m.noticeText())
+		t.Fatalf("F opened nothing: %q", h.m.bar.noticeText(h.m.top()))
 	}
 	v := h.plainView()
 	contains(t, v, "Fork onto another dialect")
@@ -239,7 +239,7 @@ func TestForkOntoAnotherDialect(t *testing.T) {
 	contains(t, v, "2) llama:native")
 	h.press("1")
 	if len(chosen) != 1 || r.provider != "llama" {
-		t.Fatalf("not switched: provider %s, %d chosen; notice %q", r.provider, len(chosen), h.m.noticeText())
+		t.Fatalf("not switched: provider %s, %d chosen; notice %q", r.provider, len(chosen), h.m.bar.noticeText(h.m.top()))
 	}
 	if len(r.live.steps) != steps {
 		t.Fatalf("a fork from the present dropped steps: %d of %d", len(r.live.steps), steps)

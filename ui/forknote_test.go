@@ -32,7 +32,7 @@ func TestForkOntoNoteIsInHistory(t *testing.T) {
 	r := h.m.runs[0]
 	msgs := r.live.messages
 	h.press("F", "1")
-	contains(t, h.m.noticeText(), "History says what could not")
+	contains(t, h.m.bar.noticeText(h.m.top()), "History says what could not")
 	var note *historyEntry
 	for _, e := range r.history.entries {
 		if e.kind == entryNote && strings.Contains(e.text, "instead of Gemini") {

@@ -24,7 +24,7 @@ func TestGoldenColour(t *testing.T) {
 	}{
 		{"mid_iteration", tourScript(), func(h *harness) {
 			h.press("enter", "space", "space", "space", "esc")
-			h.m.pane = panePayload
+			h.m.stepper.pane = panePayload
 		}},
 		{"confirm_modal", writeScriptReplies(), func(h *harness) {
 			h.typeText("Add '- buy milk' to notes/todo.txt")

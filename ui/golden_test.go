@@ -20,7 +20,7 @@ func TestGolden(t *testing.T) {
 		{"idle", tourScript(), func(h *harness) {}},
 		{"mid_iteration", tourScript(), func(h *harness) {
 			h.press("enter", "space", "space", "space", "esc") // new_event, context_ready, tool_call
-			h.m.pane = panePayload
+			h.m.stepper.pane = panePayload
 		}},
 		{"confirm_modal", writeScript, func(h *harness) {
 			h.typeText("Add '- buy milk' to notes/todo.txt")

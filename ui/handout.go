@@ -44,42 +44,43 @@ func (m sessionSizeMsg) runID() int { return m.run }
 // into the session's own folder. In compare mode the page holds that step
 // of both runs: they share one session, and a page of a step shows it for
 // every run of the session.
-func (m *Model) handout(tea.KeyMsg) tea.Cmd {
-	r := m.cur()
+func (c *roomController) handout() action {
+	r := c.stepper.cur()
 	s := r.live.selected()
 	switch {
-	case m.cfg.Session == "":
+	case c.cfg.Session == "":
 		r.notice = r.lang.T("X: no handout — this glass box keeps no session on disk to write it from")
-		return nil
+		return action{}
 	case r.viewing != nil:
 		r.notice = r.lang.T("X: this is an abandoned branch; a handout holds the session's own line (B or a step key returns to it)")
-		return nil
+		return action{}
 	case s == nil:
 		r.notice = r.lang.T("X: no step yet — a handout is of a step taken (space takes one)")
-		return nil
+		return action{}
 	case r.forking:
 		r.notice = r.lang.T("X: the run is going back to a step; press X again once it is there")
-		return nil
+		return action{}
 	}
-	path, secrets, step, id := m.cfg.Session, m.cfg.Secrets, s.t.Seq, r.id
+	path, secrets, step, id := c.cfg.Session, c.cfg.Secrets, s.t.Seq, r.id
 	var link func(string) (string, error)
-	l := m.cfg.Lang
-	if m.cfg.Room != nil {
-		link = m.cfg.Room.Handout
+	l := c.lang
+	if c.cfg.Room != nil {
+		link = c.cfg.Room.Handout
 	}
 	r.notice = l.F("writing a handout of step %d…", step)
-	return func() tea.Msg {
+	return action{cmd: func() tea.Msg {
 		out, err := export.StepFile(path, step, export.HTML, secrets...)
 		msg := handoutMsg{run: id, step: step, path: out, err: err, lang: l}
 		if err == nil && link != nil {
 			msg.link, msg.linkErr = link(out)
 		}
 		return msg
-	}
+	}}
 }
 
-// handoutDone says where the handout went, or why it could not be written.
-func (r *runView) handoutDone(msg handoutMsg) {
+// handoutDone says where run r's handout went, or why it could not be
+// written.
+func handoutDone(r *runView, msg handoutMsg) {
 	if msg.err != nil {
 		r.notice = r.lang.F("handout of step %d not written: %v", msg.step, msg.err)
 		return
@@ -103,78 +104,48 @@ func (r *runView) handoutDone(msg handoutMsg) {
 // at once.
 const sizeGap = time.Second
 
-// measureSize measures the session's size on disk in a command
-// (loop.SessionBytes): at most one measurement in flight, and while a run
-// of steps goes on at most one per sizeGap. now forces it (the run has
-// stopped, a fork wrote the journal) unless one is in flight; that one is
-// then followed by another when it returns.
-func (r *runView) measureSize(now bool) tea.Cmd {
-	if r.session == "" {
+// sessionGauge measures a run's session on disk for its health line
+// (loop.SessionBytes), in commands: at most one measurement in flight, and
+// while a run of steps goes on at most one per sizeGap.
+type sessionGauge struct {
+	path      string // the session file, "" without one
+	measuring bool
+	stale     bool // steps ended while a measurement was under way
+	at        time.Time
+	err       string // why the last measurement failed
+}
+
+// measure measures the session's size for run id in a command. now forces
+// it (the run has stopped, a fork wrote the journal) unless one is in
+// flight; that one is then followed by another when it returns.
+func (g *sessionGauge) measure(id int, now bool) tea.Cmd {
+	if g.path == "" {
 		return nil
 	}
-	if r.measuring || (!now && time.Since(r.measuredAt) < sizeGap) {
-		r.sizeStale = true
+	if g.measuring || (!now && time.Since(g.at) < sizeGap) {
+		g.stale = true
 		return nil
 	}
-	r.measuring, r.sizeStale, r.measuredAt = true, false, time.Now()
-	path, id := r.session, r.id
+	g.measuring, g.stale, g.at = true, false, time.Now()
+	path := g.path
 	return func() tea.Msg {
 		n, err := loop.SessionBytes(path)
 		return sessionSizeMsg{run: id, bytes: n, err: err}
 	}
 }
 
-// sizeMeasured takes in a measurement of the session's size; steps that ended
+// measured takes a measurement of run r's session in; steps that ended
 // while it was under way are measured again once the run has stopped.
-func (r *runView) sizeMeasured(msg sessionSizeMsg) tea.Cmd {
-	r.measuring = false
+func (g *sessionGauge) measured(r *runView, msg sessionSizeMsg) tea.Cmd {
+	g.measuring = false
 	if msg.err != nil {
-		r.sizeErr = msg.err.Error()
+		g.err = msg.err.Error()
 	} else {
-		r.sizeErr = ""
+		g.err = ""
 		r.live.sized(msg.bytes)
 	}
-	if r.sizeStale && !r.busy {
-		return r.measureSize(true)
+	if g.stale && !r.busy {
+		return g.measure(r.id, true)
 	}
 	return nil
-}
-
-// healthLines is the runs' health in full for the help overlay: the line,
-// the failures fed back by kind and the session's exact size.
-func (m Model) healthLines(w int) []string {
-	var out []string
-	for _, r := range m.runs {
-		h := r.live.health
-		l := m.cfg.Lang
-		title := l.T("This run's health")
-		if m.compare() {
-			title = l.F("%s's health", r.title())
-		}
-		out = append(out, m.th.Bold.Render(title))
-		out = append(out, wrapLines(r.live.healthLine, w)...)
-		var more []string
-		if kinds := h.FailureKinds(); kinds != "" {
-			more = append(more, l.F("failures fed back: %s", kinds))
-		}
-		switch {
-		case r.session == "":
-			more = append(more, l.T("no session on disk"))
-		case r.sizeErr != "":
-			more = append(more, l.F("session size unknown: %s", r.sizeErr))
-		case h.Bytes > 0:
-			what := l.F("session on disk: %d bytes", h.Bytes)
-			if m.compare() {
-				what = l.F("session on disk (both runs): %d bytes", h.Bytes)
-			}
-			more = append(more, what)
-		}
-		for _, s := range more {
-			for _, ln := range wrapLines(s, w) {
-				out = append(out, m.th.Muted.Render(ln))
-			}
-		}
-		out = append(out, "")
-	}
-	return out
 }

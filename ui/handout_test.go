@@ -122,8 +122,8 @@ func TestHandoutKeyInCompareMode(t *testing.T) {
 	}
 	h := newHarness(t, cfg, 160, 48)
 	h.press("enter", "space", "space", "tab", "tab", "space") // both: 2 steps; then llama alone: 3
-	if h.m.focus != 1 || len(h.m.runs[1].live.steps) != 3 || len(h.m.runs[0].live.steps) != 2 {
-		t.Fatalf("focus %d, steps %d and %d", h.m.focus, len(h.m.runs[0].live.steps), len(h.m.runs[1].live.steps))
+	if h.m.stepper.run != 1 || len(h.m.runs[1].live.steps) != 3 || len(h.m.runs[0].live.steps) != 2 {
+		t.Fatalf("focus %d, steps %d and %d", h.m.stepper.run, len(h.m.runs[0].live.steps), len(h.m.runs[1].live.steps))
 	}
 	h.press("X")
 	want := filepath.Join(session.DataDir(path), "handouts", "step-3.html")
@@ -177,19 +177,19 @@ func TestHealthIsDroppedFirstWhenNarrow(t *testing.T) {
 	h.press("enter", "c")
 	r := h.m.runs[0]
 	lk := h.m.look()
-	full := r.statusView(lk, 240)
+	full := runStatus(r, lk, 240)
 	if !strings.Contains(full, r.live.health.String()) {
 		t.Fatalf("no full health line at 240 columns: %q", full)
 	}
 	context := strings.Index(full, " health ")
 	// Room for the other segments and a little of the health: only its
 	// first parts.
-	short := r.statusView(lk, context+len(" health 3 calls · 0 retries "))
+	short := runStatus(r, lk, context+len(" health 3 calls · 0 retries "))
 	if !strings.Contains(short, "health 3 calls · 0 retries") || strings.Contains(short, "fed back") {
 		t.Errorf("the health is not shortened from its end: %q", short)
 	}
 	// Less room: the health goes, the context stays.
-	narrow := r.statusView(lk, context+3)
+	narrow := runStatus(r, lk, context+3)
 	if strings.Contains(narrow, "health") || !strings.Contains(narrow, "context") {
 		t.Errorf("the health is not the first to go: %q", narrow)
 	}
@@ -233,25 +233,25 @@ func TestSessionSizeIsMeasuredPaced(t *testing.T) {
 	_, cfg, path := handoutWorld(t)
 	m := New(cfg)
 	r := m.runs[0]
-	first := r.measureSize(false)
+	first := r.disk.measure(r.id, false)
 	if first == nil {
 		t.Fatal("no first measurement")
 	}
-	if r.measureSize(true) != nil || !r.sizeStale {
+	if r.disk.measure(r.id, true) != nil || !r.disk.stale {
 		t.Fatal("a second measurement started while one is in flight")
 	}
 	r.busy = true // a run of steps goes on
-	if r.sizeMeasured(first().(sessionSizeMsg)) != nil {
+	if r.disk.measured(r, first().(sessionSizeMsg)) != nil {
 		t.Fatal("measured again while the run goes on")
 	}
 	if want, _ := loop.SessionBytes(path); r.live.health.Bytes != want {
 		t.Fatalf("size %d, want %d", r.live.health.Bytes, want)
 	}
-	if r.measureSize(false) != nil {
+	if r.disk.measure(r.id, false) != nil {
 		t.Fatal("measured twice within sizeGap")
 	}
 	r.busy = false // the run stopped
-	if r.measureSize(true) == nil {
+	if r.disk.measure(r.id, true) == nil {
 		t.Fatal("not measured when the run stopped")
 	}
 }

@@ -27,7 +27,7 @@ func init() {
 // answers it with a key, which resumes the wait.
 type harness struct {
 	t    testing.TB
-	m    Model
+	m    *Model
 	quit bool
 	// normalize, if set, rewrites each message before Update sees it
 	// (golden tests zero the measured durations).
@@ -63,7 +63,7 @@ func newHarness(t testing.TB, cfg Config, w, h int) *harness {
 	m := New(cfg)
 	m.animate = false // no spinner ticks: frames are stable
 	// The what-if editor runs as a plain child process: no terminal to hand over.
-	m.exec = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+	m.forks.exec = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
 		return func() tea.Msg { return fn(c.Run()) }
 	}
 	hs := &harness{t: t, m: m}
@@ -98,7 +98,7 @@ func (h *harness) send(msg tea.Msg) {
 			msg = h.normalize(msg)
 		}
 		next, cmd := h.m.Update(msg)
-		h.m = next.(Model)
+		h.m = next.(*Model)
 		if cmd != nil {
 			queue = append(queue, h.run(cmd))
 		}
@@ -279,9 +279,20 @@ func zeroDurations(msg tea.Msg) tea.Msg {
 }
 
 // isOpen reports whether a dialog of kind T is on the stack.
-func isOpen[T dialog](m Model) bool {
-	_, ok := opened[T](m)
+func isOpen[T dialog](m *Model) bool {
+	_, ok := opened[T](&m.stack)
 	return ok
 }
 
 func must[T any](v T, _ bool) T { return v }
+
+// opened returns the open dialog of kind T, if any.
+func opened[T dialog](s *dialogStack) (T, bool) {
+	for i := len(s.open) - 1; i >= 0; i-- {
+		if d, ok := s.open[i].(T); ok {
+			return d, true
+		}
+	}
+	var zero T
+	return zero, false
+}

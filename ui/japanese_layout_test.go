@@ -69,15 +69,15 @@ func TestTabClickMeasuresJapaneseInCells(t *testing.T) {
 	h := newHarness(t, cfg, 100, 30)
 	bar := strings.Split(h.plainView(), "\n")[0]
 	for p := paneID(0); p < numPanes; p++ {
-		title := tabTitles(100, lang.JA, h.m.cur().panes)[p]
+		title := tabTitles(100, lang.JA, h.m.stepper.cur().panes)[p]
 		i := strings.Index(bar, title)
 		if i < 0 {
 			t.Fatalf("tab %q is not on the bar %q", title, bar)
 		}
 		x := ansi.StringWidth(bar[:i]) + ansi.StringWidth(title) - 1 // the tab's last cell
 		h.send(tea.MouseMsg{X: x, Y: 0, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
-		if h.m.pane != p {
-			t.Errorf("a click at column %d (on %q) selected pane %v, want %v", x, title, h.m.pane, p)
+		if h.m.stepper.pane != p {
+			t.Errorf("a click at column %d (on %q) selected pane %v, want %v", x, title, h.m.stepper.pane, p)
 		}
 	}
 }

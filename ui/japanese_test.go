@@ -159,7 +159,7 @@ func japaneseScenes() []struct {
 		{"first_screen", single(japaneseTour(), func(h *harness) {})},
 		{"tour_midway", single(japaneseTour(), func(h *harness) {
 			h.press("enter", "space", "space", "space", "esc") // new_event, context_ready, tool_call
-			h.m.pane = panePayload
+			h.m.stepper.pane = panePayload
 		})},
 		{"tour_done", single(japaneseTour(), func(h *harness) { h.press("enter", "c") })},
 		{"approval", single(japaneseWrite(), func(h *harness) {
@@ -173,7 +173,7 @@ func japaneseScenes() []struct {
 			h.typeText("notes/買い物.txt に書いて")
 			h.press("enter", "c", "a", "esc")
 			h.press("[", "[", "[") // back to the step that ran the call
-			h.m.pane = paneTools
+			h.m.stepper.pane = paneTools
 			// The tool's result is what the model is sent: the tool's own words.
 			var results []string
 			for _, s := range h.m.runs[0].live.steps {

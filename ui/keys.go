@@ -13,7 +13,7 @@ import (
 
 // handleKey routes a key: ctrl+c first, then the dialog on top (top), then
 // the input line if it has focus, then the stepper and the focused pane.
-func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.Cancel) {
 		return m.interrupt()
 	}
@@ -24,7 +24,18 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case d != nil:
-		return d.update(m, msg)
+		// The dialog on top takes the key; what it asks is applied, and
+		// a key that is not its own goes on to the stepper under it
+		// (pass), or anew once it has closed (again).
+		a := d.update(msg)
+		cmd := m.apply(a)
+		switch {
+		case a.again:
+			return tea.Batch(cmd, m.handleKey(msg))
+		case a.pass:
+			return tea.Batch(cmd, m.stepperKey(msg))
+		}
+		return cmd
 	case m.inputFocused:
 		return m.inputKey(msg)
 	}
@@ -34,114 +45,44 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // manyRunes takes several runes that arrived at once: a sentence typed (or
 // pasted) into the stepper goes to the input whole; keys pressed faster
 // than the terminal is read ("[[[", "nnn") are taken one by one.
-func (m Model) manyRunes(msg tea.KeyMsg, quitting bool) (tea.Model, tea.Cmd) {
+func (m *Model) manyRunes(msg tea.KeyMsg, quitting bool) tea.Cmd {
 	if m.keys.typing(msg) && !quitting {
-		if key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[:1]}, m.keys.Input) {
+		runes := msg.Runes
+		if key.Matches(tea.KeyMsg{Type: tea.KeyRunes, Runes: runes[:1]}, m.keys.Input) {
 			// "/" and the text typed after it arrived together.
-			msg.Runes = msg.Runes[1:]
+			runes = runes[1:]
 		}
-		return m.typeIntoInput(msg)
+		return m.typeIntoInput(runes)
 	}
-	var next tea.Model = m
 	var cmds []tea.Cmd
 	for i, r := range msg.Runes {
-		var cmd tea.Cmd
-		nm := next.(Model)
-		if nm.inputFocused {
+		if m.inputFocused {
 			// A key before switched to typing: the rest is text.
-			next, cmd = nm.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]})
-			cmds = append(cmds, cmd)
+			cmds = append(cmds, m.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]}))
 			break
 		}
-		next, cmd = nm.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
-		cmds = append(cmds, cmd)
+		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
 	}
-	return next, tea.Batch(cmds...)
+	return tea.Batch(cmds...)
 }
 
-// typeIntoInput gives the keyboard to the input line and types msg there:
+// typeIntoInput gives the keyboard to the input line and types runes there:
 // text typed at the stepper is never lost.
-func (m Model) typeIntoInput(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) typeIntoInput(runes []rune) tea.Cmd {
 	if m.cfg.Follow != nil {
-		m.notice = m.readOnly()
-		return m, nil
+		m.bar.notice = m.room.readOnly()
+		return nil
 	}
 	cmd := m.focusInput()
-	next, cmd2 := m.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes})
-	nm := next.(Model)
-	nm.notice = m.cfg.Lang.T("typing into the input (it had no focus): Enter sends · esc goes back to stepping")
-	return nm, tea.Batch(cmd, cmd2)
-}
-
-// idleKeyNotice says why a stepper key did nothing here: most are a
-// pane's own keys, pressed while another pane has the focus.
-func (m Model) idleKeyNotice(msg tea.KeyMsg) string {
-	r := m.cur()
-	var in []string
-	for p, c := range r.panes {
-		if paneID(p) != m.pane && slices.ContainsFunc(c.keys(m.keys), func(b key.Binding) bool { return key.Matches(msg, b) }) {
-			in = append(in, c.title(m.cfg.Lang))
-		}
-	}
-	if len(in) == 0 {
-		return ""
-	}
-	return m.cfg.Lang.F("%s works in %s: tab there first (now: %s)", msg.String(), andList(m.cfg.Lang, in), r.panes[m.pane].title(m.cfg.Lang))
-}
-
-// midEvent is the state of a run that is in the middle of an event, or "":
-// a request sent now waits behind it.
-func (m Model) midEvent() string {
-	for _, r := range m.runs {
-		if r.busy || r.live.state != loop.WaitingForEvent {
-			return string(r.live.state)
-		}
-	}
-	return ""
-}
-
-// hasHistory reports whether quitting would lose something: a step taken
-// or a request queued in some run.
-func (m Model) hasHistory() bool {
-	for _, r := range m.runs {
-		if len(r.live.steps) > 0 || r.live.queued > 0 || r.busy {
-			return true
-		}
-	}
-	return false
-}
-
-// askQuit is q: quit at once on a fresh screen; on a run with history,
-// ask first.
-func (m Model) askQuit() (tea.Model, tea.Cmd) {
-	if !m.hasHistory() {
-		return m.quit()
-	}
-	m.open(quitDialog{})
-	return m, nil
-}
-
-// quitKey answers "quit glassbox?": y or q quits, n or esc stays, and any
-// other key stays and does what it does — a letter that is not a stepper
-// key starts typing, with the q in front ("quickly…" loses nothing).
-func (m Model) quitKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	m.close(quitDialog{})
-	switch {
-	case key.Matches(msg, m.quitKeys.Yes):
-		return m.quit()
-	case key.Matches(msg, m.quitKeys.No):
-		m.notice = m.cfg.Lang.T("not quitting")
-		return m, nil
-	case m.keys.typing(msg):
-		return m.typeIntoInput(tea.KeyMsg{Type: tea.KeyRunes, Runes: append([]rune{'q'}, msg.Runes...)})
-	}
-	return m.handleKey(msg)
+	cmd2 := m.inputKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: runes})
+	m.bar.notice = m.lang.T("typing into the input (it had no focus): Enter sends · esc goes back to stepping")
+	return tea.Batch(cmd, cmd2)
 }
 
 // interrupt is ctrl+c: cancel the steps in flight, or quit when there are
 // none (or when a cancel is already pending).
-func (m Model) interrupt() (tea.Model, tea.Cmd) {
-	if !m.busy() || m.quitPending {
+func (m *Model) interrupt() tea.Cmd {
+	if !m.stepper.busy() || m.quitPending {
 		return m.quit()
 	}
 	var cmds []tea.Cmd
@@ -151,31 +92,25 @@ func (m Model) interrupt() (tea.Model, tea.Cmd) {
 		}
 	}
 	m.quitPending = true
-	m.notice = m.cfg.Lang.T("cancelling… (ctrl+c again quits)")
-	return m, tea.Batch(cmds...)
+	m.bar.notice = m.lang.T("cancelling… (ctrl+c again quits)")
+	return tea.Batch(cmds...)
 }
 
-func (m Model) quit() (tea.Model, tea.Cmd) {
-	m.cancelSteps()
-	return m, tea.Quit
-}
-
-// cancelSteps cancels every run's step in flight.
-func (m Model) cancelSteps() {
-	for _, r := range m.runs {
-		r.cancelStep()
-	}
+// quit cancels every step in flight and ends the program.
+func (m *Model) quit() tea.Cmd {
+	m.stepper.cancelSteps()
+	return tea.Quit
 }
 
 // inputKey handles a key while the input line has focus: Enter sends,
 // esc and tab hand the keyboard to the panes, the rest is typing.
-func (m Model) inputKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) inputKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Send):
-		return m, m.send()
+		return m.send()
 	case key.Matches(msg, m.keys.Leave), key.Matches(msg, m.keys.Focus):
-		m.focusPane(m.pane)
-		return m, nil
+		m.focusPane(m.stepper.pane)
+		return nil
 	}
 	if key.Matches(msg, m.keys.Newline) {
 		// Grow first: a textarea that gains a line while still one row
@@ -186,31 +121,21 @@ func (m Model) inputKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	m.syncSizes() // the input may have grown or shrunk a line
-	return m, cmd
+	return cmd
 }
 
 // send submits the input as a user_input event from the "ui" source (to
 // every run: one input feeds both in compare mode) and hands the keyboard to
-// the stepper. It does not step: the learner watches
-// the event sit in the queue and presses space to take it.
+// the stepper. It does not step: the learner watches the event sit in the
+// queue and presses space to take it. An empty input sends the lesson on
+// offer, once.
 func (m *Model) send() tea.Cmd {
-	text := strings.TrimSpace(m.input.Value())
-	if text == "" {
-		l, ok := m.currentLesson()
-		if !ok || m.lessonSent {
-			m.notice = m.cfg.Lang.T("type a request first (l opens the lessons)")
-			return nil
-		}
-		text = l.Request
+	text, scored, fromBus, ok := m.lessons.request(strings.TrimSpace(m.input.Value()))
+	if !ok {
+		m.bar.notice = m.lang.T("type a request first (l opens the lessons)")
+		return nil
 	}
-	fromBus := false
-	if l, ok := m.currentLesson(); ok && text == strings.TrimSpace(l.Request) {
-		m.lessonSent = true
-		m.scoreLesson(l.Name)
-		fromBus = l.FromBus
-	} else {
-		m.scoreLesson("")
-	}
+	m.predict.scoreLesson(scored)
 	var cmds []tea.Cmd
 	for _, r := range m.runs {
 		switch {
@@ -222,52 +147,34 @@ func (m *Model) send() tea.Cmd {
 		}
 	}
 	if len(cmds) == 0 {
-		m.notice = m.cfg.Lang.T("no engine is attached")
+		m.bar.notice = m.lang.T("no engine is attached")
 		return nil
 	}
 	m.input.Reset()
-	m.updatePlaceholder()
-	m.refreshWelcome()
-	m.focusPane(m.pane)
+	m.input.Placeholder = m.lessons.placeholder()
+	m.lessons.refreshWelcome()
+	m.focusPane(m.stepper.pane)
 	m.syncSizes()
 	switch {
-	case m.compare():
-		m.notice = m.cfg.Lang.T("event queued in both runs — space steps both, tab picks one run, c runs both to the answer")
-	case m.busy() || m.midEvent() != "":
-		m.notice = m.cfg.Lang.F("event queued behind the one in progress (%s): space goes on with that one; c runs it to its answer, then this one is next; A abandons it", m.midEvent())
+	case m.stepper.compare():
+		m.bar.notice = m.lang.T("event queued in both runs — space steps both, tab picks one run, c runs both to the answer")
+	case m.stepper.busy() || m.stepper.midEvent() != "":
+		m.bar.notice = m.lang.F("event queued behind the one in progress (%s): space goes on with that one; c runs it to its answer, then this one is next; A abandons it", m.stepper.midEvent())
 	default:
-		m.notice = m.cfg.Lang.T("event queued — press space to take it (new_event), c to run to the answer")
+		m.bar.notice = m.lang.T("event queued — press space to take it (new_event), c to run to the answer")
 	}
 	return tea.Batch(cmds...)
 }
 
-// submitCmd queues ev in the run's engine, in a command (the engine writes
-// it to the session file). The run counts it as queued at once; a step
-// started before the engine has it waits for it (see stepCmd), and events
-// go in in the order they were sent.
-func (r *runView) submitCmd(ev loop.Event) tea.Cmd {
-	r.live.queued++
-	eng, before, done := r.eng, r.submitted, make(chan struct{})
-	r.submitted = done
-	return func() tea.Msg {
-		if before != nil {
-			<-before
-		}
-		eng.Submit(ev)
-		close(done)
-		return nil
-	}
-}
-
-// paneKey hands a key to the focused pane of every target run. It reports
-// whether the pane used it.
+// paneKey hands a key to the focused pane of every target run, which
+// settles itself. It reports whether the pane took it.
 func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	L := m.computeLayout()
-	page := max(L.paneRect(m.pane).inner().h-1, 1)
+	page := max(L.paneRect(m.stepper.pane).inner().h-1, 1)
 	used := false
 	var cmds []tea.Cmd
-	for _, r := range m.targets() {
-		if reply := r.panes[m.pane].key(msg, m.keys, page); reply.taken {
+	for _, r := range m.stepper.targets() {
+		if reply := r.panes[m.stepper.pane].key(msg, m.keys, page); reply.taken {
 			used = true
 			cmds = append(cmds, reply.cmd)
 		}
@@ -275,38 +182,155 @@ func (m *Model) paneKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	return used, tea.Batch(cmds...)
 }
 
-func (m Model) lessonIndex() int {
-	for i, l := range m.cfg.Lessons {
-		if l.Name == m.lessonName {
-			return i
+// stepperKey handles a key while a pane has focus: a hidden dialog comes
+// back first, then the focused pane's own keys, then the keys that come
+// before the stepper's (firstKey), then the stepper's actions (keyAction).
+// Keys that act on a run act on every target run (compare mode: both,
+// unless tab picked one).
+func (m *Model) stepperKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	m.bar.notice = "" // the last notice was about the last key; this key moves on
+	for _, r := range m.runs {
+		if !r.busy {
+			r.notice = ""
 		}
 	}
-	return 0
+	if r := m.stepper.hiddenDialogRun(); r != nil && bringsDialogBack(m.kit, msg) {
+		// The step waits for the person: stepping (or answering) brings
+		// the dialog back; the key itself answers nothing.
+		r.hidden = false
+		m.bar.notice = m.lang.T("the dialog is back: answer it there")
+		return nil
+	}
+	// Keys that mean something else in one pane come first.
+	if handled, cmd := m.paneKey(msg); handled {
+		return cmd
+	}
+	if cmd, handled := m.firstKey(msg); handled {
+		return cmd
+	}
+	var cmd tea.Cmd
+	switch do, ok := m.keyAction(msg); {
+	case key.Matches(msg, k.Step, k.Iteration, k.Continue) && m.stepper.returnToPresent():
+		// A past step is shown: come back first, step on the next press.
+		m.bar.notice = presentNotice(m.lang)
+	case ok:
+		cmd = do()
+	case k.typing(msg):
+		return m.typeIntoInput(msg.Runes)
+	default:
+		m.bar.notice = m.stepper.idleKeyNotice(msg, k)
+	}
+	m.clampScrolls()
+	return tea.Batch(cmd, m.stepper.fetchPayloads())
 }
 
-// lessonKey drives the lessons menu; a pick puts the lesson's request in
-// the input line and gives it the keyboard, ready for Enter.
-func (m Model) lessonKey(menu *lessonMenu, msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	lessons := m.offered()
-	i, closed := menu.key(msg, m.lessonKeys, len(lessons))
-	if !closed {
-		return m, nil
+// firstKey takes the keys that come before the stepper's own actions: q, a
+// follower's keys, a step key while a past step is shown, and predict mode's
+// question before a step.
+func (m *Model) firstKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := m.keys
+	if key.Matches(msg, k.Quit) {
+		// On a fresh screen q quits at once; on a run with history it
+		// asks first.
+		if !m.stepper.hasHistory() {
+			return m.quit(), true
+		}
+		m.stack.push(quitDialog{m.kit})
+		return nil, true
 	}
-	m.close(menu)
-	if i < 0 {
-		return m, nil
+	if a, handled := m.room.followKey(msg); handled {
+		cmd := m.apply(a)
+		m.clampScrolls()
+		return tea.Batch(cmd, m.stepper.fetchPayloads()), true
 	}
-	l := lessons[i]
-	m.lessonName = l.Name
-	m.refreshWelcome()
-	m.input.SetValue(l.Request)
-	m.notice = m.cfg.Lang.F("lesson %s: press Enter to send its request", l.Name)
-	if at := m.midEvent(); at != "" {
-		m.notice = m.cfg.Lang.F("lesson %s: Enter queues its request behind the event in progress (%s), which finishes first (c runs it to its answer; A abandons it)", l.Name, at)
+	if a, handled := m.tap.key(msg); handled {
+		cmd := m.apply(a)
+		m.clampScrolls()
+		return tea.Batch(cmd, m.stepper.fetchPayloads()), true
 	}
-	cmd := m.focusInput()
-	m.syncSizes()
-	return m, cmd
+	if key.Matches(msg, k.Step) && m.stepper.returnToPresent() {
+		m.bar.notice = presentNotice(m.lang)
+		return m.stepper.fetchPayloads(), true // a past step is shown: come back first
+	}
+	if a, handled := m.predict.key(msg); handled {
+		return m.apply(a), true
+	}
+	return nil, false
+}
+
+// presentNotice says that a stepping key came back to the present instead
+// of stepping.
+func presentNotice(l lang.Lang) string {
+	return l.T("back to the present, nothing stepped: you were viewing a past step (press again to step; [ and f fork from a past step)")
+}
+
+// bringsDialogBack reports whether msg, pressed while a run's dialog is
+// hidden, brings it back: a stepping key, an answer, or typing.
+func bringsDialogBack(kt *kit, msg tea.KeyMsg) bool {
+	k := kt.keys
+	return key.Matches(msg, k.Step, k.Iteration, k.Continue, k.Send) ||
+		key.Matches(msg, kt.confirmKeys.AllowOnce, kt.confirmKeys.AllowSession) || k.typing(msg)
+}
+
+// keyAction finds what msg does at the stepper: the keys as data, each with
+// the controller that acts on it, in the order they are matched.
+func (m *Model) keyAction(msg tea.KeyMsg) (func() tea.Cmd, bool) {
+	k, s := m.keys, m.stepper
+	do := func(a func() action) func() tea.Cmd { return func() tea.Cmd { return m.apply(a()) } }
+	notice := func(f func() string) func() tea.Cmd { return do(func() action { return say(f()) }) }
+	table := []struct {
+		b  key.Binding
+		do func() tea.Cmd
+	}{
+		{k.Step, func() tea.Cmd { return m.step(runOne, msg.String()) }}, // n also denies in the dialog a step may open
+		{k.Iteration, func() tea.Cmd { return m.step(runIteration, "") }},
+		{k.Continue, func() tea.Cmd { return m.step(runContinue, "") }},
+		{k.Fork, do(m.forks.fork)},
+		{k.ForkOnto, do(m.forks.openOnto)},
+		{k.Abandon, do(m.forks.abandon)},
+		{k.Branch, do(m.forks.toggleBranch)},
+		{k.WhatIf, do(m.forks.whatIf)},
+		{k.Handout, do(m.room.handout)},
+		{k.Pause, notice(s.pause)},
+		{k.Input, m.focusInput},
+		{k.Leave, do(s.unzoom)},
+		{k.Help, do(m.helpBox.open)},
+		{k.Lessons, do(m.lessons.open)},
+		{k.Focus, do(s.nextPane)},
+		{k.FocusBack, do(s.prevPane)},
+		{k.Look, do(s.lookAtNextRun)},
+		{k.Zoom, do(func() action { return s.zoom(m.computeLayout().mode == layoutTabs) })},
+		{k.Prev, notice(func() string { return s.travel(-1) })},
+		{k.Next, notice(func() string { return s.travel(+1) })},
+		{k.ReqResp, do(func() action { s.flipSide(); return action{} })},
+		{k.Exchange, notice(s.nextExchange)},
+		{k.Break, notice(s.toggleBreakpoint)},
+		{k.Predict, do(m.predict.toggle)},
+		{k.Roster, do(m.room.openRoster)},
+	}
+	for _, a := range table {
+		if key.Matches(msg, a.b) {
+			return a.do, true
+		}
+	}
+	return nil, false
+}
+
+// idleKeyNotice says why a stepper key did nothing here: most are a
+// pane's own keys, pressed while another pane has the focus.
+func (s *stepper) idleKeyNotice(msg tea.KeyMsg, k keyMap) string {
+	r := s.cur()
+	var in []string
+	for p, c := range r.panes {
+		if paneID(p) != s.pane && slices.ContainsFunc(c.keys(k), func(b key.Binding) bool { return key.Matches(msg, b) }) {
+			in = append(in, c.title(s.lang))
+		}
+	}
+	if len(in) == 0 {
+		return ""
+	}
+	return s.lang.F("%s works in %s: tab there first (now: %s)", msg.String(), andList(s.lang, in), r.panes[s.pane].title(s.lang))
 }
 
 // andList joins items as a sentence of language l does: "a, b and c", or

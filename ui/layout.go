@@ -87,7 +87,7 @@ func (L layout) paneRect(p paneID) rect {
 	return rect{}
 }
 
-func (m Model) inputLines() int {
+func (m *Model) inputLines() int {
 	return min(max(m.input.LineCount(), 1), maxInputLines)
 }
 
@@ -104,9 +104,10 @@ type screen struct {
 func (s screen) compare() bool { return s.runs > 1 }
 
 // computeLayout is where everything goes now.
-func (m Model) computeLayout() layout {
-	return screen{w: m.width, h: m.height, runs: len(m.runs), shown: m.cur().id,
-		pane: m.pane, zoomed: m.zoomed, inputLines: m.inputLines()}.layout()
+func (m *Model) computeLayout() layout {
+	s := m.stepper
+	return screen{w: m.width, h: m.height, runs: len(m.runs), shown: s.cur().id,
+		pane: s.pane, zoomed: s.zoomed, inputLines: m.inputLines()}.layout()
 }
 
 // layout is the one place that decides the screen, from the mode (one run,
@@ -314,11 +315,11 @@ func columnBox(run int) *box {
 }
 
 // handleResize records the new size and lays the panes out again.
-func (m Model) handleResize(msg tea.WindowSizeMsg) (tea.Model, tea.Cmd) {
+func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
 	m.width, m.height = max(msg.Width, 0), max(msg.Height, 0)
 	m.ready = true
 	m.syncSizes()
-	return m, nil
+	return nil
 }
 
 // syncSizes hands each sub-model its size and clamps every scroll to its
@@ -333,7 +334,7 @@ func (m *Model) syncSizes() {
 		// A pane never placed yet gets the body's size, so that its
 		// caches have a width; one placed before keeps the size it had.
 		for p, c := range r.panes {
-			if s, ok := c.(sizer); ok && !r.sized[p] {
+			if s, ok := c.(sizer); ok && m.ready && !r.sized[p] {
 				s.sync(m.look(), rect{w: max(m.width-2, 1), h: max(L.body.h-2, 1)})
 				r.sized[p] = true
 			}
@@ -343,7 +344,8 @@ func (m *Model) syncSizes() {
 }
 
 // clampScrolls keeps every scroll offset inside its content, so the panes
-// draw what the offset says and ↑ moves at once after a long ↓.
+// draw what the offset says and ↑ moves at once after a long ↓; the dialog
+// on top is told the box it is drawn in (fitter).
 func (m *Model) clampScrolls() {
 	L := m.computeLayout()
 	lk := m.look()
@@ -352,10 +354,11 @@ func (m *Model) clampScrolls() {
 			s.sync(lk, pl.r.inner())
 		}
 	}
-	if dr := m.dialogRun(); dr != nil && dr.confirm != nil {
-		if box, ok := m.overlaySize(L.body); ok {
-			dr.confirm.clamp(m.th, m.cfg.Lang, m.help, m.confirmKeys, box.w-4, box.h-2)
+	if f, ok := m.top().(fitter); ok {
+		box, ok := overlaySize(L.body)
+		if !ok {
+			box = rect{w: 4, h: 2} // no box: nothing to fit
 		}
+		f.fit(box.w-4, box.h-2)
 	}
-	m.clampHelp()
 }

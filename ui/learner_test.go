@@ -61,11 +61,11 @@ func TestCompareShowsEachRunsHistory(t *testing.T) {
 			h.press("enter")
 			runToAnswers(h)
 			for i, r := range h.m.runs {
-				if size[0] < compareWidth && i != h.m.cur().id {
+				if size[0] < compareWidth && i != h.m.stepper.cur().id {
 					h.press("v")
 				}
-				if h.m.focus != -1 {
-					t.Fatalf("v changed which runs the keys act on: focus %d", h.m.focus)
+				if h.m.stepper.run != -1 {
+					t.Fatalf("v changed which runs the keys act on: focus %d", h.m.stepper.run)
 				}
 				hist := paneText(h, i, paneHistory)
 				if hist == "" {
@@ -91,7 +91,7 @@ func TestZoomInCompareShowsThePaneOfBothRuns(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			h := newHarness(t, compareWorld(t, "gemini", "llama"), size[0], size[1])
 			h.press("enter", "space", "space", "space")
-			for h.m.pane != panePayload {
+			for h.m.stepper.pane != panePayload {
 				h.press("shift+tab")
 			}
 			h.press("z")
@@ -136,8 +136,8 @@ func TestLookingIsNotDrivingInCompare(t *testing.T) {
 	h := newHarness(t, compareWorld(t, "gemini", "llama"), 120, 34)
 	h.press("enter", "space", "space", "space")
 	h.press("v")
-	if h.m.cur().id != 1 || h.m.focus != -1 {
-		t.Fatalf("v: shown %d, focus %d", h.m.cur().id, h.m.focus)
+	if h.m.stepper.cur().id != 1 || h.m.stepper.run != -1 {
+		t.Fatalf("v: shown %d, focus %d", h.m.stepper.cur().id, h.m.stepper.run)
 	}
 	contains(t, h.plainView(), "showing llama")
 	contains(t, h.plainView(), "keys act on both runs")
@@ -148,11 +148,11 @@ func TestLookingIsNotDrivingInCompare(t *testing.T) {
 		}
 	}
 	h.press("tab") // the keys act on gemini alone: gemini is shown
-	if h.m.focus != 0 || h.m.cur().id != 0 {
-		t.Fatalf("tab: focus %d, shown %d", h.m.focus, h.m.cur().id)
+	if h.m.stepper.run != 0 || h.m.stepper.cur().id != 0 {
+		t.Fatalf("tab: focus %d, shown %d", h.m.stepper.run, h.m.stepper.cur().id)
 	}
 	h.press("v")
-	if h.m.cur().id != 0 {
+	if h.m.stepper.cur().id != 0 {
 		t.Fatal("v hid the run the keys act on")
 	}
 	contains(t, h.plainView(), "stays on screen")
@@ -238,7 +238,7 @@ func TestSmallThingsALearnerSees(t *testing.T) {
 		h.press("[", "[")
 		v := h.plainView()
 		notContains(t, v, "the latest model call")
-		n := len(h.m.runs[0].callSteps())
+		n := len(h.m.runs[0].live.callSteps())
 		contains(t, v, fmt.Sprintf("gemini: model call %d of %d", n-1, n))
 	})
 	t.Run("History offers only the lesson on offer", func(t *testing.T) {
@@ -248,7 +248,7 @@ func TestSmallThingsALearnerSees(t *testing.T) {
 		h.press("esc", "l", "down", "enter") // another lesson, into the input
 		v := h.plainView()
 		notContains(t, v, "send the tour lesson")
-		contains(t, v, "Press Enter to send the "+h.m.lessonName+" lesson")
+		contains(t, v, "Press Enter to send the "+h.m.lessons.name+" lesson")
 		h.press("enter") // sent
 		notContains(t, h.plainView(), "Press Enter to send")
 	})
@@ -269,7 +269,7 @@ func TestUpdateLeavesIOToCommands(t *testing.T) {
 	if got := w.eng.QueueLen(); got != 0 || cmd == nil {
 		t.Fatalf("Update queued the event itself (%d queued, command %v)", got, cmd != nil)
 	}
-	h.m = next.(Model)
+	h.m = next.(*Model)
 	h.send(cmd())
 	if got := w.eng.QueueLen(); got != 1 {
 		t.Fatalf("the command did not queue the event: %d", got)
@@ -288,7 +288,7 @@ func TestUpdateLeavesIOToCommands(t *testing.T) {
 	if got := readFile(t, todo); got == before || cmd == nil {
 		t.Fatalf("Update put the file back itself (or returned no command)")
 	}
-	h.m = next.(Model)
+	h.m = next.(*Model)
 	h.send(cmd())
 	if got := readFile(t, todo); got != before {
 		t.Fatalf("the fork's command did not put the file back: %q", got)

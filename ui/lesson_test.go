@@ -91,8 +91,8 @@ func TestOfflineTourLessonStepByStep(t *testing.T) {
 
 	// The payload of the last model call is the Gemini wire format.
 	h.press("tab", "tab", "tab") // History → diagram → tools → payload
-	if h.m.pane != panePayload {
-		t.Fatalf("pane %v", h.m.pane)
+	if h.m.stepper.pane != panePayload {
+		t.Fatalf("pane %v", h.m.stepper.pane)
 	}
 	// The last step was decided by the model's reply: the pane opens on it.
 	contains(t, h.plainView(), "response (r)")

@@ -282,3 +282,47 @@ func haltText(l lang.Lang, t loop.Transition) string {
 	}
 	return head + "\n" + t.Output.Text
 }
+
+// callSteps lists the indexes of the steps that made a model call, in
+// order: call k (1-based) is callSteps()[k-1].
+func (l *liveState) callSteps() []int {
+	var out []int
+	for i := range l.steps {
+		if l.steps[i].t.LLM != nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// callAt is the number of the latest model call at or before the step the
+// panes show (0 before the first), and whether that step is the call itself.
+func (l *liveState) callAt() (k int, exact bool) {
+	sel := l.selectedIndex()
+	for i, s := range l.callSteps() {
+		if s > sel {
+			break
+		}
+		k, exact = i+1, s == sel
+	}
+	return k, exact
+}
+
+// showCall selects the step of model call k, or the present when there have
+// been fewer calls.
+func (l *liveState) showCall(k int) {
+	calls := l.callSteps()
+	if k < 1 || k > len(calls) || calls[k-1] == len(l.steps)-1 {
+		l.cursor = -1
+	} else {
+		l.cursor = calls[k-1]
+	}
+}
+
+// nextSeq is the number the next step will have.
+func (l *liveState) nextSeq() int {
+	if n := len(l.steps); n > 0 {
+		return l.steps[n-1].t.Seq + 1
+	}
+	return 1
+}

@@ -306,58 +306,6 @@ func (a *askModal) keys(k askKeys) []key.Binding {
 	return k.freeText()
 }
 
-// lessonMenu lists the bundled lessons; picking one puts its request in the
-// input line.
-type lessonMenu struct{ sel int }
-
-// update handles a key. It returns the picked lesson index, or -1, and
-// whether the menu closes.
-func (l *lessonMenu) key(msg tea.KeyMsg, k lessonKeys, n int) (int, bool) {
-	switch {
-	case key.Matches(msg, k.Close):
-		return -1, true
-	case key.Matches(msg, k.Up):
-		l.sel = max(l.sel-1, 0)
-	case key.Matches(msg, k.Down):
-		l.sel = min(l.sel+1, max(n-1, 0))
-	case key.Matches(msg, k.Pick):
-		if n == 0 {
-			return -1, true
-		}
-		return l.sel, true
-	case key.Matches(msg, k.Number):
-		if i := int(msg.Runes[0] - '1'); i < n {
-			return i, true
-		}
-	}
-	return -1, false
-}
-
-func (l *lessonMenu) view(th theme.Theme, lg lang.Lang, hk help.Model, k lessonKeys, lessons []Lesson, w, h int) []string {
-	out := []string{th.Bold.Render(lg.T("Lessons")) + th.Muted.Render(" — "+lg.T("the offline tutor model follows one script per lesson")), ""}
-	if len(lessons) == 0 {
-		out = append(out, th.Muted.Render(lg.T("no lessons are bundled with this backend")))
-	}
-	nameW := 0
-	for _, ls := range lessons {
-		nameW = max(nameW, len(ls.Name))
-	}
-	first := max(0, l.sel-(h-5))
-	for i := first; i < len(lessons) && len(out) < h-2; i++ {
-		ls := lessons[i]
-		line := fmt.Sprintf("  %2d) %-*s  %s", i+1, nameW, ls.Name, ls.Title)
-		if i == l.sel {
-			line = th.Selected.Render(ansi.Truncate("›"+line[1:], w, "…"))
-		}
-		out = append(out, ansi.Truncate(line, w, "…"))
-	}
-	for len(out) < h-2 {
-		out = append(out, "")
-	}
-	hk.Width = w
-	return append(out, "", hk.ShortHelpView(k.ShortHelp()))
-}
-
 // builtInReasons are the reasons of the built-in security rules
 // (loop.DefaultPolicy), longest first.
 var builtInReasons = sync.OnceValue(loop.BuiltInReasons)

@@ -12,19 +12,19 @@ const wheelLines = 3
 
 // handleMouse scrolls the pane under the pointer with the wheel, and
 // focuses what a click lands on (a pane, a tab, the input line).
-func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
+func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	delta := wheelDelta(msg)
-	if m.blocksPanes() {
+	if blocksPanes(m.top()) {
 		// Only the approval's preview scrolls under a dialog.
-		if dr := m.dialogRun(); dr != nil && dr.confirm != nil && delta != 0 {
+		if dr := m.stepper.dialogRun(); dr != nil && dr.confirm != nil && delta != 0 {
 			dr.confirm.scroll.scroll(delta)
 			m.clampScrolls()
 		}
-		return m, nil
+		return nil
 	}
 	L := m.computeLayout()
 	if L.mode == layoutTooSmall {
-		return m, nil
+		return nil
 	}
 	pl, onPane := L.paneAt(msg.X, msg.Y)
 	switch {
@@ -37,7 +37,7 @@ func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	case msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionPress:
 		return m.click(L, msg.X, msg.Y)
 	}
-	return m, nil
+	return nil
 }
 
 // wheelDelta is how far a wheel notch scrolls (negative: up), 0 for any
@@ -56,20 +56,20 @@ func wheelDelta(msg tea.MouseMsg) int {
 }
 
 // click focuses what a left click lands on: a tab, the input, a pane.
-func (m Model) click(L layout, x, y int) (tea.Model, tea.Cmd) {
+func (m *Model) click(L layout, x, y int) tea.Cmd {
 	pl, onPane := L.paneAt(x, y)
 	switch {
 	case L.mode == layoutTabs && L.tabBar.contains(x, y):
-		if t, ok := tabAt(x, L.tabBar.w, m.cfg.Lang, m.cur().panes); ok {
+		if t, ok := tabAt(x, L.tabBar.w, m.lang, m.stepper.cur().panes); ok {
 			m.focusPane(t)
 			m.syncSizes()
 		}
 	case L.input.contains(x, y):
-		return m, m.focusInput()
+		return m.focusInput()
 	case onPane:
 		m.focusPane(pl.pane)
 	}
-	return m, nil
+	return nil
 }
 
 // paneAt finds the pane under the cell (x, y).

@@ -13,12 +13,18 @@ import (
 // not scroll, so it is no component: it only draws, under its heading.
 type stripPane struct{ runs []*runView }
 
+// frame draws the strip in rc, framed under its heading.
+func (c *stripPane) frame(lk look, rc rect) []string {
+	content, info := c.view(lk, rc.inner())
+	return frame(lk.th, c.heading(), info, false, rc, content)
+}
+
 func (c *stripPane) view(lk look, in rect) ([]string, string) {
 	var names [2]string
 	var calls [2]*strip.Call
 	for i := 0; i < 2 && i < len(c.runs); i++ {
 		names[i] = c.runs[i].title()
-		calls[i] = c.runs[i].latestCall()
+		calls[i] = latestCall(c.runs[i])
 	}
 	l := c.runs[0].lang
 	body := strip.Render(l, in.w, names, calls, lk.th.Muted.Render, lk.th.Bold.Render)
@@ -32,8 +38,8 @@ func (c *stripPane) heading() string {
 	var shown []string
 	travelling := false
 	for _, r := range c.runs {
-		k, _ := r.callAt()
-		n := len(r.callSteps())
+		k, _ := r.live.callAt()
+		n := len(r.live.callSteps())
 		shown = append(shown, l.F("%s: model call %d of %d", r.title(), k, n))
 		if k < n {
 			travelling = true
@@ -45,9 +51,9 @@ func (c *stripPane) heading() string {
 	return l.F("Compare: %s", strings.Join(shown, " · "))
 }
 
-// latestCall is the run's latest model call at the step the panes show, for
+// latestCall is run r's latest model call at the step the panes show, for
 // the comparison strip; nil before the first call.
-func (r *runView) latestCall() *strip.Call {
+func latestCall(r *runView) *strip.Call {
 	for i := r.live.selectedIndex(); i >= 0; i-- {
 		if c, ok := strip.FromTransition(r.title(), r.live.steps[i].t); ok {
 			return &c

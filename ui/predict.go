@@ -21,27 +21,42 @@ import (
 // reason. A state with one way out, and the person's own answer to a
 // confirmation, are not asked. The score is kept per lesson.
 
-// predictState is the predictions of the glass box (one run; compare mode
-// has none).
-type predictState struct {
+// predictController is predict mode: the predictions of the glass box (one
+// run; compare mode has none), each lesson's score, and the question asked
+// before a step (predictDialog).
+type predictController struct {
+	*kit
+	stepper *stepper
 	on      bool
 	lesson  string           // what is scored: a lesson's name, or "" for the learner's own request
 	scores  map[string]Score // per lesson; a served learner's survive a reconnect (Room.Scores)
 	pending loop.Edge        // the edge picked for the step in flight, or ""
 	last    Prediction       // the latest prediction, for the room's roster
-	lang    lang.Lang        // the language of the score's words
+}
+
+// newPredictController sets predict mode up as the glass box opens: on with
+// --predict (not in compare mode, nor for a follower), scoring the first
+// lesson, with the scores a served learner had before.
+func newPredictController(kt *kit, s *stepper, cfg Config) *predictController {
+	c := &predictController{kit: kt, stepper: s, lesson: cfg.Lesson, scores: map[string]Score{}}
+	c.on = cfg.Predict && !s.compare() && cfg.Follow == nil
+	if cfg.Room != nil {
+		maps.Copy(c.scores, cfg.Room.Scores)
+	}
+	c.sync()
+	return c
 }
 
 // score is the score of the lesson being scored.
-func (p predictState) score() Score { return p.scores[p.lesson] }
+func (c *predictController) score() Score { return c.scores[c.lesson] }
 
 // line is the status bar's segment value: "2/3 tour".
-func (p predictState) line() string {
-	what := p.lesson
+func (c *predictController) line() string {
+	what := c.lesson
 	if what == "" {
-		what = p.lang.T("your request")
+		what = c.lang.T("your request")
 	}
-	return fmt.Sprintf("%s %s", p.score(), what)
+	return fmt.Sprintf("%s %s", c.score(), what)
 }
 
 // edgesFrom are the edges loop.Table allows from s, in table order.
@@ -55,112 +70,86 @@ func edgesFrom(s loop.State) []loop.Arc {
 	return out
 }
 
-// togglePredict is P.
-func (m *Model) predictToggle(tea.KeyMsg) tea.Cmd {
-	if m.compare() {
-		m.notice = m.cfg.Lang.T("predict mode is for one run (not compare mode)")
-		return nil
+// toggle is P.
+func (c *predictController) toggle() action {
+	if c.stepper.compare() {
+		return say(c.lang.T("predict mode is for one run (not compare mode)"))
 	}
-	m.pred.on = !m.pred.on
-	if m.pred.on {
-		m.notice = m.cfg.Lang.T("predict mode on: space asks which edge you expect before each step (P turns it off)")
-	} else {
-		m.notice = m.cfg.Lang.F("predict mode off: %s", m.pred.line())
+	c.on = !c.on
+	c.sync()
+	if c.on {
+		return say(c.lang.T("predict mode on: space asks which edge you expect before each step (P turns it off)"))
 	}
-	m.syncPredict()
-	return nil
+	return say(c.lang.F("predict mode off: %s", c.line()))
 }
 
-// startPredict sets predict mode up as the glass box opens: on with
-// --predict (not in compare mode, nor for a follower), scoring the first
-// lesson, with the scores a served learner had before.
-func (m *Model) startPredict() {
-	m.pred.on = m.cfg.Predict && !m.compare() && m.cfg.Follow == nil
-	m.pred.lesson = m.cfg.Lesson
-	m.pred.scores = map[string]Score{}
-	if m.cfg.Room != nil {
-		maps.Copy(m.pred.scores, m.cfg.Room.Scores)
-	}
-	m.syncPredict()
-}
-
-// syncPredict puts the score on the run's status bar.
-func (m *Model) syncPredict() {
-	for _, r := range m.runs {
+// sync puts the score on the run's status bar.
+func (c *predictController) sync() {
+	for _, r := range c.stepper.runs {
 		r.predict = ""
-		if m.pred.on {
-			r.predict = m.pred.line()
+		if c.on {
+			r.predict = c.line()
 		}
 	}
 }
 
-// predictKey intercepts the stepping keys in predict mode. It reports
-// whether it handled msg; cmd is what it started.
-func (m *Model) predictKey(msg tea.KeyMsg) (bool, tea.Cmd) {
-	if !m.pred.on || m.compare() {
-		return false, nil
+// key intercepts the stepping keys in predict mode. It reports whether it
+// handled msg.
+func (c *predictController) key(msg tea.KeyMsg) (action, bool) {
+	if !c.on || c.stepper.compare() {
+		return action{}, false
 	}
-	k := m.keys
-	r := m.runs[0]
+	k := c.keys
+	r := c.stepper.runs[0]
 	switch {
 	case key.Matches(msg, k.Iteration, k.Continue):
-		m.notice = m.cfg.Lang.T("predict mode: space steps one transition and asks for your prediction first (P turns predict mode off)")
-		return true, nil
+		return say(c.lang.T("predict mode: space steps one transition and asks for your prediction first (P turns predict mode off)")), true
 	case !key.Matches(msg, k.Step):
-		return false, nil
+		return action{}, false
 	case r.busy || r.forking || r.eng == nil:
-		return false, nil // the step's own message says why it cannot
+		return action{}, false // the step's own message says why it cannot
 	}
 	state := r.live.state
 	arcs := edgesFrom(state)
 	if len(arcs) < 2 || state == loop.AwaitingUserConfirmation || (state == loop.WaitingForEvent && r.live.queued == 0) {
-		return false, nil // one way out, the person's own answer, or nothing to take: no question
+		return action{}, false // one way out, the person's own answer, or nothing to take: no question
 	}
-	m.open(&predictDialog{from: state, arcs: arcs, key: msg.String()})
-	return true, nil
+	return action{open: &predictDialog{c: c, from: state, arcs: arcs, key: msg.String()}}, true
 }
 
 // predicted scores the step that just ended against the edge picked.
-func (m *Model) predicted(r *runView, err error) {
-	want := m.pred.pending
-	m.pred.pending = ""
+func (c *predictController) predicted(r *runView, err error) {
+	want := c.pending
+	c.pending = ""
 	if want == "" {
 		return
 	}
 	if err != nil || len(r.live.steps) == 0 {
-		r.history.note(m.cfg.Lang.F("prediction %s not scored: the step did not complete", want))
+		r.history.note(c.lang.F("prediction %s not scored: the step did not complete", want))
 		return
 	}
 	t := r.live.steps[len(r.live.steps)-1].t
-	m.pred.last.Took = t.Edge
-	sc := m.pred.score()
+	c.last.Took = t.Edge
+	sc := c.score()
 	sc.Total++
 	if t.Edge == want {
 		sc.Right++
 	}
-	m.pred.scores[m.pred.lesson] = sc
+	c.scores[c.lesson] = sc
 	if t.Edge == want {
-		r.history.note("✓ " + m.cfg.Lang.F("predicted %s — right: %s  [%s]", want, edgeReason(m.cfg.Lang, t), m.pred.line()))
+		r.history.note("✓ " + c.lang.F("predicted %s — right: %s  [%s]", want, edgeReason(c.lang, t), c.line()))
 	} else {
-		r.history.note("✗ " + m.cfg.Lang.F("predicted %s — the loop took %s: %s  [%s]", want, t.Edge, edgeReason(m.cfg.Lang, t), m.pred.line()))
+		r.history.note("✗ " + c.lang.F("predicted %s — the loop took %s: %s  [%s]", want, t.Edge, edgeReason(c.lang, t), c.line()))
 	}
-	m.syncPredict()
+	c.sync()
 }
 
 // scoreLesson scores what was just sent: each lesson keeps its own score
-// (sent again, it goes on from it); a request of the learner's own is
+// (sent again, it goes on from it); a request of the learner's own ("") is
 // scored as "your request".
-func (m *Model) scoreLesson(name string) {
-	m.pred.lesson = name
-	m.syncPredict()
-}
-
-// nextSeq is the number the run's next step will have.
-func (r *runView) nextSeq() int {
-	if n := len(r.live.steps); n > 0 {
-		return r.live.steps[n-1].t.Seq + 1
-	}
-	return 1
+func (c *predictController) scoreLesson(name string) {
+	c.lesson = name
+	c.sync()
 }
 
 // edgeReason is the one-line reason a step took its edge, from its record.
@@ -226,6 +215,7 @@ func toolNames(t loop.Transition) string {
 
 // predictDialog asks for the edge the learner expects.
 type predictDialog struct {
+	c    *predictController
 	from loop.State
 	arcs []loop.Arc
 	sel  int
@@ -255,14 +245,13 @@ func (h predictHelp) ShortHelp() []key.Binding {
 }
 func (h predictHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
 
-func (d *predictDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := newPredictKeys(m.cfg.Lang)
+func (d *predictDialog) update(msg tea.KeyMsg) action {
+	c := d.c
+	k := newPredictKeys(c.lang)
 	pick := -1
 	switch {
 	case key.Matches(msg, k.Close):
-		m.close(d)
-		m.notice = m.cfg.Lang.T("no prediction, no step (P turns predict mode off)")
-		return m, nil
+		return action{close: d, notice: c.lang.T("no prediction, no step (P turns predict mode off)")}
 	case key.Matches(msg, k.Up):
 		d.sel = max(d.sel-1, 0)
 	case key.Matches(msg, k.Down):
@@ -275,20 +264,18 @@ func (d *predictDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
 		}
 	}
 	if pick < 0 {
-		return m, nil
+		return action{}
 	}
-	m.close(d)
-	m.pred.pending = d.arcs[pick].Edge
-	m.pred.last = Prediction{Lesson: m.pred.lesson, Step: m.runs[0].nextSeq(), From: d.from, Edge: m.pred.pending}
-	m.notice = m.cfg.Lang.F("you predict %s — stepping", m.pred.pending)
-	return m, m.step(runOne, d.key)
+	c.pending = d.arcs[pick].Edge
+	c.last = Prediction{Lesson: c.lesson, Step: c.stepper.runs[0].live.nextSeq(), From: d.from, Edge: c.pending}
+	return action{close: d, notice: c.lang.F("you predict %s — stepping", c.pending), step: &stepOrder{runOne, d.key}}
 }
 
-func (d *predictDialog) box(m Model, w, h int) (string, []string) {
-	th := m.th
+func (d *predictDialog) box(w, h int) (string, []string) {
+	th, l := d.c.th, d.c.lang
 	out := []string{
-		th.Bold.Render(m.cfg.Lang.F("Which edge will the loop take from %s?", d.from)),
-		th.Muted.Render(ansi.Truncate(diagram.Explain(m.cfg.Lang, d.from), w, "…")),
+		th.Bold.Render(l.F("Which edge will the loop take from %s?", d.from)),
+		th.Muted.Render(ansi.Truncate(diagram.Explain(l, d.from), w, "…")),
 		"",
 	}
 	for i, a := range d.arcs {
@@ -298,10 +285,10 @@ func (d *predictDialog) box(m Model, w, h int) (string, []string) {
 		}
 		out = append(out, ansi.Truncate(line, w, "…"))
 	}
-	hk := m.help
+	hk := d.c.help
 	hk.Width = w
-	out = append(out, "", th.Muted.Render(m.cfg.Lang.F("score %s", m.pred.line())), hk.ShortHelpView(predictHelp{newPredictKeys(m.cfg.Lang)}.ShortHelp()))
-	return m.cfg.Lang.T("Predict"), out
+	out = append(out, "", th.Muted.Render(l.F("score %s", d.c.line())), hk.ShortHelpView(predictHelp{newPredictKeys(l)}.ShortHelp()))
+	return l.T("Predict"), out
 }
 
-func (d *predictDialog) keys(m Model) help.KeyMap { return predictHelp{newPredictKeys(m.cfg.Lang)} }
+func (d *predictDialog) keys() help.KeyMap { return predictHelp{newPredictKeys(d.c.lang)} }

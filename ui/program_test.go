@@ -31,7 +31,7 @@ func TestProgramRunsALesson(t *testing.T) {
 	tm.Send(keyMsg("q")) // a run with history asks first
 	tm.Send(keyMsg("y"))
 
-	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	if !ok {
 		t.Fatal("the final model is not a ui.Model")
 	}
@@ -59,7 +59,7 @@ func TestProgramConfirmationRoundTrip(t *testing.T) {
 	}, teatest.WithDuration(5*time.Second))
 	tm.Send(keyMsg("q")) // a run with history asks first
 	tm.Send(keyMsg("y"))
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	if fm.runs[0].live.state != loop.WaitingForEvent {
 		t.Fatalf("state %s", fm.runs[0].live.state)
 	}

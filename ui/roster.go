@@ -81,12 +81,16 @@ func (s Seat) Equal(o Seat) bool {
 
 // Seat is this glass box's seat in the room: its first run (a served glass
 // box has one).
-func (m Model) Seat() Seat {
-	r := m.runs[0]
+func (m *Model) Seat() Seat { return m.room.seat() }
+
+// seat is the first run's seat in the room, with predict mode's score.
+func (c *roomController) seat() Seat {
+	r := c.stepper.runs[0]
 	h := r.live.health
+	p := c.predict
 	s := Seat{
-		Lesson: m.pred.lesson, State: r.live.state, Predicting: m.pred.on,
-		Scores: maps.Clone(m.pred.scores), Last: m.pred.last,
+		Lesson: p.lesson, State: r.live.state, Predicting: p.on,
+		Scores: maps.Clone(p.scores), Last: p.last,
 		Calls: h.Calls, Retries: h.Retries, P50: h.P50, Max: h.Max,
 	}
 	if n := len(r.live.steps); n > 0 {
@@ -161,7 +165,12 @@ func (r Roster) Answers() []AnswerGroup {
 
 // rosterDialog is R in the instructor's glass box: the room, read-only and
 // live (drawn anew whenever the room changes).
-type rosterDialog struct{ top scroller }
+type rosterDialog struct {
+	*kit
+	roster func() Roster // Room.Roster
+	top    scroller
+	w, h   int // the box it was last given (fit)
+}
 
 type rosterKeys struct{ Up, Down, PageUp, PageDown, Close key.Binding }
 
@@ -179,44 +188,44 @@ func (k rosterKeys) ShortHelp() []key.Binding  { return []key.Binding{k.Up, k.Cl
 func (k rosterKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
 // openRoster is R.
-func (m *Model) openRoster(tea.KeyMsg) tea.Cmd {
-	if m.cfg.Room == nil || m.cfg.Room.Roster == nil {
-		m.notice = m.cfg.Lang.T("R: the roster is the instructor's, in a served room (glassbox serve --instruct)")
-		return nil
+func (c *roomController) openRoster() action {
+	if c.cfg.Room == nil || c.cfg.Room.Roster == nil {
+		return say(c.lang.T("R: the roster is the instructor's, in a served room (glassbox serve --instruct)"))
 	}
-	m.open(&rosterDialog{})
-	return nil
+	return action{open: &rosterDialog{kit: c.kit, roster: c.cfg.Room.Roster}}
 }
 
-func (d *rosterDialog) update(m Model, msg tea.KeyMsg) (Model, tea.Cmd) {
-	k := newRosterKeys(m.cfg.Lang)
+func (d *rosterDialog) update(msg tea.KeyMsg) action {
+	k := newRosterKeys(d.lang)
 	if key.Matches(msg, k.Close) {
-		m.close(d)
-		return m, nil
+		return action{close: d}
 	}
 	d.top.key(msg, scrollKeys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown}, 10)
 	// The offset is settled here, against the room as it is now; a room
 	// that shrinks before the next key shows its last page (window).
-	if size, ok := m.overlaySize(m.computeLayout().body); ok {
-		d.top.clamp(len(rosterLines(m, m.cfg.Room.Roster(), size.w-4)), size.h-3)
+	if d.w > 0 {
+		d.top.clamp(len(rosterLines(d.kit, d.roster(), d.w)), d.h-1)
 	}
-	return m, nil
+	return action{}
 }
 
-func (d *rosterDialog) keys(m Model) help.KeyMap { return newRosterKeys(m.cfg.Lang) }
+// fit is the box the roster is drawn in now (w×h inside its frame).
+func (d *rosterDialog) fit(w, h int) { d.w, d.h = w, h }
 
-func (d *rosterDialog) box(m Model, w, h int) (string, []string) {
-	lines := rosterLines(m, m.cfg.Room.Roster(), w)
+func (d *rosterDialog) keys() help.KeyMap { return newRosterKeys(d.lang) }
+
+func (d *rosterDialog) box(w, h int) (string, []string) {
+	lines := rosterLines(d.kit, d.roster(), w)
 	if len(lines) > h {
-		lines = append(d.top.window(lines, h-1), m.th.Muted.Render(m.cfg.Lang.T("↑/↓ scroll the roster")))
+		lines = append(d.top.window(lines, h-1), d.th.Muted.Render(d.lang.T("↑/↓ scroll the roster")))
 	}
-	return m.cfg.Lang.T("Room"), lines
+	return d.lang.T("Room"), lines
 }
 
 // rosterLines draws the roster at width w: one line per learner, then the
 // room's answers for the step each group of learners is on.
-func rosterLines(m Model, r Roster, w int) []string {
-	th, l := m.th, m.cfg.Lang
+func rosterLines(kt *kit, r Roster, w int) []string {
+	th, l := kt.th, kt.lang
 	cut := func(s string) string { return ansi.Truncate(s, w, "…") }
 	head := l.F("%d learner%s connected", len(r.Learners), plural(len(r.Learners)))
 	if r.Following > 0 {

@@ -158,8 +158,8 @@ func Run(ctx context.Context, cfg Config) error {
 		tea.WithContext(ctx),
 	)
 	final, err := p.Run()
-	if fm, ok := final.(Model); ok {
-		fm.cancelSteps()
+	if fm, ok := final.(*Model); ok {
+		fm.Stop()
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the context ended (e.g. SIGINT from outside): a normal exit

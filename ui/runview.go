@@ -19,9 +19,9 @@ import (
 // runView is one run in the glass box: its engine, how the UI drives it (the
 // step in flight, what that step waits for, the dialog it opened) and the
 // state of its panes. The single-run glass box has one; compare mode has
-// two, stepped from the same keys. The parent Model keeps what is not a
-// run's: the layout, the keyboard focus, the input line, the lessons menu and
-// the help overlay.
+// two, stepped from the same keys. What is not a run's the Model and its
+// controllers keep: the layout, the keyboard focus (stepper), the input
+// line, the dialogs.
 //
 // Every message a run's step sends back carries the run's id (its index in
 // Model.runs), so two steps in flight never mix.
@@ -95,8 +95,9 @@ type runView struct {
 	telemetry func() telemetry.Stats
 	// predict is predict mode's score for the status bar ("" when off).
 	predict string
-	load    func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges
-	keep    int                                                    // model calls whose payloads stay in memory
+	// store keeps the raw payloads of the latest model calls in memory and
+	// reads older ones back from the session (spill.go).
+	store payloadStore
 	// branches are the steps forks and A left behind; viewing is the one B
 	// shows in place of the run's own line, or nil.
 	branches []branch
@@ -104,18 +105,9 @@ type runView struct {
 	// baseEntries are the History entries from before the first step (the
 	// welcome, a resumed past): what abandoning the first event leaves.
 	baseEntries int
-	// spillMark: the steps before it are past keeping (spill looks no
-	// further back); reloaded: the old step whose payload was read back.
-	spillMark, reloaded, reloadedSeq int
-	notice                           string // one line: what just happened to this run
-	// session is the session file on disk ("" without one); measuring,
-	// sizeStale, measuredAt and sizeErr pace and report the measurements
-	// of its size for the health line (measureSize).
-	session    string
-	measuring  bool
-	sizeStale  bool
-	measuredAt time.Time
-	sizeErr    string
+	notice      string // one line: what just happened to this run
+	// disk measures the session file for the health line.
+	disk sessionGauge
 	// edit is what a what-if changed in the context about to be sent (a
 	// unified diff), shown with the request until the next step.
 	edit string
@@ -186,9 +178,7 @@ func newRunView(id int, rc RunConfig, l lang.Lang) *runView {
 		reason:    rc.BackendReason,
 		banner:    rc.Banner,
 		onto:      rc.Onto,
-		load:      rc.Exchanges,
-		keep:      keepPayloads,
-		reloaded:  -1,
+		store:     payloadStore{load: rc.Exchanges, keep: keepPayloads, reloaded: -1},
 		workspace: rc.Workspace,
 		temporary: rc.Temporary,
 		live:      newLiveState(l),
@@ -230,12 +220,12 @@ func (r *runView) loadPast(past []loop.Transition) {
 		// step's history length (a what-if edit may add some no step did).
 		r.payload.follow(&t)
 		added = max(added+len(t.Added), t.HistoryLen)
-		if t.LLM != nil && len(t.Exchanges) == 0 && t.ExchangesAt != nil && r.load != nil {
+		if t.LLM != nil && len(t.Exchanges) == 0 && t.ExchangesAt != nil && r.store.load != nil {
 			// Its payload is on disk: read back when a pane shows it.
 			r.live.steps[len(r.live.steps)-1].spilled = true
 		}
 	}
-	r.spill()
+	r.store.spill(r.live)
 	r.baseEntries = r.history.len()
 	if hist := r.eng.History(); added < len(hist) {
 		for _, msg := range hist[added:] {
@@ -328,15 +318,15 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 	case stepDoneMsg:
 		return r.handleStepDone(msg.stepResult)
 	case whatIfDoneMsg:
-		return r.whatIfDone(msg)
+		return whatIfDone(r, msg)
 	case exchangesMsg:
-		r.loaded(msg)
+		r.store.loaded(msg, r.live, r.lang)
 		return nil
 	case handoutMsg:
-		r.handoutDone(msg)
+		handoutDone(r, msg)
 		return nil
 	case sessionSizeMsg:
-		return r.sizeMeasured(msg)
+		return r.disk.measured(r, msg)
 	case previewMsg:
 		r.previewed(msg)
 		return nil
@@ -518,7 +508,7 @@ func (r *runView) cancelStep() {
 // on; the session's size for the health line is measured after it.
 func (r *runView) handleStepDone(res stepResult) tea.Cmd {
 	cmd := r.stepDone(res)
-	return tea.Batch(cmd, r.measureSize(!r.busy))
+	return tea.Batch(cmd, r.disk.measure(r.id, !r.busy))
 }
 
 // stepDone records the step's transition (or says why it failed) and
@@ -554,7 +544,7 @@ func (r *runView) stepDone(res stepResult) tea.Cmd {
 		r.observe(t)
 	}
 	r.live.steps[len(r.live.steps)-1].preview = res.preview
-	r.spill()
+	r.store.spill(r.live)
 	r.payload.follow(&t)
 	r.tools.reset()
 	r.runSteps++
@@ -660,4 +650,41 @@ func (r *runView) interrupt() (bool, tea.Cmd) {
 		return true, r.answered()
 	}
 	return true, nil
+}
+
+// followShown has the Raw payload follow the step the panes show now.
+func (r *runView) followShown() {
+	if s := r.live.selected(); s != nil {
+		r.payload.follow(&s.t)
+	}
+}
+
+// shownState is the state the diagram lights: the selected step's target,
+// or the engine's state now.
+func (r *runView) shownState() (loop.State, *loop.Transition) {
+	if s := r.live.selected(); s != nil && r.live.travelling() {
+		return s.t.To, &s.t
+	}
+	if s := r.live.selected(); s != nil {
+		return r.live.state, &s.t
+	}
+	return r.live.state, nil
+}
+
+// submitCmd queues ev in the run's engine, in a command (the engine writes
+// it to the session file). The run counts it as queued at once; a step
+// started before the engine has it waits for it (see stepCmd), and events
+// go in in the order they were sent.
+func (r *runView) submitCmd(ev loop.Event) tea.Cmd {
+	r.live.queued++
+	eng, before, done := r.eng, r.submitted, make(chan struct{})
+	r.submitted = done
+	return func() tea.Msg {
+		if before != nil {
+			<-before
+		}
+		eng.Submit(ev)
+		close(done)
+		return nil
+	}
 }

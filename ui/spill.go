@@ -3,7 +3,9 @@ package ui
 import (
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // A long session must not keep every raw payload in memory: each request
@@ -20,25 +22,37 @@ const (
 	keepBytes    = 4 << 20
 )
 
-// spill drops the exchanges of model calls older than the latest r.keep
-// (keepPayloads, and keepBytes), except the step shown; they can be read
-// back (load). Previews of requests go the same way whether or not there is
-// a session: the step after each one holds the request as it was sent.
+// payloadStore is where a run's raw payloads are kept: in memory for the
+// latest model calls and the step shown, else in the session file, read
+// back (load) when a pane shows them.
+type payloadStore struct {
+	load func(t *loop.Transition) ([]providers.Exchange, error) // a spilled step's exchanges; nil without a session
+	keep int                                                    // model calls whose payloads stay in memory
+	// mark: the steps before it are past keeping (spill looks no further
+	// back); reloaded: the old step whose payload was read back (-1: none).
+	mark, reloaded, reloadedSeq int
+}
+
+// spill drops the exchanges of model calls of l older than the latest
+// keep (keepPayloads, and keepBytes), except the step shown; they can be
+// read back (load). Previews of requests go the same way whether or not
+// there is a session: the step after each one holds the request as it was
+// sent.
 //
 // Each call looks only at the steps since the previous one's cut-off
-// (spillMark): a long session costs the same per step as a short one.
-func (r *runView) spill() {
-	sel := r.live.selectedIndex()
-	es := r.live.exchangeStep(sel)
-	r.spillMark = min(r.spillMark, len(r.live.steps))
-	previews, held := spillCount{keep: r.keep}, spillCount{keep: r.keep}
-	mark := r.spillMark
-	for i := len(r.live.steps) - 1; i >= r.spillMark; i-- {
-		s := &r.live.steps[i]
+// (mark): a long session costs the same per step as a short one.
+func (p *payloadStore) spill(l *liveState) {
+	sel := l.selectedIndex()
+	es := l.exchangeStep(sel)
+	p.mark = min(p.mark, len(l.steps))
+	previews, held := spillCount{keep: p.keep}, spillCount{keep: p.keep}
+	mark := p.mark
+	for i := len(l.steps) - 1; i >= p.mark; i-- {
+		s := &l.steps[i]
 		if s.preview != nil && previews.add(s.preview.ex.BodyBytes()) && i != sel {
 			s.preview = nil
 		}
-		if len(s.t.Exchanges) > 0 && r.load != nil && s.t.ExchangesAt != nil {
+		if len(s.t.Exchanges) > 0 && p.load != nil && s.t.ExchangesAt != nil {
 			n := 0
 			for _, x := range s.t.Exchanges {
 				n += x.BodyBytes()
@@ -48,11 +62,11 @@ func (r *runView) spill() {
 				s.spilled = true
 			}
 		}
-		if (r.load != nil && !held.over()) || !previews.over() {
+		if (p.load != nil && !held.over()) || !previews.over() {
 			mark = i // the steps from here on are looked at again next time
 		}
 	}
-	r.spillMark = mark
+	p.mark = mark
 }
 
 // spillCount counts the payloads kept so far, newest first: past keep of
@@ -78,49 +92,40 @@ type exchangesMsg struct {
 
 func (m exchangesMsg) runID() int { return m.run }
 
-// fetchPayload reads back the exchanges of the step the payload pane shows,
+// fetch reads back the exchanges of the step run id's payload pane shows,
 // if they were spilled and are not on their way yet.
-func (r *runView) fetchPayload() tea.Cmd {
-	es := r.live.exchangeStep(r.live.selectedIndex())
-	if es < 0 || r.load == nil {
+func (p *payloadStore) fetch(id int, l *liveState) tea.Cmd {
+	es := l.exchangeStep(l.selectedIndex())
+	if es < 0 || p.load == nil {
 		return nil
 	}
-	s := &r.live.steps[es]
+	s := &l.steps[es]
 	if !s.spilled || s.loading {
 		return nil
 	}
 	s.loading = true
-	load, id, t := r.load, r.id, s.t
+	load, t := p.load, s.t
 	return func() tea.Msg {
 		ex, err := load(&t)
 		return exchangesMsg{run: id, index: es, seq: t.Seq, ex: ex, err: err}
 	}
 }
 
-// loaded takes spilled exchanges back in.
-func (r *runView) loaded(msg exchangesMsg) {
-	if msg.index >= len(r.live.steps) || r.live.steps[msg.index].t.Seq != msg.seq {
+// loaded takes spilled exchanges back into l's steps.
+func (p *payloadStore) loaded(msg exchangesMsg, l *liveState, lg lang.Lang) {
+	if msg.index >= len(l.steps) || l.steps[msg.index].t.Seq != msg.seq {
 		return // a fork changed the steps meanwhile
 	}
-	s := &r.live.steps[msg.index]
+	s := &l.steps[msg.index]
 	s.loading = false
 	if msg.err != nil {
-		s.loadErr = r.lang.F("could not read this step's payload back from the session: %v", msg.err)
+		s.loadErr = lg.F("could not read this step's payload back from the session: %v", msg.err)
 		return
 	}
 	s.t.Exchanges, s.spilled, s.loadErr = msg.ex, false, ""
 	// One step read back at a time: the one read before goes back to disk.
-	if p := r.reloaded; p != msg.index && p >= 0 && p < len(r.live.steps) && r.live.steps[p].t.Seq == r.reloadedSeq {
-		r.live.steps[p].t.Exchanges, r.live.steps[p].spilled = nil, true
+	if i := p.reloaded; i != msg.index && i >= 0 && i < len(l.steps) && l.steps[i].t.Seq == p.reloadedSeq {
+		l.steps[i].t.Exchanges, l.steps[i].spilled = nil, true
 	}
-	r.reloaded, r.reloadedSeq = msg.index, msg.seq
-}
-
-// fetchPayloads reads back what the runs' payload panes are about to show.
-func (m Model) fetchPayloads() tea.Cmd {
-	var cmds []tea.Cmd
-	for _, r := range m.runs {
-		cmds = append(cmds, r.fetchPayload())
-	}
-	return tea.Batch(cmds...)
+	p.reloaded, p.reloadedSeq = msg.index, msg.seq
 }

@@ -28,7 +28,7 @@ func TestOldPayloadsAreReadBackFromTheSession(t *testing.T) {
 			return reader.LoadAt(*tr.ExchangesAt)
 		}}}
 	h := newHarness(t, cfg, 160, 48)
-	h.m.runs[0].keep = keep
+	h.m.runs[0].store.keep = keep
 	h.typeText("list, again and again")
 	h.press("enter")
 	for i := 0; i < 8; i++ {

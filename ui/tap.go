@@ -41,14 +41,18 @@ type TapSource interface {
 	Edit(id int, body []byte) error
 }
 
-// tapController is the tap's side of the glass box: what is held, and the
-// keys that release it.
+// tapController is the tap's side of the glass box (Config.Tap): what is
+// held, and the keys that release it. Its run has no engine: the steps
+// arrive from the tap, as a followed run's arrive from the room.
 type tapController struct {
-	src   TapSource
-	holds []tap.Hold
-	mode  tap.Mode
-	ended bool
-	now   func() time.Time
+	*kit
+	stepper *stepper
+	room    *roomController // records a step on the run's panes
+	src     TapSource
+	holds   []tap.Hold
+	mode    tap.Mode
+	ended   bool
+	now     func() time.Time
 	// ticking: a redraw of the holds' age is due.
 	ticking bool
 }
@@ -62,67 +66,78 @@ type tapMsg struct {
 // tapTickMsg redraws the age of a hold.
 type tapTickMsg struct{}
 
-// tapCmd waits for the tap's next news.
-func (m Model) tapCmd() tea.Cmd {
-	if m.tap == nil || m.tap.ended {
+// tapEditedMsg: the person's editor closed on a held request's body
+// (what-if), which was read back (after).
+type tapEditedMsg struct {
+	hold          int
+	before, after []byte
+	err, readErr  error
+}
+
+// cmd waits for the tap's next news.
+func (c *tapController) cmd() tea.Cmd {
+	if c == nil || c.ended {
 		return nil
 	}
-	src, ctx := m.tap.src, m.runs[0].base
+	src, ctx := c.src, c.stepper.runs[0].base
 	return func() tea.Msg {
 		n, ok := src.Next(ctx)
 		return tapMsg{news: n, ok: ok}
 	}
 }
 
-// tapTick redraws once a second while a call is held, so its age shows.
-func (m Model) tapTick() tea.Cmd {
-	if m.tap == nil || len(m.tap.holds) == 0 || m.tap.ticking {
+// tick redraws once a second while a call is held, so its age shows.
+func (c *tapController) tick() tea.Cmd {
+	if len(c.holds) == 0 || c.ticking {
 		return nil
 	}
-	m.tap.ticking = true
+	c.ticking = true
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tapTickMsg{} })
+}
+
+// ticked is a redraw of the holds' age; the next follows while one is held.
+func (c *tapController) ticked() action {
+	c.ticking = false
+	return action{cmd: c.tick()}
 }
 
 // tapped draws the news on the run: each step as a step of its own, each
 // note in History, the call in flight in the Raw payload pane.
-func (m Model) tapped(msg tapMsg) (tea.Model, tea.Cmd) {
-	r, l := m.runs[0], m.cfg.Lang
-	had := len(m.tap.holds)
+func (c *tapController) tapped(msg tapMsg) action {
+	r, l := c.stepper.runs[0], c.lang
+	had := len(c.holds)
 	for _, e := range msg.news.Events {
 		if e.Note != nil {
 			r.history.note(l.Error(e.Note))
 			continue
 		}
-		r.record(*e.Step)
+		c.room.record(r, *e.Step)
 		if r.observe != nil {
 			r.observe(*e.Step)
 		}
 	}
-	m.tap.holds, m.tap.mode = msg.news.Holds, msg.news.Mode
+	c.holds, c.mode = msg.news.Holds, msg.news.Mode
 	r.busy, r.inflight = false, nil
-	if ex := msg.news.Live; ex != nil && !m.tap.heldNow() {
+	if ex := msg.news.Live; ex != nil && len(c.holds) == 0 {
 		r.busy, r.inflight = true, ex
 		if r.observeWire != nil {
 			r.observeWire(*ex)
 		}
 	}
+	a := action{settle: true, cmd: tea.Batch(c.cmd(), c.stepper.fetchPayloads(), c.tick())}
 	if !msg.ok {
-		m.tap.ended, m.tap.holds = true, nil
+		c.ended, c.holds = true, nil
 		r.busy, r.inflight = false, nil
 		r.history.note(l.T("the tap has stopped: no call reaches it any more; q quits"))
-	} else if len(m.tap.holds) > had {
-		m.notice = m.tap.heldNotice(l)
+	} else if len(c.holds) > had {
+		a.notice = c.heldNotice()
 	}
-	m.clampScrolls()
-	return m, tea.Batch(m.tapCmd(), m.fetchPayloads(), m.tapTick())
+	return a
 }
 
-// heldNow says a call is held: the panes show it, not a call in flight.
-func (c *tapController) heldNow() bool { return len(c.holds) > 0 }
-
 // heldNotice says what the oldest hold is and what the keys do with it.
-func (c *tapController) heldNotice(l lang.Lang) string {
-	h := c.holds[0]
+func (c *tapController) heldNotice() string {
+	l, h := c.lang, c.holds[0]
 	if h.Kind == tap.HeldReply {
 		return l.T("held: the service's reply, before the agent gets it — space delivers it · c lets the agent run")
 	}
@@ -162,77 +177,79 @@ func (c *tapController) status(l lang.Lang) string {
 	return s
 }
 
-// tapKey handles the keys that mean something else for a tap: the stepping
-// keys release what is held, w edits a held request, and what would act on
-// glassbox's own agent says it cannot. It reports whether it handled msg.
-func (m *Model) tapKey(msg tea.KeyMsg) (bool, tea.Cmd) {
-	if m.tap == nil {
-		return false, nil
+// key handles the keys that mean something else for a tap: the stepping
+// keys release what is held, p holds again, w edits a held request, and
+// what would act on glassbox's own agent says it cannot. It reports
+// whether it handled msg.
+func (c *tapController) key(msg tea.KeyMsg) (action, bool) {
+	if c == nil {
+		return action{}, false
 	}
-	k, l, c := m.keys, m.cfg.Lang, m.tap
+	k, l := c.keys, c.lang
 	switch {
 	case key.Matches(msg, k.Step, k.Iteration):
-		if m.returnToPresent() {
-			return true, m.fetchPayloads()
-		}
-		if len(c.holds) == 0 || !c.src.Step() {
-			m.notice = l.T("nothing is held: the agent is working — running its tools, or waiting for its person — out of a tap's sight, or it has not called yet")
-			return true, nil
-		}
-		if c.holds[0].Kind == tap.HeldReply {
-			m.notice = l.T("delivered: the agent has the reply")
-		} else {
-			m.notice = l.T("sent: the request is on its way to the service")
-		}
-		c.holds = c.holds[1:] // until the tap says how things stand
+		return c.step(), true
 	case key.Matches(msg, k.Continue):
-		m.returnToPresent()
+		c.stepper.returnToPresent()
 		c.src.Continue()
-		m.notice = l.T("running: the agent's calls pass through as they come (p holds them again)")
+		return say(l.T("running: the agent's calls pass through as they come (p holds them again)")), true
 	case key.Matches(msg, k.Pause):
 		c.src.Pause()
-		m.notice = l.T("stepping: the agent's next request and reply will be held")
+		return say(l.T("stepping: the agent's next request and reply will be held")), true
 	case key.Matches(msg, k.WhatIf):
-		return true, m.tapWhatIf()
+		return c.whatIf(), true
 	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.Input, k.Lessons, k.Branch, k.Predict) || k.typing(msg):
-		m.notice = l.T("a tap shows another agent's calls: it cannot fork them or send a request — talk to the agent in its own terminal")
-	default:
-		return false, nil
+		return say(l.T("a tap shows another agent's calls: it cannot fork them or send a request — talk to the agent in its own terminal")), true
 	}
-	return true, nil
+	return action{}, false
 }
 
-// tapWhatIf is w on a tap: the oldest held request's body in $VISUAL or
-// $EDITOR; what is saved is what goes when the request is released.
-func (m *Model) tapWhatIf() tea.Cmd {
-	l := m.cfg.Lang
+// step is space: the oldest hold goes (a past step on screen comes back
+// to the present first).
+func (c *tapController) step() action {
+	l := c.lang
+	if c.stepper.returnToPresent() {
+		return say(presentNotice(l))
+	}
+	if len(c.holds) == 0 || !c.src.Step() {
+		return say(l.T("nothing is held: the agent is working — running its tools, or waiting for its person — out of a tap's sight, or it has not called yet"))
+	}
+	h := c.holds[0]
+	c.holds = c.holds[1:] // until the tap says how things stand
+	if h.Kind == tap.HeldReply {
+		return say(l.T("delivered: the agent has the reply"))
+	}
+	return say(l.T("sent: the request is on its way to the service"))
+}
+
+// whatIf is w on a tap: the oldest held request's body in $VISUAL or
+// $EDITOR (the what-if flow: forkController.ready runs the editor); what is
+// saved is what goes when the request is released.
+func (c *tapController) whatIf() action {
+	l := c.lang
 	var h *tap.Hold
-	for i := range m.tap.holds {
-		if m.tap.holds[i].Kind == tap.HeldRequest {
-			h = &m.tap.holds[i]
+	for i := range c.holds {
+		if c.holds[i].Kind == tap.HeldRequest {
+			h = &c.holds[i]
 			break
 		}
 	}
 	switch {
 	case h == nil:
-		m.notice = l.T("what-if edits a held request before it goes: none is held (p holds the next one)")
-		return nil
+		return say(l.T("what-if edits a held request before it goes: none is held (p holds the next one)"))
 	case !h.Editable:
-		m.notice = l.T("what-if: this request's body holds a secret or was kept cut, so it is not written to a file for editing")
-		return nil
+		return say(l.T("what-if: this request's body holds a secret or was kept cut, so it is not written to a file for editing"))
 	}
 	editor := editorCommand()
 	if editor == nil {
-		m.notice = l.T("what-if opens the context in your editor: set $VISUAL or $EDITOR (e.g. EDITOR=nano) and start glassbox again")
-		return nil
+		return say(l.T("what-if opens the context in your editor: set $VISUAL or $EDITOR (e.g. EDITOR=nano) and start glassbox again"))
 	}
-	body, ok := m.tap.src.Body(h.ID)
+	body, ok := c.src.Body(h.ID)
 	if !ok {
-		m.notice = l.T("what-if: the request is not held any more")
-		return nil
+		return say(l.T("what-if: the request is not held any more"))
 	}
-	id, run := h.ID, m.runs[0].id
-	return func() tea.Msg {
+	id, run := h.ID, c.stepper.runs[0].id
+	return action{cmd: func() tea.Msg {
 		dir, err := os.MkdirTemp("", "glassbox-whatif-*")
 		if err != nil {
 			return whatIfReadyMsg{run: run, hold: id, err: fmt.Errorf("cannot make a temporary file: %w", err)}
@@ -243,26 +260,23 @@ func (m *Model) tapWhatIf() tea.Cmd {
 			return whatIfReadyMsg{run: run, hold: id, err: fmt.Errorf("cannot write the request: %w", err)}
 		}
 		return whatIfReadyMsg{run: run, hold: id, dir: dir, path: path, before: body, editor: editor}
-	}
+	}}
 }
 
-// tapEdited takes the edited request back: unchanged, refused (the error
-// says why, the request stays as it was) or what goes when released.
-func (m Model) tapEdited(msg whatIfDoneMsg) (tea.Model, tea.Cmd) {
-	l := m.cfg.Lang
+// edited takes the edited request back: unchanged, refused (the error says
+// why, the request stays as it was) or what goes when released.
+func (c *tapController) edited(msg tapEditedMsg) action {
+	l := c.lang
 	switch {
 	case msg.err != nil:
-		m.notice = l.F("what-if: the editor failed (%v); the request is unchanged", msg.err)
+		return say(l.F("what-if: the editor failed (%v); the request is unchanged", msg.err))
 	case msg.readErr != nil:
-		m.notice = l.F("what-if: cannot read the edited request: %v", msg.readErr)
+		return say(l.F("what-if: cannot read the edited request: %v", msg.readErr))
 	case string(msg.after) == string(msg.before):
-		m.notice = l.T("what-if: nothing changed; space sends the request as it was")
-	default:
-		if err := m.tap.src.Edit(msg.hold, msg.after); err != nil {
-			m.notice = l.Error(err)
-			break
-		}
-		m.notice = l.T("what-if: the edited request is what space sends (the step that sends it is marked \"edited\")")
+		return say(l.T("what-if: nothing changed; space sends the request as it was"))
 	}
-	return m, nil
+	if err := c.src.Edit(msg.hold, msg.after); err != nil {
+		return say(l.Error(err))
+	}
+	return say(l.T("what-if: the edited request is what space sends (the step that sends it is marked \"edited\")"))
 }

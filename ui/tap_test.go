@@ -50,7 +50,7 @@ func newTapScreen(t *testing.T, l lang.Lang, w, h int) *tapScreen {
 	m := New(cfg)
 	m.tap.now = func() time.Time { return tapClock }
 	m.animate = false
-	m.exec = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd { return func() tea.Msg { return fn(c.Run()) } }
+	m.forks.exec = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd { return func() tea.Msg { return fn(c.Run()) } }
 	hs := &harness{t: t, m: m, late: make(chan tea.Msg, 16)}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.send(hs.run(hs.m.Init())) // the tap's news begin to arrive

@@ -14,11 +14,11 @@ import (
 // drawnKeyHelp is the key help as bubbles/help draws it, with no memo: the
 // short help line for what has the keys, and the help overlay's key
 // columns at width w.
-func drawnKeyHelp(m Model, w int) (short string, columns []string) {
-	var km help.KeyMap = stepperHelp{k: m.keys, pane: m.cur().panes[m.pane], compare: m.compare()}
+func drawnKeyHelp(m *Model, w int) (short string, columns []string) {
+	var km help.KeyMap = stepperHelp{k: m.keys, pane: m.stepper.cur().panes[m.stepper.pane], compare: m.stepper.compare()}
 	switch d := m.top(); {
 	case d != nil:
-		km = d.keys(m)
+		km = d.keys()
 	case m.inputFocused:
 		km = inputHelp{m.keys}
 	}
@@ -26,7 +26,7 @@ func drawnKeyHelp(m Model, w int) (short string, columns []string) {
 	h.Width = w
 	short = h.View(km)
 
-	groups := m.keys.fullHelp(m.compare())
+	groups := m.keys.fullHelp(m.stepper.compare())
 	hm := m.help
 	hm.Width = 0
 	per := len(groups)
@@ -54,10 +54,10 @@ func TestKeyHelpMemoDrawsWhatHelpDraws(t *testing.T) {
 		t.Helper()
 		for _, w := range []int{40, 80, 119, 160} {
 			short, columns := drawnKeyHelp(h.m, w)
-			if got := h.m.shortHelpView(w); got != short {
+			if got := h.m.bar.shortHelp(w, h.m.keyHelp(h.m.top())); got != short {
 				t.Errorf("%s, width %d: the help line is\n%q\nbubbles/help draws\n%q", when, w, got, short)
 			}
-			if got := h.m.keyColumns(w); !slices.Equal(got, columns) {
+			if got := h.m.helpBox.keyColumns(w); !slices.Equal(got, columns) {
 				t.Errorf("%s, width %d: the key columns are\n%q\nbubbles/help draws\n%q", when, w, got, columns)
 			}
 		}
@@ -107,14 +107,14 @@ func TestKeyHelpIsDrawnOnce(t *testing.T) {
 	w := newWorld(t, tourScript()...)
 	h := newHarness(t, w.config(), 120, 34)
 	h.press("esc", "?")
-	first := h.m.keyColumns(96)
-	if again := h.m.keyColumns(96); &again[0] != &first[0] {
+	first := h.m.helpBox.keyColumns(96)
+	if again := h.m.helpBox.keyColumns(96); &again[0] != &first[0] {
 		t.Error("the same width and keys drew the key columns again")
 	}
-	if other := h.m.keyColumns(60); &other[0] == &first[0] {
+	if other := h.m.helpBox.keyColumns(60); &other[0] == &first[0] {
 		t.Error("another width got the drawing of 96 columns")
 	}
-	if n := testing.AllocsPerRun(20, func() { h.m.shortHelpView(120) }); n > 8 {
+	if n := testing.AllocsPerRun(20, func() { h.m.bar.shortHelp(120, h.m.keyHelp(h.m.top())) }); n > 8 {
 		t.Errorf("the help line costs %v allocations once drawn: it is drawn again", n)
 	}
 }

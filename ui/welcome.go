@@ -13,20 +13,20 @@ import (
 // glassbox is, which backend runs and why, how to go live and which keys to
 // press first. It is a note for the learner, never a message sent to the
 // model.
-func (m *Model) addWelcome() {
-	for _, r := range m.runs {
-		r.history.add(&historyEntry{kind: entryWelcome, text: m.welcomeText(r)})
+func (c *lessonController) addWelcome() {
+	for _, r := range c.stepper.runs {
+		r.history.add(&historyEntry{kind: entryWelcome, text: c.welcomeText(r)})
 	}
 }
 
-func (m *Model) welcomeText(r *runView) string {
-	l := m.cfg.Lang
-	if m.cfg.Tap != nil {
-		return strings.Join(m.cfg.Tap.Intro, "\n")
+func (c *lessonController) welcomeText(r *runView) string {
+	l := c.lang
+	if c.intro != nil { // a tap's: where it listens, what to set, what it cannot see
+		return strings.Join(c.intro, "\n")
 	}
 	var b strings.Builder
 	b.WriteString(l.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time.") + "\n")
-	if m.compare() {
+	if c.stepper.compare() {
 		b.WriteString(l.F("COMPARE: this is the %s run; the other run gets the same requests.", r.title()) + "\n")
 	}
 	backend := strings.ToUpper(r.backend)
@@ -52,14 +52,14 @@ func (m *Model) welcomeText(r *runView) string {
 	if r.workspace != "" {
 		b.WriteString(l.F("Workspace (the only folder the tools may touch): %s", r.workspace) + "\n")
 	}
-	if sb := m.cfg.Sandbox; sb != "" {
+	if sb := c.sandbox; sb != "" {
 		if strings.HasPrefix(sb, "on") {
 			sb, _, _ = strings.Cut(sb, ":") // "on — Landlock ABI 7"; off keeps its reason
 		}
 		b.WriteString(l.F("Sandbox for commands: %s", sb) + "\n")
 	}
 	b.WriteString(l.T("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key."))
-	if ls, ok := m.currentLesson(); ok && !m.lessonSent {
+	if ls, ok := c.current(); ok && !c.sent {
 		b.WriteString("\n▶ " + l.F("Press Enter to send the %s lesson: %q", ls.Name, firstLineOf(ls.Request)))
 	}
 	return b.String()
@@ -68,9 +68,9 @@ func (m *Model) welcomeText(r *runView) string {
 // refreshWelcome says the welcome again for the lesson on offer now: once a
 // lesson was sent it offers none, once another was picked it names that
 // one.
-func (m *Model) refreshWelcome() {
-	for _, r := range m.runs {
-		r.history.welcome(m.welcomeText(r))
+func (c *lessonController) refreshWelcome() {
+	for _, r := range c.stepper.runs {
+		r.history.welcome(c.welcomeText(r))
 	}
 }
 

@@ -36,7 +36,7 @@ sed -i '0,/hello\.py\\n/s//hello.py\\nplan.txt\\n/' "$1"
 	before := r.history.len()
 	h.press("w")
 	if r.edit == "" {
-		t.Fatalf("no edit taken; notice %q", h.m.noticeText())
+		t.Fatalf("no edit taken; notice %q", h.m.bar.noticeText(h.m.top()))
 	}
 	h.press("space")
 	s := r.live.selected()
@@ -104,7 +104,7 @@ sed -i 's/"messages": \[/"messages": [{"role": "user", "text": "Also mention pla
 	h.press("w", "c")
 	r := h.m.runs[0]
 	if r.live.state != loop.WaitingForEvent {
-		t.Fatalf("the run stopped at %s: %q", r.live.state, h.m.noticeText())
+		t.Fatalf("the run stopped at %s: %q", r.live.state, h.m.bar.noticeText(h.m.top()))
 	}
 	if s := r.live.steps[2]; s.t.Edit == nil || s.t.Edit.Messages[0].Change != "added" {
 		t.Fatalf("the first call carries no added message: %+v", s.t.Edit)

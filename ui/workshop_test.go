@@ -81,8 +81,8 @@ func TestQuitAsksWhenThereIsHistory(t *testing.T) {
 		t.Fatal("n should stay")
 	}
 	h.press("?", "q")
-	if h.quit || isOpen[helpDialog](h.m) {
-		t.Fatalf("q in the help overlay: quit %v, open %v", h.quit, isOpen[helpDialog](h.m))
+	if h.quit || isOpen[*helpOverlay](h.m) {
+		t.Fatalf("q in the help overlay: quit %v, open %v", h.quit, isOpen[*helpOverlay](h.m))
 	}
 	h.press("l", "q")
 	if h.quit || isOpen[*lessonMenu](h.m) {
@@ -172,14 +172,14 @@ func TestApprovalOpensInTheStepThatAsks(t *testing.T) {
 	}
 	h.press("]")
 	// tab moves the focus under the dialog.
-	before := h.m.pane
+	before := h.m.stepper.pane
 	h.press("tab")
-	if h.m.pane == before {
+	if h.m.stepper.pane == before {
 		t.Fatal("tab did nothing while the dialog was open")
 	}
 
 	h.press("esc")
-	if r.confirm == nil || h.m.dialogRun() != nil || !r.hidden {
+	if r.confirm == nil || h.m.stepper.dialogRun() != nil || !r.hidden {
 		t.Fatal("esc should hide the dialog, not answer it")
 	}
 	if len(r.live.steps) != n || slices.Contains(h.edges(), loop.EdgeUserDenial) {
@@ -188,7 +188,7 @@ func TestApprovalOpensInTheStepThatAsks(t *testing.T) {
 	contains(t, h.plainView(), "dialog is hidden")
 	h.press("r") // the payload pane's request/response
 	h.press("space")
-	if h.m.dialogRun() == nil {
+	if h.m.stepper.dialogRun() == nil {
 		t.Fatal("space should bring the dialog back")
 	}
 	h.press("[") // look back, then answer: the answer shows the present
@@ -282,8 +282,8 @@ func TestToolCallsShowTheWholeRuleAt120x34(t *testing.T) {
 		t.Fatalf("fewer than two decisions in iteration 1; edges %v", h.edges())
 	}
 	h.press("tab", "tab") // Tool calls
-	if h.m.pane != paneTools {
-		t.Fatalf("pane %v", h.m.pane)
+	if h.m.stepper.pane != paneTools {
+		t.Fatalf("pane %v", h.m.stepper.pane)
 	}
 	h.press("g")
 	contains(t, h.plainView(), decided[0].Rule)
@@ -342,7 +342,7 @@ func TestPayloadPercentIsHowFarDown(t *testing.T) {
 	w := newWorld(t, tourScript()...)
 	h := newHarness(t, w.config(), 120, 24)
 	h.press("enter", "space", "space", "space") // the first model call
-	for h.m.pane != panePayload {
+	for h.m.stepper.pane != panePayload {
 		h.press("tab")
 	}
 	h.press("h", "g") // with the headers, the exchange is taller than the pane
@@ -358,14 +358,14 @@ func TestIdleKeysSayWhy(t *testing.T) {
 	h.press("enter", "space", "space", "space")
 	h.press("x")
 	contains(t, h.plainView(), "x: this model call made one HTTP exchange")
-	for h.m.pane != paneTools {
+	for h.m.stepper.pane != paneTools {
 		h.press("tab")
 	}
 	h.press("e")
 	contains(t, h.plainView(), "e works in History: tab there first")
 	h.press("h")
 	contains(t, h.plainView(), "h works in Raw payload")
-	for h.m.pane != paneDiagram {
+	for h.m.stepper.pane != paneDiagram {
 		h.press("tab")
 	}
 	h.press("G")

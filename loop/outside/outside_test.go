@@ -82,6 +82,9 @@ func TestGeminiCLIRun(t *testing.T) {
 	if final.HistoryLen != 4 || got[6].HistoryLen != 3 {
 		t.Fatalf("history lengths %d, %d", got[6].HistoryLen, final.HistoryLen)
 	}
+	if h := b.History(); len(h) != 4 || h[3].Text != final.LLM.Text || b.State() != loop.WaitingForEvent {
+		t.Fatalf("history %d messages, state %s", len(h), b.State())
+	}
 	if got[6].Edit != nil {
 		t.Fatalf("the second request continues the first; an edit was reported: %s", got[6].Edit.Summary())
 	}

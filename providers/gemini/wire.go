@@ -5,6 +5,8 @@ package gemini
 // API accepts (functionDeclarations and function_declarations).
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 
 	"google.golang.org/genai"
@@ -55,18 +57,19 @@ func route(method, path string) wire.Route {
 
 // reqReader walks one request body.
 type reqReader struct {
-	b   []byte
-	r   *wire.Request
-	cut wire.Cutter
+	b     []byte
+	r     *wire.Request
+	cut   wire.Cutter
+	whole bool // the texts too (wire.Whole)
 }
 
-func decodeRequest(path, _ string, body []byte) (*wire.Request, error) {
+func decodeRequest(path, _ string, body []byte, depth wire.Depth) (*wire.Request, error) {
 	top, err := wire.ReadObject(body)
 	if err != nil {
 		return nil, err
 	}
 	model, endpoint := modelOf(path)
-	d := reqReader{b: body, r: &wire.Request{
+	d := reqReader{b: body, whole: depth == wire.Whole, r: &wire.Request{
 		Family: Family, Dialect: Name, Endpoint: endpoint, Model: model,
 		Stream: endpoint == "streamGenerateContent",
 	}}
@@ -75,7 +78,7 @@ func decodeRequest(path, _ string, body []byte) (*wire.Request, error) {
 		case "contents":
 			err = d.contents(top)
 		case "systemInstruction", "system_instruction":
-			d.r.System = d.systemText(m.Value)
+			d.r.System = systemText(m.Value)
 			d.cut.Part(m.Span(), wire.KindSystem, m.Key, -1, -1)
 		case "tools":
 			err = d.tools(top)
@@ -107,29 +110,23 @@ func modelOf(path string) (model, call string) {
 }
 
 func (d *reqReader) settings(m wire.Member, inner bool) {
-	if inner && wire.Kind(d.b, m.Value) == '{' {
-		if ms, err := wire.Members(d.b, m.Value); err == nil {
-			for _, s := range ms {
-				d.r.Settings = append(d.r.Settings, wire.Setting{Name: s.Key, Value: string(d.b[s.Value.Start:s.Value.End])})
-			}
+	if inner && m.Value.Kind() == '{' {
+		for _, s := range m.Value.Members() {
+			d.r.Settings = append(d.r.Settings, wire.Setting{Name: s.Key, Value: string(s.Value.Bytes())})
 		}
 	} else {
-		d.r.Settings = append(d.r.Settings, wire.Setting{Name: m.Key, Value: string(d.b[m.Value.Start:m.Value.End])})
+		d.r.Settings = append(d.r.Settings, wire.Setting{Name: m.Key, Value: string(m.Value.Bytes())})
 	}
 	d.cut.Part(m.Span(), wire.KindSettings, m.Key, -1, -1)
 }
 
 // systemText is the text of systemInstruction: a Content's text parts, or
 // a plain string.
-func (d *reqReader) systemText(v wire.Span) string {
-	if wire.Kind(d.b, v) == '"' {
-		return wire.String(d.b, v)
+func systemText(v wire.Value) string {
+	if v.Kind() == '"' {
+		return v.Str()
 	}
-	obj, err := wire.ObjectAt(d.b, v)
-	if err != nil {
-		return ""
-	}
-	parts, _ := obj.Objects("parts")
+	parts, _ := v.Objects("parts")
 	var texts []string
 	for _, p := range parts {
 		if p.Has("text") {
@@ -139,7 +136,7 @@ func (d *reqReader) systemText(v wire.Span) string {
 	return strings.Join(texts, "\n")
 }
 
-func (d *reqReader) tools(top wire.Object) error {
+func (d *reqReader) tools(top wire.Value) error {
 	tools, err := top.Objects("tools")
 	if err != nil {
 		return err
@@ -154,38 +151,35 @@ func (d *reqReader) tools(top wire.Object) error {
 			d.cut.Part(t.Span(), wire.KindTool, label, -1, -1)
 			continue
 		}
-		spans, err := wire.Elements(d.b, decls)
-		if err != nil {
-			return err
-		}
-		for _, s := range spans {
-			decl, err := wire.ObjectAt(d.b, s)
-			if err != nil {
-				return err
+		for _, decl := range decls.Elems() {
+			if decl.Kind() != '{' {
+				return &wire.SyntaxError{Offset: decl.Span().Start, What: "a function declaration was expected"}
 			}
 			spec := history.ToolSpec{
 				Name: decl.String("name"), Description: decl.String("description"),
 				Schema: decl.Raw("parametersJsonSchema", "parameters_json_schema", "parameters"),
 			}
-			d.cut.Part(s, wire.KindTool, spec.Name, -1, len(d.r.Tools))
+			d.cut.Part(decl.Span(), wire.KindTool, spec.Name, -1, len(d.r.Tools))
 			d.r.Tools = append(d.r.Tools, spec)
 		}
 	}
 	return nil
 }
 
-func (d *reqReader) contents(top wire.Object) error {
+func (d *reqReader) contents(top wire.Value) error {
 	contents, err := top.Objects("contents")
 	if err != nil {
 		return err
 	}
+	d.r.Messages = slices.Grow(d.r.Messages, len(contents)+len(contents)/2)
+	d.cut.Grow(2 * len(contents))
 	for _, c := range contents {
 		parts, err := c.Objects("parts")
 		if err != nil {
 			return err
 		}
-		if c.String("role") == "model" {
-			msg := modelMessage(d.b, c, parts)
+		if c.Role("model") == "model" {
+			msg := modelMessage(c, parts, d.whole)
 			d.cut.Part(c.Span(), wire.MessageKind(msg), "model", len(d.r.Messages), -1)
 			d.r.Messages = append(d.r.Messages, msg)
 			continue
@@ -199,47 +193,50 @@ func (d *reqReader) contents(top wire.Object) error {
 // one user message, each functionResponse part one tool message. A
 // Content that is one message is one segment; otherwise each part is, and
 // the Content's own braces are framing.
-func (d *reqReader) userContent(c wire.Object, parts []wire.Object) {
-	role := c.String("role")
+func (d *reqReader) userContent(c wire.Value, parts []wire.Value) {
+	role := c.Role("user", "function")
 	if role == "" {
 		role = "user"
 	}
-	var msgs []history.Message
-	of := make([]int, len(parts)) // the message each part belongs to
+	// The messages go straight onto the request; of[i] is the one part i
+	// belongs to (a short array holds the usual few parts).
+	base := len(d.r.Messages)
+	var small [8]int
+	of := small[:0]
 	text := -1
-	for i, p := range parts {
+	for _, p := range parts {
 		if fr, ok := p.Object("functionResponse", "function_response"); ok {
-			of[i] = len(msgs)
-			msgs = append(msgs, history.Message{Role: history.RoleTool, Result: toolResult(fr)})
+			of = append(of, len(d.r.Messages))
+			d.r.Messages = append(d.r.Messages, history.Message{Role: history.RoleTool, Result: toolResult(fr, d.whole)})
 			continue
 		}
 		if text < 0 {
-			text = len(msgs)
-			msgs = append(msgs, history.Message{Role: history.RoleUser})
+			text = len(d.r.Messages)
+			d.r.Messages = append(d.r.Messages, history.Message{Role: history.RoleUser})
 		}
-		of[i] = text
-		m := &msgs[text]
-		if m.Text != "" {
-			m.Text += "\n"
+		of = append(of, text)
+		if m := &d.r.Messages[text]; d.whole {
+			if m.Text != "" {
+				m.Text += "\n"
+			}
+			m.Text += partText(p)
 		}
-		m.Text += partText(p)
 	}
-	base := len(d.r.Messages)
-	if len(msgs) <= 1 {
-		if len(msgs) == 0 { // a Content with no parts
-			msgs = []history.Message{{Role: history.RoleUser}}
-		}
-		d.cut.Part(c.Span(), wire.MessageKind(msgs[0]), role, base, -1)
-	} else {
+	switch n := len(d.r.Messages) - base; {
+	case n == 0: // a Content with no parts
+		d.cut.Part(c.Span(), wire.KindUser, role, base, -1)
+		d.r.Messages = append(d.r.Messages, history.Message{Role: history.RoleUser})
+	case n == 1:
+		d.cut.Part(c.Span(), wire.MessageKind(d.r.Messages[base]), role, base, -1)
+	default:
 		for i, p := range parts {
-			d.cut.Part(p.Span(), wire.MessageKind(msgs[of[i]]), role, base+of[i], -1)
+			d.cut.Part(p.Span(), wire.MessageKind(d.r.Messages[of[i]]), role, of[i], -1)
 		}
 	}
-	d.r.Messages = append(d.r.Messages, msgs...)
 }
 
 // partText is what a user part says: its text, or what it carries.
-func partText(p wire.Object) string {
+func partText(p wire.Value) string {
 	switch {
 	case p.Has("text"):
 		return p.String("text")
@@ -254,17 +251,16 @@ func partText(p wire.Object) string {
 }
 
 // toolResult reads a functionResponse: glassbox's {"output": …} or
-// {"error": …} as the text, anything else as its JSON.
-func toolResult(fr wire.Object) *history.ToolResult {
+// {"error": …} as the text, anything else as its JSON (with whole).
+func toolResult(fr wire.Value, whole bool) *history.ToolResult {
 	r := &history.ToolResult{CallID: fr.String("id"), Name: fr.String("name")}
 	resp, ok := fr.Object("response")
-	if !ok {
+	if !ok || !whole {
 		return r
 	}
-	if ms := resp.Members(); len(ms) == 1 {
-		switch k := ms[0].Key; {
-		case (k == "output" || k == "error") && resp.String(k) != "":
-			r.Content, r.IsError = resp.String(k), k == "error"
+	if ms := resp.Members(); len(ms) == 1 && (ms[0].Key == "output" || ms[0].Key == "error") {
+		if text := ms[0].Value.Str(); text != "" {
+			r.Content, r.IsError = text, ms[0].Key == "error"
 			return r
 		}
 	}
@@ -275,15 +271,24 @@ func toolResult(fr wire.Object) *history.ToolResult {
 // modelMessage reads a model Content: text, thoughts, calls. The Content
 // is kept as it was written (Native), so a Gemini request built from it
 // sends it back unchanged, thought signatures included.
-func modelMessage(b []byte, c wire.Object, parts []wire.Object) history.Message {
-	msg := history.Message{Role: history.RoleAssistant, Native: &history.Native{Provider: Name, Data: wire.Raw(b, c.Span())}}
+func modelMessage(c wire.Value, parts []wire.Value, whole bool) history.Message {
+	msg := history.Message{Role: history.RoleAssistant}
+	if whole {
+		msg.Native = &history.Native{Provider: Name, Data: c.JSON()}
+	}
 	for _, p := range parts {
 		if fc, ok := p.Object("functionCall", "function_call"); ok {
-			args := fc.Raw("args")
+			var args json.RawMessage
+			if whole {
+				args = fc.Raw("args")
+			}
 			if args == nil {
 				args = []byte("{}")
 			}
 			msg.ToolCalls = append(msg.ToolCalls, history.ToolCall{ID: fc.String("id"), Name: fc.String("name"), Args: args})
+			continue
+		}
+		if !whole {
 			continue
 		}
 		if p.Bool("thought") {
@@ -301,25 +306,13 @@ func modelMessage(b []byte, c wire.Object, parts []wire.Object) history.Message 
 func decodeResponse(_ *wire.Request, rep wire.Reply) *wire.Response {
 	r := &wire.Response{}
 	for _, doc := range rep.Docs {
-		v, err := wire.Document(doc)
+		d, err := wire.Parse(doc)
 		if err != nil {
 			r.Note(err)
 			continue
 		}
-		events := []wire.Span{v}
-		if wire.Kind(doc, v) == '[' {
-			if events, err = wire.Elements(doc, v); err != nil {
-				r.Note(err)
-				continue
-			}
-		}
-		for _, ev := range events {
-			obj, err := wire.ObjectAt(doc, ev)
-			if err != nil {
-				r.Note(err)
-				continue
-			}
-			readEvent(r, obj)
+		for _, ev := range d.Root().Elems() { // an array of events, or one
+			readEvent(r, ev)
 		}
 	}
 	r.Failed(rep)
@@ -327,7 +320,7 @@ func decodeResponse(_ *wire.Request, rep wire.Reply) *wire.Response {
 }
 
 // readEvent adds one GenerateContentResponse (or error) to r.
-func readEvent(r *wire.Response, ev wire.Object) {
+func readEvent(r *wire.Response, ev wire.Value) {
 	if e, ok := ev.Object("error"); ok {
 		r.Error = &wire.APIError{Status: e.Int("code"), Code: e.String("status"), Message: e.String("message")}
 		return

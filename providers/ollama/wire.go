@@ -7,6 +7,7 @@ package ollama
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/history"
@@ -44,24 +45,25 @@ func route(method, path string) wire.Route {
 
 // reqReader walks one request body.
 type reqReader struct {
-	b    []byte
-	r    *wire.Request
-	cut  wire.Cutter
-	json bool // JSON mode
+	b     []byte
+	r     *wire.Request
+	cut   wire.Cutter
+	json  bool // JSON mode
+	whole bool // the texts too (wire.Whole)
 }
 
-func decodeRequest(path, _ string, body []byte) (*wire.Request, error) {
+func decodeRequest(path, _ string, body []byte, depth wire.Depth) (*wire.Request, error) {
 	top, err := wire.ReadObject(body)
 	if err != nil {
 		return nil, err
 	}
 	format, hasFormat := top.Get("format")
-	d := reqReader{b: body, r: &wire.Request{
+	d := reqReader{b: body, whole: depth == wire.Whole, r: &wire.Request{
 		Family: Family, Endpoint: strings.TrimPrefix(path, "/"), Model: top.String("model"),
 		// Ollama streams unless told not to.
 		Stream: !top.Has("stream") || top.Bool("stream"),
 	}}
-	d.json = hasFormat && !top.Has("tools") && !(wire.Kind(body, format) == '"' && wire.String(body, format) == "")
+	d.json = hasFormat && !top.Has("tools") && !(format.Kind() == '"' && format.Str() == "")
 	switch {
 	case d.json:
 		d.r.Dialect = Name
@@ -82,7 +84,7 @@ func decodeRequest(path, _ string, body []byte) (*wire.Request, error) {
 }
 
 // member reads one top-level member of the body.
-func (d *reqReader) member(top wire.Object, m wire.Member, path string) error {
+func (d *reqReader) member(top wire.Value, m wire.Member, path string) error {
 	generate := path == "/api/generate"
 	switch {
 	case m.Key == "messages":
@@ -90,11 +92,15 @@ func (d *reqReader) member(top wire.Object, m wire.Member, path string) error {
 	case m.Key == "tools":
 		return d.tools(top)
 	case m.Key == "system" && generate:
-		d.r.System = wire.String(d.b, m.Value)
+		d.r.System = m.Value.Str()
 		d.cut.Part(m.Span(), wire.KindSystem, m.Key, -1, -1)
 	case m.Key == "prompt" && generate:
 		d.cut.Part(m.Span(), wire.KindUser, m.Key, len(d.r.Messages), -1)
-		d.r.Messages = append(d.r.Messages, history.Message{Role: history.RoleUser, Text: wire.String(d.b, m.Value)})
+		msg := history.Message{Role: history.RoleUser}
+		if d.whole {
+			msg.Text = m.Value.Str()
+		}
+		d.r.Messages = append(d.r.Messages, msg)
 	default:
 		d.settings(m)
 	}
@@ -102,19 +108,17 @@ func (d *reqReader) member(top wire.Object, m wire.Member, path string) error {
 }
 
 func (d *reqReader) settings(m wire.Member) {
-	if m.Key == "options" && wire.Kind(d.b, m.Value) == '{' {
-		if ms, err := wire.Members(d.b, m.Value); err == nil {
-			for _, s := range ms {
-				d.r.Settings = append(d.r.Settings, wire.Setting{Name: s.Key, Value: string(d.b[s.Value.Start:s.Value.End])})
-			}
+	if m.Key == "options" && m.Value.Kind() == '{' {
+		for _, s := range m.Value.Members() {
+			d.r.Settings = append(d.r.Settings, wire.Setting{Name: s.Key, Value: string(s.Value.Bytes())})
 		}
 	} else {
-		d.r.Settings = append(d.r.Settings, wire.Setting{Name: m.Key, Value: string(d.b[m.Value.Start:m.Value.End])})
+		d.r.Settings = append(d.r.Settings, wire.Setting{Name: m.Key, Value: string(m.Value.Bytes())})
 	}
 	d.cut.Part(m.Span(), wire.KindSettings, m.Key, -1, -1)
 }
 
-func (d *reqReader) tools(top wire.Object) error {
+func (d *reqReader) tools(top wire.Value) error {
 	tools, err := top.Objects("tools")
 	if err != nil {
 		return err
@@ -128,13 +132,15 @@ func (d *reqReader) tools(top wire.Object) error {
 	return nil
 }
 
-func (d *reqReader) messages(top wire.Object) error {
+func (d *reqReader) messages(top wire.Value) error {
 	msgs, err := top.Objects("messages")
 	if err != nil {
 		return err
 	}
+	d.r.Messages = slices.Grow(d.r.Messages, len(msgs))
+	d.cut.Grow(2 * len(msgs))
 	for _, m := range msgs {
-		role := m.String("role")
+		role := m.Role("user", "assistant", "tool", "system")
 		if role == "system" {
 			text := m.String("content")
 			if d.r.System != "" {
@@ -152,18 +158,27 @@ func (d *reqReader) messages(top wire.Object) error {
 }
 
 // message reads one chat message that is not the system prompt.
-func (d *reqReader) message(role string, m wire.Object) history.Message {
-	content := m.String("content")
+func (d *reqReader) message(role string, m wire.Value) history.Message {
+	var content string
+	if d.whole || d.json { // JSON mode's calls and results are in the text
+		content = m.String("content")
+	}
 	switch role {
 	case "assistant":
 		if d.json {
 			return jsonModeReply(content, m.String("thinking"))
 		}
-		msg := history.Message{Role: history.RoleAssistant, Text: content, Thought: m.String("thinking")}
+		msg := history.Message{Role: history.RoleAssistant, Text: content}
+		if d.whole {
+			msg.Thought = m.String("thinking")
+		}
 		calls, _ := m.Objects("tool_calls")
 		for _, c := range calls {
 			fn, _ := c.Object("function")
-			args := fn.Raw("arguments")
+			var args json.RawMessage
+			if d.whole {
+				args = fn.Raw("arguments")
+			}
 			if args == nil {
 				args = []byte("{}")
 			}
@@ -234,14 +249,14 @@ func jsonModeResult(content string) *history.ToolResult {
 // system cuts the system message. In JSON mode the tools are paragraphs of
 // the prompt (JSONModeSystemPrompt): each "### name" paragraph of its
 // "## Tools" section is a tool segment of its own, the rest is system.
-func (d *reqReader) system(m wire.Object) {
+func (d *reqReader) system(m wire.Value) {
 	v, ok := m.Get("content")
-	if !d.json || !ok || wire.Kind(d.b, v) != '"' {
+	if !d.json || !ok || v.Kind() != '"' {
 		d.cut.Part(m.Span(), wire.KindSystem, "system", -1, -1)
 		return
 	}
 	at := m.Span().Start
-	for _, t := range toolParagraphs(d.b, v) {
+	for _, t := range toolParagraphs(d.b, v.Span()) {
 		d.cut.Part(wire.Span{Start: at, End: t.Start}, wire.KindSystem, "system", -1, -1)
 		d.cut.Part(t.Span, wire.KindTool, t.name, -1, len(d.r.Tools))
 		d.r.Tools = append(d.r.Tools, history.ToolSpec{Name: t.name, Description: t.text})
@@ -334,7 +349,7 @@ func unescape(raw []byte) (string, error) {
 // answer, or text that is neither (Malformed).
 func decodeResponse(req *wire.Request, rep wire.Reply) *wire.Response {
 	r := &wire.Response{}
-	var first wire.Object
+	var first wire.Value
 	for _, doc := range rep.Docs {
 		obj, err := wire.ReadObject(doc)
 		if err != nil {
@@ -345,7 +360,7 @@ func decodeResponse(req *wire.Request, rep wire.Reply) *wire.Response {
 			r.Error = &wire.APIError{Message: msg}
 			continue
 		}
-		if first.Members() == nil {
+		if !first.Valid() {
 			first = obj
 		}
 		readLine(r, obj)
@@ -361,7 +376,7 @@ func decodeResponse(req *wire.Request, rep wire.Reply) *wire.Response {
 }
 
 // readLine adds one line of a reply.
-func readLine(r *wire.Response, line wire.Object) {
+func readLine(r *wire.Response, line wire.Value) {
 	if r.Complete {
 		return // lines after done:true would be a server bug
 	}

@@ -6,6 +6,7 @@ package openai
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/history"
@@ -48,14 +49,15 @@ type reqReader struct {
 	r     *wire.Request
 	cut   wire.Cutter
 	names map[string]string // call id → tool name, for the tool messages
+	whole bool              // the texts too (wire.Whole)
 }
 
-func decodeRequest(_, _ string, body []byte) (*wire.Request, error) {
+func decodeRequest(_, _ string, body []byte, depth wire.Depth) (*wire.Request, error) {
 	top, err := wire.ReadObject(body)
 	if err != nil {
 		return nil, err
 	}
-	d := reqReader{b: body, names: map[string]string{}, r: &wire.Request{
+	d := reqReader{b: body, names: map[string]string{}, whole: depth == wire.Whole, r: &wire.Request{
 		Family: Family, Dialect: Name, Endpoint: "chat/completions", Model: top.String("model"), Stream: top.Bool("stream"),
 	}}
 	for _, m := range top.Members() {
@@ -65,7 +67,7 @@ func decodeRequest(_, _ string, body []byte) (*wire.Request, error) {
 		case "tools", "functions":
 			err = d.tools(top, m.Key)
 		default:
-			d.r.Settings = append(d.r.Settings, wire.Setting{Name: m.Key, Value: string(body[m.Value.Start:m.Value.End])})
+			d.r.Settings = append(d.r.Settings, wire.Setting{Name: m.Key, Value: string(m.Value.Bytes())})
 			d.cut.Part(m.Span(), wire.KindSettings, m.Key, -1, -1)
 		}
 		if err != nil {
@@ -82,7 +84,7 @@ func decodeRequest(_, _ string, body []byte) (*wire.Request, error) {
 
 // tools reads "tools" ({"type": "function", "function": {...}}) or the
 // legacy "functions" (the function objects themselves).
-func (d *reqReader) tools(top wire.Object, key string) error {
+func (d *reqReader) tools(top wire.Value, key string) error {
 	tools, err := top.Objects(key)
 	if err != nil {
 		return err
@@ -103,13 +105,15 @@ func (d *reqReader) tools(top wire.Object, key string) error {
 	return nil
 }
 
-func (d *reqReader) messages(top wire.Object) error {
+func (d *reqReader) messages(top wire.Value) error {
 	msgs, err := top.Objects("messages")
 	if err != nil {
 		return err
 	}
+	d.r.Messages = slices.Grow(d.r.Messages, len(msgs))
+	d.cut.Grow(2 * len(msgs))
 	for _, m := range msgs {
-		role := m.String("role")
+		role := m.Role("user", "assistant", "tool", "system", "developer", "function")
 		if role == "system" || role == "developer" {
 			if d.r.System != "" {
 				d.r.System += "\n\n"
@@ -125,23 +129,39 @@ func (d *reqReader) messages(top wire.Object) error {
 	return nil
 }
 
-func (d *reqReader) message(role string, m wire.Object) history.Message {
+func (d *reqReader) message(role string, m wire.Value) history.Message {
+	text := func() string {
+		if !d.whole {
+			return ""
+		}
+		return contentText(m)
+	}
 	switch role {
 	case "assistant":
-		msg := history.Message{Role: history.RoleAssistant, Text: contentText(m), Thought: m.String("reasoning_content", "reasoning")}
+		msg := history.Message{Role: history.RoleAssistant, Text: text()}
+		if d.whole {
+			msg.Thought = m.String("reasoning_content", "reasoning")
+		}
 		calls, _ := m.Objects("tool_calls")
 		for _, c := range calls {
 			fn, _ := c.Object("function")
-			call := history.ToolCall{ID: c.String("id"), Name: fn.String("name"), Args: arguments(fn.String("arguments"))}
+			call := history.ToolCall{ID: c.String("id"), Name: fn.String("name")}
+			if d.whole {
+				call.Args = arguments(fn.String("arguments"))
+			}
 			d.names[call.ID] = call.Name
 			msg.ToolCalls = append(msg.ToolCalls, call)
 		}
 		if fc, ok := m.Object("function_call"); ok {
-			msg.ToolCalls = append(msg.ToolCalls, history.ToolCall{Name: fc.String("name"), Args: arguments(fc.String("arguments"))})
+			call := history.ToolCall{Name: fc.String("name")}
+			if d.whole {
+				call.Args = arguments(fc.String("arguments"))
+			}
+			msg.ToolCalls = append(msg.ToolCalls, call)
 		}
 		return msg
 	case "tool", "function":
-		content := contentText(m)
+		content := text()
 		id := m.String("tool_call_id")
 		name := m.String("name")
 		if name == "" {
@@ -152,13 +172,13 @@ func (d *reqReader) message(role string, m wire.Object) history.Message {
 			Content: strings.TrimPrefix(content, errorPrefix), IsError: strings.HasPrefix(content, errorPrefix),
 		}}
 	}
-	return history.Message{Role: history.RoleUser, Text: contentText(m)}
+	return history.Message{Role: history.RoleUser, Text: text()}
 }
 
 // contentText is a message's content: a string, or the text of its parts
 // (an image part stands as [image]).
-func contentText(m wire.Object) string {
-	if m.KindOf("content") != '[' {
+func contentText(m wire.Value) string {
+	if c, _ := m.Get("content"); c.Kind() != '[' {
 		return m.String("content")
 	}
 	parts, _ := m.Objects("content")
@@ -215,7 +235,7 @@ func decodeResponse(_ *wire.Request, rep wire.Reply) *wire.Response {
 }
 
 // readChunk adds one completion, or one chunk of a stream, to r.
-func readChunk(r *wire.Response, obj wire.Object, calls []*callPieces) []*callPieces {
+func readChunk(r *wire.Response, obj wire.Value, calls []*callPieces) []*callPieces {
 	if e, ok := obj.Object("error"); ok {
 		r.Error = &wire.APIError{Code: firstOf(e.String("code"), e.String("type")), Message: e.String("message")}
 		return calls
@@ -245,7 +265,7 @@ func readChunk(r *wire.Response, obj wire.Object, calls []*callPieces) []*callPi
 }
 
 // usage reads the token counts, with the cached and reasoning ones.
-func usage(u wire.Object) *wire.Usage {
+func usage(u wire.Value) *wire.Usage {
 	out := &wire.Usage{Input: u.Int("prompt_tokens"), Output: u.Int("completion_tokens"), Total: u.Int("total_tokens")}
 	if det, ok := u.Object("prompt_tokens_details"); ok && det.Has("cached_tokens") {
 		out.Cached, out.CachedReported = det.Int("cached_tokens"), true
@@ -265,7 +285,7 @@ type callPieces struct {
 
 // readDelta adds a message (or a stream's delta) to r; a tool call piece
 // continues the call of the same index.
-func readDelta(r *wire.Response, msg wire.Object, calls []*callPieces) []*callPieces {
+func readDelta(r *wire.Response, msg wire.Value, calls []*callPieces) []*callPieces {
 	r.Text += msg.String("content")
 	r.Thought += msg.String("reasoning_content", "reasoning")
 	pieces, _ := msg.Objects("tool_calls")

@@ -33,10 +33,10 @@ type Codec struct {
 	Paths []string
 	// Route says what method and path (no query) are to this family.
 	Route func(method, path string) Route
-	// Request decodes a model call's body; query is the URL's raw query
-	// (Gemini's alt=sse). The codec cuts the segments with a Cutter and
-	// ends with Finish.
-	Request func(path, query string, body []byte) (*Request, error)
+	// Request decodes a model call's body to depth; query is the URL's raw
+	// query (Gemini's alt=sse). The codec cuts the segments with a Cutter
+	// and ends with Finish.
+	Request func(path, query string, body []byte, depth Depth) (*Request, error)
 	// Response reads the reply to req (nil when the request could not be
 	// read): the dialect's fields, Complete, and Error for an error body.
 	Response func(req *Request, r Reply) *Response
@@ -100,12 +100,35 @@ func (cs Codecs) Paths() []string {
 	return out
 }
 
+// Depth says how much of a request a codec reads.
+type Depth int
+
+const (
+	// Whole reads everything: the texts, the calls with their arguments,
+	// the results.
+	Whole Depth = iota
+	// Outline reads what the segments need — the parts, the tools' names,
+	// each message's role and whether it calls tools — and none of the
+	// texts: an anatomy needs no more, and a long request is cut faster.
+	Outline
+)
+
 // DecodeRequest decodes a model call's request body; target is its path
 // (with the query) or whole URL. The segments are checked to cover the
 // body exactly.
 func (c Codec) DecodeRequest(target string, body []byte) (*Request, error) {
+	return c.decode(target, body, Whole)
+}
+
+// OutlineRequest is DecodeRequest to depth Outline: the messages carry
+// their roles, and their calls' names, but no text.
+func (c Codec) OutlineRequest(target string, body []byte) (*Request, error) {
+	return c.decode(target, body, Outline)
+}
+
+func (c Codec) decode(target string, body []byte, depth Depth) (*Request, error) {
 	path, query := splitTarget(target)
-	r, err := c.Request(path, query, body)
+	r, err := c.Request(path, query, body, depth)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +232,7 @@ func looksWhole(doc []byte) bool {
 	if len(doc) == 0 {
 		return false
 	}
-	_, err := Document(doc)
+	_, err := Parse(doc)
 	return err == nil
 }
 

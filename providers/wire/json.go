@@ -3,7 +3,11 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Span is a byte range [Start, End) of a body.
@@ -15,17 +19,6 @@ type Span struct {
 // Len is the span's length in bytes.
 func (s Span) Len() int { return s.End - s.Start }
 
-// Member is one member of a JSON object: its key, where the member starts
-// (the key's opening quote) and where its value lies.
-type Member struct {
-	Key   string
-	Start int
-	Value Span
-}
-
-// Span is the whole member, key and value.
-func (m Member) Span() Span { return Span{m.Start, m.Value.End} }
-
 // SyntaxError says where a body stops being JSON.
 type SyntaxError struct {
 	Offset int
@@ -36,128 +29,393 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("the body is not valid JSON at byte %d: %s", e.Offset, e.What)
 }
 
-// Document finds the one JSON value a body holds, with white space allowed
-// around it. Only its outline is checked (every string closed, brackets
-// balanced); Members and Elements check the levels they walk, and a value
-// decoded with encoding/json is checked whole.
-func Document(b []byte) (Span, error) {
+// maxDepth bounds how deep a body may nest, as encoding/json's does.
+const maxDepth = 10000
+
+// Doc is a JSON body read once, in one pass, into a tape of its values:
+// every value keeps its place in the body, and walking down into one never
+// reads its bytes again, so a 1 MB request is cut in a few milliseconds.
+type Doc struct {
+	b     []byte
+	nodes []node
+}
+
+// node is one value of the tape. Positions are int32: a body over 2 GiB is
+// refused.
+type node struct {
+	start, end  int32
+	key, keyEnd int32 // the member's key (its quotes included); -1 in an array or at the top
+	first, next int32 // first child, next sibling; -1 for none
+	kind        byte  // see Value.Kind
+	keyEscapes  bool  // the key has a backslash escape
+}
+
+// Parse reads a whole body that must be one JSON value, with white space
+// around it allowed. The grammar is checked as it goes (every string
+// closed, every comma and colon in place); the escapes inside strings are
+// checked when a string is read.
+func Parse(b []byte) (*Doc, error) {
+	if len(b) > math.MaxInt32 {
+		return nil, &SyntaxError{0, "the body is over 2 GiB"}
+	}
+	d := &Doc{b: b, nodes: make([]node, 0, 16+len(b)/48)}
 	start := skipSpace(b, 0)
-	end, err := valueEnd(b, start)
+	_, end, err := d.parse(start, 0)
 	if err != nil {
-		return Span{}, err
+		return nil, err
 	}
 	if rest := skipSpace(b, end); rest != len(b) {
-		return Span{}, &SyntaxError{rest, "more text after the JSON value"}
+		return nil, &SyntaxError{rest, "more text after the JSON value"}
 	}
-	return Span{start, end}, nil
+	return d, nil
 }
 
-// Members lists the members of the object at v, in the body's order.
-func Members(b []byte, v Span) ([]Member, error) {
-	if v.Len() < 2 || b[v.Start] != '{' {
-		return nil, &SyntaxError{v.Start, "an object was expected"}
+// Root is the body's value.
+func (d *Doc) Root() Value { return Value{d, 0} }
+
+// parse reads the value at i onto the tape and returns its node and end.
+func (d *Doc) parse(i, depth int) (int32, int, error) {
+	if depth > maxDepth {
+		return 0, i, &SyntaxError{i, "nested too deep"}
+	}
+	if i >= len(d.b) {
+		return 0, i, &SyntaxError{i, "the body ended where a value was expected"}
+	}
+	idx := int32(len(d.nodes))
+	d.nodes = append(d.nodes, node{start: int32(i), key: -1, keyEnd: -1, first: -1, next: -1})
+	var end int
+	var err error
+	kind := d.b[i]
+	switch {
+	case kind == '{':
+		end, err = d.object(idx, i, depth)
+	case kind == '[':
+		end, err = d.array(idx, i, depth)
+	case kind == '"':
+		end, err = stringEnd(d.b, i)
+	case kind == 't':
+		end, err = literalEnd(d.b, i, "true")
+	case kind == 'f':
+		end, err = literalEnd(d.b, i, "false")
+	case kind == 'n':
+		end, err = literalEnd(d.b, i, "null")
+	case kind == '-' || (kind >= '0' && kind <= '9'):
+		kind, end = '0', numberEnd(d.b, i)
+	default:
+		return 0, i, &SyntaxError{i, fmt.Sprintf("a value was expected, found %q", d.b[i])}
+	}
+	if err != nil {
+		return 0, end, err
+	}
+	d.nodes[idx].end, d.nodes[idx].kind = int32(end), kind
+	return idx, end, nil
+}
+
+// object reads the members of the object opening at i.
+func (d *Doc) object(idx int32, i, depth int) (int, error) {
+	b := d.b
+	j := skipSpace(b, i+1)
+	if j < len(b) && b[j] == '}' {
+		return j + 1, nil
+	}
+	prev := int32(-1)
+	for {
+		if j >= len(b) || b[j] != '"' {
+			return j, &SyntaxError{j, "a member's key was expected"}
+		}
+		keyEnd, err := stringEnd(b, j)
+		if err != nil {
+			return keyEnd, err
+		}
+		colon := skipSpace(b, keyEnd)
+		if colon >= len(b) || b[colon] != ':' {
+			return colon, &SyntaxError{colon, "':' was expected after a key"}
+		}
+		child, end, err := d.parse(skipSpace(b, colon+1), depth+1)
+		if err != nil {
+			return end, err
+		}
+		n := &d.nodes[child]
+		n.key, n.keyEnd = int32(j), int32(keyEnd)
+		n.keyEscapes = bytes.IndexByte(b[j:keyEnd], '\\') >= 0
+		d.link(idx, prev, child)
+		prev = child
+		j = skipSpace(b, end)
+		switch {
+		case j < len(b) && b[j] == ',':
+			j = skipSpace(b, j+1)
+		case j < len(b) && b[j] == '}':
+			return j + 1, nil
+		default:
+			return j, &SyntaxError{j, "',' or '}' was expected"}
+		}
+	}
+}
+
+// array reads the elements of the array opening at i.
+func (d *Doc) array(idx int32, i, depth int) (int, error) {
+	b := d.b
+	j := skipSpace(b, i+1)
+	if j < len(b) && b[j] == ']' {
+		return j + 1, nil
+	}
+	prev := int32(-1)
+	for {
+		child, end, err := d.parse(j, depth+1)
+		if err != nil {
+			return end, err
+		}
+		d.link(idx, prev, child)
+		prev = child
+		j = skipSpace(b, end)
+		switch {
+		case j < len(b) && b[j] == ',':
+			j = skipSpace(b, j+1)
+		case j < len(b) && b[j] == ']':
+			return j + 1, nil
+		default:
+			return j, &SyntaxError{j, "',' or ']' was expected"}
+		}
+	}
+}
+
+func (d *Doc) link(parent, prev, child int32) {
+	if prev < 0 {
+		d.nodes[parent].first = child
+	} else {
+		d.nodes[prev].next = child
+	}
+}
+
+// Value is one value of a parsed body. The zero Value is absent: every
+// method returns nothing for it.
+type Value struct {
+	d *Doc
+	i int32
+}
+
+// Member is one member of an object: its key, where the member starts (the
+// key's opening quote) and its value.
+type Member struct {
+	Key   string
+	Start int
+	Value Value
+}
+
+// Span is the whole member, key and value.
+func (m Member) Span() Span { return Span{m.Start, m.Value.Span().End} }
+
+func (v Value) n() *node { return &v.d.nodes[v.i] }
+
+// Valid says the value is present.
+func (v Value) Valid() bool { return v.d != nil }
+
+// Span is where the value lies in the body.
+func (v Value) Span() Span {
+	if v.d == nil {
+		return Span{}
+	}
+	n := v.n()
+	return Span{int(n.start), int(n.end)}
+}
+
+// Kind is the JSON kind of the value: '{', '[', '"', 'n' (null), 't' or
+// 'f' (a boolean), '0' (a number); 0 when absent.
+func (v Value) Kind() byte {
+	if v.d == nil {
+		return 0
+	}
+	return v.n().kind
+}
+
+// children are the members of an object or the elements of an array.
+func (v Value) children(yield func(Value) bool) {
+	if v.d == nil {
+		return
+	}
+	for c := v.n().first; c >= 0; c = v.d.nodes[c].next {
+		if !yield(Value{v.d, c}) {
+			return
+		}
+	}
+}
+
+// Members lists the members of an object, in the body's order.
+func (v Value) Members() []Member {
+	if v.Kind() != '{' {
+		return nil
 	}
 	var out []Member
-	i := skipSpace(b, v.Start+1)
-	if i < v.End && b[i] == '}' {
-		return out, nil
+	for c := range v.children {
+		n := c.n()
+		key, _ := unquote(v.d.b[n.key:n.keyEnd])
+		out = append(out, Member{Key: key, Start: int(n.key), Value: c})
 	}
-	for {
-		m, err := memberAt(b, i, v.End)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-		i = skipSpace(b, m.Value.End)
-		switch {
-		case i < v.End && b[i] == ',':
-			i = skipSpace(b, i+1)
-		case i == v.End-1 && b[i] == '}':
-			return out, nil
-		default:
-			return nil, &SyntaxError{i, "',' or '}' was expected"}
-		}
-	}
+	return out
 }
 
-// memberAt reads the member whose key starts at i, in an object ending at
-// end.
-func memberAt(b []byte, i, end int) (Member, error) {
-	if i >= end || b[i] != '"' {
-		return Member{}, &SyntaxError{i, "a member's key was expected"}
+// Elems lists the elements of an array; a single object stands for an
+// array of one (the Gemini API takes "contents" and "parts" either way).
+func (v Value) Elems() []Value {
+	switch v.Kind() {
+	case '{':
+		return []Value{v}
+	case '[':
+	default:
+		return nil
 	}
-	keyEnd, err := stringEnd(b, i)
-	if err != nil {
-		return Member{}, err
+	var out []Value
+	for c := range v.children {
+		out = append(out, c)
 	}
-	key, err := unquote(b[i:keyEnd])
-	if err != nil {
-		return Member{}, &SyntaxError{i, "a key that is not a valid string"}
-	}
-	colon := skipSpace(b, keyEnd)
-	if colon >= end || b[colon] != ':' {
-		return Member{}, &SyntaxError{colon, "':' was expected after the key " + quoted(key)}
-	}
-	vs := skipSpace(b, colon+1)
-	ve, err := valueEnd(b, vs)
-	if err != nil {
-		return Member{}, err
-	}
-	return Member{Key: key, Start: i, Value: Span{vs, ve}}, nil
+	return out
 }
 
-// Elements lists the values of the array at v, in order.
-func Elements(b []byte, v Span) ([]Span, error) {
-	if v.Len() < 2 || b[v.Start] != '[' {
-		return nil, &SyntaxError{v.Start, "an array was expected"}
+// keyIs says the member c is named k.
+func (v Value) keyIs(c Value, k string) bool {
+	n := c.n()
+	if n.key < 0 {
+		return false
 	}
-	var out []Span
-	i := skipSpace(b, v.Start+1)
-	if i < v.End && b[i] == ']' {
-		return out, nil
+	raw := v.d.b[n.key+1 : n.keyEnd-1]
+	if !n.keyEscapes {
+		return string(raw) == k
 	}
-	for {
-		e, err := valueEnd(b, i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Span{i, e})
-		i = skipSpace(b, e)
-		switch {
-		case i < v.End && b[i] == ',':
-			i = skipSpace(b, i+1)
-		case i == v.End-1 && b[i] == ']':
-			return out, nil
-		default:
-			return nil, &SyntaxError{i, "',' or ']' was expected"}
-		}
-	}
+	s, err := unquote(v.d.b[n.key:n.keyEnd])
+	return err == nil && s == k
 }
 
-// Lookup is the member of ms named by the first of keys present (the
-// Gemini API accepts both "systemInstruction" and "system_instruction").
-func Lookup(ms []Member, keys ...string) (Member, bool) {
+// Get is the member named by the first of keys present (null counts as
+// absent): the API accepts both "systemInstruction" and
+// "system_instruction", for one.
+func (v Value) Get(keys ...string) (Value, bool) {
+	if v.Kind() != '{' {
+		return Value{}, false
+	}
 	for _, k := range keys {
-		for _, m := range ms {
-			if m.Key == k {
-				return m, true
+		for c := range v.children {
+			if v.keyIs(c, k) && c.Kind() != 'n' {
+				return c, true
 			}
 		}
 	}
-	return Member{}, false
+	return Value{}, false
 }
 
-// Kind is the JSON kind of the value at v: '{', '[', '"', 'n' (null), 't'
-// or 'f' (a boolean), '0' (a number).
-func Kind(b []byte, v Span) byte {
-	if v.Len() == 0 {
+// Has says one of keys is present and not null.
+func (v Value) Has(keys ...string) bool {
+	_, ok := v.Get(keys...)
+	return ok
+}
+
+// Str is the value of a string ("" for anything else).
+func (v Value) Str() string {
+	if v.Kind() != '"' {
+		return ""
+	}
+	n := v.n()
+	q := v.d.b[n.start:n.end]
+	s, err := unquote(q)
+	if err != nil {
+		_ = json.Unmarshal(q, &s) // what encoding/json makes of it, or ""
+	}
+	return s
+}
+
+// String is the string value of the first of keys ("" when absent or not
+// a string).
+func (v Value) String(keys ...string) string {
+	c, _ := v.Get(keys...)
+	return c.Str()
+}
+
+// Bool is the boolean value of the first of keys (false when absent).
+func (v Value) Bool(keys ...string) bool {
+	c, _ := v.Get(keys...)
+	return c.Kind() == 't'
+}
+
+// Int is the integer value of the first of keys (0 when absent or not a
+// whole number).
+func (v Value) Int(keys ...string) int {
+	c, ok := v.Get(keys...)
+	if !ok || c.Kind() != '0' {
 		return 0
 	}
-	switch c := b[v.Start]; c {
-	case '{', '[', '"', 'n', 't', 'f':
-		return c
+	var n int
+	if json.Unmarshal(c.Bytes(), &n) != nil {
+		return 0
 	}
-	return '0'
+	return n
+}
+
+// Bytes are the value as written, shared with the body.
+func (v Value) Bytes() []byte {
+	if v.d == nil {
+		return nil
+	}
+	s := v.Span()
+	return v.d.b[s.Start:s.End]
+}
+
+// JSON is a copy of the value as written (nil when absent).
+func (v Value) JSON() json.RawMessage {
+	if v.d == nil {
+		return nil
+	}
+	return json.RawMessage(bytes.Clone(v.Bytes()))
+}
+
+// Raw is a copy of the value of the first of keys, as written (nil when
+// absent).
+func (v Value) Raw(keys ...string) json.RawMessage {
+	c, _ := v.Get(keys...)
+	return c.JSON()
+}
+
+// Object is the object value of the first of keys.
+func (v Value) Object(keys ...string) (Value, bool) {
+	c, ok := v.Get(keys...)
+	if !ok || c.Kind() != '{' {
+		return Value{}, false
+	}
+	return c, true
+}
+
+// Array is the elements of the array value of the first of keys (a single
+// object counts as an array of one); a value of another kind is an error.
+func (v Value) Array(keys ...string) ([]Value, error) {
+	c, ok := v.Get(keys...)
+	if !ok {
+		return nil, nil
+	}
+	if k := c.Kind(); k != '[' && k != '{' {
+		return nil, &SyntaxError{c.Span().Start, "an array was expected"}
+	}
+	return c.Elems(), nil
+}
+
+// Objects is Array whose every element must be an object.
+func (v Value) Objects(keys ...string) ([]Value, error) {
+	elems, err := v.Array(keys...)
+	for _, e := range elems {
+		if e.Kind() != '{' {
+			return nil, &SyntaxError{e.Span().Start, "an object was expected"}
+		}
+	}
+	return elems, err
+}
+
+// ReadObject parses a body that must be a JSON object.
+func ReadObject(b []byte) (Value, error) {
+	d, err := Parse(b)
+	if err != nil {
+		return Value{}, err
+	}
+	if d.Root().Kind() != '{' {
+		return Value{}, &SyntaxError{d.Root().Span().Start, "the body is not a JSON object"}
+	}
+	return d.Root(), nil
 }
 
 func skipSpace(b []byte, i int) int {
@@ -172,30 +430,12 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// valueEnd is the end of the JSON value starting at i.
-func valueEnd(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return i, &SyntaxError{i, "the body ended where a value was expected"}
+func numberEnd(b []byte, i int) int {
+	j := i + 1
+	for j < len(b) && isNumberByte(b[j]) {
+		j++
 	}
-	switch c := b[i]; {
-	case c == '"':
-		return stringEnd(b, i)
-	case c == '{' || c == '[':
-		return nestedEnd(b, i)
-	case c == 't':
-		return literalEnd(b, i, "true")
-	case c == 'f':
-		return literalEnd(b, i, "false")
-	case c == 'n':
-		return literalEnd(b, i, "null")
-	case c == '-' || (c >= '0' && c <= '9'):
-		j := i + 1
-		for j < len(b) && isNumberByte(b[j]) {
-			j++
-		}
-		return j, nil
-	}
-	return i, &SyntaxError{i, fmt.Sprintf("a value was expected, found %q", b[i])}
+	return j
 }
 
 func isNumberByte(c byte) bool {
@@ -230,213 +470,126 @@ func stringEnd(b []byte, i int) (int, error) {
 	}
 }
 
-// nestedEnd is the end of the object or array opening at i, with its
-// brackets balanced and its strings closed.
-func nestedEnd(b []byte, i int) (int, error) {
-	var stack [64]byte
-	open := stack[:0]
-	for j := i; j < len(b); j++ {
-		switch c := b[j]; c {
-		case '"':
-			e, err := stringEnd(b, j)
-			if err != nil {
-				return e, err
-			}
-			j = e - 1
-		case '{', '[':
-			open = append(open, c)
-		case '}', ']':
-			want := byte('{')
-			if c == ']' {
-				want = '['
-			}
-			if len(open) == 0 || open[len(open)-1] != want {
-				return j, &SyntaxError{j, fmt.Sprintf("%q closes nothing that is open", c)}
-			}
-			open = open[:len(open)-1]
-			if len(open) == 0 {
-				return j + 1, nil
-			}
-		}
-	}
-	return len(b), &SyntaxError{i, "an object or array that is never closed"}
-}
-
-// unquote decodes a JSON string, fast when it has no escapes.
+// unquote decodes a JSON string (quotes included), fast when it has no
+// escapes. Invalid UTF-8 and lone surrogates become U+FFFD, as
+// encoding/json makes them.
 func unquote(q []byte) (string, error) {
-	if bytes.IndexByte(q, '\\') < 0 {
-		return string(q[1 : len(q)-1]), nil
+	q = q[1 : len(q)-1]
+	i := bytes.IndexByte(q, '\\')
+	if i < 0 {
+		return string(q), nil
 	}
-	var s string
-	err := json.Unmarshal(q, &s)
-	return s, err
-}
-
-// String decodes the JSON string at v ("" for anything else).
-func String(b []byte, v Span) string {
-	if Kind(b, v) != '"' {
-		return ""
-	}
-	s, _ := unquote(b[v.Start:v.End])
-	return s
-}
-
-func quoted(s string) string {
-	q, _ := json.Marshal(s)
-	return string(q)
-}
-
-// Object is a JSON object of a body, read member by member: the codecs
-// walk bodies with it rather than through structs, so that every value
-// keeps its place in the body and both spellings of a key (camelCase and
-// snake_case, as the Gemini API accepts) are read.
-type Object struct {
-	b  []byte
-	at Span
-	ms []Member
-}
-
-// ObjectAt reads the object at v.
-func ObjectAt(b []byte, v Span) (Object, error) {
-	ms, err := Members(b, v)
-	if err != nil {
-		return Object{}, err
-	}
-	return Object{b: b, at: v, ms: ms}, nil
-}
-
-// Span is where the object lies in the body.
-func (o Object) Span() Span { return o.at }
-
-// Members are the object's members in the body's order.
-func (o Object) Members() []Member { return o.ms }
-
-// Get is the value of the first of keys present (null counts as absent).
-func (o Object) Get(keys ...string) (Span, bool) {
-	m, ok := Lookup(o.ms, keys...)
-	if !ok || Kind(o.b, m.Value) == 'n' {
-		return Span{}, false
-	}
-	return m.Value, true
-}
-
-// Has says one of keys is present and not null.
-func (o Object) Has(keys ...string) bool {
-	_, ok := o.Get(keys...)
-	return ok
-}
-
-// String is the string value of the first of keys ("" when absent or not
-// a string).
-func (o Object) String(keys ...string) string {
-	v, ok := o.Get(keys...)
-	if !ok {
-		return ""
-	}
-	return String(o.b, v)
-}
-
-// Bool is the boolean value of the first of keys (false when absent).
-func (o Object) Bool(keys ...string) bool {
-	v, ok := o.Get(keys...)
-	return ok && Kind(o.b, v) == 't'
-}
-
-// Int is the integer value of the first of keys (0 when absent or not a
-// whole number).
-func (o Object) Int(keys ...string) int {
-	v, ok := o.Get(keys...)
-	if !ok || Kind(o.b, v) != '0' {
-		return 0
-	}
-	var n int
-	if json.Unmarshal(o.b[v.Start:v.End], &n) != nil {
-		return 0
-	}
-	return n
-}
-
-// Raw is a copy of the value of the first of keys, as written (nil when
-// absent).
-func (o Object) Raw(keys ...string) json.RawMessage {
-	v, ok := o.Get(keys...)
-	if !ok {
-		return nil
-	}
-	return Raw(o.b, v)
-}
-
-// Object reads the object value of the first of keys.
-func (o Object) Object(keys ...string) (Object, bool) {
-	v, ok := o.Get(keys...)
-	if !ok || Kind(o.b, v) != '{' {
-		return Object{}, false
-	}
-	obj, err := ObjectAt(o.b, v)
-	return obj, err == nil
-}
-
-// Array is the elements of the array value of the first of keys; a single
-// object stands for an array of one (the Gemini API takes "contents" and
-// "parts" either way).
-func (o Object) Array(keys ...string) ([]Span, error) {
-	v, ok := o.Get(keys...)
-	if !ok {
-		return nil, nil
-	}
-	switch Kind(o.b, v) {
-	case '[':
-		return Elements(o.b, v)
-	case '{':
-		return []Span{v}, nil
-	}
-	return nil, &SyntaxError{v.Start, "an array was expected"}
-}
-
-// Objects reads each element of the array value of the first of keys as
-// an object; an element that is not one is an error.
-func (o Object) Objects(keys ...string) ([]Object, error) {
-	spans, err := o.Array(keys...)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Object, 0, len(spans))
-	for _, s := range spans {
-		obj, err := ObjectAt(o.b, s)
+	out := make([]byte, 0, len(q))
+	for i >= 0 {
+		out = append(out, q[:i]...)
+		n, err := unescapeAt(q[i:], &out)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		out = append(out, obj)
+		q = q[i+n:]
+		i = bytes.IndexByte(q, '\\')
 	}
-	return out, nil
+	return string(append(out, q...)), nil
 }
 
-// Raw is a copy of the value at v, as written.
-func Raw(b []byte, v Span) json.RawMessage {
-	return json.RawMessage(bytes.Clone(b[v.Start:v.End]))
+// unescapeAt decodes the escape at the start of q onto out and returns
+// its length.
+func unescapeAt(q []byte, out *[]byte) (int, error) {
+	if len(q) < 2 {
+		return 0, errBadEscape
+	}
+	switch c := q[1]; c {
+	case '"', '\\', '/':
+		*out = append(*out, c)
+	case 'b':
+		*out = append(*out, '\b')
+	case 'f':
+		*out = append(*out, '\f')
+	case 'n':
+		*out = append(*out, '\n')
+	case 'r':
+		*out = append(*out, '\r')
+	case 't':
+		*out = append(*out, '\t')
+	case 'u':
+		r, n, err := unicodeEscape(q)
+		if err != nil {
+			return 0, err
+		}
+		*out = utf8.AppendRune(*out, r)
+		return n, nil
+	default:
+		return 0, errBadEscape
+	}
+	return 2, nil
 }
 
-// ReadObject reads a whole document that must be an object.
-func ReadObject(b []byte) (Object, error) {
-	v, err := Document(b)
-	if err != nil {
-		return Object{}, err
-	}
-	if Kind(b, v) != '{' {
-		return Object{}, &SyntaxError{v.Start, "the body is not a JSON object"}
-	}
-	return ObjectAt(b, v)
-}
+var errBadEscape = errors.New("an invalid escape in a string")
 
-// JSON is a copy of the object as written.
-func (o Object) JSON() json.RawMessage { return Raw(o.b, o.at) }
-
-// KindOf is the JSON kind (see Kind) of the first of keys present; 0 when
-// none is.
-func (o Object) KindOf(keys ...string) byte {
-	v, ok := o.Get(keys...)
+// unicodeEscape reads \uXXXX, with the low half of a surrogate pair after
+// it when it is the high half.
+func unicodeEscape(q []byte) (rune, int, error) {
+	r, ok := hex4(q)
 	if !ok {
-		return 0
+		return 0, 0, errBadEscape
 	}
-	return Kind(o.b, v)
+	if utf16.IsSurrogate(r) {
+		if r2, ok := hex4(q[6:]); ok && len(q) >= 12 && q[6] == '\\' {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				return d, 12, nil
+			}
+		}
+		return utf8.RuneError, 6, nil
+	}
+	return r, 6, nil
+}
+
+// hex4 reads the four hex digits of \uXXXX at the start of q.
+func hex4(q []byte) (rune, bool) {
+	if len(q) < 6 || q[1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range q[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// Is says the value is the string want (without reading it into a new
+// string: a role compared on every message of a long request).
+func (v Value) Is(want string) bool {
+	if v.Kind() != '"' {
+		return false
+	}
+	raw := v.Bytes()
+	raw = raw[1 : len(raw)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == want
+	}
+	return v.Str() == want
+}
+
+// Role is which of roles the member "role" is, without reading it into a
+// new string; "" when it is none of them.
+func (v Value) Role(roles ...string) string {
+	r, ok := v.Get("role")
+	if !ok {
+		return ""
+	}
+	for _, want := range roles {
+		if r.Is(want) {
+			return want
+		}
+	}
+	return r.Str()
 }

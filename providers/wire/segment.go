@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/glassbox-dev/glassbox/history"
 )
@@ -15,6 +16,9 @@ type Cutter struct {
 	pos  int
 	err  error
 }
+
+// Grow makes room for n more segments.
+func (c *Cutter) Grow(n int) { c.segs = slices.Grow(c.segs, n) }
 
 // Part adds a segment of kind over s. message and tool are indexes into
 // the request's Messages and Tools (-1 for none).

@@ -18,6 +18,8 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/anatomy"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -71,7 +73,7 @@ type tally struct {
 // The trace goes to stdout; the one-line reason for a failure goes to stderr
 // too, so a person running a script sees it while the trace stays clean.
 func Run(ctx context.Context, runs []*agentrun.Run, prompt string, o Options, stdout, stderr io.Writer) Outcome {
-	p := printer{o: o, out: stdout, runs: runs}
+	p := printer{o: o, out: stdout, runs: runs, anatomy: map[string]*anatomy.Tracker{}}
 	p.header()
 	if err := p.resumed(stderr); err != nil {
 		p.writeFailed(stderr, err)
@@ -262,6 +264,25 @@ type printer struct {
 	o    Options
 	out  io.Writer
 	runs []*agentrun.Run
+	// anatomy follows each run's model calls for the --json records'
+	// llm.anatomy, by run name.
+	anatomy map[string]*anatomy.Tracker
+}
+
+// dissect adds the anatomy of a model call's request to its record: the
+// exchange that answered (the last; earlier ones were retried).
+func (p printer) dissect(t *loop.Transition) {
+	if t.LLM == nil || len(t.Exchanges) == 0 || p.anatomy == nil {
+		return
+	}
+	tr := p.anatomy[t.Run]
+	if tr == nil {
+		tr = anatomy.NewTracker(backend.Wire())
+		p.anatomy[t.Run] = tr
+	}
+	llm := *t.LLM
+	llm.Anatomy = tr.Record(t.Exchanges[len(t.Exchanges)-1])
+	t.LLM = &llm
 }
 
 func (p printer) sideBySide() bool { return len(p.runs) == 2 && p.o.Width >= SideBySide }
@@ -298,6 +319,7 @@ func (p printer) round(ts []*loop.Transition) error {
 	if p.o.JSON {
 		for _, t := range ts {
 			if t != nil {
+				p.dissect(t)
 				if err := loop.WriteJSON(p.out, *t); err != nil {
 					return err
 				}

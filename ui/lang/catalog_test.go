@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/loop/outside"
+	"github.com/glassbox-dev/glassbox/providers/anatomy"
+	"github.com/glassbox-dev/glassbox/providers/rosetta"
 )
 
 // use is one T or F call found in the program's source.
@@ -296,6 +298,17 @@ func TestInferredReasonsHaveJapanese(t *testing.T) {
 	for _, r := range outside.Reasons() {
 		if JA.T(r) == r {
 			t.Errorf("no Japanese for %q", r)
+		}
+	}
+}
+
+// The sentences of the anatomy and Rosetta data (token rules, captions,
+// what a dialect cannot carry) are shown through T: each has its Japanese.
+func TestAnatomySentencesHaveJapanese(t *testing.T) {
+	all := append([]string{anatomy.EstimateRule, anatomy.SimulatedRule, rosetta.LostSignature, rosetta.LostReasoning}, rosetta.Captions()...)
+	for _, s := range all {
+		if JA.T(s) == s {
+			t.Errorf("no Japanese for %q", s)
 		}
 	}
 }

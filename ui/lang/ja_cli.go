@@ -36,7 +36,7 @@ func init() {
 		"force the live service (never falls back to offline)":                                                                               "本物のサービスを使います(オフラインには切り替えません)",
 		"offline: which lesson's request to start with (see 'glassbox lessons')":                                                             "オフライン: どのレッスンのリクエストで始めるか('glassbox lessons' を参照)",
 		"offline: simulated delay per provider call":                                                                                         "オフライン: プロバイダー呼び出しごとの模擬的な遅延",
-		"the folder the tools may touch (default: a fresh temporary copy of the sample project)":                                             "ツールが触れてよいフォルダー(既定: サンプルプロジェクトの新しい一時コピー)",
+		"the folder the tools may touch (default: a fresh copy of the sample project, kept with the session)":                                "ツールが触れてよいフォルダー(既定: サンプルプロジェクトの新しいコピー。セッションと一緒に残ります)",
 		"LLM calls per event before HALTED":                                                                                                  "HALTED になるまでの、イベントあたりの LLM 呼び出し回数",
 		"security rules (TOML) replacing the built-in ones (docs/policy.md)":                                                                 "組み込みのルールに代わるセキュリティルール(TOML、docs/policy.md)",
 		"approve every confirmation (DENY rules still deny; one that needs a person is never approved)":                                      "確認をすべて承認します(DENY ルールは拒否のまま。人が必要な確認は承認しません)",

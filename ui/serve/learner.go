@@ -35,7 +35,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	m := build()
 	if !l.follower {
-		m.seat = m.inner.(ui.Model).Seat()
+		m.seat = m.inner.(*ui.Model).Seat()
 		s.seats.sit(l.id, sess.User(), m.seat)
 	}
 	// The paste limit is enforced on the channel, before the program reads
@@ -125,7 +125,7 @@ func (m roomModel) forward(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.l.follower {
 		return m, cmd
 	}
-	seat := m.inner.(ui.Model).Seat()
+	seat := m.inner.(*ui.Model).Seat()
 	if seat.Equal(m.seat) {
 		return m, cmd
 	}
