@@ -9,13 +9,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/tap"
+	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -33,7 +36,13 @@ type tapScreen struct {
 
 func newTapScreen(t *testing.T, l lang.Lang, w, h int) *tapScreen {
 	t.Helper()
-	tp, err := tap.New(tap.Options{Upstream: tap.Offline, Mode: tap.Stepping, Now: func() time.Time { return tapClock }})
+	return newTapScreenOn(t, tap.Offline, l, w, h)
+}
+
+// newTapScreenOn is newTapScreen with the calls going to upstream.
+func newTapScreenOn(t *testing.T, upstream string, l lang.Lang, w, h int) *tapScreen {
+	t.Helper()
+	tp, err := tap.New(tap.Options{Upstream: upstream, Mode: tap.Stepping, Now: func() time.Time { return tapClock }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,4 +200,40 @@ func TestGoldenTap(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A tap's steps and its call in flight reach Config.OnTransition and
+// Config.OnWire, the hooks a broadcast (--broadcast) publishes from: the
+// room follows a tapped agent as it follows a glass box.
+func TestTapIsBroadcast(t *testing.T) {
+	var mu sync.Mutex
+	var published []string
+	var wire int
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}]}`+"\r\n\r\n")
+		w.(http.Flusher).Flush()
+		<-release
+		io.WriteString(w, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"lo"}]},"finishReason":"STOP"}]}`+"\r\n\r\n")
+	}))
+	defer slow.Close()
+	s := newTapScreenOn(t, slow.URL, lang.EN, 120, 34)
+	for _, r := range s.m.runs {
+		r.observe = func(tr loop.Transition) { mu.Lock(); published = append(published, string(tr.Edge)); mu.Unlock() }
+		r.observeWire = func(providers.Exchange) { mu.Lock(); wire++; mu.Unlock() }
+	}
+	s.press("c")
+	reply := s.call(tapRequest)
+	s.await("the call in flight published", func() bool { mu.Lock(); defer mu.Unlock(); return wire > 0 })
+	close(release)
+	if r := <-reply; !strings.Contains(r, `"lo"`) {
+		t.Fatalf("the agent got %s", r)
+	}
+	s.await("the steps published", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(published, " ") == "new_event context_ready final_answer delivered"
+	})
 }

@@ -308,6 +308,10 @@ func prefixName(name string) string {
 	return "[" + name + "] "
 }
 
+// tapBackend is the backend a tap's session names (loop/tap.CassetteProvider,
+// spelled here so that opening a run does not depend on the tap).
+const tapBackend = "tap"
+
 // resumedConfig is the Config of a run as the session's header recorded
 // it, with the person's flags where they apply (--yes, --trace, --json,
 // --record, and the backend when --offline, --live or --replay is given).
@@ -326,6 +330,9 @@ func resumedConfig(c Config, path string, info session.RunInfo) (Config, error) 
 		rc.Lesson = info.Lesson
 	}
 	rc.MaxIterations = info.MaxIterations
+	if info.Backend == tapBackend {
+		return rc, sentence.Errorf("%w: %s is the session of a tap (another agent's calls): go on with it with glassbox tap --resume %s", ErrUsage, path, path)
+	}
 	if rc.MaxIterations < 1 {
 		return rc, sentence.Errorf("%w: the session %s says max_iterations %d; it has been edited or is damaged", ErrUsage, path, info.MaxIterations)
 	}

@@ -24,7 +24,8 @@ func init() {
 		"--session and --resume name the session twice; give one":                                                                                                                               "--session と --resume でセッションを二重に指定しています。どちらか一つにしてください",
 		"--broadcast shows the glass box to followers; it does not go with --json":                                                                                                              "--broadcast は glass box をフォロワーに見せるものなので、--json とは併用できません",
 		"--listen %s: %v": "--listen %s: %v",
-		"%s is a session of glassbox's own agent, not of a tap: go on with it with glassbox --resume %s": "%s は glassbox 自身のエージェントのセッションで、タップのものではありません: glassbox --resume %s で続けてください",
+		"%w: %s is the session of a tap (another agent's calls): go on with it with glassbox tap --resume %s": "%w: %s はタップ(他のエージェントの呼び出し)のセッションです: glassbox tap --resume %s で続けてください",
+		"%s is a session of glassbox's own agent, not of a tap: go on with it with glassbox --resume %s":      "%s は glassbox 自身のエージェントのセッションで、タップのものではありません: glassbox --resume %s で続けてください",
 
 		// what the tap says first, on the terminal and in History
 		"glassbox tap on %s: point your agent here (set one of these in its shell):": "glassbox tap は %s で待ち受けています: エージェントをここに向けてください(エージェントのシェルでどれか一つを設定します):",
@@ -93,6 +94,13 @@ func init() {
 		"OBSERVE (error): the agent sent back a failure, or no result for a call.":                                  "OBSERVE(エラー): エージェントが失敗を返したか、呼び出しに結果を返しませんでした。",
 		"The agent shows the answer to its person: a tap does not see that.":                                        "エージェントが答えを利用者に見せます: タップからは見えません。",
 		"The call failed: the agent deals with it itself (it may retry).":                                           "呼び出しが失敗しました: エージェントが自分で対処します(再試行することもあります)。",
+
+		// glassbox --replay of a tap's cassette
+		"this cassette was recorded from glassbox's own agent (%s), not by a tap":                         "このカセットは glassbox 自身のエージェント(%s)を記録したもので、タップのものではありません",
+		"the cassette holds no model call to replay":                                                      "カセットに再生できるモデル呼び出しがありません",
+		"the recording ends here: its %d calls were played back":                                          "記録はここまでです: %d 件の呼び出しを再生しました",
+		"replaying the tap's cassette %s: the agent's calls as they were recorded — no agent, no network": "タップのカセット %s を再生しています: 記録されたとおりのエージェントの呼び出しです — エージェントもネットワークも使いません",
+		"space sends each recorded request and delivers its recorded reply · c plays the rest · w edits a request (the reply stays the recorded one, and the difference is flagged)": "スペースで記録されたリクエストを送り、記録された応答を届けます · c で残りを再生します · w でリクエストを編集します(応答は記録されたままで、違いには印が付きます)",
 
 		// the headless trace
 		"inferred: not on the wire": "推定: 通信には現れません",

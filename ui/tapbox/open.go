@@ -1,7 +1,6 @@
 package tapbox
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -32,49 +31,54 @@ type tapped struct {
 	past     []loop.Transition
 }
 
-// open opens the session (new or resumed), the cassette and the exporter,
-// then the tap: holding every call in the glass box (tui), nothing
-// headless. Whatever it opened is closed again when a later part fails.
-func open(o Options, tui bool) (k *tapped, err error) {
-	k = &tapped{o: o}
-	defer func() {
-		if err != nil {
-			k.close(io.Discard)
-		}
-	}()
+// open opens the tap — holding every call in the glass box (tui), nothing
+// headless — then what it keeps: the session (new, or the one --resume
+// goes on with, whose steps the tap reads first), the cassette and the
+// exporter. An upstream the tap cannot use is refused before any file is
+// made; whatever was opened is closed again when a later part fails.
+func open(o Options, tui bool) (*tapped, error) {
+	k := &tapped{o: o}
+	if err := k.openAll(tui); err != nil {
+		k.close(io.Discard)
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *tapped) openAll(tui bool) error {
 	secrets := providers.SecretValues(os.Environ())
-	if err := k.openSession(); err != nil {
-		return nil, err
-	}
-	if o.Record != "" {
-		if k.cassette, err = providers.NewCassetteWriter(o.Record, providers.CassetteHeader{Provider: tap.CassetteProvider}, secrets...); err != nil {
-			return nil, fmt.Errorf("%w: --record: %w", agentrun.ErrUsage, err)
+	if k.o.Resume != "" {
+		if err := k.resume(); err != nil {
+			return err
 		}
-	}
-	if err := k.startTelemetry(secrets); err != nil {
-		return nil, err
 	}
 	mode := tap.Running
 	if tui {
 		mode = tap.Stepping
 	}
-	k.tap, err = tap.New(tap.Options{Upstream: o.Upstream, Getenv: os.Getenv, Secrets: secrets, Mode: mode,
+	var err error
+	k.tap, err = tap.New(tap.Options{Upstream: k.o.Upstream, Getenv: os.Getenv, Secrets: secrets, Mode: mode,
 		OnExchange: k.recorded, Observe: k.observe, Past: k.past})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
+		return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
-	if k.writer != nil {
-		k.writer.Guard(nil, liveMask{k.tap})
+	if k.o.Resume == "" {
+		if err := k.create(); err != nil {
+			return err
+		}
 	}
-	return k, nil
+	k.writer.Guard(nil, liveMask{k.tap})
+	if k.o.Record != "" {
+		if k.cassette, err = providers.NewCassetteWriter(k.o.Record, providers.CassetteHeader{Provider: tap.CassetteProvider}, secrets...); err != nil {
+			return fmt.Errorf("%w: --record: %w", agentrun.ErrUsage, err)
+		}
+	}
+	return k.startTelemetry(secrets)
 }
 
-// openSession creates the session file (--session, or a new one in the
-// sessions folder), or reopens a tap session to go on with it (--resume).
-func (k *tapped) openSession() error {
-	if k.o.Resume != "" {
-		return k.resume()
-	}
+// create makes the session file: --session, or a new one in the sessions
+// folder.
+func (k *tapped) create() error {
 	path := k.o.Session
 	if path == "" {
 		dir, err := agentrun.SessionDir(os.Getenv)
@@ -118,6 +122,9 @@ func (k *tapped) resume() error {
 		return err
 	}
 	k.path, k.writer, k.journal = path, w, loop.NewJournal(w, "", "")
+	if n := len(k.past); n > 0 {
+		k.journal.ObservedAfter(k.past[n-1].HistoryLen)
+	}
 	return nil
 }
 
@@ -172,12 +179,7 @@ func (k *tapped) close(w io.Writer) {
 			fmt.Fprintf(w, "glassbox tap: %s\n", l.F("cassette written to %s (glassbox --replay %s steps it again)", k.o.Record, k.o.Record))
 		}
 	}
-	if k.spans != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		k.spans.Close(ctx)
-		cancel()
-		headless.TelemetryClosed(l, w, "glassbox tap", k.spans)
-	}
+	headless.TelemetryClosed(l, w, "glassbox tap", k.spans)
 	if k.writer == nil {
 		return
 	}

@@ -137,6 +137,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	}()
 	intro := k.intro(ln.Addr().String())
 	fmt.Fprintln(stderr, strings.Join(intro, "\n"))
+	headless.TelemetryStarted(o.Lang, stderr, "glassbox tap", k.spans)
 	if !tui {
 		return headless.Tap(sctx, k.tap, headless.Options{JSON: o.JSON, Lang: o.Lang, Version: o.Version}, stdout, stderr)
 	}
