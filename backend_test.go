@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 )
 
@@ -24,7 +25,7 @@ func liveServer(t *testing.T) (*httptest.Server, func() []string) {
 	t.Helper()
 	var mu sync.Mutex
 	var keys []string
-	h := offline.NewHandler(offline.Config{})
+	h := backend.Simulation(offline.Config{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		key := r.Header.Get("x-goog-api-key")
@@ -65,7 +66,7 @@ func TestBackendChoice(t *testing.T) {
 		{"--offline wins over a key", map[string]string{"GEMINI_API_KEY": testKey}, []string{"--offline"}, exitOK, "offline: --offline"},
 		{"llama with OLLAMA_HOST is live", map[string]string{"OLLAMA_HOST": srv.URL}, []string{"--provider", "llama"}, exitOK, "live: OLLAMA_HOST is set"},
 		{"the seed's OLLAMA_BASE_URL", map[string]string{"OLLAMA_BASE_URL": srv.URL}, []string{"--provider", "llama", "--tool-mode", "native"}, exitOK, "live: OLLAMA_BASE_URL is set"},
-		{"openai without a base URL or key runs offline", nil, []string{"--provider", "openai"}, exitOK, "offline: neither OPENAI_BASE_URL nor OPENAI_API_KEY is set"},
+		{"openai without a base URL or key runs offline", nil, []string{"--provider", "openai"}, exitOK, "offline: no OPENAI_BASE_URL or OPENAI_API_KEY is set"},
 		{"openai with OPENAI_BASE_URL is live", map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": testKey}, []string{"--provider", "openai"}, exitOK, "live: OPENAI_BASE_URL is set (" + srv.URL + "/v1)"},
 	}
 	for _, tc := range tests {

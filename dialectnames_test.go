@@ -15,12 +15,14 @@ import (
 )
 
 // TestDialectNamesLiveInProviders enforces what docs/providers.md says under
-// "Dialects as descriptors": outside providers/,
-// no Go code spells a dialect's name — "gemini", "llama:native", an alias
-// such as "ollama" — in a string; it asks providers/backend's registry.
-// Comments, tests and the docs may name them; a string that says
-// "--provider llama" or compares a name is dialect knowledge in the wrong
-// place, and adding a dialect would mean finding it.
+// "Dialects as descriptors": outside providers/, no Go code spells a
+// dialect's name — "gemini", "llama:native", an alias such as "ollama" —
+// in a string or in a comment; it asks providers/backend's registry. A
+// string that says "--provider llama" or compares a name is dialect
+// knowledge in the wrong place, and a comment that names two dialects
+// ("gemini or llama") is out of date the day a third arrives. Tests and
+// the docs may name them; a comment may name a provider's product
+// ("Gemini", "Ollama", capitalised) where it says what that service does.
 func TestDialectNamesLiveInProviders(t *testing.T) {
 	var alts []string
 	for _, d := range backend.Dialects() {
@@ -47,9 +49,17 @@ func TestDialectNamesLiveInProviders(t *testing.T) {
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
 		if err != nil {
 			return err
+		}
+		for _, g := range f.Comments {
+			for _, c := range g.List {
+				if m := spelled.FindStringSubmatch(c.Text); m != nil {
+					t.Errorf("%s: a comment spells the dialect name %q: %s", fset.Position(c.Pos()), m[2], c.Text)
+				}
+			}
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			lit, ok := n.(*ast.BasicLit)

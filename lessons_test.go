@@ -15,7 +15,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 // dialects are the four ways glassbox talks to a model.
@@ -182,7 +182,7 @@ func TestLessonsHeadless(t *testing.T) {
 			})
 		}
 	}
-	for _, l := range offline.Lessons() {
+	for _, l := range lessons.All() {
 		if !seenLessons[l.Name] {
 			t.Errorf("lesson %s is not exercised by this test", l.Name)
 		}
@@ -218,7 +218,7 @@ func TestYesStillShowsTheConfirmation(t *testing.T) {
 // English answer (en) is left in it. What the tutor quotes (a tool's or
 // the loop's words between 「」, indented blocks) may stay as it is.
 func checkJapaneseRun(t *testing.T, tc lessonCase, dialectArgs []string, w lessonWant, en traceLine) {
-	lesson, _ := offline.LessonByName(tc.lesson)
+	lesson, _ := lessons.ByName(tc.lesson)
 	args := slices.Concat([]string{"--offline", "--lang", "ja", "--lesson", tc.lesson}, dialectArgs, tc.extra)
 	code, lines, stderr := runJSON(t, tc.stdin, args...)
 	if code != tc.code {
@@ -289,7 +289,7 @@ func TestLessonsInTheChosenLanguage(t *testing.T) {
 	}
 	titles := func(ja bool) []string {
 		var want []string
-		for _, l := range offline.Lessons() {
+		for _, l := range lessons.All() {
 			want = append(want, l.Name+"\t"+map[bool]string{false: l.Title, true: l.TitleJA}[ja])
 		}
 		return want
@@ -317,14 +317,14 @@ func TestLessonsInTheChosenLanguage(t *testing.T) {
 		if got := list(t, "--lang", "en"); !slices.Equal(got, titles(false)) {
 			t.Errorf("--lang en must win over the locale:\n%s", strings.Join(got, "\n"))
 		}
-		tour, _ := offline.LessonByName("tour")
+		tour, _ := lessons.ByName("tour")
 		code, lines, stderr := runJSON(t, "", "--offline", "--lesson", "tour")
 		if code != exitOK || lines[0].Event == nil || lines[0].Event.Data != tour.RequestJA || !hasKanaOrKanji(lines[len(lines)-1].Output.Text) {
 			t.Fatalf("exit %d, first %+v, last %+v; stderr %s", code, lines[0].Event, lines[len(lines)-1].Output, stderr)
 		}
 	})
 	t.Run("compare mode", func(t *testing.T) {
-		parallel, _ := offline.LessonByName("parallel")
+		parallel, _ := lessons.ByName("parallel")
 		code, lines, stderr := runJSON(t, "", "--offline", "--lang", "ja", "--compare=gemini,llama", "--lesson", "parallel")
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
@@ -345,11 +345,11 @@ func TestLessonsInTheChosenLanguage(t *testing.T) {
 	})
 	t.Run("the glass box", func(t *testing.T) {
 		p, runs, cfg := openGlassBox(t, "--offline", "--sim-latency", "0", "--lang", "ja", "--lesson", "write-file")
-		lessons := offline.Lessons()
-		if len(cfg.Lessons) != len(lessons) {
-			t.Fatalf("%d lessons offered, want %d", len(cfg.Lessons), len(lessons))
+		all := lessons.All()
+		if len(cfg.Lessons) != len(all) {
+			t.Fatalf("%d lessons offered, want %d", len(cfg.Lessons), len(all))
 		}
-		for i, l := range lessons {
+		for i, l := range all {
 			if got := cfg.Lessons[i]; got.Title != l.TitleJA || got.Request != l.RequestJA {
 				t.Errorf("lesson %s offered as %q / %q", l.Name, got.Title, got.Request)
 			}
@@ -358,7 +358,7 @@ func TestLessonsInTheChosenLanguage(t *testing.T) {
 		p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'c'}})
 		p.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'y'}}) // approve the write
 		h := runs[0].Engine.History()
-		write, _ := offline.LessonByName("write-file")
+		write, _ := lessons.ByName("write-file")
 		if len(h) < 4 || h[0].Text != write.RequestJA {
 			t.Fatalf("the conversation: %+v", h)
 		}
@@ -393,7 +393,7 @@ func TestInstructorGuidesListTheLessons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range offline.Lessons() {
+	for _, l := range lessons.All() {
 		if row := "| `" + l.Name + "` | " + l.Title + " | " + l.Request + " |"; !strings.Contains(string(en), row) {
 			t.Errorf("docs/instructor-guide.md lacks the row %s", row)
 		}

@@ -28,7 +28,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -307,7 +307,7 @@ func checkConfig(c *agentrun.Config, fs *flag.FlagSet) error {
 	// The mcp-tool lesson needs a server: started for it without one, it
 	// gets the demo server inside glassbox. Only a person's --lesson does
 	// this, never a session file's (--resume takes --mcp again).
-	if c.Lesson == offline.MCPToolLesson && len(c.MCP) == 0 && c.Resume == "" {
+	if c.Lesson == lessons.MCPTool && len(c.MCP) == 0 && c.Resume == "" {
 		c.MCP = []string{mcptool.DemoName}
 	}
 	if err := c.Validate(); err != nil {
@@ -492,7 +492,7 @@ func request(c *agentrun.Config, rest []string, bf busFlags, l lang.Lang) (fromB
 	}
 	prompt := strings.TrimSpace(strings.Join(rest, " "))
 	if prompt == "" && c.Resume == "" && bf.addr == "" {
-		lesson, _ := offline.LessonByName(c.Lesson) // Validate checked it
+		lesson, _ := lessons.ByName(c.Lesson) // Validate checked it
 		prompt, fromBus = lesson.RequestIn(c.Lang), lesson.FromBus
 	}
 	c.Request, c.Version = prompt, version
@@ -872,7 +872,7 @@ func listLessons(_ context.Context, args []string, _ io.Reader, stdout, stderr i
 		fmt.Fprintf(stderr, "glassbox lessons: --lang: %s\n", langOf(nil).Error(err))
 		return exitUsage
 	}
-	for _, lesson := range offline.Lessons() {
+	for _, lesson := range lessons.All() {
 		fmt.Fprintf(stdout, "%s\t%s\n", lesson.Name, lesson.TitleIn(l.String()))
 	}
 	return exitOK

@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 // moduleDir is where the tests started and tempDir the temporary folder
@@ -269,7 +269,7 @@ func TestMCPServeDenialAndHaltAreErrorResults(t *testing.T) {
 		// rule's denial reaches the caller, named.
 		var stderr syncBuffer
 		cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "path-escape")}, decline)
-		lesson, _ := offline.LessonByName("path-escape")
+		lesson, _ := lessons.ByName("path-escape")
 		res := ask(t, cs, lesson.Request)
 		if !res.IsError || !strings.Contains(resultText(res), "rule path-outside-workspace") {
 			t.Fatalf("result = %v %q, want an error result naming the rule", res.IsError, resultText(res))
@@ -278,7 +278,7 @@ func TestMCPServeDenialAndHaltAreErrorResults(t *testing.T) {
 	t.Run("halted", func(t *testing.T) {
 		var stderr syncBuffer
 		cs := connect(t, &mcp.CommandTransport{Command: serveCmd(t, &stderr, "--offline", "--lesson", "iteration-limit", "--max-iterations", "2")}, nil)
-		lesson, _ := offline.LessonByName("iteration-limit")
+		lesson, _ := lessons.ByName("iteration-limit")
 		res := ask(t, cs, lesson.Request)
 		if !res.IsError || !strings.Contains(resultText(res), "halted") || !strings.Contains(resultText(res), "iteration") {
 			t.Fatalf("result = %v %q, want an error result naming the iteration limit", res.IsError, resultText(res))
@@ -303,7 +303,7 @@ func TestMCPListenOverHTTP(t *testing.T) {
 	defer cmd.Process.Kill()
 	endpoint := waitForEndpoint(t, &stderr)
 	cs := connect(t, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
-	lesson, _ := offline.LessonByName("tour")
+	lesson, _ := lessons.ByName("tour")
 	res := ask(t, cs, lesson.Request)
 	if res.IsError || !strings.Contains(resultText(res), "def greet(name)") {
 		t.Fatalf("result = %v %q, want the tour's answer", res.IsError, resultText(res))

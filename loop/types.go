@@ -94,7 +94,7 @@ type Person interface {
 // Transition is the record of one Step: the trace line, the session entry and
 // what the UI draws. Fields other than the first six are set where they apply.
 type Transition struct {
-	// Run names the run in compare mode ("gemini", "llama"); empty otherwise.
+	// Run names the run in compare mode (its dialect's name); empty otherwise.
 	Run       string    `json:"run,omitempty"`
 	Seq       int       `json:"seq"`
 	Time      time.Time `json:"time"`

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -25,11 +27,52 @@ const CassetteVersion = 1
 
 // CassetteHeader is the first line of a cassette: what was recorded, and how.
 type CassetteHeader struct {
-	Version    int       `json:"glassbox_cassette"`
-	Provider   string    `json:"provider"`
-	Model      string    `json:"model"`
-	ToolMode   string    `json:"tool_mode"`
+	Version  int    `json:"glassbox_cassette"`
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	ToolMode string `json:"tool_mode"`
+	// Mode is how the calls were made: ModeUnary (--stream=false) or
+	// ModeStream. A cassette written before glassbox recorded it has none;
+	// Cassette.Mode reads it from the exchanges.
+	Mode       string    `json:"mode,omitempty"`
 	RecordedAt time.Time `json:"recorded_at"`
+}
+
+// The modes a model call is made in.
+const (
+	ModeUnary  = "unary"  // one request, one JSON body
+	ModeStream = "stream" // the reply streamed: server-sent events or NDJSON
+)
+
+// ModeOf is the mode of calls made with o.
+func ModeOf(o CallOptions) string {
+	if o.Unary {
+		return ModeUnary
+	}
+	return ModeStream
+}
+
+// Mode is how the recorded calls were made: the header's word, or for a
+// cassette that has none (recorded before glassbox wrote it), what its
+// first answered model call shows — a streamed body (server-sent events,
+// NDJSON) or a single JSON one. "" when no exchange tells.
+func (c *Cassette) Mode() string {
+	if c.Header.Mode != "" {
+		return c.Header.Mode
+	}
+	for _, x := range c.Exchanges {
+		if x.Status != http.StatusOK {
+			continue
+		}
+		ct := strings.ToLower(http.Header(x.ResponseHeaders).Get("Content-Type"))
+		switch {
+		case strings.Contains(ct, "text/event-stream"), strings.Contains(ct, "ndjson"):
+			return ModeStream
+		case strings.Contains(ct, "json"):
+			return ModeUnary
+		}
+	}
+	return ""
 }
 
 // Cassette is a loaded recording.

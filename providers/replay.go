@@ -78,8 +78,7 @@ func (t *ReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.mu.Lock()
 	n := t.next + 1 // recordings are numbered from 1 for people
 	if t.next >= len(t.cassette.Exchanges) {
-		msg := fmt.Sprintf("the cassette has no recorded exchange #%d for %s %s: it holds %d, so this run went further than the recording did; record it again with --record",
-			n, req.Method, requestTarget(req.URL), len(t.cassette.Exchanges))
+		msg := t.missing(n, req, body)
 		t.divergences = append(t.divergences, msg)
 		t.mu.Unlock()
 		return nil, &Error{Kind: KindOther, Message: msg}
@@ -98,6 +97,70 @@ func (t *ReplayTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, recordedFailure(rec.Err)
 	}
 	return replayResponse(req, rec, divergence), nil
+}
+
+// missing says why the cassette has no exchange #n for req: what differs
+// between req and the recording — its path, its mode (streamed or unary),
+// its model — or, when nothing does, that the run went further than the
+// recording did.
+func (t *ReplayTransport) missing(n int, req *http.Request, body []byte) string {
+	c := t.cassette
+	head := fmt.Sprintf("the cassette has no recorded exchange #%d for %s %s: it holds %d", n, req.Method, requestTarget(req.URL), len(c.Exchanges))
+	var differs []string
+	var paths []string
+	known := false
+	for _, x := range c.Exchanges {
+		u, err := url.Parse(x.URL)
+		if err != nil {
+			continue
+		}
+		if x.Method == req.Method && u.EscapedPath() == req.URL.EscapedPath() {
+			known = true
+		}
+		if p := x.Method + " " + u.EscapedPath(); !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	if !known && len(paths) > 0 {
+		differs = append(differs, fmt.Sprintf("its path (the recording called %s)", strings.Join(paths, ", ")))
+	}
+	if sent, recorded := requestMode(req, body), c.Mode(); sent != "" && recorded != "" && sent != recorded {
+		differs = append(differs, fmt.Sprintf("its mode (%s; the recording is %s)", sent, recorded))
+	}
+	if m := c.Header.Model; m != "" && !strings.Contains(req.URL.Path, m) && !bytes.Contains(body, []byte(`"model":"`+m+`"`)) {
+		differs = append(differs, fmt.Sprintf("its model (the recording asked %s)", m))
+	}
+	dialect := c.Header.Provider
+	if c.Header.ToolMode != "" {
+		dialect += ", " + c.Header.ToolMode + " mode"
+	}
+	if len(differs) == 0 {
+		return fmt.Sprintf("%s, so this run went further than the recording did (%s); record it again with --record", head, dialect)
+	}
+	return fmt.Sprintf("%s, recorded with %s: this request differs in %s; replay it as it was recorded, or record it again with --record",
+		head, dialect, strings.Join(differs, " and in "))
+}
+
+// requestMode is whether req asks for its reply streamed or whole, as far
+// as it says: a stream's query (alt=sse) or path (streamGenerateContent),
+// or the body's "stream"; "" when it does not say.
+func requestMode(req *http.Request, body []byte) string {
+	switch {
+	case req.URL.Query().Get("alt") == "sse", strings.Contains(req.URL.Path, ":streamGenerateContent"):
+		return ModeStream
+	case strings.HasSuffix(req.URL.Path, ":generateContent"):
+		return ModeUnary
+	}
+	var probe struct {
+		Stream *bool `json:"stream"`
+	}
+	if json.Unmarshal(body, &probe) != nil || probe.Stream == nil {
+		return ""
+	}
+	if *probe.Stream {
+		return ModeStream
+	}
+	return ModeUnary
 }
 
 // bodyCutPrefix is how the capture Transport words a failure while the

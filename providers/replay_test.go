@@ -250,3 +250,53 @@ func TestReplayCutsTheBodyWhereTheRecordingWasCut(t *testing.T) {
 		}
 	}
 }
+
+// Issue 29: when a replay runs out of recorded exchanges, the error says
+// what differs between the request and the recording — its path, its mode
+// (streamed or unary), its model — and only when nothing does, that the
+// run went further than the recording did.
+func TestReplayRunningOutSaysWhatDiffers(t *testing.T) {
+	unary := Exchange{Method: "POST", URL: "http://gemini.offline.invalid/v1beta/models/gemini-2.5-flash:generateContent",
+		Status: 200, ResponseHeaders: map[string][]string{"Content-Type": {"application/json; charset=UTF-8"}},
+		RequestBody: []byte(`{"contents":[]}`), ResponseBody: []byte(`{"candidates":[]}`)}
+	header := CassetteHeader{Provider: "gemini", Model: "gemini-2.5-flash"}
+	send := func(tr *ReplayTransport, target, body string) error {
+		req, _ := http.NewRequest("POST", "http://gemini.offline.invalid"+target, strings.NewReader(body))
+		resp, err := tr.RoundTrip(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	for _, tc := range []struct {
+		name, target, body string
+		want, not          []string
+	}{
+		{"streamed where the recording was unary", "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", `{"contents":[]}`,
+			[]string{"no recorded exchange #2", "recorded with gemini", "its path (the recording called POST /v1beta/models/gemini-2.5-flash:generateContent)", "its mode (stream; the recording is unary)"},
+			[]string{"went further"}},
+		{"another model", "/v1beta/models/gemini-2.5-pro:generateContent", `{"contents":[]}`,
+			[]string{"its path", "its model (the recording asked gemini-2.5-flash)"}, []string{"its mode (", "went further"}},
+		{"the same call, one more time", "/v1beta/models/gemini-2.5-flash:generateContent", `{"contents":[]}`,
+			[]string{"this run went further than the recording did (gemini)"}, []string{"differs in"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewReplayTransport(&Cassette{Header: header, Exchanges: []Exchange{unary}})
+			send(tr, tc.target, tc.body) // served, flagged if it differs
+			err := send(tr, tc.target, tc.body)
+			if err == nil {
+				t.Fatal("a second call was served from a cassette of one")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the error lacks %q:\n%v", w, err)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("the error says %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}

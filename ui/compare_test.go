@@ -8,7 +8,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -24,8 +24,8 @@ func compareWorld(t testing.TB, names ...string) Config {
 func compareWorldWith(t testing.TB, policies map[string]*loop.Policy, names ...string) Config {
 	t.Helper()
 	cfg := Config{Lesson: "tour", NoColor: true}
-	for _, l := range offline.Lessons() {
-		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects})
+	for _, l := range lessons.All() {
+		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: backend.Showing(l)})
 	}
 	for _, name := range names {
 		d, ok := backend.Lookup(name)

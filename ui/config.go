@@ -9,7 +9,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -35,8 +35,8 @@ func ConfigFor(lesson string, runs []*agentrun.Run, persons map[string]*Person) 
 	if len(runs) > 0 {
 		language = runs[0].Config.Lang
 	}
-	for _, l := range offline.Lessons() {
-		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.TitleIn(language), Request: l.RequestIn(language), Dialects: l.Dialects, FromBus: l.FromBus})
+	for _, l := range lessons.All() {
+		cfg.Lessons = append(cfg.Lessons, Lesson{Name: l.Name, Title: l.TitleIn(language), Request: l.RequestIn(language), Dialects: backend.Showing(l), FromBus: l.FromBus})
 	}
 	for _, r := range runs {
 		rc, err := runConfigFor(cfg.Lang, r, persons[r.Config.Name])
@@ -69,6 +69,7 @@ func runConfigFor(l lang.Lang, r *agentrun.Run, person *Person) (RunConfig, erro
 		Banner:        r.Backend.Describe(),
 		Backend:       r.Backend.Kind,
 		BackendReason: r.Backend.Reason,
+		BackendWhy:    r.Backend.Why,
 		Workspace:     workspaceLabel(l, r),
 		Temporary:     r.Temporary,
 		// Every run is on the MCP bus, reached in-process by the
@@ -84,7 +85,7 @@ func runConfigFor(l lang.Lang, r *agentrun.Run, person *Person) (RunConfig, erro
 		rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
 	}
 	if d, ok := backend.Lookup(r.Config.Name); ok {
-		rc.Label = d.Label
+		rc.Label = d.LabelIn(r.Config.Lang)
 	}
 	if r.Session != nil {
 		rc.Exchanges = r.Exchanges

@@ -15,6 +15,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -125,7 +126,8 @@ func japaneseConfig(w *testWorld) Config {
 		cfg.Lang = lang.EN
 	}
 	cfg.Banner = "gemini gemini-2.5-flash · offline: no GEMINI_API_KEY or GOOGLE_API_KEY is set"
-	cfg.BackendReason = "no GEMINI_API_KEY or GOOGLE_API_KEY is set"
+	cfg.BackendWhy = dialect.Sayf("no %s or %s is set", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+	cfg.BackendReason = cfg.BackendWhy.String()
 	cfg.Sandbox = "on — Landlock ABI 7"
 	cfg.Lessons = []Lesson{
 		{Name: "tour", Title: "ツアー: 一覧して、読んで、説明する", Request: "このプロジェクトのファイルを一覧して、hello.py が何をするか教えてください。"},

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/gemini"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -28,7 +30,7 @@ func offlineWorldWith(t testing.TB, lesson string, base loop.Config) (Config, st
 	prov, err := gemini.New(context.Background(), gemini.Config{
 		APIKey:    "glassbox-placeholder-key-0000",
 		BaseURL:   "http://gemini.offline.invalid/",
-		Transport: offline.NewTransport(offline.Config{Latency: 0}),
+		Transport: backend.SimulatedTransport(offline.Config{Latency: 0}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -40,9 +42,9 @@ func offlineWorldWith(t testing.TB, lesson string, base loop.Config) (Config, st
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lessons []Lesson
-	for _, l := range offline.Lessons() {
-		lessons = append(lessons, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: l.Dialects})
+	var offered []Lesson
+	for _, l := range lessons.All() {
+		offered = append(offered, Lesson{Name: l.Name, Title: l.Title, Request: l.Request, Dialects: backend.Showing(l)})
 	}
 	return Config{
 		Engine:        eng,
@@ -51,7 +53,7 @@ func offlineWorldWith(t testing.TB, lesson string, base loop.Config) (Config, st
 		Backend:       "offline",
 		BackendReason: "no GEMINI_API_KEY is set",
 		Workspace:     dir,
-		Lessons:       lessons,
+		Lessons:       offered,
 		Lesson:        lesson,
 		NoColor:       true,
 	}, dir

@@ -124,7 +124,7 @@ func New(cfg Config) *Model {
 	runs := cfg.Runs
 	if len(runs) == 0 {
 		runs = []RunConfig{{Engine: cfg.Engine, Person: cfg.Person, Backend: cfg.Backend,
-			BackendReason: cfg.BackendReason, Banner: cfg.Banner, Workspace: cfg.Workspace}}
+			BackendReason: cfg.BackendReason, BackendWhy: cfg.BackendWhy, Banner: cfg.Banner, Workspace: cfg.Workspace}}
 	}
 	for i, rc := range runs {
 		m.runs = append(m.runs, newRunView(i, rc, cfg.Lang))

@@ -32,7 +32,7 @@ func (c *stripPane) view(lk look, in rect) ([]string, string) {
 }
 
 // heading says which model call the strip compares: the latest, or the one
-// time travel shows ("gemini: model call 2 of 3").
+// time travel shows ("NAME: model call 2 of 3").
 func (c *stripPane) heading() string {
 	l := c.runs[0].lang
 	var shown []string

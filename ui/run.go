@@ -26,6 +26,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -34,7 +35,7 @@ type Lesson struct {
 	Name    string // "tour"
 	Title   string // "A tour: list, read, explain"
 	Request string // what the learner sends to start it
-	// Dialects, when set, are the only dialects ("llama", …) that can show
+	// Dialects, when set, are the only dialects (backend.Showing) that can show
 	// what the lesson teaches: the menu offers it only to a run of one.
 	Dialects []string
 	// FromBus: the request arrives over the MCP bus, sent by a client
@@ -49,12 +50,14 @@ type Config struct {
 	// Person must be the same Person the engine (and its ask_user tool)
 	// were built with: it is how confirmations and questions reach the UI.
 	Person *Person
-	// Banner is a one-line description of the provider and backend, e.g.
-	// "gemini gemini-2.5-flash · offline: no GEMINI_API_KEY is set".
+	// Banner is a one-line description of the provider and backend
+	// (backend.Backend.Describe): "PROVIDER MODEL · offline: REASON".
 	Banner string
-	// Backend is "live", "offline" or "replay"; BackendReason says why.
+	// Backend is "live", "offline" or "replay"; BackendReason says why,
+	// and BackendWhy is that reason as its dialect gave it.
 	Backend       string
 	BackendReason string
+	BackendWhy    dialect.Reason
 	// Workspace is the folder the tools may touch, shown to the learner.
 	Workspace string
 	// Lessons are the bundled lessons for the lessons menu (l).

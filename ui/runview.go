@@ -12,6 +12,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -37,6 +38,7 @@ type runView struct {
 
 	// Static facts read from the engine once, before any step runs.
 	provider, model, backend, reason string
+	why                              dialect.Reason // reason as its dialect gave it, when it did
 	banner, workspace                string
 	temporary                        bool // the workspace is a copy removed on exit
 	maxIter                          int
@@ -130,9 +132,11 @@ type RunConfig struct {
 	Engine *loop.Engine
 	Person *Person
 	// Backend is "live", "offline" or "replay" for this run; BackendReason
-	// says why.
+	// says why, and BackendWhy is that reason as its dialect gave it
+	// (backend.Backend.Why), to say in the reader's language.
 	Backend       string
 	BackendReason string
+	BackendWhy    dialect.Reason
 	// Banner describes the run's provider and backend in one line.
 	Banner string
 	// Workspace is this run's own copy of the workspace.
@@ -176,6 +180,7 @@ func newRunView(id int, rc RunConfig, l lang.Lang) *runView {
 		base:      context.Background(),
 		backend:   rc.Backend,
 		reason:    rc.BackendReason,
+		why:       rc.BackendWhy,
 		banner:    rc.Banner,
 		onto:      rc.Onto,
 		store:     payloadStore{load: rc.Exchanges, keep: keepPayloads, reloaded: -1},

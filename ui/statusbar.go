@@ -243,7 +243,7 @@ func statusLine(r *runView, lk look, w int) (line string, whole bool) {
 	parts, backendAt := statusParts(r, lk, backend)
 	if r.reason != "" {
 		withReason := slices.Clone(parts)
-		withReason[backendAt] = lk.statusSegment(r.lang.T("backend"), backend+" ("+backendReason(r.lang, r.reason)+")")
+		withReason[backendAt] = lk.statusSegment(r.lang.T("backend"), backend+" ("+r.reasonIn(r.lang)+")")
 		if l := strings.Join(withReason, ""); cell.Width(l) <= w {
 			return l, true
 		}

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	registry "github.com/glassbox-dev/glassbox/providers/backend"
@@ -34,11 +33,11 @@ func (c *lessonController) welcomeText(r *runView) string {
 	case r.banner != "":
 		banner := r.banner
 		if head, ok := strings.CutSuffix(banner, ": "+r.reason); ok && r.reason != "" {
-			banner = head + ": " + backendReason(l, r.reason)
+			banner = head + ": " + r.reasonIn(l)
 		}
 		b.WriteString(banner + "\n")
 	case backend != "":
-		fmt.Fprintf(&b, "%s %s · %s%s\n", r.provider, r.model, backend, parenthesised(backendReason(l, r.reason)))
+		fmt.Fprintf(&b, "%s %s · %s%s\n", r.provider, r.model, backend, parenthesised(r.reasonIn(l)))
 	}
 	switch strings.ToLower(r.backend) {
 	case "offline":
@@ -82,8 +81,8 @@ func parenthesised(s string) string {
 }
 
 // goLive says how to turn each provider's live service on, as
-// registry.GoLive does, in language l: each dialect's words read by
-// goLiveStep, the commands and flags as they are.
+// registry.GoLive does, in language l: each dialect's way (GoLive.Say), the
+// commands and flags as they are.
 func goLive(l lang.Lang) string {
 	if l != lang.JA {
 		return registry.GoLive()
@@ -91,67 +90,23 @@ func goLive(l lang.Lang) string {
 	var how, flags []string
 	seen := map[string]bool{}
 	for _, d := range registry.Dialects() {
-		if d.GoLive == "" || seen[d.Provider] {
+		if d.GoLive.Zero() || seen[d.Provider] {
 			continue
 		}
 		seen[d.Provider] = true
-		how = append(how, goLiveStep(l, d.GoLive))
+		how = append(how, d.GoLive.Say(l.String(), l.F))
 		flags = append(flags, "--provider "+d.Provider)
 	}
 	return l.F("%s, then start with %s", strings.Join(how, "、"), strings.Join(flags, "、"))
 }
 
-// goLiveWords is the shape of a dialect's GoLive: "set GEMINI_API_KEY
-// (Gemini)", "run ollama serve (Llama)".
-var goLiveWords = regexp.MustCompile(`^(set|run) (.+) \((.+)\)$`)
-
-// goLiveStep is one dialect's way to go live in language l: the verb
-// through the catalog, the variable or command as it is typed, what it
-// turns on through Dyn (a provider's name stays a name). Another shape is
-// shown as the dialect wrote it (TestGoLiveInJapanese keeps every
-// dialect's readable).
-func goLiveStep(l lang.Lang, s string) string {
-	m := goLiveWords.FindStringSubmatch(s)
-	switch {
-	case m == nil:
-		return s
-	case m[1] == "set":
-		return l.F("set %s (%s)", m[2], l.Dyn(m[3]))
+// reasonIn is why the run has its backend, in language l: the reason its
+// dialect gave (backend.Backend.Why), said through the catalogue; a reason
+// of another kind (a flag, a cassette, a fork's) as it was written.
+func (r *runView) reasonIn(l lang.Lang) string {
+	if r.why.Zero() || r.why.String() != r.reason {
+		return r.reason
 	}
-	return l.F("run %s (%s)", m[2], l.Dyn(m[3]))
-}
-
-// The reasons a dialect gives for its backend (dialect.Descriptor.Live),
-// read back so a Japanese screen can say them; the trace keeps them as
-// they are.
-var (
-	neitherSet  = regexp.MustCompile(`^(?:no (\S+) or (\S+)|neither (\S+) nor (\S+)) is set$`)
-	notAnswered = regexp.MustCompile(`^(\S+) is not set and nothing answered at (\S+)$`)
-	isSet       = regexp.MustCompile(`^(\S+) is set( \(([^()]+)\))?$`)
-	answeredAt  = regexp.MustCompile(`^(\S+) answered at (\S+)$`)
-)
-
-// backendReason is why a run has its backend, in language l; a reason of
-// another shape (a flag, a cassette) is shown as the dialect wrote it.
-func backendReason(l lang.Lang, reason string) string {
-	if l != lang.JA {
-		return reason
-	}
-	if m := neitherSet.FindStringSubmatch(reason); m != nil {
-		a, b := m[1]+m[3], m[2]+m[4]
-		return l.F("neither %s nor %s is set", a, b)
-	}
-	if m := notAnswered.FindStringSubmatch(reason); m != nil {
-		return l.F("%s is not set and nothing answered at %s", m[1], m[2])
-	}
-	if m := isSet.FindStringSubmatch(reason); m != nil {
-		if m[3] != "" {
-			return l.F("%s is set (%s)", m[1], m[3])
-		}
-		return l.F("%s is set", m[1])
-	}
-	if m := answeredAt.FindStringSubmatch(reason); m != nil {
-		return l.F("%s answered at %s", m[1], m[2])
-	}
-	return reason
+	format, args := r.why.Sentence()
+	return fmt.Sprintf(l.Dyn(format), args...)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/gemini"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/tools"
@@ -69,7 +70,7 @@ func TestResumeAfterAnEditThatAddedAMessage(t *testing.T) {
 	newEngine := func(ws *tools.Workspace, person *Person) loop.Config {
 		prov, err := gemini.New(context.Background(), gemini.Config{
 			APIKey: "glassbox-placeholder-key-0000", BaseURL: "http://gemini.offline.invalid/",
-			Transport: offline.NewTransport(offline.Config{Latency: 0}),
+			Transport: backend.SimulatedTransport(offline.Config{Latency: 0}),
 		})
 		if err != nil {
 			t.Fatal(err)

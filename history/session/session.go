@@ -47,7 +47,7 @@ type Header struct {
 
 // RunInfo is how one run was started; resuming builds the same run again.
 type RunInfo struct {
-	// Name is the run's name in compare mode ("gemini", "llama:native"),
+	// Name is the run's name in compare mode (its dialect's name),
 	// empty for a single run. Every record of the run carries it.
 	Name     string `json:"name,omitempty"`
 	Provider string `json:"provider"`

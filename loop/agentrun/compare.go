@@ -40,14 +40,14 @@ func DefaultCompare() []RunSpec {
 }
 
 // CompareDefault is what a bare --compare compares, as --compare=… writes
-// it: "gemini,llama".
+// it: the first two dialects' names, "A,B".
 func CompareDefault() string { return specs(DefaultCompare()) }
 
 // ParseCompare reads the value of --compare: "" or "true" (the bare flag)
 // means DefaultCompare; otherwise two runs separated by a comma, each a
 // dialect name (or alias) with an optional @MODEL:
-// "llama@qwen2.5:0.5b,llama:native@qwen2.5:0.5b". The names come back as
-// the registry spells them (ollama → llama).
+// "A@qwen2.5:0.5b,B@qwen2.5:0.5b". The names come back as the registry
+// spells them (an alias as its dialect's name).
 func ParseCompare(v string) ([]RunSpec, error) {
 	switch strings.TrimSpace(v) {
 	case "", "true":
@@ -78,9 +78,8 @@ func ParseCompare(v string) ([]RunSpec, error) {
 }
 
 // LooksLikeCompare reports whether arg, left over after the flags, is a
-// --compare value written with a space instead of "=" ("--compare
-// gemini,llama:native"): the flag is boolean-style, so the list would be
-// taken for the request.
+// --compare value written with a space instead of "=" ("--compare A,B"):
+// the flag is boolean-style, so the list would be taken for the request.
 func LooksLikeCompare(arg string) bool {
 	if strings.ContainsAny(arg, " \t\n") || !strings.Contains(arg, ",") {
 		return false
@@ -139,8 +138,8 @@ func specs(runs []RunSpec) string {
 }
 
 // CompareSummary says what compare mode will run, one line for the person:
-// "compare: llama runs qwen2.5:0.5b (--model); llama:native runs
-// qwen2.5:0.5b (--model)". "" outside compare mode.
+// "compare: A runs qwen2.5:0.5b (--model); B runs qwen2.5:0.5b (--model)".
+// "" outside compare mode.
 func (c Config) CompareSummary() string { return c.CompareSummaryIn(loop.English) }
 
 // CompareSummaryIn is CompareSummary said with say (a front end's language).

@@ -18,7 +18,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
@@ -209,7 +209,7 @@ func (c *Config) checkLimits() error {
 }
 
 func (c *Config) checkLesson() error {
-	if _, ok := offline.LessonByName(c.Lesson); !ok {
+	if _, ok := lessons.ByName(c.Lesson); !ok {
 		return sentence.Errorf("no lesson named %q (see 'glassbox lessons')", c.Lesson)
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/anatomy"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
@@ -58,7 +58,7 @@ func tourCalls(t *testing.T, provider, mode string, edit bool) []anatomy.Call {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	l, _ := offline.LessonByName("tour")
+	l, _ := lessons.ByName("tour")
 	eng := r.Engine
 	eng.Submit(loop.Event{Source: "cli", Type: "user_input", Data: l.Request})
 	var calls []anatomy.Call

@@ -12,7 +12,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/loop/outside"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -51,7 +51,7 @@ func runLesson(t *testing.T, provider, mode, lesson string, p loop.Person) []loo
 		t.Fatal(err)
 	}
 	defer r.Close()
-	l, _ := offline.LessonByName(lesson)
+	l, _ := lessons.ByName(lesson)
 	eng := r.Engine
 	eng.Submit(loop.Event{Source: "cli", Type: "user_input", Data: l.Request})
 	var steps []loop.Transition

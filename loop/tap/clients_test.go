@@ -16,6 +16,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/tap"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/gemini"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/ollama"
 	"github.com/glassbox-dev/glassbox/providers/openai"
@@ -31,7 +32,7 @@ type recordingUpstream struct {
 
 func newRecordingUpstream(t *testing.T) *recordingUpstream {
 	u := &recordingUpstream{}
-	h := offline.NewHandler(offline.Config{})
+	h := backend.Simulation(offline.Config{})
 	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		u.mu.Lock()

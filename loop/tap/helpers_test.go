@@ -14,6 +14,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/tap"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 )
 
@@ -64,7 +65,7 @@ func startTap(t *testing.T, opt tap.Options) *tapped {
 // offlineUpstream is the built-in emulator on a real port: an in-process
 // service speaking the three families' documented wire formats.
 func offlineUpstream(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(offline.NewHandler(offline.Config{}))
+	srv := httptest.NewServer(backend.Simulation(offline.Config{}))
 	t.Cleanup(srv.Close)
 	return srv
 }

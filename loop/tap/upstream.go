@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/history/sentence"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 )
@@ -33,7 +34,7 @@ func newUpstream(opt Options) (upstream, error) {
 	switch opt.Upstream {
 	case Offline:
 		u, _ := url.Parse(offlineHost)
-		return upstream{all: u, base: offline.NewTransport(offline.Config{AnyModel: true})}, nil
+		return upstream{all: u, base: backend.SimulatedTransport(offline.Config{AnyModel: true})}, nil
 	case "":
 		up := upstream{own: map[string]*url.URL{}, base: base}
 		for _, c := range opt.Codecs {

@@ -24,7 +24,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers/backend"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 )
 
@@ -85,7 +85,7 @@ func (yes) Ask(context.Context, tools.Question) (string, error) { return "", err
 
 // request is a lesson's request, in English.
 func request(t testing.TB, name string) string {
-	lesson, ok := offline.LessonByName(name)
+	lesson, ok := lessons.ByName(name)
 	if !ok {
 		t.Fatalf("no lesson %s", name)
 	}

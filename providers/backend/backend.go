@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/providers/gemini"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/ollama"
 	"github.com/glassbox-dev/glassbox/providers/openai"
@@ -59,8 +61,18 @@ func registered() []Dialect {
 	)
 }
 
-// dialects is the registry: built once, never changed.
+// dialects is the registry: built once, never changed (but by
+// UseFixedForTests, in a test binary, before its tests run).
 var dialects = registered()
+
+// UseFixedForTests makes the registry the dialects glassbox spoke when the
+// front ends' golden screens were drawn (gemini, llama, llama:native,
+// openai), whatever registered lists since: a front end's TestMain calls it
+// before its tests run, so that adding a dialect regenerates no golden. It
+// is for test binaries only; nothing else may change the registry.
+func UseFixedForTests() {
+	dialects = slices.Concat(gemini.Dialects(), ollama.Dialects(), openai.Dialects())
+}
 
 // Dialects lists every dialect, in the order the docs and menus use.
 func Dialects() []Dialect { return slices.Clone(dialects) }
@@ -81,6 +93,44 @@ func wireCodecs(ds []Dialect) wire.Codecs {
 		out = append(out, *d.Wire)
 	}
 	return out
+}
+
+// Showing are the names of the dialects that can show what lesson l
+// teaches: every dialect when it needs nothing special, else those whose
+// descriptor says they show it.
+func Showing(l lessons.Lesson) []string {
+	if l.Needs == "" {
+		return nil
+	}
+	var names []string
+	for _, d := range dialects {
+		if d.Quirks != nil && d.Quirks.Shows(l.Needs) {
+			names = append(names, d.Name)
+		}
+	}
+	return names
+}
+
+// Emulators are the registered dialects' APIs in the offline simulation,
+// each once.
+func Emulators() []*offline.Emulator {
+	var out []*offline.Emulator
+	for _, d := range dialects {
+		if d.Emulator != nil && !slices.Contains(out, d.Emulator) {
+			out = append(out, d.Emulator)
+		}
+	}
+	return out
+}
+
+// Simulation is the offline simulation of every registered dialect, as one
+// http.Handler.
+func Simulation(cfg offline.Config) *offline.Server { return offline.NewHandler(cfg, Emulators()...) }
+
+// SimulatedTransport answers every request from Simulation, in this
+// process.
+func SimulatedTransport(cfg offline.Config) http.RoundTripper {
+	return offline.NewTransport(cfg, Emulators()...)
 }
 
 // Default is the dialect used when --provider names none: the first.
@@ -169,10 +219,10 @@ func ToolModes() string {
 func GoLive() string {
 	var how, flags []string
 	for i, d := range dialects {
-		if d.GoLive == "" || slices.ContainsFunc(dialects[:i], func(x Dialect) bool { return x.Provider == d.Provider }) {
+		if d.GoLive.Zero() || slices.ContainsFunc(dialects[:i], func(x Dialect) bool { return x.Provider == d.Provider }) {
 			continue
 		}
-		how = append(how, d.GoLive)
+		how = append(how, d.GoLive.String())
 		flags = append(flags, "--provider "+d.Provider)
 	}
 	return list(how) + ", then start with " + list(flags)
@@ -291,7 +341,11 @@ type Backend struct {
 	Dialect  Dialect
 	Kind     string // KindLive, KindOffline or KindReplay
 	Reason   string // why this kind was chosen: on screen and in the trace
-	Replay   *providers.ReplayTransport
+	// Why is Reason when the dialect's auto rule chose (Descriptor.Live),
+	// for a front end to say in its reader's language; zero when a flag or
+	// a cassette did.
+	Why    dialect.Reason
+	Replay *providers.ReplayTransport
 
 	closers []func() error
 }
@@ -341,9 +395,15 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 		if c.Model == "" {
 			c.Model = cas.Header.Model
 		}
+		// A cassette replays in the mode it was recorded in: a unary
+		// recording's calls were never streamed, and the other way round.
+		mode := cas.Mode()
+		if mode != "" {
+			c.Call.Unary = mode == providers.ModeUnary
+		}
 		b.Replay = providers.NewReplayTransport(cas)
 		c.Transport = b.Replay
-		b.Kind, b.Reason = KindReplay, "serving "+o.Replay+" (recorded "+cas.Header.RecordedAt.Format(time.DateTime)+")"
+		b.Kind, b.Reason = KindReplay, "serving "+o.Replay+" (recorded "+cas.Header.RecordedAt.Format(time.DateTime)+modeWords(mode)+")"
 	case o.Offline:
 		b.Kind, b.Reason = KindOffline, "--offline"
 	case o.Live:
@@ -353,14 +413,14 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 		}
 	default:
 		live, why := d.Live(ctx, o.Env)
-		b.Kind, b.Reason = KindOffline, why
+		b.Kind, b.Reason, b.Why = KindOffline, why.String(), why
 		if live {
 			b.Kind = KindLive
 		}
 	}
 	switch b.Kind {
 	case KindOffline:
-		c.Transport = offline.NewTransport(offline.Config{Latency: o.SimLatency})
+		c.Transport = SimulatedTransport(offline.Config{Latency: o.SimLatency})
 		fallthrough
 	case KindReplay:
 		c.StandIn, c.Env = true, Env{}
@@ -379,7 +439,7 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	if rec != nil {
 		// The cassette is created last, once everything else has worked.
 		w, keep, err := createCassette(o.Record, o.RecordTemp, providers.CassetteHeader{
-			Provider: p.Name(), Model: p.Model(), ToolMode: b.Dialect.ToolMode,
+			Provider: p.Name(), Model: p.Model(), ToolMode: b.Dialect.ToolMode, Mode: providers.ModeOf(c.Call),
 			RecordedAt: time.Now().UTC().Truncate(time.Second),
 		}, o.Env.Secrets())
 		if err != nil {
@@ -389,6 +449,14 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 		b.closers = append(b.closers, rec.close)
 	}
 	return b, nil
+}
+
+// modeWords says a replayed cassette's mode in the backend's reason.
+func modeWords(mode string) string {
+	if mode == providers.ModeUnary {
+		return ", unary calls"
+	}
+	return ""
 }
 
 // accepts checks that a cassette was recorded with this dialect's provider.

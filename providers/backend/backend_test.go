@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
@@ -166,9 +167,9 @@ func TestOpenAIAutoRule(t *testing.T) {
 		kind string
 		says string
 	}{
-		{nil, KindOffline, "neither OPENAI_BASE_URL nor OPENAI_API_KEY is set"},
+		{nil, KindOffline, "no OPENAI_BASE_URL or OPENAI_API_KEY is set"},
 		{map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, KindLive, "OPENAI_BASE_URL is set (http://127.0.0.1:9/v1)"},
-		{map[string]string{"OPENAI_API_KEY": "sk-x-123456"}, KindLive, "OPENAI_API_KEY is set (https://api.openai.com/v1, OpenAI's own service"},
+		{map[string]string{"OPENAI_API_KEY": "sk-x-123456"}, KindLive, "OPENAI_API_KEY is set: the calls go to https://api.openai.com/v1, OpenAI's own service"},
 	} {
 		env := EnvFrom(func(k string) string { return tc.vars[k] })
 		b, err := Choose(context.Background(), Options{Dialect: d, Env: env})
@@ -177,6 +178,45 @@ func TestOpenAIAutoRule(t *testing.T) {
 		}
 		if b.Kind != tc.kind || !strings.Contains(b.Reason, tc.says) {
 			t.Errorf("%v: %s: %s", tc.vars, b.Kind, b.Reason)
+		}
+	}
+}
+
+// A dialect brings its own words in both languages — its label, its short
+// name, what its way to go live turns on, and the words of its lesson
+// quirks — so adding one touches no catalogue; each is written in
+// Japanese, and each dialect has an emulator and quirks.
+func TestEveryDialectSaysItsWordsInJapanese(t *testing.T) {
+	japanese := func(s string) bool {
+		for _, r := range s {
+			if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range Dialects() {
+		if d.Emulator == nil || d.Quirks == nil {
+			t.Errorf("%s: no emulator or quirks: it cannot run offline", d.Name)
+			continue
+		}
+		words := map[string]dialect.Words{
+			"label": {EN: d.Label, JA: d.LabelJA}, "short name": {EN: d.Short, JA: d.ShortJA},
+			"go-live target": d.GoLive.For, "name in the tutor's sentences": d.Quirks.Name,
+			"malformed reply": d.Quirks.Malformed, "cut reply": d.Quirks.Cut, "repeat stop": d.Quirks.RepeatStop,
+		}
+		for what, w := range words {
+			switch {
+			case w.EN == "" && w.JA == "":
+				// a quirk the dialect does not have
+			case w.EN == "" || w.JA == "":
+				t.Errorf("%s: the %s is %q in English and %q in Japanese", d.Name, what, w.EN, w.JA)
+			case japanese(w.EN) || w.JA != w.EN && !japanese(w.JA):
+				t.Errorf("%s: the %s %q / %q is not English and Japanese", d.Name, what, w.EN, w.JA)
+			}
+		}
+		if d.LabelIn("ja") != d.LabelJA || d.LabelIn("en") != d.Label || d.ShortIn("ja") != d.ShortJA {
+			t.Errorf("%s: LabelIn/ShortIn pick the wrong language", d.Name)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 )
 
@@ -61,12 +62,12 @@ func (k *keepRequests) RoundTrip(r *http.Request) (*http.Response, error) {
 func longConversation(tb testing.TB, d Dialect, calls int) []sentRequest {
 	tb.Helper()
 	ctx := context.Background()
-	keep := &keepRequests{next: offline.NewTransport(offline.Config{})}
+	keep := &keepRequests{next: SimulatedTransport(offline.Config{})}
 	p, err := d.Open(ctx, dialect.Conn{StandIn: true, Transport: keep})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	lesson, ok := offline.LessonByName("iteration-limit")
+	lesson, ok := lessons.ByName("iteration-limit")
 	if !ok {
 		tb.Fatal("no iteration-limit lesson")
 	}
@@ -116,7 +117,7 @@ func TestEmulatorWorkPerCallDoesNotGrow(t *testing.T) {
 	for _, d := range Dialects() {
 		t.Run(d.Name, func(t *testing.T) {
 			sent := longConversation(t, d, calls)
-			h := offline.NewHandler(offline.Config{})
+			h := Simulation(offline.Config{})
 			allocs := make([]uint64, len(sent))
 			read := make([]uint64, len(sent))
 			for i, s := range sent {
@@ -167,7 +168,7 @@ func BenchmarkEmulatorConversation(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					h := offline.NewHandler(offline.Config{})
+					h := Simulation(offline.Config{})
 					for _, s := range sent {
 						h.ServeHTTP(httptest.NewRecorder(), s.newRequest())
 					}

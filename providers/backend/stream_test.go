@@ -7,7 +7,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 // The streams lesson's answer, offline, on every dialect: streamed, it
@@ -15,7 +15,7 @@ import (
 // Llama's NDJSON lines), so the compare strip's chunk counts mean the same;
 // with --stream=false it is one body on every side.
 func TestStreamsLessonChunksCompare(t *testing.T) {
-	lesson, ok := offline.LessonByName("streams")
+	lesson, ok := lessons.ByName("streams")
 	if !ok {
 		t.Fatal("no streams lesson")
 	}

@@ -7,12 +7,15 @@
 package dialect
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
@@ -41,6 +44,9 @@ type Descriptor struct {
 	Label string
 	// Short names it inside a sentence: "Gemini", "Llama (JSON mode)".
 	Short string
+	// LabelJA and ShortJA are Label and Short in Japanese: a dialect brings
+	// its own words, so adding one touches no catalogue (LabelIn).
+	LabelJA, ShortJA string
 	// DefaultModel is the model used when --model names none.
 	DefaultModel string
 	// Vars are the environment variables that configure it, in order of
@@ -50,13 +56,13 @@ type Descriptor struct {
 	Vars      []string
 	Secrets   []string
 	Addresses []Address
-	// GoLive says in a few words how a person turns the live service on.
-	GoLive string
+	// GoLive says how a person turns the live service on.
+	GoLive GoLive
 	// Native is the history.Native provider name its replies carry.
 	Native string
 	// Live says whether the live service is configured, and why (the
 	// auto rule when neither --offline nor --live is given).
-	Live func(ctx context.Context, env Env) (bool, string)
+	Live func(ctx context.Context, env Env) (bool, Reason)
 	// Destination says where --live sends the calls, for the banner.
 	Destination func(env Env) string
 	// Open makes the provider for one connection.
@@ -69,10 +75,90 @@ type Descriptor struct {
 	// encoding (Gemini: ", with 3 Gemini thought signatures"); "" for
 	// nothing.
 	Dropped func(native [][]byte) string
+	// Emulator is the dialect's API in the offline simulation (package
+	// offline); the dialects of one API share it.
+	Emulator *offline.Emulator
+	// Quirks are how the dialect differs where the lessons show it; its
+	// emulator hands the same to the tutor.
+	Quirks *offline.Quirks
 	// Wire reads the dialect's calls from their bytes — any agent's, not
 	// only glassbox's — and knows their paths (package wire). The
 	// dialects of one API family share it.
 	Wire *wire.Codec
+}
+
+// LabelIn is the label in language lang ("ja" or anything else for
+// English).
+func (d Descriptor) LabelIn(lang string) string {
+	return Words{EN: d.Label, JA: cmp.Or(d.LabelJA, d.Label)}.In(lang)
+}
+
+// ShortIn is the short name in language lang.
+func (d Descriptor) ShortIn(lang string) string {
+	return Words{EN: d.Short, JA: cmp.Or(d.ShortJA, d.Short)}.In(lang)
+}
+
+// Words are a few words in English and in Japanese.
+type Words = offline.Words
+
+// GoLive is how a person turns a dialect's live service on: set a
+// variable, or run a command, and what that turns on.
+type GoLive struct {
+	// Set is the variable to set ("GEMINI_API_KEY"), or Run the command to
+	// run ("ollama serve").
+	Set, Run string
+	// For is what it turns on ("Gemini", "an OpenAI-compatible server").
+	For Words
+}
+
+// Zero reports whether g says nothing (a dialect with no live service of
+// its own to turn on).
+func (g GoLive) Zero() bool { return g.Set == "" && g.Run == "" }
+
+// String is g in English: "set GEMINI_API_KEY (Gemini)".
+func (g GoLive) String() string { return g.Say("en", fmt.Sprintf) }
+
+// Say is g in language lang, through a front end's sentence formatter f
+// (its catalogue's F): the verb and its parentheses are a catalogue
+// sentence, the variable or command stays as it is typed, what it turns on
+// is the dialect's own words.
+func (g GoLive) Say(lang string, f func(format string, a ...any) string) string {
+	if g.Run != "" {
+		return f("run %s (%s)", g.Run, g.For.In(lang))
+	}
+	return f("set %s (%s)", g.Set, g.For.In(lang))
+}
+
+// Reason says why a dialect's live service is used or not (Descriptor.Live):
+// a sentence for a person, kept as its English format and the values that
+// fill it, as a sentence error is (history/sentence), so the trace keeps
+// the English and a front end says it in the reader's language with the
+// format as the key of its catalogue.
+type Reason struct {
+	Format string   `json:"format"`
+	Args   []string `json:"args,omitempty"`
+}
+
+// Sayf makes a Reason. ui/lang's catalogue test reads every Sayf call and
+// fails when its format has no Japanese.
+func Sayf(format string, args ...string) Reason { return Reason{Format: format, Args: args} }
+
+// Zero reports whether r says nothing.
+func (r Reason) Zero() bool { return r.Format == "" }
+
+// String is the reason in English.
+func (r Reason) String() string {
+	format, args := r.Sentence()
+	return fmt.Sprintf(format, args...)
+}
+
+// Sentence is the format and its values, for a front end's formatter.
+func (r Reason) Sentence() (string, []any) {
+	args := make([]any, len(r.Args))
+	for i, a := range r.Args {
+		args[i] = a
+	}
+	return r.Format, args
 }
 
 // GenAI is how the OpenTelemetry GenAI semantic conventions (v1.41.0)

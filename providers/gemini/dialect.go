@@ -18,23 +18,27 @@ const standInURL = "http://gemini.offline.invalid/"
 func Dialects() []dialect.Descriptor {
 	codec := Codec()
 	return []dialect.Descriptor{{
-		Wire: &codec,
+		Wire: &codec, Emulator: &Emulator, Quirks: &emulatedQuirks,
 		Name: Name, Provider: Name,
 		Label: "Gemini · native function calling", Short: "Gemini",
+		LabelJA: "Gemini · ネイティブの関数呼び出し", ShortJA: "Gemini",
 		DefaultModel: DefaultModel,
 		Vars:         append(append([]string{}, KeyVars...), BaseURLVar),
 		Secrets:      KeyVars,
 		Addresses:    []dialect.Address{{Var: BaseURLVar, What: "live Gemini calls, with the Gemini key, go to %s instead of Google"}},
-		GoLive:       "set GEMINI_API_KEY (Gemini)",
+		GoLive:       dialect.GoLive{Set: "GEMINI_API_KEY", For: dialect.Words{EN: "Gemini", JA: "Gemini"}},
 		Native:       Name,
 		// The Gemini API (generativelanguage.googleapis.com).
 		GenAI: dialect.GenAI{Provider: "gcp.gemini", Operation: "generate_content"},
-		Live: func(_ context.Context, env dialect.Env) (bool, string) {
+		Live: func(_ context.Context, env dialect.Env) (bool, dialect.Reason) {
 			name, _ := env.First(KeyVars...)
-			if name == "" {
-				return false, "no GEMINI_API_KEY or GOOGLE_API_KEY is set"
+			switch {
+			case name == "":
+				return false, dialect.Sayf("no %s or %s is set", KeyVars[1], KeyVars[0]) // the key Google's docs name first
+			case env.Get(BaseURLVar) != "":
+				return true, dialect.Sayf("%s is set; the key goes to %s (%s), not to Google", name, env.Get(BaseURLVar), BaseURLVar)
 			}
-			return true, name + " is set" + destination(env)
+			return true, dialect.Sayf("%s is set", name)
 		},
 		Destination: destination,
 		Open: func(ctx context.Context, c dialect.Conn) (dialect.Provider, error) {

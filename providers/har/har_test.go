@@ -18,7 +18,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/har"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 // captured are real exchanges: the offline simulation's Gemini and
@@ -37,7 +37,7 @@ func captured(t *testing.T) []providers.Exchange {
 			t.Fatal(err)
 		}
 		for _, lesson := range []string{"tour", "rate-limit"} {
-			l, _ := offline.LessonByName(lesson)
+			l, _ := lessons.ByName(lesson)
 			resp, _ := b.Provider.Call(context.Background(), providers.Request{
 				System:   "You are a test.",
 				Messages: []history.Message{{Role: history.RoleUser, Text: l.RequestIn("en")}},

@@ -9,51 +9,18 @@ import (
 	"strings"
 )
 
-// dialect is the wire format a model call arrived in. The tutor decides the
-// same way for all of them; only the encoding of its reply differs.
-type dialect int
-
-const (
-	// dialectGemini is generateContent with native function calling.
-	dialectGemini dialect = iota
-	// dialectLlamaJSON is Ollama /api/chat with "format" set and no tools:
-	// the model writes its decision as JSON text.
-	dialectLlamaJSON
-	// dialectLlamaNative is Ollama /api/chat with "tools": native tool_calls.
-	dialectLlamaNative
-	// dialectLlamaPlain is Ollama /api/chat with neither: text only.
-	dialectLlamaPlain
-	// dialectOpenAI is chat completions (/v1/chat/completions) with
-	// "tools": native tool_calls whose arguments are JSON text.
-	dialectOpenAI
-)
-
-func (d dialect) String() string {
-	switch d {
-	case dialectGemini:
-		return "gemini"
-	case dialectLlamaJSON:
-		return "llama-json"
-	case dialectLlamaNative:
-		return "llama-native"
-	case dialectOpenAI:
-		return "openai"
-	}
-	return "llama-plain"
-}
-
-// arg is one argument of a tool call. Arguments are kept as an ordered list
+// Arg is one argument of a tool call. Arguments are kept as an ordered list
 // so the JSON the tutor writes reads naturally (path before content).
-type arg struct {
+type Arg struct {
 	Key   string
 	Value any
 }
 
-// args is a tool call's argument object, in order.
-type args []arg
+// Args is a tool call's argument object, in order.
+type Args []Arg
 
 // MarshalJSON writes args as a JSON object, keys in order.
-func (a args) MarshalJSON() ([]byte, error) {
+func (a Args) MarshalJSON() ([]byte, error) {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, kv := range a {
@@ -77,7 +44,7 @@ func (a args) MarshalJSON() ([]byte, error) {
 }
 
 // str returns the argument key as a string ("" when absent or not a string).
-func (a args) str(key string) string {
+func (a Args) str(key string) string {
 	for _, kv := range a {
 		if kv.Key == key {
 			s, _ := kv.Value.(string)
@@ -87,76 +54,89 @@ func (a args) str(key string) string {
 	return ""
 }
 
-// argsFromMap turns a decoded JSON object into args, keys sorted so the
+// Pairs are Args from keys and values in turn: Pairs("path", "hello.py").
+// A key that is not a string, or a last key without a value, is left out.
+func Pairs(kv ...any) Args {
+	out := make(Args, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		if k, ok := kv[i].(string); ok {
+			out = append(out, Arg{Key: k, Value: kv[i+1]})
+		}
+	}
+	return out
+}
+
+// ArgsFromMap turns a decoded JSON object into args, keys sorted so the
 // result does not depend on map order.
-func argsFromMap(m map[string]any) args {
+func ArgsFromMap(m map[string]any) Args {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	out := make(args, 0, len(keys))
+	out := make(Args, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, arg{k, m[k]})
+		out = append(out, Arg{k, m[k]})
 	}
 	return out
 }
 
-// toolCall is one function call, the tutor's or one found in the history.
-type toolCall struct {
+// ToolCall is one function call, the tutor's or one found in the history.
+type ToolCall struct {
 	ID   string
 	Name string
-	Args args
+	Args Args
 }
 
-// toolResult is one tool result found in the history. Call is the call it
+// ToolResult is one tool result found in the history. Call is the call it
 // answers, when the history let us pair them.
-type toolResult struct {
+type ToolResult struct {
 	CallID  string
 	Name    string
 	Content string
 	IsError bool
-	Call    *toolCall
+	Call    *ToolCall
 }
 
-// itemKind sorts the neutral conversation's entries.
-type itemKind int
+// TurnKind sorts the neutral conversation's entries.
+type TurnKind int
 
 const (
-	itemUser      itemKind = iota // text a person wrote
-	itemFeedback                  // text the loop wrote about a malformed reply
-	itemAssistant                 // a model turn
-	itemResult                    // one tool result
+	TurnUser      TurnKind = iota // text a person wrote
+	TurnFeedback                  // text the loop wrote about a malformed reply
+	TurnAssistant                 // a model turn
+	TurnResult                    // one tool result
 )
 
-// item is one entry of the neutral conversation: the three wire dialects are
+// Turn is one entry of the neutral conversation: the three wire dialects are
 // decoded into a list of these before the tutor looks at them.
-type item struct {
-	kind  itemKind
-	text  string     // user/feedback text; assistant text
-	calls []toolCall // assistant tool calls
-	// malformed marks an assistant turn the loop could not use: JSON-mode
+type Turn struct {
+	Kind  TurnKind
+	Text  string     // user/feedback text; assistant text
+	Calls []ToolCall // assistant tool calls
+	// Malformed marks an assistant turn the loop could not use: JSON-mode
 	// text that does not parse, or a Gemini turn with no parts.
-	malformed bool
-	result    toolResult // itemResult
+	Malformed bool
+	Result    ToolResult // itemResult
 }
 
 // final reports whether an assistant item ended its turn with an answer.
-func (it item) final() bool {
-	return it.kind == itemAssistant && !it.malformed && len(it.calls) == 0
+func (it Turn) final() bool {
+	return it.Kind == TurnAssistant && !it.Malformed && len(it.Calls) == 0
 }
 
-// conversation is what the tutor decides from: the latest request a person
+// Conversation is what the tutor decides from: the latest request a person
 // made, and everything that happened since, in order.
-type conversation struct {
-	dialect dialect
+type Conversation struct {
+	// quirks are the dialect's, as its emulator declared them.
+	quirks *Quirks
 	// request is the latest person's request, trimmed ("" if none).
 	request string
 	// lang is the request's language: the tutor answers in it.
 	lang language
 	// steps are the assistant turns, tool results and loop feedback since
 	// the request.
-	steps []item
+	steps []Turn
 	// mcpTools are the MCP tools (NAME__tool) the request declares, in the
 	// order it declares them (mcpTools).
 	mcpTools []string
@@ -181,24 +161,24 @@ type tally struct {
 }
 
 // add counts one step.
-func (t *tally) add(it item) {
+func (t *tally) add(it Turn) {
 	switch {
-	case it.kind == itemFeedback, it.kind == itemAssistant && it.malformed:
+	case it.Kind == TurnFeedback, it.Kind == TurnAssistant && it.Malformed:
 		t.misfired = true
-	case it.kind == itemAssistant:
-		t.misfired = t.misfired || slices.ContainsFunc(it.calls, func(c toolCall) bool { return c.Name == misfireToolName })
-	case it.kind == itemResult:
+	case it.Kind == TurnAssistant:
+		t.misfired = t.misfired || slices.ContainsFunc(it.Calls, func(c ToolCall) bool { return c.Name == misfireToolName })
+	case it.Kind == TurnResult:
 		if t.results == nil {
 			t.results = map[string]int{}
 		}
-		t.results[it.result.Name]++
+		t.results[it.Result.Name]++
 	}
 }
 
-// mcpTools lists the MCP tools among the names a request declares, in
+// MCPTools lists the MCP tools among the names a request declares, in
 // order, without repeats: those of the form NAME__tool, as
 // tools/mcptool names them.
-func mcpTools(declared []string) []string {
+func MCPTools(declared []string) []string {
 	var names []string
 	for _, n := range declared {
 		if isMCPToolName(n) && !slices.Contains(names, n) {
@@ -231,10 +211,10 @@ func onlyOf(s, marks string) bool {
 	return true
 }
 
-// promptToolNames are the tools a JSON-mode system prompt describes: each
+// PromptToolNames are the tools a JSON-mode system prompt describes: each
 // one heads its section ("### notes__echo", providers/ollama's
 // JSONModeSystemPrompt).
-func promptToolNames(prompt string) []string {
+func PromptToolNames(prompt string) []string {
 	var names []string
 	for line := range strings.Lines(prompt) {
 		if name, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "### "); ok {
@@ -251,85 +231,104 @@ func promptToolNames(prompt string) []string {
 // reply the loop could not use, or when it follows an unfinished turn and
 // reads like feedback (see looksLikeFeedback). Everything else a user says
 // starts a new turn.
-func newConversation(d dialect, items []item) conversation {
-	f := folder{conv: conversation{dialect: d}}
+func newConversation(q *Quirks, items []Turn) Conversation {
+	f := NewFolder(q)
 	for _, it := range items {
-		f.add(it)
+		f.Add(it)
 	}
 	return f.conv
 }
 
-// folder builds a conversation one item at a time, so a long session's
+// Folder builds a conversation one item at a time, so a long session's
 // conversation can be continued from where the last request left it
 // instead of read again from its start (see turnCache).
-type folder struct {
-	conv conversation
+type Folder struct {
+	conv Conversation
 	// turns sums the raw turns read so far, each chained to the sum of
 	// those before it: the same conversation always has the same sum,
 	// however much of it one request had to read (see digest).
 	turns    [sha256.Size]byte
-	pending  []*toolCall // the latest turn's calls not yet answered
-	prev     item
+	pending  []*ToolCall // the latest turn's calls not yet answered
+	prev     Turn
 	havePrev bool
 }
 
-// sum chains one more raw turn into f.turns.
-func (f *folder) sum(raw []byte) {
+// NewFolder starts a conversation in a dialect with quirks q.
+func NewFolder(q *Quirks) Folder {
+	if q == nil {
+		q = &Quirks{}
+	}
+	return Folder{conv: Conversation{quirks: q}}
+}
+
+// Call is the conversation so far as a model call: size is the request
+// body's length, tools whether it declares any, mcp the MCP tools among
+// them (MCPTools).
+func (f Folder) Call(size int, tools bool, mcp []string) ModelCall {
+	conv := f.conv
+	conv.mcpTools = mcp
+	return ModelCall{conv: conv, tools: tools, size: size, turns: f.turns}
+}
+
+// Sum chains one more raw turn into f.turns.
+func (f *Folder) Sum(raw []byte) {
 	h := sha256.New()
 	h.Write(f.turns[:])
 	h.Write(raw)
 	h.Sum(f.turns[:0])
 }
 
-// add folds the next item into the conversation.
-func (f *folder) add(it item) {
+// Add folds the next item into the conversation.
+func (f *Folder) Add(it Turn) {
 	c := &f.conv
-	switch it.kind {
-	case itemUser, itemFeedback:
-		f.look(it.text)
-		if f.havePrev && isFeedback(f.prev, it.text) {
-			it.kind = itemFeedback
+	switch it.Kind {
+	case TurnUser, TurnFeedback:
+		f.Look(it.Text)
+		if f.havePrev && isFeedback(f.prev, it.Text) {
+			it.Kind = TurnFeedback
 			c.steps = append(c.steps, it)
 		} else {
-			it.kind = itemUser
-			c.request = strings.TrimSpace(it.text)
+			it.Kind = TurnUser
+			c.request = strings.TrimSpace(it.Text)
 			c.lang = languageOf(c.request)
 			c.steps = nil
 			c.tally = tally{}
 			f.pending = nil
 		}
-	case itemAssistant:
+	case TurnAssistant:
 		c.steps = append(c.steps, it)
 		last := &c.steps[len(c.steps)-1]
 		f.pending = f.pending[:0]
-		for j := range last.calls {
-			f.pending = append(f.pending, &last.calls[j])
+		for j := range last.Calls {
+			f.pending = append(f.pending, &last.Calls[j])
 		}
-	case itemResult:
-		if k := matchCall(f.pending, it.result); k >= 0 {
-			it.result.Call = f.pending[k]
+	case TurnResult:
+		if k := matchCall(f.pending, it.Result); k >= 0 {
+			it.Result.Call = f.pending[k]
 			f.pending = slices.Delete(f.pending, k, k+1)
 		}
 		c.steps = append(c.steps, it)
 	}
-	if it.kind != itemUser {
+	if it.Kind != TurnUser {
 		c.tally.add(it)
 	}
 	f.prev, f.havePrev = it, true
 }
 
-// look keeps the working directory text says, until one is found.
-func (f *folder) look(text string) {
+// Look keeps the working directory an agent says it works in (its system
+// prompt, its first message: foreign.go), until one is found. Add looks
+// at every user text; an emulator gives it the system prompt.
+func (f *Folder) Look(text string) {
 	if f.conv.workdir == "" {
 		f.conv.workdir = workdirIn(text)
 	}
 }
 
-// fork returns a folder that continues from f's state without changing
+// Fork returns a folder that continues from f's state without changing
 // what f (or a conversation handed out from it) holds: the steps are
 // shared up to their length and copied on the first add. The items'
 // calls are shared; nothing changes them once read.
-func (f folder) fork() folder {
+func (f Folder) Fork() Folder {
 	g := f
 	g.conv.steps = slices.Clip(f.conv.steps)
 	g.conv.tally.results = maps.Clone(f.conv.tally.results)
@@ -339,7 +338,7 @@ func (f folder) fork() folder {
 
 // matchCall returns the index of the pending call r answers: by call id when
 // both have one, else the first call with r's name, else the first call.
-func matchCall(pending []*toolCall, r toolResult) int {
+func matchCall(pending []*ToolCall, r ToolResult) int {
 	if len(pending) == 0 {
 		return -1
 	}
@@ -360,9 +359,9 @@ func matchCall(pending []*toolCall, r toolResult) int {
 
 // isFeedback decides whether a user text that follows prev was written by
 // the loop rather than a person.
-func isFeedback(prev item, text string) bool {
+func isFeedback(prev Turn, text string) bool {
 	switch {
-	case prev.kind == itemAssistant && prev.malformed:
+	case prev.Kind == TurnAssistant && prev.Malformed:
 		return true
 	case prev.final():
 		return false
@@ -393,10 +392,10 @@ func looksLikeFeedback(text string) bool {
 // resultFor returns the latest result of a call to name whose argument key
 // names the same file as want ("./hello.py" and "hello.py" are one file).
 // An empty key matches any call to name.
-func (c conversation) resultFor(name, key, want string) (toolResult, bool) {
+func (c Conversation) resultFor(name, key, want string) (ToolResult, bool) {
 	for i := len(c.steps) - 1; i >= 0; i-- {
-		r := c.steps[i].result
-		if c.steps[i].kind != itemResult || r.Name != name {
+		r := c.steps[i].Result
+		if c.steps[i].Kind != TurnResult || r.Name != name {
 			continue
 		}
 		if key == "" {
@@ -406,16 +405,16 @@ func (c conversation) resultFor(name, key, want string) (toolResult, bool) {
 			return r, true
 		}
 	}
-	return toolResult{}, false
+	return ToolResult{}, false
 }
 
 // count returns how many results of tool name arrived since the request.
-func (c conversation) count(name string) int { return c.tally.results[name] }
+func (c Conversation) count(name string) int { return c.tally.results[name] }
 
 // misfired reports whether the model already produced something the loop
 // could not use in this turn: a malformed reply, the loop's feedback about
 // one, or a call to a tool that does not exist.
-func (c conversation) misfired() bool { return c.tally.misfired }
+func (c Conversation) misfired() bool { return c.tally.misfired }
 
 // samePath compares two workspace paths after cleaning.
 func samePath(a, b string) bool {
@@ -425,37 +424,8 @@ func samePath(a, b string) bool {
 	return path.Clean(a) == path.Clean(b)
 }
 
-// jsonReply is the reply shape the Llama JSON-mode system prompt asks for.
-type jsonReply struct {
-	Thought  string `json:"thought"`
-	ToolCall *struct {
-		Name  string         `json:"name"`
-		Input map[string]any `json:"input"`
-	} `json:"tool_call"`
-	Response *string `json:"response"`
-}
-
-// parseJSONReply reads JSON-mode text the way a tolerant client does: it
-// skips code fences and leading prose and decodes the first JSON object.
-// A reply with neither a tool_call nor a response is malformed.
-func parseJSONReply(text string) (jsonReply, bool) {
-	start := strings.IndexByte(text, '{')
-	if start < 0 {
-		return jsonReply{}, false
-	}
-	var r jsonReply
-	dec := json.NewDecoder(strings.NewReader(text[start:]))
-	if err := dec.Decode(&r); err != nil {
-		return jsonReply{}, false
-	}
-	if r.ToolCall != nil && r.ToolCall.Name != "" {
-		return r, true
-	}
-	return r, r.Response != nil
-}
-
-// resultText turns a tool result payload of any JSON type into text.
-func resultText(v any) string {
+// ResultText turns a tool result payload of any JSON type into text.
+func ResultText(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
@@ -469,9 +439,9 @@ func resultText(v any) string {
 	return string(b)
 }
 
-// looksLikeErrorText reports whether a native-mode tool message (which has
+// LooksLikeErrorText reports whether a native-mode tool message (which has
 // no is_error flag on the wire) reports a failure.
-func looksLikeErrorText(content string) bool {
+func LooksLikeErrorText(content string) bool {
 	t := strings.ToLower(strings.TrimSpace(content))
 	for _, p := range []string{"error", "denied", "tool error", "failed", "unknown tool", "not allowed"} {
 		if strings.HasPrefix(t, p) {

@@ -34,17 +34,18 @@ var roleArgs = map[role][]string{
 	roleList: {"path"}, roleRead: {"path"}, roleWrite: {"path", "content"}, roleRun: {"command"},
 }
 
-// declaredTool is one tool a request declares: its name and its
-// parameters' names with their descriptions.
-type declaredTool struct {
+// DeclaredTool is one tool a request declares: its name and its
+// parameters' names with their descriptions (ReadDeclared).
+type DeclaredTool struct {
 	name     string
 	params   map[string]string
 	required []string
 }
 
-// readDeclared reads a tool's name and its parameters' JSON Schema.
-func readDeclared(name string, schema json.RawMessage) declaredTool {
-	d := declaredTool{name: name, params: map[string]string{}}
+// ReadDeclared reads a tool's name and its parameters' JSON Schema, as an
+// emulator finds them in a request.
+func ReadDeclared(name string, schema json.RawMessage) DeclaredTool {
+	d := DeclaredTool{name: name, params: map[string]string{}}
 	var s struct {
 		Properties map[string]struct {
 			Description string `json:"description"`
@@ -68,7 +69,7 @@ type binding struct {
 	keys map[string]string
 	// fixed are arguments the tool needs that glassbox has none for
 	// (a glob tool listing a folder: "pattern": "*").
-	fixed args
+	fixed Args
 	// absolute: the tool wants absolute paths (its description says so),
 	// made from the agent's working directory.
 	absolute bool
@@ -106,7 +107,7 @@ var (
 
 // bindRoles finds each role's tool among those declared. It returns the
 // zero roles when the request declares glassbox's own tools.
-func bindRoles(tools []declaredTool) roles {
+func bindRoles(tools []DeclaredTool) roles {
 	r := roles{}
 	for _, t := range tools {
 		r.declared = append(r.declared, t.name)
@@ -115,7 +116,7 @@ func bindRoles(tools []declaredTool) roles {
 		return r
 	}
 	r.bound = map[role]binding{}
-	pick := func(re *regexp.Regexp, keys ...[]string) (declaredTool, []string, bool) {
+	pick := func(re *regexp.Regexp, keys ...[]string) (DeclaredTool, []string, bool) {
 		for _, t := range tools {
 			if !re.MatchString(t.name) {
 				continue
@@ -132,14 +133,14 @@ func bindRoles(tools []declaredTool) roles {
 				return t, found, true
 			}
 		}
-		return declaredTool{}, nil, false
+		return DeclaredTool{}, nil, false
 	}
 	if t, k, ok := pick(listNames, pathKeys); ok {
 		r.bound[roleList] = binding{tool: t.name, keys: map[string]string{"path": k[0]}, absolute: wantsAbsolute(t, k[0])}
 	} else if t, k, ok := pick(globNames, []string{"pattern"}); ok {
 		// A glob of "*" lists the folder it searches: the workspace when
 		// no path is given, which is how the tutor lists it.
-		r.bound[roleList] = binding{tool: t.name, keys: map[string]string{}, fixed: args{{k[0], "*"}}}
+		r.bound[roleList] = binding{tool: t.name, keys: map[string]string{}, fixed: Args{{k[0], "*"}}}
 	}
 	if t, k, ok := pick(readNames, pathKeys); ok {
 		r.bound[roleRead] = binding{tool: t.name, keys: map[string]string{"path": k[0]}, absolute: wantsAbsolute(t, k[0])}
@@ -161,7 +162,7 @@ func bindRoles(tools []declaredTool) roles {
 
 // ownTools says the request declares glassbox's own tools, with their
 // arguments: it is read as it is.
-func ownTools(tools []declaredTool) bool {
+func ownTools(tools []DeclaredTool) bool {
 	for _, t := range tools {
 		if t.name == string(roleList) || t.name == string(roleRun) {
 			_, ok := t.params[roleArgs[role(t.name)][0]]
@@ -172,7 +173,7 @@ func ownTools(tools []declaredTool) bool {
 }
 
 // firstKey is the first of keys the tool has as a parameter.
-func firstKey(t declaredTool, keys []string) string {
+func firstKey(t DeclaredTool, keys []string) string {
 	for _, k := range keys {
 		if _, ok := t.params[k]; ok {
 			return k
@@ -183,7 +184,7 @@ func firstKey(t declaredTool, keys []string) string {
 
 // wantsAbsolute says the tool's description of its path asks for an
 // absolute one ("The absolute path to the file to read").
-func wantsAbsolute(t declaredTool, key string) bool {
+func wantsAbsolute(t DeclaredTool, key string) bool {
 	return strings.Contains(strings.ToLower(t.params[key]), "absolute") || key == "absolute_path"
 }
 
@@ -200,33 +201,33 @@ func workdirIn(text string) string {
 	return ""
 }
 
-// inward reads the conversation in glassbox's tools: each call to a bound
+// inward reads the Conversation in glassbox's tools: each call to a bound
 // tool, and its result, become the role's tool with glassbox's arguments
 // (paths relative to the working directory again).
-func (r roles) inward(c conversation) conversation {
+func (r roles) inward(c Conversation) Conversation {
 	out := c
-	out.steps = make([]item, len(c.steps))
+	out.steps = make([]Turn, len(c.steps))
 	out.tally = tally{}
-	calls := map[*toolCall]*toolCall{}
+	calls := map[*ToolCall]*ToolCall{}
 	for i, it := range c.steps {
-		if it.kind == itemAssistant && len(it.calls) > 0 {
-			it.calls = slices.Clone(it.calls)
-			for k := range it.calls {
-				calls[&c.steps[i].calls[k]] = &it.calls[k]
-				it.calls[k] = r.inCall(it.calls[k])
+		if it.Kind == TurnAssistant && len(it.Calls) > 0 {
+			it.Calls = slices.Clone(it.Calls)
+			for k := range it.Calls {
+				calls[&c.steps[i].Calls[k]] = &it.Calls[k]
+				it.Calls[k] = r.inCall(it.Calls[k])
 			}
 		}
-		if it.kind == itemResult {
-			if it.result.Call != nil {
-				if mine, ok := calls[it.result.Call]; ok {
-					it.result.Call = mine
+		if it.Kind == TurnResult {
+			if it.Result.Call != nil {
+				if mine, ok := calls[it.Result.Call]; ok {
+					it.Result.Call = mine
 				} else {
-					call := r.inCall(*it.result.Call)
-					it.result.Call = &call
+					call := r.inCall(*it.Result.Call)
+					it.Result.Call = &call
 				}
-				it.result.Name = it.result.Call.Name
+				it.Result.Name = it.Result.Call.Name
 			} else {
-				it.result.Name = r.inCall(toolCall{Name: it.result.Name}).Name
+				it.Result.Name = r.inCall(ToolCall{Name: it.Result.Name}).Name
 			}
 		}
 		out.steps[i] = it
@@ -237,13 +238,13 @@ func (r roles) inward(c conversation) conversation {
 
 // inCall is an agent's call as the role's glassbox call (unchanged when
 // its tool is bound to no role).
-func (r roles) inCall(c toolCall) toolCall {
+func (r roles) inCall(c ToolCall) ToolCall {
 	for _, ro := range theRoles {
 		b, ok := r.bound[ro]
 		if !ok || b.via != "" || b.tool != c.Name || ro == roleRun {
 			continue
 		}
-		out := toolCall{ID: c.ID, Name: string(ro)}
+		out := ToolCall{ID: c.ID, Name: string(ro)}
 		for _, k := range roleArgs[ro] {
 			agentKey, ok := b.keys[k]
 			if !ok {
@@ -253,10 +254,10 @@ func (r roles) inCall(c toolCall) toolCall {
 			if k == "path" {
 				v = r.relative(v)
 			}
-			out.Args = append(out.Args, arg{k, v})
+			out.Args = append(out.Args, Arg{k, v})
 		}
 		if ro == roleList && out.Args.str("path") == "" {
-			out.Args = args{{"path", "."}}
+			out.Args = Args{{"path", "."}}
 		}
 		return out
 	}
@@ -266,14 +267,14 @@ func (r roles) inCall(c toolCall) toolCall {
 		switch {
 		case cmd == "ls" || strings.HasPrefix(cmd, "ls "):
 			if r.bound[roleList].via == roleRun {
-				return toolCall{ID: c.ID, Name: string(roleList), Args: args{{"path", r.relative(strings.TrimSpace(strings.TrimPrefix(cmd, "ls")))}}}
+				return ToolCall{ID: c.ID, Name: string(roleList), Args: Args{{"path", r.relative(strings.TrimSpace(strings.TrimPrefix(cmd, "ls")))}}}
 			}
 		case strings.HasPrefix(cmd, "cat "):
 			if r.bound[roleRead].via == roleRun {
-				return toolCall{ID: c.ID, Name: string(roleRead), Args: args{{"path", r.relative(strings.TrimPrefix(cmd, "cat "))}}}
+				return ToolCall{ID: c.ID, Name: string(roleRead), Args: Args{{"path", r.relative(strings.TrimPrefix(cmd, "cat "))}}}
 			}
 		}
-		return toolCall{ID: c.ID, Name: string(roleRun), Args: args{{"command", cmd}}}
+		return ToolCall{ID: c.ID, Name: string(roleRun), Args: Args{{"command", cmd}}}
 	}
 	return c
 }
@@ -307,16 +308,16 @@ func (r roles) absolute(p string) string {
 
 // outward carries the tutor's reply over to the agent's tools. A call whose
 // role no declared tool plays ends the turn with a text that says so.
-func (r roles) outward(rep reply, l language) reply {
+func (r roles) outward(rep Reply, l language) Reply {
 	out := rep
-	out.calls = nil
-	out.text = r.named(rep.text)
-	for _, c := range rep.calls {
+	out.Calls = nil
+	out.Text = r.named(rep.Text)
+	for _, c := range rep.Calls {
 		call, ok := r.outCall(c)
 		if !ok {
-			return reply{thought: answerThought(l), text: r.unmapped(c, l)}
+			return Reply{Thought: answerThought(l), Text: r.unmapped(c, l)}
 		}
-		out.calls = append(out.calls, call)
+		out.Calls = append(out.Calls, call)
 	}
 	return out
 }
@@ -337,7 +338,7 @@ func (r roles) named(text string) string {
 }
 
 // outCall is a glassbox call as a call to the agent's tool for its role.
-func (r roles) outCall(c toolCall) (toolCall, bool) {
+func (r roles) outCall(c ToolCall) (ToolCall, bool) {
 	b, ok := r.bound[role(c.Name)]
 	if !ok {
 		// Not one of the four roles (an MCP tool, ask_user): as it is,
@@ -351,9 +352,9 @@ func (r roles) outCall(c toolCall) (toolCall, bool) {
 		} else if p != "" && p != "." {
 			cmd = "ls " + p
 		}
-		return r.outCall(toolCall{ID: c.ID, Name: string(roleRun), Args: args{{"command", cmd}}})
+		return r.outCall(ToolCall{ID: c.ID, Name: string(roleRun), Args: Args{{"command", cmd}}})
 	}
-	out := toolCall{ID: c.ID, Name: b.tool}
+	out := ToolCall{ID: c.ID, Name: b.tool}
 	for _, k := range roleArgs[role(c.Name)] {
 		agentKey, ok := b.keys[k]
 		if !ok {
@@ -363,7 +364,7 @@ func (r roles) outCall(c toolCall) (toolCall, bool) {
 		if k == "path" && b.absolute {
 			v = r.absolute(v)
 		}
-		out.Args = append(out.Args, arg{agentKey, v})
+		out.Args = append(out.Args, Arg{agentKey, v})
 	}
 	out.Args = append(out.Args, b.fixed...)
 	return out, true
@@ -371,7 +372,7 @@ func (r roles) outCall(c toolCall) (toolCall, bool) {
 
 // unmapped says why the tutor stops: what it would do, and that no tool
 // the agent declared does it.
-func (r roles) unmapped(c toolCall, l language) string {
+func (r roles) unmapped(c ToolCall, l language) string {
 	what := map[role][2]string{
 		roleList:  {"list the folder", "フォルダーを一覧する"},
 		roleRead:  {"read " + c.Args.str("path"), c.Args.str("path") + " を読む"},

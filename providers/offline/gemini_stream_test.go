@@ -1,9 +1,13 @@
-package offline
+package offline_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 )
 
 // The simulated Gemini streams as the service does (see the recorded
@@ -11,7 +15,7 @@ import (
 // that join to the unary answer, a function call whole in one event, and
 // the finishReason and the full usageMetadata only in the last event.
 func TestGeminiStreamsTokenByToken(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	t.Run("text", func(t *testing.T) {
 		decode := func(ev []byte) geminiResponse {
 			var r geminiResponse
@@ -21,11 +25,11 @@ func TestGeminiStreamsTokenByToken(t *testing.T) {
 			return r
 		}
 		const question = "What's the capital of France?"
-		whole := decode(do(t, NewTransport(Config{}), "POST", geminiURL, geminiBody(question)).body)
-		events := sseEvents(t, do(t, NewTransport(Config{}), "POST", geminiStreamURL, geminiBody(question)).body)
+		whole := decode(do(t, backend.SimulatedTransport(offline.Config{}), "POST", geminiURL, geminiBody(question)).body)
+		events := sseEvents(t, do(t, backend.SimulatedTransport(offline.Config{}), "POST", geminiStreamURL, geminiBody(question)).body)
 		answer := whole.Candidates[0].Content.Parts[0].Text
-		if len(events) < 5 || len(events) != len(ollamaTokens(answer)) {
-			t.Fatalf("%d events for %q, want one per token (%d)", len(events), answer, len(ollamaTokens(answer)))
+		if len(events) < 5 || len(events) != len(offline.TokenPieces(answer)) {
+			t.Fatalf("%d events for %q, want one per token (%d)", len(events), answer, len(offline.TokenPieces(answer)))
 		}
 		var joined strings.Builder
 		for i, raw := range events {
@@ -49,7 +53,7 @@ func TestGeminiStreamsTokenByToken(t *testing.T) {
 		}
 	})
 	t.Run("function call", func(t *testing.T) {
-		events := sseEvents(t, do(t, NewTransport(Config{}), "POST", geminiStreamURL, geminiBody(tour.Request)).body)
+		events := sseEvents(t, do(t, backend.SimulatedTransport(offline.Config{}), "POST", geminiStreamURL, geminiBody(tour.Request)).body)
 		if len(events) != 1 {
 			t.Fatalf("%d events, want the call whole in one", len(events))
 		}

@@ -1,4 +1,4 @@
-package offline
+package offline_test
 
 import (
 	"context"

@@ -1,13 +1,19 @@
-package offline
+package offline_test
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/ollama/ollama/api"
 	"google.golang.org/genai"
 )
@@ -59,7 +65,7 @@ func TestEnglishSentence(t *testing.T) {
 // language, and the Japanese request starts that lesson and no other.
 func TestEveryLessonHasJapanese(t *testing.T) {
 	seen := map[string]string{}
-	for _, l := range Lessons() {
+	for _, l := range lessons.All() {
 		t.Run(l.Name, func(t *testing.T) {
 			for what, s := range map[string]string{"title": l.TitleJA, "request": l.RequestJA} {
 				if !hasJapanese(s) || englishSentence(s) != "" {
@@ -75,7 +81,7 @@ func TestEveryLessonHasJapanese(t *testing.T) {
 				}
 			}
 			for _, req := range []string{l.RequestJA, "  " + l.RequestJA + "\n", strings.TrimSuffix(l.RequestJA, "。")} {
-				if got, ok := lessonForRequest(req); !ok || got.Name != l.Name {
+				if got, ok := lessons.ForRequest(req); !ok || got.Name != l.Name {
 					t.Errorf("request %q starts %q (%v), want %s", req, got.Name, ok, l.Name)
 				}
 			}
@@ -113,38 +119,50 @@ func tutorWorlds() []tutorWorld {
 
 // tutorStep is one reply the tutor gave while playing a conversation.
 type tutorStep struct {
-	reply reply
+	reply offline.Reply
 	calls []string // canon form of each call
 }
 
-// playTutor plays a request against decide directly on dialect d, the way
-// the loop would: calls run in w, unusable replies get the loop's feedback.
-func playTutor(w *world, d dialect, request string, mcpTools []string) []tutorStep {
-	items := []item{{kind: itemUser, text: request}}
+// playTutor plays a request against the tutor directly on dialect d, the
+// way the loop would: calls run in w, unusable replies get the loop's
+// feedback.
+func playTutor(t *testing.T, w *world, d backend.Dialect, request string, mcpTools []string) []tutorStep {
+	t.Helper()
+	tutor := offline.NewTutor(offline.Config{})
+	items := []offline.Turn{{Kind: offline.TurnUser, Text: request}}
 	var steps []tutorStep
 	for range maxIterations {
-		c := newConversation(d, items)
-		c.mcpTools = mcpTools
-		r := decide(c)
+		f := offline.NewFolder(d.Quirks)
+		for _, it := range items {
+			f.Add(it)
+		}
+		r, err := tutor.Answer(context.Background(), f.Call(0, true, mcpTools), 0)
+		var fault offline.Fault
+		if errors.As(err, &fault) && fault.Status() == http.StatusTooManyRequests {
+			r, err = tutor.Answer(context.Background(), f.Call(0, true, mcpTools), 0) // the loop's retry
+		}
+		if err != nil {
+			t.Fatalf("the tutor answered %v", err)
+		}
 		step := tutorStep{reply: r}
 		switch {
-		case r.misfire || r.cut || r.repeatStop:
-			items = append(items, item{kind: itemAssistant, malformed: true}, item{kind: itemUser, text: feedbackText("cut")})
-		case len(r.calls) == 0:
+		case r.Misfire || r.Cut || r.RepeatStop:
+			items = append(items, offline.Turn{Kind: offline.TurnAssistant, Malformed: true}, offline.Turn{Kind: offline.TurnUser, Text: feedbackText("cut")})
+		case len(r.Calls) == 0:
 			return append(steps, step)
 		default:
-			items = append(items, item{kind: itemAssistant, calls: r.calls})
-			for _, call := range r.calls {
+			items = append(items, offline.Turn{Kind: offline.TurnAssistant, Calls: r.Calls})
+			for _, call := range r.Calls {
 				a := map[string]any{}
 				for _, kv := range call.Args {
 					a[kv.Key] = kv.Value
 				}
 				out, isErr := w.run(call.Name, a)
 				if server, tool, ok := strings.Cut(call.Name, "__"); ok {
-					out, isErr = server+" "+tool+": "+call.Args.str("text")+call.Args.str("request"), tool == "lookup"
+					out, isErr = server+" "+tool+": "+argStr(a, "text")+argStr(a, "request"), tool == "lookup"
 				}
 				step.calls = append(step.calls, canon(call.Name, a))
-				items = append(items, item{kind: itemResult, result: toolResult{Name: call.Name, Content: out, IsError: isErr}})
+				items = append(items, offline.Turn{Kind: offline.TurnResult, Result: offline.ToolResult{Name: call.Name, Content: out, IsError: isErr}})
 			}
 		}
 		steps = append(steps, step)
@@ -152,25 +170,43 @@ func playTutor(w *world, d dialect, request string, mcpTools []string) []tutorSt
 	return steps
 }
 
+// argStr is a call's string argument ("" when absent or another type).
+func argStr(a map[string]any, key string) string {
+	s, _ := a[key].(string)
+	return s
+}
+
+// callArgs are a call's arguments as a map.
+func callArgs(c offline.ToolCall) map[string]any {
+	a := map[string]any{}
+	for _, kv := range c.Args {
+		a[kv.Key] = kv.Value
+	}
+	return a
+}
+
+// faultLessons answer with an HTTP error on every call: the service
+// answers them, not the tutor.
+var faultLessons = []string{"outage", "unknown-model"}
+
 // TestTutorSpeaksJapanese plays every scripted lesson in every scenario on
 // every dialect with its Japanese request: every thought, question and
 // answer the tutor gives is Japanese, with no English sentence of its own;
 // the tool calls are the English run's, but for the question it asks.
 func TestTutorSpeaksJapanese(t *testing.T) {
-	dialects := []dialect{dialectGemini, dialectLlamaJSON, dialectLlamaNative, dialectOpenAI}
-	for _, l := range Lessons() {
-		if l.script == nil {
-			continue // a fault lesson: the service answers, not the tutor
+	for _, l := range lessons.All() {
+		if slices.Contains(faultLessons, l.Name) {
+			continue
 		}
 		for _, tw := range tutorWorlds() {
-			for _, d := range dialects {
-				t.Run(l.Name+"/"+tw.name+"/"+d.String(), func(t *testing.T) {
+			for _, d := range backend.Dialects() {
+				t.Run(l.Name+"/"+tw.name+"/"+d.Name, func(t *testing.T) {
 					play := func(request string) []tutorStep {
 						w := newWorld()
 						if tw.setup != nil {
 							tw.setup(w)
 						}
-						return playTutor(w, d, request, tw.mcpTools)
+						return playTutor(t, w, d, request, tw.mcpTools)
 					}
 					ja, en := play(l.RequestJA), play(l.Request)
 					if len(ja) != len(en) {
@@ -178,7 +214,7 @@ func TestTutorSpeaksJapanese(t *testing.T) {
 					}
 					for i, s := range ja {
 						r := s.reply
-						for what, text := range map[string]string{"thought": r.thought, "answer": r.text} {
+						for what, text := range map[string]string{"thought": r.Thought, "answer": r.Text} {
 							if text == "" && what == "answer" {
 								continue
 							}
@@ -186,16 +222,17 @@ func TestTutorSpeaksJapanese(t *testing.T) {
 								t.Errorf("reply %d: %s is not Japanese (%q):\n%s", i+1, what, englishSentence(text), text)
 							}
 						}
-						for j, call := range r.calls {
-							if l.Name == "mcp-bus" && strings.HasSuffix(call.Name, busAskTool) {
-								if !hasJapanese(call.Args.str("request")) {
-									t.Errorf("the request to the other glass box %q is not Japanese", call.Args.str("request"))
+						for j, call := range r.Calls {
+							a := callArgs(call)
+							if l.Name == "mcp-bus" && strings.HasSuffix(call.Name, "__ask_agent") {
+								if !hasJapanese(argStr(a, "request")) {
+									t.Errorf("the request to the other glass box %q is not Japanese", argStr(a, "request"))
 								}
 								continue
 							}
 							if call.Name == "ask_user" {
 								b, _ := call.Args.MarshalJSON()
-								if q := call.Args.str("question"); !hasJapanese(q) || !strings.Contains(string(b), `"options":["はい","いいえ"]`) {
+								if q := argStr(a, "question"); !hasJapanese(q) || !strings.Contains(string(b), `"options":["はい","いいえ"]`) {
 									t.Errorf("the question %s is not Japanese", b)
 								}
 								continue
@@ -206,8 +243,8 @@ func TestTutorSpeaksJapanese(t *testing.T) {
 						}
 					}
 					// The English run is the test's control: the detector sees it.
-					if last := en[len(en)-1].reply; last.text != "" && englishSentence(last.text) == "" && l.Name != "iteration-limit" {
-						t.Errorf("the English answer shows no English to the detector:\n%s", last.text)
+					if last := en[len(en)-1].reply; last.Text != "" && englishSentence(last.Text) == "" && l.Name != "iteration-limit" {
+						t.Errorf("the English answer shows no English to the detector:\n%s", last.Text)
 					}
 				})
 			}
@@ -219,7 +256,7 @@ func TestTutorSpeaksJapanese(t *testing.T) {
 // the real genai and ollama clients: the same calls as in English (but the
 // question), and a Japanese final answer.
 func TestJapaneseLessonsOverTheWire(t *testing.T) {
-	for _, l := range Lessons() {
+	for _, l := range lessons.All() {
 		switch l.Name {
 		case "mcp-tool", "rate-limit", "token-limit", "repeat-stop", "outage", "unknown-model":
 			// These need what the test players leave out (MCP tools,
@@ -252,7 +289,7 @@ func TestJapaneseLessonsOverTheWire(t *testing.T) {
 // reply of the malformed lesson starts with Japanese prose, and the
 // repeat-stop reply's thought is a JSON string.
 func TestJapaneseJSONModeKeepsTheShape(t *testing.T) {
-	c := newOllama(NewTransport(Config{}))
+	c := newOllama(backend.SimulatedTransport(offline.Config{}))
 	replies := func(t *testing.T, request string) []string {
 		msgs := []api.Message{{Role: "system", Content: "You are a coding agent."}, {Role: "user", Content: request}}
 		var out []string
@@ -294,7 +331,7 @@ func TestJapaneseJSONModeKeepsTheShape(t *testing.T) {
 	}
 	for _, name := range []string{"tour", "parallel", "tool-failure"} {
 		t.Run(name, func(t *testing.T) {
-			l, _ := LessonByName(name)
+			l, _ := lessons.ByName(name)
 			ja, en := replies(t, l.RequestJA), replies(t, l.Request)
 			if len(ja) != len(en) {
 				t.Fatalf("%d replies in Japanese, %d in English", len(ja), len(en))
@@ -314,7 +351,7 @@ func TestJapaneseJSONModeKeepsTheShape(t *testing.T) {
 		})
 	}
 	t.Run("malformed", func(t *testing.T) {
-		l, _ := LessonByName("malformed")
+		l, _ := lessons.ByName("malformed")
 		first := replies(t, l.RequestJA)[0]
 		prose, _, _ := strings.Cut(first, "\n")
 		if !hasJapanese(prose) || englishSentence(prose) != "" || !strings.Contains(first, `"thought": "TODO リストは`) {
@@ -322,7 +359,7 @@ func TestJapaneseJSONModeKeepsTheShape(t *testing.T) {
 		}
 	})
 	t.Run("repeat-stop", func(t *testing.T) {
-		l, _ := LessonByName("repeat-stop")
+		l, _ := lessons.ByName("repeat-stop")
 		var got string
 		stream := true
 		err := c.Chat(context.Background(), &api.ChatRequest{Model: "llama3.1:8b", Stream: &stream, Format: json.RawMessage(`"json"`),
@@ -338,10 +375,10 @@ func TestJapaneseJSONModeKeepsTheShape(t *testing.T) {
 
 // TestJapaneseGeminiThought: a Japanese request's thought part is Japanese.
 func TestJapaneseGeminiThought(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	cfg := geminiConfig()
 	cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true}
-	resp, err := newGenai(t, NewTransport(Config{})).Models.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text(tour.RequestJA), cfg)
+	resp, err := newGenai(t, backend.SimulatedTransport(offline.Config{})).Models.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text(tour.RequestJA), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,8 +445,8 @@ func TestJapaneseFreeFormRequests(t *testing.T) {
 // TestNoToolsDeclaredInJapanese: without tools the tutor says, in
 // Japanese, what it would have called.
 func TestNoToolsDeclaredInJapanese(t *testing.T) {
-	tour, _ := LessonByName("tour")
-	msg, err := ollamaChat(context.Background(), newOllama(NewTransport(Config{})), &api.ChatRequest{Model: "llama3.1:8b",
+	tour, _ := lessons.ByName("tour")
+	msg, err := ollamaChat(context.Background(), newOllama(backend.SimulatedTransport(offline.Config{})), &api.ChatRequest{Model: "llama3.1:8b",
 		Messages: []api.Message{{Role: "user", Content: tour.RequestJA}}})
 	if err != nil {
 		t.Fatal(err)
@@ -417,4 +454,14 @@ func TestNoToolsDeclaredInJapanese(t *testing.T) {
 	if !strings.Contains(msg.Content, `ツールがあれば、ここで list_files{"path":"."} を呼び出すところです。`) || englishSentence(msg.Content) != "" {
 		t.Errorf("reply = %q", msg.Content)
 	}
+}
+
+// hasJapanese reports whether s contains kana or kanji.
+func hasJapanese(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,8 @@ package offline
 
 import (
 	"strings"
+
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 // busAskTool ends the name of another glass box's ask_agent tool, attached
@@ -14,7 +16,7 @@ const busAskTool = "__ask_agent"
 // and answers the caller. With another glass box attached (--mcp
 // other="glassbox mcp-serve --offline"), the model is the caller instead:
 // it asks the other box for a tour and quotes what came back.
-func mcpBusScript(c conversation) reply {
+func mcpBusScript(c Conversation) Reply {
 	for _, tool := range c.mcpTools {
 		if strings.HasSuffix(tool, busAskTool) {
 			return askOtherBox(c, tool)
@@ -25,7 +27,7 @@ func mcpBusScript(c conversation) reply {
 	if !listed {
 		return callReply(l.say("This request came over the MCP bus, from a program rather than a person typing. I will look at the workspace, and my answer will go back to that program as its tool call's result.",
 			"この依頼は MCP バスで届きました。人が入力したのではなく、プログラムからの依頼です。ワークスペースを見て、答えはそのプログラムのツール呼び出しの結果として返します。"),
-			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+			ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 	}
 	if list.IsError {
 		return finalReply(l.sayf("For the caller on the MCP bus: I could not list the files: %s (offline tutor)",
@@ -40,14 +42,14 @@ func mcpBusScript(c conversation) reply {
 
 // askOtherBox asks another glass box, through its ask_agent tool, for the
 // tour lesson, in the language of the request.
-func askOtherBox(c conversation, tool string) reply {
+func askOtherBox(c Conversation, tool string) Reply {
 	l := c.lang
 	r, done := c.resultFor(tool, "", "")
 	if !done {
-		tour, _ := LessonByName("tour")
+		tour, _ := lessons.ByName("tour")
 		return callReply(l.say("Another glass box is attached as an MCP server; I will ask its agent through ask_agent, and its answer comes back as the tool's result.",
 			"別の glass box が MCP サーバーとしてつながっています。ask_agent でそのエージェントに尋ねます。答えはツールの結果として返ってきます。"),
-			toolCall{Name: tool, Args: args{{"request", l.say(tour.Request, tour.RequestJA)}}})
+			ToolCall{Name: tool, Args: Args{{"request", l.say(tour.Request, tour.RequestJA)}}})
 	}
 	other, _, _ := strings.Cut(tool, "__")
 	if r.IsError {

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
-// Lesson is one scripted exercise of the offline tutor. A learner starts it
-// by sending Request (glassbox's --lesson flag does that for them); from then
-// on the tutor's replies follow the lesson's script, adapting to what really
-// happened in the workspace.
+// scripts are the lessons' scripts (the catalogue is package lessons), by
+// name. A learner starts a lesson by sending its request; from then on the
+// tutor's replies follow its script, adapting to what really happened in
+// the workspace.
 //
 // Each script reads only the conversation it is sent, so re-sending a
 // request, resuming a session or forking from an earlier transition gives
@@ -68,47 +70,33 @@ import (
 //
 // Requests that match no lesson go to a small intent matcher (tutor.go).
 //
-// Every lesson has an English and a Japanese title and request (TitleIn,
-// RequestIn). Sending either request starts the lesson, and the tutor
-// answers in the language of the request: its thoughts, its question to
-// the person and its answers, on every dialect. Tool names, paths, commands
-// and the files it writes stay the same in both.
-type Lesson struct {
-	// Name is the short id used by --lesson and `glassbox lessons`.
-	Name string
-	// Title is a one-line description, in English (TitleIn gives it in
-	// another language).
-	Title string
-	// Request is what the learner sends to start the lesson, in English
-	// (matched trimmed and in any case; the bare Name works too).
-	Request string
-	// TitleJA and RequestJA are the Japanese title and request.
-	TitleJA, RequestJA string
-	// Dialects, when set, are the only dialects that can show what the
-	// lesson teaches (elsewhere it runs, but shows nothing of it).
-	Dialects []string
-	// FromBus says the request arrives over the MCP bus: the front end
-	// has an in-process MCP client call the glass box's own ask_agent
-	// tool with it, rather than queue it as typed.
-	FromBus bool
-
-	script func(conversation) reply
-	fault  fault
+// The tutor answers in the language of the request: its thoughts, its
+// question to the person and its answers, on every dialect. Tool names,
+// paths, commands and the files it writes stay the same in both.
+var scripts = map[string]func(Conversation) Reply{
+	"tour":            tourScript,
+	"write-file":      writeFileScript,
+	"run-command":     runCommandScript,
+	"ask-delete":      askDeleteScript,
+	"path-escape":     pathEscapeScript,
+	"malformed":       malformedScript,
+	"tool-failure":    toolFailureScript,
+	"parallel":        parallelScript,
+	"iteration-limit": iterationLimitScript,
+	"rate-limit":      rateLimitScript,
+	"token-limit":     tokenLimitScript,
+	"repeat-stop":     repeatStopScript,
+	lessons.MCPTool:   mcpToolScript,
+	"mcp-bus":         mcpBusScript,
+	"streams":         streamsScript,
 }
 
-// TitleIn returns the lesson's title in language lang: "ja" for Japanese,
-// anything else ("en", "") for English. lang is spelled as ui/lang.Lang
-// spells it, so a front end passes lang.Lang(cfg.Lang).String() or
-// agentrun.Config.Lang as it is.
-func (l Lesson) TitleIn(lang string) string {
-	return langCode(lang).say(l.Title, l.TitleJA)
-}
-
-// RequestIn returns the request that starts the lesson in language lang
-// (as TitleIn reads lang). The tutor answers a Japanese request in
-// Japanese.
-func (l Lesson) RequestIn(lang string) string {
-	return langCode(lang).say(l.Request, l.RequestJA)
+// faults are the lessons that answer with an HTTP error instead of (or
+// before) a model reply.
+var faults = map[string]fault{
+	"rate-limit":    faultRateLimitFirst,
+	"outage":        faultOutage,
+	"unknown-model": faultUnknownModel,
 }
 
 // fault is a transport-level failure a lesson demonstrates instead of (or
@@ -127,150 +115,25 @@ const (
 	faultUnknownModel
 )
 
-// Lessons returns the bundled lessons in teaching order. The slice is new on
-// every call.
-func Lessons() []Lesson {
-	return []Lesson{
-		{Name: "tour", Title: "A tour: list the files, read one, explain it",
-			Request:   "Give me a tour of this project: list the files, then explain what hello.py does.",
-			TitleJA:   "ツアー: ファイルを一覧し、1 つ読んで説明する",
-			RequestJA: "このプロジェクトを案内してください。ファイルを一覧してから、hello.py が何をするのか説明してください。",
-			script:    tourScript},
-		{Name: "write-file", Title: "Writing a file needs your confirmation",
-			Request:   "Create a file farewell.py with a farewell(name) function that says goodbye.",
-			TitleJA:   "ファイルの書き込みにはあなたの確認が要る",
-			RequestJA: "farewell.py というファイルを作って、別れのあいさつをする farewell(name) 関数を書いてください。",
-			script:    writeFileScript},
-		{Name: "run-command", Title: "Running a command needs your confirmation",
-			Request:   "Run hello.py with python3 and tell me what it prints.",
-			TitleJA:   "コマンドの実行にはあなたの確認が要る",
-			RequestJA: "hello.py を python3 で実行して、何が表示されるか教えてください。",
-			script:    runCommandScript},
-		{Name: "ask-delete", Title: "The model asks you before deleting a file",
-			Request:   "Ask me first, then delete old_log.txt if I say yes.",
-			TitleJA:   "ファイルを削除する前にモデルがあなたに尋ねる",
-			RequestJA: "まず私に確認して、「はい」と答えたら old_log.txt を削除してください。",
-			script:    askDeleteScript},
-		{Name: "path-escape", Title: "The security layer denies a path outside the workspace",
-			Request:   "Show me what is in ../../etc/passwd and /etc/hostname.",
-			TitleJA:   "ワークスペースの外のパスをセキュリティレイヤーが拒否する",
-			RequestJA: "../../etc/passwd と /etc/hostname の中身を見せてください。",
-			script:    pathEscapeScript},
-		{Name: "malformed", Title: "A malformed reply, the loop's feedback, and the repair",
-			Request:   "Read notes/todo.txt and tell me what is left to do.",
-			TitleJA:   "壊れた返答、ループからの指摘、そして修復",
-			RequestJA: "notes/todo.txt を読んで、残っている作業を教えてください。",
-			script:    malformedScript},
-		{Name: "tool-failure", Title: "A tool fails and the model recovers",
-			Request:   "What settings are in config.yaml?",
-			TitleJA:   "ツールが失敗し、モデルが立て直す",
-			RequestJA: "config.yaml にはどんな設定がありますか？",
-			script:    toolFailureScript},
-		{Name: "parallel", Title: "Two tool calls in one response",
-			Request:   "Read hello.py and README.md and tell me how they fit together.",
-			TitleJA:   "1 回の返答に 2 つのツール呼び出し",
-			RequestJA: "hello.py と README.md を読んで、2 つがどう関係しているか教えてください。",
-			script:    parallelScript},
-		{Name: "iteration-limit", Title: "A model that never finishes meets the iteration limit",
-			Request:   "Keep listing the files until a new one appears.",
-			TitleJA:   "終わらないモデルがイテレーション上限に当たる",
-			RequestJA: "新しいファイルが現れるまで、ファイルを一覧し続けてください。",
-			script:    iterationLimitScript},
-		{Name: "rate-limit", Title: "HTTP 429: the loop waits and retries",
-			Request:   "Say hello while the service is rate-limiting us.",
-			TitleJA:   "HTTP 429: ループが待ってリトライする",
-			RequestJA: "サービスにレート制限がかかっている中で、あいさつしてください。",
-			script:    rateLimitScript, fault: faultRateLimitFirst},
-		{Name: "outage", Title: "HTTP 503 on every call: retries run out",
-			Request:   "Summarise the README while the service is down.",
-			TitleJA:   "毎回 HTTP 503: リトライが尽きる",
-			RequestJA: "サービスが止まっている中で、README を要約してください。",
-			fault:     faultOutage},
-		{Name: "token-limit", Title: "A tool call cut at the token limit is fed back, not run",
-			Request:   "Read notes/todo.txt, but answer within a tiny token limit.",
-			TitleJA:   "トークン上限で途切れたツール呼び出しは実行されず、モデルに返される",
-			RequestJA: "notes/todo.txt を読んでください。ただし、ごく小さなトークン上限の中で答えてください。",
-			script:    tokenLimitScript},
-		{Name: "repeat-stop", Title: "Ollama stops a reply stuck repeating one token",
-			Request:   "List the files, while the model is stuck repeating itself.",
-			TitleJA:   "同じトークンを繰り返す返答を Ollama が止める",
-			RequestJA: "ファイルを一覧してください。ただし、モデルは同じことを繰り返して抜け出せなくなっています。",
-			Dialects:  []string{"llama", "llama:native"},
-			script:    repeatStopScript},
-		{Name: "unknown-model", Title: "HTTP 404: the model is not on the server",
-			Request:   "Say hello with a model the server does not have.",
-			TitleJA:   "HTTP 404: モデルがサーバーにない",
-			RequestJA: "サーバーにないモデルで、あいさつしてください。",
-			fault:     faultUnknownModel},
-		{Name: MCPToolLesson, Title: "The model calls a tool of an MCP server (--mcp)",
-			Request:   "Call the MCP server's tool and tell me what it answered.",
-			TitleJA:   "モデルが MCP サーバーのツールを呼ぶ (--mcp)",
-			RequestJA: "MCP サーバーのツールを呼んで、何と答えたか教えてください。",
-			script:    mcpToolScript},
-		{Name: "mcp-bus", Title: "A request arrives over the MCP bus and the answer goes back as its result",
-			Request:   "Over the MCP bus: what is in your workspace?",
-			TitleJA:   "MCP バスから依頼が届き、答えがその結果として返る",
-			RequestJA: "MCP バス経由で: あなたのワークスペースには何がありますか？",
-			FromBus:   true, script: mcpBusScript},
-		{Name: "streams", Title: "Watch a reply stream in: Gemini's events beside Llama's lines",
-			Request:   "Read README.md and tell me about it while I watch your reply stream in.",
-			TitleJA:   "ストリーミングで届く返答を見る: Gemini のイベントと Llama の行",
-			RequestJA: "README.md を読んで、その内容を教えてください。返答がストリーミングで届くところを見ています。",
-			script:    streamsScript},
-	}
-}
-
-// LessonByName returns the lesson called name.
-func LessonByName(name string) (Lesson, bool) {
-	for _, l := range Lessons() {
-		if l.Name == name {
-			return l, true
-		}
-	}
-	return Lesson{}, false
-}
-
-// lessonForRequest returns the lesson a request starts: its English or
-// Japanese request (trimmed, any case, with or without the closing full
-// stop) or, as a shortcut, its name.
-func lessonForRequest(request string) (Lesson, bool) {
-	req := requestKey(request)
-	if req == "" {
-		return Lesson{}, false
-	}
-	for _, l := range Lessons() {
-		if req == requestKey(l.Request) || req == requestKey(l.RequestJA) || strings.EqualFold(req, l.Name) {
-			return l, true
-		}
-	}
-	return Lesson{}, false
-}
-
-// requestKey is a request as lessonForRequest compares it: trimmed,
-// lower-cased, without a closing "." or "。".
-func requestKey(s string) string {
-	return strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".。"))
-}
-
 // misfireToolName is the tool that does not exist, called by the malformed
 // lesson in Llama native mode.
 const misfireToolName = "open_file"
 
 // ----- the scripts -----
 
-func tourScript(c conversation) reply {
+func tourScript(c Conversation) Reply {
 	l := c.lang
 	list, listed := c.resultFor("list_files", "", "")
 	if !listed {
 		return callReply(l.say("To give a tour I first need to see which files are here.",
 			"案内するには、まずどんなファイルがあるかを見る必要があります。"),
-			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+			ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 	}
 	read, done := c.resultFor("read_file", "path", "hello.py")
 	if !done {
 		return callReply(l.say("The listing shows hello.py; reading it will tell me what it does.",
 			"一覧に hello.py があります。読めば何をするファイルかわかります。"),
-			toolCall{Name: "read_file", Args: args{{"path", "hello.py"}}})
+			ToolCall{Name: "read_file", Args: Args{{"path", "hello.py"}}})
 	}
 	var b strings.Builder
 	if list.IsError {
@@ -290,13 +153,13 @@ func tourScript(c conversation) reply {
 
 // streamsScript reads the README and answers at some length, so the reply
 // streams in many pieces; the answer says where to watch them.
-func streamsScript(c conversation) reply {
+func streamsScript(c Conversation) Reply {
 	l := c.lang
 	read, done := c.resultFor("read_file", "path", "README.md")
 	if !done {
 		return callReply(l.say("The README says what this project is; I read it first, then answer at some length so you can watch the reply arrive.",
 			"このプロジェクトが何なのかは README に書いてあります。まず読んでから、返答が届くようすを見られるように少し長めに答えます。"),
-			toolCall{Name: "read_file", Args: args{{"path", "README.md"}}})
+			ToolCall{Name: "read_file", Args: Args{{"path", "README.md"}}})
 	}
 	var b strings.Builder
 	gist := readmeGist(read.Content)
@@ -342,13 +205,13 @@ func readmeGist(content string) string {
 // farewellSource is what the write-file lesson writes.
 const farewellSource = "def farewell(name):\n    return f\"Goodbye, {name}!\"\n\n\nif __name__ == \"__main__\":\n    print(farewell(\"world\"))\n"
 
-func writeFileScript(c conversation) reply {
+func writeFileScript(c Conversation) Reply {
 	l := c.lang
 	r, done := c.resultFor("write_file", "path", "farewell.py")
 	if !done {
 		return callReply(l.say("I will write farewell.py with a farewell(name) function. Writing changes the workspace, so the person has to approve it.",
 			"farewell(name) 関数を持つ farewell.py を書きます。書き込みはワークスペースを変えるので、人の承認が必要です。"),
-			toolCall{Name: "write_file", Args: args{{"path", "farewell.py"}, {"content", farewellSource}}})
+			ToolCall{Name: "write_file", Args: Args{{"path", "farewell.py"}, {"content", farewellSource}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
@@ -377,14 +240,14 @@ func loopSaid(l language, content string) string {
 	return l.sayf("\n(the loop told me: %s)", "\n(ループからの通知: 「%s」)", firstLine(content))
 }
 
-func runCommandScript(c conversation) reply {
+func runCommandScript(c Conversation) Reply {
 	l := c.lang
 	const command = "python3 hello.py"
 	r, done := c.resultFor("execute_command", "command", command)
 	if !done {
 		return callReply(l.say("Running hello.py is the only way to know what it prints. Commands need the person's approval.",
 			"何が表示されるかは hello.py を実行してみないとわかりません。コマンドの実行には人の承認が要ります。"),
-			toolCall{Name: "execute_command", Args: args{{"command", command}}})
+			ToolCall{Name: "execute_command", Args: Args{{"command", command}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
@@ -407,13 +270,13 @@ func runCommandScript(c conversation) reply {
 			"\nこの出力は、__main__ ブロックが greet(\"world\") を表示したものです。(オフラインのチューター)"))
 }
 
-func askDeleteScript(c conversation) reply {
+func askDeleteScript(c Conversation) Reply {
 	l := c.lang
 	const target = "old_log.txt"
 	ans, asked := c.resultFor("ask_user", "", "")
 	if !asked {
 		return callReply(l.say("Deleting cannot be undone, so I ask the person first.", "削除は取り消せないので、まず人に尋ねます。"),
-			toolCall{Name: "ask_user", Args: args{
+			ToolCall{Name: "ask_user", Args: Args{
 				{"question", l.say("Delete old_log.txt?", "old_log.txt を削除しますか？")},
 				{"options", []any{l.say("yes", "はい"), l.say("no", "いいえ")}}}})
 	}
@@ -434,7 +297,7 @@ func askDeleteScript(c conversation) reply {
 	if !done {
 		return callReply(l.say("The person said yes. Deleting is a shell command, so the security layer will ask them to approve it as well.",
 			"答えは「はい」です。削除はシェルのコマンドなので、セキュリティレイヤーがあらためて承認を求めます。"),
-			toolCall{Name: "execute_command", Args: args{{"command", "rm " + target}}})
+			ToolCall{Name: "execute_command", Args: Args{{"command", "rm " + target}}})
 	}
 	switch {
 	case rm.IsError && isDenial(rm.Content):
@@ -454,7 +317,7 @@ func askDeleteScript(c conversation) reply {
 		"確認どおり old_log.txt を削除しました (確認は 2 回: 私の質問に 1 回、セキュリティレイヤーに 1 回)。(オフラインのチューター)"))
 }
 
-func pathEscapeScript(c conversation) reply {
+func pathEscapeScript(c Conversation) Reply {
 	l := c.lang
 	// Two ways out of the sandbox: climbing with .. and an absolute path.
 	// Where the dialect allows it both go out in one response, so the loop
@@ -463,7 +326,7 @@ func pathEscapeScript(c conversation) reply {
 	targets := []string{"../../etc/passwd", "/etc/hostname"}
 	missing := c.missingReads(targets)
 	if len(missing) > 0 {
-		if c.dialect == dialectLlamaJSON {
+		if c.quirks.OneCallPerReply {
 			return callReply(l.sayf("The person asked for files outside the project; I will try %s.",
 				"依頼されたのはプロジェクトの外のファイルです。%s を試します。", missing[0].Args.str("path")), missing[0])
 		}
@@ -505,40 +368,30 @@ func todoThought(l language) string {
 
 // leftToDo is the answer of the lessons that read the todo list: its items,
 // then how the first attempt went wrong.
-func leftToDo(l language, r *toolResult, mistake string) reply {
+func leftToDo(l language, r *ToolResult, mistake string) Reply {
 	return finalReply(l.say("Left to do, according to notes/todo.txt:\n", "notes/todo.txt によると、残っている作業はこれです:\n") +
 		quote(l, r.Content, 12) + "\n" + mistake)
 }
 
-func malformedScript(c conversation) reply {
+func malformedScript(c Conversation) Reply {
 	l := c.lang
 	const notes = "notes/todo.txt"
 	if !c.misfired() {
-		if c.dialect == dialectLlamaNative {
+		if c.quirks.MisfireByUnknownTool {
 			return callReply(l.say("I will open the todo list.", "TODO リストを開きます。"),
-				toolCall{Name: misfireToolName, Args: args{{"path", notes}}})
+				ToolCall{Name: misfireToolName, Args: Args{{"path", notes}}})
 		}
-		return reply{misfire: true, thought: todoThought(l)}
+		return Reply{Misfire: true, Thought: todoThought(l)}
 	}
 	r, next := readTodoAgain(c, l.say("My last reply could not be used. This time: one valid read_file call.",
 		"前の返答は使えませんでした。今度は正しい read_file の呼び出しを 1 つ送ります。"))
 	if r == nil {
 		return next
 	}
-	var mistake string
-	switch {
-	case c.calledTool(misfireToolName):
+	mistake := c.quirks.Malformed.in(l)
+	if c.calledTool(misfireToolName) {
 		mistake = l.say("I first called open_file, a tool that does not exist; the engine denied it as an unknown tool and I switched to read_file.",
 			"最初に存在しないツール open_file を呼んだので、エンジンが未知のツールとして拒否しました。そこで read_file に切り替えました。")
-	case c.dialect == dialectGemini:
-		mistake = l.say("My first attempt ended with finishReason MALFORMED_FUNCTION_CALL; the loop told me, and I sent a valid call.",
-			"最初の試みは finishReason MALFORMED_FUNCTION_CALL で終わりました。ループがそれを知らせてくれたので、正しい呼び出しを送り直しました。")
-	case c.dialect == dialectOpenAI:
-		mistake = l.say("The arguments of my first tool call were not valid JSON (the closing brace was missing); the loop showed me why it could not run the call, and I sent a valid one.",
-			"最初のツール呼び出しの引数が正しい JSON ではありませんでした (閉じ括弧が欠けていました)。ループが実行できない理由を示してくれたので、正しい呼び出しを送り直しました。")
-	default:
-		mistake = l.say("My first reply was not valid JSON (the closing brace was missing); the loop showed me the parse error and I sent a valid reply.",
-			"最初の返答が正しい JSON ではありませんでした (閉じ括弧が欠けていました)。ループがパースエラーを示してくれたので、正しい返答を送り直しました。")
 	}
 	return leftToDo(l, r, mistake)
 }
@@ -547,75 +400,65 @@ func malformedScript(c conversation) reply {
 // notes/todo.txt (thought says why), then hand the read back for the
 // answer. It returns the next reply instead while the read is not done or
 // failed.
-func readTodoAgain(c conversation, thought string) (*toolResult, reply) {
+func readTodoAgain(c Conversation, thought string) (*ToolResult, Reply) {
 	const notes = "notes/todo.txt"
 	r, done := c.resultFor("read_file", "path", notes)
 	if !done {
-		return nil, callReply(thought, toolCall{Name: "read_file", Args: args{{"path", notes}}})
+		return nil, callReply(thought, ToolCall{Name: "read_file", Args: Args{{"path", notes}}})
 	}
 	if r.IsError {
 		return nil, finalReply(c.lang.sayf("I could not read notes/todo.txt: %s", "notes/todo.txt を読めませんでした: 「%s」", firstLine(r.Content)))
 	}
-	return &r, reply{}
+	return &r, Reply{}
 }
 
-func tokenLimitScript(c conversation) reply {
+func tokenLimitScript(c Conversation) Reply {
 	l := c.lang
 	if !c.misfired() {
-		return reply{cut: true, thought: todoThought(l)}
+		return Reply{Cut: true, Thought: todoThought(l)}
 	}
 	r, next := readTodoAgain(c, l.say("My last call was cut off at the token limit. This time: a short read_file call.",
 		"前の呼び出しはトークン上限で途切れました。今度は短い read_file の呼び出しを送ります。"))
 	if r == nil {
 		return next
 	}
-	cut := l.say("done_reason length: Ollama stopped generating at the token limit", "done_reason length: Ollama がトークン上限で生成を止めました")
-	switch c.dialect {
-	case dialectGemini:
-		cut = l.say("finishReason MAX_TOKENS: Gemini stopped generating at the token limit", "finishReason MAX_TOKENS: Gemini がトークン上限で生成を止めました")
-	case dialectOpenAI:
-		cut = l.say("finish_reason length: the server stopped generating at the token limit, in the middle of the arguments",
-			"finish_reason length: サーバーが引数の途中、トークン上限で生成を止めました")
-	}
+	cut := c.quirks.Cut.in(l)
 	return leftToDo(l, r, l.sayf("My first tool call was cut off (%s), so the loop fed it back instead of running half a call, and I sent it again.",
 		"最初のツール呼び出しは途中で切れていました (%s)。ループは半分だけの呼び出しを実行せずに私へ返したので、送り直しました。", cut))
 }
 
-func repeatStopScript(c conversation) reply {
+func repeatStopScript(c Conversation) Reply {
 	l := c.lang
-	if c.dialect == dialectGemini {
-		return finalReply(l.say("(offline tutor: this lesson shows an Ollama behaviour. Ollama ends a generation when the model "+
+	if c.quirks.RepeatStop.EN == "" {
+		name := c.quirks.Name.in(l)
+		return finalReply(l.sayf("(offline tutor: this lesson shows an Ollama behaviour. Ollama ends a generation when the model "+
 			"writes the same token more than 30 times in a row, and closes the stream without its done:true line; "+
-			"Gemini has no such stop. Run it with --provider llama.)",
+			"%s has no such stop. Run it with --provider llama.)",
 			"(オフラインのチューター: このレッスンは Ollama のふるまいを見せるものです。Ollama は、モデルが同じトークンを 30 回を超えて続けて書くと生成を打ち切り、"+
-				"done:true の行なしでストリームを閉じます。Gemini にはこの打ち切りはありません。--provider llama で実行してください。)"))
+				"done:true の行なしでストリームを閉じます。%s にはこの打ち切りはありません。--provider llama で実行してください。)", name))
 	}
 	if !c.misfired() {
-		return reply{repeatStop: true, thought: l.say("I should list the files first.", "まずファイルを一覧します。")}
+		return Reply{RepeatStop: true, Thought: l.say("I should list the files first.", "まずファイルを一覧します。")}
 	}
 	r, done := c.resultFor("list_files", "", "")
 	if !done {
 		return callReply(l.say("My last reply was stopped by Ollama's token-repeat limit. This time: one list_files call.",
 			"前の返答は Ollama のトークン繰り返しの上限で止められました。今度は list_files の呼び出しを 1 つ送ります。"),
-			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+			ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 	}
-	how := l.say("Ollama stopped it and closed the stream without done:true", "Ollama がそれを止めて、done:true なしでストリームを閉じました")
-	if c.dialect == dialectOpenAI {
-		how = l.say("the server stopped it and closed the stream without a finish_reason or data: [DONE]",
-			"サーバーがそれを止めて、finish_reason も data: [DONE] もなしでストリームを閉じました")
-	}
+	how := c.quirks.RepeatStop.in(l)
 	return finalReply(l.sayf("The files: %s\nMy first reply got stuck repeating one token, so %s; the loop fed that back once, without retrying, and I listed the files.",
 		"ファイル: %s\n最初の返答は 1 つのトークンを繰り返して抜け出せなくなり、%s。ループはリトライせずにそれを一度だけ私へ返したので、ファイルを一覧しました。",
 		summarizeListing(l, r.Content), how))
 }
 
-func toolFailureScript(c conversation) reply {
+func toolFailureScript(c Conversation) Reply {
 	l := c.lang
 	const target = "config.yaml"
 	r, done := c.resultFor("read_file", "path", target)
 	if !done {
 		return callReply(l.say("The settings should be in config.yaml; reading it.", "設定は config.yaml にあるはずなので、読みます。"),
-			toolCall{Name: "read_file", Args: args{{"path", target}}})
+			ToolCall{Name: "read_file", Args: Args{{"path", target}}})
 	}
 	if !r.IsError {
 		return finalReply(l.say("config.yaml contains:\n", "config.yaml の中身:\n") + quote(l, r.Content, 20))
@@ -624,7 +467,7 @@ func toolFailureScript(c conversation) reply {
 	if !listed {
 		return callReply(l.say("read_file failed. Before guessing, I will look at what files do exist.",
 			"read_file が失敗しました。推測する前に、実際にどんなファイルがあるかを見ます。"),
-			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+			ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 	}
 	msg := l.sayf("There is no config.yaml in this workspace (read_file said: %s).\n",
 		"このワークスペースに config.yaml はありません (read_file の出力: 「%s」)。\n", firstLine(r.Content))
@@ -636,12 +479,12 @@ func toolFailureScript(c conversation) reply {
 		summarizeListing(l, list.Content)))
 }
 
-func parallelScript(c conversation) reply {
+func parallelScript(c Conversation) Reply {
 	l := c.lang
 	files := []string{"hello.py", "README.md"}
 	missing := c.missingReads(files)
 	if len(missing) > 0 {
-		if c.dialect == dialectLlamaJSON {
+		if c.quirks.OneCallPerReply {
 			return callReply(l.sayf("JSON mode allows one tool call per reply, so I read %s now.",
 				"JSON モードでは 1 回の返答でツール呼び出しは 1 つだけなので、いまは %s を読みます。", missing[0].Args.str("path")), missing[0])
 		}
@@ -680,14 +523,14 @@ func parallelScript(c conversation) reply {
 	return finalReply(b.String())
 }
 
-func iterationLimitScript(c conversation) reply {
+func iterationLimitScript(c Conversation) Reply {
 	n := c.count("list_files")
 	return callReply(c.lang.sayf("Listing again (check %d): still no new file, so I keep waiting.",
 		"もう一度一覧します (%d 回目の確認)。まだ新しいファイルはないので、待ち続けます。", n+1),
-		toolCall{Name: "list_files", Args: args{{"path", "."}}})
+		ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 }
 
-func rateLimitScript(c conversation) reply {
+func rateLimitScript(c Conversation) Reply {
 	return finalReply(c.lang.say("Hello! I am glassbox's offline tutor, not a real model. In this lesson the simulated service "+
 		"answers the first attempt of this call with HTTP 429 and Retry-After: 1; the loop waited one second, "+
 		"retried, and this is the retry's answer.",
@@ -699,9 +542,9 @@ func rateLimitScript(c conversation) reply {
 // ----- helpers the scripts share -----
 
 // calledTool reports whether the model called name since the request.
-func (c conversation) calledTool(name string) bool {
+func (c Conversation) calledTool(name string) bool {
 	for _, s := range c.steps {
-		for _, call := range s.calls {
+		for _, call := range s.Calls {
 			if call.Name == name {
 				return true
 			}
@@ -712,10 +555,10 @@ func (c conversation) calledTool(name string) bool {
 
 // maxCallsInOneReply is the largest number of tool calls in a single model
 // reply since the request.
-func (c conversation) maxCallsInOneReply() int {
+func (c Conversation) maxCallsInOneReply() int {
 	n := 0
 	for _, s := range c.steps {
-		n = max(n, len(s.calls))
+		n = max(n, len(s.Calls))
 	}
 	return n
 }
@@ -856,11 +699,11 @@ func lineCount(s string) int {
 
 // missingReads returns a read_file call for each of files the conversation
 // has no result for yet, in order.
-func (c conversation) missingReads(files []string) []toolCall {
-	var missing []toolCall
+func (c Conversation) missingReads(files []string) []ToolCall {
+	var missing []ToolCall
 	for _, f := range files {
 		if _, ok := c.resultFor("read_file", "path", f); !ok {
-			missing = append(missing, toolCall{Name: "read_file", Args: args{{"path", f}}})
+			missing = append(missing, ToolCall{Name: "read_file", Args: Args{{"path", f}}})
 		}
 	}
 	return missing
@@ -960,17 +803,13 @@ func lineWord(n int) string {
 	return "lines"
 }
 
-// MCPToolLesson is the lesson in which the model calls a tool of an MCP
-// server; without --mcp, glassbox attaches its demo server for it.
-const MCPToolLesson = "mcp-tool"
-
 // mcpGreeting is what the mcp-tool lesson sends the MCP tool.
 const mcpGreeting = "hello from the glass box"
 
 // mcpToolScript calls a tool of an attached MCP server. Its arguments are a
 // guess ({"text": …}, what an echo tool takes); a tool that wants others
 // fails, and the model says so.
-func mcpToolScript(c conversation) reply {
+func mcpToolScript(c Conversation) Reply {
 	l := c.lang
 	if len(c.mcpTools) == 0 {
 		return finalReply(l.say("No MCP server is attached, so there is no MCP tool to call. Start glassbox with "+
@@ -992,7 +831,7 @@ func mcpToolScript(c conversation) reply {
 	if !done {
 		return callReply(l.say("This tool comes from an MCP server; glassbox will send it a tools/call request over JSON-RPC.",
 			"このツールは MCP サーバーのものです。glassbox が JSON-RPC で tools/call リクエストを送ります。"),
-			toolCall{Name: tool, Args: args{{"text", mcpGreeting}}})
+			ToolCall{Name: tool, Args: Args{{"text", mcpGreeting}}})
 	}
 	server, _, _ := strings.Cut(tool, "__")
 	if r.IsError {

@@ -1,13 +1,17 @@
-package offline
+package offline_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/ollama/ollama/api"
 	"google.golang.org/genai"
 )
@@ -29,7 +33,7 @@ type player struct {
 }
 
 func players() []player {
-	tr := func() *Transport { return NewTransport(Config{}).(*Transport) }
+	tr := func() http.RoundTripper { return backend.SimulatedTransport(offline.Config{}) }
 	return []player{
 		{"gemini", "gemini", func(t *testing.T, w *world, r string) transcript { return playGemini(t, tr(), w, r, false, true) }},
 		{"gemini-stream-drop-empty-turn", "gemini", func(t *testing.T, w *world, r string) transcript { return playGemini(t, tr(), w, r, true, false) }},
@@ -149,7 +153,7 @@ func TestLessonsOnEveryDialect(t *testing.T) {
 	for _, tc := range tests {
 		for _, p := range players() {
 			t.Run(tc.name+"/"+p.name, func(t *testing.T) {
-				l, ok := LessonByName(tc.lesson)
+				l, ok := lessons.ByName(tc.lesson)
 				if !ok {
 					t.Fatalf("no lesson %q", tc.lesson)
 				}
@@ -199,10 +203,10 @@ func forFamily(m map[string][]string, family string) []string {
 // TestRateLimitLesson: the first attempt gets 429 with the retry delay the
 // loop honours; the retry of the same request succeeds.
 func TestRateLimitLesson(t *testing.T) {
-	l, _ := LessonByName("rate-limit")
+	l, _ := lessons.ByName("rate-limit")
 	ctx := context.Background()
 	t.Run("gemini", func(t *testing.T) {
-		c := newGenai(t, NewTransport(Config{}))
+		c := newGenai(t, backend.SimulatedTransport(offline.Config{}))
 		contents := []*genai.Content{genai.NewContentFromText(l.Request, genai.RoleUser)}
 		_, err := c.Models.GenerateContent(ctx, "gemini-2.5-flash", contents, geminiConfig())
 		var apiErr genai.APIError
@@ -222,7 +226,7 @@ func TestRateLimitLesson(t *testing.T) {
 	})
 	for _, native := range []bool{false, true} {
 		t.Run(fmt.Sprintf("llama native=%v", native), func(t *testing.T) {
-			c := newOllama(NewTransport(Config{}))
+			c := newOllama(backend.SimulatedTransport(offline.Config{}))
 			req := &api.ChatRequest{Model: "llama3.1:8b", Messages: []api.Message{{Role: "user", Content: l.Request}}}
 			if native {
 				req.Tools = ollamaTools()
@@ -257,10 +261,10 @@ func retryDelay(details []map[string]any) string {
 
 // TestOutageLesson: every attempt is a 503, so the loop's retries run out.
 func TestOutageLesson(t *testing.T) {
-	l, _ := LessonByName("outage")
+	l, _ := lessons.ByName("outage")
 	ctx := context.Background()
-	g := newGenai(t, NewTransport(Config{}))
-	o := newOllama(NewTransport(Config{}))
+	g := newGenai(t, backend.SimulatedTransport(offline.Config{}))
+	o := newOllama(backend.SimulatedTransport(offline.Config{}))
 	for attempt := range 3 {
 		_, err := g.Models.GenerateContent(ctx, "gemini-2.5-flash", []*genai.Content{genai.NewContentFromText(l.Request, genai.RoleUser)}, geminiConfig())
 		var apiErr genai.APIError
@@ -276,37 +280,10 @@ func TestOutageLesson(t *testing.T) {
 	}
 }
 
-func TestLessonCatalogue(t *testing.T) {
-	want := []string{"tour", "write-file", "run-command", "ask-delete", "path-escape", "malformed",
-		"tool-failure", "parallel", "iteration-limit", "rate-limit", "outage", "token-limit", "repeat-stop", "unknown-model", "mcp-tool", "mcp-bus", "streams"}
-	var names []string
-	requests := map[string]bool{}
-	for _, l := range Lessons() {
-		names = append(names, l.Name)
-		if l.Title == "" || l.Request == "" {
-			t.Errorf("lesson %q needs a title and a request", l.Name)
-		}
-		if requests[strings.ToLower(l.Request)] {
-			t.Errorf("lesson %q repeats another lesson's request", l.Name)
-		}
-		requests[strings.ToLower(l.Request)] = true
-		if l.script == nil && l.fault != faultOutage && l.fault != faultUnknownModel {
-			t.Errorf("lesson %q has no script", l.Name)
-		}
-		// A lesson's own request must not be mistaken for loop feedback.
-		if looksLikeFeedback(l.Request) {
-			t.Errorf("lesson %q's request reads like loop feedback", l.Name)
-		}
-	}
-	if !slices.Equal(names, want) {
-		t.Errorf("lessons = %q, want %q", names, want)
-	}
-	if _, ok := LessonByName("no-such-lesson"); ok {
-		t.Error("LessonByName found a lesson that does not exist")
-	}
-	for _, req := range []string{"  give me a TOUR of this project: list the files, then explain what hello.py does.  ", "tour"} {
-		if l, ok := lessonForRequest(req); !ok || l.Name != "tour" {
-			t.Errorf("lessonForRequest(%q) = %q, %v", req, l.Name, ok)
-		}
-	}
-}
+// What the scripts write and call, as the tests expect them: the write-file
+// lesson's farewell.py and the tool that does not exist, which the
+// malformed lesson calls where a dialect has no unusable reply of its own.
+const (
+	farewellSource  = "def farewell(name):\n    return f\"Goodbye, {name}!\"\n\n\nif __name__ == \"__main__\":\n    print(farewell(\"world\"))\n"
+	misfireToolName = "open_file"
+)

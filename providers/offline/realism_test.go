@@ -1,4 +1,4 @@
-package offline
+package offline_test
 
 import (
 	"encoding/json"
@@ -8,13 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/ollama/ollama/api"
 )
 
 // ollamaStreamLines posts body to /api/chat and decodes every line.
-func ollamaStreamLines(t *testing.T, cfg Config, body string) (rawResponse, []api.ChatResponse) {
+func ollamaStreamLines(t *testing.T, cfg offline.Config, body string) (rawResponse, []api.ChatResponse) {
 	t.Helper()
-	r := do(t, NewTransport(cfg), "POST", ollamaChatURL, body)
+	r := do(t, backend.SimulatedTransport(cfg), "POST", ollamaChatURL, body)
 	var lines []api.ChatResponse
 	for _, l := range ndjsonLines(t, r.body) {
 		var cr api.ChatResponse
@@ -28,7 +31,7 @@ func ollamaStreamLines(t *testing.T, cfg Config, body string) (rawResponse, []ap
 
 func TestOllamaTokensAreTokenSized(t *testing.T) {
 	text := "Here is what list_files returned:\n    README.md\n  hello.py — déjà vu, 12345678 tokens! {\"thought\": \"x\"}}}"
-	toks := ollamaTokens(text)
+	toks := offline.TokenPieces(text)
 	if strings.Join(toks, "") != text {
 		t.Fatalf("tokens %q do not add up to the text", toks)
 	}
@@ -38,7 +41,7 @@ func TestOllamaTokensAreTokenSized(t *testing.T) {
 		t.Errorf("tokens\n got %q\nwant %q", toks, want)
 	}
 	ja := "hello.py は 6 行で、greet(name) を定義しています。"
-	toks = ollamaTokens(ja)
+	toks = offline.TokenPieces(ja)
 	want = []string{"hello", ".", "py", " は", " 6", " 行で", "、", "greet", "(", "name", ")", " を定", "義し", "てい", "ます", "。"}
 	if strings.Join(toks, "") != ja || !slices.Equal(toks, want) {
 		t.Errorf("Japanese tokens\n got %q\nwant %q", toks, want)
@@ -48,7 +51,7 @@ func TestOllamaTokensAreTokenSized(t *testing.T) {
 // Like a real server: one token per line, the last token in the done line,
 // a Date header, eval_duration omitted when no time was spent generating.
 func TestOllamaStreamsOneTokenPerLine(t *testing.T) {
-	r, lines := ollamaStreamLines(t, Config{}, ollamaBody("What's the capital of France?", nil))
+	r, lines := ollamaStreamLines(t, offline.Config{}, ollamaBody("What's the capital of France?", nil))
 	if r.header.Get("Date") == "" {
 		t.Error("no Date header")
 	}
@@ -62,7 +65,7 @@ func TestOllamaStreamsOneTokenPerLine(t *testing.T) {
 		if l.Done != last {
 			t.Errorf("line %d done = %v", i, l.Done)
 		}
-		if toks := ollamaTokens(l.Message.Content); len(toks) != 1 {
+		if toks := offline.TokenPieces(l.Message.Content); len(toks) != 1 {
 			t.Errorf("line %d carries %q, want exactly one token", i, l.Message.Content)
 		}
 	}
@@ -80,9 +83,9 @@ func TestOllamaStreamsOneTokenPerLine(t *testing.T) {
 
 // Parallel tool calls come in lines of their own, index 0 then 1.
 func TestOllamaSendsEachParallelCallInItsOwnLine(t *testing.T) {
-	parallel, _ := LessonByName("parallel")
+	parallel, _ := lessons.ByName("parallel")
 	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "read_file"}}}
-	_, lines := ollamaStreamLines(t, Config{}, ollamaBody(parallel.Request, map[string]any{"tools": tools}))
+	_, lines := ollamaStreamLines(t, offline.Config{}, ollamaBody(parallel.Request, map[string]any{"tools": tools}))
 	var calls []api.ToolCall
 	for _, l := range lines {
 		if n := len(l.Message.ToolCalls); n > 1 {
@@ -99,7 +102,7 @@ func TestOllamaSendsEachParallelCallInItsOwnLine(t *testing.T) {
 }
 
 func TestOllamaUnknownModelIs404(t *testing.T) {
-	tr := NewTransport(Config{})
+	tr := backend.SimulatedTransport(offline.Config{})
 	body := strings.Replace(ollamaBody("hi", nil), "llama3.1:8b", "qwen3:4b", 1)
 	r := do(t, tr, "POST", ollamaChatURL, body)
 	if r.status != http.StatusNotFound || string(r.body) != `{"error":"model 'qwen3:4b' not found"}` {
@@ -113,30 +116,30 @@ func TestOllamaUnknownModelIs404(t *testing.T) {
 
 // The new lessons on the wire: a cut at the token limit, the repeat stop.
 func TestOllamaLessonStreams(t *testing.T) {
-	limit, _ := LessonByName("token-limit")
-	repeat, _ := LessonByName("repeat-stop")
+	limit, _ := lessons.ByName("token-limit")
+	repeat, _ := lessons.ByName("repeat-stop")
 	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "read_file"}}}
 
-	_, lines := ollamaStreamLines(t, Config{}, ollamaBody(limit.Request, map[string]any{"tools": tools}))
+	_, lines := ollamaStreamLines(t, offline.Config{}, ollamaBody(limit.Request, map[string]any{"tools": tools}))
 	if len(lines) != 1 || !lines[0].Done || lines[0].DoneReason != "length" || lines[0].Message.Content != `{"name": "read_file", "parameters":` {
 		t.Errorf("native token-limit lines = %+v, want the cut call in the done line", lines)
 	}
-	_, lines = ollamaStreamLines(t, Config{}, ollamaBody(limit.Request, map[string]any{"format": "json"}))
+	_, lines = ollamaStreamLines(t, offline.Config{}, ollamaBody(limit.Request, map[string]any{"format": "json"}))
 	if f := lines[len(lines)-1]; !f.Done || f.DoneReason != "length" {
 		t.Errorf("json token-limit done line = %+v", f)
 	}
 
-	r, lines := ollamaStreamLines(t, Config{}, ollamaBody(repeat.Request, map[string]any{"format": "json"}))
+	r, lines := ollamaStreamLines(t, offline.Config{}, ollamaBody(repeat.Request, map[string]any{"format": "json"}))
 	n := len(lines)
-	if n < repeatLimit+1 || lines[n-1].Done || r.status != http.StatusOK {
+	if n < ollamaRepeatLimit+1 || lines[n-1].Done || r.status != http.StatusOK {
 		t.Fatalf("json repeat-stop: %d lines, last %+v; want no done line", n, lines[n-1])
 	}
-	for _, l := range lines[n-repeatLimit:] {
+	for _, l := range lines[n-ollamaRepeatLimit:] {
 		if l.Message.Content != "\n" {
 			t.Errorf("repeated token %q, want a newline", l.Message.Content)
 		}
 	}
-	r, lines = ollamaStreamLines(t, Config{}, ollamaBody(repeat.Request, map[string]any{"tools": tools}))
+	r, lines = ollamaStreamLines(t, offline.Config{}, ollamaBody(repeat.Request, map[string]any{"tools": tools}))
 	if len(lines) != 0 || r.status != http.StatusOK {
 		t.Errorf("native repeat-stop: %d %s, want an empty 200 stream", r.status, r.body)
 	}
@@ -147,7 +150,7 @@ func TestOllamaLessonStreams(t *testing.T) {
 func TestOllamaLatencyIsSpreadOverTokens(t *testing.T) {
 	const latency = 200 * time.Millisecond
 	start := time.Now()
-	_, lines := ollamaStreamLines(t, Config{Latency: latency}, ollamaBody("What's the capital of France?", nil))
+	_, lines := ollamaStreamLines(t, offline.Config{Latency: latency}, ollamaBody("What's the capital of France?", nil))
 	if took := time.Since(start); took < latency*9/10 {
 		t.Errorf("the stream took %v, want about %v", took, latency)
 	}
@@ -156,3 +159,7 @@ func TestOllamaLatencyIsSpreadOverTokens(t *testing.T) {
 		t.Errorf("prompt_eval %v, eval %v; want about half of %v each", final.PromptEvalDuration, final.EvalDuration, latency)
 	}
 }
+
+// ollamaRepeatLimit is how many equal tokens in a row Ollama sends before
+// its runner stops the generation (providers/ollama's repeatLimit).
+const ollamaRepeatLimit = 31

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 // Config tunes the simulation.
@@ -25,114 +27,122 @@ type Config struct {
 	// watch chunks arrive. Zero answers at once. The wait ends early when the
 	// request's context is cancelled.
 	Latency time.Duration
-	// AnyModel answers a call to any model name, where the simulated
-	// Ollama otherwise has only defaultOllamaModel: behind glassbox tap,
-	// an agent asks for the model it was set up with.
+	// AnyModel answers a call to any model name, where a simulated server
+	// otherwise has only its own: behind glassbox tap, an agent asks for
+	// the model it was set up with.
 	AnyModel bool
 }
 
-// ModelVersion is what the simulated Gemini reports as modelVersion, so no
+// ModelVersion is the model the simulated servers say answered, so no
 // payload ever pretends to come from a real model.
 const ModelVersion = "glassbox-offline-tutor"
 
 // maxBody is the largest request body the simulated servers accept.
 const maxBody = 32 << 20
 
-// Server is the simulated Gemini and Ollama API in one http.Handler. It
-// routes by URL path, whatever the host, so one Server answers both SDKs.
-// Its only state is the attempt counter of the rate-limit lesson.
+// An Emulator is one API's side of the simulation, written by the package
+// of the dialect that speaks it (a dialect.Descriptor carries it; the
+// dialects of one API share it): which paths it answers, and a handler for
+// them made for one Tutor. The handler reads a request into the neutral
+// conversation (a Folder, usually continued through a TurnCache), asks
+// the Tutor for the reply, and writes it in the API's own shapes.
+type Emulator struct {
+	// Name is the API's name, for the answer to a path no emulator claims.
+	Name string
+	// Paths are the paths it answers, as a person reads them
+	// ("POST /api/chat"), for that answer too.
+	Paths []string
+	// Claims reports whether a path (no query) is the API's. A path it
+	// claims but does not serve gets the API's own 404.
+	Claims func(path string) bool
+	// New makes the handler, once for each Server.
+	New func(t *Tutor) http.Handler
+}
+
+// Server is the simulation as one http.Handler: each request goes to the
+// emulator that claims its path, whatever the host, so one Server answers
+// every SDK.
 type Server struct {
-	cfg      Config
-	attempts attemptCounter
-	// Each dialect remembers the turns it has read: every request repeats
-	// the whole conversation, and reading it again each time made long
-	// sessions quadratic (see turnCache).
-	gemini geminiSide
-	ollama turnCache[ollamaTurns]
-	openAI turnCache[openAITurns]
-	// read counts the bytes of requests decoded or searched (requestBody).
-	read atomic.Int64
+	tutor  *Tutor
+	routes []route
+}
+
+type route struct {
+	emu     *Emulator
+	handler http.Handler
 }
 
 var _ http.Handler = (*Server)(nil)
 
-// NewHandler returns the simulated servers as an http.Handler, for
-// NewTransport or, when a learner wants to curl it, a real http.Server.
-func NewHandler(cfg Config) *Server {
-	return &Server{cfg: cfg, attempts: attemptCounter{seen: map[[32]byte]int{}}}
-}
-
-// ServeHTTP routes one request:
-//
-//	POST /v1beta/models/{model}:generateContent           Gemini
-//	POST /v1beta/models/{model}:streamGenerateContent     Gemini, SSE with ?alt=sse
-//	POST /api/chat                                        Ollama, NDJSON unless "stream": false
-//	POST /v1/chat/completions                             OpenAI-compatible, SSE with "stream": true
-//	GET  /api/tags, POST /api/show, GET /api/version      Ollama model info
-//	GET  /                                                "Ollama is running"
-//
-// Anything else is a 404 in the shape of the API the path belongs to.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p := r.URL.Path
-	switch {
-	case strings.Contains(p, "/models/") && strings.Contains(p, ":"):
-		s.serveGemini(w, r)
-	case strings.HasSuffix(p, "/chat/completions"):
-		if requireMethod(w, r, http.MethodPost) {
-			s.serveOpenAIChat(w, r)
-		}
-	case strings.HasSuffix(p, "/api/chat"):
-		if requireMethod(w, r, http.MethodPost) {
-			s.serveOllamaChat(w, r)
-		}
-	case strings.HasSuffix(p, "/api/tags"):
-		if requireMethod(w, r, http.MethodGet, http.MethodHead) {
-			serveOllamaTags(w)
-		}
-	case strings.HasSuffix(p, "/api/show"):
-		if requireMethod(w, r, http.MethodPost) {
-			s.serveOllamaShow(w, r)
-		}
-	case strings.HasSuffix(p, "/api/version"):
-		if requireMethod(w, r, http.MethodGet, http.MethodHead) {
-			writeJSON(w, http.StatusOK, map[string]string{"version": ollamaVersion})
-		}
-	case p == "/" || p == "":
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		io.WriteString(w, "Ollama is running (glassbox offline simulation)")
-	case strings.HasPrefix(p, "/v1"):
-		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
-			fmt.Sprintf("%s is not served by the glassbox offline simulation; it answers models/{model}:generateContent and :streamGenerateContent.", p), nil)
-	default:
-		writeOllamaError(w, http.StatusNotFound,
-			fmt.Sprintf("404 page not found: %s (the glassbox offline simulation serves /api/chat, /api/tags, /api/show and /api/version)", p))
-	}
-}
-
-// requireMethod answers 405 unless r uses one of methods.
-func requireMethod(w http.ResponseWriter, r *http.Request, methods ...string) bool {
-	for _, m := range methods {
-		if r.Method == m {
-			return true
+// NewHandler returns the simulated servers of emulators as an
+// http.Handler, for NewTransport or, when a learner wants to curl it, a
+// real http.Server. providers/backend passes every registered dialect's.
+func NewHandler(cfg Config, emulators ...*Emulator) *Server {
+	s := &Server{tutor: NewTutor(cfg)}
+	for _, e := range emulators {
+		if !slices.ContainsFunc(s.routes, func(r route) bool { return r.emu == e }) {
+			s.routes = append(s.routes, route{emu: e, handler: e.New(s.tutor)})
 		}
 	}
-	w.Header().Set("Allow", strings.Join(methods, ", "))
-	writeOllamaError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path))
-	return false
+	return s
 }
 
 // BytesRead is how many bytes of the requests it has served the
 // simulation has decoded or searched: each request's new turns, not the
-// conversation it repeats (requestBody). The tests and benchmarks that
-// hold long runs to linear work read it.
-func (s *Server) BytesRead() int64 { return s.read.Load() }
+// conversation it repeats (Body). The tests and benchmarks that hold long
+// runs to linear work read it.
+func (s *Server) BytesRead() int64 { return s.tutor.read.Load() }
 
-// request holds a body the simulation is about to read.
-func (s *Server) request(body []byte) requestBody { return requestBody{b: body, read: &s.read} }
+// ServeHTTP hands the request to the emulator that claims its path; a path
+// none claims gets a 404 that lists what the simulation serves.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for _, rt := range s.routes {
+		if rt.emu.Claims(r.URL.Path) {
+			rt.handler.ServeHTTP(w, r)
+			return
+		}
+	}
+	var served []string
+	for _, rt := range s.routes {
+		served = append(served, rt.emu.Name+": "+strings.Join(rt.emu.Paths, ", "))
+	}
+	WriteJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf(
+		"404 page not found: %s (the glassbox offline simulation serves %s)", r.URL.Path, strings.Join(served, "; "))})
+}
 
-// readBody reads a request body up to maxBody.
-func readBody(r *http.Request) ([]byte, error) {
+// Tutor is what every emulator of one Server shares: the tutor model that
+// decides each reply, the simulated latency, the rate-limit lesson's
+// attempt counter, and the count of request bytes read.
+type Tutor struct {
+	cfg      Config
+	attempts attemptCounter
+	// read counts the bytes of requests decoded or searched (Body).
+	read atomic.Int64
+}
+
+// NewTutor makes the tutor of one Server (NewHandler makes one for its
+// emulators; a test may ask one directly).
+func NewTutor(cfg Config) *Tutor {
+	return &Tutor{cfg: cfg, attempts: attemptCounter{seen: map[[32]byte]int{}}}
+}
+
+// Body holds a request body the emulator is about to read: what it reads
+// of it is counted (Server.BytesRead).
+func (t *Tutor) Body(raw []byte) Body { return Body{b: raw, read: &t.read} }
+
+// RequireMethod answers 405, in the {"error": "..."} shape the Ollama and
+// chat completions APIs share, unless r uses one of methods.
+func RequireMethod(w http.ResponseWriter, r *http.Request, methods ...string) bool {
+	if slices.Contains(methods, r.Method) {
+		return true
+	}
+	w.Header().Set("Allow", strings.Join(methods, ", "))
+	WriteJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)})
+	return false
+}
+
+// ReadBody reads a request body up to maxBody.
+func ReadBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
@@ -146,26 +156,59 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// modelCall is one parsed model call, whichever API it came through.
-type modelCall struct {
-	conv conversation
+// ModelCall is one model call read into the neutral conversation
+// (Folder.Call), whichever API it came through.
+type ModelCall struct {
+	conv Conversation
 	// tools is false when the request declared no tools (and, for Ollama,
 	// asked for no JSON format): the tutor can only answer in text.
 	tools bool
 	// size is the request body's length (the usage the simulation reports
 	// is reckoned from it).
 	size int
-	// turns sums the conversation the request carries (folder.turns): with
+	// turns sums the conversation the request carries (Folder.turns): with
 	// size, it keys the rate-limit counter and seeds the deterministic ids
 	// and signatures.
 	turns [sha256.Size]byte
 }
 
-// digest is a deterministic sum of the request for label: the same
+// Size is the request body's length.
+func (m ModelCall) Size() int { return m.size }
+
+// Request is the person's latest request the conversation holds, and Steps
+// what happened since: what the tutor decides from, for an emulator's
+// tests of its reading.
+func (m ModelCall) Request() string { return m.conv.request }
+
+// Steps are the assistant turns, tool results and the loop's feedback since
+// the request (Request).
+func (m ModelCall) Steps() []Turn { return m.conv.steps }
+
+// Misfired reports whether the model already produced, since the request,
+// something the loop could not use.
+func (m ModelCall) Misfired() bool { return m.conv.misfired() }
+
+// MCPTools are the MCP tools the request declares (Folder.Call).
+func (m ModelCall) MCPTools() []string { return m.conv.mcpTools }
+
+// Declaring is the call with the tools its request declares, each with
+// its parameters' JSON Schema: a foreign agent's tools (not glassbox's)
+// are driven by what they are for (foreign.go). An emulator passes every
+// tool it read.
+func (m ModelCall) Declaring(tools []DeclaredTool) ModelCall {
+	m.conv.roles = bindRoles(tools)
+	return m
+}
+
+// Say is en or ja, in the language of the request (the tutor answers in
+// it): for the words an emulator writes itself.
+func (m ModelCall) Say(en, ja string) string { return m.conv.lang.say(en, ja) }
+
+// Digest is a deterministic sum of the request for label: the same
 // conversation always gets the same ids, and no part of it is read again
 // to make them (a hash of the whole body on every call made long runs
 // quadratic).
-func (m modelCall) digest(label string) [sha256.Size]byte {
+func (m ModelCall) Digest(label string) [sha256.Size]byte {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00", label, m.size)
 	h.Write(m.turns[:])
@@ -174,34 +217,59 @@ func (m modelCall) digest(label string) [sha256.Size]byte {
 	return sum
 }
 
-// errFault is returned by prepare when the lesson answers with an HTTP
-// error instead of a model reply.
-type errFault struct {
+// CallID is a deterministic id for the reply's tool call number index, in
+// the form Ollama and the chat completions API use: "call_" and 8
+// characters of [a-z0-9].
+func (m ModelCall) CallID(index int) string {
+	sum := m.Digest(fmt.Sprintf("glassbox offline call %d", index))
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	id := []byte("call_")
+	for _, b := range sum[:8] {
+		id = append(id, alphabet[int(b)%len(alphabet)])
+	}
+	return string(id)
+}
+
+// Fault is the error Answer returns when the lesson answers with an HTTP
+// error instead of a model reply; the emulator writes it in its API's own
+// error shape.
+type Fault struct {
 	status int
 	fault  fault
 }
 
-func (e errFault) Error() string { return fmt.Sprintf("simulated HTTP %d", e.status) }
+func (e Fault) Error() string { return fmt.Sprintf("simulated HTTP %d", e.status) }
 
-// prepare waits out the simulated latency (or the part of it before the
-// first byte), then decides: a fault the lesson demonstrates, or the tutor's
-// reply. It returns ctx's error when the caller gave up while waiting.
-func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (reply, error) {
-	if err := sleep(ctx, wait); err != nil {
-		return reply{}, err
+// Status is the HTTP status to answer with: 429, 503 or 404.
+func (e Fault) Status() int { return e.status }
+
+// UnknownModel says the lesson's server does not have the model (404).
+func (e Fault) UnknownModel() bool { return e.fault == faultUnknownModel }
+
+// Overloaded says the service is down (503); otherwise it is rate
+// limited (429).
+func (e Fault) Overloaded() bool { return e.fault == faultOutage }
+
+// Answer waits out the simulated latency (or the part of it before the
+// first byte), then decides: a Fault the lesson demonstrates, or the
+// tutor's reply. It returns ctx's error when the caller gave up while
+// waiting.
+func (t *Tutor) Answer(ctx context.Context, m ModelCall, wait time.Duration) (Reply, error) {
+	if err := Sleep(ctx, wait); err != nil {
+		return Reply{}, err
 	}
-	if l, ok := lessonForRequest(m.conv.request); ok {
-		switch l.fault {
+	if l, ok := lessons.ForRequest(m.conv.request); ok {
+		switch faults[l.Name] {
 		case faultOutage:
-			return reply{}, errFault{http.StatusServiceUnavailable, faultOutage}
+			return Reply{}, Fault{http.StatusServiceUnavailable, faultOutage}
 		case faultUnknownModel:
-			return reply{}, errFault{http.StatusNotFound, faultUnknownModel}
+			return Reply{}, Fault{http.StatusNotFound, faultUnknownModel}
 		case faultRateLimitFirst:
 			// Only the lesson's first model call is limited, and only on
 			// every other attempt of the same request: the loop's retry
 			// succeeds, and running the lesson again shows the 429 again.
-			if len(m.conv.steps) == 0 && s.attempts.next(m.digest("glassbox offline attempt"))%2 == 0 {
-				return reply{}, errFault{http.StatusTooManyRequests, faultRateLimitFirst}
+			if len(m.conv.steps) == 0 && t.attempts.next(m.Digest("glassbox offline attempt"))%2 == 0 {
+				return Reply{}, Fault{http.StatusTooManyRequests, faultRateLimitFirst}
 			}
 		}
 	}
@@ -221,30 +289,31 @@ func (s *Server) prepare(ctx context.Context, m modelCall, wait time.Duration) (
 	return r, nil
 }
 
-// apiErrors writes a lesson's faults in one API's own error shape.
-type apiErrors struct {
-	notFound func() // the model is unknown
-	// fault writes status with msg, overloaded (503) or rate limited (429).
-	fault func(status int, overloaded bool)
+// APIErrors writes a lesson's faults in one API's own error shape.
+type APIErrors struct {
+	// NotFound writes the API's 404 for a model it does not have.
+	NotFound func()
+	// Fault writes status, overloaded (503) or rate limited (429).
+	Fault func(status int, overloaded bool)
 }
 
-// wrote answers err from prepare: a lesson's fault is written (with
+// Wrote answers err from Answer: a lesson's fault is written (with
 // Retry-After: 1 where the client may come back); a caller that gave up
 // gets nothing. It reports whether the call ends here.
-func (a apiErrors) wrote(w http.ResponseWriter, err error) bool {
-	var f errFault
+func (a APIErrors) Wrote(w http.ResponseWriter, err error) bool {
+	var f Fault
 	switch {
-	case errors.As(err, &f) && f.fault == faultUnknownModel:
-		a.notFound()
+	case errors.As(err, &f) && f.UnknownModel():
+		a.NotFound()
 	case errors.As(err, &f):
 		w.Header().Set("Retry-After", "1")
-		a.fault(f.status, f.fault == faultOutage)
+		a.Fault(f.status, f.Overloaded())
 	}
 	return err != nil
 }
 
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d or until ctx ends.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -258,21 +327,27 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// chunkDelay spreads the second half of the latency over n chunks.
-func (s *Server) chunkDelay(n int) time.Duration {
-	if n <= 1 || s.cfg.Latency <= 0 {
-		return 0
-	}
-	return s.cfg.Latency / 2 / time.Duration(n-1)
+// ModelKnown reports whether the simulated server has model: its own
+// (known), or any name with Config.AnyModel.
+func (t *Tutor) ModelKnown(model string, known ...string) bool {
+	return t.cfg.AnyModel || slices.Contains(known, model)
 }
 
-// firstByteDelay is the part of the latency before the response headers:
-// all of it for a single answer, half of it for a stream.
-func (s *Server) firstByteDelay(stream bool) time.Duration {
-	if stream {
-		return s.cfg.Latency / 2
+// ChunkDelay spreads the second half of the latency over n chunks.
+func (t *Tutor) ChunkDelay(n int) time.Duration {
+	if n <= 1 || t.cfg.Latency <= 0 {
+		return 0
 	}
-	return s.cfg.Latency
+	return t.cfg.Latency / 2 / time.Duration(n-1)
+}
+
+// FirstByteDelay is the part of the latency before the response headers:
+// all of it for a single answer, half of it for a stream.
+func (t *Tutor) FirstByteDelay(stream bool) time.Duration {
+	if stream {
+		return t.cfg.Latency / 2
+	}
+	return t.cfg.Latency
 }
 
 // attemptCounter counts attempts per request body; it belongs to one Server
@@ -291,8 +366,8 @@ func (a *attemptCounter) next(key [32]byte) int {
 	return n
 }
 
-// writeJSON writes v as a JSON body with its Content-Length.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON writes v as a JSON body with its Content-Length.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
@@ -304,13 +379,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(b)
 }
 
-// isCanceled reports whether err is a context cancellation or deadline.
-func isCanceled(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
-// tokens estimates a token count the way the simulation reports usage:
+// Tokens estimates a token count the way the simulation reports usage:
 // about four bytes per token, at least one.
-func tokens(n int) int {
+func Tokens(n int) int {
 	return max(1, n/4)
 }

@@ -13,15 +13,15 @@ import (
 // the simulated servers in this process: no sockets, no ports, any host.
 // Give it to the SDKs as their HTTP client's Transport:
 //
-//	hc := &http.Client{Transport: offline.NewTransport(offline.Config{})}
+//	hc := &http.Client{Transport: offline.NewTransport(offline.Config{}, &gemini.Emulator, &ollama.Emulator)}
 //	genai.NewClient(ctx, &genai.ClientConfig{APIKey: "offline", HTTPClient: hc,
 //		HTTPOptions: genai.HTTPOptions{BaseURL: "http://offline.invalid"}})
 //	api.NewClient(&url.URL{Scheme: "http", Host: "offline.invalid"}, hc)
 //
 // The response body streams: each chunk the handler flushes arrives as its
 // own read, so a wire capture sees the same chunk timing a network would show.
-func NewTransport(cfg Config) http.RoundTripper {
-	return &Transport{Handler: NewHandler(cfg)}
+func NewTransport(cfg Config, emulators ...*Emulator) http.RoundTripper {
+	return &Transport{Handler: NewHandler(cfg, emulators...)}
 }
 
 // Transport runs an http.Handler in-process for each request.

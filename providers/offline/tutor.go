@@ -6,39 +6,41 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
-// reply is the tutor's decision for one model call, before it is encoded in
+// Reply is the tutor's decision for one model call, before it is encoded in
 // a wire dialect.
-type reply struct {
-	// thought is the reasoning shown in JSON mode ("thought") and, when the
-	// request asks for thoughts, as a Gemini thought part.
-	thought string
-	// calls are the tool calls to make (empty for a final answer).
-	calls []toolCall
-	// text is the final answer.
-	text string
-	// misfire asks for the dialect's own kind of unusable reply: broken
+type Reply struct {
+	// Thought is the reasoning shown in JSON mode ("Thought") and, when the
+	// request asks for thoughts, as a Gemini Thought part.
+	Thought string
+	// Calls are the tool Calls to make (empty for a final answer).
+	Calls []ToolCall
+	// Text is the final answer.
+	Text string
+	// Misfire asks for the dialect's own kind of unusable reply: broken
 	// JSON in JSON mode, MALFORMED_FUNCTION_CALL on Gemini.
-	misfire bool
-	// cut asks for a tool call cut at the token limit: Ollama's done_reason
+	Misfire bool
+	// Cut asks for a tool call Cut at the token limit: Ollama's done_reason
 	// "length" (native mode: the unfinished call as text in the done line),
 	// Gemini's finishReason MAX_TOKENS with no parts.
-	cut bool
-	// repeatStop asks for Ollama's token-repeat stop: the reply's tokens,
+	Cut bool
+	// RepeatStop asks for Ollama's token-repeat stop: the reply's tokens,
 	// then the same token 31 times, then a clean end of the stream with no
 	// done:true line. Gemini has no such stop.
-	repeatStop bool
+	RepeatStop bool
 }
 
-func callReply(thought string, calls ...toolCall) reply {
-	return reply{thought: thought, calls: calls}
+func callReply(thought string, calls ...ToolCall) Reply {
+	return Reply{Thought: thought, Calls: calls}
 }
 
 // finalReply is a final answer. Its thought is the answer's usual one, in
 // the request's language (decide fills it in).
-func finalReply(text string) reply {
-	return reply{text: text}
+func finalReply(text string) Reply {
+	return Reply{Text: text}
 }
 
 // answerThought is the thought that goes with a final answer.
@@ -50,17 +52,17 @@ func answerThought(l language) string {
 // A lesson's request runs its script; anything else goes to the intent
 // matcher; what that does not understand gets an honest explanation. The
 // reply is in the language of the request (c.lang).
-func decide(c conversation) reply {
-	var r reply
-	if l, ok := lessonForRequest(c.request); ok && l.script != nil {
-		r = l.script(c)
+func decide(c Conversation) Reply {
+	var r Reply
+	if l, ok := lessons.ForRequest(c.request); ok && scripts[l.Name] != nil {
+		r = scripts[l.Name](c)
 	} else if in := matchIntent(c.request); in.kind != intentNone {
 		r = in.script(c)
 	} else {
 		r = finalReply(fallbackText(c.lang))
 	}
-	if r.thought == "" && len(r.calls) == 0 {
-		r.thought = answerThought(c.lang)
+	if r.Thought == "" && len(r.Calls) == 0 {
+		r.Thought = answerThought(c.lang)
 	}
 	return r
 }
@@ -68,12 +70,12 @@ func decide(c conversation) reply {
 // withoutTools rewrites a reply for a request that declared no tools: the
 // tutor cannot call anything, so it says, in language l, what it would have
 // done.
-func withoutTools(r reply, l language) reply {
-	if len(r.calls) == 0 && !r.misfire {
+func withoutTools(r Reply, l language) Reply {
+	if len(r.Calls) == 0 && !r.Misfire {
 		return r
 	}
 	var names []string
-	for _, c := range r.calls {
+	for _, c := range r.Calls {
 		b, _ := c.Args.MarshalJSON()
 		names = append(names, c.Name+string(b))
 	}
@@ -81,7 +83,7 @@ func withoutTools(r reply, l language) reply {
 	if len(names) > 0 {
 		next = l.sayf("call %s", " %s を呼び出す", strings.Join(names, l.say(" and ", " と ")))
 	}
-	return reply{thought: answerThought(l), text: l.sayf("(offline tutor) This request declared no tools, so I can only answer in text. "+
+	return Reply{Thought: answerThought(l), Text: l.sayf("(offline tutor) This request declared no tools, so I can only answer in text. "+
 		"With tools I would now %s.",
 		"(オフラインのチューター) このリクエストはツールを宣言していないので、テキストで答えることしかできません。"+
 			"ツールがあれば、ここで%sところです。", next)}
@@ -206,7 +208,7 @@ func commandIn(text string, files []string) string {
 func (in intent) say(en, ja string) string { return in.lang.say(en, ja) }
 
 // script runs the simple script for the intent.
-func (in intent) script(c conversation) reply {
+func (in intent) script(c Conversation) Reply {
 	switch in.kind {
 	case intentList:
 		return in.listScript(c)
@@ -226,11 +228,11 @@ func (in intent) note(en, ja string) string {
 	return "\n" + in.say("(offline tutor: I read your request as "+en+".)", "(オフラインのチューター: 「"+ja+"」と解釈しました)")
 }
 
-func (in intent) listScript(c conversation) reply {
+func (in intent) listScript(c Conversation) Reply {
 	r, done := c.resultFor("list_files", "", "")
 	if !done {
 		return callReply(in.say("The person wants to see the files.", "ファイルの一覧を見たいという依頼です。"),
-			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+			ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 	}
 	if r.IsError {
 		return finalReply(in.say("I could not list the files: ", "ファイル一覧を取得できませんでした: ") + in.lang.cite(firstLine(r.Content)))
@@ -244,13 +246,13 @@ func (in intent) listScript(c conversation) reply {
 // name before its extension, is the same in any case. While the listing is
 // not there yet it returns the reply that asks for it; a name no file has
 // ends the turn with the files that do exist.
-func (in intent) named(c conversation) ([]string, *reply) {
+func (in intent) named(c Conversation) ([]string, *Reply) {
 	list, listed := c.resultFor("list_files", "", "")
 	names := strings.Join(in.names, ", ")
 	if !listed {
 		r := callReply(in.lang.sayf("The person named %s without an extension; the file list will tell me which file that is.",
 			"%s は拡張子なしで指定されているので、ファイル一覧を見てどのファイルのことかを確かめます。", names),
-			toolCall{Name: "list_files", Args: args{{"path", "."}}})
+			ToolCall{Name: "list_files", Args: Args{{"path", "."}}})
 		return nil, &r
 	}
 	if list.IsError {
@@ -276,7 +278,7 @@ func (in intent) named(c conversation) ([]string, *reply) {
 	return files, nil
 }
 
-func (in intent) readScript(c conversation) reply {
+func (in intent) readScript(c Conversation) Reply {
 	files := in.files
 	if len(files) == 0 {
 		found, next := in.named(c)
@@ -290,7 +292,7 @@ func (in intent) readScript(c conversation) reply {
 	}
 	missing := c.missingReads(files)
 	if len(missing) > 0 {
-		if c.dialect == dialectLlamaJSON {
+		if c.quirks.OneCallPerReply {
 			missing = missing[:1]
 		}
 		return callReply(in.lang.sayf("The person wants to see %s.", "%s を見たいという依頼です。", strings.Join(files, ", ")), missing...)
@@ -308,7 +310,7 @@ func (in intent) readScript(c conversation) reply {
 	return finalReply(b.String() + in.note("\"read "+strings.Join(files, ", ")+"\"", strings.Join(files, ", ")+" を読む"))
 }
 
-func (in intent) writeScript(c conversation) reply {
+func (in intent) writeScript(c Conversation) Reply {
 	if len(in.files) == 0 {
 		return finalReply(in.say("Which file should I write? Name it, for example: create notes/ideas.txt.",
 			"どのファイルに書けばよいですか？ 例: notes/ideas.txt を作成して") + in.note("\"write a file\"", "ファイルを書く"))
@@ -318,7 +320,7 @@ func (in intent) writeScript(c conversation) reply {
 	if !done {
 		return callReply(in.lang.sayf("Writing %s changes the workspace, so the person will be asked to approve it.",
 			"%s を書くとワークスペースが変わるので、人に承認を求めます。", f),
-			toolCall{Name: "write_file", Args: args{{"path", f}, {"content", contentFor(f)}}})
+			ToolCall{Name: "write_file", Args: Args{{"path", f}, {"content", contentFor(f)}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
@@ -344,7 +346,7 @@ func contentFor(name string) string {
 	return "Written by the glassbox offline tutor.\n"
 }
 
-func (in intent) runScript(c conversation) reply {
+func (in intent) runScript(c Conversation) Reply {
 	if in.command == "" {
 		return finalReply(in.say("Which command should I run? Put it in backticks, for example: run `python3 hello.py`.",
 			"どのコマンドを実行しますか？ 例: `python3 hello.py` を実行して") + in.note("\"run a command\"", "コマンドを実行"))
@@ -352,7 +354,7 @@ func (in intent) runScript(c conversation) reply {
 	r, done := c.resultFor("execute_command", "command", in.command)
 	if !done {
 		return callReply(in.say("Running a command needs the person's approval.", "コマンドの実行には人の承認が要ります。"),
-			toolCall{Name: "execute_command", Args: args{{"command", in.command}}})
+			ToolCall{Name: "execute_command", Args: Args{{"command", in.command}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
@@ -364,7 +366,7 @@ func (in intent) runScript(c conversation) reply {
 		in.note("\"run "+in.command+"\"", in.command+" を実行"))
 }
 
-func (in intent) deleteScript(c conversation) reply {
+func (in intent) deleteScript(c Conversation) Reply {
 	if len(in.files) == 0 {
 		return finalReply(in.say("Which file should I delete? Name it, for example: delete old_log.txt.",
 			"どのファイルを削除しますか？ 例: old_log.txt を削除して") + in.note("\"delete a file\"", "ファイルを削除"))
@@ -374,7 +376,7 @@ func (in intent) deleteScript(c conversation) reply {
 	r, done := c.resultFor("execute_command", "command", command)
 	if !done {
 		return callReply(in.say("Deleting is a shell command; the person will be asked to approve it.", "削除はシェルのコマンドなので、人に承認を求めます。"),
-			toolCall{Name: "execute_command", Args: args{{"command", command}}})
+			ToolCall{Name: "execute_command", Args: Args{{"command", command}}})
 	}
 	switch {
 	case r.IsError && isDenial(r.Content):
@@ -389,19 +391,19 @@ func (in intent) deleteScript(c conversation) reply {
 // tutor does not know.
 func fallbackText(l language) string {
 	var names []string
-	for _, lesson := range Lessons() {
+	for _, lesson := range lessons.All() {
 		names = append(names, lesson.Name)
 	}
-	lessons := strings.Join(names, ", ")
+	known := strings.Join(names, ", ")
 	if l == japanese {
 		return "これは glassbox のオフライン・シミュレーションです。本物のモデルは動いておらず、台本どおりに答えるチューターが応答しています。" +
-			"わかるのは同梱のレッスン (" + lessons + "。`glassbox lessons` で一覧、--lesson NAME で開始) と、" +
+			"わかるのは同梱のレッスン (" + known + "。`glassbox lessons` で一覧、--lesson NAME で開始) と、" +
 			"ファイルの一覧・読む・書く・実行・削除といった簡単な依頼 (例: 「hello.pyを読んで」) だけです。\n" +
 			"本物のモデルと話すには: GEMINI_API_KEY=... go run . --provider gemini、" +
 			"または Ollama を起動して (ollama pull llama3.1:8b) go run . --provider llama。"
 	}
 	return "This is glassbox's offline simulation: no real model is running, and a scripted tutor is answering. " +
-		"It only knows the bundled lessons (" + lessons + "; `glassbox lessons` lists them, --lesson NAME starts one) " +
+		"It only knows the bundled lessons (" + known + "; `glassbox lessons` lists them, --lesson NAME starts one) " +
 		"and simple requests to list, read, write, run or delete files, such as \"read hello.py\".\n" +
 		"To talk to a real model: GEMINI_API_KEY=... go run . --provider gemini, " +
 		"or start Ollama (ollama pull llama3.1:8b) and run go run . --provider llama."

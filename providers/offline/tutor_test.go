@@ -1,47 +1,44 @@
 package offline
 
 import (
-	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-	"google.golang.org/genai"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 )
 
 func TestNewConversationFindsTheRequest(t *testing.T) {
-	user := func(s string) item { return item{kind: itemUser, text: s} }
-	final := item{kind: itemAssistant, text: "done"}
-	calls := item{kind: itemAssistant, calls: []toolCall{{Name: "list_files"}}}
-	broken := item{kind: itemAssistant, text: "{oops", malformed: true}
-	result := item{kind: itemResult, result: toolResult{Name: "list_files", Content: "a.txt"}}
+	user := func(s string) Turn { return Turn{Kind: TurnUser, Text: s} }
+	final := Turn{Kind: TurnAssistant, Text: "done"}
+	calls := Turn{Kind: TurnAssistant, Calls: []ToolCall{{Name: "list_files"}}}
+	broken := Turn{Kind: TurnAssistant, Text: "{oops", Malformed: true}
+	result := Turn{Kind: TurnResult, Result: ToolResult{Name: "list_files", Content: "a.txt"}}
 	tests := []struct {
 		name      string
-		items     []item
+		items     []Turn
 		request   string
 		feedbacks int
 	}{
-		{"first message", []item{user("  list files  ")}, "list files", 0},
-		{"after a final answer", []item{user("one"), final, user("two")}, "two", 0},
-		{"feedback after a malformed reply, any wording", []item{user("one"), broken, user("try again")}, "one", 1},
-		{"feedback wording after an unfinished turn", []item{user("one"), calls, result, user(feedbackText("bad"))}, "one", 1},
-		{"feedback with the malformed turn dropped", []item{user("one"), user("Your last reply could not be used: finishReason MALFORMED_FUNCTION_CALL")}, "one", 1},
-		{"new request after a halted turn", []item{user("one"), calls, result, user("read hello.py")}, "read hello.py", 0},
-		{"new request after a provider failure", []item{user("one"), user("two")}, "two", 0},
-		{"feedback-like words after a final answer are a request", []item{user("one"), final, user("your last reply was wrong")}, "your last reply was wrong", 0},
-		{"no user text", []item{result}, "", 0},
+		{"first message", []Turn{user("  list files  ")}, "list files", 0},
+		{"after a final answer", []Turn{user("one"), final, user("two")}, "two", 0},
+		{"feedback after a malformed reply, any wording", []Turn{user("one"), broken, user("try again")}, "one", 1},
+		{"feedback wording after an unfinished turn", []Turn{user("one"), calls, result, user(feedbackText("bad"))}, "one", 1},
+		{"feedback with the malformed turn dropped", []Turn{user("one"), user("Your last reply could not be used: finishReason MALFORMED_FUNCTION_CALL")}, "one", 1},
+		{"new request after a halted turn", []Turn{user("one"), calls, result, user("read hello.py")}, "read hello.py", 0},
+		{"new request after a provider failure", []Turn{user("one"), user("two")}, "two", 0},
+		{"feedback-like words after a final answer are a request", []Turn{user("one"), final, user("your last reply was wrong")}, "your last reply was wrong", 0},
+		{"no user text", []Turn{result}, "", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newConversation(dialectGemini, tc.items)
+			c := newConversation(nil, tc.items)
 			if c.request != tc.request {
 				t.Errorf("request = %q, want %q", c.request, tc.request)
 			}
 			n := 0
 			for _, s := range c.steps {
-				if s.kind == itemFeedback {
+				if s.Kind == TurnFeedback {
 					n++
 				}
 			}
@@ -53,57 +50,27 @@ func TestNewConversationFindsTheRequest(t *testing.T) {
 }
 
 func TestNewConversationPairsResults(t *testing.T) {
-	a := toolCall{ID: "call_a", Name: "read_file", Args: args{{"path", "a.txt"}}}
-	b := toolCall{ID: "call_b", Name: "read_file", Args: args{{"path", "b.txt"}}}
+	a := ToolCall{ID: "call_a", Name: "read_file", Args: Args{{"path", "a.txt"}}}
+	b := ToolCall{ID: "call_b", Name: "read_file", Args: Args{{"path", "b.txt"}}}
 	tests := []struct {
 		name    string
-		results []toolResult
+		results []ToolResult
 	}{
-		{"by id, out of order", []toolResult{{CallID: "call_b", Name: "read_file", Content: "B"}, {CallID: "call_a", Name: "read_file", Content: "A"}}},
-		{"by order without ids", []toolResult{{Name: "read_file", Content: "A"}, {Name: "read_file", Content: "B"}}},
+		{"by id, out of order", []ToolResult{{CallID: "call_b", Name: "read_file", Content: "B"}, {CallID: "call_a", Name: "read_file", Content: "A"}}},
+		{"by order without ids", []ToolResult{{Name: "read_file", Content: "A"}, {Name: "read_file", Content: "B"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			items := []item{{kind: itemUser, text: "go"}, {kind: itemAssistant, calls: []toolCall{a, b}}}
+			items := []Turn{{Kind: TurnUser, Text: "go"}, {Kind: TurnAssistant, Calls: []ToolCall{a, b}}}
 			for _, r := range tc.results {
-				items = append(items, item{kind: itemResult, result: r})
+				items = append(items, Turn{Kind: TurnResult, Result: r})
 			}
-			c := newConversation(dialectLlamaNative, items)
+			c := newConversation(nil, items)
 			for file, want := range map[string]string{"a.txt": "A", "b.txt": "B"} {
 				r, ok := c.resultFor("read_file", "path", "./"+file)
 				if !ok || r.Content != want {
 					t.Errorf("result for %s = %q, %v; want %q", file, r.Content, ok, want)
 				}
-			}
-		})
-	}
-}
-
-func TestParseJSONReply(t *testing.T) {
-	tests := []struct {
-		name     string
-		text     string
-		ok       bool
-		toolName string
-	}{
-		{"tool call", `{"thought": "t", "tool_call": {"name": "read_file", "input": {"path": "a"}}}`, true, "read_file"},
-		{"response", `{"thought": "t", "response": "hi"}`, true, ""},
-		{"code fence and prose", "Here you go:\n```json\n{\"response\": \"hi\"}\n```", true, ""},
-		{"missing closing brace", brokenJSONReply(english, reply{thought: "t"}), false, ""},
-		{"missing closing brace, in Japanese", brokenJSONReply(japanese, reply{thought: "読みます"}), false, ""},
-		{"a Japanese tool call", `{"thought": "一覧を見ます。", "tool_call": {"name": "list_files", "input": {"path": "."}}}`, true, "list_files"},
-		{"neither key", `{"thought": "hmm"}`, false, ""},
-		{"no object", "just words", false, ""},
-		{"empty", "", false, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r, ok := parseJSONReply(tc.text)
-			if ok != tc.ok {
-				t.Fatalf("ok = %v, want %v", ok, tc.ok)
-			}
-			if tc.toolName != "" && (r.ToolCall == nil || r.ToolCall.Name != tc.toolName) {
-				t.Errorf("tool call = %+v, want %s", r.ToolCall, tc.toolName)
 			}
 		})
 	}
@@ -145,98 +112,6 @@ func TestMatchIntent(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestFreeFormRequests drives the intent scripts through every dialect.
-func TestFreeFormRequests(t *testing.T) {
-	readHello := call("read_file", "path", "hello.py")
-	tests := []struct {
-		request string
-		setup   func(*world)
-		calls   map[string][]string
-		final   []string
-	}{
-		{request: "ファイル一覧を見せて", calls: map[string][]string{"": {call("list_files", "path", ".")}},
-			final: []string{"ワークスペースのファイル一覧です", "    hello.py", "ファイル一覧」と解釈しました"}},
-		{request: "list the files", calls: map[string][]string{"": {call("list_files", "path", ".")}},
-			final: []string{"Here is what list_files returned", "    notes/todo.txt"}},
-		{request: "hello.pyを読んで", calls: map[string][]string{"": {readHello}},
-			final: []string{"hello.py (6 行):", "def greet(name):"}},
-		{request: "read hello.py and README.md",
-			calls: map[string][]string{"": {readHello, call("read_file", "path", "README.md")}},
-			final: []string{"hello.py (6 lines):", "README.md (3 lines):", "# Sample project"}},
-		{request: "show me the README", calls: map[string][]string{"": {call("list_files", "path", "."), call("read_file", "path", "README.md")}},
-			final: []string{"README.md (3 lines):", "# Sample project"}},
-		{request: "read the Makefile", calls: map[string][]string{"": {call("list_files", "path", ".")}},
-			final: []string{"No file here is called Makefile. The files: README.md, hello.py"}},
-		{request: "read missing.txt", calls: map[string][]string{"": {call("read_file", "path", "missing.txt")}},
-			final: []string{"I could not read missing.txt: ", "open missing.txt: no such file or directory"}},
-		{request: "please delete old_log.txt", calls: map[string][]string{"": {call("execute_command", "command", "rm old_log.txt")}},
-			final: []string{"Deleted old_log.txt."}},
-		{request: "old_log.txtを削除して", setup: func(w *world) { w.approve = false },
-			calls: map[string][]string{"": {call("execute_command", "command", "rm old_log.txt")}},
-			final: []string{"拒否されたので old_log.txt は残してあります。"}},
-		{request: "create notes/ideas.txt",
-			calls: map[string][]string{"": {call("write_file", "path", "notes/ideas.txt", "content", "Written by the glassbox offline tutor.\n")}},
-			final: []string{"I wrote notes/ideas.txt"}},
-		{request: "hello.pyを実行して", calls: map[string][]string{"": {call("execute_command", "command", "python3 hello.py")}},
-			final: []string{"`python3 hello.py` の出力:", "Hello, world!"}},
-		{request: "run `ls -la`", calls: map[string][]string{"": {call("execute_command", "command", "ls -la")}},
-			final: []string{"`ls -la` failed:", "unsupported command"}},
-		{request: "delete something for me", final: []string{"Which file should I delete?"}},
-		{request: "What's the capital of France?",
-			final: []string{"offline simulation", "no real model is running", "tour, write-file, run-command", "outage",
-				"GEMINI_API_KEY=... go run . --provider gemini", "ollama pull llama3.1:8b", "--provider llama"}},
-		{request: "今日の天気は？", final: []string{"オフライン・シミュレーション", "GEMINI_API_KEY=... go run . --provider gemini"}},
-	}
-	for _, tc := range tests {
-		for _, p := range players() {
-			t.Run(tc.request+"/"+p.name, func(t *testing.T) {
-				w := newWorld()
-				if tc.setup != nil {
-					tc.setup(w)
-				}
-				tx := p.play(t, w, tc.request)
-				if got, want := tx.calls, forFamily(tc.calls, p.family); !slices.Equal(got, want) {
-					t.Errorf("calls:\n got %q\nwant %q", got, want)
-				}
-				for _, want := range tc.final {
-					if !strings.Contains(tx.final, want) {
-						t.Errorf("final answer lacks %q:\n%s", want, tx.final)
-					}
-				}
-			})
-		}
-	}
-}
-
-// TestNoToolsDeclared: without tools the tutor answers in text and says
-// what it would have called.
-func TestNoToolsDeclared(t *testing.T) {
-	tour, _ := LessonByName("tour")
-	ctx := context.Background()
-	t.Run("ollama plain chat", func(t *testing.T) {
-		msg, err := ollamaChat(ctx, newOllama(NewTransport(Config{})), &api.ChatRequest{Model: "llama3.1:8b",
-			Messages: []api.Message{{Role: "user", Content: tour.Request}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(msg.ToolCalls) > 0 || !strings.Contains(msg.Content, "declared no tools") || !strings.Contains(msg.Content, `list_files{"path":"."}`) {
-			t.Errorf("reply = %+v", msg)
-		}
-	})
-	t.Run("gemini without declarations", func(t *testing.T) {
-		resp, err := newGenai(t, NewTransport(Config{})).Models.GenerateContent(ctx, "gemini-2.5-flash",
-			genai.Text(tour.Request), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts := resp.Candidates[0].Content.Parts
-		if len(parts) != 1 || parts[0].FunctionCall != nil || !strings.Contains(parts[0].Text, "declared no tools") {
-			b, _ := json.Marshal(parts)
-			t.Errorf("parts = %s", b)
-		}
-	})
 }
 
 // TestReadingToolResults: the scripts read results however the tools and
@@ -292,9 +167,33 @@ func TestReadingToolResults(t *testing.T) {
 			"The person denied this call.": true, `{"error": "boom"}`: true, `{"is_error": true, "content": "x"}`: true,
 			"Hello, world!": false, "# Title\n\nAccess was denied in 1999.": false, "a.txt\nb.txt": false,
 		} {
-			if got := looksLikeErrorText(in); got != want {
+			if got := LooksLikeErrorText(in); got != want {
 				t.Errorf("looksLikeErrorText(%q) = %v, want %v", in, got, want)
 			}
 		}
 	})
+}
+
+// Every lesson of the catalogue has a script here, or a fault it answers
+// with instead; and its request is not mistaken for the loop's feedback.
+func TestEveryLessonIsPlayed(t *testing.T) {
+	for _, l := range lessons.All() {
+		if scripts[l.Name] == nil && faults[l.Name] != faultOutage && faults[l.Name] != faultUnknownModel {
+			t.Errorf("lesson %q has no script", l.Name)
+		}
+		if looksLikeFeedback(l.Request) || looksLikeFeedback(l.RequestJA) {
+			t.Errorf("lesson %q's request reads like loop feedback", l.Name)
+		}
+	}
+	for name := range scripts {
+		if _, ok := lessons.ByName(name); !ok {
+			t.Errorf("a script for %q, which the catalogue does not have", name)
+		}
+	}
+}
+
+// feedbackText is how the loop words its note about a reply it could not
+// use.
+func feedbackText(why string) string {
+	return "Your last reply could not be parsed: " + why + ". Reply again with exactly one valid tool call or a final answer."
 }

@@ -1,4 +1,4 @@
-package offline
+package offline_test
 
 import (
 	"bufio"
@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/ollama/ollama/api"
 	"google.golang.org/genai"
 )
@@ -100,7 +103,7 @@ func TestBadRequests(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := do(t, NewTransport(Config{}), tc.method, tc.url, tc.body)
+			r := do(t, backend.SimulatedTransport(offline.Config{}), tc.method, tc.url, tc.body)
 			if r.status != tc.status {
 				t.Errorf("status = %d, want %d (%s)", r.status, tc.status, r.body)
 			}
@@ -129,8 +132,8 @@ func TestBadRequests(t *testing.T) {
 }
 
 func TestFaultHeadersAndBodies(t *testing.T) {
-	rate, _ := LessonByName("rate-limit")
-	outage, _ := LessonByName("outage")
+	rate, _ := lessons.ByName("rate-limit")
+	outage, _ := lessons.ByName("outage")
 	tests := []struct {
 		name, url, body string
 		status          int
@@ -145,7 +148,7 @@ func TestFaultHeadersAndBodies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := do(t, NewTransport(Config{}), "POST", tc.url, tc.body)
+			r := do(t, backend.SimulatedTransport(offline.Config{}), "POST", tc.url, tc.body)
 			if r.status != tc.status || r.header.Get("Retry-After") != "1" {
 				t.Errorf("status %d Retry-After %q, want %d and 1", r.status, r.header.Get("Retry-After"), tc.status)
 			}
@@ -162,9 +165,9 @@ func TestFaultHeadersAndBodies(t *testing.T) {
 // TestRateLimitCountsPerTransport: each transport has its own counter, and
 // only the lesson's first model call is limited.
 func TestRateLimitCountsPerTransport(t *testing.T) {
-	rate, _ := LessonByName("rate-limit")
+	rate, _ := lessons.ByName("rate-limit")
 	body := ollamaBody(rate.Request, map[string]any{"stream": false})
-	a, b := NewTransport(Config{}), NewTransport(Config{})
+	a, b := backend.SimulatedTransport(offline.Config{}), backend.SimulatedTransport(offline.Config{})
 	var got []int
 	for _, tr := range []http.RoundTripper{a, a, b, a} {
 		got = append(got, do(t, tr, "POST", ollamaChatURL, body).status)
@@ -177,14 +180,14 @@ func TestRateLimitCountsPerTransport(t *testing.T) {
 		map[string]any{"role": "assistant", "content": "", "tool_calls": []any{map[string]any{"function": map[string]any{"name": "list_files", "arguments": map[string]any{}}}}},
 		map[string]any{"role": "tool", "tool_name": "list_files", "content": "a.txt"},
 	}})
-	if s := do(t, NewTransport(Config{}), "POST", ollamaChatURL, later).status; s != 200 {
+	if s := do(t, backend.SimulatedTransport(offline.Config{}), "POST", ollamaChatURL, later).status; s != 200 {
 		t.Errorf("a later call of the lesson got %d, want 200", s)
 	}
 }
 
 func TestLatencyHonoursCancel(t *testing.T) {
-	slow := NewTransport(Config{Latency: 10 * time.Second})
-	tour, _ := LessonByName("tour")
+	slow := backend.SimulatedTransport(offline.Config{Latency: 10 * time.Second})
+	tour, _ := lessons.ByName("tour")
 	tests := []struct {
 		name string
 		call func(ctx context.Context) error
@@ -239,7 +242,7 @@ func TestLatencyDelaysTheAnswer(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			if r := do(t, NewTransport(Config{Latency: latency}), "POST", tc.url, tc.body); r.status != 200 {
+			if r := do(t, backend.SimulatedTransport(offline.Config{Latency: latency}), "POST", tc.url, tc.body); r.status != 200 {
 				t.Fatalf("status %d: %s", r.status, r.body)
 			}
 			if d := time.Since(start); d < latency {
@@ -253,7 +256,7 @@ func TestLatencyDelaysTheAnswer(t *testing.T) {
 // it is written, so a client sees several reads.
 func TestStreamsArriveInChunks(t *testing.T) {
 	req, _ := http.NewRequest("POST", ollamaChatURL, strings.NewReader(ollamaBody("What's the capital of France?", nil)))
-	resp, err := NewTransport(Config{Latency: 20 * time.Millisecond}).RoundTrip(req)
+	resp, err := backend.SimulatedTransport(offline.Config{Latency: 20 * time.Millisecond}).RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,11 +293,11 @@ func TestStreamsArriveInChunks(t *testing.T) {
 }
 
 func TestThoughtSignatures(t *testing.T) {
-	parallel, _ := LessonByName("parallel")
-	tour, _ := LessonByName("tour")
+	parallel, _ := lessons.ByName("parallel")
+	tour, _ := lessons.ByName("tour")
 	for _, stream := range []bool{false, true} {
 		t.Run(map[bool]string{false: "generateContent", true: "stream"}[stream], func(t *testing.T) {
-			c := newGenai(t, NewTransport(Config{}))
+			c := newGenai(t, backend.SimulatedTransport(offline.Config{}))
 			ctx := context.Background()
 			cand, err := geminiCall(ctx, c, genai.Text(parallel.Request), stream)
 			if err != nil {
@@ -329,10 +332,10 @@ func TestThoughtSignatures(t *testing.T) {
 }
 
 func TestIncludeThoughts(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	cfg := geminiConfig()
 	cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true}
-	resp, err := newGenai(t, NewTransport(Config{})).Models.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text(tour.Request), cfg)
+	resp, err := newGenai(t, backend.SimulatedTransport(offline.Config{})).Models.GenerateContent(context.Background(), "gemini-2.5-flash", genai.Text(tour.Request), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,16 +351,16 @@ func TestIncludeThoughts(t *testing.T) {
 // TestStateless: the same request gets the same bytes (Gemini) and the
 // same message (Ollama), whichever transport answers it.
 func TestStateless(t *testing.T) {
-	tour, _ := LessonByName("tour")
-	g1 := do(t, NewTransport(Config{}), "POST", geminiURL, geminiBody(tour.Request))
-	g2 := do(t, NewTransport(Config{}), "POST", geminiURL, geminiBody(tour.Request))
+	tour, _ := lessons.ByName("tour")
+	g1 := do(t, backend.SimulatedTransport(offline.Config{}), "POST", geminiURL, geminiBody(tour.Request))
+	g2 := do(t, backend.SimulatedTransport(offline.Config{}), "POST", geminiURL, geminiBody(tour.Request))
 	if !bytes.Equal(g1.body, g2.body) {
 		t.Errorf("Gemini answers differ:\n%s\n%s", g1.body, g2.body)
 	}
 	body := ollamaBody(tour.Request, map[string]any{"stream": false, "tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": "list_files"}}}})
 	var o1, o2 api.ChatResponse
-	json.Unmarshal(do(t, NewTransport(Config{}), "POST", ollamaChatURL, body).body, &o1)
-	json.Unmarshal(do(t, NewTransport(Config{}), "POST", ollamaChatURL, body).body, &o2)
+	json.Unmarshal(do(t, backend.SimulatedTransport(offline.Config{}), "POST", ollamaChatURL, body).body, &o1)
+	json.Unmarshal(do(t, backend.SimulatedTransport(offline.Config{}), "POST", ollamaChatURL, body).body, &o2)
 	b1, _ := json.Marshal(o1.Message)
 	b2, _ := json.Marshal(o2.Message)
 	if !bytes.Equal(b1, b2) || len(o1.Message.ToolCalls) != 1 || !strings.HasPrefix(o1.Message.ToolCalls[0].ID, "call_") {
@@ -366,7 +369,7 @@ func TestStateless(t *testing.T) {
 }
 
 func TestOllamaModelInfo(t *testing.T) {
-	c := newOllama(NewTransport(Config{}))
+	c := newOllama(backend.SimulatedTransport(offline.Config{}))
 	ctx := context.Background()
 	v, err := c.Version(ctx)
 	if err != nil || v != "0.17.4" {
@@ -390,14 +393,14 @@ func TestOllamaModelInfo(t *testing.T) {
 	if err := c.Heartbeat(ctx); err != nil {
 		t.Errorf("Heartbeat: %v", err)
 	}
-	if r := do(t, NewTransport(Config{}), "GET", "http://x/api/tags", ""); !subset(keyPathsOf(t, r.body), keyPathsOf(t, readExample(t, "tags_response.json"))) {
+	if r := do(t, backend.SimulatedTransport(offline.Config{}), "GET", "http://x/api/tags", ""); !subset(keyPathsOf(t, r.body), keyPathsOf(t, readExample(t, "tags_response.json"))) {
 		t.Errorf("tags key paths %q not in the real example", missing(keyPathsOf(t, r.body), keyPathsOf(t, readExample(t, "tags_response.json"))))
 	}
 }
 
 // TestHandlerPanicIsA500: a panicking handler costs one request.
 func TestHandlerPanicIsA500(t *testing.T) {
-	tr := &Transport{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") })}
+	tr := &offline.Transport{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") })}
 	req, _ := http.NewRequest("GET", "http://x/", nil)
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
@@ -506,15 +509,15 @@ func requirePaths(t *testing.T, got map[string]bool, paths ...string) {
 }
 
 func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
-	tour, _ := LessonByName("tour")
-	parallel, _ := LessonByName("parallel")
+	tour, _ := lessons.ByName("tour")
+	parallel, _ := lessons.ByName("parallel")
 	callExamples := [][]byte{
 		readExample(t, "resp_functionCall_thoughtSignature_STOP_usage__firebase_googleai.json"),
 		readExample(t, "resp_parallel_functionCalls__firebase_vertexai_dir.json"),
 	}
 	t.Run("function call", func(t *testing.T) {
 		for _, req := range []string{tour.Request, parallel.Request} {
-			got := keyPathsOf(t, do(t, NewTransport(Config{}), "POST", geminiURL, geminiBody(req)).body)
+			got := keyPathsOf(t, do(t, backend.SimulatedTransport(offline.Config{}), "POST", geminiURL, geminiBody(req)).body)
 			if want := keyPathsOf(t, callExamples...); !subset(got, want) {
 				t.Errorf("extra key paths %q", missing(got, want))
 			}
@@ -525,7 +528,7 @@ func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
 		}
 	})
 	t.Run("text", func(t *testing.T) {
-		r := do(t, NewTransport(Config{}), "POST", geminiURL, geminiBody("What's the capital of France?"))
+		r := do(t, backend.SimulatedTransport(offline.Config{}), "POST", geminiURL, geminiBody("What's the capital of France?"))
 		got := keyPathsOf(t, r.body)
 		want := keyPathsOf(t, append(callExamples, readExample(t, "resp_text_STOP__firebase_googleai.json"))...)
 		if !subset(got, want) {
@@ -534,7 +537,7 @@ func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
 		requirePaths(t, got, ".candidates[].content.parts[].text")
 		var resp geminiResponse
 		json.Unmarshal(r.body, &resp)
-		if resp.ModelVersion != ModelVersion || resp.Candidates[0].FinishReason != "STOP" || resp.Candidates[0].Content.Role != "model" {
+		if resp.ModelVersion != offline.ModelVersion || resp.Candidates[0].FinishReason != "STOP" || resp.Candidates[0].Content.Role != "model" {
 			t.Errorf("response = %+v", resp)
 		}
 		u := resp.UsageMetadata
@@ -547,7 +550,7 @@ func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
 			sseEvents(t, readExample(t, "sse_functionCall_thoughtSignature__firebase_googleai.sse"))...)
 		want := keyPathsOf(t, examples...)
 		for _, req := range []string{"What's the capital of France?", tour.Request} {
-			r := do(t, NewTransport(Config{}), "POST", geminiStreamURL, geminiBody(req))
+			r := do(t, backend.SimulatedTransport(offline.Config{}), "POST", geminiStreamURL, geminiBody(req))
 			if ct := r.header.Get("Content-Type"); ct != "text/event-stream" {
 				t.Errorf("Content-Type = %q", ct)
 			}
@@ -564,7 +567,7 @@ func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
 		}
 	})
 	t.Run("malformed function call", func(t *testing.T) {
-		malformed, _ := LessonByName("malformed")
+		malformed, _ := lessons.ByName("malformed")
 		var resp struct {
 			Candidates []struct {
 				Content struct {
@@ -573,7 +576,7 @@ func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
 				FinishReason string `json:"finishReason"`
 			} `json:"candidates"`
 		}
-		r := do(t, NewTransport(Config{}), "POST", geminiURL, geminiBody(malformed.Request))
+		r := do(t, backend.SimulatedTransport(offline.Config{}), "POST", geminiURL, geminiBody(malformed.Request))
 		if err := json.Unmarshal(r.body, &resp); err != nil || len(resp.Candidates) != 1 {
 			t.Fatalf("%s: %v", r.body, err)
 		}
@@ -584,7 +587,7 @@ func TestGeminiShapesMatchRecordedResponses(t *testing.T) {
 }
 
 func TestOllamaShapesMatchRecordedResponses(t *testing.T) {
-	tour, _ := LessonByName("tour")
+	tour, _ := lessons.ByName("tour")
 	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "list_files"}}}
 	// Ollama servers since 2025 add "id" to tool calls and always write
 	// function.index (see wire-examples INDEX.md); the docs' examples predate both.
@@ -607,7 +610,7 @@ func TestOllamaShapesMatchRecordedResponses(t *testing.T) {
 		// is 0, and a real server omits it then (omitempty in api.Metrics).
 		delete(final, ".eval_duration")
 		for _, body := range []string{ollamaBody("What's the capital of France?", nil), ollamaBody(tour.Request, map[string]any{"tools": tools})} {
-			lines := ndjsonLines(t, do(t, NewTransport(Config{}), "POST", ollamaChatURL, body).body)
+			lines := ndjsonLines(t, do(t, backend.SimulatedTransport(offline.Config{}), "POST", ollamaChatURL, body).body)
 			for i, l := range lines {
 				got := keyPathsOf(t, l)
 				switch {
@@ -629,7 +632,7 @@ func TestOllamaShapesMatchRecordedResponses(t *testing.T) {
 	})
 	t.Run("single object", func(t *testing.T) {
 		want := union(keyPathsOf(t, readExample(t, "chat_tools_nonstream_response.json")), newer)
-		got := keyPathsOf(t, do(t, NewTransport(Config{}), "POST", ollamaChatURL, ollamaBody(tour.Request, map[string]any{"tools": tools, "stream": false})).body)
+		got := keyPathsOf(t, do(t, backend.SimulatedTransport(offline.Config{}), "POST", ollamaChatURL, ollamaBody(tour.Request, map[string]any{"tools": tools, "stream": false})).body)
 		if !subset(got, want) {
 			t.Errorf("extra key paths %q", missing(got, want))
 		}
@@ -641,7 +644,7 @@ func TestOllamaShapesMatchRecordedResponses(t *testing.T) {
 	})
 	t.Run("json mode content is the JSON reply", func(t *testing.T) {
 		var resp api.ChatResponse
-		json.Unmarshal(do(t, NewTransport(Config{}), "POST", ollamaChatURL, ollamaBody(tour.Request, map[string]any{"format": "json", "stream": false})).body, &resp)
+		json.Unmarshal(do(t, backend.SimulatedTransport(offline.Config{}), "POST", ollamaChatURL, ollamaBody(tour.Request, map[string]any{"format": "json", "stream": false})).body, &resp)
 		var decision map[string]any
 		if err := json.Unmarshal([]byte(resp.Message.Content), &decision); err != nil {
 			t.Fatalf("content %q is not JSON: %v", resp.Message.Content, err)
@@ -661,4 +664,40 @@ func keys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// geminiResponse is a generateContent response as these tests read it.
+type geminiResponse struct {
+	Candidates []struct {
+		Content struct {
+			Parts []struct {
+				Text         string `json:"text"`
+				Thought      bool   `json:"thought"`
+				FunctionCall *struct {
+					Name string         `json:"name"`
+					Args map[string]any `json:"args"`
+				} `json:"functionCall"`
+				ThoughtSignature string `json:"thoughtSignature"`
+			} `json:"parts"`
+			Role string `json:"role"`
+		} `json:"content"`
+		FinishReason string `json:"finishReason"`
+	} `json:"candidates"`
+	UsageMetadata struct {
+		PromptTokenCount     int `json:"promptTokenCount"`
+		CandidatesTokenCount int `json:"candidatesTokenCount"`
+		TotalTokenCount      int `json:"totalTokenCount"`
+		ThoughtsTokenCount   int `json:"thoughtsTokenCount"`
+	} `json:"usageMetadata"`
+	ModelVersion string `json:"modelVersion"`
+}
+
+// geminiError is the Gemini API's error body.
+type geminiError struct {
+	Error struct {
+		Code    int              `json:"code"`
+		Message string           `json:"message"`
+		Status  string           `json:"status"`
+		Details []map[string]any `json:"details"`
+	} `json:"error"`
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/providers/dialect"
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
@@ -24,8 +25,10 @@ const probeTimeout = 300 * time.Millisecond
 func Dialects() []dialect.Descriptor {
 	codec := Codec() // one API, read the same way for both tool modes
 	return []dialect.Descriptor{
-		descriptor(Name, ToolModeJSON, "Llama · JSON-mode prompting", "Llama (JSON mode)", NativeLlamaJSON, &codec),
-		descriptor(Name+":"+ToolModeNative, ToolModeNative, "Llama · Ollama's native tools", "Llama (native tools)", NativeLlamaNative, &codec),
+		descriptor(Name, ToolModeJSON, NativeLlamaJSON, &codec, &jsonQuirks,
+			dialect.Words{EN: "Llama · JSON-mode prompting", JA: "Llama · JSON モードのプロンプト"}),
+		descriptor(Name+":"+ToolModeNative, ToolModeNative, NativeLlamaNative, &codec, &nativeQuirks,
+			dialect.Words{EN: "Llama · Ollama's native tools", JA: "Llama · Ollama ネイティブのツール"}),
 	}
 }
 
@@ -34,28 +37,29 @@ func Dialects() []dialect.Descriptor {
 // custom one, as the conventions allow.
 const GenAIProvider = "ollama"
 
-func descriptor(name, mode, label, short, native string, codec *wire.Codec) dialect.Descriptor {
+func descriptor(name, mode, native string, codec *wire.Codec, quirks *offline.Quirks, label dialect.Words) dialect.Descriptor {
 	return dialect.Descriptor{
-		Wire: codec,
+		Wire: codec, Emulator: &Emulator, Quirks: quirks,
 		Name: name, Aliases: []string{"ollama" + name[len(Name):]}, Provider: Name, ToolMode: mode,
-		Label: label, Short: short, DefaultModel: DefaultModel, Native: native,
+		Label: label.EN, LabelJA: label.JA, Short: quirks.Name.EN, ShortJA: quirks.Name.JA,
+		DefaultModel: DefaultModel, Native: native,
 		Vars:      []string{SourceOllamaHost, SourceOllamaBaseURL},
 		Addresses: []dialect.Address{{Var: SourceOllamaHost, What: "live Llama calls go to %s"}, {Var: SourceOllamaBaseURL, What: "live Llama calls go to %s"}},
-		GoLive:    "run ollama serve (Llama)",
+		GoLive:    dialect.GoLive{Run: "ollama serve", For: dialect.Words{EN: "Llama", JA: "Llama"}},
 		// The conventions have no value for Ollama: glassbox's own,
 		// documented in docs/standards.md. Its /api/chat is a chat.
 		GenAI: dialect.GenAI{Provider: GenAIProvider, Operation: "chat"},
-		Live: func(ctx context.Context, env dialect.Env) (bool, string) {
+		Live: func(ctx context.Context, env dialect.Env) (bool, dialect.Reason) {
 			host, source := HostFrom(env.Get)
 			if source != SourceDefault {
-				return true, source + " is set (" + host + ")"
+				return true, dialect.Sayf("%s is set (%s)", source, host)
 			}
 			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 			defer cancel()
 			if err := Probe(pctx, host, nil); err != nil {
-				return false, "OLLAMA_HOST is not set and nothing answered at " + host
+				return false, dialect.Sayf("%s is not set and nothing answered at %s", SourceOllamaHost, host)
 			}
-			return true, "Ollama answered at " + host
+			return true, dialect.Sayf("%s answered at %s", "Ollama", host)
 		},
 		Destination: func(env dialect.Env) string {
 			host, _ := HostFrom(env.Get)

@@ -21,23 +21,24 @@ const standInURL = "http://openai.offline.invalid/v1"
 func Dialects() []dialect.Descriptor {
 	codec := Codec()
 	return []dialect.Descriptor{{
-		Wire: &codec,
+		Wire: &codec, Emulator: &Emulator, Quirks: &emulatedQuirks,
 		Name: Name, Provider: Name,
 		Label: "OpenAI-compatible · chat completions tool calls", Short: "the OpenAI-compatible API",
+		LabelJA: "OpenAI 互換 · chat completions のツール呼び出し", ShortJA: "OpenAI 互換 API",
 		DefaultModel: DefaultModel, Native: Name,
 		GenAI:     dialect.GenAI{Provider: "openai", Operation: "chat"},
 		Vars:      []string{BaseURLVar, KeyVar},
 		Secrets:   []string{KeyVar},
 		Addresses: []dialect.Address{{Var: BaseURLVar, What: "live OpenAI-compatible calls, with OPENAI_API_KEY, go to %s"}},
-		GoLive:    "set OPENAI_BASE_URL (an OpenAI-compatible server)",
-		Live: func(_ context.Context, env dialect.Env) (bool, string) {
+		GoLive:    dialect.GoLive{Set: BaseURLVar, For: dialect.Words{EN: "an OpenAI-compatible server", JA: "OpenAI 互換サーバー"}},
+		Live: func(_ context.Context, env dialect.Env) (bool, dialect.Reason) {
 			switch {
 			case env.Get(BaseURLVar) != "":
-				return true, BaseURLVar + " is set (" + env.Get(BaseURLVar) + ")"
+				return true, dialect.Sayf("%s is set (%s)", BaseURLVar, env.Get(BaseURLVar))
 			case env.Get(KeyVar) != "":
-				return true, KeyVar + " is set" + destination(env)
+				return true, dialect.Sayf("%s is set: the calls go to %s, OpenAI's own service (name a model it serves with --model)", KeyVar, defaultBaseURL)
 			}
-			return false, "neither OPENAI_BASE_URL nor OPENAI_API_KEY is set"
+			return false, dialect.Sayf("no %s or %s is set", BaseURLVar, KeyVar)
 		},
 		Destination: destination,
 		Open: func(_ context.Context, c dialect.Conn) (dialect.Provider, error) {

@@ -159,7 +159,7 @@ type page struct {
 // runPage is one run of the session (two in a comparison).
 type runPage struct {
 	Name     string // the run's name in a comparison, "" otherwise
-	About    string // "gemini · gemini-2.5-flash · offline · lesson write-file"
+	About    string // "PROVIDER · MODEL · offline · lesson write-file"
 	Steps    []stepPage
 	Timeline []row     // whole session: one line per step
 	History  []message // as of the last step shown

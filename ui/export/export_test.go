@@ -18,7 +18,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 )
@@ -40,7 +40,7 @@ func lessonSession(t testing.TB, lesson, answers string) string {
 	dir := t.TempDir()
 	t.Setenv("HOME", dir)
 	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	l, ok := offline.LessonByName(lesson)
+	l, ok := lessons.ByName(lesson)
 	if !ok {
 		t.Fatalf("no lesson %s", lesson)
 	}
@@ -429,7 +429,7 @@ func TestStepFileWritesBesideTheSession(t *testing.T) {
 // each step — the pages hold every edge the lessons take (retries, denials,
 // malformed replies, halts).
 func TestEveryLessonExports(t *testing.T) {
-	for _, l := range offline.Lessons() {
+	for _, l := range lessons.All() {
 		t.Run(l.Name, func(t *testing.T) {
 			path := lessonSession(t, l.Name, "y\ny\ny\n1\ny\n")
 			f, err := session.Read(path)

@@ -16,7 +16,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/har"
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 )
 
@@ -115,7 +115,7 @@ func TestExportHAR(t *testing.T) {
 func TestExportHARFromCassette(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	l, _ := offline.LessonByName("tour")
+	l, _ := lessons.ByName("tour")
 	c := agentrun.Defaults(true)
 	c.Offline, c.Lesson, c.Version = true, "tour", "test"
 	c.Record = filepath.Join(dir, "tour.cassette")

@@ -251,7 +251,7 @@ func (p printer) writeFailed(stderr io.Writer, err error) {
 	fmt.Fprintf(stderr, "glassbox run: %s\n", p.o.Lang.F("writing the trace: %s", p.o.Lang.Error(err)))
 }
 
-// prefix is "[gemini] " for a compare run, "" for a single run.
+// prefix is "[NAME] " for a compare run (the run's name), "" for a single run.
 func prefix(r *agentrun.Run) string {
 	if r.Config.Name == "" {
 		return ""

@@ -36,7 +36,7 @@ type Person struct {
 	in    *lineReader
 	out   io.Writer
 	echo  bool   // the input is not a terminal: write each answer after its prompt
-	label string // "[gemini] " in compare mode: which run is asking
+	label string // "[NAME] " in compare mode: which run is asking
 	lang  lang.Lang
 }
 

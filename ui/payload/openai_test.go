@@ -9,6 +9,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/glassbox-dev/glassbox/providers/openai"
 	"github.com/glassbox-dev/glassbox/ui/theme"
@@ -18,7 +19,7 @@ import (
 // Ollama's does: each server-sent event on its line, with the time its read
 // arrived, down to data: [DONE].
 func TestOpenAIStreamShowsEventByEvent(t *testing.T) {
-	p, err := openai.New(openai.Config{BaseURL: "http://openai.offline.invalid/v1", Transport: offline.NewTransport(offline.Config{})})
+	p, err := openai.New(openai.Config{BaseURL: "http://openai.offline.invalid/v1", Transport: backend.SimulatedTransport(offline.Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -310,5 +312,27 @@ func (s *syncBuffer) waitFor(t *testing.T, want string) {
 			t.Fatalf("never showed %q; showed:\n%s", want, tail(text, 3000))
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A follower is told the instructor's backend reason as its dialect gave
+// it, to say in the follower's own language; a format the catalogue does
+// not know (a forged stream's) is dropped, so the follower shows the
+// English reason as it came and never formats what the network wrote.
+func TestFollowerGetsTheReasonAsItsDialectGaveIt(t *testing.T) {
+	why := dialect.Sayf("no %s or %s is set", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+	var got frame
+	if err := json.Unmarshal(line(frame{Run: &runInfo{BackendReason: why.String(), BackendWhy: why}}), &got); err != nil {
+		t.Fatal(err)
+	}
+	if r := printableReason(got.Run.BackendWhy); r.String() != why.String() || r.Format != why.Format {
+		t.Fatalf("the reason came as %+v, want %+v", r, why)
+	}
+	forged := dialect.Reason{Format: "%s%s%s%n %v", Args: []string{"\x1b[2J"}}
+	if r := printableReason(forged); !r.Zero() {
+		t.Fatalf("a forged format was kept: %+v", r)
+	}
+	if r := printableReason(dialect.Reason{Format: "%s is set", Args: []string{"A\x1b[2JB"}}); strings.Contains(r.String(), "\x1b") {
+		t.Fatalf("a value from the network kept its escape: %q", r.String())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -54,9 +55,12 @@ type runInfo struct {
 	Banner        string `json:"banner,omitempty"`
 	Backend       string `json:"backend,omitempty"`
 	BackendReason string `json:"backend_reason,omitempty"`
-	Provider      string `json:"provider,omitempty"`
-	Model         string `json:"model,omitempty"`
-	MaxIterations int    `json:"max_iterations,omitempty"`
+	// BackendWhy is the reason as its dialect gave it, for the follower to
+	// say in its own language.
+	BackendWhy    dialect.Reason `json:"backend_why"`
+	Provider      string         `json:"provider,omitempty"`
+	Model         string         `json:"model,omitempty"`
+	MaxIterations int            `json:"max_iterations,omitempty"`
 }
 
 // wireStep is a transition with what its trace form leaves out and a
@@ -131,7 +135,7 @@ func (s *Server) followStream(sess ssh.Session) {
 	rc := s.opts.Instructor
 	w := bufio.NewWriterSize(sess, 64<<10)
 	w.Write(line(frame{Run: &runInfo{Name: rc.Name, Label: rc.Label, Banner: rc.Banner, Backend: rc.Backend,
-		BackendReason: rc.BackendReason, Provider: rc.Provider, Model: rc.Model, MaxIterations: rc.MaxIterations}}))
+		BackendReason: rc.BackendReason, BackendWhy: rc.BackendWhy, Provider: rc.Provider, Model: rc.Model, MaxIterations: rc.MaxIterations}}))
 	for _, e := range past {
 		w.Write(e.wire())
 	}
@@ -195,7 +199,7 @@ func ReadStream(r io.Reader, l lang.Lang) (*StreamReader, error) {
 	i := f.Run
 	p := loop.Printable // the stream comes from the network
 	s.Run = ui.RunConfig{Name: p(i.Name), Label: p(i.Label), Banner: p(i.Banner), Backend: p(i.Backend), BackendReason: p(i.BackendReason),
-		Provider: p(i.Provider), Model: p(i.Model), MaxIterations: i.MaxIterations}
+		BackendWhy: printableReason(i.BackendWhy), Provider: p(i.Provider), Model: p(i.Model), MaxIterations: i.MaxIterations}
 	batch, ok, err := s.batch()
 	if err != nil {
 		return nil, err
@@ -274,4 +278,17 @@ func checkStep(t loop.Transition, l lang.Lang) error {
 		return errors.New(l.T("a step with a negative count"))
 	}
 	return nil
+}
+
+// printableReason is a reason from the network with its values made
+// printable; a format the catalogue does not know is dropped, and the
+// follower shows the reason's English as it came (BackendReason).
+func printableReason(r dialect.Reason) dialect.Reason {
+	if !lang.Has(r.Format) {
+		return dialect.Reason{}
+	}
+	for i, a := range r.Args {
+		r.Args[i] = loop.Printable(a)
+	}
+	return r
 }

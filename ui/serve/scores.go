@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/glassbox-dev/glassbox/providers/offline"
+	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -130,7 +130,7 @@ func (b *scoreBook) check(id string, doc scoresDoc) error {
 		return errors.New(b.lang.F("%s belongs to another learner", scoresFile))
 	}
 	known := map[string]bool{"": true} // "": a request of the learner's own
-	for _, l := range offline.Lessons() {
+	for _, l := range lessons.All() {
 		known[l.Name] = true
 	}
 	for l, s := range doc.Scores {

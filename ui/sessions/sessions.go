@@ -114,7 +114,7 @@ func quoteRequest(s string) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// dialectNames names each run's dialect, as --compare does: "gemini,llama".
+// dialectNames names each run's dialect, as --compare does: "A,B".
 func dialectNames(runs []session.RunDialect) string {
 	var out []string
 	for _, r := range runs {

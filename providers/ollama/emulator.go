@@ -1,4 +1,4 @@
-package offline
+package ollama
 
 import (
 	"bytes"
@@ -6,15 +6,108 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/glassbox-dev/glassbox/providers/offline"
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
 )
+
+// Emulator is the Ollama API's side of the offline simulation (package
+// offline): /api/chat in its three modes (JSON-mode prompting, native
+// tools, plain text), streamed as NDJSON unless "stream": false, and the
+// model information a client asks for around it.
+var Emulator = offline.Emulator{
+	Name:  "Ollama API",
+	Paths: []string{"POST /api/chat", "GET /api/tags", "POST /api/show", "GET /api/version", "GET /"},
+	Claims: func(path string) bool {
+		for _, p := range []string{"/api/chat", "/api/tags", "/api/show", "/api/version"} {
+			if strings.HasSuffix(path, p) {
+				return true
+			}
+		}
+		return path == "/" || path == "" || strings.HasPrefix(path, "/api/")
+	},
+	New: func(t *offline.Tutor) http.Handler { return &ollamaSide{tutor: t} },
+}
+
+// The modes' quirks, where the lessons show them.
+var (
+	jsonQuirks = offline.Quirks{
+		Name:            offline.Words{EN: "Llama (JSON mode)", JA: "Llama (JSON モード)"},
+		OneCallPerReply: true,
+		Malformed: offline.Words{
+			EN: "My first reply was not valid JSON (the closing brace was missing); the loop showed me the parse error and I sent a valid reply.",
+			JA: "最初の返答が正しい JSON ではありませんでした (閉じ括弧が欠けていました)。ループがパースエラーを示してくれたので、正しい返答を送り直しました。",
+		},
+		Cut:        ollamaCut,
+		RepeatStop: ollamaRepeatStop,
+	}
+	nativeQuirks = offline.Quirks{
+		Name:                 offline.Words{EN: "Llama (native tools)", JA: "Llama (ネイティブのツール)"},
+		MisfireByUnknownTool: true,
+		Cut:                  ollamaCut,
+		RepeatStop:           ollamaRepeatStop,
+	}
+	// plainQuirks: no tools offered, so the tutor answers in text.
+	plainQuirks = offline.Quirks{Name: offline.Words{EN: "Llama", JA: "Llama"}, Malformed: jsonQuirks.Malformed, Cut: ollamaCut, RepeatStop: ollamaRepeatStop}
+
+	ollamaCut = offline.Words{
+		EN: "done_reason length: Ollama stopped generating at the token limit",
+		JA: "done_reason length: Ollama がトークン上限で生成を止めました",
+	}
+	ollamaRepeatStop = offline.Words{
+		EN: "Ollama stopped it and closed the stream without done:true",
+		JA: "Ollama がそれを止めて、done:true なしでストリームを閉じました",
+	}
+)
+
+// ollamaSide is the simulated Ollama API for one Server: it remembers the
+// messages of the last /api/chat request (every request repeats them all).
+type ollamaSide struct {
+	tutor *offline.Tutor
+	turns offline.TurnCache[ollamaTurns]
+}
+
+// ServeHTTP routes one request:
+//
+//	POST /api/chat                                        NDJSON unless "stream": false
+//	GET  /api/tags, POST /api/show, GET /api/version      model info
+//	GET  /                                                "Ollama is running"
+//
+// Anything else is Ollama's 404.
+func (s *ollamaSide) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch {
+	case strings.HasSuffix(p, "/api/chat"):
+		if offline.RequireMethod(w, r, http.MethodPost) {
+			s.serveChat(w, r)
+		}
+	case strings.HasSuffix(p, "/api/tags"):
+		if offline.RequireMethod(w, r, http.MethodGet, http.MethodHead) {
+			serveOllamaTags(w)
+		}
+	case strings.HasSuffix(p, "/api/show"):
+		if offline.RequireMethod(w, r, http.MethodPost) {
+			s.serveShow(w, r)
+		}
+	case strings.HasSuffix(p, "/api/version"):
+		if offline.RequireMethod(w, r, http.MethodGet, http.MethodHead) {
+			offline.WriteJSON(w, http.StatusOK, map[string]string{"version": ollamaVersion})
+		}
+	case p == "/" || p == "":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "Ollama is running (glassbox offline simulation)")
+	default:
+		writeOllamaError(w, http.StatusNotFound,
+			fmt.Sprintf("404 page not found: %s (the glassbox offline simulation serves /api/chat, /api/tags, /api/show and /api/version)", p))
+	}
+}
 
 // ollamaVersion is what GET /api/version reports: the version of the Ollama
 // API the simulation follows (that of the github.com/ollama/ollama client
@@ -27,8 +120,6 @@ const ollamaVersion = "0.17.4"
 // other name, as a server that has pulled only this model does.
 const defaultOllamaModel = "llama3.1:8b"
 
-// modelKnown reports whether the simulated Ollama "has" model.
-func (s *Server) modelKnown(model string) bool { return s.cfg.AnyModel || model == defaultOllamaModel }
 
 // ollamaNotFound is Ollama's 404 for a model it does not have
 // (server/routes.go: fmt.Sprintf("model '%s' not found", req.Model)).
@@ -45,18 +136,46 @@ const repeatLimit = 31
 // and /api/show are byte-for-byte stable.
 func ollamaModifiedAt() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
+// mode is how a request offers the tools: it follows the request (tools →
+// native tool_calls; format without tools → JSON mode; neither → plain
+// text).
+type mode int
+
+const (
+	modeJSON mode = iota
+	modeNative
+	modePlain
+)
+
+// quirks are the mode's, where the lessons show them.
+func (md mode) quirks() *offline.Quirks {
+	switch md {
+	case modeNative:
+		return &nativeQuirks
+	case modePlain:
+		return &plainQuirks
+	}
+	return &jsonQuirks
+}
+
+// chatCall is a model call that came through /api/chat, and its mode.
+type chatCall struct {
+	offline.ModelCall
+	mode mode
+}
+
 // ollamaTurns is what the messages of an /api/chat request were read into.
 type ollamaTurns struct {
-	fold folder
-	// dialect is how they were read: JSON mode reads an assistant's text
-	// as its decision.
-	dialect dialect
+	fold offline.Folder
+	// mode is how they were read: JSON mode reads an assistant's text as
+	// its decision.
+	mode mode
 	// prompted are the tools a JSON-mode system prompt describes.
 	prompted []string
 }
 
-func (t ollamaTurns) fork() ollamaTurns {
-	t.fold = t.fold.fork()
+func (t ollamaTurns) Fork() ollamaTurns {
+	t.fold = t.fold.Fork()
 	return t
 }
 
@@ -64,20 +183,20 @@ func (t ollamaTurns) fork() ollamaTurns {
 func (t *ollamaTurns) add(msg api.Message) {
 	switch msg.Role {
 	case "system":
-		t.prompted = slices.Concat(t.prompted, promptToolNames(msg.Content))
-		t.fold.look(msg.Content)
+		t.prompted = slices.Concat(t.prompted, offline.PromptToolNames(msg.Content))
+		t.fold.Look(msg.Content) // where an agent says it works (foreign agents)
 	case "user":
 		if r, ok := jsonToolResult(msg.Content); ok {
-			t.fold.add(item{kind: itemResult, result: r})
+			t.fold.Add(offline.Turn{Kind: offline.TurnResult, Result: r})
 		} else {
-			t.fold.add(item{kind: itemUser, text: msg.Content})
+			t.fold.Add(offline.Turn{Kind: offline.TurnUser, Text: msg.Content})
 		}
 	case "assistant":
-		t.fold.add(ollamaAssistantItem(t.dialect, msg))
+		t.fold.Add(ollamaAssistantItem(t.mode, msg))
 	case "tool":
-		t.fold.add(item{kind: itemResult, result: toolResult{
+		t.fold.Add(offline.Turn{Kind: offline.TurnResult, Result: offline.ToolResult{
 			CallID: msg.ToolCallID, Name: msg.ToolName, Content: msg.Content,
-			IsError: looksLikeErrorText(msg.Content),
+			IsError: offline.LooksLikeErrorText(msg.Content),
 		}})
 	}
 }
@@ -92,7 +211,7 @@ type ollamaChatBody struct {
 // decodeOllamaChat decodes an /api/chat body (or what turnCache left of
 // it) and finds its dialect. The dialect follows the request: tools →
 // native tool_calls; format without tools → JSON mode; neither → plain text.
-func decodeOllamaChat(doc []byte) (ollamaChatBody, dialect, error) {
+func decodeOllamaChat(doc []byte) (ollamaChatBody, mode, error) {
 	var in ollamaChatBody
 	if err := json.Unmarshal(doc, &in); err != nil {
 		return in, 0, err
@@ -106,59 +225,87 @@ func decodeOllamaChat(doc []byte) (ollamaChatBody, dialect, error) {
 	}
 	switch {
 	case len(in.Tools) > 0:
-		return in, dialectLlamaNative, nil
+		return in, modeNative, nil
 	case jsonFormat:
-		return in, dialectLlamaJSON, nil
+		return in, modeJSON, nil
 	}
-	return in, dialectLlamaPlain, nil
+	return in, modePlain, nil
 }
 
 // parseOllamaChat decodes an /api/chat body into a model call. Only the
-// messages the last request did not have are decoded (turnCache).
-func parseOllamaChat(body requestBody, cache *turnCache[ollamaTurns]) (api.ChatRequest, modelCall, error) {
-	if body.blank() {
-		return api.ChatRequest{}, modelCall{}, errors.New("missing request body")
+// messages the last request did not have are decoded (offline.TurnCache).
+func parseOllamaChat(body offline.Body, cache *offline.TurnCache[ollamaTurns]) (api.ChatRequest, chatCall, error) {
+	if body.Blank() {
+		return api.ChatRequest{}, chatCall{}, errors.New("missing request body")
 	}
-	r := cache.read(body)
-	in, d, err := decodeOllamaChat(r.doc)
-	if err == nil && r.n > 0 && r.state.dialect != d {
+	r := cache.Read(body)
+	in, md, err := decodeOllamaChat(r.Doc)
+	if err == nil && r.N > 0 && r.State.mode != md {
 		// The tools or the format changed: the same messages read
 		// another way, so all of them again.
-		r = turnsRead[ollamaTurns]{doc: body.all()}
-		in, d, err = decodeOllamaChat(r.doc)
+		r = cache.Whole(body)
+		in, md, err = decodeOllamaChat(r.Doc)
 	}
 	if err != nil {
-		return in.ChatRequest, modelCall{}, err
+		return in.ChatRequest, chatCall{}, err
 	}
-	t := r.state
-	if r.n == 0 {
-		t = ollamaTurns{fold: folder{conv: conversation{dialect: d}}, dialect: d}
+	t := r.State
+	if r.N == 0 {
+		t = ollamaTurns{fold: offline.NewFolder(md.quirks()), mode: md}
 	}
 	for i, raw := range in.Messages {
 		var msg api.Message
 		if err := json.Unmarshal(raw, &msg); err != nil {
-			return in.ChatRequest, modelCall{}, fmt.Errorf("messages[%d]: %w", r.n+i, err)
+			return in.ChatRequest, chatCall{}, fmt.Errorf("messages[%d]: %w", r.N+i, err)
 		}
-		t.fold.sum(raw)
+		t.fold.Sum(raw)
 		t.add(msg)
 	}
-	cache.remember(body, "messages", r, in.Messages, t)
-	conv := t.fold.conv
-	switch d {
-	case dialectLlamaNative:
+	cache.Remember(body, "messages", r, in.Messages, t)
+	var mcp []string
+	var declared []offline.DeclaredTool
+	switch md {
+	case modeNative:
 		var names []string
-		var declared []declaredTool
 		for _, tool := range in.Tools {
 			names = append(names, tool.Function.Name)
 			schema, _ := json.Marshal(tool.Function.Parameters)
-			declared = append(declared, readDeclared(tool.Function.Name, schema))
+			declared = append(declared, offline.ReadDeclared(tool.Function.Name, schema))
 		}
-		conv.mcpTools = mcpTools(names)
-		conv.roles = bindRoles(declared)
-	case dialectLlamaJSON:
-		conv.mcpTools = mcpTools(t.prompted)
+		mcp = offline.MCPTools(names)
+	case modeJSON:
+		mcp = offline.MCPTools(t.prompted)
 	}
-	return in.ChatRequest, modelCall{conv: conv, tools: d != dialectLlamaPlain, size: body.size(), turns: t.fold.turns}, nil
+	return in.ChatRequest, chatCall{t.fold.Call(body.Size(), md != modePlain, mcp).Declaring(declared), md}, nil
+}
+
+// jsonReply is the reply shape the Llama JSON-mode system prompt asks for.
+type jsonReply struct {
+	Thought  string `json:"thought"`
+	ToolCall *struct {
+		Name  string         `json:"name"`
+		Input map[string]any `json:"input"`
+	} `json:"tool_call"`
+	Response *string `json:"response"`
+}
+
+// parseJSONReply reads JSON-mode text the way a tolerant client does: it
+// skips code fences and leading prose and decodes the first JSON object.
+// A reply with neither a tool_call nor a response is malformed.
+func parseJSONReply(text string) (jsonReply, bool) {
+	start := strings.IndexByte(text, '{')
+	if start < 0 {
+		return jsonReply{}, false
+	}
+	var r jsonReply
+	dec := json.NewDecoder(strings.NewReader(text[start:]))
+	if err := dec.Decode(&r); err != nil {
+		return jsonReply{}, false
+	}
+	if r.ToolCall != nil && r.ToolCall.Name != "" {
+		return r, true
+	}
+	return r, r.Response != nil
 }
 
 // ollamaFormat reads the "format" field: "json" or a schema object turn
@@ -177,10 +324,10 @@ func ollamaFormat(raw json.RawMessage) (bool, error) {
 
 // jsonToolResult recognises a JSON-mode tool result message:
 // {"tool_result": {"name": ..., "result": ..., "is_error": true}}.
-func jsonToolResult(content string) (toolResult, bool) {
+func jsonToolResult(content string) (offline.ToolResult, bool) {
 	t := strings.TrimSpace(content)
 	if !strings.HasPrefix(t, "{") || !strings.Contains(t, `"tool_result"`) {
-		return toolResult{}, false
+		return offline.ToolResult{}, false
 	}
 	var env struct {
 		ToolResult *struct {
@@ -192,17 +339,17 @@ func jsonToolResult(content string) (toolResult, bool) {
 		} `json:"tool_result"`
 	}
 	if json.Unmarshal([]byte(t), &env) != nil || env.ToolResult == nil {
-		return toolResult{}, false
+		return offline.ToolResult{}, false
 	}
 	tr := env.ToolResult
-	r := toolResult{Name: tr.Name, IsError: tr.IsError}
+	r := offline.ToolResult{Name: tr.Name, IsError: tr.IsError}
 	switch {
 	case tr.Result != nil:
-		r.Content = resultText(tr.Result)
+		r.Content = offline.ResultText(tr.Result)
 	case tr.Content != nil:
-		r.Content = resultText(tr.Content)
+		r.Content = offline.ResultText(tr.Content)
 	case tr.Error != nil:
-		r.Content, r.IsError = resultText(tr.Error), true
+		r.Content, r.IsError = offline.ResultText(tr.Error), true
 	}
 	return r, true
 }
@@ -210,23 +357,23 @@ func jsonToolResult(content string) (toolResult, bool) {
 // ollamaAssistantItem reads an assistant message. In JSON mode the
 // decision is the JSON text the model wrote; text that does not parse is
 // the trace of a malformed reply.
-func ollamaAssistantItem(d dialect, msg api.Message) item {
-	it := item{kind: itemAssistant, text: msg.Content}
+func ollamaAssistantItem(md mode, msg api.Message) offline.Turn {
+	it := offline.Turn{Kind: offline.TurnAssistant, Text: msg.Content}
 	for _, tc := range msg.ToolCalls {
-		it.calls = append(it.calls, toolCall{ID: tc.ID, Name: tc.Function.Name, Args: argsFromMap(tc.Function.Arguments.ToMap())})
+		it.Calls = append(it.Calls, offline.ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: offline.ArgsFromMap(tc.Function.Arguments.ToMap())})
 	}
-	if len(it.calls) > 0 {
+	if len(it.Calls) > 0 {
 		return it
 	}
-	if d == dialectLlamaJSON {
+	if md == modeJSON {
 		jr, ok := parseJSONReply(msg.Content)
 		switch {
 		case !ok:
-			it.malformed = true
+			it.Malformed = true
 		case jr.ToolCall != nil && jr.ToolCall.Name != "":
-			it.calls = []toolCall{{Name: jr.ToolCall.Name, Args: argsFromMap(jr.ToolCall.Input)}}
+			it.Calls = []offline.ToolCall{{Name: jr.ToolCall.Name, Args: offline.ArgsFromMap(jr.ToolCall.Input)}}
 		default:
-			it.text = *jr.Response
+			it.Text = *jr.Response
 		}
 		return it
 	}
@@ -234,101 +381,64 @@ func ollamaAssistantItem(d dialect, msg api.Message) item {
 	// the token limit, so Ollama could not parse it), is one the loop
 	// could not use.
 	text := strings.TrimSpace(msg.Content)
-	it.malformed = text == "" || strings.HasPrefix(text, "{")
+	it.Malformed = text == "" || strings.HasPrefix(text, "{")
 	return it
 }
 
 // encodeOllama turns the tutor's reply into the assistant message.
-func encodeOllama(m modelCall, r reply) api.Message {
+func encodeOllama(m chatCall, r offline.Reply) api.Message {
 	msg := api.Message{Role: "assistant"}
 	switch {
-	case r.misfire:
-		msg.Content = brokenJSONReply(m.conv.lang, r)
-	case r.cut && m.conv.dialect == dialectLlamaJSON:
-		full := jsonModeText(callReply(r.thought, toolCall{Name: "read_file", Args: args{{"path", "notes/todo.txt"}}}))
+	case r.Misfire:
+		msg.Content = brokenJSONReply(m, r)
+	case r.Cut && m.mode == modeJSON:
+		full := jsonModeText(offline.Reply{Thought: r.Thought, Calls: []offline.ToolCall{{Name: "read_file", Args: offline.Pairs("path", "notes/todo.txt")}}})
 		msg.Content = full[:strings.Index(full, `"input"`)+len(`"input": {"pa`)]
-	case r.cut:
+	case r.Cut:
 		msg.Content = `{"name": "read_file", "parameters":`
-	case r.repeatStop && m.conv.dialect == dialectLlamaJSON:
-		thought, _ := json.Marshal(r.thought)
+	case r.RepeatStop && m.mode == modeJSON:
+		thought, _ := json.Marshal(r.Thought)
 		msg.Content = `{"thought": ` + string(thought) + `,` + strings.Repeat("\n", repeatLimit)
-	case r.repeatStop:
+	case r.RepeatStop:
 		// A native model writing a tool call as text: Ollama's tool parser
 		// holds it back until the call is complete, so when the repeat stop
 		// ends the generation, none of it is ever sent.
 		msg.Content = ""
-	case m.conv.dialect == dialectLlamaJSON:
+	case m.mode == modeJSON:
 		msg.Content = jsonModeText(r)
-	case len(r.calls) > 0:
-		for i, c := range r.calls {
+	case len(r.Calls) > 0:
+		for i, c := range r.Calls {
 			a := api.NewToolCallFunctionArguments()
 			for _, kv := range c.Args {
 				a.Set(kv.Key, kv.Value)
 			}
 			msg.ToolCalls = append(msg.ToolCalls, api.ToolCall{
-				ID:       ollamaCallID(m, i),
+				ID:       m.CallID(i),
 				Function: api.ToolCallFunction{Index: i, Name: c.Name, Arguments: a},
 			})
 		}
 	default:
-		msg.Content = r.text
+		msg.Content = r.Text
 	}
 	return msg
 }
 
 // jsonModeText writes a decision the way the JSON-mode system prompt asks,
 // spaced like a model writes it. JSON mode has one call per reply.
-func jsonModeText(r reply) string {
-	if len(r.calls) > 0 {
-		c := r.calls[0]
-		return spacedJSON(args{{"thought", r.thought}, {"tool_call", args{{"name", c.Name}, {"input", c.Args}}}})
+func jsonModeText(r offline.Reply) string {
+	if len(r.Calls) > 0 {
+		c := r.Calls[0]
+		return offline.SpacedJSON(offline.Pairs("thought", r.Thought, "tool_call", offline.Pairs("name", c.Name, "input", c.Args)))
 	}
-	return spacedJSON(args{{"thought", r.thought}, {"response", r.text}})
+	return offline.SpacedJSON(offline.Pairs("thought", r.Thought, "response", r.Text))
 }
 
 // brokenJSONReply is the malformed lesson's first JSON-mode reply: a
 // sentence of prose (in the request's language l), then an object whose
 // final closing brace is missing.
-func brokenJSONReply(l language, r reply) string {
-	full := spacedJSON(args{{"thought", r.thought}, {"tool_call", args{{"name", "read_file"}, {"input", args{{"path", "notes/todo.txt"}}}}}})
-	return l.say("Sure! I will read the todo list first.\n", "わかりました。まず TODO リストを読みます。\n") + strings.TrimSuffix(full, "}")
-}
-
-// spacedJSON marshals v and puts a space after every ':' and ',' outside
-// strings: `{"a": 1, "b": 2}`.
-func spacedJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "{}"
-	}
-	var out strings.Builder
-	inString, escaped := false, false
-	for _, c := range string(b) {
-		out.WriteRune(c)
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && (c == ':' || c == ','):
-			out.WriteByte(' ')
-		}
-	}
-	return out.String()
-}
-
-// ollamaCallID is a deterministic tool call id in Ollama's own form:
-// "call_" and 8 characters of [a-z0-9].
-func ollamaCallID(m modelCall, index int) string {
-	sum := m.digest(fmt.Sprintf("glassbox offline call %d", index))
-	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-	id := []byte("call_")
-	for _, b := range sum[:8] {
-		id = append(id, alphabet[int(b)%len(alphabet)])
-	}
-	return string(id)
+func brokenJSONReply(m chatCall, r offline.Reply) string {
+	full := offline.SpacedJSON(offline.Pairs("thought", r.Thought, "tool_call", offline.Pairs("name", "read_file", "input", offline.Pairs("path", "notes/todo.txt"))))
+	return m.Say("Sure! I will read the todo list first.\n", "わかりました。まず TODO リストを読みます。\n") + strings.TrimSuffix(full, "}")
 }
 
 // ollamaMetrics fills the final object's counters: the prompt's and the
@@ -336,64 +446,16 @@ func ollamaCallID(m modelCall, index int) string {
 // spent it: prompt evaluation until the first line (measured), generation
 // while the lines streamed (the latency spread over them: zero, and so
 // omitted as Ollama omits it, without --sim-latency), loading the rest.
-func ollamaMetrics(m modelCall, evalCount int, start time.Time, promptEval, eval time.Duration) api.Metrics {
+func ollamaMetrics(m chatCall, evalCount int, start time.Time, promptEval, eval time.Duration) api.Metrics {
 	total := max(time.Since(start), 10*time.Microsecond)
 	return api.Metrics{
 		TotalDuration:      total,
 		LoadDuration:       max(total-promptEval-eval, 0),
-		PromptEvalCount:    tokens(m.size),
+		PromptEvalCount:    offline.Tokens(m.Size()),
 		PromptEvalDuration: promptEval,
 		EvalCount:          max(evalCount, 1),
 		EvalDuration:       eval,
 	}
-}
-
-// ollamaTokens cuts text into token-sized pieces the way a BPE tokenizer
-// roughly does: a word with its leading space (" weather"), a long word in
-// pieces of at most 8 letters, up to 3 punctuation marks together (`{"`,
-// `":`, ` "` with the space that leads them), Japanese two kana or kanji at
-// a time ("これ", "は日"), each newline on its own. The pieces concatenate
-// back to text.
-func ollamaTokens(text string) []string {
-	const maxLetters, maxMarks, maxKana = 8, 3, 2
-	var out []string
-	var cur []rune
-	kind, n := 0, 0 // what cur holds (0 nothing or a lone space, 1 a word, 2 marks, 3 kana or kanji) and how many
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, string(cur))
-		}
-		cur, kind, n = cur[:0], 0, 0
-	}
-	for _, c := range text {
-		switch {
-		case c == '\n':
-			flush()
-			out = append(out, "\n")
-		case c == ' ':
-			flush()
-			cur = append(cur, c)
-		case unicode.In(c, unicode.Hiragana, unicode.Katakana, unicode.Han):
-			// Japanese has no spaces; a tokenizer spends a token on
-			// every one or two kana or kanji.
-			if kind != 3 && kind != 0 || kind == 3 && n == maxKana {
-				flush()
-			}
-			cur, kind, n = append(cur, c), 3, n+1
-		case unicode.IsLetter(c) || unicode.IsDigit(c):
-			if kind != 1 && kind != 0 || kind == 1 && n == maxLetters {
-				flush()
-			}
-			cur, kind, n = append(cur, c), 1, n+1
-		default:
-			if kind != 2 && kind != 0 || kind == 2 && n == maxMarks {
-				flush()
-			}
-			cur, kind, n = append(cur, c), 2, n+1
-		}
-	}
-	flush()
-	return out
 }
 
 // ollamaStream is the reply as a real server streams it (server/routes.go
@@ -402,13 +464,13 @@ func ollamaTokens(text string) []string {
 // metrics and done_reason — or, for a tool call cut at the token limit in
 // native mode, the whole unfinished call there (the tool parser held it
 // back); and no done line at all after Ollama's token-repeat stop.
-func ollamaStream(m modelCall, r reply, msg api.Message) (lines []api.Message, final *api.Message, reason string) {
+func ollamaStream(m chatCall, r offline.Reply, msg api.Message) (lines []api.Message, final *api.Message, reason string) {
 	reason = "stop"
-	if r.cut {
+	if r.Cut {
 		reason = "length"
 	}
-	toks := ollamaTokens(msg.Content)
-	if r.cut && m.conv.dialect == dialectLlamaNative {
+	toks := offline.TokenPieces(msg.Content)
+	if r.Cut && m.mode == modeNative {
 		toks = nil
 	}
 	for _, t := range toks {
@@ -417,12 +479,12 @@ func ollamaStream(m modelCall, r reply, msg api.Message) (lines []api.Message, f
 	for i := range msg.ToolCalls {
 		lines = append(lines, api.Message{Role: "assistant", ToolCalls: msg.ToolCalls[i : i+1]})
 	}
-	if r.repeatStop {
+	if r.RepeatStop {
 		return lines, nil, ""
 	}
 	final = &api.Message{Role: "assistant"}
 	switch {
-	case r.cut && m.conv.dialect == dialectLlamaNative:
+	case r.Cut && m.mode == modeNative:
 		final.Content = msg.Content
 	case len(msg.ToolCalls) == 0 && len(lines) > 0:
 		final.Content = lines[len(lines)-1].Content
@@ -431,29 +493,29 @@ func ollamaStream(m modelCall, r reply, msg api.Message) (lines []api.Message, f
 	return lines, final, reason
 }
 
-// serveOllamaChat answers POST /api/chat.
-func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
+// serveChat answers POST /api/chat.
+func (s *ollamaSide) serveChat(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	body, err := readBody(r)
+	body, err := offline.ReadBody(r)
 	if err != nil {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	req, m, err := parseOllamaChat(s.request(body), &s.ollama)
+	req, m, err := parseOllamaChat(s.tutor.Body(body), &s.turns)
 	if err != nil {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !s.modelKnown(req.Model) {
+	if !s.tutor.ModelKnown(req.Model, defaultOllamaModel) {
 		ollamaNotFound(w, req.Model)
 		return
 	}
 	stream := req.Stream == nil || *req.Stream
-	rep, err := s.prepare(r.Context(), m, s.firstByteDelay(stream))
+	rep, err := s.tutor.Answer(r.Context(), m.ModelCall, s.tutor.FirstByteDelay(stream))
 	promptEval := max(time.Since(start), time.Microsecond)
-	errs := apiErrors{
-		notFound: func() { ollamaNotFound(w, req.Model) },
-		fault: func(status int, overloaded bool) {
+	errs := offline.APIErrors{
+		NotFound: func() { ollamaNotFound(w, req.Model) },
+		Fault: func(status int, overloaded bool) {
 			msg := "rate limit exceeded"
 			if overloaded {
 				msg = "model is overloaded"
@@ -461,7 +523,7 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 			writeOllamaError(w, status, msg)
 		},
 	}
-	if errs.wrote(w, err) {
+	if errs.Wrote(w, err) {
 		return
 	}
 	msg := encodeOllama(m, rep)
@@ -474,7 +536,7 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 			writeOllamaError(w, http.StatusInternalServerError, "unexpected end of response")
 			return
 		}
-		writeJSON(w, http.StatusOK, api.ChatResponse{
+		offline.WriteJSON(w, http.StatusOK, api.ChatResponse{
 			Model: req.Model, CreatedAt: time.Now().UTC(), Message: msg,
 			Done: true, DoneReason: reason, Metrics: ollamaMetrics(m, evalCount, start, promptEval, 0),
 		})
@@ -498,13 +560,13 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 	// tokens arrive at a steady rate.
 	// Each line is due at a fixed time after the first, so the timer's own
 	// overhead does not add up over hundreds of tokens.
-	delay := s.chunkDelay(len(lines) + 1)
+	delay := s.tutor.ChunkDelay(len(lines) + 1)
 	first := time.Now()
 	var eval time.Duration
 	for i, l := range lines {
 		if i > 0 {
 			eval += delay
-			if sleep(r.Context(), time.Until(first.Add(eval))) != nil {
+			if offline.Sleep(r.Context(), time.Until(first.Add(eval))) != nil {
 				return
 			}
 		}
@@ -520,7 +582,7 @@ func (s *Server) serveOllamaChat(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(lines) > 0 {
 		eval += delay
-		if sleep(r.Context(), time.Until(first.Add(eval))) != nil {
+		if offline.Sleep(r.Context(), time.Until(first.Add(eval))) != nil {
 			return
 		}
 	}
@@ -540,17 +602,17 @@ func ollamaDetails() api.ModelDetails {
 
 // serveOllamaTags answers GET /api/tags with the one model it lists.
 func serveOllamaTags(w http.ResponseWriter) {
-	sum := sha256.Sum256([]byte(ModelVersion))
-	writeJSON(w, http.StatusOK, api.ListResponse{Models: []api.ListModelResponse{{
+	sum := sha256.Sum256([]byte(offline.ModelVersion))
+	offline.WriteJSON(w, http.StatusOK, api.ListResponse{Models: []api.ListModelResponse{{
 		Name: defaultOllamaModel, Model: defaultOllamaModel, ModifiedAt: ollamaModifiedAt(),
 		Size: 0, Digest: fmt.Sprintf("%x", sum), Details: ollamaDetails(),
 	}}})
 }
 
-// serveOllamaShow answers POST /api/show for any model name: the tutor
+// serveShow answers POST /api/show for any model name: the tutor
 // supports completion and tools.
-func (s *Server) serveOllamaShow(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
+func (s *ollamaSide) serveShow(w http.ResponseWriter, r *http.Request) {
+	body, err := offline.ReadBody(r)
 	if err != nil {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
 		return
@@ -572,13 +634,13 @@ func (s *Server) serveOllamaShow(w http.ResponseWriter, r *http.Request) {
 		writeOllamaError(w, http.StatusBadRequest, "model is required")
 		return
 	}
-	if !s.modelKnown(name) {
+	if !s.tutor.ModelKnown(name, defaultOllamaModel) {
 		ollamaNotFound(w, name)
 		return
 	}
-	writeJSON(w, http.StatusOK, api.ShowResponse{
+	offline.WriteJSON(w, http.StatusOK, api.ShowResponse{
 		Modelfile: "# glassbox offline tutor: a deterministic lesson script, not a real model.\n" +
-			"# It answers as \"" + name + "\" so the Ollama client works unchanged.\nFROM " + ModelVersion + "\n",
+			"# It answers as \"" + name + "\" so the Ollama client works unchanged.\nFROM " + offline.ModelVersion + "\n",
 		Parameters: "temperature 0",
 		Template:   "{{ .Prompt }}",
 		Details:    ollamaDetails(),
@@ -593,5 +655,5 @@ func (s *Server) serveOllamaShow(w http.ResponseWriter, r *http.Request) {
 
 // writeOllamaError writes Ollama's error body: {"error": "..."}.
 func writeOllamaError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+	offline.WriteJSON(w, status, map[string]string{"error": msg})
 }

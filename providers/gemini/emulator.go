@@ -1,4 +1,4 @@
-package offline
+package gemini
 
 import (
 	"bytes"
@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/providers/offline"
 )
 
 // ----- the Gemini request, as much of it as the tutor reads -----
@@ -18,8 +21,8 @@ import (
 // the lists are decoded by hand (oneOrMany).
 type geminiRequest struct {
 	Contents              json.RawMessage         `json:"contents"`
-	Tools                 json.RawMessage         `json:"tools"`
 	System                *geminiInContent        `json:"systemInstruction"`
+	Tools                 json.RawMessage         `json:"tools"`
 	GenerationConfig      *geminiGenerationConfig `json:"generationConfig"`
 	GenerationConfigSnake *geminiGenerationConfig `json:"generation_config"`
 }
@@ -81,65 +84,59 @@ func (e geminiRequestError) Error() string { return e.message }
 
 // parseGemini decodes a generateContent body into a model call. Only the
 // contents the last request did not have are decoded (turnCache).
-func parseGemini(body requestBody, s *geminiSide) (modelCall, bool, error) {
-	r := s.turns.read(body)
+func parseGemini(body offline.Body, s *geminiSide) (offline.ModelCall, bool, error) {
+	r := s.turns.Read(body)
 	var req geminiRequest
-	if err := json.Unmarshal(r.doc, &req); err != nil {
-		return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. " + err.Error()}
+	if err := json.Unmarshal(r.Doc, &req); err != nil {
+		return offline.ModelCall{}, false, geminiRequestError{"Invalid JSON payload received. " + err.Error()}
 	}
 	contents, err := oneOrMany[json.RawMessage](req.Contents)
 	if err != nil {
-		return modelCall{}, false, geminiRequestError{"Invalid JSON payload received. contents: " + err.Error()}
+		return offline.ModelCall{}, false, geminiRequestError{"Invalid JSON payload received. contents: " + err.Error()}
 	}
-	fold := r.state
-	if r.n == 0 {
-		fold = folder{conv: conversation{dialect: dialectGemini}}
+	fold := r.State
+	if r.N == 0 {
+		fold = offline.NewFolder(&emulatedQuirks)
 	}
 	for i, raw := range contents {
 		var c geminiInContent
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return modelCall{}, false, geminiRequestError{fmt.Sprintf("Invalid JSON payload received. contents[%d]: %v", r.n+i, err)}
+			return offline.ModelCall{}, false, geminiRequestError{fmt.Sprintf("Invalid JSON payload received. contents[%d]: %v", r.N+i, err)}
 		}
-		its, err := contentItems(r.n+i, c)
+		its, err := contentItems(r.N+i, c)
 		if err != nil {
-			return modelCall{}, false, err
+			return offline.ModelCall{}, false, err
 		}
-		fold.sum(raw)
+		fold.Sum(raw)
 		for _, it := range its {
-			fold.add(it)
+			fold.Add(it)
 		}
 	}
-	if r.n+len(contents) == 0 {
-		return modelCall{}, false, geminiRequestError{"* GenerateContentRequest.contents: contents is not specified\n"}
+	if r.N+len(contents) == 0 {
+		return offline.ModelCall{}, false, geminiRequestError{"* GenerateContentRequest.contents: contents is not specified\n"}
 	}
-	s.turns.remember(body, "contents", r, contents, fold)
+	s.turns.Remember(body, "contents", r, contents, fold)
 	gc := req.GenerationConfig
 	if gc == nil {
 		gc = req.GenerationConfigSnake
 	}
 	thoughts := gc != nil && gc.ThinkingConfig != nil && gc.ThinkingConfig.IncludeThoughts
 	decl := s.tools.read(req.Tools)
-	if req.System != nil && fold.conv.workdir == "" {
-		for _, it := range geminiUserItems(mustParts(req.System.Parts)) {
-			fold.look(it.text)
+	if req.System != nil {
+		// An agent may say there where it works (foreign agents: the
+		// tutor makes absolute paths from it).
+		parts, _ := oneOrMany[geminiInPart](req.System.Parts)
+		for _, it := range geminiUserItems(parts) {
+			fold.Look(it.Text)
 		}
 	}
-	conv := fold.conv
-	conv.mcpTools = decl.mcp
-	conv.roles = decl.roles
-	return modelCall{conv: conv, tools: decl.any, size: body.size(), turns: fold.turns}, thoughts, nil
-}
-
-// mustParts reads parts, none when they cannot be read.
-func mustParts(raw json.RawMessage) []geminiInPart {
-	parts, _ := oneOrMany[geminiInPart](raw)
-	return parts
+	return fold.Call(body.Size(), decl.any, decl.mcp).Declaring(decl.tools), thoughts, nil
 }
 
 // geminiModelItem reads a model turn: function calls and non-thought text.
 // A turn with neither is the trace of a reply the loop could not use.
-func geminiModelItem(parts []geminiInPart) item {
-	it := item{kind: itemAssistant}
+func geminiModelItem(parts []geminiInPart) offline.Turn {
+	it := offline.Turn{Kind: offline.TurnAssistant}
 	var text []string
 	for _, p := range parts {
 		fc := p.FunctionCall
@@ -148,26 +145,26 @@ func geminiModelItem(parts []geminiInPart) item {
 		}
 		switch {
 		case fc != nil:
-			it.calls = append(it.calls, toolCall{ID: fc.ID, Name: fc.Name, Args: argsFromMap(fc.Args)})
+			it.Calls = append(it.Calls, offline.ToolCall{ID: fc.ID, Name: fc.Name, Args: offline.ArgsFromMap(fc.Args)})
 		case p.Text != nil && !p.Thought:
 			text = append(text, *p.Text)
 		}
 	}
-	it.text = strings.Join(text, "")
-	it.malformed = len(it.calls) == 0 && strings.TrimSpace(it.text) == ""
+	it.Text = strings.Join(text, "")
+	it.Malformed = len(it.Calls) == 0 && strings.TrimSpace(it.Text) == ""
 	return it
 }
 
 // geminiUserItems reads a user turn: function responses become tool
-// results, each text part a user text of its own — an agent may send what
+// results, each text part a user text of its own: an agent may send what
 // it tells the model about itself (Gemini CLI's session context) and then
 // the person's words, as two parts of one turn; the last is the request.
-func geminiUserItems(parts []geminiInPart) []item {
-	var items []item
+func geminiUserItems(parts []geminiInPart) []offline.Turn {
+	var items []offline.Turn
 	var text []string
 	flush := func() {
 		for _, t := range text {
-			items = append(items, item{kind: itemUser, text: t})
+			items = append(items, offline.Turn{Kind: offline.TurnUser, Text: t})
 		}
 		text = nil
 	}
@@ -179,15 +176,15 @@ func geminiUserItems(parts []geminiInPart) []item {
 		switch {
 		case fr != nil:
 			flush()
-			r := toolResult{CallID: fr.ID, Name: fr.Name}
+			r := offline.ToolResult{CallID: fr.ID, Name: fr.Name}
 			if v, ok := fr.Response["error"]; ok {
-				r.Content, r.IsError = resultText(v), true
+				r.Content, r.IsError = offline.ResultText(v), true
 			} else if v, ok := fr.Response["output"]; ok {
-				r.Content = resultText(v)
+				r.Content = offline.ResultText(v)
 			} else {
-				r.Content = resultText(fr.Response)
+				r.Content = offline.ResultText(fr.Response)
 			}
-			items = append(items, item{kind: itemResult, result: r})
+			items = append(items, offline.Turn{Kind: offline.TurnResult, Result: r})
 		case p.Text != nil && !p.Thought:
 			text = append(text, *p.Text)
 		}
@@ -199,7 +196,6 @@ func geminiUserItems(parts []geminiInPart) []item {
 // geminiDeclarations reads the functions a tools list declares.
 func geminiDeclarations(raw json.RawMessage) declarations {
 	var d declarations
-	var declared []declaredTool
 	tools, err := oneOrMany[map[string]json.RawMessage](raw)
 	if err != nil {
 		return d
@@ -221,12 +217,11 @@ func geminiDeclarations(raw json.RawMessage) declarations {
 				if len(schema) == 0 {
 					schema = f.Schema
 				}
-				declared = append(declared, readDeclared(f.Name, schema))
+				d.tools = append(d.tools, offline.ReadDeclared(f.Name, schema))
 			}
 		}
 	}
-	d.mcp = mcpTools(d.names)
-	d.roles = bindRoles(declared)
+	d.mcp = offline.MCPTools(d.names)
 	return d
 }
 
@@ -259,8 +254,8 @@ type geminiPart struct {
 }
 
 type geminiFunctionCall struct {
-	Name string `json:"name"`
-	Args args   `json:"args"`
+	Name string       `json:"name"`
+	Args offline.Args `json:"args"`
 }
 
 type geminiUsage struct {
@@ -284,37 +279,37 @@ type geminiAnswer struct {
 // encodeGemini turns the tutor's reply into Gemini parts. Function calls
 // carry no id (as Gemini 2.5 sends them); the first call part carries the
 // thoughtSignature, as the thought-signatures doc describes for parallel calls.
-func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
-	sum := m.digest("glassbox offline responseId")
+func encodeGemini(m offline.ModelCall, r offline.Reply, thoughts bool) geminiAnswer {
+	sum := m.Digest("glassbox offline responseId")
 	a := geminiAnswer{finishReason: "STOP", responseID: base64.RawURLEncoding.EncodeToString(sum[:17])}
-	a.usage.PromptTokenCount = tokens(m.size)
-	if thoughts && r.thought != "" {
-		a.thought = &geminiPart{Text: "**" + r.thought + "**", Thought: true}
-		a.usage.ThoughtsTokenCount = tokens(len(r.thought))
+	a.usage.PromptTokenCount = offline.Tokens(m.Size())
+	if thoughts && r.Thought != "" {
+		a.thought = &geminiPart{Text: "**" + r.Thought + "**", Thought: true}
+		a.usage.ThoughtsTokenCount = offline.Tokens(len(r.Thought))
 	}
 	switch {
-	case r.misfire:
+	case r.Misfire:
 		a.parts = []geminiPart{}
 		a.finishReason = "MALFORMED_FUNCTION_CALL"
 		a.finishMessage = "Malformed function call: print(default_api.read_file(path=\"notes/todo.txt\""
-	case r.cut:
+	case r.Cut:
 		// The limit came before Gemini had a whole call to return.
 		a.parts = []geminiPart{}
 		a.finishReason = "MAX_TOKENS"
 		a.usage.CandidatesTokenCount = 0
-	case len(r.calls) > 0:
-		for i, c := range r.calls {
+	case len(r.Calls) > 0:
+		for i, c := range r.Calls {
 			p := geminiPart{FunctionCall: &geminiFunctionCall{Name: c.Name, Args: c.Args}}
 			if i == 0 {
 				p.ThoughtSignature = thoughtSignature(m)
 			}
 			a.parts = append(a.parts, p)
 			b, _ := c.Args.MarshalJSON()
-			a.usage.CandidatesTokenCount += tokens(len(c.Name) + len(b))
+			a.usage.CandidatesTokenCount += offline.Tokens(len(c.Name) + len(b))
 		}
 	default:
-		a.parts = []geminiPart{{Text: r.text}}
-		a.usage.CandidatesTokenCount = tokens(len(r.text))
+		a.parts = []geminiPart{{Text: r.Text}}
+		a.usage.CandidatesTokenCount = offline.Tokens(len(r.Text))
 	}
 	a.usage.TotalTokenCount = a.usage.PromptTokenCount + a.usage.CandidatesTokenCount + a.usage.ThoughtsTokenCount
 	return a
@@ -322,8 +317,8 @@ func encodeGemini(m modelCall, r reply, thoughts bool) geminiAnswer {
 
 // thoughtSignature is an opaque, deterministic signature for a function
 // call: the same conversation always gets the same bytes.
-func thoughtSignature(m modelCall) string {
-	sum := m.digest("glassbox offline thoughtSignature")
+func thoughtSignature(m offline.ModelCall) string {
+	sum := m.Digest("glassbox offline thoughtSignature")
 	return base64.StdEncoding.EncodeToString(append([]byte("glassbox-offline:"), sum[:]...))
 }
 
@@ -338,7 +333,7 @@ func (a geminiAnswer) whole() geminiResponse {
 			Content:      geminiContent{Parts: parts, Role: "model"},
 			FinishReason: a.finishReason, FinishMessage: a.finishMessage,
 		}},
-		UsageMetadata: a.usage, ModelVersion: ModelVersion, ResponseID: a.responseID,
+		UsageMetadata: a.usage, ModelVersion: offline.ModelVersion, ResponseID: a.responseID,
 	}
 }
 
@@ -353,7 +348,7 @@ func (a geminiAnswer) events() []geminiResponse {
 		chunks = append(chunks, []geminiPart{*a.thought})
 	}
 	if len(a.parts) == 1 && a.parts[0].FunctionCall == nil && a.parts[0].Text != "" {
-		for _, t := range ollamaTokens(a.parts[0].Text) {
+		for _, t := range offline.TokenPieces(a.parts[0].Text) {
 			chunks = append(chunks, []geminiPart{{Text: t}})
 		}
 	} else {
@@ -364,7 +359,7 @@ func (a geminiAnswer) events() []geminiResponse {
 	for i, parts := range chunks {
 		ev := geminiResponse{
 			Candidates:    []geminiCandidate{{Content: geminiContent{Parts: parts, Role: "model"}}},
-			UsageMetadata: partial, ModelVersion: ModelVersion, ResponseID: a.responseID,
+			UsageMetadata: partial, ModelVersion: offline.ModelVersion, ResponseID: a.responseID,
 		}
 		if i == len(chunks)-1 {
 			ev.Candidates[0].FinishReason = a.finishReason
@@ -376,10 +371,16 @@ func (a geminiAnswer) events() []geminiResponse {
 	return out
 }
 
-// serveGemini answers models/{model}:generateContent and
-// :streamGenerateContent.
-func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
-	rest := r.URL.Path[strings.Index(r.URL.Path, "/models/")+len("/models/"):]
+// ServeHTTP answers models/{model}:generateContent and
+// :streamGenerateContent; any other path of the API is its own 404.
+func (s *geminiSide) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	i := strings.Index(r.URL.Path, "/models/")
+	if i < 0 || !strings.Contains(r.URL.Path[i:], ":") {
+		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
+			fmt.Sprintf("%s is not served by the glassbox offline simulation; it answers models/{model}:generateContent and :streamGenerateContent.", r.URL.Path), nil)
+		return
+	}
+	rest := r.URL.Path[i+len("/models/"):]
 	model, method, _ := strings.Cut(rest, ":")
 	stream := method == "streamGenerateContent"
 	if method != "generateContent" && !stream {
@@ -391,18 +392,18 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND", "Method not found.", nil)
 		return
 	}
-	body, err := readBody(r)
+	body, err := offline.ReadBody(r)
 	if err != nil {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error(), nil)
 		return
 	}
-	m, thoughts, err := parseGemini(s.request(body), &s.gemini)
+	m, thoughts, err := parseGemini(s.tutor.Body(body), s)
 	if err != nil {
 		writeGeminiError(w, http.StatusBadRequest, "INVALID_ARGUMENT", err.Error(), nil)
 		return
 	}
-	rep, err := s.prepare(r.Context(), m, s.firstByteDelay(stream))
-	var f errFault
+	rep, err := s.tutor.Answer(r.Context(), m, s.tutor.FirstByteDelay(stream))
+	var f offline.Fault
 	switch {
 	case errors.As(err, &f):
 		writeGeminiFault(w, f, model)
@@ -412,7 +413,7 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	}
 	answer := encodeGemini(m, rep, thoughts)
 	if !stream {
-		writeJSON(w, http.StatusOK, answer.whole())
+		offline.WriteJSON(w, http.StatusOK, answer.whole())
 		return
 	}
 	// The SDK always asks for ?alt=sse; without it the real API streams a
@@ -424,11 +425,11 @@ func (s *Server) serveGemini(w http.ResponseWriter, r *http.Request) {
 	// As on the Ollama side, each event is due at a fixed time after the
 	// first, so the timer's own overhead does not add up over hundreds of
 	// tokens and both dialects take the same time for the same answer.
-	delay := s.chunkDelay(len(events))
+	delay := s.tutor.ChunkDelay(len(events))
 	first := time.Now()
 	for i, ev := range events {
 		if i > 0 {
-			if sleep(r.Context(), time.Until(first.Add(time.Duration(i)*delay))) != nil {
+			if offline.Sleep(r.Context(), time.Until(first.Add(time.Duration(i)*delay))) != nil {
 				return
 			}
 		}
@@ -459,20 +460,20 @@ type geminiErrorStatus struct {
 }
 
 func writeGeminiError(w http.ResponseWriter, code int, status, message string, details []map[string]any) {
-	writeJSON(w, code, geminiError{Error: geminiErrorStatus{Code: code, Message: message, Status: status, Details: details}})
+	offline.WriteJSON(w, code, geminiError{Error: geminiErrorStatus{Code: code, Message: message, Status: status, Details: details}})
 }
 
 // writeGeminiFault writes the 429 or 503 a lesson demonstrates, shaped like
 // the real ones (RetryInfo is how Gemini says how long to wait).
-func writeGeminiFault(w http.ResponseWriter, f errFault, model string) {
-	if f.fault == faultUnknownModel {
+func writeGeminiFault(w http.ResponseWriter, f offline.Fault, model string) {
+	if f.UnknownModel() {
 		// The recorded 404 (error_404_NOT_FOUND_unknown_model…), for v1beta.
 		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
 			"models/"+model+" is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods. (glassbox offline simulation: the unknown-model lesson answers every call this way.)", nil)
 		return
 	}
 	w.Header().Set("Retry-After", "1")
-	if f.fault == faultOutage {
+	if f.Overloaded() {
 		writeGeminiError(w, http.StatusServiceUnavailable, "UNAVAILABLE",
 			"The model is overloaded. Please try again later. (glassbox offline simulation: the outage lesson answers every call this way.)", nil)
 		return
@@ -493,4 +494,86 @@ func writeGeminiFault(w http.ResponseWriter, f errFault, model string) {
 		}}},
 		{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1s"},
 	})
+}
+
+// Emulator is the Gemini API's side of the offline simulation
+// (package offline): generateContent and streamGenerateContent, in the
+// shapes of the recorded responses.
+var Emulator = offline.Emulator{
+	Name:  "Gemini API",
+	Paths: []string{"POST /v1beta/models/{model}:generateContent", "POST /v1beta/models/{model}:streamGenerateContent?alt=sse"},
+	Claims: func(path string) bool {
+		return strings.Contains(path, "/models/") && strings.Contains(path, ":") || strings.HasPrefix(path, "/v1beta/") || path == "/v1beta"
+	},
+	New: func(t *offline.Tutor) http.Handler { return &geminiSide{tutor: t} },
+}
+
+// emulatedQuirks are Gemini's where the lessons show them.
+var emulatedQuirks = offline.Quirks{
+	Name: offline.Words{EN: "Gemini", JA: "Gemini"},
+	Malformed: offline.Words{
+		EN: "My first attempt ended with finishReason MALFORMED_FUNCTION_CALL; the loop told me, and I sent a valid call.",
+		JA: "最初の試みは finishReason MALFORMED_FUNCTION_CALL で終わりました。ループがそれを知らせてくれたので、正しい呼び出しを送り直しました。",
+	},
+	Cut: offline.Words{
+		EN: "finishReason MAX_TOKENS: Gemini stopped generating at the token limit",
+		JA: "finishReason MAX_TOKENS: Gemini がトークン上限で生成を止めました",
+	},
+}
+
+// geminiSide is the simulated Gemini API for one Server: it remembers the
+// last request's contents (every request repeats them all) and its tools.
+type geminiSide struct {
+	tutor *offline.Tutor
+	turns offline.TurnCache[offline.Folder]
+	tools toolsCache
+}
+
+// declarations are the tools a request declares.
+type declarations struct {
+	any   bool     // at least one function
+	names []string // their names, in order
+	mcp   []string // those that are MCP tools (mcpTools)
+	// tools are each with its parameters, for a foreign agent's
+	// (offline.ModelCall.Declaring).
+	tools []offline.DeclaredTool
+}
+
+// toolsCache reads a request's tools once and again only when they
+// change: a session sends the same ones with every request. The zero
+// value is ready; it is safe for concurrent use.
+type toolsCache struct {
+	mu   sync.Mutex
+	raw  []byte // the last request's tools, as sent
+	decl declarations
+}
+
+// read returns the declarations of raw, a Gemini tools list.
+func (c *toolsCache) read(raw json.RawMessage) declarations {
+	c.mu.Lock()
+	if c.raw != nil && bytes.Equal(c.raw, raw) {
+		defer c.mu.Unlock()
+		return c.decl
+	}
+	c.mu.Unlock()
+	d := geminiDeclarations(raw)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.raw, c.decl = append([]byte{}, raw...), d
+	return d
+}
+
+// contentItems reads one content into items.
+func contentItems(i int, c geminiInContent) ([]offline.Turn, error) {
+	parts, err := oneOrMany[geminiInPart](c.Parts)
+	if err != nil {
+		return nil, geminiRequestError{fmt.Sprintf("Invalid JSON payload received. contents[%d].parts: %v", i, err)}
+	}
+	switch c.Role {
+	case "model":
+		return []offline.Turn{geminiModelItem(parts)}, nil
+	case "user", "function", "":
+		return geminiUserItems(parts), nil
+	}
+	return nil, geminiRequestError{fmt.Sprintf("Please use a valid role: user, model. (contents[%d].role is %q)", i, c.Role)}
 }

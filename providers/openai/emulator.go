@@ -1,4 +1,4 @@
-package offline
+package openai
 
 // The OpenAI-compatible chat completions API (POST /v1/chat/completions),
 // as llama.cpp's server, vLLM and Ollama's /v1 speak it: the tutor's reply
@@ -14,7 +14,65 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/providers/offline"
 )
+
+// Emulator is the chat completions API's side of the offline simulation
+// (package offline): POST /v1/chat/completions, streamed as server-sent
+// events with "stream": true.
+var Emulator = offline.Emulator{
+	Name:  "chat completions API",
+	Paths: []string{"POST /v1/chat/completions"},
+	Claims: func(path string) bool {
+		return strings.HasSuffix(path, "/chat/completions") || strings.HasPrefix(path, "/v1/") || path == "/v1"
+	},
+	New: func(t *offline.Tutor) http.Handler { return &openAISide{tutor: t} },
+}
+
+// emulatedQuirks are the chat completions API's, where the lessons show
+// them (as llama.cpp's server, vLLM and Ollama's /v1 behave).
+var emulatedQuirks = offline.Quirks{
+	Name: offline.Words{EN: "the OpenAI-compatible API", JA: "OpenAI 互換 API"},
+	Malformed: offline.Words{
+		EN: "The arguments of my first tool call were not valid JSON (the closing brace was missing); the loop showed me why it could not run the call, and I sent a valid one.",
+		JA: "最初のツール呼び出しの引数が正しい JSON ではありませんでした (閉じ括弧が欠けていました)。ループが実行できない理由を示してくれたので、正しい呼び出しを送り直しました。",
+	},
+	Cut: offline.Words{
+		EN: "finish_reason length: the server stopped generating at the token limit, in the middle of the arguments",
+		JA: "finish_reason length: サーバーが引数の途中、トークン上限で生成を止めました",
+	},
+	RepeatStop: offline.Words{
+		EN: "the server stopped it and closed the stream without a finish_reason or data: [DONE]",
+		JA: "サーバーがそれを止めて、finish_reason も data: [DONE] もなしでストリームを閉じました",
+	},
+}
+
+// openAISide is the simulated chat completions API for one Server: it
+// remembers the messages of the last request (every request repeats them
+// all).
+type openAISide struct {
+	tutor *offline.Tutor
+	turns offline.TurnCache[openAITurns]
+}
+
+// ServeHTTP answers POST …/chat/completions; any other path of the API is
+// its own 404.
+func (s *openAISide) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		writeOpenAIError(w, http.StatusNotFound, "invalid_request_error",
+			fmt.Sprintf("%s is not served by the glassbox offline simulation; it answers POST /v1/chat/completions.", r.URL.Path))
+		return
+	}
+	if offline.RequireMethod(w, r, http.MethodPost) {
+		s.serveChat(w, r)
+	}
+}
+
+// repeatLimit is how many equal tokens in a row arrive before the server
+// ends a reply stuck repeating one (Ollama's /v1 stops as its /api/chat
+// does: after 30 repeats of the first).
+const repeatLimit = 31
 
 // openAIRequest is the part of a chat completions request the simulation
 // reads.
@@ -73,14 +131,14 @@ func (m openAIMessage) text() string {
 // openAITurns is what the messages of a chat completions request were
 // read into.
 type openAITurns struct {
-	fold folder
+	fold offline.Folder
 	// calls names the tool calls of the latest assistant message by id:
 	// the tool messages after it answer them.
 	calls map[string]string
 }
 
-func (t openAITurns) fork() openAITurns {
-	t.fold = t.fold.fork()
+func (t openAITurns) Fork() openAITurns {
+	t.fold = t.fold.Fork()
 	return t // calls is replaced, never changed
 }
 
@@ -88,25 +146,25 @@ func (t openAITurns) fork() openAITurns {
 func (t *openAITurns) add(msg openAIMessage) error {
 	switch msg.Role {
 	case "system", "developer":
-		t.fold.look(msg.text())
+		t.fold.Look(msg.text()) // where an agent says it works (foreign agents)
 	case "user":
-		t.fold.add(item{kind: itemUser, text: msg.text()})
+		t.fold.Add(offline.Turn{Kind: offline.TurnUser, Text: msg.text()})
 	case "assistant":
-		it := item{kind: itemAssistant, text: msg.text()}
+		it := offline.Turn{Kind: offline.TurnAssistant, Text: msg.text()}
 		t.calls = map[string]string{}
 		for _, tc := range msg.ToolCalls {
 			var m map[string]any
 			if json.Unmarshal([]byte(tc.Function.Arguments), &m) != nil {
-				it.malformed = true
+				it.Malformed = true
 				continue
 			}
 			t.calls[tc.ID] = tc.Function.Name
-			it.calls = append(it.calls, toolCall{ID: tc.ID, Name: tc.Function.Name, Args: argsFromMap(m)})
+			it.Calls = append(it.Calls, offline.ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: offline.ArgsFromMap(m)})
 		}
 		// An empty reply, or one whose call could not be read, is one
 		// the loop could not use.
-		it.malformed = it.malformed || len(it.calls) == 0 && strings.TrimSpace(it.text) == ""
-		t.fold.add(it)
+		it.Malformed = it.Malformed || len(it.Calls) == 0 && strings.TrimSpace(it.Text) == ""
+		t.fold.Add(it)
 	case "tool":
 		name, ok := t.calls[msg.ToolCallID]
 		if !ok || msg.ToolCallID == "" {
@@ -114,9 +172,9 @@ func (t *openAITurns) add(msg openAIMessage) error {
 			return fmt.Errorf("invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id %q answers none)", msg.ToolCallID)
 		}
 		content := msg.text()
-		t.fold.add(item{kind: itemResult, result: toolResult{
+		t.fold.Add(offline.Turn{Kind: offline.TurnResult, Result: offline.ToolResult{
 			CallID: msg.ToolCallID, Name: name, Content: content,
-			IsError: looksLikeErrorText(content),
+			IsError: offline.LooksLikeErrorText(content),
 		}})
 	}
 	return nil
@@ -132,44 +190,41 @@ type openAIChatBody struct {
 // parseOpenAIChat decodes a chat completions body into the neutral
 // conversation. Only the messages the last request did not have are
 // decoded (turnCache).
-func parseOpenAIChat(body requestBody, cache *turnCache[openAITurns]) (openAIRequest, modelCall, error) {
+func parseOpenAIChat(body offline.Body, cache *offline.TurnCache[openAITurns]) (openAIRequest, offline.ModelCall, error) {
 	var in openAIChatBody
-	if body.blank() {
-		return in.openAIRequest, modelCall{}, errors.New("missing request body")
+	if body.Blank() {
+		return in.openAIRequest, offline.ModelCall{}, errors.New("missing request body")
 	}
-	r := cache.read(body)
-	if err := json.Unmarshal(r.doc, &in); err != nil {
-		return in.openAIRequest, modelCall{}, err
+	r := cache.Read(body)
+	if err := json.Unmarshal(r.Doc, &in); err != nil {
+		return in.openAIRequest, offline.ModelCall{}, err
 	}
 	req := in.openAIRequest
 	if req.Model == "" {
-		return req, modelCall{}, errors.New("you must provide a model parameter")
+		return req, offline.ModelCall{}, errors.New("you must provide a model parameter")
 	}
-	t := r.state
-	if r.n == 0 {
-		t = openAITurns{fold: folder{conv: conversation{dialect: dialectOpenAI}}}
+	t := r.State
+	if r.N == 0 {
+		t = openAITurns{fold: offline.NewFolder(&emulatedQuirks)}
 	}
 	for i, raw := range in.Messages {
 		var msg openAIMessage
 		if err := json.Unmarshal(raw, &msg); err != nil {
-			return req, modelCall{}, fmt.Errorf("messages[%d]: %w", r.n+i, err)
+			return req, offline.ModelCall{}, fmt.Errorf("messages[%d]: %w", r.N+i, err)
 		}
-		t.fold.sum(raw)
+		t.fold.Sum(raw)
 		if err := t.add(msg); err != nil {
-			return req, modelCall{}, err
+			return req, offline.ModelCall{}, err
 		}
 	}
-	cache.remember(body, "messages", r, in.Messages, t)
+	cache.Remember(body, "messages", r, in.Messages, t)
 	var names []string
-	var declared []declaredTool
+	var declared []offline.DeclaredTool
 	for _, tool := range req.Tools {
 		names = append(names, tool.Function.Name)
-		declared = append(declared, readDeclared(tool.Function.Name, tool.Function.Parameters))
+		declared = append(declared, offline.ReadDeclared(tool.Function.Name, tool.Function.Parameters))
 	}
-	conv := t.fold.conv
-	conv.mcpTools = mcpTools(names)
-	conv.roles = bindRoles(declared)
-	return req, modelCall{conv: conv, tools: len(req.Tools) > 0, size: body.size(), turns: t.fold.turns}, nil
+	return req, t.fold.Call(body.Size(), len(req.Tools) > 0, offline.MCPTools(names)).Declaring(declared), nil
 }
 
 // openAIChunk is one chat.completion.chunk event.
@@ -204,51 +259,51 @@ type openAIUsage struct {
 
 // openAIFingerprint is the system_fingerprint every reply carries: it
 // names the simulation, as ModelVersion does for Gemini.
-const openAIFingerprint = "fp_" + ModelVersion
+const openAIFingerprint = "fp_" + offline.ModelVersion
 
 // openAIReply is the tutor's reply as chat completions deltas: the text in
 // tokens, each tool call as a head (id, name) and argument pieces, and the
 // finish_reason ("" for a stream that is to end without one).
-func openAIReply(m modelCall, r reply) (deltas []openAIDelta, finish string) {
+func openAIReply(m offline.ModelCall, r offline.Reply) (deltas []openAIDelta, finish string) {
 	finish = "stop"
-	text := r.text
-	var calls []toolCall
+	text := r.Text
+	var calls []offline.ToolCall
 	switch {
-	case r.repeatStop:
+	case r.RepeatStop:
 		text, finish = strings.Repeat("\n", repeatLimit), ""
-	case r.misfire:
+	case r.Misfire:
 		// A call whose arguments are not JSON: the closing brace missing.
-		calls = []toolCall{{Name: "read_file", Args: args{{"path", "notes/todo.txt"}}}}
-	case r.cut:
-		calls, finish = []toolCall{{Name: "read_file", Args: args{{"path", "notes/todo.txt"}}}}, "length"
-	case len(r.calls) > 0:
-		calls = r.calls
+		calls = []offline.ToolCall{{Name: "read_file", Args: offline.Pairs("path", "notes/todo.txt")}}
+	case r.Cut:
+		calls, finish = []offline.ToolCall{{Name: "read_file", Args: offline.Pairs("path", "notes/todo.txt")}}, "length"
+	case len(r.Calls) > 0:
+		calls = r.Calls
 	}
-	for _, t := range ollamaTokens(text) {
+	for _, t := range offline.TokenPieces(text) {
 		deltas = append(deltas, openAIDelta{Content: &t})
 	}
 	for i, c := range calls {
 		raw, _ := c.Args.MarshalJSON()
-		arguments := spacedJSON(c.Args)
+		arguments := offline.SpacedJSON(c.Args)
 		if len(raw) == 0 {
 			arguments = "{}"
 		}
 		switch {
-		case r.misfire:
+		case r.Misfire:
 			arguments = strings.TrimSuffix(arguments, "}")
-		case r.cut:
+		case r.Cut:
 			arguments = arguments[:strings.Index(arguments, ":")+4]
 		}
 		index := i
-		head := openAIToolCall{Index: &index, ID: ollamaCallID(m, i), Type: "function"}
+		head := openAIToolCall{Index: &index, ID: m.CallID(i), Type: "function"}
 		head.Function.Name = c.Name
 		deltas = append(deltas, openAIDelta{ToolCalls: []openAIToolCall{head}})
-		for _, piece := range ollamaTokens(arguments) {
+		for _, piece := range offline.TokenPieces(arguments) {
 			part := openAIToolCall{Index: &index}
 			part.Function.Arguments = piece
 			deltas = append(deltas, openAIDelta{ToolCalls: []openAIToolCall{part}})
 		}
-		if !r.cut {
+		if !r.Cut {
 			finish = "tool_calls"
 		}
 	}
@@ -261,25 +316,25 @@ func openAIReply(m modelCall, r reply) (deltas []openAIDelta, finish string) {
 }
 
 // serveOpenAIChat answers POST /v1/chat/completions.
-func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
+func (s *openAISide) serveChat(w http.ResponseWriter, r *http.Request) {
+	body, err := offline.ReadBody(r)
 	if err != nil {
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	req, m, err := parseOpenAIChat(s.request(body), &s.openAI)
+	req, m, err := parseOpenAIChat(s.tutor.Body(body), &s.turns)
 	if err != nil {
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	if !s.modelKnown(req.Model) {
+	if !s.tutor.ModelKnown(req.Model, DefaultModel) {
 		openAINotFound(w, req.Model)
 		return
 	}
-	rep, err := s.prepare(r.Context(), m, s.firstByteDelay(req.Stream))
-	errs := apiErrors{
-		notFound: func() { openAINotFound(w, req.Model) },
-		fault: func(status int, overloaded bool) {
+	rep, err := s.tutor.Answer(r.Context(), m, s.tutor.FirstByteDelay(req.Stream))
+	errs := offline.APIErrors{
+		NotFound: func() { openAINotFound(w, req.Model) },
+		Fault: func(status int, overloaded bool) {
 			msg := "rate limit exceeded: retry after 1s"
 			if overloaded {
 				msg = "the model is overloaded, please try again later"
@@ -287,22 +342,22 @@ func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request) {
 			writeOpenAIError(w, status, "api_error", msg)
 		},
 	}
-	if errs.wrote(w, err) {
+	if errs.Wrote(w, err) {
 		return
 	}
 	deltas, finish := openAIReply(m, rep)
-	sum := m.digest("glassbox offline chat completion id")
+	sum := m.Digest("glassbox offline chat completion id")
 	base := openAIChunk{
 		ID: fmt.Sprintf("chatcmpl-%x", sum[:6]), Created: time.Now().Unix(),
 		Model: req.Model, SystemFingerprint: openAIFingerprint,
 	}
-	usage := &openAIUsage{PromptTokens: tokens(m.size), CompletionTokens: len(deltas)}
+	usage := &openAIUsage{PromptTokens: offline.Tokens(m.Size()), CompletionTokens: len(deltas)}
 	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
 	if !req.Stream {
 		whole := mergeDeltas(deltas)
 		base.Object, base.Usage = "chat.completion", usage
 		base.Choices = []openAIChoice{{Message: &whole, FinishReason: &finish}}
-		writeJSON(w, http.StatusOK, base)
+		offline.WriteJSON(w, http.StatusOK, base)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -321,13 +376,13 @@ func (s *Server) serveOpenAIChat(w http.ResponseWriter, r *http.Request) {
 		return true
 	}
 	base.Object = "chat.completion.chunk"
-	delay := s.chunkDelay(len(deltas) + 1)
+	delay := s.tutor.ChunkDelay(len(deltas) + 1)
 	first := time.Now()
 	var eval time.Duration
 	for i := range deltas {
 		if i > 0 {
 			eval += delay
-			if sleep(r.Context(), time.Until(first.Add(eval))) != nil {
+			if offline.Sleep(r.Context(), time.Until(first.Add(eval))) != nil {
 				return
 			}
 		}
@@ -390,5 +445,5 @@ func openAINotFound(w http.ResponseWriter, model string) {
 // writeOpenAIError writes the API's error body:
 // {"error": {"message", "type", "param", "code"}}.
 func writeOpenAIError(w http.ResponseWriter, status int, kind, msg string) {
-	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": nil}})
+	offline.WriteJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": kind, "param": nil, "code": nil}})
 }

@@ -1,4 +1,4 @@
-package offline
+package openai
 
 import (
 	"encoding/json"
@@ -6,12 +6,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/glassbox-dev/glassbox/providers/offline"
 )
 
 func openAIPost(t *testing.T, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	w := httptest.NewRecorder()
-	NewHandler(Config{}).ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+	offline.NewHandler(offline.Config{}, &Emulator).ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
 	return w
 }
 
@@ -88,23 +90,23 @@ func TestOpenAIUnaryAndNotFound(t *testing.T) {
 // A tool message is paired with its call by tool_call_id; an assistant
 // call whose arguments are not JSON is the trace of a malformed reply.
 func TestOpenAIConversation(t *testing.T) {
-	_, m, err := parseOpenAIChat(requestBody{b: []byte(`{"model":"m","messages":[
+	_, m, err := parseOpenAIChat(offline.NewTutor(offline.Config{}).Body([]byte(`{"model":"m","messages":[
 		{"role":"user","content":[{"type":"text","text":"read it"}]},
 		{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a\"}"}}]},
 		{"role":"tool","tool_call_id":"call_1","content":"Error: no such file"},
-		{"role":"assistant","content":"","tool_calls":[{"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\"path\":"}}]}]}`)}, &turnCache[openAITurns]{})
+		{"role":"assistant","content":"","tool_calls":[{"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\"path\":"}}]}]}`)), &offline.TurnCache[openAITurns]{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := m.conv
-	if c.request != "read it" || len(c.steps) != 3 {
-		t.Fatalf("%+v", c)
+	steps := m.Steps()
+	if m.Request() != "read it" || len(steps) != 3 {
+		t.Fatalf("request %q, steps %+v", m.Request(), steps)
 	}
-	if r := c.steps[1].result; r.Name != "read_file" || !r.IsError || r.Call == nil || r.Call.ID != "call_1" {
+	if r := steps[1].Result; r.Name != "read_file" || !r.IsError || r.Call == nil || r.Call.ID != "call_1" {
 		t.Errorf("result %+v", r)
 	}
-	if !c.steps[2].malformed || !c.misfired() {
-		t.Errorf("a call with arguments that are not JSON should count as a misfire: %+v", c.steps[2])
+	if !steps[2].Malformed || !m.Misfired() {
+		t.Errorf("a call with arguments that are not JSON should count as a misfire: %+v", steps[2])
 	}
 }
 
