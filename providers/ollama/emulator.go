@@ -120,7 +120,6 @@ const ollamaVersion = "0.17.4"
 // other name, as a server that has pulled only this model does.
 const defaultOllamaModel = "llama3.1:8b"
 
-
 // ollamaNotFound is Ollama's 404 for a model it does not have
 // (server/routes.go: fmt.Sprintf("model '%s' not found", req.Model)).
 func ollamaNotFound(w http.ResponseWriter, model string) {
