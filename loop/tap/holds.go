@@ -30,7 +30,7 @@ type Hold struct {
 	// Exchange is the call, masked: the request (edited, if it was), and
 	// for a held reply the reply too.
 	Exchange providers.Exchange
-	// Family is the API family ("gemini", "openai", "ollama").
+	// Family is the call's API family (its codec's Family).
 	Family string
 	// Stop is the breakpoint that stopped it; "" when the tap is stepping.
 	Stop string
