@@ -26,6 +26,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/lessons"
@@ -426,7 +427,8 @@ func (compareFlag) IsBoolFlag() bool { return true }
 // retry wait (tests); nil waits for real.
 func runHeadless(ctx context.Context, args []string, sleep func(context.Context, time.Duration) error, stdin io.Reader, stdout, stderr io.Writer) int {
 	var bf busFlags
-	c, rest, err := loadConfigWith("glassbox run", args, true, stderr, bf.bind)
+	var nb noBreaks
+	c, rest, err := loadConfigWith("glassbox run", args, true, stderr, func(fs *flag.FlagSet, l lang.Lang) { bf.bind(fs, l); nb.bind(fs, l) })
 	if err == nil {
 		err = bf.check(c)
 	}
@@ -434,6 +436,9 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		return exitOK
 	}
 	l := chosenLang(c, err, args)
+	if err == nil {
+		err = nb.check(l)
+	}
 	fromBus := false
 	if err == nil {
 		c.Sleep = sleep
@@ -732,6 +737,10 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err == nil {
 		err = tf.bus.check(c)
 	}
+	var bps []breakpoint.Breakpoint
+	if err == nil {
+		bps, err = tf.breakpoints()
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -781,6 +790,7 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return fail(l, stderr, "glassbox", err)
 	}
 	cfg.Predict = tf.predict
+	cfg.Breakpoints = bps
 	if tf.broadcast != "" {
 		_, stop, err := serve.Broadcasting(&cfg, serve.Options{Addr: tf.broadcast, FollowOnly: true, StateDir: filepath.Dir(sessionDir()), Run: c}, stdout)
 		if err != nil {
@@ -803,12 +813,38 @@ type tuiFlags struct {
 	predict   bool
 	broadcast string
 	bus       busFlags
+	breaks    breakpoint.Flags
 }
 
 func (f *tuiFlags) bind(fs *flag.FlagSet, l lang.Lang) {
 	fs.BoolVar(&f.predict, "predict", false, l.T("predict mode: pick the edge you expect before each step (P toggles it)"))
 	fs.StringVar(&f.broadcast, "broadcast", "", l.T("broadcast your run on ADDR (e.g. 127.0.0.1:2222) to followers: ssh -p PORT follow@HOST or glassbox follow HOST:PORT"))
+	fs.Var(&f.breaks, "break", l.F("stop c where EXPR matches (docs/breakpoints.md): conditions joined by commas, all of which must hold — %s; repeatable, any one stops", breakpoint.Conditions()))
 	f.bus.bind(fs, l)
+}
+
+// breakpoints reads the --break values.
+func (f *tuiFlags) breakpoints() ([]breakpoint.Breakpoint, error) {
+	bps, err := breakpoint.ParseAll(f.breaks)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
+	}
+	return bps, nil
+}
+
+// noBreaks is --break on glassbox run, which takes none: it does not stop
+// between steps, so a breakpoint would be silently ignored there.
+type noBreaks struct{ breakpoint.Flags }
+
+func (f *noBreaks) bind(fs *flag.FlagSet, l lang.Lang) {
+	fs.Var(&f.Flags, "break", l.T("not for glassbox run, which runs to the end without stopping: breakpoints stop c in the glass box (glassbox --break EXPR)"))
+}
+
+func (f *noBreaks) check(l lang.Lang) error {
+	if len(f.Flags) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--break %s: glassbox run runs the loop to the end without stopping, so a breakpoint has nothing to stop; step with breakpoints in the glass box: glassbox --break %s", f.Flags[0], f.Flags[0]))
 }
 
 // tuiCanOpen refuses words after the flags (a prompt meant for `glassbox

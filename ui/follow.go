@@ -139,7 +139,7 @@ func (c *roomController) followKey(msg tea.KeyMsg) (action, bool) {
 			return say(c.lang.F("you are at the %s's latest step: the next one appears when they take it", c.whom())), true
 		}
 		return say(c.lang.F("caught up: the %s's latest step", c.whom())), true
-	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict) || k.typing(msg):
+	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict, k.Breaks) || k.typing(msg):
 		return say(c.readOnly()), true
 	}
 	return action{}, false

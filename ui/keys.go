@@ -305,7 +305,8 @@ func (m *Model) keyAction(msg tea.KeyMsg) (func() tea.Cmd, bool) {
 		{k.Next, notice(func() string { return s.travel(+1) })},
 		{k.ReqResp, do(func() action { s.flipSide(); return action{} })},
 		{k.Exchange, notice(s.nextExchange)},
-		{k.Break, notice(s.toggleBreakpoint)},
+		{k.Break, do(m.breaks.toggleState)},
+		{k.Breaks, do(m.breaks.open)},
 		{k.Predict, do(m.predict.toggle)},
 		{k.Roster, do(m.room.openRoster)},
 	}

@@ -289,6 +289,9 @@ func statusParts(r *runView, lk look, backend string) (parts []string, backendAt
 		// Right after the state: an event waiting is what space acts on next.
 		parts = append(parts, seg(l.T("queue"), l.F("%d event%s", r.live.queued, plural(r.live.queued))))
 	}
+	if b := r.breakSegment(seg); b != "" {
+		parts = append(parts, b) // which breakpoint stopped the run, or how many are set
+	}
 	parts = append(parts,
 		seg(l.T("iter"), r.iterLabel(iteration)),
 		seg(r.provider, r.model),
