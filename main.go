@@ -37,6 +37,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/open"
 	"github.com/glassbox-dev/glassbox/ui/serve"
 	"github.com/glassbox-dev/glassbox/ui/sessions"
 	"github.com/glassbox-dev/glassbox/ui/tapbox"
@@ -70,8 +71,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "glassbox: %s\n", l.F("cannot become a subreaper (%s): a command's detached processes may outlive it", l.Error(err)))
 	}
 	// A glassbox killed outright (kill -9) left its commands' folders
-	// behind; this start removes those whose owner is gone.
+	// (and, a helper killed outright, cgroups) behind; this start removes
+	// those whose owner is gone.
 	tools.RemoveStaleCommandFolders()
+	tools.RemoveStaleCgroups()
 	// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) all end the
 	// run the same way: children stopped, the trace closed with an
 	// interrupted record, temporary files removed.
@@ -125,6 +128,7 @@ func subcommands() []subcommand {
 		{"tap", "[flags]", "a glass box around any agent: its model calls held and stepped (point it at the address printed)", exits("glassbox tap", tapbox.Main(version)), false},
 		{"anatomy", "SESSION|CASSETTE [--step N] [--json]", "what each model call's request is made of, what each part costs, and how the requests grow", exits("glassbox anatomy", anatomycmd.Main), false},
 		{"rosetta", "SESSION --step N [--format md|html]", "one step's conversation as every dialect would send it, side by side", exits("glassbox rosetta", anatomycmd.RosettaMain), false},
+		{"open", "FILE [--json]", "step through a trace another tool wrote (HAR, OTLP JSON, Gemini CLI telemetry), read only", exits("glassbox open", open.Main), false},
 		{"serve", "[flags]", "serve a glass box to each learner over SSH (ssh -p 2222 HOST)", serveRoom, false},
 		{"follow", "ADDR [--fingerprint SHA256:…]", "follow an instructor's broadcast in your own glass box, read only", followRoom, false},
 		{"mcp-serve", "[flags]", "glassbox on the MCP bus over standard input and output: ask_agent calls become events", mcpServe, false},
@@ -524,11 +528,11 @@ func attachBus(ctx context.Context, c *agentrun.Config, bf busFlags, fromBus boo
 	lctx, stopListening := context.WithCancel(ctx)
 	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
 	b.Bind(runs[0].Engine, runs[0].Wire())
-	addr, err := bf.listen(lctx, b)
+	on, err := bf.listen(lctx, b)
 	if err != nil {
 		return stopListening, err
 	}
-	fmt.Fprintf(stderr, "glassbox run: %s\n", l.F("on the MCP bus at %s (tool %s); Ctrl-C ends it", "http://"+addr+"/mcp", bus.ToolName))
+	fmt.Fprintf(stderr, "glassbox run: %s\n", busListening(l, on)+" "+l.T("Ctrl-C ends it."))
 	o.Wait = headless.WaitForBus(b, nil)
 	return stopListening, nil
 }
@@ -568,13 +572,21 @@ func (f *busFlags) check(c agentrun.Config) error {
 }
 
 // listen serves b over streamable HTTP at --mcp-listen's address until
-// ctx is done, and returns the address it listens on.
-func (f *busFlags) listen(ctx context.Context, b *bus.Bus) (string, error) {
-	addr, _, err := b.Listen(ctx, f.addr)
+// ctx is done, and returns where, with this start's token.
+func (f *busFlags) listen(ctx context.Context, b *bus.Bus) (bus.Listening, error) {
+	on, err := b.Listen(ctx, f.addr)
 	if err != nil {
-		return "", fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
+		return on, fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
 	}
-	return addr, nil
+	return on, nil
+}
+
+// busListening says where the bus listens and the token a caller must
+// present: where the address is printed (glassbox run's standard error,
+// the glass box's History), the token with it.
+func busListening(l lang.Lang, on bus.Listening) string {
+	return l.F("on the MCP bus at %s (tool %s). Callers present this start's token %s as Authorization: Bearer %s, or in the address: %s (another glassbox: --mcp NAME=%s). Requests from web pages of another origin are refused.",
+		on.Endpoint(), bus.ToolName, on.Token, on.Token, on.EndpointWithToken(), on.EndpointWithToken())
 }
 
 // mcpServe is `glassbox mcp-serve`: glassbox as an MCP server over its
@@ -800,10 +812,12 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	tctx := ui.Context(ctx)
 	if tf.bus.addr != "" {
-		if _, err := tf.bus.listen(tctx, cfg.Runs[0].Bus); err != nil {
+		on, err := tf.bus.listen(tctx, cfg.Runs[0].Bus)
+		if err != nil {
 			return fail(l, stderr, "glassbox", err)
 		}
 		cfg.Runs[0].BusListens = true
+		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, busListening(l, on))
 	}
 	return tuiEnded(ctx, ui.Run(tctx, cfg), runs, l, stderr)
 }

@@ -232,8 +232,8 @@ func (m *Model) firstKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := m.keys
 	if key.Matches(msg, k.Quit) {
 		// On a fresh screen q quits at once; on a run with history it
-		// asks first.
-		if !m.stepper.hasHistory() {
+		// asks first — but a trace file loses nothing (glassbox open).
+		if !m.stepper.hasHistory() || m.lessons.recording {
 			return m.quit(), true
 		}
 		m.stack.push(quitDialog{m.kit})

@@ -29,6 +29,9 @@ type lessonController struct {
 	// intro is a tap's welcome (Tap.Intro): where it listens, what to
 	// set, what it cannot see (nil: not a tap).
 	intro []string
+	// recording: the followed run is a recording the person steps
+	// through (Follow.Pull: glassbox open).
+	recording bool
 }
 
 // current is the lesson on offer, if it has a request.
@@ -94,6 +97,9 @@ func (c *lessonController) request(typed string) (text, scored string, fromBus, 
 func (c *lessonController) placeholder() string {
 	if c.intro != nil {
 		return c.lang.T("a tap sends nothing: the agent's person types in the agent's own terminal · space steps · c runs · q quits")
+	}
+	if c.recording {
+		return c.lang.T("read-only: a trace file · space steps · i an iteration · c a turn · [ ] back in time · q quits")
 	}
 	if c.whom != "" {
 		return c.lang.F("read-only: you follow the %s's run · [ ] back in time · space catches up · q quits", c.whom)

@@ -147,6 +147,7 @@ func New(cfg Config) *Model {
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
 	if cfg.Follow != nil {
 		m.lessons.whom = m.room.whom()
+		m.lessons.recording = cfg.Follow.Pull != nil
 	}
 	if cfg.Tap != nil {
 		m.tap = &tapController{kit: kt, stepper: m.stepper, room: m.room, src: cfg.Tap.Source, now: time.Now}

@@ -84,10 +84,7 @@ func (d *diagramPane) info(lk look, state loop.State, t *loop.Transition) string
 	if t != nil && r.live.travelling() {
 		iteration = t.Iteration
 	}
-	info := l.F("iteration %d/%d", iteration, r.maxIter)
-	if r.maxIter == 0 { // another agent's (a tap): its limit is its own
-		info = l.F("iteration %d", iteration)
-	}
+	info := l.F("iteration %s", r.iterOf(iteration))
 	switch {
 	case r.viewing != nil:
 		return "◀ " + l.F("abandoned branch, step %d of %d — B or a step key returns · %s", r.live.selectedIndex()+1, len(r.live.steps), info)

@@ -293,7 +293,7 @@ func statusParts(r *runView, lk look, backend string) (parts []string, backendAt
 		parts = append(parts, b) // which breakpoint stopped the run, or how many are set
 	}
 	parts = append(parts,
-		seg(l.T("iter"), r.iterLabel(iteration)),
+		seg(l.T("iter"), r.iterOf(iteration)),
 		seg(r.provider, r.model),
 	)
 	backendAt = len(parts)
@@ -311,15 +311,6 @@ func statusParts(r *runView, lk look, backend string) (parts []string, backendAt
 		seg(l.T("context"), l.F("%d msg%s ≈%s tok", tot.messages, plural(tot.messages), approxTokens(tot.chars))),
 	)
 	return parts, backendAt
-}
-
-// iterLabel is the iteration out of the limit; another agent's (a tap)
-// has a limit of its own that glassbox does not know.
-func (r *runView) iterLabel(iteration int) string {
-	if r.maxIter == 0 {
-		return fmt.Sprint(iteration)
-	}
-	return fmt.Sprintf("%d/%d", iteration, r.maxIter)
 }
 
 // telemetrySegment is the OpenTelemetry export in a few words: spans
@@ -403,4 +394,13 @@ func approxTokens(chars int) string {
 		return fmt.Sprintf("%.1fk", float64(t)/1000)
 	}
 	return fmt.Sprint(t)
+}
+
+// iterOf is an iteration against the run's limit ("2/10"), or alone when
+// the limit is not known (a trace file's agent keeps its own).
+func (r *runView) iterOf(iteration int) string {
+	if r.maxIter == 0 {
+		return fmt.Sprint(iteration)
+	}
+	return fmt.Sprintf("%d/%d", iteration, r.maxIter)
 }
