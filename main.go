@@ -762,7 +762,7 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	if err == nil && tapbox.IsCassette(c.Replay) {
 		// A tap's recording: another agent's calls, stepped again.
-		if err := tapbox.Replay(ctx, c.Replay, l); err != nil {
+		if err := tapbox.Replay(ctx, c.Replay, bps, l); err != nil {
 			return fail(l, stderr, "glassbox --replay", err)
 		}
 		return exitOK

@@ -191,6 +191,8 @@ func TestTapCommandUsage(t *testing.T) {
 		{[]string{"tap", "--json", "--broadcast", "127.0.0.1:2222"}, "does not go with --json"},
 		{[]string{"tap", "please"}, "takes flags only"},
 		{[]string{"tap", "--upstream", "ftp://x"}, "--upstream ftp://x: want offline or a URL"},
+		{[]string{"tap", "--break", "tool"}, `--break "tool", condition 1: "tool" has no operator`},
+		{[]string{"tap", "--json", "--break", "tool=run_shell_command"}, "--json holds nothing, so a breakpoint would be silently ignored"},
 	} {
 		var out, errs bytes.Buffer
 		if code := realMain(context.Background(), c.args, strings.NewReader(""), &out, &errs); code != exitUsage || !strings.Contains(errs.String(), c.want) {
@@ -198,7 +200,7 @@ func TestTapCommandUsage(t *testing.T) {
 		}
 	}
 	_, errs := runCLI(t, "tap", "-h")
-	for _, f := range []string{"-listen", "-listen-public", "-upstream", "-json", "-record", "-session", "-resume", "-broadcast", "-otlp", "-lang"} {
+	for _, f := range []string{"-listen", "-listen-public", "-upstream", "-json", "-record", "-session", "-resume", "-broadcast", "-otlp", "-break", "-lang"} {
 		if !strings.Contains(errs, "  "+f) {
 			t.Errorf("glassbox tap -h does not list %s", f)
 		}

@@ -70,6 +70,17 @@ func newLiveState(l lang.Lang) *liveState {
 	return &liveState{cursor: -1, healthLine: healthText(l, loop.Health{}), lang: l}
 }
 
+// stepAt is the step numbered seq, searched from the latest (a zero
+// Transition numbered seq when it is not kept).
+func (l *liveState) stepAt(seq int) loop.Transition {
+	for i := len(l.steps) - 1; i >= 0; i-- {
+		if l.steps[i].t.Seq == seq {
+			return l.steps[i].t
+		}
+	}
+	return loop.Transition{Seq: seq}
+}
+
 // shownTotals are the status bar's numbers for the step the panes show: the
 // selected step's when travelling, the latest otherwise.
 func (l *liveState) shownTotals() totals {

@@ -152,6 +152,7 @@ func New(cfg Config) *Model {
 	if cfg.Tap != nil {
 		m.tap = &tapController{kit: kt, stepper: m.stepper, room: m.room, src: cfg.Tap.Source, now: time.Now}
 		m.lessons.intro = cfg.Tap.Intro
+		m.tap.syncBreaks()
 	}
 	m.input = newInput(kt.th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(kt.th.Warning))
@@ -245,7 +246,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		return m, m.handleResize(msg)
 	case tea.KeyMsg:
-		return m, m.handleKey(msg)
+		cmd := m.handleKey(msg)
+		m.tap.syncBreaks() // b or K may have changed what a tap holds
+		return m, cmd
 	case tea.MouseMsg:
 		return m, m.handleMouse(msg)
 	case forkDoneMsg: // it names its run, but the fork controller takes it

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/tap"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -39,6 +41,9 @@ type TapSource interface {
 	// replaces it (what-if).
 	Body(id int) ([]byte, bool)
 	Edit(id int, body []byte) error
+	// SetBreakpoints puts bps in force: the calls c holds (b and K
+	// change them).
+	SetBreakpoints(bps []breakpoint.Breakpoint)
 }
 
 // tapController is the tap's side of the glass box (Config.Tap): what is
@@ -55,6 +60,25 @@ type tapController struct {
 	now     func() time.Time
 	// ticking: a redraw of the holds' age is due.
 	ticking bool
+	// synced are the breakpoints the tap was last given (once pushed).
+	synced []breakpoint.Breakpoint
+	pushed bool
+}
+
+// syncBreaks gives the tap the breakpoints in force on its run when b, K
+// or --break changed them: the tap decides what it holds as the calls
+// arrive, out of the glass box's hands.
+func (c *tapController) syncBreaks() {
+	if c == nil {
+		return
+	}
+	list := c.stepper.runs[0].breaks.List()
+	same := slices.EqualFunc(list, c.synced, func(a, b breakpoint.Breakpoint) bool { return a.String() == b.String() })
+	if same && c.pushed {
+		return
+	}
+	c.synced, c.pushed = list, true
+	c.src.SetBreakpoints(list)
 }
 
 // tapMsg carries what the tap's Next returned.
@@ -116,6 +140,7 @@ func (c *tapController) tapped(msg tapMsg) action {
 			r.observe(*e.Step)
 		}
 	}
+	stop := c.stopped(r, msg.news.Holds)
 	c.holds, c.mode = msg.news.Holds, msg.news.Mode
 	r.busy, r.inflight = false, nil
 	if ex := msg.news.Live; ex != nil && len(c.holds) == 0 {
@@ -132,7 +157,27 @@ func (c *tapController) tapped(msg tapMsg) action {
 	} else if len(c.holds) > had {
 		a.notice = c.heldNotice()
 	}
+	if stop != "" {
+		a.notice = stop + " — " + a.notice
+	}
 	return a
+}
+
+// stopped notes in History each hold a breakpoint began (the hits are the
+// tap's: it is fed every step, held or not), and keeps the latest for the
+// status bar. It returns what the latest says ("" for none).
+func (c *tapController) stopped(r *runView, holds []tap.Hold) string {
+	said := ""
+	for _, h := range holds {
+		if h.Stop == nil || slices.ContainsFunc(c.holds, func(o tap.Hold) bool { return o.ID == h.ID }) {
+			continue
+		}
+		hit := *h.Stop
+		r.stopped = &hit
+		said = r.breakStopped(hit, r.live.stepAt(hit.Seq))
+		r.history.note(said)
+	}
+	return said
 }
 
 // heldNotice says what the oldest hold is and what the keys do with it.
@@ -171,9 +216,6 @@ func (c *tapController) status(l lang.Lang) string {
 	if n := len(c.holds) - 1; n > 0 {
 		s += " " + l.F("+%d more", n)
 	}
-	if h.Stop != "" {
-		s += " · " + l.F("stopped by %s", h.Stop)
-	}
 	return s
 }
 
@@ -191,7 +233,11 @@ func (c *tapController) key(msg tea.KeyMsg) (action, bool) {
 		return c.step(), true
 	case key.Matches(msg, k.Continue):
 		c.stepper.returnToPresent()
+		c.stepper.runs[0].stopped = nil
 		c.src.Continue()
+		if n := c.stepper.runs[0].breaks.Len(); n > 0 {
+			return say(l.F("running until a breakpoint (%d in force, K lists them): the agent's calls pass through until one begins to match; p holds them again", n)), true
+		}
 		return say(l.T("running: the agent's calls pass through as they come (p holds them again)")), true
 	case key.Matches(msg, k.Pause):
 		c.src.Pause()

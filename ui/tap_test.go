@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/tap"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui/lang"
@@ -39,10 +40,11 @@ func newTapScreen(t *testing.T, l lang.Lang, w, h int) *tapScreen {
 	return newTapScreenOn(t, tap.Offline, l, w, h)
 }
 
-// newTapScreenOn is newTapScreen with the calls going to upstream.
-func newTapScreenOn(t *testing.T, upstream string, l lang.Lang, w, h int) *tapScreen {
+// newTapScreenOn is newTapScreen with the calls going to upstream, and
+// breakpoints bps given as --break gives them.
+func newTapScreenOn(t *testing.T, upstream string, l lang.Lang, w, h int, bps ...breakpoint.Breakpoint) *tapScreen {
 	t.Helper()
-	tp, err := tap.New(tap.Options{Upstream: upstream, Mode: tap.Stepping, Now: func() time.Time { return tapClock }})
+	tp, err := tap.New(tap.Options{Upstream: upstream, Mode: tap.Stepping, Now: func() time.Time { return tapClock }, Breakpoints: bps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func newTapScreenOn(t *testing.T, upstream string, l lang.Lang, w, h int) *tapSc
 	intro = append(intro, l.F("the calls go to %s", l.T("glassbox's built-in emulator (--upstream offline: no key, no network)")),
 		l.T("a tap sees the model calls only: the agent's own approvals and the tools it runs happen out of sight (those steps are marked inferred)"))
 	cfg := Config{Lang: l, Runs: []RunConfig{{Label: "tap", Backend: tap.CassetteProvider, Banner: intro[0], Provider: tap.CassetteProvider, Model: "offline"}},
-		Tap: &Tap{Source: tp, Intro: intro}}
+		Tap: &Tap{Source: tp, Intro: intro}, Breakpoints: bps}
 	m := New(cfg)
 	m.tap.now = func() time.Time { return tapClock }
 	m.animate = false
@@ -148,6 +150,71 @@ func TestTapStepsAnAgent(t *testing.T) {
 			t.Errorf("edges %v lack %s", s.edges(), want)
 		}
 	}
+}
+
+// Issue 30 §2 in the glass box: a breakpoint typed in K is the tap's (it
+// decides which calls are held); c lets the agent run until it begins to
+// match — here, until the agent's reply asks for list_directory — and
+// History, the help line and the status bar say which breakpoint held
+// which call. The tap steps from there. A breakpoint taken out in K holds
+// nothing more.
+func TestTapBreakpointHoldsAfterC(t *testing.T) {
+	s := newTapScreen(t, lang.EN, 160, 48)
+	s.press("K")
+	s.typeText("tool=list_directory")
+	s.press("enter", "esc")
+	if got := s.tap.Breakpoints(); len(got) != 1 || got[0].String() != "tool=list_directory" {
+		t.Fatalf("the tap holds on %v: K's breakpoint did not reach it", got)
+	}
+	s.press("c")
+	contains(t, s.plainView(), "running until a breakpoint (1 in force")
+	reply := s.call(tapRequest)
+	s.shows("held: reply #1 (gemini)")
+	v := s.plainView()
+	contains(t, v, "stopped by breakpoint #1 tool=list_directory at step 3 (AWAITING_LLM_RESPONSE ─tool_call─▶ CHECKING_POLICY)")
+	contains(t, v, "#1 tool=list_directory @ step 3")
+	contains(t, s.m.bar.notice, "held: the service's reply, before the agent gets it")
+	select {
+	case r := <-reply:
+		t.Fatalf("the agent got its reply while it was held: %s", r)
+	default:
+	}
+	s.press("space")
+	if r := <-reply; !strings.Contains(r, `"list_directory"`) {
+		t.Fatalf("the agent got %s", r)
+	}
+	// The tap steps now: the agent's next request is held.
+	next := strings.Replace(tapRequest, `]}],"tools"`, `]},{"role":"model","parts":[{"functionCall":{"name":"list_directory","args":{"dir_path":"."}}}]},`+
+		`{"role":"user","parts":[{"functionResponse":{"name":"list_directory","response":{"output":"hello.py\nREADME.md"}}}]}],"tools"`, 1)
+	reply = s.call(next)
+	s.shows("held: request #2 (gemini)")
+
+	s.press("K")
+	s.press("ctrl+x", "esc")
+	if got := s.tap.Breakpoints(); len(got) != 0 {
+		t.Fatalf("the tap still holds on %v", got)
+	}
+	s.press("c")
+	if r := <-reply; !strings.Contains(r, `"finishReason":"STOP"`) {
+		t.Fatalf("the agent got %s", r)
+	}
+}
+
+// --break reaches the tap as the glass box opens, before any key.
+func TestTapBreakFlag(t *testing.T) {
+	bps, err := breakpoint.ParseAll([]string{"edge=context_ready,bytes>100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTapScreenOn(t, tap.Offline, lang.EN, 120, 34, bps...)
+	if got := s.tap.Breakpoints(); len(got) != 1 || got[0].String() != "edge=context_ready,bytes>100" {
+		t.Fatalf("the tap holds on %v", got)
+	}
+	contains(t, s.plainView(), "1 set (K)")
+	s.press("c")
+	s.call(tapRequest)
+	s.shows("held: request #1 (gemini)")
+	contains(t, s.m.bar.notice, fmt.Sprintf("stopped by breakpoint #1 edge=context_ready,bytes>100 at step 2 (ASSEMBLING_CONTEXT ─context_ready─▶ AWAITING_LLM_RESPONSE); request %d bytes — held: the agent's request", len(tapRequest)))
 }
 
 // w edits the held request in the person's editor: what is saved is what

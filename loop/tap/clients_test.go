@@ -57,7 +57,7 @@ const (
 	openAIKey = "sk-tap-test-key-0123456789abcdefghijkl"
 )
 
-// Done when (issue 30): the real genai, ollama/api and openai-go clients,
+// Done when (issue 30): the real genai, ollama/api and providers/openai clients,
 // through the tap to an in-process service, stepped: the request held, a
 // what-if edit of it, the reply held, then c lets the agent run to its
 // answer with nothing held. Each client streams (SSE, NDJSON).
@@ -80,7 +80,7 @@ func TestStepRealClients(t *testing.T) {
 			}
 			return p
 		}},
-		{"openai-go", func(t *testing.T, base string) provider {
+		{"providers/openai", func(t *testing.T, base string) provider {
 			p, err := openai.New(openai.Config{BaseURL: base + "/v1", APIKey: openAIKey})
 			if err != nil {
 				t.Fatal(err)

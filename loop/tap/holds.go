@@ -6,6 +6,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/providers"
 )
 
@@ -32,8 +33,9 @@ type Hold struct {
 	Exchange providers.Exchange
 	// Family is the call's API family (its codec's Family).
 	Family string
-	// Stop is the breakpoint that stopped it; "" when the tap is stepping.
-	Stop string
+	// Stop is the breakpoint that stopped it, and what its size
+	// conditions measured; nil when the tap was stepping.
+	Stop *breakpoint.Hit
 	// Edit is what a what-if edit changed in a held request (nil: none).
 	Edit *loop.ContextEdit
 	// Editable says a what-if edit can be offered: a request whose body
@@ -50,7 +52,7 @@ type held struct {
 
 // hold holds c (its request, or its reply) and queues the news; t.mu is
 // held.
-func (t *Tap) hold(c *call, kind HoldKind, x providers.Exchange, stop string) *held {
+func (t *Tap) hold(c *call, kind HoldKind, x providers.Exchange, stop *breakpoint.Hit) *held {
 	t.nextID++
 	h := &held{Hold: Hold{ID: t.nextID, Kind: kind, Since: t.opt.Now(), Exchange: x, Family: c.codec.Family, Stop: stop,
 		Editable: kind == HeldRequest && c.editable()}, release: make(chan struct{}), call: c}
@@ -111,10 +113,23 @@ func gaveUp(kind HoldKind, d time.Duration) error {
 }
 
 // holdFor says whether a call's steps hold it: always while stepping,
-// and while running when a breakpoint stopped on one of them. t.mu is
-// held.
-func (t *Tap) holdFor(stop string) bool {
-	return !t.closed && (t.mode == Stepping || stop != "")
+// and while running when a breakpoint began to match on one of them —
+// the tap then steps again, as the glass box's c stops at a breakpoint.
+// t.mu is held.
+func (t *Tap) holdFor(stop *breakpoint.Hit) bool {
+	if t.closed {
+		return false
+	}
+	if stop != nil && t.mode == Running {
+		t.mode = Stepping
+	}
+	return t.mode == Stepping || stop != nil
+}
+
+// mayHold says whether a call may be held: while stepping, and while
+// running with breakpoints in force. t.mu is held.
+func (t *Tap) mayHold() bool {
+	return !t.closed && (t.mode == Stepping || t.breaks.Len() > 0)
 }
 
 // readsWhole says whether a reply must be read whole before it is
@@ -123,5 +138,5 @@ func (t *Tap) holdFor(stop string) bool {
 func (t *Tap) readsWhole() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return !t.closed && (t.mode == Stepping || t.opt.Stops != nil)
+	return t.mayHold()
 }

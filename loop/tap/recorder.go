@@ -44,7 +44,7 @@ func (t *Tap) queue(j job) bool {
 		return false
 	}
 	if j.call != nil && j.reply == nil && !j.gone {
-		j.mayHold = t.mode == Stepping || t.opt.Stops != nil
+		j.mayHold = t.mayHold()
 	}
 	t.jobs = append(t.jobs, j)
 	select {
@@ -116,7 +116,7 @@ func (t *Tap) takeRequest(j job) {
 		x.RequestBody = x.RequestBody[:t.opt.Keep:t.opt.Keep]
 	}
 	c.shown, c.dialect = x, c.codec.Family
-	if t.opt.Stops != nil {
+	if j.mayHold { // the breakpoints tell llama from llama:native
 		if req, err := c.codec.DecodeRequest(x.URL, x.RequestBody); err == nil && req.Dialect != "" {
 			c.dialect = req.Dialect
 		}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/outside"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
@@ -39,17 +40,10 @@ const (
 	// Stepping holds every model call's request before it is forwarded
 	// and its reply before it is delivered: space steps the agent.
 	Stepping Mode = iota
-	// Running holds only what a breakpoint stops; the rest streams
-	// through as it arrives.
+	// Running holds only what a breakpoint stops (and goes back to
+	// stepping there); the rest streams through as it arrives.
 	Running
 )
-
-// Stops decides, step by step, which calls a running tap holds: it is
-// given every step, in order, with the call's dialect, and says when a
-// breakpoint begins to match (loop/breakpoint's Watch is one).
-type Stops interface {
-	Step(t loop.Transition, dialect string) (why string, stop bool)
-}
 
 // DefaultKeep is how much of a body the tap keeps and shows; a longer one
 // is passed on whole and shown cut, with its length.
@@ -70,8 +64,10 @@ type Options struct {
 	Secrets []string
 	// Mode is the mode the tap starts in.
 	Mode Mode
-	// Stops are the breakpoints; nil holds nothing while running.
-	Stops Stops
+	// Breakpoints decide which calls a running tap holds
+	// (docs/breakpoints.md): the request or reply whose steps one begins
+	// to match. None: a running tap holds nothing.
+	Breakpoints []breakpoint.Breakpoint
 	// OnExchange is handed each model call's exchange, masked, once it
 	// is complete (a cassette writer).
 	OnExchange func(providers.Exchange)
@@ -112,9 +108,11 @@ type Tap struct {
 	mu      sync.Mutex // guards everything below
 	builder *outside.Builder
 	mode    Mode
-	holds   []*held
-	nextID  int
-	news    []Event
+	// breaks are the breakpoints in force, fed every step in order.
+	breaks *breakpoint.Watch
+	holds  []*held
+	nextID int
+	news   []Event
 	// live is the call in flight the screen follows (liveID), nextLive
 	// numbers them.
 	live             *providers.Exchange
@@ -153,7 +151,7 @@ func New(opt Options) (*Tap, error) {
 	t := &Tap{
 		opt: opt, codecs: opt.Codecs, up: up, keys: newKeyring(opt.Secrets),
 		builder: outside.New(outside.Options{Codecs: opt.Codecs, Source: "tap", Backend: "tap", Now: opt.Now}),
-		mode:    opt.Mode,
+		mode:    opt.Mode, breaks: breakpoint.NewWatch(opt.Breakpoints...),
 		changed: make(chan struct{}, 1),
 		work:    make(chan struct{}, 1),
 	}
@@ -264,19 +262,17 @@ func (t *Tap) wake() {
 func (t *Tap) note(err error) { t.tell(Event{Note: err}) }
 
 // steps queues steps, and gives each to the breakpoints: it returns the
-// breakpoint that began to match on one of them ("" when none). t.mu is
-// held.
-func (t *Tap) steps(ts []loop.Transition, dialect string) string {
-	stop := ""
+// first breakpoint that began to match on one of them (nil when none).
+// t.mu is held.
+func (t *Tap) steps(ts []loop.Transition, dialect string) *breakpoint.Hit {
+	var stop *breakpoint.Hit
 	for i := range ts {
 		ts[i].Seq += t.seqFrom
 		if t.opt.Observe != nil {
 			t.opt.Observe(&ts[i])
 		}
-		if t.opt.Stops != nil {
-			if why, ok := t.opt.Stops.Step(ts[i], dialect); ok && stop == "" {
-				stop = why
-			}
+		if h, ok := t.breaks.Step(breakpoint.Step{Transition: ts[i], Dialect: dialect}); ok && stop == nil {
+			stop = &h
 		}
 		t.news = append(t.news, Event{Step: &ts[i]})
 	}
@@ -306,13 +302,41 @@ func (t *Tap) Step() bool {
 }
 
 // Continue lets the agent run: every hold is released, and from now on
-// only what a breakpoint stops is held.
+// only what a breakpoint stops is held; the tap steps again from there.
 func (t *Tap) Continue() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.mode = Running
 	for len(t.holds) > 0 {
 		t.releaseLocked(t.holds[0])
+	}
+	t.wake()
+}
+
+// Breakpoints are the breakpoints in force, in the order they were added.
+func (t *Tap) Breakpoints() []breakpoint.Breakpoint {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.breaks.List()
+}
+
+// SetBreakpoints puts bps in force instead of those before (K in the glass
+// box). A breakpoint in force before and after keeps what it matched on
+// the step before, so it does not stop again on the call it stopped.
+func (t *Tap) SetBreakpoints(bps []breakpoint.Breakpoint) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	keep := make(map[string]bool, len(bps))
+	for _, b := range bps {
+		keep[b.String()] = true
+	}
+	for i := t.breaks.Len() - 1; i >= 0; i-- {
+		if !keep[t.breaks.List()[i].String()] {
+			t.breaks.Remove(i)
+		}
+	}
+	for _, b := range bps {
+		t.breaks.Add(b)
 	}
 	t.wake()
 }

@@ -55,5 +55,5 @@ func (k *tapped) config(intro []string) ui.Config {
 		}
 	}
 	return ui.Config{Lang: k.o.Lang, NoColor: os.Getenv("NO_COLOR") != "", Runs: []ui.RunConfig{rc},
-		Tap: &ui.Tap{Source: k.tap, Intro: intro}, Session: k.path, Secrets: k.tap.Secrets()}
+		Tap: &ui.Tap{Source: k.tap, Intro: intro}, Session: k.path, Secrets: k.tap.Secrets(), Breakpoints: k.o.Breaks}
 }

@@ -58,7 +58,7 @@ func (k *tapped) openAll(tui bool) error {
 	}
 	var err error
 	k.tap, err = tap.New(tap.Options{Upstream: k.o.Upstream, Getenv: os.Getenv, Secrets: secrets, Mode: mode,
-		OnExchange: k.recorded, Observe: k.observe, Past: k.past})
+		Breakpoints: k.o.Breaks, OnExchange: k.recorded, Observe: k.observe, Past: k.past})
 	if err != nil {
 		return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}

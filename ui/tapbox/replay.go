@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/tap"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -19,14 +20,15 @@ func IsCassette(path string) bool { return tap.IsCassette(path) }
 // Replay is glassbox --replay FILE for a tap's cassette: the recorded
 // agent's calls, sent again in order and answered from the recording, held
 // and stepped in the glass box as the agent's were — no agent, no network.
-func Replay(ctx context.Context, path string, l lang.Lang) error {
+// Breakpoints bps hold the calls c lets go, as a live tap's do.
+func Replay(ctx context.Context, path string, bps []breakpoint.Breakpoint, l lang.Lang) error {
 	c, err := providers.LoadCassette(path)
 	if err != nil {
 		return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	tp, err := tap.Replay(rctx, c, tap.Options{Mode: tap.Stepping, Getenv: os.Getenv})
+	tp, err := tap.Replay(rctx, c, tap.Options{Mode: tap.Stepping, Getenv: os.Getenv, Breakpoints: bps})
 	if err != nil {
 		return fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
@@ -38,5 +40,5 @@ func Replay(ctx context.Context, path string, l lang.Lang) error {
 	}
 	rc := ui.RunConfig{Label: "tap", Backend: "replay", Banner: intro[0], Provider: tap.CassetteProvider, Model: path}
 	return ui.Run(ui.Context(ctx), ui.Config{Lang: l, NoColor: os.Getenv("NO_COLOR") != "", Runs: []ui.RunConfig{rc},
-		Tap: &ui.Tap{Source: tp, Intro: intro}, Secrets: tp.Secrets()})
+		Tap: &ui.Tap{Source: tp, Intro: intro}, Secrets: tp.Secrets(), Breakpoints: bps})
 }

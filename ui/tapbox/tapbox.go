@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/loop/tap"
 	"github.com/glassbox-dev/glassbox/ui"
@@ -38,8 +39,10 @@ type Options struct {
 	Broadcast   string
 	OTLP        string
 	OTLPContent bool
-	Lang        lang.Lang
-	Version     string
+	// Breaks are the --break breakpoints: which calls c holds.
+	Breaks  []breakpoint.Breakpoint
+	Lang    lang.Lang
+	Version string
 }
 
 // DefaultListen is where a tap listens unless --listen says otherwise: a
@@ -76,6 +79,8 @@ func parse(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Broadcast, "broadcast", "", l.T("broadcast the glass box on ADDR (e.g. 127.0.0.1:2222) to followers: ssh -p PORT follow@HOST or glassbox follow HOST:PORT"))
 	fs.StringVar(&o.OTLP, "otlp", "", l.T("send each step as OpenTelemetry GenAI spans to the collector at URL (OTLP/HTTP; OTEL_EXPORTER_OTLP_ENDPOINT when unset)"))
 	fs.BoolVar(&o.OTLPContent, "otlp-content", false, l.T("put the messages, tool arguments and results on the spans too (masked)"))
+	var breaks breakpoint.Flags
+	fs.Var(&breaks, "break", l.F("in the glass box, c lets the agent run until EXPR begins to match one of its calls, and holds that request or reply (docs/breakpoints.md): conditions joined by commas, all of which must hold — %s; repeatable, any one holds", breakpoint.Conditions()))
 	langFlag := fs.String("lang", "", l.T("the language of what you read: en or ja (default: from LC_ALL, LC_MESSAGES or LANG)"))
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, l.T("Usage: glassbox tap [flags]\n\nA glass box around any agent (Gemini CLI, Codex, opencode, crush, …): point the agent\nat the address it prints, and every model call it makes becomes steps you can hold,\nstep and edit. In the glass box each request and reply waits for space; c lets the\nagent run. What the agent does between its calls — its approvals, its tools — a tap\ncannot see.\n\nFlags:"))
@@ -90,6 +95,9 @@ func parse(args []string, stderr io.Writer) (Options, error) {
 	var err error
 	if o.Lang, err = lang.Choose(*langFlag, os.Getenv); err != nil {
 		return o, fmt.Errorf("%w: --lang: %w", agentrun.ErrUsage, err)
+	}
+	if o.Breaks, err = breakpoint.ParseAll(breaks); err != nil {
+		return o, fmt.Errorf("%w: %s", agentrun.ErrUsage, o.Lang.Error(err))
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("%w: %s", agentrun.ErrUsage, o.Lang.F("unexpected argument %q: glassbox tap takes flags only (the agent runs in its own terminal)", fs.Arg(0)))
@@ -110,6 +118,8 @@ func (o Options) check() error {
 		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--session and --resume name the session twice; give one"))
 	case o.JSON && o.Broadcast != "":
 		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--broadcast shows the glass box to followers; it does not go with --json"))
+	case o.JSON && len(o.Breaks) > 0:
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--break %s holds calls until a person steps them in the glass box; --json holds nothing, so a breakpoint would be silently ignored: leave out --json, or --break", o.Breaks[0]))
 	}
 	return nil
 }
