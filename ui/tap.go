@@ -131,6 +131,9 @@ func (c *tapController) tapped(msg tapMsg) action {
 	r, l := c.stepper.runs[0], c.lang
 	had := len(c.holds)
 	for _, e := range msg.news.Events {
+		if e.Step != nil {
+			r.stopped = nil // a breakpoint's stop is shown until the next step
+		}
 		if e.Note != nil {
 			r.history.note(l.Error(e.Note))
 			continue

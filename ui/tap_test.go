@@ -188,6 +188,7 @@ func TestTapBreakpointHoldsAfterC(t *testing.T) {
 		`{"role":"user","parts":[{"functionResponse":{"name":"list_directory","response":{"output":"hello.py\nREADME.md"}}}]}],"tools"`, 1)
 	reply = s.call(next)
 	s.shows("held: request #2 (gemini)")
+	contains(t, s.plainView(), "break 1 set (K)") // the stop is shown until the next step
 
 	s.press("K")
 	s.press("ctrl+x", "esc")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/tap"
 )
 
@@ -60,10 +61,10 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 // running tap (nothing held), in one run, and reports the time to the
 // first chunk and to the end at p50 and p99 for each, and what the tap
 // adds at p99.
-func passThroughBench(b *testing.B, body string) {
+func passThroughBench(b *testing.B, body string, bps ...breakpoint.Breakpoint) {
 	up := sseService(20)
 	defer up.Close()
-	x := startTap(&testing.T{}, tap.Options{Upstream: up.URL, Mode: tap.Running})
+	x := startTap(&testing.T{}, tap.Options{Upstream: up.URL, Mode: tap.Running, Breakpoints: bps})
 	path := "/v1beta/models/m:streamGenerateContent?alt=sse"
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	timedCall(b, c, up.URL+path, body) // warm the connections
@@ -95,6 +96,17 @@ func passThroughBench(b *testing.B, body string) {
 // the tap alternately (target: the tap adds at most 2 ms at p99 to the
 // first chunk and to the whole call).
 func BenchmarkPassThrough(b *testing.B) { passThroughBench(b, geminiBody) }
+
+// BenchmarkPassThroughBreakpoint: the same, running with a breakpoint in
+// force that matches nothing: each reply is read whole before it is
+// delivered, since a breakpoint judges a whole reply (docs/tap.md says so).
+func BenchmarkPassThroughBreakpoint(b *testing.B) {
+	bps, err := breakpoint.ParseAll([]string{"tool=run_shell_command"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	passThroughBench(b, geminiBody, bps...)
+}
 
 // BenchmarkPassThroughOneMiB: the same with a 1 MiB request body.
 func BenchmarkPassThroughOneMiB(b *testing.B) {
