@@ -90,6 +90,27 @@ func (s *tapScreen) call(body string) <-chan string {
 	return got
 }
 
+// deliverHeld checks that the agent has no reply while it is held, then
+// delivers it (space) and checks the agent got want.
+func (s *tapScreen) deliverHeld(reply <-chan string, want string) {
+	s.t.Helper()
+	select {
+	case r := <-reply:
+		s.t.Fatalf("the agent got its reply while it was held: %s", r)
+	default:
+	}
+	s.press("space")
+	if r := <-reply; !strings.Contains(r, want) {
+		s.t.Fatalf("the agent got %s", r)
+	}
+}
+
+// tapNext is the agent's second call: the listing it ran, sent back.
+func tapNext() string {
+	return strings.Replace(tapRequest, `]}],"tools"`, `]},{"role":"model","parts":[{"functionCall":{"name":"list_directory","args":{"dir_path":"."}}}]},`+
+		`{"role":"user","parts":[{"functionResponse":{"name":"list_directory","response":{"output":"hello.py\nREADME.md"}}}]}],"tools"`, 1)
+}
+
 // shows waits until the screen shows want.
 func (s *tapScreen) shows(want string) {
 	s.t.Helper()
@@ -119,15 +140,7 @@ func TestTapStepsAnAgent(t *testing.T) {
 	s.press("space")
 	s.shows("held: reply #2 (gemini)")
 	contains(t, s.plainView(), "list_directory")
-	select {
-	case r := <-reply:
-		t.Fatalf("the agent got its reply while it was held: %s", r)
-	default:
-	}
-	s.press("space")
-	if r := <-reply; !strings.Contains(r, `"list_directory"`) {
-		t.Fatalf("the agent got %s", r)
-	}
+	s.deliverHeld(reply, `"list_directory"`)
 	s.shows("stepping")
 
 	for _, k := range []string{"f", "A", "/"} {
@@ -136,8 +149,7 @@ func TestTapStepsAnAgent(t *testing.T) {
 	}
 	s.press("c")
 	contains(t, s.plainView(), "running: the agent's calls pass through")
-	next := strings.Replace(tapRequest, `]}],"tools"`, `]},{"role":"model","parts":[{"functionCall":{"name":"list_directory","args":{"dir_path":"."}}}]},`+
-		`{"role":"user","parts":[{"functionResponse":{"name":"list_directory","response":{"output":"hello.py\nREADME.md"}}}]}],"tools"`, 1)
+	next := tapNext()
 	if r := <-s.call(next); !strings.Contains(r, `"finishReason":"STOP"`) || strings.Contains(r, "functionCall") {
 		t.Fatalf("the agent got %s", r)
 	}
@@ -174,18 +186,9 @@ func TestTapBreakpointHoldsAfterC(t *testing.T) {
 	contains(t, v, "stopped by breakpoint #1 tool=list_directory at step 3 (AWAITING_LLM_RESPONSE ─tool_call─▶ CHECKING_POLICY)")
 	contains(t, v, "#1 tool=list_directory @ step 3")
 	contains(t, s.m.bar.notice, "held: the service's reply, before the agent gets it")
-	select {
-	case r := <-reply:
-		t.Fatalf("the agent got its reply while it was held: %s", r)
-	default:
-	}
-	s.press("space")
-	if r := <-reply; !strings.Contains(r, `"list_directory"`) {
-		t.Fatalf("the agent got %s", r)
-	}
+	s.deliverHeld(reply, `"list_directory"`)
 	// The tap steps now: the agent's next request is held.
-	next := strings.Replace(tapRequest, `]}],"tools"`, `]},{"role":"model","parts":[{"functionCall":{"name":"list_directory","args":{"dir_path":"."}}}]},`+
-		`{"role":"user","parts":[{"functionResponse":{"name":"list_directory","response":{"output":"hello.py\nREADME.md"}}}]}],"tools"`, 1)
+	next := tapNext()
 	reply = s.call(next)
 	s.shows("held: request #2 (gemini)")
 	contains(t, s.plainView(), "break 1 set (K)") // the stop is shown until the next step

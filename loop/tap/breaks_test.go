@@ -11,9 +11,6 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/tap"
 	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/providers/gemini"
-	"github.com/glassbox-dev/glassbox/providers/ollama"
-	"github.com/glassbox-dev/glassbox/providers/openai"
 )
 
 func breakpoints(t *testing.T, exprs ...string) []breakpoint.Breakpoint {
@@ -149,33 +146,7 @@ func TestSetBreakpointsWhileRunning(t *testing.T) {
 // (SSE, NDJSON) delivered once it is stepped — and the client reads it
 // as the service sent it.
 func TestBreakpointHoldsRealClients(t *testing.T) {
-	clients := []struct {
-		name string
-		open func(t *testing.T, base string) provider
-	}{
-		{"genai", func(t *testing.T, base string) provider {
-			p, err := gemini.New(context.Background(), gemini.Config{APIKey: geminiKey, BaseURL: base})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}},
-		{"ollama/api", func(t *testing.T, base string) provider {
-			p, err := ollama.New(ollama.Config{Host: base, ToolMode: ollama.ToolModeNative})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}},
-		{"providers/openai", func(t *testing.T, base string) provider {
-			p, err := openai.New(openai.Config{BaseURL: base + "/v1", APIKey: openAIKey})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}},
-	}
-	for _, cl := range clients {
+	for _, cl := range realClients {
 		t.Run(cl.name, func(t *testing.T) {
 			up := offlineUpstream(t)
 			x := startTap(t, tap.Options{Upstream: up.URL, Mode: tap.Running, Breakpoints: breakpoints(t, "edge=final_answer")})

@@ -57,38 +57,42 @@ const (
 	openAIKey = "sk-tap-test-key-0123456789abcdefghijkl"
 )
 
+// realClients are the clients the tests call through the tap with:
+// glassbox's own providers, each on its real client (genai, ollama/api,
+// providers/openai's).
+var realClients = []struct {
+	name string
+	open func(t *testing.T, base string) provider
+}{
+	{"genai", func(t *testing.T, base string) provider {
+		p, err := gemini.New(context.Background(), gemini.Config{APIKey: geminiKey, BaseURL: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}},
+	{"ollama/api", func(t *testing.T, base string) provider {
+		p, err := ollama.New(ollama.Config{Host: base, ToolMode: ollama.ToolModeNative})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}},
+	{"providers/openai", func(t *testing.T, base string) provider {
+		p, err := openai.New(openai.Config{BaseURL: base + "/v1", APIKey: openAIKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}},
+}
+
 // Done when (issue 30): the real genai, ollama/api and providers/openai clients,
 // through the tap to an in-process service, stepped: the request held, a
 // what-if edit of it, the reply held, then c lets the agent run to its
 // answer with nothing held. Each client streams (SSE, NDJSON).
 func TestStepRealClients(t *testing.T) {
-	clients := []struct {
-		name string
-		open func(t *testing.T, base string) provider
-	}{
-		{"genai", func(t *testing.T, base string) provider {
-			p, err := gemini.New(context.Background(), gemini.Config{APIKey: geminiKey, BaseURL: base})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}},
-		{"ollama/api", func(t *testing.T, base string) provider {
-			p, err := ollama.New(ollama.Config{Host: base, ToolMode: ollama.ToolModeNative})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}},
-		{"providers/openai", func(t *testing.T, base string) provider {
-			p, err := openai.New(openai.Config{BaseURL: base + "/v1", APIKey: openAIKey})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}},
-	}
-	for _, cl := range clients {
+	for _, cl := range realClients {
 		t.Run(cl.name, func(t *testing.T) {
 			up := newRecordingUpstream(t)
 			var recorded []providers.Exchange
