@@ -116,7 +116,7 @@ func (t *Tap) takeRequest(j job) {
 		x.RequestBody = x.RequestBody[:t.opt.Keep:t.opt.Keep]
 	}
 	c.shown, c.dialect = x, c.codec.Family
-	if j.mayHold { // the breakpoints tell llama from llama:native
+	if j.mayHold { // the breakpoints tell a family's tool modes apart
 		if req, err := c.codec.DecodeRequest(x.URL, x.RequestBody); err == nil && req.Dialect != "" {
 			c.dialect = req.Dialect
 		}

@@ -118,8 +118,6 @@ func (o Options) check() error {
 		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--session and --resume name the session twice; give one"))
 	case o.JSON && o.Broadcast != "":
 		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--broadcast shows the glass box to followers; it does not go with --json"))
-	case o.JSON && len(o.Breaks) > 0:
-		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--break %s holds calls until a person steps them in the glass box; --json holds nothing, so a breakpoint would be silently ignored: leave out --json, or --break", o.Breaks[0]))
 	}
 	return nil
 }
@@ -127,6 +125,9 @@ func (o Options) check() error {
 // Run opens the tap and shows it until ctx ends (or q in the glass box).
 func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	tui := !o.JSON && ui.IsTerminal(stdout)
+	if !tui && len(o.Breaks) > 0 {
+		return fmt.Errorf("%w: %s", agentrun.ErrUsage, o.Lang.F("--break %s holds calls until a person steps them in the glass box; without it (--json, or standard output not a terminal) nothing is held, so a breakpoint would be silently ignored: leave out --break, or run glassbox tap in a terminal without --json", o.Breaks[0]))
+	}
 	k, err := open(o, tui)
 	if err != nil {
 		return err
