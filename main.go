@@ -742,9 +742,10 @@ func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return exitOK
 }
 
-// runTUI opens the full-screen glass box.
-func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var tf tuiFlags
+// readTUIFlags reads the glass box's command line and checks that it can
+// open; flag.ErrHelp means the help was asked for and shown.
+func readTUIFlags(args []string, stdout, stderr io.Writer) (agentrun.Config, *tuiFlags, []breakpoint.Breakpoint, lang.Lang, error) {
+	tf := &tuiFlags{}
 	c, rest, err := loadConfigWith("glassbox", args, false, stderr, tf.bind)
 	if err == nil {
 		err = tf.bus.check(c)
@@ -754,11 +755,20 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		bps, err = tf.breakpoints()
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return c, tf, nil, lang.EN, err
 	}
 	l := chosenLang(c, err, args)
 	if err == nil {
 		err = tuiCanOpen(rest, stdout, l)
+	}
+	return c, tf, bps, l, err
+}
+
+// runTUI opens the full-screen glass box.
+func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	c, tf, bps, l, err := readTUIFlags(args, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
 	}
 	if err == nil && tapbox.IsCassette(c.Replay) {
 		// A tap's recording: another agent's calls, stepped again.

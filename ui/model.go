@@ -119,6 +119,33 @@ func newKit(l lang.Lang, th theme.Theme) *kit {
 	return k
 }
 
+// openRun hands run r the glass box's hooks and its past: a resumed
+// session's steps (through the room when they are another's: a
+// follower's, a tap's), and its notes.
+func (m *Model) openRun(r *runView, rc RunConfig) {
+	cfg := m.cfg
+	r.disk.path = cfg.Session
+	r.observe, r.observeWire, r.status, r.telemetry = cfg.OnTransition, cfg.OnWire, cfg.Status, cfg.Telemetry
+	if m.tap != nil {
+		r.tapStatus, r.live.outside = m.tap.status, true
+	}
+	if cfg.Follow != nil || cfg.Tap != nil {
+		for _, t := range rc.Past {
+			m.room.record(r, t)
+		}
+		rc.Past = nil
+	}
+	r.loadPast(rc.Past)
+	for _, n := range rc.Notes {
+		r.history.note(n)
+	}
+	if n := len(rc.Past); n > 0 {
+		m.lessons.sent = true // a resumed session is past its first request
+		r.history.note(cfg.Lang.F(
+			"resumed: the %d step%s above %s the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", n, plural(n), isAre(n), rc.Past[n-1].Seq))
+	}
+}
+
 // New builds the UI around cfg's engine (or cfg.Runs' engines). It reads
 // each engine's current state and history (a resumed session shows what it
 // already holds), so call it before any Step runs.
@@ -160,26 +187,7 @@ func New(cfg Config) *Model {
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(kt.th.Warning))
 	m.lessons.addWelcome()
 	for i, r := range m.runs {
-		r.disk.path = cfg.Session
-		r.observe, r.observeWire, r.status, r.telemetry = cfg.OnTransition, cfg.OnWire, cfg.Status, cfg.Telemetry
-		if m.tap != nil {
-			r.tapStatus, r.live.outside = m.tap.status, true
-		}
-		if cfg.Follow != nil || cfg.Tap != nil {
-			for _, t := range runs[i].Past {
-				m.room.record(r, t)
-			}
-			runs[i].Past = nil
-		}
-		r.loadPast(runs[i].Past)
-		for _, n := range runs[i].Notes {
-			r.history.note(n)
-		}
-		if len(runs[i].Past) > 0 {
-			m.lessons.sent = true // a resumed session is past its first request
-			r.history.note(cfg.Lang.F(
-				"resumed: the %d step%s above %s the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), plural(len(runs[i].Past)), isAre(len(runs[i].Past)), runs[i].Past[len(runs[i].Past)-1].Seq))
-		}
+		m.openRun(r, runs[i])
 	}
 	// The past now lives in the runs' own records: the model keeps no
 	// second list of a long session's steps.

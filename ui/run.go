@@ -127,9 +127,9 @@ type Config struct {
 	Room *Room
 }
 
-// Run opens the full-screen UI and returns when the person quits or ctx
-// ends. Nothing is printed to stdout besides the UI itself.
-func Run(ctx context.Context, cfg Config) error {
+// runnable says what cfg lacks to run: an engine for each run, unless
+// the runs are another's (a follower's, a tap's).
+func (cfg Config) runnable() error {
 	if cfg.Engine == nil && len(cfg.Runs) == 0 {
 		return errors.New("ui.Run: Config.Engine (or Config.Runs) is required")
 	}
@@ -137,6 +137,15 @@ func Run(ctx context.Context, cfg Config) error {
 		if rc.Engine == nil && cfg.Follow == nil && cfg.Tap == nil { // a follower or a tap draws another's run
 			return fmt.Errorf("ui.Run: Config.Runs[%d].Engine is required", i)
 		}
+	}
+	return nil
+}
+
+// Run opens the full-screen UI and returns when the person quits or ctx
+// ends. Nothing is printed to stdout besides the UI itself.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.runnable(); err != nil {
+		return err
 	}
 	if cfg.NoColor && termenv.EnvColorProfile() == termenv.Ascii && isTerminal() {
 		// NO_COLOR asks for no colour, not for no emphasis: lipgloss reads

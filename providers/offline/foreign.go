@@ -105,6 +105,29 @@ var (
 	cmdKeys    = []string{"command", "cmd", "script"}
 )
 
+// pickTool is the first of tools whose name re matches and which has a
+// parameter for each of keys (any one name of each list), with those
+// parameters' names.
+func pickTool(tools []DeclaredTool, re *regexp.Regexp, keys ...[]string) (DeclaredTool, []string, bool) {
+	for _, t := range tools {
+		if !re.MatchString(t.name) {
+			continue
+		}
+		var found []string
+		for _, ks := range keys {
+			k := firstKey(t, ks)
+			if k == "" {
+				break
+			}
+			found = append(found, k)
+		}
+		if len(found) == len(keys) {
+			return t, found, true
+		}
+	}
+	return DeclaredTool{}, nil, false
+}
+
 // bindRoles finds each role's tool among those declared. It returns the
 // zero roles when the request declares glassbox's own tools.
 func bindRoles(tools []DeclaredTool) roles {
@@ -117,23 +140,7 @@ func bindRoles(tools []DeclaredTool) roles {
 	}
 	r.bound = map[role]binding{}
 	pick := func(re *regexp.Regexp, keys ...[]string) (DeclaredTool, []string, bool) {
-		for _, t := range tools {
-			if !re.MatchString(t.name) {
-				continue
-			}
-			var found []string
-			for _, ks := range keys {
-				k := firstKey(t, ks)
-				if k == "" {
-					break
-				}
-				found = append(found, k)
-			}
-			if len(found) == len(keys) {
-				return t, found, true
-			}
-		}
-		return DeclaredTool{}, nil, false
+		return pickTool(tools, re, keys...)
 	}
 	if t, k, ok := pick(listNames, pathKeys); ok {
 		r.bound[roleList] = binding{tool: t.name, keys: map[string]string{"path": k[0]}, absolute: wantsAbsolute(t, k[0])}
@@ -241,42 +248,48 @@ func (r roles) inward(c Conversation) Conversation {
 func (r roles) inCall(c ToolCall) ToolCall {
 	for _, ro := range theRoles {
 		b, ok := r.bound[ro]
-		if !ok || b.via != "" || b.tool != c.Name || ro == roleRun {
-			continue
+		if ok && b.via == "" && b.tool == c.Name && ro != roleRun {
+			return r.asRole(ro, b, c)
 		}
-		out := ToolCall{ID: c.ID, Name: string(ro)}
-		for _, k := range roleArgs[ro] {
-			agentKey, ok := b.keys[k]
-			if !ok {
-				continue
-			}
-			v := c.Args.str(agentKey)
-			if k == "path" {
-				v = r.relative(v)
-			}
-			out.Args = append(out.Args, Arg{k, v})
-		}
-		if ro == roleList && out.Args.str("path") == "" {
-			out.Args = Args{{"path", "."}}
-		}
-		return out
 	}
 	if b, ok := r.bound[roleRun]; ok && b.tool == c.Name {
-		// A listing or a read the tutor made through the shell.
-		cmd := c.Args.str(b.keys["command"])
-		switch {
-		case cmd == "ls" || strings.HasPrefix(cmd, "ls "):
-			if r.bound[roleList].via == roleRun {
-				return ToolCall{ID: c.ID, Name: string(roleList), Args: Args{{"path", r.relative(strings.TrimSpace(strings.TrimPrefix(cmd, "ls")))}}}
-			}
-		case strings.HasPrefix(cmd, "cat "):
-			if r.bound[roleRead].via == roleRun {
-				return ToolCall{ID: c.ID, Name: string(roleRead), Args: Args{{"path", r.relative(strings.TrimPrefix(cmd, "cat "))}}}
-			}
-		}
-		return ToolCall{ID: c.ID, Name: string(roleRun), Args: Args{{"command", cmd}}}
+		return r.throughShell(b, c)
 	}
 	return c
+}
+
+// asRole is call c of the agent's tool bound to role ro, with its
+// arguments named as the role's glassbox tool names them.
+func (r roles) asRole(ro role, b binding, c ToolCall) ToolCall {
+	out := ToolCall{ID: c.ID, Name: string(ro)}
+	for _, k := range roleArgs[ro] {
+		agentKey, ok := b.keys[k]
+		if !ok {
+			continue
+		}
+		v := c.Args.str(agentKey)
+		if k == "path" {
+			v = r.relative(v)
+		}
+		out.Args = append(out.Args, Arg{k, v})
+	}
+	if ro == roleList && out.Args.str("path") == "" {
+		out.Args = Args{{"path", "."}}
+	}
+	return out
+}
+
+// throughShell is call c of the agent's shell tool (bound b): a listing
+// or a read the tutor made through the shell, or a command run.
+func (r roles) throughShell(b binding, c ToolCall) ToolCall {
+	cmd := c.Args.str(b.keys["command"])
+	switch {
+	case (cmd == "ls" || strings.HasPrefix(cmd, "ls ")) && r.bound[roleList].via == roleRun:
+		return ToolCall{ID: c.ID, Name: string(roleList), Args: Args{{"path", r.relative(strings.TrimSpace(strings.TrimPrefix(cmd, "ls")))}}}
+	case strings.HasPrefix(cmd, "cat ") && r.bound[roleRead].via == roleRun:
+		return ToolCall{ID: c.ID, Name: string(roleRead), Args: Args{{"path", r.relative(strings.TrimPrefix(cmd, "cat "))}}}
+	}
+	return ToolCall{ID: c.ID, Name: string(roleRun), Args: Args{{"command", cmd}}}
 }
 
 // relative is a path without the working directory before it ("." for
