@@ -46,6 +46,8 @@ type historyEntry struct {
 	isError  bool
 	expanded bool
 	edit     *loop.ContextEdit // entryEdit: what the edit changed
+	// outside: a user's words as another agent sent them (a tap).
+	outside bool
 
 	cacheW   int
 	cacheExp bool
@@ -95,6 +97,9 @@ func (e *historyEntry) speech(th theme.Theme, l lang.Lang) (head string, st lipg
 	case entryUser:
 		if e.name != "" { // sent from elsewhere (the MCP bus): by whom
 			return "● " + e.name, th.RoleUser, e.text
+		}
+		if e.outside {
+			return "● " + l.T("user (as the agent sent it)"), th.RoleUser, e.text
 		}
 		return "● " + l.T("you"), th.RoleUser, e.text
 	case entryFeedback:

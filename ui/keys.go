@@ -251,6 +251,11 @@ func (m *Model) firstKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.clampScrolls()
 		return tea.Batch(cmd, m.stepper.fetchPayloads()), true
 	}
+	if a, handled := m.tap.key(msg); handled {
+		cmd := m.apply(a)
+		m.clampScrolls()
+		return tea.Batch(cmd, m.stepper.fetchPayloads()), true
+	}
 	if a, ok := m.keys.need(msg); ok && !m.who.May(a) {
 		// Not this person's to press (ui/role): say what they may do.
 		return m.apply(say(m.who.Refusal(m.lang, a, m.whom))), true

@@ -21,6 +21,9 @@ func (c *lessonController) addWelcome() {
 
 func (c *lessonController) welcomeText(r *runView) string {
 	l, who := c.lang, c.who
+	if c.intro != nil { // a tap's: where it listens, what to set, what it cannot see
+		return strings.Join(c.intro, "\n")
+	}
 	var b strings.Builder
 	line := func(s string) {
 		if s != "" {

@@ -33,6 +33,10 @@ type Config struct {
 	// who that person is (ui/role): a learner in a room asks the instructor.
 	// Without it the tutor names glassbox's flags.
 	GoLive map[string]string
+	// AnyModel answers a call to any model name, where a simulated server
+	// otherwise has only its own: behind glassbox tap, an agent asks for
+	// the model it was set up with.
+	AnyModel bool
 }
 
 // ModelVersion is the model the simulated servers say answered, so no
@@ -193,6 +197,15 @@ func (m ModelCall) Misfired() bool { return m.conv.misfired() }
 // MCPTools are the MCP tools the request declares (Folder.Call).
 func (m ModelCall) MCPTools() []string { return m.conv.mcpTools }
 
+// Declaring is the call with the tools its request declares, each with
+// its parameters' JSON Schema: a foreign agent's tools (not glassbox's)
+// are driven by what they are for (foreign.go). An emulator passes every
+// tool it read.
+func (m ModelCall) Declaring(tools []DeclaredTool) ModelCall {
+	m.conv.roles = bindRoles(tools)
+	return m
+}
+
 // Say is en or ja, in the language of the request (the tutor answers in
 // it): for the words an emulator writes itself.
 func (m ModelCall) Say(en, ja string) string { return m.conv.lang.say(en, ja) }
@@ -266,10 +279,19 @@ func (t *Tutor) Answer(ctx context.Context, m ModelCall, wait time.Duration) (Re
 			}
 		}
 	}
-	m.conv.goLive = t.cfg.GoLive[m.conv.lang.code()]
-	r := decide(m.conv)
-	if !m.tools {
-		r = withoutTools(r, m.conv.lang)
+	conv := m.conv
+	conv.goLive = t.cfg.GoLive[conv.lang.code()]
+	if conv.roles.foreign() {
+		// A foreign agent's tools: the tutor decides in glassbox's.
+		conv.roles.workdir = conv.workdir
+		conv = conv.roles.inward(conv)
+	}
+	r := decide(conv)
+	switch {
+	case !m.tools:
+		r = withoutTools(r, conv.lang)
+	case conv.roles.foreign():
+		r = conv.roles.outward(r, conv.lang)
 	}
 	return r, nil
 }
@@ -310,6 +332,12 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// ModelKnown reports whether the simulated server has model: its own
+// (known), or any name with Config.AnyModel.
+func (t *Tutor) ModelKnown(model string, known ...string) bool {
+	return t.cfg.AnyModel || slices.Contains(known, model)
 }
 
 // ChunkDelay spreads the second half of the latency over n chunks.

@@ -31,6 +31,7 @@ func init() {
 		"This is a trace file another agent left, not a live agent: nothing is sent and nothing runs. Space shows its next transition, i its next model call, c the rest of the turn; [ and ] move back and forward through the steps shown; every pane follows. The steps glassbox cannot see, only infer, say so.": "これは別のエージェントが残したトレースファイルで、動いているエージェントではありません: 何も送られず、何も実行されません。space で次の遷移、i で次のモデル呼び出し、c でターンの残りを表示します。[ と ] で表示済みのステップを行き来し、すべてのペインがそれに従います。glassbox が見えず推測しかできないステップには、そう書いてあります。",
 		"not offered here: %s — only a %s run shows it": "ここにはありません: %s — %s の実行でだけ見られます",
 		"%s or %s": "%s または %s",
+		"A tap stands between another agent and its model: space lets the next held request or reply through, c lets every call pass until a breakpoint, p holds them again. [ and ] move back and forward through the steps; every pane follows. The requests are the agent's: type them in its own terminal.": "タップは別のエージェントとそのモデルの間に立ちます: space で止めている次のリクエストか返答を通し、c でブレークポイントまですべての呼び出しを通し、p でまた止めます。[ と ] でステップを行き来し、すべてのペインがそれに従います。依頼はエージェントのものです: エージェント自身の端末で入力してください。",
 		// Leaving and ending the room (ui/leave.go, ui/serve/life.go).
 		"your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here asks whether to end the room or keep serving it without you)": "あなたの実行は配信されています。ついてくる人には、あなたが進めるすべてのステップと、ストリームで届いていくモデルの返答が見えます（ここで q を押すと、教室を終えるか、あなた抜きで続けるかを尋ねます）",
 		"end the room":            "教室を終える",

@@ -33,6 +33,10 @@ const (
 	// Reader steps through a trace file another agent left (glassbox
 	// open): read-only, no model, nothing to send.
 	Reader
+	// Tapper holds and lets through another agent's calls (glassbox tap):
+	// they step, continue and edit a held request, but the requests are
+	// the agent's, typed in its own terminal.
+	Tapper
 )
 
 // Ability is one kind of thing a person may do at a glass box; each key
@@ -79,6 +83,7 @@ var table = map[Role]spec{
 	Learner:    {may: []Ability{Look, Send, Lessons, Step, Answer, Change, Predict, Handout}},
 	Follower:   {may: []Ability{Look, CatchUp}},
 	Reader:     {may: []Ability{Look, Replay}},
+	Tapper:     {may: []Ability{Look, Step, Answer, Handout}},
 }
 
 // May reports whether a person in role r may do a.
@@ -111,6 +116,8 @@ func (r Role) String() string {
 		return "follower"
 	case Reader:
 		return "reader"
+	case Tapper:
+		return "tapper"
 	}
 	return "local"
 }
@@ -136,7 +143,7 @@ func (r Role) GoLive(l lang.Lang) string {
 // file's), else that the instructor made it (a learner never passed
 // --offline).
 func (r Role) BackendReason(l lang.Lang, reason string) string {
-	if r.ChoosesBackend() || r == Reader || reason == "" {
+	if r.ChoosesBackend() || r == Reader || r == Tapper || reason == "" {
 		return reason
 	}
 	return l.T("the instructor's choice for the room")
@@ -184,6 +191,10 @@ func (r Role) HowItWorks(l lang.Lang, compare bool, whom string) string {
 			"Then step: space takes one transition (the diagram lights the new state), i runs one iteration " +
 			"(one model call and its tool calls), c runs until the answer, a breakpoint or a question. " +
 			"[ and ] move back and forward through the steps taken; every pane follows.")
+	case r == Tapper:
+		return l.T("A tap stands between another agent and its model: space lets the next held request or reply through, " +
+			"c lets every call pass until a breakpoint, p holds them again. [ and ] move back and forward through the steps; " +
+			"every pane follows. The requests are the agent's: type them in its own terminal.")
 	case r.May(Replay):
 		return l.T("This is a trace file another agent left, not a live agent: nothing is sent and nothing runs. " +
 			"Space shows its next transition, i its next model call, c the rest of the turn; " +
@@ -203,6 +214,8 @@ func (r Role) Refusal(l lang.Lang, a Ability, whom string) string {
 		return l.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", whom)
 	case r == Reader:
 		return l.T("read-only: this is a trace file, not a live agent (space steps · [ ] go back in time · q quits)")
+	case r == Tapper:
+		return l.T("a tap shows another agent's calls: it cannot fork them or send a request — talk to the agent in its own terminal")
 	case a == Roster:
 		return l.T("R: the roster is the instructor's, in a served room (glassbox serve --instruct)")
 	}

@@ -67,3 +67,26 @@ func TestEachRoleIsToldWhatItMayDo(t *testing.T) {
 		}
 	}
 }
+
+// One who steps through a trace file (glassbox open) replays it and
+// changes nothing; one at a tap steps the agent's calls but sends none of
+// its requests. Each is told its own words when a key is refused.
+func TestReadersAndTappersMayWhatTheirGlassBoxDoes(t *testing.T) {
+	if !Reader.May(Replay) || Reader.May(Send) || Reader.May(Step) || Reader.May(Change) {
+		t.Fatal("a reader may not only replay")
+	}
+	if !Tapper.May(Step) || Tapper.May(Send) || Tapper.May(Lessons) || Tapper.May(Change) {
+		t.Fatal("a tap may send, pick lessons or fork")
+	}
+	for _, l := range lang.All {
+		if got := Reader.Refusal(l, Send, ""); !strings.Contains(got, l.T("read-only: this is a trace file, not a live agent (space steps · [ ] go back in time · q quits)")) {
+			t.Errorf("%s: a reader is refused with %q", l, got)
+		}
+		if Reader.GoLive(l) != "" || Tapper.GoLive(l) != "" {
+			t.Errorf("%s: a reader or a tap is told how to go live", l)
+		}
+		if got := Reader.BackendReason(l, "a trace file"); got != "a trace file" {
+			t.Errorf("%s: a reader's backend reason is %q", l, got)
+		}
+	}
+}
