@@ -75,7 +75,7 @@ func request() providers.Request {
 	}
 }
 
-// The real openai-go client reads an event split across two reads, and two
+// The real go-openai client reads an event split across two reads, and two
 // events in one read; every read shows in the payload as it arrived.
 func TestStreamedTextSplitAndJoinedEvents(t *testing.T) {
 	half := len(evHello) / 2
