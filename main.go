@@ -26,6 +26,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/providers/lessons"
@@ -36,6 +37,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/export"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/open"
 	"github.com/glassbox-dev/glassbox/ui/serve"
 	"github.com/glassbox-dev/glassbox/ui/sessions"
 )
@@ -68,8 +70,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "glassbox: %s\n", l.F("cannot become a subreaper (%s): a command's detached processes may outlive it", l.Error(err)))
 	}
 	// A glassbox killed outright (kill -9) left its commands' folders
-	// behind; this start removes those whose owner is gone.
+	// (and, a helper killed outright, cgroups) behind; this start removes
+	// those whose owner is gone.
 	tools.RemoveStaleCommandFolders()
+	tools.RemoveStaleCgroups()
 	// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) all end the
 	// run the same way: children stopped, the trace closed with an
 	// interrupted record, temporary files removed.
@@ -122,6 +126,7 @@ func subcommands() []subcommand {
 		{"export", "SESSION [--step N] [--format md|html|har] [--out FILE]", "a step or a whole session as a self-contained page (a handout), or its HTTP exchanges as HAR", exits("glassbox export", export.Main(version)), false},
 		{"anatomy", "SESSION|CASSETTE [--step N] [--json]", "what each model call's request is made of, what each part costs, and how the requests grow", exits("glassbox anatomy", anatomycmd.Main), false},
 		{"rosetta", "SESSION --step N [--format md|html]", "one step's conversation as every dialect would send it, side by side", exits("glassbox rosetta", anatomycmd.RosettaMain), false},
+		{"open", "FILE [--json]", "step through a trace another tool wrote (HAR, OTLP JSON, Gemini CLI telemetry), read only", exits("glassbox open", open.Main), false},
 		{"serve", "[flags]", "serve a glass box to each learner over SSH (ssh -p 2222 HOST)", serveRoom, false},
 		{"follow", "ADDR [--fingerprint SHA256:…]", "follow an instructor's broadcast in your own glass box, read only", followRoom, false},
 		{"mcp-serve", "[flags]", "glassbox on the MCP bus over standard input and output: ask_agent calls become events", mcpServe, false},
@@ -424,7 +429,8 @@ func (compareFlag) IsBoolFlag() bool { return true }
 // retry wait (tests); nil waits for real.
 func runHeadless(ctx context.Context, args []string, sleep func(context.Context, time.Duration) error, stdin io.Reader, stdout, stderr io.Writer) int {
 	var bf busFlags
-	c, rest, err := loadConfigWith("glassbox run", args, true, stderr, bf.bind)
+	var nb noBreaks
+	c, rest, err := loadConfigWith("glassbox run", args, true, stderr, func(fs *flag.FlagSet, l lang.Lang) { bf.bind(fs, l); nb.bind(fs, l) })
 	if err == nil {
 		err = bf.check(c)
 	}
@@ -432,6 +438,9 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 		return exitOK
 	}
 	l := chosenLang(c, err, args)
+	if err == nil {
+		err = nb.check(l)
+	}
 	fromBus := false
 	if err == nil {
 		c.Sleep = sleep
@@ -517,11 +526,11 @@ func attachBus(ctx context.Context, c *agentrun.Config, bf busFlags, fromBus boo
 	lctx, stopListening := context.WithCancel(ctx)
 	b := bus.New(bus.Options{Version: version, Secrets: c.Env.Secrets()})
 	b.Bind(runs[0].Engine, runs[0].Wire())
-	addr, err := bf.listen(lctx, b)
+	on, err := bf.listen(lctx, b)
 	if err != nil {
 		return stopListening, err
 	}
-	fmt.Fprintf(stderr, "glassbox run: %s\n", l.F("on the MCP bus at %s (tool %s); Ctrl-C ends it", "http://"+addr+"/mcp", bus.ToolName))
+	fmt.Fprintf(stderr, "glassbox run: %s\n", busListening(l, on)+" "+l.T("Ctrl-C ends it."))
 	o.Wait = headless.WaitForBus(b, nil)
 	return stopListening, nil
 }
@@ -561,13 +570,21 @@ func (f *busFlags) check(c agentrun.Config) error {
 }
 
 // listen serves b over streamable HTTP at --mcp-listen's address until
-// ctx is done, and returns the address it listens on.
-func (f *busFlags) listen(ctx context.Context, b *bus.Bus) (string, error) {
-	addr, _, err := b.Listen(ctx, f.addr)
+// ctx is done, and returns where, with this start's token.
+func (f *busFlags) listen(ctx context.Context, b *bus.Bus) (bus.Listening, error) {
+	on, err := b.Listen(ctx, f.addr)
 	if err != nil {
-		return "", fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
+		return on, fmt.Errorf("%w: --mcp-listen %s: %v", agentrun.ErrUsage, f.addr, err)
 	}
-	return addr, nil
+	return on, nil
+}
+
+// busListening says where the bus listens and the token a caller must
+// present: where the address is printed (glassbox run's standard error,
+// the glass box's History), the token with it.
+func busListening(l lang.Lang, on bus.Listening) string {
+	return l.F("on the MCP bus at %s (tool %s). Callers present this start's token %s as Authorization: Bearer %s, or in the address: %s (another glassbox: --mcp NAME=%s). Requests from web pages of another origin are refused.",
+		on.Endpoint(), bus.ToolName, on.Token, on.Token, on.EndpointWithToken(), on.EndpointWithToken())
 }
 
 // mcpServe is `glassbox mcp-serve`: glassbox as an MCP server over its
@@ -730,6 +747,10 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err == nil {
 		err = tf.bus.check(c)
 	}
+	var bps []breakpoint.Breakpoint
+	if err == nil {
+		bps, err = tf.breakpoints()
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -772,6 +793,7 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return fail(l, stderr, "glassbox", err)
 	}
 	cfg.Predict = tf.predict
+	cfg.Breakpoints = bps
 	if tf.broadcast != "" {
 		_, stop, err := serve.Broadcasting(&cfg, serve.Options{Addr: tf.broadcast, FollowOnly: true, StateDir: filepath.Dir(sessionDir()), Run: c}, stdout)
 		if err != nil {
@@ -781,10 +803,12 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	tctx := tuiContext(ctx)
 	if tf.bus.addr != "" {
-		if _, err := tf.bus.listen(tctx, cfg.Runs[0].Bus); err != nil {
+		on, err := tf.bus.listen(tctx, cfg.Runs[0].Bus)
+		if err != nil {
 			return fail(l, stderr, "glassbox", err)
 		}
 		cfg.Runs[0].BusListens = true
+		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, busListening(l, on))
 	}
 	return tuiEnded(ctx, ui.Run(tctx, cfg), runs, l, stderr)
 }
@@ -794,12 +818,38 @@ type tuiFlags struct {
 	predict   bool
 	broadcast string
 	bus       busFlags
+	breaks    breakpoint.Flags
 }
 
 func (f *tuiFlags) bind(fs *flag.FlagSet, l lang.Lang) {
 	fs.BoolVar(&f.predict, "predict", false, l.T("predict mode: pick the edge you expect before each step (P toggles it)"))
 	fs.StringVar(&f.broadcast, "broadcast", "", l.T("broadcast your run on ADDR (e.g. 127.0.0.1:2222) to followers: ssh -p PORT follow@HOST or glassbox follow HOST:PORT"))
+	fs.Var(&f.breaks, "break", l.F("stop c where EXPR matches (docs/breakpoints.md): conditions joined by commas, all of which must hold — %s; repeatable, any one stops", breakpoint.Conditions()))
 	f.bus.bind(fs, l)
+}
+
+// breakpoints reads the --break values.
+func (f *tuiFlags) breakpoints() ([]breakpoint.Breakpoint, error) {
+	bps, err := breakpoint.ParseAll(f.breaks)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
+	}
+	return bps, nil
+}
+
+// noBreaks is --break on glassbox run, which takes none: it does not stop
+// between steps, so a breakpoint would be silently ignored there.
+type noBreaks struct{ breakpoint.Flags }
+
+func (f *noBreaks) bind(fs *flag.FlagSet, l lang.Lang) {
+	fs.Var(&f.Flags, "break", l.T("not for glassbox run, which runs to the end without stopping: breakpoints stop c in the glass box (glassbox --break EXPR)"))
+}
+
+func (f *noBreaks) check(l lang.Lang) error {
+	if len(f.Flags) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("--break %s: glassbox run runs the loop to the end without stopping, so a breakpoint has nothing to stop; step with breakpoints in the glass box: glassbox --break %s", f.Flags[0], f.Flags[0]))
 }
 
 // tuiCanOpen refuses words after the flags (a prompt meant for `glassbox

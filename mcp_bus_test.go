@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,8 +289,10 @@ func TestMCPServeDenialAndHaltAreErrorResults(t *testing.T) {
 }
 
 // TestMCPListenOverHTTP: `glassbox run --mcp-listen 127.0.0.1:0` serves the
-// bus over streamable HTTP; the SDK's streamable client asks it, gets the
-// answer, and the event and the bus frames are in the --trace file. Ctrl-C
+// bus over streamable HTTP; the SDK's streamable client asks it with the
+// token glassbox printed, gets the answer, and the event and the bus
+// frames are in the --trace file; without the token, or from a web page
+// of another origin, a request is refused and leaves no frame. Ctrl-C
 // (SIGINT) ends it.
 func TestMCPListenOverHTTP(t *testing.T) {
 	isolate(t)
@@ -302,6 +306,7 @@ func TestMCPListenOverHTTP(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	endpoint := waitForEndpoint(t, &stderr)
+	refusedWithoutTheToken(t, endpoint)
 	cs := connect(t, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
 	lesson, _ := lessons.ByName("tour")
 	res := ask(t, cs, lesson.Request)
@@ -324,13 +329,14 @@ func TestMCPListenOverHTTP(t *testing.T) {
 	}
 }
 
-// waitForEndpoint reads the address glassbox says it listens on.
+// waitForEndpoint reads the address glassbox says it listens on, with
+// the token it printed as the address's password.
 func waitForEndpoint(t *testing.T, stderr *syncBuffer) string {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		s := stderr.String()
-		if i := strings.Index(s, "http://"); i >= 0 {
+		if i := strings.Index(s, "http://glassbox:"); i >= 0 {
 			if j := strings.Index(s[i:], "/mcp"); j > 0 {
 				return s[i : i+j+len("/mcp")]
 			}
@@ -339,6 +345,45 @@ func waitForEndpoint(t *testing.T, stderr *syncBuffer) string {
 	}
 	t.Fatalf("glassbox never said where it listens:\n%s", stderr.String())
 	return ""
+}
+
+// refusedWithoutTheToken posts an initialize to the bus at endpoint
+// (which carries the token) without the token, with a wrong one, and with
+// the token from a web page of another origin: each is refused.
+func refusedWithoutTheToken(t *testing.T, endpoint string) {
+	t.Helper()
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _ := u.User.Password()
+	u.User = nil
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tt := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"a wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("A", len(token))}, http.StatusUnauthorized},
+		{"another origin", map[string]string{"Authorization": "Bearer " + token, "Origin": "http://evil.example"}, http.StatusForbidden},
+		{"a cross-site fetch", map[string]string{"Authorization": "Bearer " + token, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, u.String(), strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range tt.header {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tt.want {
+			t.Errorf("%s: %d, want %d", tt.name, res.StatusCode, tt.want)
+		}
+	}
 }
 
 // TestMCPListenRefusesAPublicAddress: an address that is not a loopback one

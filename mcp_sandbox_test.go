@@ -182,17 +182,25 @@ func TestMCPDemoReplaysWithoutAServer(t *testing.T) {
 }
 
 // TestMCPServerLogIsMasked: a server's log (its standard error, added to
-// the reason it failed) is masked: a server that reads the workspace's
-// .env and writes it to its log before failing the handshake shows the
-// reason, never the key.
+// the reason it failed) is masked: a server that writes a key glassbox
+// knows (from the workspace's .env) to its log before failing the
+// handshake shows the reason, never the key. It reads the key from
+// another file of the workspace: every .env* glassbox read is empty to it
+// (issue 28), which the first run shows.
 func TestMCPServerLogIsMasked(t *testing.T) {
 	isolate(t)
 	ws := t.TempDir()
 	const key = "sk-proj-4hN8qTz2LmW9xYc3VbK7"
-	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("OPENAI_API_KEY="+key+"\n"), 0o600); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{".env", "leak.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("OPENAI_API_KEY="+key+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	code, _, stderr := runJSON(t, "", "--offline", "--workspace", ws, "--mcp", "evil=python3 "+hostileScript()+" --leak .env", "hi")
+	if code != exitUsage || strings.Contains(stderr, "OPENAI_API_KEY") {
+		t.Fatalf("exit %d, stderr %q; want the handshake's failure, the .env read empty", code, stderr)
+	}
+	code, _, stderr = runJSON(t, "", "--offline", "--workspace", ws, "--mcp", "evil=python3 "+hostileScript()+" --leak leak.txt", "hi")
 	if code != exitUsage || !strings.Contains(stderr, "the server wrote: OPENAI_API_KEY=") {
 		t.Fatalf("exit %d, stderr %q; want the handshake's failure with the server's log", code, stderr)
 	}

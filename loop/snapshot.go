@@ -1,9 +1,11 @@
 package loop
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/glassbox-dev/glassbox/history/session"
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // Workspace snapshots: before and after each step that runs a tool whose
@@ -19,10 +22,12 @@ import (
 // (once each) in the session's blob store, so a fork can put back the files
 // as they were. Small workspaces are the norm; past these limits a step's
 // changes are not kept and a fork across it says the workspace cannot be
-// restored.
+// restored. Every entry counts — files, folders, links, FIFOs, sockets — so
+// a tree of empty folders costs no more than a tree of files
+// (tools.Walk), and what one step records is bounded by them.
 const (
-	SnapshotMaxFiles = 5000
-	SnapshotMaxBytes = 64 << 20
+	SnapshotMaxEntries = 5000
+	SnapshotMaxBytes   = 64 << 20
 )
 
 // mayChangeFiles reports whether a call to the named tool can change the
@@ -46,50 +51,87 @@ type manifestEntry struct {
 // dirMark stands for a folder in a FileChange's Before or After.
 const dirMark = "dir"
 
-// errSnapshotTooLarge is a workspace past SnapshotMaxFiles or SnapshotMaxBytes.
+// errSnapshotTooLarge is a workspace past SnapshotMaxEntries or SnapshotMaxBytes.
 var errSnapshotTooLarge = errors.New("the workspace is too large to keep copies of")
 
+// snapshotLimits bound one scan of the workspace.
+var snapshotLimits = tools.WalkLimits{Entries: SnapshotMaxEntries, Bytes: SnapshotMaxBytes}
+
 // scanWorkspace hashes every regular file under root and stores each
-// content in blobs. Symbolic links and special files are not followed.
+// content in blobs, through an os.Root so nothing outside is read.
+// Symbolic links and special files are counted, not followed or kept.
 func scanWorkspace(root string, blobs *session.Blobs) (manifest, error) {
-	m := manifest{}
-	var total int64
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && p != root {
-			rel, _ := filepath.Rel(root, p)
-			m[filepath.ToSlash(rel)] = manifestEntry{Dir: true, Mode: fs.ModeDir | 0o755}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		total += info.Size()
-		if len(m) >= SnapshotMaxFiles || total > SnapshotMaxBytes {
-			return fmt.Errorf("%w: more than %d files or %d MiB", errSnapshotTooLarge, SnapshotMaxFiles, SnapshotMaxBytes>>20)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		h, err := blobs.Put(data)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		m[filepath.ToSlash(rel)] = manifestEntry{Hash: h, Mode: info.Mode().Perm()}
-		return nil
-	})
+	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	defer r.Close()
+	s := scan{fsys: r.FS(), blobs: blobs, m: manifest{}}
+	_, err = tools.Walk(context.Background(), s.fsys, ".", snapshotLimits, s.add)
+	if errors.Is(err, tools.ErrWalkLimit) {
+		return nil, fmt.Errorf("%w: %v", errSnapshotTooLarge, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.m, nil
+}
+
+// scan is one scan of a workspace under way.
+type scan struct {
+	fsys  fs.FS
+	blobs *session.Blobs
+	m     manifest
+	read  int64 // bytes read so far
+}
+
+// add records one entry of the walk: a folder, or a regular file's
+// content and mode.
+func (s *scan) add(name string, d fs.DirEntry, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case name == ".":
+		return nil
+	case d.IsDir():
+		s.m[name] = manifestEntry{Dir: true, Mode: fs.ModeDir | 0o755}
+		return nil
+	case !d.Type().IsRegular():
+		return nil
+	}
+	info, err := d.Info()
+	if err != nil {
+		return err
+	}
+	data, err := s.readFile(name)
+	if err != nil {
+		return err
+	}
+	h, err := s.blobs.Put(data)
+	if err != nil {
+		return err
+	}
+	s.m[name] = manifestEntry{Hash: h, Mode: info.Mode().Perm()}
+	return nil
+}
+
+// readFile reads a file within what the scan may still read: a file that
+// grew since the walk counted it cannot take the scan past its limit.
+func (s *scan) readFile(name string) ([]byte, error) {
+	f, err := s.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	left := SnapshotMaxBytes - s.read
+	data, err := io.ReadAll(io.LimitReader(f, left+1))
+	if err != nil {
+		return nil, err
+	}
+	if s.read += int64(len(data)); s.read > SnapshotMaxBytes {
+		return nil, fmt.Errorf("%w: more than %d MiB in files", errSnapshotTooLarge, SnapshotMaxBytes>>20)
+	}
+	return data, nil
 }
 
 // diffManifests lists the files that differ between two scans.
@@ -155,6 +197,30 @@ func undoChanges(root string, blobs *session.Blobs, steps []*session.Changes) er
 // recorded stays), then the folders it removed come back, then the files it
 // changed or removed.
 func undoStep(r *os.Root, blobs *session.Blobs, files []session.FileChange) error {
+	if err := removeCreated(r, files); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if f.Before == dirMark {
+			if err := r.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {
+				return fmt.Errorf("restoring the folder %s: %w", f.Path, err)
+			}
+		}
+	}
+	for _, f := range files {
+		if f.Before == "" || f.Before == dirMark {
+			continue
+		}
+		if err := restoreFile(r, blobs, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeCreated removes what a step created: its files, then its folders,
+// deepest first (one that still holds something nobody recorded stays).
+func removeCreated(r *os.Root, files []session.FileChange) error {
 	var createdDirs []string
 	for _, f := range files {
 		name := filepath.FromSlash(f.Path)
@@ -171,38 +237,32 @@ func undoStep(r *os.Root, blobs *session.Blobs, files []session.FileChange) erro
 	for _, d := range createdDirs {
 		_ = r.Remove(d) // only when empty
 	}
-	for _, f := range files {
-		if f.Before == dirMark {
-			if err := r.MkdirAll(filepath.FromSlash(f.Path), 0o755); err != nil {
-				return fmt.Errorf("restoring the folder %s: %w", f.Path, err)
-			}
+	return nil
+}
+
+// restoreFile writes back a file a step changed or removed, from its copy
+// in blobs, with its mode.
+func restoreFile(r *os.Root, blobs *session.Blobs, f session.FileChange) error {
+	name := filepath.FromSlash(f.Path)
+	data, err := blobs.Get(f.Before)
+	if err != nil {
+		return err
+	}
+	if dir := path.Dir(f.Path); dir != "." {
+		if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
+			return fmt.Errorf("restoring %s: %w", f.Path, err)
 		}
 	}
-	for _, f := range files {
-		if f.Before == "" || f.Before == dirMark {
-			continue
-		}
-		name := filepath.FromSlash(f.Path)
-		data, err := blobs.Get(f.Before)
-		if err != nil {
-			return err
-		}
-		if dir := path.Dir(f.Path); dir != "." {
-			if err := r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
-				return fmt.Errorf("restoring %s: %w", f.Path, err)
-			}
-		}
-		mode := fs.FileMode(f.Mode)
-		if mode == 0 {
-			mode = 0o644
-		}
-		_ = r.Chmod(name, 0o600) // a read-only file now may have been writable then
-		if err := r.WriteFile(name, data, mode); err != nil {
-			return fmt.Errorf("restoring %s: %w", f.Path, err)
-		}
-		if err := r.Chmod(name, mode); err != nil {
-			return fmt.Errorf("restoring %s: %w", f.Path, err)
-		}
+	mode := fs.FileMode(f.Mode)
+	if mode == 0 {
+		mode = 0o644
+	}
+	_ = r.Chmod(name, 0o600) // a read-only file now may have been writable then
+	if err := r.WriteFile(name, data, mode); err != nil {
+		return fmt.Errorf("restoring %s: %w", f.Path, err)
+	}
+	if err := r.Chmod(name, mode); err != nil {
+		return fmt.Errorf("restoring %s: %w", f.Path, err)
 	}
 	return nil
 }

@@ -3,9 +3,12 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/history"
@@ -101,5 +104,29 @@ func TestSnapshotsFollowTheAttribute(t *testing.T) {
 	}
 	if s, _ := readFile(t, r, "notes.txt"); s != "original\n" {
 		t.Fatalf("after the fork notes.txt = %q, want the original (the tool's changes were not kept)", s)
+	}
+}
+
+// Issue 28 finding 1: a snapshot counts folders, links and every other
+// entry, not only regular files: a workspace of empty folders past
+// SnapshotMaxEntries is too large to keep, with the limit named, however
+// few files it holds (before, 300,000 folders were all kept).
+func TestSnapshotCountsEveryEntry(t *testing.T) {
+	root := t.TempDir()
+	for i := range SnapshotMaxEntries + 1 {
+		if err := os.Mkdir(filepath.Join(root, fmt.Sprintf("d%05d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	blobs := session.OpenBlobs(filepath.Join(t.TempDir(), "s.jsonl"))
+	_, err := scanWorkspace(root, blobs)
+	if !errors.Is(err, errSnapshotTooLarge) || !strings.Contains(err.Error(), "more than 5,000 entries") {
+		t.Fatalf("scan of %d folders: %v", SnapshotMaxEntries+1, err)
+	}
+	if err := os.Remove(filepath.Join(root, "d00000")); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := scanWorkspace(root, blobs); err != nil || len(m) != SnapshotMaxEntries {
+		t.Fatalf("at the limit: %d entries, %v", len(m), err)
 	}
 }

@@ -68,8 +68,12 @@ func removeStaleCommandFolders(tmp string) int {
 
 // commandTempOwner reads the process id out of a command folder's name,
 // glassbox-cmd-PID-RANDOM.
-func commandTempOwner(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, commandTempPrefix)
+func commandTempOwner(name string) (int, bool) { return ownerPID(name, commandTempPrefix) }
+
+// ownerPID reads the process id out of a name PREFIX-PID-REST: the
+// glassbox that made a command folder or a cgroup.
+func ownerPID(name, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
 	if !ok {
 		return 0, false
 	}

@@ -567,16 +567,17 @@ func TestSandboxLineNamesWhatIsOpen(t *testing.T) {
 		head       string
 		contains   []string
 	}{
-		{"this kernel, root", 7, nil, nil, nil, false, "on", []string{"Landlock ABI 7 + seccomp + read-only mounts", "sockets closed: Unix, raw, UDP, TCP", "nothing left open", "read only the workspace", "change only the first two"}},
+		{"this kernel, root", 7, nil, nil, nil, false, "on", []string{"Landlock ABI 7 + seccomp + read-only mounts + PID namespace", "sockets closed: Unix, raw, UDP, TCP", "nothing left open", "read only the workspace", "change only the first two", "they see only their own processes", "setuid files or new user namespaces", "limits: 256 processes (cgroup v1 pids.max), 1 GiB of memory (cgroup v1 memory.limit_in_bytes), 256 MiB a file, 20 s of CPU a process, no core files (rlimits)"}},
 		{"network", 7, nil, nil, nil, true, "on (open: TCP, UDP)", []string{"sockets closed: Unix, raw", "left open: TCP, UDP (network allowed by the policy)"}},
-		{"no mount namespace", 7, nil, nil, noMounts, false, "on (open: chmod, chown and touch outside)", []string{"Landlock ABI 7 + seccomp:", "Landlock does not govern file modes, owners and times", "would not give the command a read-only view"}},
-		{"no seccomp", 7, nil, noSeccomp, nil, false, "on (open: Unix sockets, raw sockets, UDP, setuid files)", []string{"Landlock ABI 7 + read-only mounts:", "sockets closed: TCP", "no seccomp filter"}},
+		{"no mount namespace", 7, nil, nil, noMounts, false, "on (open: chmod, chown and touch outside, other processes' command lines)", []string{"Landlock ABI 7 + seccomp:", "Landlock does not govern file modes, owners and times, nor /proc", "would not give the command a read-only view"}},
+		{"no seccomp", 7, nil, noSeccomp, nil, false, "on (open: Unix sockets, raw sockets, UDP, setuid files, new user namespaces)", []string{"Landlock ABI 7 + read-only mounts + PID namespace:", "sockets closed: TCP", "no seccomp filter", "no device nodes or FIFOs;"}},
 		{"old Landlock", 3, nil, nil, nil, false, "on (open: TCP, signals to your other processes)", []string{"TCP rules need Landlock ABI 4", "scoping needs Landlock ABI 6"}},
-		{"no Landlock", 0, noLandlock, nil, nil, false, "off", []string{"no Landlock", "seccomp filter still refuses"}},
+		{"no Landlock", 0, noLandlock, nil, nil, false, "off", []string{"no Landlock", "seccomp filter still refuses", "limits: 256 processes"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			line := sandboxLine(reach{abi: tt.abi, landlock: tt.ll, seccomp: tt.sc, readOnly: tt.ro, network: tt.network})
+			held := limitMechanisms{pidsCgroup: "cgroup v1 pids.max", memoryCgroup: "cgroup v1 memory.limit_in_bytes"}
+			line := sandboxLine(reach{abi: tt.abi, landlock: tt.ll, seccomp: tt.sc, readOnly: tt.ro, network: tt.network, limits: CommandLimits(), held: held})
 			head, _, ok := strings.Cut(line, " — ")
 			if !ok || head != tt.head {
 				t.Errorf("head %q, want %q (line %q)", head, tt.head, line)
@@ -658,11 +659,15 @@ func TestSandboxAsAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	command := `echo in > in.txt && cat in.txt; echo out > ` + outside + `/new.txt; chmod 600 ` + outside + `/mine.txt && echo chmod-ok; python3 -c 'import socket; socket.socket(socket.AF_UNIX)'; echo "uid=$(id -u)"; grep CapEff /proc/self/status`
-	cmd := exec.Command(path, SandboxArg, sandboxJob{Workspace: ws, Temp: tmp, Shell: command}.encode())
+	jobR, err := sendJob(sandboxJob{Workspace: ws, Temp: tmp, Shell: command, Limits: CommandLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path, SandboxArg)
 	cmd.Args[0] = "glassbox"
 	cmd.Dir = ws
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "TMPDIR=" + tmp}
-	cmd.ExtraFiles = []*os.File{statusW}
+	cmd.ExtraFiles = []*os.File{statusW, jobR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}, Setsid: true}
 	out, err := cmd.CombinedOutput()
 	statusW.Close()
@@ -702,8 +707,12 @@ func TestConfiningStageNeverRemountsTheMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(path, confineArg, sandboxJob{Workspace: ws.Root(), Temp: t.TempDir(), Mounts: privateMountsArg + "=" + mountNamespace(), Shell: "touch " + marker}.encode())
-	cmd.ExtraFiles = []*os.File{w}
+	jobR, err := sendJob(sandboxJob{Workspace: ws.Root(), Temp: t.TempDir(), Mounts: privateMountsArg + "=" + mountNamespace(), Shell: "touch " + marker, Limits: CommandLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path, confineArg)
+	cmd.ExtraFiles = []*os.File{w, jobR}
 	err = cmd.Run()
 	w.Close()
 	report, _ := io.ReadAll(r)

@@ -58,10 +58,11 @@ func diffLines(a, b []string) []diffOp {
 	return ops
 }
 
-// diffMiddle diffs the part of a and b that differs, using an LCS table.
+// diffMiddle diffs the part of a and b that differs, using an LCS table
+// (past maxLCSCells, all of a removed and all of b added).
 func diffMiddle(a, b []string) []diffOp {
-	var ops []diffOp
 	if len(a)*len(b) > maxLCSCells {
+		ops := make([]diffOp, 0, len(a)+len(b))
 		for _, line := range a {
 			ops = append(ops, diffOp{'-', line})
 		}
@@ -70,7 +71,12 @@ func diffMiddle(a, b []string) []diffOp {
 		}
 		return ops
 	}
-	// lcs[i][j] is the length of the LCS of a[i:] and b[j:].
+	return walkLCS(a, b, lcsTable(a, b))
+}
+
+// lcsTable is the table whose [i][j] is the length of the longest common
+// subsequence of a[i:] and b[j:].
+func lcsTable(a, b []string) [][]int {
 	lcs := make([][]int, len(a)+1)
 	for i := range lcs {
 		lcs[i] = make([]int, len(b)+1)
@@ -84,8 +90,13 @@ func diffMiddle(a, b []string) []diffOp {
 			}
 		}
 	}
-	// Walk the table from the start, preferring removals before additions
-	// so a changed line reads as "-old" then "+new".
+	return lcs
+}
+
+// walkLCS walks the table from the start, preferring removals before
+// additions so a changed line reads as "-old" then "+new".
+func walkLCS(a, b []string, lcs [][]int) []diffOp {
+	var ops []diffOp
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {

@@ -48,6 +48,7 @@ type ExecuteCommand struct {
 	pass    atomic.Value // []string: variables the policy passes on (PassEnv)
 	conceal atomic.Value // []string: files commands must not read (Conceal)
 	sandbox atomic.Value // string: the last command's sandbox line
+	limits  Limits       // CommandLimits() unless a test says otherwise
 }
 
 // AllowNetwork lets commands connect out under the sandbox (the policy's
@@ -106,7 +107,7 @@ func (t *ExecuteCommand) LastSandbox() string {
 	if s, ok := t.sandbox.Load().(string); ok {
 		return s
 	}
-	return sandboxStatus(t.network.Load())
+	return sandboxStatus(t.network.Load(), t.ws.Quota())
 }
 
 func (t *ExecuteCommand) setLastSandbox(s string) { t.sandbox.Store(s) }
@@ -123,7 +124,7 @@ func NewExecuteCommand(ws *Workspace, timeout time.Duration) *ExecuteCommand {
 	if timeout <= 0 {
 		timeout = DefaultCommandTimeout
 	}
-	return &ExecuteCommand{ws: ws, timeout: timeout}
+	return &ExecuteCommand{ws: ws, timeout: timeout, limits: CommandLimits()}
 }
 
 // Spec is execute_command's definition for the model.
@@ -187,28 +188,33 @@ func (t *ExecuteCommand) Run(ctx context.Context, args json.RawMessage) (Result,
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", ExecuteCommandName, err)
 	}
+	sandbox := res.Sandbox // what it ran under, whatever ended it
 	switch {
 	case ctx.Err() != nil:
 		res = failure("cancelled; the command and everything it started were killed\n%s", out.output())
+		res.Sandbox = sandbox
 		return res, fmt.Errorf("%s %q: %w", ExecuteCommandName, p.Command, ctx.Err())
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
 		res = failure("timed out after %s; the command and everything it started were killed\n%s", t.timeout, out.output())
+		res.Sandbox = sandbox
 	}
 	return res, nil
 }
 
 // runHelper runs command through the sandbox helper and reads its report.
 func (t *ExecuteCommand) runHelper(ctx context.Context, command string, tmp commandTemp, out *headTailBuffer) (Result, error) {
-	cmd, err := helperCommand(ctx, sandboxJob{Workspace: t.ws.Root(), Temp: tmp.dir, Network: t.network.Load(), Conceal: t.concealed(), Shell: command})
-	if err != nil {
-		return t.runShell(ctx, command, tmp, out)
-	}
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		return Result{}, err
 	}
 	defer statusR.Close()
-	cmd.ExtraFiles = []*os.File{statusW}
+	job := sandboxJob{Workspace: t.ws.Root(), Temp: tmp.dir, Network: t.network.Load(), Conceal: t.concealed(), Shell: command,
+		Limits: t.limits, Quota: t.ws.Quota()}
+	cmd, release, err := helperCommand(ctx, job, statusW)
+	if err != nil {
+		statusW.Close()
+		return t.runShell(ctx, command, tmp, out)
+	}
 	cmd.Env = commandEnv(os.Environ(), tmp, t.ws.Root(), t.passEnv())
 	cmd.Stdout, cmd.Stderr = out, out
 	startInOwnGroup(cmd)
@@ -216,49 +222,65 @@ func (t *ExecuteCommand) runHelper(ctx context.Context, command string, tmp comm
 	// if it does not within WaitDelay, os/exec kills it.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = outputWaitDelay
-	if err := startTracked(cmd, t); err != nil {
-		statusW.Close()
+	err = startTracked(cmd, t)
+	release()
+	if err != nil {
 		return Result{}, fmt.Errorf("could not start the sandbox helper: %w", err)
 	}
-	statusW.Close()
-	type reports struct {
-		last helperStatus
-		ok   bool
-	}
-	report := make(chan reports, 1)
+	report := make(chan helperReport, 1)
 	go func() {
 		last, ok := readHelperReports(statusR, nil)
-		report <- reports{last, ok}
+		report <- helperReport{last, ok}
 	}()
 	waitErr := cmd.Wait()
 	untrack(cmd)
 	_ = killProcessGroup(cmd)
 	r := <-report
-	st := r.last
-	if !r.ok || st.Started {
+	if !r.ok || r.last.Started {
 		// The helper died before it could report the end (it was killed
 		// after WaitDelay): what it left is swept up here.
 		n := sweepStray()
 		return failure("the sandbox helper ended without a report (%v); %d processes left behind were stopped\n%s", waitErr, n, out.output()), nil
 	}
-	t.setLastSandbox(st.Sandbox)
+	t.setLastSandbox(r.last.Sandbox)
+	return t.helperResult(r.last, out.output()), nil
+}
+
+// helperReport is the helper's last report, and whether there was one.
+type helperReport struct {
+	last helperStatus
+	ok   bool
+}
+
+// helperResult is the result the model reads from the helper's last
+// report: the exit code, what was stopped, the output, and a note naming
+// the limit or the sandbox when one of them said no.
+func (t *ExecuteCommand) helperResult(st helperStatus, output string) Result {
 	if st.Error != "" {
-		return Result{IsError: true, Content: "not run: " + st.Error, Sandbox: st.Sandbox}, nil
+		return Result{IsError: true, Content: "not run: " + st.Error, Sandbox: st.Sandbox}
 	}
 	var res Result
 	switch {
 	case st.Signal != "":
-		res = failure("exit code: -1 (signal: %s)%s\n%s", st.Signal, stoppedNote(st.Stopped), out.output())
+		res = failure("exit code: -1 (signal: %s)%s\n%s", st.Signal, stoppedNote(st.Stopped), output)
 	case st.Exit == 0:
-		res = Result{Content: "exit code: 0" + stoppedNote(st.Stopped) + "\n" + out.output()}
+		res = Result{Content: "exit code: 0" + stoppedNote(st.Stopped) + "\n" + output}
 	default:
-		res = failure("exit code: %d%s\n%s", st.Exit, stoppedNote(st.Stopped), out.output())
+		res = failure("exit code: %d%s\n%s", st.Exit, stoppedNote(st.Stopped), output)
 	}
 	res.Sandbox = st.Sandbox
-	if res.IsError && strings.HasPrefix(st.Sandbox, "on") && kernelRefusal(out.output()) {
+	limit := st.Limit
+	if limit == "" {
+		limit = limitHit(t.limits, st.Signal, st.Exit, output)
+	}
+	switch {
+	case limit != "":
+		res.IsError = true
+		res.Content += "\n" + limitNote(limit)
+	case res.IsError && strings.HasPrefix(st.Sandbox, "on") && kernelRefusal(output):
 		res.Content += "\n" + sandboxNote(t.network.Load())
 	}
-	return res, nil
+	return res
 }
 
 // runShell runs command as `sh -c` in its own process group: no sandbox

@@ -3,10 +3,8 @@
 package tools
 
 import (
-	"bytes"
-	"errors"
-	"os"
-	"path/filepath"
+	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,25 +13,27 @@ import (
 )
 
 // TestExecuteCommandKillsGrandchild proves the timeout kills the whole
-// process group: the grandchild writes its pid, and after the timeout that
-// process must be gone, not left running in the background.
+// process group: the grandchild, a sleep of a length no other process
+// sleeps, must be gone after the timeout, not left running in the
+// background. (Its pid means nothing here: under the sandbox the command
+// has a PID namespace of its own.)
 func TestExecuteCommandKillsGrandchild(t *testing.T) {
 	tests := []struct {
-		name    string
-		command string
+		name   string
+		format string
 	}{
-		{name: "background grandchild", command: `sh -c 'sleep 30 & echo $! > grandchild.pid; wait'`},
-		{name: "grandchild with output redirected", command: `sh -c 'sleep 30 >/dev/null 2>&1 & echo $! > grandchild.pid; wait'`},
+		{name: "background grandchild", format: `sh -c 'sleep %s & wait'`},
+		{name: "grandchild with output redirected", format: `sh -c 'sleep %s >/dev/null 2>&1 & wait'`},
 	}
-	for _, tt := range tests {
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			marker := fmt.Sprintf("30.%d%d", i, time.Now().UnixNano()%1000000)
 			ws := newTestWorkspace(t, nil)
-			res := run(t, NewExecuteCommand(ws, 1500*time.Millisecond), `{"command":`+quote(tt.command)+`}`)
+			res := run(t, NewExecuteCommand(ws, 1500*time.Millisecond), `{"command":`+quote(fmt.Sprintf(tt.format, marker))+`}`)
 			if !strings.HasPrefix(res.Content, "timed out after 1.5s; the command and everything it started were killed") {
 				t.Fatalf("Run = %+v, want a timeout", res)
 			}
-			pid := readPID(t, filepath.Join(ws.Root(), "grandchild.pid"))
-			waitUntilGone(t, pid)
+			waitUntilNoneSleeps(t, marker)
 		})
 	}
 }
@@ -41,49 +41,42 @@ func TestExecuteCommandKillsGrandchild(t *testing.T) {
 // TestExecuteCommandStopsLeftoverBackgroundJobs: a command that exits but
 // leaves a job running must not leave it behind.
 func TestExecuteCommandStopsLeftoverBackgroundJobs(t *testing.T) {
+	marker := fmt.Sprintf("30.9%d", time.Now().UnixNano()%1000000)
 	ws := newTestWorkspace(t, nil)
-	res := run(t, NewExecuteCommand(ws, 10*time.Second), `{"command":"sleep 30 & echo $! > job.pid"}`)
+	res := run(t, NewExecuteCommand(ws, 10*time.Second), `{"command":"sleep `+marker+` & echo started"}`)
 	if res.IsError || !strings.HasPrefix(res.Content, "exit code: 0") {
 		t.Fatalf("Run = %+v, want success", res)
 	}
-	waitUntilGone(t, readPID(t, filepath.Join(ws.Root(), "job.pid")))
+	waitUntilNoneSleeps(t, marker)
 }
 
-func readPID(t *testing.T, path string) int {
-	t.Helper()
-	pid, err := strconv.Atoi(strings.TrimSpace(readTestFile(t, path)))
-	if err != nil {
-		t.Fatalf("pid file %s: %v", path, err)
-	}
-	return pid
-}
-
-// waitUntilGone fails the test unless process pid ends within a few seconds.
-func waitUntilGone(t *testing.T, pid int) {
+// waitUntilNoneSleeps fails the test unless no process runs `sleep
+// marker` within a few seconds.
+func waitUntilNoneSleeps(t *testing.T, marker string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for processAlive(pid) {
+	for {
+		out, err := exec.Command("ps", "-Ao", "pid=,args=").Output()
+		if err != nil {
+			t.Fatalf("ps: %v", err)
+		}
+		var left []string
+		for _, line := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(line); len(f) == 3 && f[1] == "sleep" && f[2] == marker {
+				left = append(left, f[0])
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
 		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL) // do not leave it behind ourselves
-			t.Fatalf("process %d is still running: the process group was not killed", pid)
+			for _, pid := range left {
+				if n, err := strconv.Atoi(pid); err == nil {
+					_ = syscall.Kill(n, syscall.SIGKILL) // do not leave it behind ourselves
+				}
+			}
+			t.Fatalf("sleep %s still runs (pids %v): the process group was not killed", marker, left)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// processAlive reports whether pid is a running process. A zombie (killed
-// but not yet reaped by its new parent) counts as gone; on Linux /proc tells
-// them apart, elsewhere signal 0 is the best test.
-func processAlive(pid int) bool {
-	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-		// The state letter follows the command name in parentheses.
-		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
-			state := stat[i+2]
-			return state != 'Z' && state != 'X'
-		}
-		return true
-	} else if _, statErr := os.Stat("/proc/self/stat"); statErr == nil {
-		return false // /proc works, and this pid is not in it
-	}
-	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }

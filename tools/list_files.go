@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -19,6 +18,11 @@ const ListFilesName = "list_files"
 // maxListEntries caps one listing, so a huge tree cannot flood the model's
 // context.
 const maxListEntries = 500
+
+// listWalkEntries caps the entries one listing reads, shown or not: past
+// it the listing stops counting and says so (a folder of a million entries
+// costs no more than this).
+const listWalkEntries = 20 * maxListEntries
 
 // ListFilesParams are list_files' arguments.
 type ListFilesParams struct {
@@ -80,25 +84,26 @@ func (t *ListFiles) Run(ctx context.Context, args json.RawMessage) (Result, erro
 	// The workspace as an fs.FS whose every Open goes through os.Root:
 	// paths in it are slash-separated and relative to the workspace root,
 	// which is how the listing shows them.
-	l := listing{fsys: t.ws.dir.FS()}
-	start := filepath.ToSlash(folder.name)
-	if p.Recursive {
-		err = l.walk(ctx, start)
-	} else {
-		l.readDir(start)
-	}
-	if err != nil {
-		return Result{}, err
+	l := listing{fsys: t.ws.dir.FS(), start: filepath.ToSlash(folder.name), recursive: p.Recursive}
+	if _, err := Walk(ctx, l.fsys, l.start, WalkLimits{Entries: listWalkEntries}, l.visit); err != nil {
+		var limit *WalkLimitError
+		if !errors.As(err, &limit) {
+			return Result{}, err
+		}
+		l.stopped = limit
 	}
 	return Result{Content: l.String(folder.shown)}, nil
 }
 
 // listing collects entries up to maxListEntries and counts the rest.
 type listing struct {
-	fsys     fs.FS
-	entries  []string
-	omitted  int
-	problems []string // folders that could not be read
+	fsys      fs.FS
+	start     string
+	recursive bool
+	entries   []string
+	omitted   int
+	problems  []string        // folders that could not be read
+	stopped   *WalkLimitError // the walk stopped at listWalkEntries
 }
 
 // add records one entry, given by its slash-separated path from the
@@ -120,45 +125,26 @@ func (l *listing) problem(dir string, err error) {
 	l.problems = append(l.problems, fileFailure("read", EscapeBidi(dir), err).Content)
 }
 
-// readDir lists one folder. fs.ReadDir returns the entries sorted by name.
-func (l *listing) readDir(dir string) {
-	entries, err := fs.ReadDir(l.fsys, dir)
-	if err != nil {
-		l.problem(dir, err)
-		return
-	}
-	for _, e := range entries {
-		if e.IsDir() && e.Name() == ".git" {
-			continue
-		}
-		l.add(path.Join(dir, e.Name()), e.IsDir())
-	}
-}
-
-// walk lists a folder and everything below it, each folder's entries sorted
-// by name and followed by its contents. fs.WalkDir does not follow symbolic
-// links, and the file system under it is the workspace's os.Root, so the
-// walk cannot wander out of the workspace even if a folder is swapped for a
-// link while it runs.
-func (l *listing) walk(ctx context.Context, root string) error {
-	return fs.WalkDir(l.fsys, root, func(name string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		if err != nil {
-			// An unreadable folder is reported in the listing, not fatal.
-			l.problem(name, err)
-			return nil
-		}
-		if name == root {
-			return nil
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return fs.SkipDir
-		}
-		l.add(name, d.IsDir())
+// visit is the walk's function: the workspace's os.Root is under it and
+// Walk follows no link, so it cannot wander out of the workspace even if a
+// folder is swapped for a link while it runs. Without recursive, the
+// folders below the one listed are listed, not entered; .git never is.
+func (l *listing) visit(name string, d fs.DirEntry, err error) error {
+	switch {
+	case err != nil:
+		// An unreadable folder is reported in the listing, not fatal.
+		l.problem(name, err)
 		return nil
-	})
+	case name == l.start:
+		return nil
+	case d.IsDir() && d.Name() == ".git":
+		return fs.SkipDir
+	}
+	l.add(name, d.IsDir())
+	if d.IsDir() && !l.recursive {
+		return fs.SkipDir
+	}
+	return nil
 }
 
 // String renders the listing of the folder shown.
@@ -172,7 +158,10 @@ func (l *listing) String(shown string) string {
 	for _, p := range l.problems {
 		fmt.Fprintf(&b, "\n[%s]", p)
 	}
-	if l.omitted > 0 {
+	switch {
+	case l.stopped != nil:
+		fmt.Fprintf(&b, "\n[... more entries not shown: the folder holds %s; glassbox stopped reading there (it shows %d); list a sub-folder to see them ...]", l.stopped, maxListEntries)
+	case l.omitted > 0:
 		fmt.Fprintf(&b, "\n[... %d more entries not shown (the limit is %d); list a sub-folder to see them ...]", l.omitted, maxListEntries)
 	}
 	return b.String()

@@ -27,14 +27,17 @@ import (
 const privateMountsArg = "private-mounts"
 
 // privateMountsAttr is how the helper starts the confining stage in a
-// mount namespace of its own. Root makes one directly; anyone else inside
-// a user namespace of their own that maps only their own user and group
-// (root's files then show as owned by nobody inside it). Where the kernel
-// refuses either, the stage runs without and its line says what stays
-// open.
+// mount namespace and a PID namespace of its own: the stage is the init of
+// the second, and mounts a /proc of it in the first, so the program sees
+// only its own processes — no other command's command line, no helper's
+// job, no mountinfo or status of anything else. Root makes them directly;
+// anyone else inside a user namespace of their own that maps only their
+// own user and group (root's files then show as owned by nobody inside
+// it). Where the kernel refuses either, the stage runs without and its
+// line says what stays open.
 func privateMountsAttr() (*syscall.SysProcAttr, error) {
 	if os.Geteuid() == 0 {
-		return &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS}, nil
+		return &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID}, nil
 	}
 	// Settings that refuse user namespaces, or the capabilities in them,
 	// to users (Debian's, Ubuntu's AppArmor restriction): no use trying.
@@ -48,7 +51,7 @@ func privateMountsAttr() (*syscall.SysProcAttr, error) {
 		}
 	}
 	return &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}},
 		// Not root inside either, the stage would lose the namespace's
@@ -60,7 +63,7 @@ func privateMountsAttr() (*syscall.SysProcAttr, error) {
 
 // errNoPrivateMounts is why a stage started without its own namespace has
 // no read-only view.
-var errNoPrivateMounts = errors.New("this kernel would not give the command a read-only view of the rest of the file system (a mount namespace of its own)")
+var errNoPrivateMounts = errors.New("this kernel would not give the command a read-only view of the rest of the file system and a PID namespace of its own (namespaces of its own)")
 
 // mountsError is a failure to make that view inside the stage's namespace.
 type mountsError struct{ err error }
@@ -92,12 +95,16 @@ func ownMountNamespace(parentNS string) bool {
 // then mounts the job's workspace and temporary folder over themselves
 // read-write, covers each file of its conceal list that lies inside them or
 // inside a folder of its reads with an empty read-only file (/dev/null),
-// and moves into the workspace again (the working folder still pointed into
+// mounts a /proc of this stage's own PID namespace over the machine's, and
+// moves into the workspace again (the working folder still pointed into
 // the read-only mount).
 func readOnlyOutside(job sandboxJob, parentNS string) error {
 	ws, tmp := job.Workspace, job.Temp
 	if !ownMountNamespace(parentNS) {
 		return errors.New("not in a mount namespace of its own")
+	}
+	if os.Getpid() != 1 {
+		return errors.New("not the init of a PID namespace of its own")
 	}
 	// Nothing done here may reach the machine's mounts.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
@@ -116,7 +123,19 @@ func readOnlyOutside(job sandboxJob, parentNS string) error {
 			return fmt.Errorf("making %s writable: %w", dir, err)
 		}
 	}
-	readable := append([]string{ws, tmp}, job.Reads...)
+	if err := conceal(job, ro); err != nil {
+		return err
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting a /proc of its own: %w", err)
+	}
+	return os.Chdir(ws)
+}
+
+// conceal covers each file of the job's conceal list that lies inside the
+// folders it may read with an empty read-only file (/dev/null).
+func conceal(job sandboxJob, ro *unix.MountAttr) error {
+	readable := append([]string{job.Workspace, job.Temp}, job.Reads...)
 	for _, f := range job.Conceal {
 		if fi, err := os.Lstat(f); err != nil || !fi.Mode().IsRegular() || !slices.ContainsFunc(readable, func(dir string) bool { return within(f, dir) }) {
 			continue // gone, not a plain file, or outside: unreadable anyway
@@ -128,5 +147,5 @@ func readOnlyOutside(job sandboxJob, parentNS string) error {
 			return fmt.Errorf("concealing %s: %w", f, err)
 		}
 	}
-	return os.Chdir(ws)
+	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/glassbox-dev/glassbox/history/session"
 )
 
 // A stdio MCP server is a program glassbox keeps running and talks to over
@@ -34,12 +36,14 @@ type Confinement struct {
 	// Conceal are files it must find empty even inside the folders it may
 	// read (the .env glassbox read).
 	Conceal []string
+	// Quota caps the workspace while it runs (the workspace's own).
+	Quota Quota
 }
 
 // Confinement is what this tool's commands are confined by (AllowNetwork,
 // PassEnv, Conceal): a run's stdio servers get the same.
 func (t *ExecuteCommand) Confinement() Confinement {
-	return Confinement{Network: t.network.Load(), PassEnv: t.passEnv(), Conceal: t.concealed()}
+	return Confinement{Network: t.network.Load(), PassEnv: t.passEnv(), Conceal: t.concealed(), Quota: t.ws.Quota()}
 }
 
 // ProgramSpec is a program to start with StartProgram.
@@ -69,6 +73,10 @@ type Program struct {
 	reads    []string
 	done     chan struct{} // closed when the helper (or the program) has ended
 	stopping sync.Once
+	// last is the helper's last report, set before reported closes (never,
+	// without a helper).
+	last     helperStatus
+	reported chan struct{}
 }
 
 var _ io.ReadWriteCloser = (*Program)(nil)
@@ -102,9 +110,12 @@ func StartProgram(spec ProgramSpec) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot make the program's temporary folder: %w", err)
 	}
-	p := &Program{tmp: tmp, done: make(chan struct{})}
+	p := &Program{tmp: tmp, done: make(chan struct{}), reported: make(chan struct{})}
 	if !spec.Self {
-		p.reads = ServerReads(spec.Argv, dir)
+		if p.reads, err = ServerReads(spec.Argv, dir); err != nil {
+			tmp.remove()
+			return nil, err
+		}
 	}
 	started, err := p.start(spec, dir)
 	if err != nil {
@@ -123,36 +134,22 @@ func StartProgram(spec ProgramSpec) (*Program, error) {
 // start starts the helper (or the program itself) with the pipes; the
 // channel gets the first report: the sandbox line, or why nothing runs.
 func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, error) {
-	job := sandboxJob{Workspace: dir, Temp: p.tmp.dir, Network: spec.Network, Conceal: spec.Conceal, Reads: p.reads, Argv: spec.Argv, Self: spec.Self}
-	var (
-		cmd    *exec.Cmd
-		err    error
-		helped bool
-	)
-	if helperReady.Load() {
-		cmd, err = helperCommand(context.Background(), job)
-		helped = err == nil
-	}
-	if !helped {
-		if cmd, err = unconfinedProgram(job); err != nil {
-			return nil, err
-		}
-	}
-	var statusR, statusW *os.File
-	if helped {
-		if statusR, statusW, err = os.Pipe(); err != nil {
-			return nil, err
-		}
-		cmd.ExtraFiles = []*os.File{statusW}
+	job := sandboxJob{Workspace: dir, Temp: p.tmp.dir, Network: spec.Network, Conceal: spec.Conceal, Reads: p.reads, Argv: spec.Argv, Self: spec.Self,
+		Limits: ServerLimits(), Quota: spec.Quota}
+	cmd, statusR, release, err := programCommand(job)
+	if err != nil {
+		return nil, err
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		closeAll(statusR, statusW)
+		release()
+		closeAll(statusR)
 		return nil, err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		closeAll(statusR, statusW, inR, inW)
+		release()
+		closeAll(statusR, inR, inW)
 		return nil, err
 	}
 	cmd.Dir = dir
@@ -161,7 +158,8 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 	cmd.WaitDelay = outputWaitDelay
 	startInOwnGroup(cmd)
 	err = startTracked(cmd, p)
-	closeAll(inR, outW, statusW) // the child's ends
+	release()
+	closeAll(inR, outW) // the child's ends
 	if err != nil {
 		closeAll(statusR, inW, outR)
 		return nil, fmt.Errorf("could not start %s: %w", programName(job), err)
@@ -172,7 +170,7 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 		first <- helperStatus{Started: true, Sandbox: "off — " + trimOff(SandboxStatus())}
 	} else {
 		go func() {
-			_, ok := readHelperReports(statusR, func(s helperStatus) {
+			last, ok := readHelperReports(statusR, func(s helperStatus) {
 				select {
 				case first <- s:
 				default:
@@ -182,6 +180,8 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 			if !ok {
 				first <- helperStatus{Error: "the sandbox helper ended without a report"}
 			}
+			p.last = last
+			close(p.reported)
 		}()
 	}
 	go func() {
@@ -191,6 +191,25 @@ func (p *Program) start(spec ProgramSpec, dir string) (<-chan helperStatus, erro
 		close(p.done)
 	}()
 	return first, nil
+}
+
+// programCommand is how job starts: through the helper, with the read end
+// of its status pipe, or where there is none the program itself (statusR
+// nil). release closes the child's ends once it has started.
+func programCommand(job sandboxJob) (cmd *exec.Cmd, statusR *os.File, release func(), err error) {
+	if helperReady.Load() {
+		statusR, statusW, err := os.Pipe()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		cmd, release, err := helperCommand(context.Background(), job, statusW)
+		if err == nil {
+			return cmd, statusR, release, nil
+		}
+		closeAll(statusR, statusW)
+	}
+	cmd, err = unconfinedProgram(job)
+	return cmd, nil, func() {}, err
 }
 
 // unconfinedProgram is the program itself, without the helper: a test
@@ -283,6 +302,24 @@ func (p *Program) waitEnd(d time.Duration) bool {
 	}
 }
 
+// StoppedBy names the limit that stopped the program — its memory, its
+// processes, its CPU time, the workspace's quota — once it has ended, or
+// says "" (it runs, it ended for another reason, or no report came within
+// wait).
+func (p *Program) StoppedBy(wait time.Duration) string {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-p.reported:
+	case <-t.C:
+		return ""
+	}
+	if p.last.Limit != "" {
+		return p.last.Limit
+	}
+	return limitHit(ServerLimits(), p.last.Signal, p.last.Exit, "")
+}
+
 // Sandbox is the program's sandbox line ("on — …" or "off — reason").
 func (p *Program) Sandbox() string { return p.sandbox }
 
@@ -300,46 +337,97 @@ func (p *Program) Reads() []string { return slices.Clone(p.reads) }
 // adds nothing, wherever a link there leads (the agent writes in dir);
 // outside it, symbolic links are followed and what is returned is where
 // they lead.
-func ServerReads(argv []string, dir string) []string {
+//
+// A word may not open what no program of the agent's may read: a folder
+// that is or holds /, the home folder, the temporary folder (every
+// command's own folder is in it) or glassbox's state folder (sessions and
+// the key that seals approvals), nor anything inside the state folder.
+// Such a word is an error that names it: the server is not started.
+func ServerReads(argv []string, dir string) ([]string, error) {
+	r := serverReads{dir: dir}
 	home, _ := os.UserHomeDir()
-	broad := func(folder string) bool {
-		for _, d := range []string{"/", home, os.TempDir()} {
-			if d != "" && within(resolved(d), folder) {
-				return true
-			}
-		}
-		return false
-	}
-	inside := func(p string) bool {
-		return within(p, dir) || slices.ContainsFunc(systemReadPaths, func(sys string) bool { return within(p, sys) })
-	}
-	var out []string
-	add := func(p string) {
-		if !inside(p) && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
+	r.broadDirs = []string{"/", home, os.TempDir()}
 	for _, word := range argv {
-		p := word
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if within(p, dir) {
-			// Readable already; and a link the agent planted in the
-			// workspace must not open what it points to.
-			continue
-		}
-		fi, err := os.Stat(p)
-		if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
-			continue
-		}
-		p = resolved(p)
-		add(p)
-		if folder := filepath.Dir(p); fi.Mode().IsRegular() && !broad(folder) {
-			add(folder)
+		if err := r.word(word); err != nil {
+			return nil, err
 		}
 	}
-	return out
+	return r.out, nil
+}
+
+// serverReads is ServerReads under way.
+type serverReads struct {
+	dir       string
+	broadDirs []string // /, home, the temporary folder
+	out       []string
+}
+
+// broad reports whether folder is or holds one of the broad folders.
+func (r *serverReads) broad(folder string) bool {
+	for _, d := range r.broadDirs {
+		if d != "" && within(resolved(d), folder) {
+			return true
+		}
+	}
+	return false
+}
+
+// add adds p unless a command may read it already (the workspace, the
+// system's folders) or it is there.
+func (r *serverReads) add(p string) {
+	inside := within(p, r.dir) || slices.ContainsFunc(systemReadPaths, func(sys string) bool { return within(p, sys) })
+	if !inside && !slices.Contains(r.out, p) {
+		r.out = append(r.out, p)
+	}
+}
+
+// word adds what one word of the command line names.
+func (r *serverReads) word(word string) error {
+	p := word
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.dir, p)
+	}
+	if within(p, r.dir) {
+		// Readable already; and a link the agent planted in the
+		// workspace must not open what it points to.
+		return nil
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
+		return nil
+	}
+	p = resolved(p)
+	if err := tooBroad(word, p, fi.IsDir(), r.broad); err != nil {
+		return err
+	}
+	r.add(p)
+	if folder := filepath.Dir(p); fi.Mode().IsRegular() && !r.broad(folder) {
+		r.add(folder)
+	}
+	return nil
+}
+
+// tooBroad refuses a word whose path p would open what no program of the
+// agent's may read: a folder that is or holds a broad one, or glassbox's
+// state folder, or anything inside the state folder.
+func tooBroad(word, p string, isDir bool, broad func(string) bool) error {
+	if isDir && broad(p) {
+		return fmt.Errorf("the server's command line names the folder %s, which is or holds /, your home folder or the temporary folder: a server may read what its command line names, so name a folder inside them", word)
+	}
+	if state := stateFolder(); state != "" && (within(p, state) || isDir && within(state, p)) {
+		return fmt.Errorf("the server's command line names %s, which is or holds glassbox's state folder %s (sessions and the key that seals approvals): a server may read what its command line names, never that", word, state)
+	}
+	return nil
+}
+
+// stateFolder is glassbox's state folder, resolved ("" when there is
+// none).
+func stateFolder() string {
+	dir, err := session.Dir(os.Getenv)
+	if err != nil {
+		return ""
+	}
+	return resolved(filepath.Dir(dir))
 }
 
 // resolved is path with its symbolic links followed, or as it is.

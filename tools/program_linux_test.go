@@ -3,6 +3,7 @@ package tools
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -39,9 +40,43 @@ func TestServerReads(t *testing.T) {
 		{"system programs and missing paths add nothing", []string{"/usr/bin/env", "python3", "/nonexistent/server.py", "notes.txt"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ServerReads(tc.argv, ws); !slices.Equal(got, tc.want) {
-				t.Errorf("ServerReads(%q) = %q, want %q", tc.argv, got, tc.want)
+			if got, err := ServerReads(tc.argv, ws); err != nil || !slices.Equal(got, tc.want) {
+				t.Errorf("ServerReads(%q) = %q, %v; want %q", tc.argv, got, err, tc.want)
 			}
 		})
+	}
+}
+
+// Issue 28: a server's command line may not open what no program of the
+// agent's may read. A word naming /, the home folder, the temporary
+// folder, a folder above one of them, glassbox's state folder (sessions,
+// the approvals key) or anything in it is refused, with the word named;
+// before, each was added to what the server may read.
+func TestServerReadsRefusesBroadWords(t *testing.T) {
+	base := resolved(t.TempDir())
+	home, tmp, state := filepath.Join(base, "home"), filepath.Join(base, "tmp"), filepath.Join(base, "state")
+	ws := filepath.Join(base, "ws")
+	t.Setenv("HOME", home)
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("XDG_STATE_HOME", state)
+	key := filepath.Join(state, "glassbox", "approvals.key")
+	for _, f := range []string{key, filepath.Join(home, "project", "server.py"), filepath.Join(tmp, "x"), filepath.Join(ws, "a")} {
+		writeTestFile(t, f, "x")
+	}
+	for _, tc := range []struct{ word, says string }{
+		{"/", "which is or holds /, your home folder or the temporary folder"},
+		{home, "which is or holds /, your home folder or the temporary folder"},
+		{base, "which is or holds /, your home folder or the temporary folder"},
+		{tmp, "which is or holds /, your home folder or the temporary folder"},
+		{filepath.Join(state, "glassbox"), "glassbox's state folder"},
+		{state, "glassbox's state folder"},
+		{key, "glassbox's state folder"},
+	} {
+		if got, err := ServerReads([]string{"python3", filepath.Join(home, "project", "server.py"), tc.word}, ws); err == nil || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), tc.word) {
+			t.Errorf("%s: %q, %v", tc.word, got, err)
+		}
+	}
+	if got, err := ServerReads([]string{"python3", filepath.Join(home, "project", "server.py"), filepath.Join(home, "project")}, ws); err != nil || len(got) != 2 {
+		t.Errorf("a folder inside the home folder: %q, %v", got, err)
 	}
 }

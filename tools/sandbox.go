@@ -6,26 +6,38 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 )
 
 // SandboxArg is the hidden subcommand that turns glassbox into the sandbox
-// helper: `glassbox __sandbox-exec JOB`, JOB a sandboxJob in JSON.
-// execute_command starts every command through it, and StartProgram every
-// stdio MCP server. The helper stays unconfined: it becomes the program's
-// subreaper, starts the confining stage (confineArg) and, when the program
-// ends or glassbox goes, stops everything it left behind.
+// helper: `glassbox __sandbox-exec`, its job (a sandboxJob in JSON) read
+// from descriptor jobFD — never from its arguments, which every process
+// may read in /proc/PID/cmdline. execute_command starts every command
+// through it, and StartProgram every stdio MCP server. The helper stays
+// unconfined: it becomes the program's subreaper, makes its cgroups,
+// starts the confining stage (confineArg) and, when the program ends or
+// glassbox goes, stops everything it left behind.
 const SandboxArg = "__sandbox-exec"
 
-// confineArg is the helper's second stage: `glassbox __sandbox-confine
-// JOB` confines itself (capabilities, Landlock, seccomp), then replaces
-// itself with the job's program (`sh -c COMMAND` for a command). It runs in
-// the same Landlock domain as the program and nothing else does, so the
-// program cannot signal or trace the helper that watches it.
+// confineArg is the helper's second stage: `glassbox __sandbox-confine`,
+// its job again on jobFD, confines itself (its own PID namespace and
+// /proc, mounts, limits, capabilities, Landlock, seccomp), then starts the
+// job's program (`sh -c COMMAND` for a command) and waits for it as the
+// init of its namespace. It runs in the same Landlock domain as the
+// program and nothing else does, so the program cannot signal or trace
+// the helper that watches it.
 const confineArg = "__sandbox-confine"
 
-// sandboxJob is what the helper runs and how it is confined: the one
-// argument of SandboxArg and of confineArg. A command and a stdio server
+// jobFD is the descriptor the helper and its stage read their job from
+// (a pipe; 3 is the status pipe).
+const jobFD = 4
+
+// maxJob caps a job read from jobFD.
+const maxJob = 16 << 20
+
+// sandboxJob is what the helper runs and how it is confined, read from
+// jobFD by SandboxArg and by confineArg. A command and a stdio server
 // differ only in Shell or Argv and in Reads; the helper passes its own
 // standard input, output and error on to the program, so a server's
 // JSON-RPC pipe goes through it untouched (a command's input is
@@ -56,20 +68,62 @@ type sandboxJob struct {
 	// Mounts tells the confining stage which mounts it got: privateMountsArg
 	// and the helper's namespace, or "shared-mounts". The helper sets it.
 	Mounts string `json:"mounts,omitempty"`
+	// Limits are the program's (CommandLimits, ServerLimits).
+	Limits Limits `json:"limits"`
+	// Quota caps the workspace while the program runs (serve's learners).
+	Quota Quota `json:"quota,omitzero"`
+	// Held says which limits the helper's cgroups hold. The helper sets it.
+	Held heldLimits `json:"held,omitzero"`
 }
 
-func (j sandboxJob) encode() string {
-	b, _ := json.Marshal(j) // strings and bools: cannot fail
-	return string(b)
+// heldLimits name the cgroups holding a program's processes and memory
+// ("cgroup v1 pids.max"), "" for a limit no cgroup holds.
+type heldLimits struct {
+	Pids   string `json:"pids,omitempty"`
+	Memory string `json:"memory,omitempty"`
 }
 
-// decodeJob reads the one argument of the helper and its stage.
-func decodeJob(args []string) (sandboxJob, error) {
-	var j sandboxJob
-	if len(args) != 1 {
-		return j, fmt.Errorf("the sandbox wants one argument (the job), got %d", len(args))
+func (j sandboxJob) encode() []byte {
+	b, _ := json.Marshal(j) // strings, numbers and bools: cannot fail
+	return b
+}
+
+// sendJob hands job to a child on a pipe: it returns the read end, for the
+// child's jobFD, and writes the job on the other from a goroutine (a job
+// can be larger than a pipe holds), closing it after. The caller closes
+// the read end once the child has started (or failed to).
+func sendJob(job sandboxJob) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal([]byte(args[0]), &j); err != nil {
+	go func() {
+		w.Write(job.encode()) // a child that never reads makes this fail, and end
+		w.Close()
+	}()
+	return r, nil
+}
+
+// readJob reads the job of the helper or its stage from jobFD (and closes
+// it: the program must not hold it).
+func readJob() (sandboxJob, error) {
+	var j sandboxJob
+	f := os.NewFile(jobFD, "job")
+	if f == nil {
+		return j, errors.New("the sandbox was started without its job")
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxJob))
+	if err != nil {
+		return j, fmt.Errorf("the sandbox's job could not be read: %v", err)
+	}
+	return decodeJob(b)
+}
+
+// decodeJob reads a job.
+func decodeJob(b []byte) (sandboxJob, error) {
+	var j sandboxJob
+	if err := json.Unmarshal(b, &j); err != nil {
 		return j, fmt.Errorf("the sandbox's job is not JSON: %v", err)
 	}
 	if (j.Shell == "") == (len(j.Argv) == 0) || j.Workspace == "" || j.Temp == "" {
@@ -91,9 +145,9 @@ func RunSandboxHelper() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case SandboxArg:
-			os.Exit(sandboxHelperMain(os.Args[2:]))
+			os.Exit(sandboxHelperMain())
 		case confineArg:
-			os.Exit(confineMain(os.Args[2:]))
+			os.Exit(confineMain())
 		}
 	}
 	// The helper is this very program, opened now: a command that later
@@ -123,8 +177,14 @@ type helperStatus struct {
 	Exit   int    `json:"exit"`
 	Signal string `json:"signal,omitempty"`
 	// Stopped counts the processes the command left behind (background
-	// jobs, setsid daemons) that the helper killed when the shell ended.
+	// jobs, setsid daemons) that were killed when the shell ended.
 	Stopped int `json:"stopped"`
+	// Limit names the limit that stopped the program or refused it
+	// something (a process, memory, the workspace quota), when one did.
+	Limit string `json:"limit,omitempty"`
+	// Done, from the confining stage, says the program ended and Exit,
+	// Signal and Stopped are its (the stage's last report).
+	Done bool `json:"done,omitempty"`
 	// Cancelled says glassbox asked the helper to stop (timeout, Ctrl-C,
 	// a signal) before the shell ended.
 	Cancelled bool `json:"cancelled,omitempty"`
@@ -170,4 +230,26 @@ func stoppedNote(n int) string {
 		return " (1 process it left running was stopped)"
 	}
 	return fmt.Sprintf(" (%d processes it left running were stopped)", n)
+}
+
+// SandboxBrief is a sandbox line ("on — …") as a glass box's welcome shows
+// it: what confines the commands (the head, up to the first ":"), then
+// every limit in force and the workspace's quota; what stays open is in
+// the head already. A line that is not "on" is returned whole.
+func SandboxBrief(line string) string {
+	if !strings.HasPrefix(line, "on") {
+		return line
+	}
+	head, _, _ := strings.Cut(line, ":")
+	i := strings.Index(line, "; limits: ")
+	if i < 0 {
+		return head
+	}
+	limits := line[i+2:]
+	for _, end := range []string{"; nothing left open", "; left open: "} {
+		if j := strings.Index(limits, end); j >= 0 {
+			limits = limits[:j]
+		}
+	}
+	return head + "; " + limits
 }

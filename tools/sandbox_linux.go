@@ -7,20 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"os/signal"
-	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -48,16 +42,17 @@ func landlockABI() (int, error) {
 }
 
 // SandboxStatus says in one line whether execute_command's commands run
-// under the kernel's sandbox and what this kernel leaves open: "on — …",
-// "on (open: …) — …" or "off — reason". It describes a policy without
-// network; a run's line (ExecuteCommand.LastSandbox, which the welcome
-// note, the status bar and the headless header show) follows its policy,
-// and each command's (Result.Sandbox, in the trace) says what it had.
-func SandboxStatus() string { return sandboxStatus(false) }
+// under the kernel's sandbox, what limits them and what this kernel leaves
+// open: "on — …", "on (open: …) — …" or "off — reason". It describes a
+// policy without network and a workspace without quota; a run's line
+// (ExecuteCommand.LastSandbox, which the welcome note, the status bar and
+// the headless header show) follows its policy and quota, and each
+// command's (Result.Sandbox, in the trace) says what it had.
+func SandboxStatus() string { return sandboxStatus(false, Quota{}) }
 
 // sandboxStatus is SandboxStatus for commands run with or without the
-// policy's network = true.
-func sandboxStatus(network bool) string {
+// policy's network = true, in a workspace with quota q.
+func sandboxStatus(network bool, q Quota) string {
 	if !helperReady.Load() {
 		if why, ok := helperMissing.Load().(string); ok {
 			return "off — the sandbox helper could not be prepared: " + why
@@ -66,85 +61,131 @@ func sandboxStatus(network bool) string {
 	}
 	abi, llErr := landlockABI()
 	_, roErr := privateMountsAttr()
-	return sandboxLine(reach{abi: abi, landlock: llErr, seccomp: seccompAvailable(), readOnly: roErr, network: network})
+	pids, memory := limitsHeld()
+	return sandboxLine(reach{abi: abi, landlock: llErr, seccomp: seccompAvailable(), readOnly: roErr, network: network,
+		limits: CommandLimits(), held: limitMechanismsFor(heldLimits{Pids: pids, Memory: memory}, roErr == nil), quota: q})
 }
 
 // reach is what confines a command: the Landlock ABI (or why there is
-// none), seccomp, the read-only view of everything outside its folders,
-// and whether the policy grants network.
+// none), seccomp, the read-only view of everything outside its folders
+// with its own PID namespace and /proc (they come together), whether the
+// policy grants network, its limits and how they are held, and the
+// workspace's quota.
 type reach struct {
 	abi                         int
 	landlock, seccomp, readOnly error
 	network                     bool
+	limits                      Limits
+	held                        limitMechanisms
+	quota                       Quota
+}
+
+// limitMechanismsFor says how a program's limits are held: the cgroups
+// the helper made, or RLIMIT_NPROC where the program has a user namespace
+// of its own and is not root (there RLIMIT_NPROC counts its processes
+// alone; root it does not bind at all).
+func limitMechanismsFor(h heldLimits, ownNamespaces bool) limitMechanisms {
+	m := limitMechanisms{pidsCgroup: h.Pids, memoryCgroup: h.Memory}
+	switch {
+	case h.Pids != "":
+	case os.Geteuid() != 0 && ownNamespaces:
+		m.nproc = true
+	case os.Geteuid() == 0:
+		m.why = "RLIMIT_NPROC does not bind root and glassbox may not make a cgroup with a pids controller here"
+	default:
+		m.why = "no cgroup with a pids controller, and no user namespace of its own for RLIMIT_NPROC to count in"
+	}
+	return m
 }
 
 // sandboxLine is the one wording of the sandbox's reach: what commands may
-// read and write, which socket routes out are closed, and — in the head,
-// so the status bar shows it — which stay open on this kernel and why.
+// read and write, which processes they see, which socket routes out are
+// closed, their limits, and — in the head, so the status bar shows it —
+// what stays open on this kernel and why.
 func sandboxLine(r reach) string {
-	abi, llErr, scErr, network := r.abi, r.landlock, r.seccomp, r.network
-	if llErr != nil {
-		line := "off — " + llErr.Error()
-		if scErr == nil {
-			line += "; the seccomp filter still refuses Unix, raw and (without network) UDP sockets, device nodes and setuid files"
+	if r.landlock != nil {
+		line := "off — " + r.landlock.Error()
+		if r.seccomp == nil {
+			line += "; the seccomp filter still refuses Unix, raw and (without network) UDP sockets, device nodes, setuid files and new user namespaces"
 		}
-		return line
+		return line + "; limits: " + limitsWords(r.limits, r.held) + quotaWords(r.quota)
 	}
-	var closed, open, why []string
-	if scErr == nil {
+	closed, open, why := reachOpen(r)
+	head := "on"
+	if len(open) > 0 {
+		head = "on (open: " + strings.Join(open, ", ") + ")"
+	}
+	tool := fmt.Sprintf("Landlock ABI %d", r.abi)
+	if r.seccomp == nil {
+		tool += " + seccomp"
+	}
+	if r.readOnly == nil {
+		tool += " + read-only mounts + PID namespace"
+	}
+	line := fmt.Sprintf("%s — %s: commands read only the workspace, their temporary folder and the system's program folders and change only the first two", head, tool)
+	if r.readOnly == nil {
+		line += "; they see only their own processes"
+	}
+	if r.seccomp == nil {
+		line += "; no device nodes, FIFOs, setuid files or new user namespaces"
+	} else {
+		line += "; no device nodes or FIFOs"
+	}
+	if len(closed) > 0 {
+		line += "; sockets closed: " + strings.Join(closed, ", ")
+	}
+	line += "; limits: " + limitsWords(r.limits, r.held) + quotaWords(r.quota)
+	if len(open) > 0 {
+		return line + "; left open: " + strings.Join(open, ", ") + " (" + strings.Join(why, "; ") + ")"
+	}
+	return line + "; nothing left open"
+}
+
+// quotaWords is the quota on the line, "" without one.
+func quotaWords(q Quota) string {
+	if !q.Set() {
+		return ""
+	}
+	return fmt.Sprintf("; workspace quota: %s (checked every %s while a program runs)", q, quotaPoll)
+}
+
+// reachOpen lists the socket routes closed, and what stays open with why.
+func reachOpen(r reach) (closed, open, why []string) {
+	if r.seccomp == nil {
 		closed = append(closed, "Unix", "raw")
-		if !network {
+		if !r.network {
 			closed = append(closed, "UDP")
 		}
 	} else {
-		open = append(open, "Unix sockets", "raw sockets", "UDP", "setuid files")
-		why = append(why, scErr.Error())
+		open = append(open, "Unix sockets", "raw sockets", "UDP", "setuid files", "new user namespaces")
+		why = append(why, r.seccomp.Error())
 	}
 	switch {
-	case network:
+	case r.network:
 		open = append(open, "TCP")
-		if scErr == nil {
+		if r.seccomp == nil {
 			open = append(open, "UDP")
 		}
 		why = append(why, "network allowed by the policy")
-	case abi < minNetABI:
+	case r.abi < minNetABI:
 		open = append(open, "TCP")
 		why = append(why, fmt.Sprintf("TCP rules need Landlock ABI %d", minNetABI))
 	default:
 		closed = append(closed, "TCP")
 	}
 	if r.readOnly != nil {
-		open = append(open, "chmod, chown and touch outside")
-		why = append(why, "Landlock does not govern file modes, owners and times, and "+r.readOnly.Error())
+		open = append(open, "chmod, chown and touch outside", "other processes' command lines")
+		why = append(why, "Landlock does not govern file modes, owners and times, nor /proc, and "+r.readOnly.Error())
 	}
-	if abi < minScopeABI {
+	if r.abi < minScopeABI {
 		open = append(open, "signals to your other processes")
 		why = append(why, fmt.Sprintf("scoping needs Landlock ABI %d", minScopeABI))
 	}
-	head := "on"
-	if len(open) > 0 {
-		head = "on (open: " + strings.Join(open, ", ") + ")"
+	if r.held.why != "" {
+		open = append(open, "process count")
+		why = append(why, r.held.why)
 	}
-	tool := fmt.Sprintf("Landlock ABI %d", abi)
-	if scErr == nil {
-		tool += " + seccomp"
-	}
-	if r.readOnly == nil {
-		tool += " + read-only mounts"
-	}
-	line := fmt.Sprintf("%s — %s: commands read only the workspace, their temporary folder and the system's program folders and change only the first two; no device nodes, FIFOs", head, tool)
-	if scErr == nil {
-		line += " or setuid files"
-	}
-	if len(closed) > 0 {
-		line += "; sockets closed: " + strings.Join(closed, ", ")
-	}
-	if len(open) > 0 {
-		line += "; left open: " + strings.Join(open, ", ") + " (" + strings.Join(why, "; ") + ")"
-	} else {
-		line += "; nothing left open"
-	}
-	return line
+	return closed, open, why
 }
 
 // BecomeSubreaper makes this process the reaper of its orphaned
@@ -193,340 +234,26 @@ func selfPath() (string, error) {
 
 // helperCommand is how a job (a command of execute_command, a stdio
 // server) is started through the helper: this same program, from the
-// descriptor opened at start, with SandboxArg. The helper gets SIGTERM if
-// glassbox dies, however it dies (kill -9 included), and then stops
-// everything the program started.
-func helperCommand(ctx context.Context, job sandboxJob) (*exec.Cmd, error) {
+// descriptor opened at start, with SandboxArg, status as its descriptor 3
+// and the job on a pipe at jobFD. The helper gets SIGTERM if glassbox dies,
+// however it dies (kill -9 included), and then stops everything the
+// program started. release closes the parent's ends of both once the
+// helper has started (or failed to).
+func helperCommand(ctx context.Context, job sandboxJob, status *os.File) (cmd *exec.Cmd, release func(), err error) {
 	path, err := selfPath()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cmd := exec.CommandContext(ctx, path, SandboxArg, job.encode())
+	jobR, err := sendJob(job)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd = exec.CommandContext(ctx, path, SandboxArg)
 	cmd.Args[0] = "glassbox"
 	cmd.Dir = job.Workspace
+	cmd.ExtraFiles = []*os.File{status, jobR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	return cmd, nil
-}
-
-// sandboxHelperMain is the helper. Unconfined itself, it becomes the
-// subreaper of everything the program starts, starts the confining stage
-// (which becomes the program under Landlock and seccomp), and when the
-// program ends — or glassbox asks, or glassbox dies — kills every process
-// it left behind, wherever it went (a new session, a new process group).
-// Its reports go to fd 3: one when the program runs confined (or could
-// not), one when it is over; glassbox reads them.
-func sandboxHelperMain(args []string) int {
-	// The confining stage's parent-death signal fires when the thread
-	// that started it ends, not the process: start it from a thread that
-	// lives as long as the helper.
-	runtime.LockOSThread()
-	// The status pipe is the helper's alone: the program must not hold it
-	// (a background job would keep glassbox waiting for the report).
-	syscall.CloseOnExec(3)
-	status := os.NewFile(3, "status")
-	say := func(s helperStatus) {
-		if status != nil {
-			status.Write(s.encode())
-		}
-	}
-	report := func(s helperStatus) int {
-		say(s)
-		if status != nil {
-			status.Close()
-		}
-		return 0
-	}
-	job, err := decodeJob(args)
-	if err != nil {
-		return report(helperStatus{Error: err.Error()})
-	}
-	parent := os.Getppid()
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return report(helperStatus{Error: "cannot become the program's subreaper: " + err.Error()})
-	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	// The confining stage gets a mount namespace of its own where one can
-	// be made, and is told so. If it cannot use it (a kernel or policy that
-	// refuses the mounts), it says so before running anything, and runs
-	// again in this namespace, its line saying what stays open.
-	sys, roErr := privateMountsAttr()
-	var (
-		stage confiningStage
-		conf  helperStatus
-	)
-	for attempt := 1; ; attempt++ {
-		if roErr == nil {
-			job.Mounts = privateMountsFor()
-			stage, err = startConfiningStage(sys, job)
-		}
-		if roErr != nil || err != nil {
-			job.Mounts = "shared-mounts"
-			stage, err = startConfiningStage(&syscall.SysProcAttr{}, job)
-		}
-		if err != nil {
-			return report(helperStatus{Error: "cannot start the sandbox: " + err.Error()})
-		}
-		// The stage reports before it becomes the program, or fails.
-		conf = <-stage.confined
-		if roErr != nil || attempt > 1 || !conf.NoMounts {
-			break
-		}
-		// A stage that could not use its namespace ends at once.
-		<-stage.done
-		roErr = errors.New(conf.Error)
-	}
-	say(helperStatus{Started: conf.Error == "", Sandbox: conf.Sandbox, Error: conf.Error})
-	var s helperStatus
-	var st *os.ProcessState
-	select {
-	case st = <-stage.done:
-	case <-stop:
-		s.Cancelled = true
-		killDescendants(os.Getpid()) // the program and everything under it
-		st = <-stage.done
-	}
-	s.Sandbox = conf.Sandbox
-	s.Stopped = stopDescendants()
-	if s.Cancelled && os.Getppid() != parent && filepath.IsAbs(job.Temp) && strings.HasPrefix(filepath.Base(job.Temp), commandTempPrefix) {
-		// glassbox is gone: nobody else will remove the program's folder.
-		os.RemoveAll(job.Temp)
-	}
-	if conf.Error != "" {
-		s.Error = conf.Error
-		return report(s)
-	}
-	s.Exit = -1
-	if st != nil {
-		s.Exit = st.ExitCode()
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			s.Signal = ws.Signal().String()
-		}
-	}
-	return report(s)
-}
-
-// confiningStage is a started confining stage: its end, and its report.
-type confiningStage struct {
-	done     chan *os.ProcessState
-	confined chan helperStatus
-}
-
-// startConfiningStage starts this program as the confining stage for job,
-// with sys (its namespaces; job.Mounts tells the stage which it got). The
-// stage gets the helper's standard input, output and error. It dies with
-// the helper (SIGKILL), and starts from the helper's locked thread.
-func startConfiningStage(sys *syscall.SysProcAttr, job sandboxJob) (confiningStage, error) {
-	confR, confW, err := os.Pipe()
-	if err != nil {
-		return confiningStage{}, err
-	}
-	sys.Pdeathsig = syscall.SIGKILL
-	proc, err := os.StartProcess("/proc/self/exe", []string{"glassbox", confineArg, job.encode()}, &os.ProcAttr{
-		Dir: job.Workspace, Env: os.Environ(), Files: []*os.File{os.Stdin, os.Stdout, os.Stderr, confW}, Sys: sys,
-	})
-	confW.Close()
-	if err != nil {
-		confR.Close()
-		return confiningStage{}, err
-	}
-	stage := confiningStage{done: make(chan *os.ProcessState, 1), confined: make(chan helperStatus, 1)}
-	go func() {
-		stage.confined <- readConfineReport(confR)
-		confR.Close()
-	}()
-	go func() {
-		st, _ := proc.Wait()
-		stage.done <- st
-	}()
-	return stage, nil
-}
-
-// readConfineReport reads what the confining stage wrote before it became
-// the program (or failed to): JSON objects, the last word winning.
-func readConfineReport(r io.Reader) helperStatus {
-	var s helperStatus
-	readHelperReports(r, func(next helperStatus) {
-		if next.Sandbox != "" {
-			s.Sandbox = next.Sandbox
-		}
-		if next.Error != "" {
-			s.Error = next.Error
-		}
-		s.NoMounts = s.NoMounts || next.NoMounts
-	})
-	if s.Sandbox == "" && s.Error == "" {
-		s.Error = "the sandbox ended before it could say whether it was applied"
-	}
-	return s
-}
-
-// confineMain is the helper's second stage: it confines this process —
-// capabilities, Landlock, seccomp, all on the one thread that then execs —
-// reports the sandbox line on fd 3 and becomes the job's program. If any
-// part of the sandbox the kernel offers cannot be applied, the program is
-// not run.
-func confineMain(args []string) int {
-	runtime.LockOSThread()
-	syscall.CloseOnExec(3)
-	out := os.NewFile(3, "confine")
-	say := func(s helperStatus) {
-		if out != nil {
-			out.Write(s.encode())
-		}
-	}
-	job, err := decodeJob(args)
-	if err != nil {
-		say(helperStatus{Error: err.Error()})
-		return 2
-	}
-	// "private-mounts=NS": started in a namespace of its own; NS is the
-	// helper's, which this stage must not be in.
-	parentNS, private := strings.CutPrefix(job.Mounts, privateMountsArg+"=")
-	path, argv, err := jobProgram(job)
-	if err != nil {
-		say(helperStatus{Error: err.Error()})
-		return 2
-	}
-	line, err := confine(job, private, parentNS)
-	var noMounts *mountsError
-	if errors.As(err, &noMounts) {
-		// Nothing has been confined yet: the helper runs the stage again
-		// without the namespace, and the line will say what stays open.
-		say(helperStatus{Error: noMounts.Error(), NoMounts: true})
-		return 3
-	}
-	if err != nil {
-		say(helperStatus{Sandbox: line, Error: err.Error()})
-		return 2
-	}
-	say(helperStatus{Sandbox: line})
-	err = syscall.Exec(path, argv, os.Environ())
-	say(helperStatus{Sandbox: line, Error: fmt.Sprintf("cannot start %s: %v", argv[0], err)})
-	return 2
-}
-
-// jobProgram is the file the confining stage executes and its argument
-// list: sh -c for a command line; the program named, looked up in the
-// job's PATH, for a stdio server; this program itself for Self.
-func jobProgram(job sandboxJob) (string, []string, error) {
-	switch {
-	case job.Shell != "":
-		sh, err := exec.LookPath("sh")
-		if err != nil {
-			return "", nil, fmt.Errorf("cannot find sh: %v", err)
-		}
-		return sh, []string{"sh", "-c", job.Shell}, nil
-	case job.Self:
-		return "/proc/self/exe", append([]string{"glassbox"}, job.Argv...), nil
-	}
-	path, err := exec.LookPath(job.Argv[0])
-	if err != nil {
-		return "", nil, notFound(job.Argv[0], err)
-	}
-	return path, job.Argv, nil
-}
-
-// confine applies the sandbox to this process (and so to everything it
-// starts). It returns the sandbox line; an error means the kernel offers a
-// part of the sandbox that could not be applied, and the command must not
-// run.
-func confine(job sandboxJob, private bool, parentNS string) (string, error) {
-	network := job.Network
-	abi, llErr := landlockABI()
-	scErr := seccompAvailable()
-	roErr := errNoPrivateMounts
-	if private {
-		// First, while this process may still mount.
-		if err := readOnlyOutside(job, parentNS); err != nil {
-			return "", &mountsError{err}
-		}
-		roErr = nil
-	}
-	if err := dropCapabilities(); err != nil {
-		return "", fmt.Errorf("the command's capabilities could not be dropped (%v), so it was not run", err)
-	}
-	if llErr == nil {
-		cfg := landlock.V11.BestEffort()
-		rules := landlockRules(job)
-		var err error
-		if network {
-			err = cfg.RestrictPaths(rules...)
-			if err == nil {
-				err = cfg.RestrictScoped()
-			}
-		} else {
-			err = cfg.Restrict(rules...)
-		}
-		if err != nil {
-			return "", fmt.Errorf("the kernel offers Landlock ABI %d but the sandbox could not be applied (%v), so the command was not run", abi, err)
-		}
-	}
-	if scErr == nil {
-		if err := loadSeccomp(network); err != nil {
-			return "", fmt.Errorf("the kernel offers seccomp but the filter could not be loaded (%v), so the command was not run", err)
-		}
-	}
-	return sandboxLine(reach{abi: abi, landlock: llErr, seccomp: scErr, readOnly: roErr, network: network}), nil
-}
-
-// workspaceRights are what a command may do in the workspace and its
-// temporary folder: everything but making device nodes and FIFOs (a
-// character device made there could reach /dev/kmsg, a block device the
-// disk).
-const workspaceRights = llsyscall.AccessFSExecute | llsyscall.AccessFSWriteFile | llsyscall.AccessFSReadFile |
-	llsyscall.AccessFSReadDir | llsyscall.AccessFSRemoveDir | llsyscall.AccessFSRemoveFile |
-	llsyscall.AccessFSMakeDir | llsyscall.AccessFSMakeReg | llsyscall.AccessFSMakeSock |
-	llsyscall.AccessFSMakeSym | llsyscall.AccessFSRefer | llsyscall.AccessFSTruncate
-
-// systemReadPaths are what a command may read (and run) outside its own
-// folders: the system's programs and libraries, and of /etc only what a
-// shell, Python, git and the C library's name lookups read — never
-// /etc/shadow, /etc/ssh or private keys. The home folder, glassbox's state
-// and the .env glassbox read are not among them.
-var systemReadPaths = []string{
-	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/ld.so.preload",
-	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/hosts", "/etc/resolv.conf", "/etc/gai.conf",
-	"/etc/services", "/etc/protocols", "/etc/networks",
-	"/etc/localtime", "/etc/timezone", "/etc/locale.alias", "/etc/locale.conf", "/etc/default/locale",
-	"/etc/alternatives", "/etc/mime.types", "/etc/magic", "/etc/magic.mime", "/etc/os-release", "/etc/debian_version",
-	"/etc/ssl/certs", "/etc/ssl/openssl.cnf", "/etc/ca-certificates", "/etc/pki/tls/certs", "/etc/pki/ca-trust",
-	"/etc/python3", "/etc/python3.11", "/etc/python3.12", "/etc/python3.13", "/etc/perl", "/etc/terminfo", "/etc/inputrc",
-	"/etc/gitconfig", "/etc/vim", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/manpath.config",
-	"/sys/devices/system/cpu",
-	"/proc",
-}
-
-// landlockRules are the sandbox's file rules for job: the system's folders,
-// the job's own reads (and, for Self, this program's file) to read and run,
-// the workspace and the temporary folder for everything but device nodes.
-func landlockRules(job sandboxJob) []landlock.Rule {
-	var dirs, files []string
-	reads := slices.Concat(systemReadPaths, job.Reads)
-	if job.Self {
-		// The running image, whatever became of its path: opened through
-		// the magic link, the rule names the file it points to.
-		reads = append(reads, "/proc/self/exe")
-	}
-	for _, p := range reads {
-		fi, err := os.Stat(p)
-		switch {
-		case err != nil:
-			continue // not on this system
-		case fi.IsDir():
-			dirs = append(dirs, p)
-		default:
-			files = append(files, p)
-		}
-	}
-	return []landlock.Rule{
-		landlock.RODirs(dirs...).IgnoreIfMissing(),
-		landlock.ROFiles(files...).IgnoreIfMissing(),
-		landlock.ROFiles("/dev/urandom", "/dev/random").IgnoreIfMissing(),
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full").IgnoreIfMissing(),
-		landlock.PathAccess(workspaceRights, job.Workspace, job.Temp),
-	}
+	return cmd, func() { closeAll(status, jobR) }, nil
 }
 
 // proc is one process as /proc/PID/stat shows it.

@@ -5,6 +5,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"runtime"
 )
@@ -15,20 +16,20 @@ func SandboxStatus() string {
 	return "off — the sandbox uses Linux's Landlock; on " + runtime.GOOS + " commands run with glassbox's own rights"
 }
 
-func sandboxStatus(network bool) string { return SandboxStatus() }
+func sandboxStatus(network bool, q Quota) string { return SandboxStatus() }
 
 // BecomeSubreaper does nothing here: subreapers are a Linux feature.
 func BecomeSubreaper() error { return nil }
 
-func helperCommand(ctx context.Context, job sandboxJob) (*exec.Cmd, error) {
-	return nil, errors.New("no sandbox helper on " + runtime.GOOS)
+func helperCommand(ctx context.Context, job sandboxJob, status *os.File) (*exec.Cmd, func(), error) {
+	return nil, nil, errors.New("no sandbox helper on " + runtime.GOOS)
 }
 
-func sandboxHelperMain(args []string) int { return 2 }
+func sandboxHelperMain() int { return 2 }
 
 func sweepOrphans(live map[int]bool) int { return 0 }
 
-func confineMain(args []string) int { return 2 }
+func confineMain() int { return 2 }
 
 // openSelf has nothing to open here: there is no helper to execute.
 func openSelf() error { return nil }
@@ -37,3 +38,7 @@ func selfPath() (string, error) { return "", errors.New("no program file opened 
 
 // systemReadPaths are empty here: nothing confines what a program reads.
 var systemReadPaths []string
+
+// RemoveStaleCgroups has nothing to remove here: glassbox makes cgroups on
+// Linux only.
+func RemoveStaleCgroups() int { return 0 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -131,12 +132,18 @@ func seccompPolicy(network bool) seccomp.Policy {
 	for name, arg := range map[string]uint32{"mknod": 1, "mknodat": 2} {
 		add(name, seccomp.ArgumentConditions{anyBit(arg, setIDBits)}, seccomp.ArgumentConditions{anyBit(arg, specialFileBits)})
 	}
+	// No new user namespace (in which a program is root again, with the
+	// kernel's whole namespaced surface to try), and no joining another
+	// process's namespaces.
+	add("unshare", seccomp.ArgumentConditions{anyBit(0, unix.CLONE_NEWUSER)})
+	add("clone", seccomp.ArgumentConditions{anyBit(cloneFlagsArg(info), unix.CLONE_NEWUSER)})
 	// Calls the filter cannot look into are refused as "not implemented",
 	// so programs fall back to the ones it can: openat2's mode sits in a
-	// struct, and io_uring makes sockets and opens files without system
-	// calls the filter would see. The keyring is glassbox's, not theirs.
+	// struct, clone3's flags too (the C library then uses clone), and
+	// io_uring makes sockets and opens files without system calls the
+	// filter would see. The keyring is glassbox's, not theirs.
 	var absent []string
-	for _, name := range []string{"openat2", "io_uring_setup", "io_uring_enter", "io_uring_register", "add_key", "keyctl", "request_key"} {
+	for _, name := range []string{"openat2", "clone3", "io_uring_setup", "io_uring_enter", "io_uring_register", "add_key", "keyctl", "request_key"} {
 		if has(name) {
 			absent = append(absent, name)
 		}
@@ -145,9 +152,19 @@ func seccompPolicy(network bool) seccomp.Policy {
 		DefaultAction: seccomp.ActionAllow,
 		Syscalls: []seccomp.SyscallGroup{
 			{NamesWithCondtions: refuse, Action: errnoAction(unix.EPERM)},
+			{Names: []string{"setns"}, Action: errnoAction(unix.EPERM)},
 			{Names: absent, Action: errnoAction(unix.ENOSYS)},
 		},
 	}
+}
+
+// cloneFlagsArg is the argument of clone that holds its flags: the first,
+// but the second on s390, whose clone takes the stack first.
+func cloneFlagsArg(info *arch.Info) uint32 {
+	if strings.HasPrefix(info.Name, "s390") {
+		return 1
+	}
+	return 0
 }
 
 // seccompAvailable says whether this kernel filters system calls.
@@ -225,35 +242,23 @@ func dropCapabilities() error {
 	if data[0].Permitted == 0 && data[1].Permitted == 0 && data[0].Inheritable == 0 && data[1].Inheritable == 0 {
 		return nil
 	}
-	last := uintptr(63)
-	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			last = uintptr(n)
-		}
-	}
-	keep := map[uintptr]bool{}
-	var mask [2]uint32
-	for _, c := range keptCapabilities {
-		keep[c] = true
-		mask[c/32] |= 1 << (c % 32)
-	}
 	// Root regains its bounding set at every exec, so that must shrink.
 	// Anyone else (in the user namespace of the read-only view, holding
 	// CAP_SYS_ADMIN there as an ambient capability) loses every capability
 	// at the exec of a non-root program once the ambient set is clear.
-	for c := uintptr(0); c <= last && os.Geteuid() == 0; c++ {
-		if keep[c] {
-			continue
-		}
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+	if os.Geteuid() == 0 {
+		if err := shrinkBoundingSet(); err != nil {
+			return err
 		}
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("clearing ambient capabilities: %w", err)
 	}
-	if os.Geteuid() != 0 {
-		mask = [2]uint32{}
+	var mask [2]uint32
+	if os.Geteuid() == 0 {
+		for _, c := range keptCapabilities {
+			mask[c/32] |= 1 << (c % 32)
+		}
 	}
 	for i := range data {
 		data[i].Effective &= mask[i]
@@ -262,6 +267,26 @@ func dropCapabilities() error {
 	}
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
+}
+
+// shrinkBoundingSet drops every capability but keptCapabilities from the
+// bounding set, up to the kernel's last.
+func shrinkBoundingSet() error {
+	last := uintptr(63)
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			last = uintptr(n)
+		}
+	}
+	for c := uintptr(0); c <= last; c++ {
+		if slices.Contains(keptCapabilities, c) {
+			continue
+		}
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
 	}
 	return nil
 }

@@ -48,8 +48,9 @@ const (
 // A Workspace is read-only after NewWorkspace, so it is safe for concurrent
 // use.
 type Workspace struct {
-	root string   // absolute, with every symbolic link resolved
-	dir  *os.Root // the folder itself, held open by its descriptor
+	root  string   // absolute, with every symbolic link resolved
+	dir   *os.Root // the folder itself, held open by its descriptor
+	quota quotaHolder
 }
 
 // NewWorkspace opens the folder root as a workspace. The folder must already

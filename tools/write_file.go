@@ -84,51 +84,93 @@ func (t *WriteFile) write(ctx context.Context, args json.RawMessage) (Result, er
 	if err != nil {
 		return resolveFailure(err), nil
 	}
-	shown := file.shown
-
-	// An existing file keeps its permissions; a new one gets rw-r--r--.
-	mode := fs.FileMode(0o644)
-	info, err := t.ws.dir.Stat(file.name)
-	switch {
-	case err == nil && info.IsDir():
-		return failure("%s is a folder; write_file can only write files", shown), nil
-	case err == nil && !info.Mode().IsRegular():
-		return failure("%s is not a regular file (it is %s); write_file will not replace it", shown, DescribeFileType(info.Mode())), nil
-	case err == nil:
-		if why := t.wontReplace(file, info); why != "" {
-			return failure("refused: %s", why), nil
-		}
-		mode = info.Mode().Perm()
-	case errors.Is(err, fs.ErrNotExist):
-		info = nil
-	default:
-		return fileFailure("write", shown, err), nil
+	info, mode, refused := t.existing(file)
+	if refused != nil {
+		return *refused, nil
 	}
-
-	folder := filepath.Dir(file.name)
-	if err := t.ws.dir.MkdirAll(folder, 0o755); err != nil {
-		return fileFailure("create the folder for", shown, err), nil
+	if why := t.quotaRefusal(len(p.Content), info); why != "" {
+		return failure("refused: writing %s would take the workspace past its quota (%s): %s; remove files first", file.shown, t.ws.Quota(), why), nil
 	}
-	// Hold the folder by its descriptor: the new file is created, renamed
-	// and, on failure, removed in this very folder, wherever its path
-	// leads by then.
-	dir, err := t.ws.dir.OpenRoot(folder)
-	if err != nil {
-		return fileFailure("write", shown, err), nil
-	}
-	defer dir.Close()
-	err = replaceFile(ctx, dir, filepath.Base(file.name), strings.NewReader(p.Content), mode, info)
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return Result{}, ctxErr
-	}
-	if err != nil {
-		return fileFailure("write", shown, err), nil
+	if res, err := t.place(ctx, file, p.Content, mode, info); res.IsError || err != nil {
+		return res, err
 	}
 	how := "overwrote the existing file"
 	if info == nil {
 		how = "created a new file"
 	}
-	return Result{Content: fmt.Sprintf("wrote %d bytes to %s (%s)", len(p.Content), shown, how)}, nil
+	return Result{Content: fmt.Sprintf("wrote %d bytes to %s (%s)", len(p.Content), file.shown, how)}, nil
+}
+
+// existing looks at what the path holds now: nothing (info nil, a new
+// file gets rw-r--r--), a regular file write_file may replace (its info
+// and mode, which it keeps), or something it refuses to replace.
+func (t *WriteFile) existing(file target) (fs.FileInfo, fs.FileMode, *Result) {
+	refuse := func(r Result) (fs.FileInfo, fs.FileMode, *Result) { return nil, 0, &r }
+	info, err := t.ws.dir.Stat(file.name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0o644, nil
+	case err != nil:
+		return refuse(fileFailure("write", file.shown, err))
+	case info.IsDir():
+		return refuse(failure("%s is a folder; write_file can only write files", file.shown))
+	case !info.Mode().IsRegular():
+		return refuse(failure("%s is not a regular file (it is %s); write_file will not replace it", file.shown, DescribeFileType(info.Mode())))
+	}
+	if why := t.wontReplace(file, info); why != "" {
+		return refuse(failure("refused: %s", why))
+	}
+	return info, info.Mode().Perm(), nil
+}
+
+// quotaRefusal says why writing n bytes over old (nil: a new file) would
+// take the workspace past its quota, or "" when it would not (or there is
+// none).
+func (t *WriteFile) quotaRefusal(n int, old fs.FileInfo) string {
+	q := t.ws.Quota()
+	if !q.Set() {
+		return ""
+	}
+	use, err := workspaceUsage(t.ws.Root(), q)
+	if err != nil {
+		return "it holds " + err.Error()
+	}
+	bytes, entries := use.Bytes+int64(n), use.Entries
+	if old != nil {
+		bytes -= old.Size()
+	} else {
+		entries++
+	}
+	switch {
+	case q.Bytes > 0 && bytes > q.Bytes:
+		return fmt.Sprintf("its files would hold %d bytes", bytes)
+	case q.Entries > 0 && entries > q.Entries:
+		return fmt.Sprintf("it would hold %s", countWords(entries, "entry", "entries"))
+	}
+	return ""
+}
+
+// place writes content into the file's folder (made if missing), held by
+// its descriptor: the new file is created, renamed and, on failure,
+// removed in this very folder, wherever its path leads by then.
+func (t *WriteFile) place(ctx context.Context, file target, content string, mode fs.FileMode, old fs.FileInfo) (Result, error) {
+	folder := filepath.Dir(file.name)
+	if err := t.ws.dir.MkdirAll(folder, 0o755); err != nil {
+		return fileFailure("create the folder for", file.shown, err), nil
+	}
+	dir, err := t.ws.dir.OpenRoot(folder)
+	if err != nil {
+		return fileFailure("write", file.shown, err), nil
+	}
+	defer dir.Close()
+	err = replaceFile(ctx, dir, filepath.Base(file.name), strings.NewReader(content), mode, old)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return Result{}, ctxErr
+	}
+	if err != nil {
+		return fileFailure("write", file.shown, err), nil
+	}
+	return Result{}, nil
 }
 
 // wontReplace says why write_file leaves the existing file (described by

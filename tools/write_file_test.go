@@ -307,3 +307,28 @@ func TestWriteFileRespectsTheFile(t *testing.T) {
 		}
 	})
 }
+
+// Issue 28: under a quota (serve's learners) write_file refuses a write
+// that would take the workspace past it, by bytes or by entries, and says
+// which; a write that keeps within it, or replaces a file with a smaller
+// one, goes through.
+func TestWriteFileKeepsToTheQuota(t *testing.T) {
+	ws := newTestWorkspace(t, map[string]string{"a.txt": "0123456789", "b.txt": "x"})
+	ws.SetQuota(Quota{Bytes: 100, Entries: 3})
+	wf := NewWriteFile(ws)
+	if res := run(t, wf, `{"path":"c.txt","content":"fits"}`); res.IsError {
+		t.Fatalf("a write within the quota: %+v", res)
+	}
+	for _, tt := range []struct{ args, want string }{
+		{`{"path":"d.txt","content":"one entry too many"}`, "it would hold 4 entries"},
+		{`{"path":"a.txt","content":"` + strings.Repeat("x", 200) + `"}`, "its files would hold 205 bytes"},
+	} {
+		res := run(t, wf, tt.args)
+		if !res.IsError || !strings.Contains(res.Content, "past its quota (100 bytes and 3 entries)") || !strings.Contains(res.Content, tt.want) {
+			t.Errorf("%s: %+v", tt.args, res)
+		}
+	}
+	if res := run(t, wf, `{"path":"a.txt","content":"short"}`); res.IsError {
+		t.Errorf("replacing a file with a smaller one: %+v", res)
+	}
+}

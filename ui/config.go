@@ -84,6 +84,9 @@ func runConfigFor(l lang.Lang, r *agentrun.Run, person *Person) (RunConfig, erro
 	if s := r.Session; s != nil && s.Resumed {
 		rc.Notes = append(append(rc.Notes, s.Warnings...), s.Recovery...)
 	}
+	for _, n := range r.Notes {
+		rc.Notes = append(rc.Notes, l.Error(n))
+	}
 	if d, ok := backend.Lookup(r.Config.Name); ok {
 		rc.Label = d.LabelIn(r.Config.Lang)
 	}

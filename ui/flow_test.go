@@ -251,14 +251,14 @@ func TestBreakpointStopsContinue(t *testing.T) {
 		h.press("right")
 	}
 	h.press("b")
-	if !h.m.runs[0].diagram.breakpoints[loop.ExecutingTool] {
+	if !h.m.runs[0].stopsAt(loop.ExecutingTool) {
 		t.Fatal("no breakpoint on EXECUTING_TOOL")
 	}
 	h.press("c")
 	if h.m.runs[0].live.state != loop.ExecutingTool {
 		t.Fatalf("c stopped in %s, want the breakpoint", h.m.runs[0].live.state)
 	}
-	contains(t, h.plainView(), "breakpoint: stopped on entering EXECUTING_TOOL")
+	contains(t, h.plainView(), "stopped by breakpoint #1 state=EXECUTING_TOOL at step 4 (CHECKING_POLICY ─allow─▶ EXECUTING_TOOL)")
 	h.press("b") // remove it
 	h.press("c")
 	if h.m.runs[0].live.state != loop.WaitingForEvent {

@@ -21,7 +21,23 @@ type Follow struct {
 	// Next blocks until there is more of the followed run to show, or ctx
 	// ends. ok false: the followed run has ended.
 	Next func(ctx context.Context) (b FollowBatch, ok bool)
+	// Pull, when set in place of Next, makes the followed run a recording
+	// the person steps through (glassbox open: a trace file): a stepping
+	// key asks it for the next step (space), the rest of the model call
+	// (i) or of the turn (c). ok false: the recording has no more.
+	Pull func(ctx context.Context, how Pull) (b FollowBatch, ok bool)
 }
+
+// Pull is how far a stepping key asks a recording to go.
+type Pull int
+
+// How far: one step, to the end of the model call's iteration, to the end
+// of the turn (the loop idle again).
+const (
+	PullStep Pull = iota
+	PullIteration
+	PullTurn
+)
 
 // FollowBatch is what a follower is handed at once: the transitions it
 // has not seen (in order, none dropped), then the model call in flight as
@@ -74,17 +90,29 @@ type roomController struct {
 	stepper *stepper
 	cfg     Config
 	predict *predictController // the seat carries the predictions
+	// ended: a recording stepped through (Follow.Pull) has no more.
+	ended bool
 }
 
 // followCmd waits for the followed run's next transitions.
 func (c *roomController) followCmd() tea.Cmd {
 	f := c.cfg.Follow
-	if f == nil {
+	if f == nil || f.Next == nil {
 		return nil
 	}
 	ctx := c.stepper.runs[0].base
 	return func() tea.Msg {
 		b, ok := f.Next(ctx)
+		return followMsg{b: b, ok: ok}
+	}
+}
+
+// pullCmd asks a recording for how much more of it to show.
+func (c *roomController) pullCmd(how Pull) tea.Cmd {
+	f := c.cfg.Follow
+	ctx := c.stepper.runs[0].base
+	return func() tea.Msg {
+		b, ok := f.Pull(ctx, how)
 		return followMsg{b: b, ok: ok}
 	}
 }
@@ -109,6 +137,11 @@ func (c *roomController) followed(msg followMsg) action {
 	}
 	if !msg.ok {
 		r.busy, r.inflight = false, nil
+		if c.cfg.Follow.Pull != nil {
+			c.ended = true
+			r.history.note(c.lang.T("the end of the trace: [ ] go back in time; q quits"))
+			return action{settle: true, cmd: c.stepper.fetchPayloads()}
+		}
 		r.history.note(c.lang.F("the %s's run has ended; q quits", c.whom()))
 		return action{settle: true}
 	}
@@ -134,19 +167,41 @@ func (c *roomController) followKey(msg tea.KeyMsg) (action, bool) {
 	}
 	k := c.keys
 	switch {
+	case c.cfg.Follow.Pull != nil && key.Matches(msg, k.Step, k.Iteration, k.Continue):
+		return c.pullKey(msg), true
 	case key.Matches(msg, k.Step, k.Iteration, k.Continue):
 		if !c.stepper.returnToPresent() {
 			return say(c.lang.F("you are at the %s's latest step: the next one appears when they take it", c.whom())), true
 		}
 		return say(c.lang.F("caught up: the %s's latest step", c.whom())), true
-	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict) || k.typing(msg):
+	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict, k.Breaks) || k.typing(msg):
 		return say(c.readOnly()), true
 	}
 	return action{}, false
 }
 
+// pullKey steps through a recording: back to the present first when a
+// past step is shown, then as far as the key asks.
+func (c *roomController) pullKey(msg tea.KeyMsg) action {
+	k := c.keys
+	switch {
+	case c.stepper.returnToPresent():
+		return say(c.lang.T("back at the latest step shown: press again to step on"))
+	case c.ended:
+		return say(c.lang.T("the end of the trace: nothing more to step ([ ] go back in time; q quits)"))
+	case key.Matches(msg, k.Iteration):
+		return action{cmd: c.pullCmd(PullIteration)}
+	case key.Matches(msg, k.Continue):
+		return action{cmd: c.pullCmd(PullTurn)}
+	}
+	return action{cmd: c.pullCmd(PullStep)}
+}
+
 // readOnly is what a follower is told when a key would change the run.
 func (c *roomController) readOnly() string {
+	if c.cfg.Follow.Pull != nil {
+		return c.lang.T("read-only: this is a trace file, not a live agent (space steps · [ ] go back in time · q quits)")
+	}
 	return c.lang.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", c.whom())
 }
 

@@ -268,6 +268,7 @@ func forked(r *runView, i, seq int, keepFiles bool, onto *ontoChoice) {
 	}
 	r.payload.follow(&kept.t)
 	r.tools.reset()
+	r.forgetBreaks()
 	r.notice = ""
 }
 
@@ -320,6 +321,7 @@ func abandoned(r *runView, seq int, keepFiles bool) {
 		"event abandoned: the %d step%s taken for it %s gone from here (the session file and the trace keep them); %s; %d event%s queued", abandoned, plural(abandoned), isAre(abandoned), files, r.live.queued, plural(r.live.queued)))
 	r.followShown()
 	r.tools.reset()
+	r.forgetBreaks()
 	r.notice = ""
 }
 

@@ -42,6 +42,7 @@ type keyMap struct {
 	Left      key.Binding
 	Right     key.Binding
 	Break     key.Binding
+	Breaks    key.Binding // the breakpoint dialog
 	ReqResp   key.Binding
 	Headers   key.Binding
 	Exchange  key.Binding
@@ -101,6 +102,7 @@ func newKeyMap(l lang.Lang) keyMap {
 		Left:      key.NewBinding(key.WithKeys("left"), key.WithHelp("←", l.T("prev state"))),
 		Right:     key.NewBinding(key.WithKeys("right"), key.WithHelp("→", l.T("next state"))),
 		Break:     key.NewBinding(key.WithKeys("b"), key.WithHelp("b", l.T("breakpoint"))),
+		Breaks:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", l.T("edit breakpoints"))),
 		ReqResp:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", l.T("request/response"))),
 		Headers:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", l.T("headers"))),
 		Exchange:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", l.T("next exchange"))),
@@ -171,7 +173,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 
 func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Prev, k.Next, k.Fork, k.ForkOnto, k.Abandon, k.Branch, k.WhatIf, k.Handout, k.Cancel},
+		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Breaks, k.Prev, k.Next, k.Fork, k.ForkOnto, k.Abandon, k.Branch, k.WhatIf, k.Handout, k.Cancel},
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
 		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Predict, k.Roster, k.Help, k.Quit},

@@ -232,8 +232,8 @@ func (m *Model) firstKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := m.keys
 	if key.Matches(msg, k.Quit) {
 		// On a fresh screen q quits at once; on a run with history it
-		// asks first.
-		if !m.stepper.hasHistory() {
+		// asks first — but a trace file loses nothing (glassbox open).
+		if !m.stepper.hasHistory() || m.lessons.recording {
 			return m.quit(), true
 		}
 		m.stack.push(quitDialog{m.kit})
@@ -300,7 +300,8 @@ func (m *Model) keyAction(msg tea.KeyMsg) (func() tea.Cmd, bool) {
 		{k.Next, notice(func() string { return s.travel(+1) })},
 		{k.ReqResp, do(func() action { s.flipSide(); return action{} })},
 		{k.Exchange, notice(s.nextExchange)},
-		{k.Break, notice(s.toggleBreakpoint)},
+		{k.Break, do(m.breaks.toggleState)},
+		{k.Breaks, do(m.breaks.open)},
 		{k.Predict, do(m.predict.toggle)},
 		{k.Roster, do(m.room.openRoster)},
 	}

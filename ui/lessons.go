@@ -26,6 +26,9 @@ type lessonController struct {
 	sent    bool   // its request was sent (or the session is resumed)
 	sandbox string // Config.Sandbox, for the welcome
 	whom    string // a follower's: whom it follows ("" otherwise)
+	// recording: the followed run is a recording the person steps
+	// through (Follow.Pull: glassbox open).
+	recording bool
 }
 
 // current is the lesson on offer, if it has a request.
@@ -89,6 +92,9 @@ func (c *lessonController) request(typed string) (text, scored string, fromBus, 
 // placeholder is the input line's placeholder: the starting lesson until it
 // has been sent; a follower's, what they may do.
 func (c *lessonController) placeholder() string {
+	if c.recording {
+		return c.lang.T("read-only: a trace file · space steps · i an iteration · c a turn · [ ] back in time · q quits")
+	}
 	if c.whom != "" {
 		return c.lang.F("read-only: you follow the %s's run · [ ] back in time · space catches up · q quits", c.whom)
 	}

@@ -166,6 +166,9 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	for _, msg := range t.Added {
 		l.addMessage(h, msg)
 	}
+	if t.Inferred != "" { // a foreign agent's step glassbox did not see
+		h.add(&historyEntry{kind: entryNote, text: l.lang.F("%s, inferred: %s", t.Edge, l.lang.Dyn(t.Inferred))})
+	}
 	if t.Output != nil {
 		if t.Output.Halted {
 			h.add(&historyEntry{kind: entryHalt, text: haltText(l.lang, t)})

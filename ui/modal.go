@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/outside"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
@@ -307,8 +308,9 @@ func (a *askModal) keys(k askKeys) []key.Binding {
 }
 
 // builtInReasons are the reasons of the built-in security rules
-// (loop.DefaultPolicy), longest first.
-var builtInReasons = sync.OnceValue(loop.BuiltInReasons)
+// (loop.DefaultPolicy), longest first, then those of a foreign agent's
+// inferred decisions (loop/outside: glassbox open, a tap).
+var builtInReasons = sync.OnceValue(func() []string { return append(loop.BuiltInReasons(), outside.Reasons()...) })
 
 // ruleReason is a decision's reason in language l: a built-in rule's own
 // words through the catalog (TestBuiltInReasonsHaveJapanese), what the

@@ -64,6 +64,7 @@ type Model struct {
 	room    *roomController
 	predict *predictController
 	lessons *lessonController
+	breaks  *breakController
 }
 
 // kit is what the panes' frames, the bars and the dialogs draw with and
@@ -85,6 +86,7 @@ type kit struct {
 	quitKeys    quitKeys
 	forkKeys    forkKeys
 	ontoKeys    ontoKeys
+	breakKeys   breakKeys
 }
 
 // newKit is the kit for language l and theme th.
@@ -100,6 +102,7 @@ func newKit(l lang.Lang, th theme.Theme) *kit {
 		quitKeys:   newQuitKeys(l),
 		forkKeys:   newForkKeys(l),
 		ontoKeys:   newOntoKeys(l),
+		breakKeys:  newBreakKeys(l),
 	}
 	k.confirmKeys, k.helpKeys = newConfirmKeys(k.keys), newHelpKeys(k.keys)
 	k.help.Styles.ShortKey = th.StatusKey
@@ -124,7 +127,11 @@ func New(cfg Config) *Model {
 			BackendReason: cfg.BackendReason, BackendWhy: cfg.BackendWhy, Banner: cfg.Banner, Workspace: cfg.Workspace}}
 	}
 	for i, rc := range runs {
-		m.runs = append(m.runs, newRunView(i, rc, cfg.Lang))
+		r := newRunView(i, rc, cfg.Lang)
+		for _, b := range cfg.Breakpoints {
+			r.breaks.Add(b)
+		}
+		m.runs = append(m.runs, r)
 	}
 	m.stepper = &stepper{runs: m.runs, lang: cfg.Lang, run: -1}
 	m.strip = &stripPane{runs: m.runs}
@@ -132,10 +139,12 @@ func New(cfg Config) *Model {
 	m.bar = &statusBar{kit: kt, stepper: m.stepper, resume: cfg.Resume}
 	m.predict = newPredictController(kt, m.stepper, cfg)
 	m.room = &roomController{kit: kt, stepper: m.stepper, cfg: cfg, predict: m.predict}
+	m.breaks = &breakController{kit: kt, stepper: m.stepper}
 	m.forks = &forkController{kit: kt, stepper: m.stepper, dialects: cfg.Dialects, exec: tea.ExecProcess}
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
 	if cfg.Follow != nil {
 		m.lessons.whom = m.room.whom()
+		m.lessons.recording = cfg.Follow.Pull != nil
 	}
 	m.input = newInput(kt.th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(kt.th.Warning))

@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -14,12 +16,12 @@ import (
 // diagramPane is the State machine pane of a run: the full drawing where it
 // fits, the compact grid of states where it does not, the current state lit
 // and the edge just taken named. It holds the state selected (←/→) and the
-// breakpoints (b). It always fits its pane, so it neither sizes nor
+// marks the breakpoints in force on its run (runView.breaks) where they
+// name a state or an edge. It always fits its pane, so it neither sizes nor
 // scrolls.
 type diagramPane struct {
-	r           *runView
-	sel         int
-	breakpoints map[loop.State]bool
+	r   *runView
+	sel int
 	// The last drawing and what it was drawn from: the picture changes
 	// only with a step, a breakpoint, the selection or the size.
 	drawnFor drawing
@@ -29,7 +31,7 @@ type diagramPane struct {
 var _ component = (*diagramPane)(nil)
 
 func newDiagramPane(r *runView) *diagramPane {
-	return &diagramPane{r: r, breakpoints: map[loop.State]bool{}}
+	return &diagramPane{r: r}
 }
 
 func (*diagramPane) title(l lang.Lang) string      { return l.T("State machine") }
@@ -55,7 +57,7 @@ func (d *diagramPane) view(lk look, in rect, focused bool) ([]string, string) {
 	r := d.r
 	state, t := r.shownState()
 	l := r.lang
-	v := diagram.View{Current: state, Breakpoints: d.breakpoints, Lang: l}
+	v := diagram.View{Current: state, Breakpoints: r.breaks.Marks(), Lang: l}
 	if t != nil {
 		v.LastFrom, v.LastEdge = t.From, t.Edge
 		if t.Event != nil && t.Event.Source != "ui" { // the person's own typing needs no label
@@ -82,7 +84,7 @@ func (d *diagramPane) info(lk look, state loop.State, t *loop.Transition) string
 	if t != nil && r.live.travelling() {
 		iteration = t.Iteration
 	}
-	info := l.F("iteration %d/%d", iteration, r.maxIter)
+	info := l.F("iteration %s", r.iterOf(iteration))
 	switch {
 	case r.viewing != nil:
 		return "◀ " + l.F("abandoned branch, step %d of %d — B or a step key returns · %s", r.live.selectedIndex()+1, len(r.live.steps), info)
@@ -112,8 +114,13 @@ type drawing struct {
 func (d *diagramPane) render(lk look, v diagram.View, w, h int) []string {
 	var bp []string
 	for _, s := range d.order() {
-		if v.Breakpoints[s] {
-			bp = append(bp, string(s))
+		if m := v.Breakpoints.States[s]; m != breakpoint.None {
+			bp = append(bp, fmt.Sprint(s, m))
+		}
+	}
+	for _, a := range loop.Table { // an edge of several arcs comes twice: no matter, for a key
+		if m := v.Breakpoints.Edges[a.Edge]; m != breakpoint.None {
+			bp = append(bp, fmt.Sprint(a.Edge, m))
 		}
 	}
 	key := drawing{v.Current, v.LastFrom, v.Selected, v.LastEdge, strings.Join(bp, ","), w, h}
@@ -140,24 +147,4 @@ func (d *diagramPane) selected() loop.State {
 func (d *diagramPane) move(delta int) {
 	n := len(d.order())
 	d.sel = ((d.sel+delta)%n + n) % n
-}
-
-// stopsAt reports whether a breakpoint is on s.
-func (d *diagramPane) stopsAt(s loop.State) bool { return d.breakpoints[s] }
-
-// set puts a breakpoint on s or takes it off.
-func (d *diagramPane) set(s loop.State, on bool) {
-	if on {
-		d.breakpoints[s] = true
-	} else {
-		delete(d.breakpoints, s)
-	}
-}
-
-// toggle sets or clears the breakpoint on the selected state and says which
-// state that is.
-func (d *diagramPane) toggle() loop.State {
-	s := d.selected()
-	d.set(s, !d.breakpoints[s])
-	return s
 }

@@ -221,6 +221,9 @@ func (p *payloadPane) exchangeLines(lk look, in rect) ([]string, string) {
 	case s.spilled:
 		return wrapStyled(lk.th.Muted, r.lang.F("Reading the payload of step #%d back from the session…", t.Seq), in.w), ""
 	}
+	if len(t.Exchanges) == 0 && r.backend == "file" {
+		return wrapStyled(lk.th.Muted, r.lang.T("This trace records the call's messages, not its HTTP exchange: History shows what was sent and answered, Tool calls the calls and results."), in.w), ""
+	}
 	if len(t.Exchanges) == 0 {
 		return wrapStyled(lk.th.Muted, r.lang.T("This model call has no captured HTTP exchange (the provider did not reach the wire)."), in.w), ""
 	}
@@ -338,6 +341,8 @@ func (p *payloadPane) payloadHint(lk look, w int) []string {
 	var s string
 	state, _ := r.shownState()
 	switch {
+	case len(r.live.steps) == 0 && r.backend == "file":
+		s = r.lang.T("No model call yet: space steps through the file to its first call; what the file holds of it appears here.")
 	case len(r.live.steps) == 0:
 		s = r.lang.T("No model call yet. Send a request, then step (space) until AWAITING_LLM_RESPONSE: the exact HTTP request and the model's response appear here.")
 	case r.busy && state == loop.AwaitingLLMResponse && !r.live.travelling():

@@ -21,6 +21,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
@@ -104,6 +105,9 @@ type Config struct {
 	// Predict starts in predict mode (--predict; P toggles it): each step
 	// first asks which edge the learner expects.
 	Predict bool
+	// Breakpoints are in force on every run from the start (--break,
+	// loop/breakpoint): c stops where one begins to match.
+	Breakpoints []breakpoint.Breakpoint
 	// Follow makes the glass box a read-only view of another's run.
 	Follow *Follow
 	// Status, when set, is one more status bar segment (key, value), read

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
@@ -80,6 +81,11 @@ type runView struct {
 	runSteps   int    // transitions taken since the run started
 	runModal   bool   // the current run needed a person
 	pauseAsked bool
+	// breaks are the breakpoints in force on the run, and what they
+	// matched on the step before; stopped is the one that began to match
+	// on the latest step, if any (ui/breaks.go).
+	breaks  *breakpoint.Watch
+	stopped *breakpoint.Hit
 
 	// The dialog this run's step is waiting on, if any.
 	confirm *confirmModal
@@ -185,6 +191,7 @@ func newRunView(id int, rc RunConfig, l lang.Lang) *runView {
 		workspace: rc.Workspace,
 		temporary: rc.Temporary,
 		live:      newLiveState(l),
+		breaks:    breakpoint.NewWatch(),
 		events:    make(chan tea.Msg, 1024),
 		bus:       rc.Bus,
 		listens:   rc.Bus != nil && rc.BusListens,
@@ -543,6 +550,7 @@ func (r *runView) stepDone(res stepResult) tea.Cmd {
 
 	t := res.t
 	r.live.record(r.history, t)
+	hit := r.breakHit(t)
 	if r.observe != nil {
 		r.observe(t)
 	}
@@ -552,7 +560,10 @@ func (r *runView) stepDone(res stepResult) tea.Cmd {
 	r.tools.reset()
 	r.runSteps++
 
-	if stop, why := r.shouldStop(t); stop {
+	if stop, why := r.shouldStop(t, hit); stop {
+		if hit != nil && r.mode != runOne {
+			r.history.note(why) // History keeps which breakpoint stopped the run, and where
+		}
 		r.notice = why
 		r.mode = runOne
 		if t.To == loop.AwaitingUserConfirmation && r.person != nil {
@@ -573,8 +584,9 @@ func (r *runView) idle() bool {
 	return !r.busy && r.live.state == loop.WaitingForEvent && r.live.queued == 0
 }
 
-// shouldStop decides whether a run ends after transition t, and says why.
-func (r *runView) shouldStop(t loop.Transition) (bool, string) {
+// shouldStop decides whether a run ends after transition t, on which hit
+// is the breakpoint that began to match (nil for none), and says why.
+func (r *runView) shouldStop(t loop.Transition, hit *breakpoint.Hit) (bool, string) {
 	idle := t.To == loop.WaitingForEvent && t.QueueLen == 0
 	l := r.lang
 	done := l.T("idle — the answer is in History; enter (or /) to type the next request")
@@ -583,16 +595,19 @@ func (r *runView) shouldStop(t loop.Transition) (bool, string) {
 	}
 	switch {
 	case r.mode == runOne:
-		if idle {
+		switch {
+		case hit != nil:
+			return true, r.breakMatched(*hit, t)
+		case idle:
 			return true, done
 		}
 		return true, ""
 	case r.pauseAsked:
 		return true, l.T("paused: space steps, i runs an iteration, c continues")
+	case hit != nil:
+		return true, r.breakStopped(*hit, t)
 	case idle:
 		return true, done
-	case r.diagram.stopsAt(t.To):
-		return true, l.F("breakpoint: stopped on entering %s", t.To)
 	case r.mode == runIteration && t.Edge == loop.EdgeContextReady && r.runSteps > 1:
 		return true, l.F("iteration %d begins: the request is assembled (space sends it)", t.Iteration)
 	case r.mode == runIteration && r.runModal:

@@ -286,8 +286,11 @@ func statusParts(r *runView, lk look, backend string) (parts []string, backendAt
 		// Right after the state: an event waiting is what space acts on next.
 		parts = append(parts, seg(l.T("queue"), l.F("%d event%s", r.live.queued, plural(r.live.queued))))
 	}
+	if b := r.breakSegment(seg); b != "" {
+		parts = append(parts, b) // which breakpoint stopped the run, or how many are set
+	}
 	parts = append(parts,
-		seg(l.T("iter"), fmt.Sprintf("%d/%d", iteration, r.maxIter)),
+		seg(l.T("iter"), r.iterOf(iteration)),
 		seg(r.provider, r.model),
 	)
 	backendAt = len(parts)
@@ -388,4 +391,13 @@ func approxTokens(chars int) string {
 		return fmt.Sprintf("%.1fk", float64(t)/1000)
 	}
 	return fmt.Sprint(t)
+}
+
+// iterOf is an iteration against the run's limit ("2/10"), or alone when
+// the limit is not known (a trace file's agent keeps its own).
+func (r *runView) iterOf(iteration int) string {
+	if r.maxIter == 0 {
+		return fmt.Sprint(iteration)
+	}
+	return fmt.Sprintf("%d/%d", iteration, r.maxIter)
 }

@@ -258,26 +258,6 @@ func (s *stepper) nextExchange() string {
 	return notice
 }
 
-// toggleBreakpoint is b: a breakpoint on the state selected in the run
-// shown, set the same in every target run.
-func (s *stepper) toggleBreakpoint() string {
-	r := s.cur()
-	st := r.diagram.toggle()
-	for _, o := range s.targets() {
-		if o != r {
-			o.diagram.set(st, r.diagram.stopsAt(st))
-		}
-	}
-	if !r.diagram.stopsAt(st) {
-		return s.lang.F("breakpoint removed from %s", st)
-	}
-	notice := s.lang.F("breakpoint on %s: i and c stop when the loop enters it", st)
-	if s.pane != paneDiagram {
-		notice += s.lang.T(" (to pick another state: tab to State machine, ←/→, b)")
-	}
-	return notice
-}
-
 // nextPane is tab: the next pane, or in compare mode the next run the keys
 // act on.
 func (s *stepper) nextPane() action {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	registry "github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -44,15 +45,19 @@ func (c *lessonController) welcomeText(r *runView) string {
 		b.WriteString(l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.") + "\n")
 	case "live":
 		b.WriteString(l.T("LIVE: every model call is a real request to the provider.") + "\n")
+	case "file":
+		b.WriteString(l.T("FILE: a trace another agent left, stepped through here; the steps glassbox cannot see, only infer (the agent approving and running its tools, showing its answer), say so.") + "\n")
 	}
 	if r.workspace != "" {
 		b.WriteString(l.F("Workspace (the only folder the tools may touch): %s", r.workspace) + "\n")
 	}
 	if sb := c.sandbox; sb != "" {
-		if strings.HasPrefix(sb, "on") {
-			sb, _, _ = strings.Cut(sb, ":") // "on — Landlock ABI 7"; off keeps its reason
-		}
-		b.WriteString(l.F("Sandbox for commands: %s", sb) + "\n")
+		// "on — Landlock ABI 7 …; limits: …"; off keeps its reason
+		b.WriteString(l.F("Sandbox for commands: %s", tools.SandboxBrief(sb)) + "\n")
+	}
+	if c.recording {
+		b.WriteString(l.T("First moves: space steps one transition, i one model call, c the whole turn; [ and ] go back and forth in time. Press esc, then ? for every key."))
+		return b.String()
 	}
 	b.WriteString(l.T("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key."))
 	if ls, ok := c.current(); ok && !c.sent {

@@ -87,6 +87,9 @@ type Config struct {
 	// KeepWorkspace is the folder Open makes the run's workspace in (a copy
 	// of Workspace, or of the sample project) and keeps: a session's own.
 	KeepWorkspace string
+	// Quota caps the workspace (glassbox serve gives each learner one; no
+	// flag sets it): its commands, servers and writes keep within it.
+	Quota tools.Quota
 
 	// OTLP is --otlp URL: send the run's spans to an OpenTelemetry
 	// collector (OTLP/HTTP); OTLPContent is --otlp-content: with the

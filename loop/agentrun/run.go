@@ -41,6 +41,10 @@ type Run struct {
 	// Forks are the forks made when the session was reopened (--from,
 	// --provider), for the front end to show.
 	Forks []loop.ForkRecord
+	// Notes are what the front end says before anything runs: the MCP
+	// tools offered under another name than their server's (sentences, for
+	// the front end to say in its language).
+	Notes []error
 
 	engineCfg loop.Config       // what Engine was built from (Resume rebuilds it)
 	answers   *loop.KeptAnswers // the person's answers to questions, kept in the session
@@ -125,6 +129,7 @@ func Open(ctx context.Context, c Config, person loop.Person) (_ *Run, err error)
 	if err := r.openWorkspace(c); err != nil {
 		return nil, err
 	}
+	r.Workspace.SetQuota(c.Quota)
 	// A .env in the workspace holds secrets glassbox did not read: they
 	// are masked like the environment's.
 	c.Env = c.Env.WithSecrets(workspaceSecrets(r.Workspace.Root())...)
@@ -291,14 +296,17 @@ func (r *Run) openTrace(c Config) (func(loop.Transition), error) {
 	return func(t loop.Transition) { r.trace.write(func(w io.Writer) error { return loop.WriteJSON(w, t) }) }, nil
 }
 
-// concealed are the files this run's commands must not read: the .env
-// glassbox read, and where the run works on a copy of the folder that held
-// it (--compare, a session's kept workspace), its copy there.
+// concealed are the files this run's commands must not read: every .env
+// glassbox read — its own settings' and those at the top of the workspace
+// (workspaceSecrets) — and where the run works on a copy of the folder
+// that held its own (--compare, a session's kept workspace), its copy
+// there.
 func concealed(c Config, root string) []string {
+	hide := tools.DotEnvFiles(root)
 	if c.DotEnv == "" {
-		return nil
+		return hide
 	}
-	hide := []string{c.DotEnv}
+	hide = append(hide, c.DotEnv)
 	if c.Workspace == "" {
 		return hide
 	}
@@ -355,7 +363,7 @@ func copyWorkspace(dir string) (*tools.Workspace, error) {
 	if err != nil {
 		return nil, sentence.Errorf("create a temporary copy: %w", err)
 	}
-	if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
+	if err := tools.CopyFolder(context.Background(), tmp, dir); err != nil {
 		os.RemoveAll(tmp)
 		return nil, sentence.Errorf("copying it for this run failed (%v); compare mode works on a copy of the folder per run", err)
 	}
@@ -421,6 +429,9 @@ func (r *Run) attachMCP(ctx context.Context, c Config, box tools.Confinement) er
 	for _, s := range servers {
 		if err := r.registry.Add(s.Tools()...); err != nil {
 			return fmt.Errorf("--mcp %s: %w", s.Name(), err)
+		}
+		for _, rn := range s.Renamed() {
+			r.Notes = append(r.Notes, sentence.Errorf("the MCP server %s names a tool %q, which no model accepts as a name: it is offered as %s and called by its own name", s.Name(), rn.Remote, rn.Offered))
 		}
 	}
 	return nil

@@ -85,7 +85,7 @@ func keptWorkspace(dir, from string) (*tools.Workspace, error) {
 		return nil, err
 	}
 	if from != "" {
-		if err := os.CopyFS(dir, os.DirFS(from)); err != nil {
+		if err := tools.CopyFolder(context.Background(), dir, from); err != nil {
 			return nil, sentence.Errorf("copying %s for the session failed: %v", from, err)
 		}
 	} else if err := tools.CopySample(dir); err != nil {

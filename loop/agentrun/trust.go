@@ -12,6 +12,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/tools"
 )
 
 // This file holds what glassbox refuses to trust or to overwrite: folders
@@ -278,18 +279,13 @@ func dotEnvVars(path string) []string {
 }
 
 // workspaceSecrets are the secrets of the .env files at the top of a
-// workspace (.env, .env.local, …): glassbox did not read them, but a
-// command may print them, and a copy of the folder would keep them.
+// workspace (.env, .env.local, …; tools.DotEnvFiles): glassbox reads them
+// so that a command's output, or a copy of the folder, is masked; the
+// commands themselves find them empty (concealed).
 func workspaceSecrets(root string) []string {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return nil
-	}
 	var vars []string
-	for _, e := range entries {
-		if name := e.Name(); e.Type().IsRegular() && (name == ".env" || strings.HasPrefix(name, ".env.")) {
-			vars = append(vars, dotEnvVars(filepath.Join(root, name))...)
-		}
+	for _, f := range tools.DotEnvFiles(root) {
+		vars = append(vars, dotEnvVars(f)...)
 	}
 	return providers.SecretValues(vars)
 }

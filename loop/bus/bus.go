@@ -11,12 +11,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -252,7 +254,7 @@ func (b *Bus) Serve(ctx context.Context, t mcp.Transport) error {
 // ServeStdio serves the bus over in and out (newline-delimited JSON-RPC)
 // until in ends or ctx is done.
 func (b *Bus) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := b.Serve(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	err := b.Serve(ctx, mcptool.StdioTransport(in, out))
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -373,17 +375,43 @@ func Loopback(addr string) (bool, error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
+// Listening is the bus served over streamable HTTP (Listen).
+type Listening struct {
+	// Addr is the address it listens on (with the port the system chose
+	// for ":0").
+	Addr string
+	// Token is this start's token, which every request must present.
+	Token string
+	// Done gets the server's end (nil when ctx ended it).
+	Done <-chan error
+}
+
+// Endpoint is where a client reaches the bus: http://ADDR/mcp.
+func (l Listening) Endpoint() string { return "http://" + l.Addr + "/mcp" }
+
+// EndpointWithToken is the endpoint carrying the token as its password,
+// as glassbox's own --mcp NAME=URL takes it (Go's HTTP client, and curl,
+// send it as Basic authorization).
+func (l Listening) EndpointWithToken() string {
+	return "http://" + tokenUser + ":" + l.Token + "@" + l.Addr + "/mcp"
+}
+
+// tokenUser is the user name of EndpointWithToken (any name is accepted).
+const tokenUser = "glassbox"
+
 // Listen serves the bus over streamable HTTP at addr under /mcp until ctx
-// is done. Whoever reaches addr can ask the agent: the caller checks it
-// first (Loopback). Listen returns the address it listens on (with the
-// port the system chose for ":0") once it does.
-func (b *Bus) Listen(ctx context.Context, addr string) (string, <-chan error, error) {
+// is done. Whoever reaches addr and holds the token can ask the agent: the
+// caller checks the address first (Loopback) and hands the token only to
+// the person who started glassbox. A request without the token gets 401,
+// and one a web page's script sends from another origin 403 (guard).
+func (b *Bus) Listen(ctx context.Context, addr string) (Listening, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return "", nil, err
+		return Listening{}, err
 	}
+	token := rand.Text()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", b.Handler())
+	mux.Handle("/mcp", guard(token, b.Handler()))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() {
@@ -399,5 +427,51 @@ func (b *Bus) Listen(ctx context.Context, addr string) (string, <-chan error, er
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	return ln.Addr().String(), done, nil
+	return Listening{Addr: ln.Addr().String(), Token: token, Done: done}, nil
+}
+
+// guard lets through only a request that presents token — as
+// "Authorization: Bearer TOKEN", or as the password of Basic authorization
+// — and that no web page of another origin sent: a browser marks what a
+// page's script sends with Origin and Sec-Fetch-Site, and a page cannot
+// leave them out. Refused requests never reach the bus, so they are no
+// frames of it.
+func guard(token string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !sameOrigin(r) {
+			http.Error(w, "cross-origin requests are refused: glassbox's MCP bus answers programs on this machine, not web pages", http.StatusForbidden)
+			return
+		}
+		if !presents(r, token) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="glassbox MCP bus"`)
+			http.Error(w, "glassbox's MCP bus needs the token glassbox printed when it started: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameOrigin reports whether r came from no web page, or from a page of
+// the bus's own origin.
+func sameOrigin(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+	default:
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == r.Host && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+// presents reports whether r carries token, compared in constant time.
+func presents(r *http.Request, token string) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		_, got, ok = r.BasicAuth()
+	}
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
 }

@@ -381,3 +381,50 @@ func TestAskUserGoesToTheCaller(t *testing.T) {
 	q.out(loop.Output{Target: Source, Ref: ev.Ref, Text: "done"})
 	<-ans
 }
+
+// Issue 28 finding 6: over HTTP (--mcp-listen) the bus answers only a
+// caller holding this start's token — the SDK's own streamable client,
+// given the endpoint with the token as its password, asks and is
+// answered — and refuses one without it, or with another start's; a
+// refused request is no frame of the bus.
+func TestListenNeedsThisStartsToken(t *testing.T) {
+	q := &queue{}
+	wire := &tools.WireLog{}
+	b := New(Options{})
+	b.Bind(q, wire)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	on, err := b.Listen(ctx, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := New(Options{}).Listen(ctx, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on.Token == "" || on.Token == other.Token || len(on.Token) < 20 {
+		t.Fatalf("tokens %q and %q", on.Token, other.Token)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "caller", Version: "1"}, nil)
+	for _, endpoint := range []string{on.Endpoint(), strings.Replace(on.EndpointWithToken(), on.Token, other.Token, 1)} {
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err == nil {
+			cs.Close()
+			t.Errorf("%s: connected without this start's token", endpoint)
+		}
+	}
+	if frames := wire.Drain(); len(frames) != 0 {
+		t.Errorf("refused requests left %d frames", len(frames))
+	}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: on.EndpointWithToken(), MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("with the token: %v", err)
+	}
+	defer cs.Close()
+	ans := callAsync(ctx, cs, "hello")
+	ev := q.event(t, 0)
+	q.out(loop.Output{Target: Source, Ref: ev.Ref, Text: "hi there"})
+	if got := <-ans; got.err != nil || text(got.res) != "hi there" {
+		t.Fatalf("answer %q, %v", text(got.res), got.err)
+	}
+}

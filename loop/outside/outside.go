@@ -72,13 +72,18 @@ type Builder struct {
 	// unread are calls no codec reads (or whose body could not be read):
 	// each is shown as a failed call once the loop is idle.
 	unread []unread
+	// calls are calls known by their messages that arrived while an
+	// exchange's reply was awaited (Call).
+	calls []Call
 }
 
-// flight is the model call whose reply is awaited.
+// flight is the model call whose reply is awaited: an HTTP exchange
+// (codec set) or a call known by its messages (Call; codec zero).
 type flight struct {
-	x     providers.Exchange
-	codec wire.Codec
-	req   *wire.Request
+	x      providers.Exchange
+	codec  wire.Codec
+	req    *wire.Request
+	family string
 }
 
 type waiter struct {
@@ -170,6 +175,7 @@ func (b *Builder) Response(x providers.Exchange) []loop.Transition {
 			out = append(out, b.reply(w.x)...)
 		}
 	}
+	out = append(out, b.queuedCalls()...)
 	return b.seal(append(out, b.flushUnread()...))
 }
 
@@ -216,20 +222,28 @@ func (b *Builder) send(codec wire.Codec, x providers.Exchange) []loop.Transition
 		b.unread = append(b.unread, unread{x: x, why: unreadable(codec, err)})
 		return nil
 	}
+	request := x
+	request.Status, request.ResponseHeaders, request.ResponseBody, request.Chunks = 0, nil, nil, nil
+	request.TTFB, request.Total, request.Err = 0, 0, ""
+	out, t := b.toModel(req, []providers.Exchange{request})
+	b.inflight = &flight{x: x, codec: codec, req: req, family: codec.Family}
+	return append(out, t)
+}
+
+// toModel steps from where the loop is, through what req adds, to
+// AWAITING_LLM_RESPONSE (the context_ready step is returned apart, last,
+// with exchanges as its payload).
+func (b *Builder) toModel(req *wire.Request, exchanges []providers.Exchange) ([]loop.Transition, loop.Transition) {
 	fresh := b.state == loop.WaitingForEvent
 	out := b.arrive(req)
 	b.iteration++
 	b.pending = nil
-	request := x
-	request.Status, request.ResponseHeaders, request.ResponseBody, request.Chunks = 0, nil, nil, nil
-	request.TTFB, request.Total, request.Err = 0, 0, ""
 	t := b.step(loop.EdgeContextReady, "")
-	t.Exchanges = []providers.Exchange{request}
+	t.Exchanges = exchanges
 	t.Edit = b.edit(req, fresh)
 	b.known, b.system = req.Messages, req.System
 	b.resent[t.Seq] = len(req.Messages)
-	b.inflight = &flight{x: x, codec: codec, req: req}
-	return append(out, t)
+	return out, t
 }
 
 // edit says how the request departs from the conversation the agent sent

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/history/sentence"
@@ -142,8 +143,15 @@ func (b *Builder) reply(x providers.Exchange) []loop.Transition {
 	f := b.inflight
 	b.inflight = nil
 	resp := f.codec.DecodeResponse(f.req, x)
-	rec := b.llmRecord(f, resp, x)
-	full := []providers.Exchange{x}
+	rec := b.llmRecord(f, resp, x.Status, x.Total)
+	return b.replied(resp, rec, []providers.Exchange{x})
+}
+
+// replied steps from AWAITING_LLM_RESPONSE with what the reply says: a
+// failure (reported), an unusable reply, tool calls, or an answer
+// (delivered). full is the steps' payload: the exchange, or nothing for a
+// call known by its messages.
+func (b *Builder) replied(resp *wire.Response, rec *loop.LLMRecord, full []providers.Exchange) []loop.Transition {
 	switch {
 	case resp.Error != nil || !resp.Complete:
 		b.pending = nil
@@ -182,8 +190,8 @@ func (b *Builder) reply(x providers.Exchange) []loop.Transition {
 }
 
 // llmRecord is the call as the trace records one of glassbox's own.
-func (b *Builder) llmRecord(f *flight, resp *wire.Response, x providers.Exchange) *loop.LLMRecord {
-	provider := f.codec.Family
+func (b *Builder) llmRecord(f *flight, resp *wire.Response, status int, total time.Duration) *loop.LLMRecord {
+	provider := f.family
 	if d, ok := backend.Lookup(f.req.Dialect); ok {
 		provider = d.Provider
 	}
@@ -195,7 +203,7 @@ func (b *Builder) llmRecord(f *flight, resp *wire.Response, x providers.Exchange
 		Provider: provider, Backend: b.opt.Backend, Model: model,
 		StopReason: string(resp.StopReason()), FinishReason: resp.FinishReason,
 		Text: resp.Text, Thought: resp.Thought, ToolCalls: resp.ToolCalls,
-		LatencyMS: x.Total.Milliseconds(), TotalMS: x.Total.Milliseconds(), HTTPStatus: x.Status,
+		LatencyMS: total.Milliseconds(), TotalMS: total.Milliseconds(), HTTPStatus: status,
 	}
 	if resp.Error != nil || !resp.Complete {
 		rec.StopReason = ""
@@ -216,6 +224,8 @@ func failure(r *wire.Response) error {
 		return sentence.Errorf("the service answered HTTP %d: %s", e.Status, what)
 	}
 	switch r.Cut {
+	case cutNoReply:
+		return sentence.Errorf("the trace holds no reply to this call")
 	case wire.CutTransport:
 		return sentence.Errorf("the reply was cut off after %d records: the connection failed (%s)", r.Records, r.Transport)
 	case wire.CutPartialRecord:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/providers/internal/budget"
 )
 
 // MaxEntryBytes bounds one entry of a HAR file being read: memory stays
@@ -54,7 +55,7 @@ type Reader struct {
 	// Max bounds one entry (MaxEntryBytes when 0).
 	Max int64
 
-	in      *budget
+	in      *budget.Reader
 	dec     *json.Decoder
 	started bool
 	inArray bool
@@ -67,7 +68,7 @@ type Reader struct {
 
 // NewReader reads the HAR file r holds.
 func NewReader(r io.Reader) *Reader {
-	b := &budget{r: r}
+	b := &budget.Reader{R: r}
 	dec := json.NewDecoder(b)
 	dec.UseNumber()
 	return &Reader{in: b, dec: dec}
@@ -95,7 +96,7 @@ func (r *Reader) Next() (Entry, error) {
 }
 
 func (r *Reader) next() (Entry, error) {
-	r.in.reset(r.limit())
+	r.in.Reset(r.limit())
 	if !r.started {
 		r.started = true
 		if err := r.open(); err != nil {
@@ -242,7 +243,7 @@ func (r *Reader) decode(v any, what string) error {
 func (r *Reader) cut(err error) error {
 	var syn *json.SyntaxError
 	switch {
-	case errors.Is(err, errOverBudget):
+	case errors.Is(err, budget.ErrOver):
 		return sentence.Errorf("%w: entry %d is over %d MiB", ErrEntryTooLarge, r.n+1, r.limit()>>20)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return sentence.Errorf("%w after %d entries", ErrTruncated, r.n)
@@ -425,27 +426,4 @@ func chunksOf(body []byte, refs []chunkRef) []providers.Chunk {
 		at += c.Bytes
 	}
 	return out
-}
-
-// budget is the file, read with a bound that reset restores before each
-// entry: an entry (or anything) larger than it fails with errOverBudget.
-type budget struct {
-	r    io.Reader
-	left int64
-}
-
-var errOverBudget = errors.New("over budget")
-
-func (b *budget) reset(n int64) { b.left = n }
-
-func (b *budget) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		return 0, errOverBudget
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.r.Read(p)
-	b.left -= int64(n)
-	return n, err
 }

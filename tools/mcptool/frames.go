@@ -56,10 +56,22 @@ func (c *frameConn) Close() error {
 	return c.Connection.Close()
 }
 
+// Read reads the next message. One the transport read whole but could not
+// take as JSON-RPC — an answer whose id is null, which a peer sends for a
+// request it could not parse — is recorded as such and passed over: the
+// connection is sound, and ending it would hand a sloppy or hostile peer
+// every call in flight.
 func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	c.record("recv", msg, err)
-	return msg, err
+	for {
+		msg, err := c.Connection.Read(ctx)
+		var we *jsonrpc.Error
+		if err != nil && errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidRequest {
+			c.t.add(tools.Frame{Server: c.t.server, Dir: "recv", Time: time.Now(), Error: "passed over, not JSON-RPC: " + err.Error()}, nil)
+			continue
+		}
+		c.record("recv", msg, err)
+		return msg, err
+	}
 }
 
 // Write records the message before it goes: its answer may be read before

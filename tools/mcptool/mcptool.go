@@ -129,14 +129,31 @@ func Attach(ctx context.Context, spec Spec, wire *tools.WireLog, opt Options) (*
 	if err != nil {
 		return nil, fmt.Errorf("MCP server %s: %v", spec.Name, err)
 	}
-	s, err := attach(ctx, spec.Name, &mcp.IOTransport{Reader: io.NopCloser(p), Writer: p}, wire, opt, stderr)
+	s, err := attach(ctx, spec.Name, stdioTransport(io.NopCloser(p), p), wire, opt, nil)
 	if err != nil {
+		// Its log is whole once it has ended (its standard error closed).
 		p.Close()
-		return nil, err
+		s := &Server{stderr: stderr}
+		return nil, fmt.Errorf("%w%s", err, s.stderrTail())
 	}
-	s.program = p
+	s.program, s.stderr = p, stderr
 	return s, nil
 }
+
+// MaxFrameBytes bounds one JSON-RPC frame read from a stdio server (or,
+// on the bus, from a stdio client): a server's result is cut at
+// maxResultBytes anyway, and no list of tools comes near it. A larger
+// frame ends the connection, and its tools fail saying why.
+const MaxFrameBytes = 4 << 20
+
+// stdioTransport is newline-delimited JSON-RPC over r and w, with frames
+// bounded by MaxFrameBytes.
+func stdioTransport(r io.ReadCloser, w io.WriteCloser) mcp.Transport {
+	return &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: MaxFrameBytes}
+}
+
+// StdioTransport is stdioTransport for the bus (glassbox mcp-serve).
+func StdioTransport(r io.ReadCloser, w io.WriteCloser) mcp.Transport { return stdioTransport(r, w) }
 
 // AttachTransport attaches a server reached through t (an in-process
 // server's in-memory transport, for one).
@@ -163,15 +180,35 @@ func attach(ctx context.Context, name string, inner mcp.Transport, wire *tools.W
 		cs.Close()
 		return nil, fmt.Errorf("MCP server %s: tools/list: %v%s", name, err, s.stderrTail())
 	}
-	for _, tool := range res.Tools {
-		mt, err := newTool(s, tool)
+	if err := s.addTools(res.Tools); err != nil {
+		cs.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// addTools makes the server's tools, each offered under a valid name
+// (offeredNames).
+func (s *Server) addTools(listed []*mcp.Tool) error {
+	var remote []string
+	for _, t := range listed {
+		remote = append(remote, t.Name)
+	}
+	names := offeredNames(s.name, remote)
+	seen := map[string]string{}
+	for _, tool := range listed {
+		offered := names[tool.Name]
+		if other, dup := seen[offered]; dup {
+			return fmt.Errorf("MCP server %s: the tools %q and %q would both be offered as %s", s.name, other, tool.Name, offered)
+		}
+		seen[offered] = tool.Name
+		mt, err := newTool(s, tool, offered)
 		if err != nil {
-			cs.Close()
-			return nil, err
+			return err
 		}
 		s.tools = append(s.tools, mt)
 	}
-	return s, nil
+	return nil
 }
 
 // Name is the name the server was attached as.
@@ -179,6 +216,23 @@ func (s *Server) Name() string { return s.name }
 
 // Tools are the server's tools, named NAME__tool.
 func (s *Server) Tools() []tools.Tool { return slices.Clone(s.tools) }
+
+// Rename is a tool offered under another name than its server's.
+type Rename struct {
+	Offered, Remote string
+}
+
+// Renamed are the server's tools offered under a name made from theirs
+// (offeredNames), in the order the server listed them.
+func (s *Server) Renamed() []Rename {
+	var out []Rename
+	for _, t := range s.tools {
+		if mt := t.(*Tool); mt.spec.Name != s.name+Separator+mt.remote {
+			out = append(out, Rename{Offered: mt.spec.Name, Remote: mt.remote})
+		}
+	}
+	return out
+}
 
 // Sandbox is a stdio server's sandbox line ("on — …" or "off — reason"),
 // or "" for a server glassbox did not start.
@@ -205,6 +259,18 @@ func (s *Server) Close() error {
 		return nil // a server that had already stopped
 	}
 	return err
+}
+
+// stoppedBy says which limit stopped a stdio server, when one did: a
+// server whose connection broke is given a moment to be reported ended.
+func (s *Server) stoppedBy() string {
+	if s.program == nil {
+		return ""
+	}
+	if limit := s.program.StoppedBy(2 * time.Second); limit != "" {
+		return "; the server reached " + limit + " and was stopped"
+	}
+	return ""
 }
 
 func (s *Server) stderrTail() string {
@@ -236,18 +302,20 @@ var toolNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`)
 // server cannot flood the model's context.
 const maxResultBytes = 256 << 10
 
-func newTool(s *Server, t *mcp.Tool) (*Tool, error) {
-	if name := s.name + Separator + t.Name; !toolNamePattern.MatchString(name) {
-		return nil, fmt.Errorf("MCP server %s: the tool %q cannot be offered to a model: its name %q must be at most 64 letters, digits, _ . or -",
-			s.name, t.Name, name)
-	}
+func newTool(s *Server, t *mcp.Tool, offered string) (*Tool, error) {
 	schema, err := json.Marshal(t.InputSchema)
 	if err != nil || !bytes.HasPrefix(bytes.TrimSpace(schema), []byte("{")) {
 		return nil, fmt.Errorf("MCP server %s: tool %q has an input schema that is not a JSON object", s.name, t.Name)
 	}
+	description := t.Description
+	if offered != s.name+Separator+t.Name {
+		// The model, and whoever reads the tools in the payload, learn
+		// the server's own name for it.
+		description = fmt.Sprintf("(The MCP server %s names this tool %q.) %s", s.name, t.Name, description)
+	}
 	spec := history.ToolSpec{
-		Name:        s.name + Separator + t.Name,
-		Description: t.Description,
+		Name:        offered,
+		Description: description,
 		Schema:      schema,
 		// What a call may do is unknown to glassbox: the server's own
 		// process may write the workspace and reach the network. Its
@@ -280,6 +348,18 @@ func hints(a *mcp.ToolAnnotations) []string {
 // Spec is the tool's definition, its schema as the server gave it.
 func (t *Tool) Spec() history.ToolSpec { return t.spec }
 
+var _ tools.Previewer = (*Tool)(nil)
+
+// Preview says, for a tool offered under another name than its server's,
+// which tool of which server the call reaches: the person approving it
+// reads the name the server knows.
+func (t *Tool) Preview(json.RawMessage) string {
+	if t.spec.Name == t.server.name+Separator+t.remote {
+		return ""
+	}
+	return fmt.Sprintf("calls the tool %q of the MCP server %s (offered to the model as %s)", t.remote, t.server.name, t.spec.Name)
+}
+
 // Run calls the tool. Whatever goes wrong on the server's side — it
 // crashed, hung past the time limit, answered something that is not
 // JSON-RPC, returned isError or a JSON-RPC error — is a failed Result the
@@ -307,7 +387,7 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 		if errors.Is(err, context.DeadlineExceeded) {
 			why = fmt.Sprintf("no answer within %s", t.server.timeout)
 		}
-		return failed("%s: the MCP server %s failed: %s%s", t.spec.Name, t.server.name, why, t.server.stderrTail()), nil
+		return failed("%s: the MCP server %s failed: %s%s%s", t.spec.Name, t.server.name, why, t.server.stderrTail(), t.server.stoppedBy()), nil
 	}
 	text := contentText(res)
 	if len(text) > maxResultBytes {

@@ -341,15 +341,6 @@ func TestHostileServers(t *testing.T) {
 		return AttachTransport(context.Background(), "evil", ct, &tools.WireLog{}, Options{})
 	}
 	empty := json.RawMessage(`{"type":"object"}`)
-	t.Run("a name no model accepts", func(t *testing.T) {
-		srv := mcp.NewServer(&mcp.Implementation{Name: "evil", Version: "1"}, nil)
-		srv.AddTool(&mcp.Tool{Name: "rm -rf", InputSchema: empty}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{}, nil
-		})
-		if _, err := attach(t, srv); err == nil || !strings.Contains(err.Error(), `the tool "rm -rf" cannot be offered to a model`) {
-			t.Fatalf("err = %v", err)
-		}
-	})
 	t.Run("a flood and a bidi trick", func(t *testing.T) {
 		srv := mcp.NewServer(&mcp.Implementation{Name: "evil", Version: "1"}, nil)
 		srv.AddTool(&mcp.Tool{Name: "flood", InputSchema: empty}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -368,4 +359,83 @@ func TestHostileServers(t *testing.T) {
 			t.Errorf("the bidi control is not escaped: %.20q", res.Content)
 		}
 	})
+}
+
+// Issue 29: a real server's tools are all offered, whatever their names
+// ("elicit (form)" made `--mcp ev=./everything` exit 2): each under a
+// valid name, made from the server's and told apart by a hash of it when
+// two would meet, the same whatever order the server lists them in; the
+// description and the approval's preview say the server's own name, and
+// that name is what goes on the wire.
+func TestEveryToolIsOfferedUnderAValidName(t *testing.T) {
+	remote := []string{"echo", "elicit (form)", "elicit_form", "elicit form!", "検索", strings.Repeat("long", 20), "a b", "a(b", "x__y"}
+	want := map[string]string{
+		"echo":                     "ev__echo",
+		"elicit (form)":            "ev__elicit_form_96f15fb7",
+		"elicit_form":              "ev__elicit_form",
+		"elicit form!":             "ev__elicit_form_8de24a21",
+		"検索":                       "ev__tool_1b6b1a6f",
+		strings.Repeat("long", 20): "ev__" + strings.Repeat("long", 12) + "lon_5aa1dce7",
+		"a b":                      "ev__a_b_c8687a08",
+		"a(b":                      "ev__a_b_38d5ec2d",
+		"x__y":                     "ev__x__y",
+	}
+	for _, order := range [][]string{remote, reversed(remote)} {
+		got := offeredNames("ev", order)
+		for r, w := range want {
+			if got[r] != w {
+				t.Errorf("%q is offered as %q, want %q", r, got[r], w)
+			}
+			if !toolNamePattern.MatchString(got[r]) {
+				t.Errorf("%q is not a valid name", got[r])
+			}
+		}
+	}
+
+	srv := mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "1"}, nil)
+	for _, name := range []string{"elicit (form)", "elicit_form"} {
+		srv.AddTool(&mcp.Tool{Name: name, Description: "Ask for a form.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "called as " + r.Params.Name}}}, nil
+			})
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	wire := &tools.WireLog{}
+	s, err := AttachTransport(context.Background(), "ev", ct, wire, Options{})
+	if err != nil {
+		t.Fatalf("a server with a tool named \"elicit (form)\" was refused: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if got := s.Renamed(); len(got) != 1 || got[0] != (Rename{Offered: "ev__elicit_form_96f15fb7", Remote: "elicit (form)"}) {
+		t.Errorf("Renamed() = %v", got)
+	}
+	mapped := toolNamed(t, s, "ev__elicit_form_96f15fb7")
+	if d := mapped.Spec().Description; d != `(The MCP server ev names this tool "elicit (form)".) Ask for a form.` {
+		t.Errorf("description %q", d)
+	}
+	if p := mapped.(tools.Previewer).Preview(nil); p != `calls the tool "elicit (form)" of the MCP server ev (offered to the model as ev__elicit_form_96f15fb7)` {
+		t.Errorf("preview %q", p)
+	}
+	if p := toolNamed(t, s, "ev__elicit_form").(tools.Previewer).Preview(nil); p != "" {
+		t.Errorf("a tool under its own name previews %q", p)
+	}
+	res, err := mapped.Run(context.Background(), nil)
+	if err != nil || res.Content != "called as elicit (form)" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	frames := wire.Drain()
+	if last := frames[len(frames)-2]; last.Method != "tools/call" || !strings.Contains(string(last.Body), `"name":"elicit (form)"`) {
+		t.Errorf("the call went on the wire as %s", last.Body)
+	}
+}
+
+func reversed(s []string) []string {
+	out := slices.Clone(s)
+	slices.Reverse(out)
+	return out
 }

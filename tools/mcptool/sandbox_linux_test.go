@@ -307,3 +307,19 @@ func TestStdioServerHasItsOwnSessionAndNoTerminal(t *testing.T) {
 		t.Fatalf("the server's session %s (glassbox's %d), terminal %s", fields[3], mine, fields[4])
 	}
 }
+
+// Issue 28: a stdio server runs within the limits too, and a call that a
+// limit stopped fails naming it: the hostile server's hog takes 2 GiB, its
+// memory limit is 1 GiB.
+func TestStdioServerIsStoppedByItsLimits(t *testing.T) {
+	requireSandbox(t)
+	sc := newAttackScene(t)
+	s := hostileServer(t, sc.ws, tools.Confinement{})
+	if !strings.Contains(s.Sandbox(), "1 GiB of memory (cgroup v") || !strings.Contains(s.Sandbox(), "10 min of CPU a process") {
+		t.Errorf("the server's sandbox line: %q", s.Sandbox())
+	}
+	res, err := toolNamed(t, s, "evil__hog").Run(context.Background(), nil)
+	if err != nil || !res.IsError || !strings.Contains(res.Content, "the server reached the memory limit (1 GiB) and was stopped") {
+		t.Fatalf("%+v %v", res, err)
+	}
+}

@@ -55,13 +55,14 @@ func Wrap(para string, w int) []string {
 			line.WriteString(t)
 			lw = tw
 		default: // wider than a line: cut it by cells
+			plain := strings.IndexByte(t, 0x1b) < 0
 			for t != "" {
 				room := w - lw
 				if room <= 0 {
 					flush()
 					room = w
 				}
-				head := Truncate(t, room, "")
+				head := Truncate(within(t, room, plain), room, "")
 				if head == "" { // a wide rune on a 1-cell line
 					_, n := utf8.DecodeRuneInString(t)
 					head = t[:n]
@@ -76,6 +77,21 @@ func Wrap(para string, w int) []string {
 		flush()
 	}
 	return out
+}
+
+// within is as much of t as a line of room cells can need: a prefix of a
+// plain word (no escape sequence), so cutting a huge word by lines reads
+// each byte a few times, not once per line. A character takes at least one
+// byte per cell; the slack keeps combining marks with their letter.
+func within(t string, room int, plain bool) string {
+	n := 8*room + 64
+	if !plain || n >= len(t) {
+		return t
+	}
+	for n > 0 && !utf8.RuneStart(t[n]) {
+		n--
+	}
+	return t[:n]
 }
 
 // wrapTokens splits a paragraph into the pieces a line may break between:

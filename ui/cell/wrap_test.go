@@ -2,7 +2,9 @@ package cell
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -29,5 +31,39 @@ func TestWrapKeepsASCIICloserWithWideCharacter(t *testing.T) {
 				t.Errorf("line %q is wider than %d", ln, tc.w)
 			}
 		}
+	}
+}
+
+// A word far wider than a line is cut by lines the same way, whatever its
+// characters: narrow, wide, with combining marks.
+func TestWrapHugeWord(t *testing.T) {
+	for _, word := range []string{
+		strings.Repeat("A", 5000),
+		strings.Repeat("日本", 2000),
+		strings.Repeat("e\u0301", 3000),
+		strings.Repeat("aé日", 1500),
+	} {
+		for _, w := range []int{1, 2, 7, 36, 80} {
+			got := Wrap(word, w)
+			if strings.Join(got, "") != word {
+				t.Fatalf("w=%d: the lines do not make the word again", w)
+			}
+			for i, ln := range got[:len(got)-1] {
+				if lw := Width(ln); (lw > w && utf8.RuneCountInString(ln) > 1) || lw < w-1 {
+					t.Fatalf("w=%d: line %d is %d cells wide", w, i, lw)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkWrapHugeWord: a 200,000-character word (a model's answer with
+// no space in it) cut into 36-cell lines. Cutting it read the rest of the
+// word once per line (about 20 s here); it now reads a line's worth.
+func BenchmarkWrapHugeWord(b *testing.B) {
+	word := strings.Repeat("A", 200000)
+	b.ReportAllocs()
+	for b.Loop() {
+		Wrap(word, 36)
 	}
 }

@@ -125,8 +125,8 @@ func renderCompact(th theme.Theme, v View, width, height int) []string {
 // starts in the same cell whatever the markers.
 func entry(th theme.Theme, v View, s loop.State, name string, cellW int, endOfRow bool) string {
 	bp := " "
-	if v.Breakpoints[s] {
-		bp = th.Breakpoint.Render(string(markBreakpoint))
+	if mark := breakMark(v.Breakpoints.States[s]); mark != 0 {
+		bp = th.Breakpoint.Render(string(mark))
 	}
 	var body string
 	used := 2 + len(name)

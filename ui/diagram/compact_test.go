@@ -14,11 +14,11 @@ import (
 // first step, after every arc of the state machine, and with breakpoints
 // and the selection on.
 func compactViews() []View {
-	views := []View{{}, {Breakpoints: map[loop.State]bool{loop.Halted: true, loop.WaitingForEvent: true}, Selected: loop.RecordingError}}
+	views := []View{{}, {Breakpoints: states(loop.Halted, loop.WaitingForEvent), Selected: loop.RecordingError}}
 	for _, a := range loop.Table {
 		views = append(views, View{Current: a.To, LastFrom: a.From, LastEdge: a.Edge})
 		views = append(views, View{Current: a.To, LastFrom: a.From, LastEdge: a.Edge, Selected: a.From,
-			Breakpoints: map[loop.State]bool{a.To: true, a.From: true}})
+			Breakpoints: states(a.To, a.From)})
 	}
 	return views
 }
@@ -114,7 +114,7 @@ func TestCompactGoldenAtCompareSizes(t *testing.T) {
 	views := map[string]View{
 		"idle": {},
 		"tool_call": {Current: loop.CheckingPolicy, LastFrom: loop.AwaitingLLMResponse, LastEdge: loop.EdgeToolCall,
-			Breakpoints: map[loop.State]bool{loop.ExecutingTool: true}},
+			Breakpoints: states(loop.ExecutingTool)},
 		"observed_from_error": {Current: loop.AssemblingContext, LastFrom: loop.RecordingError, LastEdge: loop.EdgeObserved,
 			Selected: loop.Halted},
 		"delivered": {Current: loop.WaitingForEvent, LastFrom: loop.DeliveringOutput, LastEdge: loop.EdgeDelivered},

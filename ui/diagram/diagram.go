@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/ui/cell"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
@@ -27,12 +28,16 @@ import (
 // View is everything the diagram shows. The zero value is a valid view of an
 // idle engine (Current defaults to WAITING_FOR_EVENT).
 type View struct {
-	Current     loop.State          // the state the engine is in now
-	LastFrom    loop.State          // where the last transition came from ("" if none yet)
-	LastEdge    loop.Edge           // the edge of the last transition ("" if none yet)
-	Breakpoints map[loop.State]bool // states with a breakpoint
-	Selected    loop.State          // the state under the cursor for `b` ("" for none)
-	Lang        lang.Lang           // the language of the footer (the zero value is English)
+	Current  loop.State // the state the engine is in now
+	LastFrom loop.State // where the last transition came from ("" if none yet)
+	LastEdge loop.Edge  // the edge of the last transition ("" if none yet)
+	// Breakpoints are the states and edges the breakpoints in force name
+	// (loop/breakpoint's Watch.Marks): ● before a state's name, or before
+	// an edge's label in the full drawing, where one stops every time; ◐
+	// where it stops only when its other conditions hold as well.
+	Breakpoints breakpoint.Marks
+	Selected    loop.State // the state under the cursor for `b` ("" for none)
+	Lang        lang.Lang  // the language of the footer (the zero value is English)
 	// Source is the source of the event the last new_event took ("ui",
 	// "mcp_bus", …) and From who sent it, when the source says (the MCP
 	// bus's client): the footer names where the new event came from.
@@ -42,7 +47,8 @@ type View struct {
 // The markers drawn in the two cells before a state's name. They carry the
 // meaning on their own, so the diagram still works without colour.
 const (
-	markBreakpoint = '●' // a breakpoint is set on this state
+	markBreakpoint = '●' // a breakpoint is set on this state (or edge)
+	markIf         = '◐' // a breakpoint names it, with more conditions
 	markCurrent    = '▶' // the engine is in this state
 	markSelected   = '›' // the cursor is on this state (for `b`)
 	markFrom       = '○' // compact layout: the edge just taken left this state
@@ -235,4 +241,15 @@ func clip(lines []string, n, width int) []string {
 	}
 	lines[n-1] = last + "…"
 	return lines
+}
+
+// breakMark is the marker of a breakpoint mark, 0 for none.
+func breakMark(m breakpoint.Mark) rune {
+	switch m {
+	case breakpoint.Always:
+		return markBreakpoint
+	case breakpoint.If:
+		return markIf
+	}
+	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
@@ -26,12 +27,12 @@ func TestRenderGolden(t *testing.T) {
 		"idle": {},
 		"allow": {
 			Current: loop.ExecutingTool, LastFrom: loop.CheckingPolicy, LastEdge: loop.EdgeAllow,
-			Breakpoints: map[loop.State]bool{loop.ExecutingTool: true, loop.AwaitingLLMResponse: true},
+			Breakpoints: states(loop.ExecutingTool, loop.AwaitingLLMResponse),
 			Selected:    loop.AwaitingLLMResponse,
 		},
 		"observed_from_error": {
 			Current: loop.AssemblingContext, LastFrom: loop.RecordingError, LastEdge: loop.EdgeObserved,
-			Breakpoints: map[loop.State]bool{loop.CheckingPolicy: true},
+			Breakpoints: states(loop.CheckingPolicy),
 			Selected:    loop.RecordingError,
 		},
 		"user_approval": {
@@ -108,7 +109,7 @@ func TestRenderMarksEveryStateCurrent(t *testing.T) {
 func TestRenderMarkers(t *testing.T) {
 	v := View{
 		Current:     loop.CheckingPolicy,
-		Breakpoints: map[loop.State]bool{loop.ExecutingTool: true, loop.CheckingPolicy: true},
+		Breakpoints: states(loop.ExecutingTool, loop.CheckingPolicy),
 		Selected:    loop.Halted,
 	}
 	tests := []struct {
@@ -144,8 +145,14 @@ func TestPicture(t *testing.T) {
 	}
 	inName := checkStateNames(t, rows)
 	for _, a := range loop.Table {
-		if _, ok := labelPlace(rows, a); !ok {
+		p, ok := labelPlace(rows, a)
+		if !ok {
 			t.Errorf("arc %s --%s--> %s: label not on row %d", a.From, a.Edge, a.To, labelRow(a))
+			continue
+		}
+		// An edge's breakpoint marker takes the cell before its label.
+		if before := rows[p.row][p.col-1]; before != ' ' && before != '─' {
+			t.Errorf("arc %s --%s--> %s: the cell before the label is %q, not a line or a blank", a.From, a.Edge, a.To, before)
 		}
 	}
 	checkArrowheads(t, rows, inName)
@@ -249,9 +256,9 @@ func TestRenderAnySize(t *testing.T) {
 	views := []View{
 		{},
 		{Current: loop.AwaitingUserConfirmation, LastFrom: loop.CheckingPolicy, LastEdge: loop.EdgeConfirmRequired,
-			Breakpoints: map[loop.State]bool{loop.AwaitingUserConfirmation: true}, Selected: loop.RecordingError},
+			Breakpoints: states(loop.AwaitingUserConfirmation), Selected: loop.RecordingError},
 		{Current: "BOGUS", LastFrom: "ELSEWHERE", LastEdge: "teleport", Selected: "NOPE",
-			Breakpoints: map[loop.State]bool{"X": true}},
+			Breakpoints: states("X")},
 		{Current: loop.Halted, LastEdge: loop.EdgeLLMFailure},
 	}
 	for _, v := range views {
@@ -275,7 +282,7 @@ func TestRenderInColour(t *testing.T) {
 	defer lipgloss.SetColorProfile(termenv.Ascii)
 	th := theme.New(false)
 	v := View{Current: loop.CheckingPolicy, LastFrom: loop.AwaitingLLMResponse, LastEdge: loop.EdgeToolCall,
-		Breakpoints: map[loop.State]bool{loop.ExecutingTool: true}, Selected: loop.Halted}
+		Breakpoints: states(loop.ExecutingTool), Selected: loop.Halted}
 	for _, sz := range []struct{ w, h int }{{80, 24}, {56, 20}, {40, 14}, {20, 6}, {3, 2}} {
 		out := Render(th, v, sz.w, sz.h)
 		checkBounds(t, out, sz.w, sz.h)
@@ -291,5 +298,37 @@ func BenchmarkRenderFull(b *testing.B) {
 	th := theme.New(false)
 	for b.Loop() {
 		Render(th, v, 80, 24)
+	}
+}
+
+// states marks a breakpoint on each of ss, as `b` sets one.
+func states(ss ...loop.State) breakpoint.Marks {
+	m := breakpoint.Marks{States: map[loop.State]breakpoint.Mark{}}
+	for _, s := range ss {
+		m.States[s] = breakpoint.Always
+	}
+	return m
+}
+
+// TestBreakpointMarks: a breakpoint that names a state or an edge and
+// nothing else is ● before the state's name or the edge's label; one with
+// more conditions is ◐. The compact list marks the states.
+func TestBreakpointMarks(t *testing.T) {
+	v := View{Current: loop.AwaitingLLMResponse, Breakpoints: breakpoint.Marks{
+		States: map[loop.State]breakpoint.Mark{loop.CheckingPolicy: breakpoint.If, loop.Halted: breakpoint.Always},
+		Edges:  map[loop.Edge]breakpoint.Mark{loop.EdgeToolCall: breakpoint.Always, loop.EdgeDeny: breakpoint.If, loop.EdgeObserved: breakpoint.Always},
+	}}
+	full := Render(plainTheme(), v, 60, 20)
+	for _, want := range []string{"▼●tool_call", "CHECKING_POLICY ◐deny─", "─▶● HALTED", "╰─●observed", "◐ CHECKING_POLICY"} {
+		if !strings.Contains(full, want) {
+			t.Errorf("the drawing lacks %q:\n%s", want, full)
+		}
+	}
+	golden.RequireEqual(t, []byte(full))
+	compact := Render(plainTheme(), v, 40, 12)
+	for _, want := range []string{"◐ CHECKING_POLICY", "● HALTED"} {
+		if !strings.Contains(compact, want) {
+			t.Errorf("the list lacks %q:\n%s", want, compact)
+		}
 	}
 }

@@ -21,7 +21,7 @@ const (
 	paintCurrent                 // the current state (marker, name, one cell after)
 	paintSelected                // the selected state
 	paintEdge                    // the label of the edge just taken
-	paintBreakpoint              // the ● marker
+	paintBreakpoint              // the ● and ◐ markers
 )
 
 // canvas is the picture as a grid of runes with a paint for every cell.
@@ -100,8 +100,8 @@ func labelPlace(rows [][]rune, a loop.Arc) (place, bool) {
 }
 
 // newCanvas paints the picture for v: lines, labels and names first, then
-// the markers of breakpoints, the selection and the current state, and the
-// label of the edge just taken.
+// the markers of breakpoints (on states and before edges' labels), the
+// selection and the current state, and the label of the edge just taken.
 func newCanvas(v View) canvas {
 	rows := pictureRows()
 	cv := canvas{cells: rows, paints: make([][]paint, len(rows))}
@@ -113,6 +113,15 @@ func newCanvas(v View) canvas {
 	}
 	for s, p := range statePlaces(rows) {
 		cv.markState(v, s, p)
+	}
+	for _, a := range loop.Table {
+		if mark := breakMark(v.Breakpoints.Edges[a.Edge]); mark != 0 {
+			if p, ok := labelPlace(rows, a); ok {
+				// The cell before a label is a line or a blank.
+				cv.cells[p.row][p.col-1] = mark
+				cv.paints[p.row][p.col-1] = paintBreakpoint
+			}
+		}
 	}
 	if v.LastEdge != "" {
 		for _, a := range loop.Table {
@@ -156,8 +165,8 @@ func (cv canvas) markState(v View, s loop.State, p place) {
 	if name == paintCurrent {
 		cv.paints[p.row][p.col+p.n] = paintCurrent // one blank cell: a lit block
 	}
-	if v.Breakpoints[s] {
-		cv.cells[p.row][p.col-2] = markBreakpoint
+	if mark := breakMark(v.Breakpoints.States[s]); mark != 0 {
+		cv.cells[p.row][p.col-2] = mark
 		cv.paints[p.row][p.col-2] = paintBreakpoint
 	}
 }

@@ -18,7 +18,8 @@ import (
 // appears exactly once; the two cells before each name are blank, for the
 // breakpoint ● and the current ▶ / selected › markers; the cell after each
 // name is blank, so the lit state reads as a block; every edge of loop.Table
-// has its label on the row that labelRow gives.
+// has its label on the row that labelRow gives, after a line or a blank (an
+// edge's breakpoint marker takes that cell).
 const picture = `
      WAITING_FOR_EVENT ◀──────────────────────┬────────╮
       ▼ new_event                    reported │        │

@@ -295,6 +295,9 @@ func (p printer) header() {
 	if len(p.runs) == 1 {
 		r := p.runs[0]
 		fmt.Fprintf(p.out, "glassbox %s · %s\n%s\n%s\n", p.o.Version, r.Backend.Describe(), l.F("workspace: %s", r.WorkspaceLabelIn(l.F)), l.F("sandbox: %s", r.Sandbox()))
+		for _, n := range r.Notes {
+			fmt.Fprintln(p.out, l.Error(n))
+		}
 		return
 	}
 	var names []string

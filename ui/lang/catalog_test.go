@@ -15,8 +15,10 @@ import (
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/loop/outside"
+	"github.com/glassbox-dev/glassbox/loop/tracefile"
 	"github.com/glassbox-dev/glassbox/providers/anatomy"
 	"github.com/glassbox-dev/glassbox/providers/rosetta"
+	"github.com/glassbox-dev/glassbox/providers/spans"
 )
 
 // use is one T or F call found in the program's source.
@@ -298,6 +300,16 @@ func TestInferredReasonsHaveJapanese(t *testing.T) {
 	for _, r := range outside.Reasons() {
 		if JA.T(r) == r {
 			t.Errorf("no Japanese for %q", r)
+		}
+	}
+}
+
+// What a trace file lacks (spans.Missings, tracefile's sentences) is shown
+// through Dyn: each has its Japanese.
+func TestMissingSentencesHaveJapanese(t *testing.T) {
+	for _, s := range append(spans.Missings(), tracefile.NoResponseBodies, tracefile.NoModelCall) {
+		if JA.T(s) == s {
+			t.Errorf("no Japanese for %q", s)
 		}
 	}
 }

@@ -119,7 +119,6 @@ func init() {
 		"idle — the answer is in History; enter (or /) to type the next request":           "待機中 — 答えは履歴にあります。enter (または /) で次の依頼を入力",
 		"halted — History says why; enter (or /) to type a new request":                    "停止しました — 理由は履歴にあります。enter (または /) で新しい依頼を入力",
 		"paused: space steps, i runs an iteration, c continues":                            "一時停止中: space で 1 遷移、i で 1 反復、c で続行",
-		"breakpoint: stopped on entering %s":                                               "ブレークポイント: %s に入ったところで止まりました",
 		"iteration %d begins: the request is assembled (space sends it)":                   "反復 %d の開始: リクエストを組み立てました (space で送信)",
 		"stopped after the person answered (i runs on, c continues)":                       "人の回答のあとで止まりました (i で反復を続行、c で続行)",
 		"busy: a step is in flight (p pauses a run, ctrl+c cancels)":                       "処理中: ステップの実行中です (p で連続実行を一時停止、ctrl+c で中止)",

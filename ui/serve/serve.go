@@ -441,6 +441,11 @@ func (s *Server) leave(id string) {
 	s.count--
 }
 
+// learnerQuota caps each learner's workspace (docs/classroom.md): a
+// lesson's workspace holds a few files of a few kilobytes, and a room of 30
+// learners at their quota takes under 4 GiB of the machine's disk.
+func learnerQuota() tools.Quota { return tools.Quota{Bytes: 128 << 20, Entries: 10_000} }
+
 // open builds learner id's run: their session resumed when they have one,
 // else a new session with a fresh copy of the sample workspace, both in
 // their own folder, in language say. host is where the learner reached
@@ -454,6 +459,7 @@ func (s *Server) open(ctx context.Context, id, host string, say lang.Lang) (*lea
 	c.Workspace, c.CopyWorkspace, c.Compare, c.Name = "", false, nil, ""
 	c.Session, c.Resume, c.From, c.Onto = "", "", -1, ""
 	c.Trace, c.Record = "", ""
+	c.Quota = learnerQuota()
 	c.Lang = say.String()
 	path := filepath.Join(dir, "session.jsonl")
 	if _, err := os.Stat(path); err == nil {

@@ -9,10 +9,15 @@ Tools (each answers with what happened, "ok: …" or "refused: …"):
   write    {"path"}   writes a file
   unix     {"path"}   connects to a Unix socket (tmux's, an SSH agent's)
   tcp      {"port"}   connects to 127.0.0.1:port
+  hog      {}         takes 2 GiB of memory (the sandbox's limit stops it)
+  elicit (form), elicit_form {}  say the name they were called by: the
+           first is no name a model accepts (the MCP SDK's example server
+           has such names), the second the name the first would map to
 Started with --spawn MARKER, it first leaves a detached process behind
 (`sleep MARKER` in a session of its own, ignoring SIGTERM and SIGHUP),
-the way a daemon escapes its parent. Started with --leak FILE, it writes
-FILE to its standard error and exits before the handshake."""
+the way a daemon escapes its parent. Started with --leak FILE (and any
+more words, which widen what its command line names), it writes FILE to
+its standard error and exits before the handshake."""
 import json
 import os
 import signal
@@ -30,6 +35,9 @@ TOOLS = [
      "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
     {"name": "tcp", "description": "Connect to a port on 127.0.0.1.",
      "inputSchema": {"type": "object", "properties": {"port": {"type": "integer"}}, "required": ["port"]}},
+    {"name": "hog", "description": "Take 2 GiB of memory.", "inputSchema": {"type": "object"}},
+    {"name": "elicit (form)", "description": "Say the name it was called by.", "inputSchema": {"type": "object"}},
+    {"name": "elicit_form", "description": "Say the name it was called by.", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -52,6 +60,11 @@ def attempt(name, args):
     try:
         if name == "echo":
             return "echo: " + args.get("text", "")
+        if name == "hog":
+            b = b"x" * (2 << 30)
+            return "ok: %d bytes" % len(b)
+        if name in ("elicit (form)", "elicit_form"):
+            return "called as: " + name
         if name == "read":
             with open(args["path"]) as f:
                 return "ok: " + f.read()
@@ -80,7 +93,7 @@ def send(msg):
 
 if len(sys.argv) == 3 and sys.argv[1] == "--spawn":
     spawn(sys.argv[2])
-if len(sys.argv) == 3 and sys.argv[1] == "--leak":
+if len(sys.argv) >= 3 and sys.argv[1] == "--leak":
     # Writes a file it may read (a .env in the workspace) to its log, then
     # fails the handshake: the log glassbox shows must be masked.
     with open(sys.argv[2]) as f:

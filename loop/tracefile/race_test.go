@@ -1,0 +1,7 @@
+//go:build race
+
+package tracefile_test
+
+// raceEnabled: the race detector slows reading about tenfold, so the huge
+// files are smaller under it (hugeScale).
+const raceEnabled = true
