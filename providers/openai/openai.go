@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 
@@ -99,6 +100,11 @@ func New(cfg Config) (*Provider, error) {
 	conf := goa.DefaultConfig(cfg.APIKey)
 	conf.BaseURL = p.baseURL
 	conf.HTTPClient = settler{&http.Client{Transport: p.capture}}
+	// go-openai fails a stream after 300 lines that are not data (SSE
+	// comments a server or proxy writes to keep the connection alive while
+	// the model thinks); the capture's --stall and --call-timeout bound a
+	// stream instead, as they bound every dialect's.
+	conf.EmptyMessagesLimit = math.MaxUint
 	p.client = goa.NewClientWithConfig(conf)
 	return p, nil
 }
