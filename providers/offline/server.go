@@ -305,6 +305,44 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// Pacer spaces the events of a streamed reply: each is due at a fixed time
+// after the first (once the client has taken it), so the timer's own
+// overhead does not add up over hundreds of tokens and every dialect takes
+// the same time for the same answer.
+type Pacer struct {
+	ctx   context.Context
+	delay time.Duration
+	first time.Time
+	due   time.Duration // when the latest event was due, after the first
+	sent  int
+}
+
+// NewPacer paces events delay apart until ctx ends.
+func NewPacer(ctx context.Context, delay time.Duration) *Pacer {
+	return &Pacer{ctx: ctx, delay: delay}
+}
+
+// Wait waits until the next event is due (the first, at once); false when
+// the caller gave up meanwhile.
+func (p *Pacer) Wait() bool {
+	if p.sent == 0 {
+		return true
+	}
+	p.due += p.delay
+	return Sleep(p.ctx, time.Until(p.first.Add(p.due))) == nil
+}
+
+// Sent counts an event written; the first starts the clock.
+func (p *Pacer) Sent() {
+	if p.sent == 0 {
+		p.first = time.Now()
+	}
+	p.sent++
+}
+
+// Elapsed is when the latest event was due, after the first.
+func (p *Pacer) Elapsed() time.Duration { return p.due }
+
 // ChunkDelay spreads the second half of the latency over n chunks.
 func (t *Tutor) ChunkDelay(n int) time.Duration {
 	if n <= 1 || t.cfg.Latency <= 0 {
