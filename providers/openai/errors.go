@@ -37,20 +37,8 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 		}
 		return providers.Errorf(providers.KindCanceled, 0, err, "the call to %s was cancelled.", f.base)
 	}
-	var apiErr *goa.APIError
-	if errors.As(err, &apiErr) && apiErr.HTTPStatusCode == 0 {
-		// An {"error": …} event in the middle of a 200 stream: the server
-		// failed after it had started answering.
-		return providers.Errorf(providers.KindUnavailable, providers.StatusOf(f.last), err,
-			"%s stopped in the middle of its reply with the error %q; try again, and if it repeats read the server's log.", f.base, apiErr.Message)
-	}
-	if apiErr != nil {
-		return explainStatus(apiErr.HTTPStatusCode, apiErr.Message, err, f)
-	}
-	var reqErr *goa.RequestError
-	if errors.As(err, &reqErr) {
-		// An error status whose body is not the API's error object.
-		return explainStatus(reqErr.HTTPStatusCode, errorMessage(reqErr.Body), err, f)
+	if e := apiFailure(err, f); e != nil {
+		return e
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return providers.Errorf(providers.KindUnreachable, 0, err,
@@ -71,6 +59,27 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 			"the connection to %s failed in the middle of the call (%v); it may work on a retry.", f.base, err)
 	}
 	return providers.Errorf(providers.KindOther, providers.StatusOf(f.last), err, "the call to %s failed: %v.", f.base, err)
+}
+
+// apiFailure is what the API said went wrong: an error status, or an
+// error event in the middle of a stream; nil when err is no such answer.
+func apiFailure(err error, f callFacts) *providers.Error {
+	var apiErr *goa.APIError
+	if errors.As(err, &apiErr) && apiErr.HTTPStatusCode == 0 {
+		// An {"error": …} event in the middle of a 200 stream: the server
+		// failed after it had started answering.
+		return providers.Errorf(providers.KindUnavailable, providers.StatusOf(f.last), err,
+			"%s stopped in the middle of its reply with the error %q; try again, and if it repeats read the server's log.", f.base, apiErr.Message)
+	}
+	if apiErr != nil {
+		return explainStatus(apiErr.HTTPStatusCode, apiErr.Message, err, f)
+	}
+	var reqErr *goa.RequestError
+	if errors.As(err, &reqErr) {
+		// An error status whose body is not the API's error object.
+		return explainStatus(reqErr.HTTPStatusCode, errorMessage(reqErr.Body), err, f)
+	}
+	return nil
 }
 
 // explainStatus phrases an HTTP error status; msg is the server's own

@@ -239,10 +239,27 @@ func readReply(resp *providers.Response, c reply, last *providers.Exchange) erro
 	choice := c.choices[0]
 	msg := choice.message()
 	resp.FinishReason = choice.finish
-	wire := wireMessage{Content: msg.Content, ToolCalls: msg.ToolCalls}
-	var calls []history.ToolCall
-	var bad []string
-	for _, tc := range msg.ToolCalls {
+	calls, bad := readCalls(msg.ToolCalls)
+	native, _ := json.Marshal(msg) // plain strings always marshal
+	resp.Message = history.Message{
+		Role: history.RoleAssistant, Text: msg.Content, ToolCalls: calls,
+		Native: &history.Native{Provider: Name, Data: native},
+	}
+	usable, err := judgeFinish(resp, choice.finish, msg, bad, last)
+	if usable || err != nil {
+		return err
+	}
+	// Nothing of an unusable reply may go back as a call without a
+	// result: the API would refuse the next request.
+	resp.Message.ToolCalls = nil
+	resp.Message.Native.Data, _ = json.Marshal(wireMessage{Content: msg.Content})
+	return nil
+}
+
+// readCalls are the reply's tool calls whose arguments are a JSON object,
+// and what is wrong with each of the others.
+func readCalls(wire []wireCall) (calls []history.ToolCall, bad []string) {
+	for _, tc := range wire {
 		args := json.RawMessage(tc.Arguments)
 		var obj map[string]any
 		if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
@@ -251,50 +268,48 @@ func readReply(resp *providers.Response, c reply, last *providers.Exchange) erro
 		}
 		calls = append(calls, history.ToolCall{ID: tc.ID, Name: tc.Name, Args: args})
 	}
-	native, _ := json.Marshal(wire) // plain strings always marshal
-	resp.Message = history.Message{
-		Role: history.RoleAssistant, Text: msg.Content, ToolCalls: calls,
-		Native: &history.Native{Provider: Name, Data: native},
-	}
+	return calls, bad
+}
+
+// judgeFinish sets resp's stop reason from the finish reason and what the
+// reply holds; usable is false, with resp.Malformed saying why, when
+// nothing of it can be used.
+func judgeFinish(resp *providers.Response, finish string, msg wireMessage, bad []string, last *providers.Exchange) (usable bool, err error) {
 	switch {
-	case choice.finish == "":
+	case finish == "":
 		if last != nil && last.Err != "" {
-			return providers.Errorf(providers.KindNetwork, last.Status, nil,
+			return false, providers.Errorf(providers.KindNetwork, last.Status, nil,
 				"the connection was cut in the middle of the reply, before its finish_reason (%s); it may work on a retry.", last.Err)
 		}
 		resp.StopReason = providers.StopIncomplete
 		resp.Malformed = fmt.Sprintf("Your last reply stopped after %s and %s without a finish_reason: the server ended the stream without saying the reply was done (Ollama does so at its token-repeat limit, when the model writes one token over and over), so nothing of it was used. Try again, more briefly.",
 			count(len(msg.Content), "character"), count(len(msg.ToolCalls), "tool call"))
-	case choice.finish == "content_filter":
-		return providers.Errorf(providers.KindBlocked, providers.StatusOf(last), nil,
+	case finish == "content_filter":
+		return false, providers.Errorf(providers.KindBlocked, providers.StatusOf(last), nil,
 			"the server's content filter stopped the reply (finish_reason content_filter); rephrase the request.")
-	case len(bad) > 0 && choice.finish == "length":
+	case len(bad) > 0 && finish == "length":
 		resp.StopReason = providers.StopMaxTokens
 		resp.Malformed = "Your tool call was cut off at the token limit (finish_reason length) before it was complete, so nothing was run: " + strings.Join(bad, "; ") + ". Call the tool again with shorter arguments."
 	case len(bad) > 0:
 		resp.StopReason = providers.StopEndTurn
 		resp.Malformed = "Your last reply could not be used: " + strings.Join(bad, "; ") + ". Call the tool again with valid JSON arguments."
-	case len(calls) > 0:
+	case len(resp.Message.ToolCalls) > 0:
 		resp.StopReason = providers.StopToolUse
-		return nil
+		return true, nil
 	case strings.TrimSpace(msg.Content) == "":
 		resp.StopReason = providers.StopEndTurn
-		if choice.finish == "length" {
+		if finish == "length" {
 			resp.StopReason = providers.StopMaxTokens
 		}
-		resp.Malformed = fmt.Sprintf("Your last reply was empty (finish_reason %s): no text and no tool call. Call a tool, or give your final answer as text.", choice.finish)
-	case choice.finish == "length":
+		resp.Malformed = fmt.Sprintf("Your last reply was empty (finish_reason %s): no text and no tool call. Call a tool, or give your final answer as text.", finish)
+	case finish == "length":
 		resp.StopReason = providers.StopMaxTokens
-		return nil
+		return true, nil
 	default:
 		resp.StopReason = providers.StopEndTurn
-		return nil
+		return true, nil
 	}
-	// Nothing of an unusable reply may go back as a call without a
-	// result: the API would refuse the next request.
-	resp.Message.ToolCalls = nil
-	resp.Message.Native.Data, _ = json.Marshal(wireMessage{Content: msg.Content})
-	return nil
+	return false, nil
 }
 
 func reason(err error) string {
