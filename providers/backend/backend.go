@@ -72,6 +72,7 @@ var dialects = registered()
 // is for test binaries only; nothing else may change the registry.
 func UseFixedForTests() {
 	dialects = slices.Concat(gemini.Dialects(), ollama.Dialects(), openai.Dialects())
+	codecs = wireCodecs(dialects)
 }
 
 // Dialects lists every dialect, in the order the docs and menus use.

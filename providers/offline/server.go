@@ -55,6 +55,16 @@ type Emulator struct {
 	New func(t *Tutor) http.Handler
 }
 
+// serves says path is one of the emulator's Paths ("POST /v1/messages").
+func (e *Emulator) serves(path string) bool {
+	for _, p := range e.Paths {
+		if _, served, _ := strings.Cut(p, " "); served == path {
+			return true
+		}
+	}
+	return false
+}
+
 // Server is the simulation as one http.Handler: each request goes to the
 // emulator that claims its path, whatever the host, so one Server answers
 // every SDK.
@@ -89,9 +99,19 @@ func NewHandler(cfg Config, emulators ...*Emulator) *Server {
 // runs to linear work read it.
 func (s *Server) BytesRead() int64 { return s.tutor.read.Load() }
 
-// ServeHTTP hands the request to the emulator that claims its path; a path
-// none claims gets a 404 that lists what the simulation serves.
+// ServeHTTP hands the request to the emulator that serves its path (one
+// of its Paths, exactly), else to the first that claims it; a path none
+// claims gets a 404 that lists what the simulation serves. An API that
+// claims a whole prefix for its own 404s (the chat completions API claims
+// /v1/) so never takes a path another API serves (POST /v1/messages),
+// whatever the order the dialects were registered in.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for _, rt := range s.routes {
+		if rt.emu.serves(r.URL.Path) {
+			rt.handler.ServeHTTP(w, r)
+			return
+		}
+	}
 	for _, rt := range s.routes {
 		if rt.emu.Claims(r.URL.Path) {
 			rt.handler.ServeHTTP(w, r)
