@@ -170,3 +170,58 @@ func TestRunJSONCarriesAnatomy(t *testing.T) {
 		})
 	}
 }
+
+// A session of compare mode holds two runs: `--run NAME` picks the one the
+// anatomy and Rosetta commands read (by default the first), and a name the
+// session does not have is a usage mistake that lists the runs it has.
+func TestAnatomyAndRosettaTakeTheRun(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	sess, single := filepath.Join(dir, "compare.jsonl"), filepath.Join(dir, "single.jsonl")
+	if code, out, errb := glassbox(t, "", "run", "--offline", "--compare", "--lesson", "tour", "--session", sess); code != exitOK {
+		t.Fatalf("run --compare: %d\n%s%s", code, out, errb)
+	}
+	families := map[string]string{}
+	for _, run := range []string{"", "gemini", "llama"} {
+		args := []string{"anatomy", sess, "--json"}
+		if run != "" {
+			args = append(args, "--run", run)
+		}
+		code, out, errb := runIn(t, "", args...)
+		if code != exitOK {
+			t.Fatalf("%v: %d %s", args, code, errb)
+		}
+		var rep struct {
+			Run   string
+			Calls []struct{ Family, Dialect string }
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Calls) != 3 {
+			t.Fatalf("%v: %v, %d calls\n%s", args, err, len(rep.Calls), out)
+		}
+		if rep.Run == "" {
+			t.Fatalf("%v: the report does not name the run it read", args)
+		}
+		families[run] = rep.Calls[0].Family + "/" + rep.Calls[0].Dialect
+	}
+	if families[""] != families["gemini"] || families["gemini"] != "gemini/gemini" || families["llama"] != "ollama/llama" {
+		t.Fatalf("the runs read: %v", families)
+	}
+	code, out, errb := runIn(t, "", "anatomy", sess, "--run", "llama", "--step", "8")
+	if code != exitOK || !strings.Contains(out, "run llama") || !strings.Contains(out, "step 8 · llama") {
+		t.Fatalf("anatomy --run llama --step 8: %d\n%s%s", code, out, errb)
+	}
+	code, out, errb = runIn(t, "", "rosetta", sess, "--run", "llama", "--step", "13")
+	if code != exitOK || !strings.Contains(out, "run llama, step 13") || !strings.Contains(out, "## message 6: the model's answer") {
+		t.Fatalf("rosetta --run llama: %d\n%.600s%s", code, out, errb)
+	}
+	code, _, errb = runIn(t, "", "anatomy", sess, "--run", "openai")
+	if code != exitUsage || !strings.Contains(errb, "its runs are gemini, llama") {
+		t.Fatalf("--run openai: %d %q", code, errb)
+	}
+	if code, out, errb := glassbox(t, "", "run", "--offline", "--lesson", "tour", "--session", single); code != exitOK {
+		t.Fatalf("run: %d\n%s%s", code, out, errb)
+	}
+	if code, _, errb := runIn(t, "", "rosetta", single, "--step", "3", "--run", "gemini"); code != exitUsage || !strings.Contains(errb, "for a session of compare mode") {
+		t.Fatalf("--run on a single run: %d %q", code, errb)
+	}
+}

@@ -47,6 +47,9 @@ var docScenes = map[string]docScene{
 	// Follow-up: the demo MCP server's tool, stepped.
 	"mcp-tool": {args: []string{"--lesson", "mcp-tool"}, keys: []string{"enter", "space", "@first", "tab*3", "G", "@handshake", "space*2", "@response",
 		"r", "z", "@request", "pgdown*3", "@p3", "pgdown*3", "@p6", "pgdown*3", "@p9", "esc", "r", "c", "@dialog", "y", "@running", "c", "@done"}},
+	// Follow-up: where did the tokens go — the Anatomy pane zoomed on the
+	// tour's first and last calls, then Rosetta.
+	"tokens": {keys: []string{"enter", "space*3", "tab*4", "z", "@first_call", "esc", "c", "z", "@last_call", "d", "@rosetta", "esc"}},
 	// 70–85: compare mode.
 	"compare": {args: []string{"--compare"}, keys: []string{"enter", "space*3", "@first_call", "r", "@request", "G", "@request_end", "r",
 		"c", "@end", "[*2", "@back", "v", "@other", "v", "tab*3", "z", "@zoomed", "esc"}},

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func benchModel(b *testing.B, w, h, n int) *Model {
 	wd := newWorld(b)
 	cfg := wd.config()
 	cfg.NoColor = false // the colour theme, as a served learner gets it
-	return benchFill(b, New(cfg), w, h, n)
+	return benchFill(b, New(cfg), w, h, n, nil)
 }
 
 // benchCompareModel is compare mode at w×h: two runs, each with n history
@@ -36,16 +37,20 @@ func benchCompareModel(b *testing.B, w, h, n int) *Model {
 		{Name: "llama", Engine: c.eng, Person: c.person, Backend: "offline"},
 	}
 	cfg.NoColor = false
-	return benchFill(b, New(cfg), w, h, n)
+	return benchFill(b, New(cfg), w, h, n, nil)
 }
 
-func benchFill(b *testing.B, m *Model, w, h, n int) *Model {
+// benchFill gives each run of m n history messages and a model call step
+// whose exchange has a 1 MiB response; its request is req, or (nil) the
+// response's bytes again.
+func benchFill(b *testing.B, m *Model, w, h, n int, req func(msgs []history.Message) []byte) *Model {
 	b.Helper()
 	m.animate = false
 	next, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m = next.(*Model)
 	body := bytes.Repeat([]byte(`{"candidates":[{"content":{"parts":[{"text":"hello world"}]}}]}`+"\n"), (1<<20)/64)
 	for _, r := range m.runs {
+		var msgs []history.Message
 		for i := 0; i < n; i++ {
 			var msg history.Message
 			switch i % 4 {
@@ -60,9 +65,13 @@ func benchFill(b *testing.B, m *Model, w, h, n int) *Model {
 				msg = history.Message{Role: history.RoleAssistant, Text: strings.Repeat("The answer is long enough to wrap over several lines. ", 6)}
 			}
 			r.live.addMessage(r.history, msg)
+			msgs = append(msgs, msg)
 		}
 		ex := providers.Exchange{Method: "POST", URL: "https://example.invalid/v1beta/models/x:generateContent",
 			RequestBody: body, ResponseBody: body, Status: 200}
+		if req != nil {
+			ex.RequestBody = req(msgs)
+		}
 		r.live.record(r.history, loop.Transition{Seq: 1, From: loop.AwaitingLLMResponse, To: loop.CheckingPolicy,
 			Edge: loop.EdgeToolCall, Iteration: 1, LLM: &loop.LLMRecord{}, Exchanges: []providers.Exchange{ex}})
 		r.payload.response = true
@@ -98,6 +107,75 @@ func BenchmarkView(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkViewAnatomy is a frame of one run with the Anatomy pane open on
+// a model call whose request holds the n messages (a real Gemini request,
+// read part by part when the call is recorded): in the grid, and zoomed
+// (every part in a table, the growth chart). Issue 31: at 10,000 messages
+// a frame stays within 10 % of BenchmarkView's before the pane existed.
+//
+//	go test ./ui -run '^$' -bench 'ViewAnatomy$' -benchmem
+func BenchmarkViewAnatomy(b *testing.B) {
+	for _, sz := range benchSizes {
+		for _, n := range []int{10, 10_000} {
+			for _, zoom := range []bool{false, true} {
+				b.Run(fmt.Sprintf("%dx%d/messages=%d/zoomed=%v", sz.w, sz.h, n, zoom), func(b *testing.B) {
+					benchColour(b)
+					wd := newWorld(b)
+					cfg := wd.config()
+					cfg.NoColor = false
+					m := benchFill(b, New(cfg), sz.w, sz.h, n, geminiRequest)
+					p := m.runs[0].panes[paneAnatomy].(*anatomyPane)
+					if zoom {
+						m.focusPane(paneAnatomy)
+						m.stepper.zoomed = true
+						m.syncSizes()
+					}
+					_ = m.View()
+					if !p.shown.read || len(p.shown.call.Parts) < n {
+						b.Fatalf("the pane read %d parts of a request of %d messages (%q)", len(p.shown.call.Parts), n, p.shown.unread)
+					}
+					benchFrames(b, m)
+				})
+			}
+		}
+	}
+}
+
+// geminiRequest is msgs as a Gemini request body: contents, a system
+// instruction and a tool, as the Gemini provider writes them.
+func geminiRequest(msgs []history.Message) []byte {
+	type part map[string]any
+	contents := make([]map[string]any, 0, len(msgs))
+	for _, m := range msgs {
+		var ps []part
+		role := "user"
+		switch {
+		case m.Result != nil:
+			ps = append(ps, part{"functionResponse": map[string]any{"name": m.Result.Name, "response": map[string]any{"output": m.Result.Content}}})
+		case m.Role == history.RoleAssistant:
+			role = "model"
+			if m.Text != "" {
+				ps = append(ps, part{"text": m.Text})
+			}
+			for _, c := range m.ToolCalls {
+				ps = append(ps, part{"functionCall": map[string]any{"name": c.Name, "args": json.RawMessage(c.Args)}})
+			}
+		default:
+			ps = append(ps, part{"text": m.Text})
+		}
+		contents = append(contents, map[string]any{"role": role, "parts": ps})
+	}
+	body, err := json.Marshal(map[string]any{
+		"contents":          contents,
+		"systemInstruction": map[string]any{"parts": []part{{"text": "You are a coding agent."}}},
+		"tools":             []any{map[string]any{"functionDeclarations": []any{map[string]any{"name": "read_file", "parameters": map[string]any{"type": "OBJECT"}}}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return body
 }
 
 // BenchmarkViewCompare is a compare-mode frame: n messages per run, a 1 MiB

@@ -69,6 +69,7 @@ const (
 	paneDiagram
 	paneTools
 	panePayload
+	paneAnatomy
 	numPanes
 )
 
@@ -79,6 +80,7 @@ var paneKinds = [numPanes]func(r *runView) component{
 	paneDiagram: func(r *runView) component { return newDiagramPane(r) },
 	paneTools:   func(r *runView) component { return &toolsPane{r: r} },
 	panePayload: func(r *runView) component { return newPayloadPane(r) },
+	paneAnatomy: func(r *runView) component { return newAnatomyPane(r) },
 }
 
 // makePanes makes the run's panes (paneKinds) and keeps the four its

@@ -32,6 +32,10 @@ type dialog interface {
 // calls fit (clampScrolls); box only reads.
 type fitter interface{ fit(w, h int) }
 
+// filler is a dialog whose box takes the whole body rather than at most
+// 100 columns of it (Rosetta's four dialects side by side).
+type filler interface{ fills() bool }
+
 // top is the dialog that has the keys, or nil. The precedence, written
 // here and nowhere else: a run's step waiting for the person (approval or
 // question) is above everything, because the loop cannot move until it is

@@ -58,8 +58,8 @@ func (p *scriptedProvider) Call(ctx context.Context, req providers.Request) (*pr
 	if len(r.calls) > 0 {
 		stop = providers.StopToolUse
 	}
-	reqBody, _ := json.Marshal(map[string]any{"contents": len(req.Messages), "tools": len(req.Tools)})
-	respBody, _ := json.Marshal(map[string]any{"text": r.text, "calls": len(r.calls)})
+	usage := providers.Usage{InputTokens: 100 * p.calls, OutputTokens: 10}
+	reqBody, respBody := geminiBodies(req, msg, usage)
 	ex := providers.Exchange{
 		Method:          "POST",
 		URL:             "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
@@ -78,9 +78,47 @@ func (p *scriptedProvider) Call(ctx context.Context, req providers.Request) (*pr
 		FinishReason: "STOP",
 		Malformed:    r.malformed,
 		Fault:        r.fault,
-		Usage:        providers.Usage{InputTokens: 100 * p.calls, OutputTokens: 10},
+		Usage:        usage,
 		Exchanges:    []providers.Exchange{ex},
 	}, nil
+}
+
+// geminiBodies are a scripted call's request and reply as Gemini's
+// generateContent writes them (the shape, not the SDK's every field), so
+// the panes that read a call's bytes — Raw payload, Anatomy — read them
+// as they read a real one.
+func geminiBodies(req providers.Request, reply history.Message, usage providers.Usage) (request, response []byte) {
+	type obj = map[string]any
+	content := func(m history.Message) obj {
+		role, parts := "user", []obj{}
+		switch {
+		case m.Role == history.RoleAssistant:
+			role = "model"
+			if m.Text != "" {
+				parts = append(parts, obj{"text": m.Text})
+			}
+			for _, c := range m.ToolCalls {
+				parts = append(parts, obj{"functionCall": obj{"name": c.Name, "args": json.RawMessage(c.Args)}})
+			}
+		case m.Result != nil:
+			parts = append(parts, obj{"functionResponse": obj{"name": m.Result.Name, "response": obj{"output": m.Result.Content}}})
+		default:
+			parts = append(parts, obj{"text": m.Text})
+		}
+		return obj{"role": role, "parts": parts}
+	}
+	contents := []obj{}
+	for _, m := range history.WithoutNotes(req.Messages) {
+		contents = append(contents, content(m))
+	}
+	decls := []obj{}
+	for _, t := range req.Tools {
+		decls = append(decls, obj{"name": t.Name}) // no description: a Japanese screen shows only the script's words
+	}
+	request, _ = json.Marshal(obj{"contents": contents, "tools": []obj{{"functionDeclarations": decls}}})
+	response, _ = json.Marshal(obj{"candidates": []obj{{"content": content(reply)}},
+		"usageMetadata": obj{"promptTokenCount": usage.InputTokens, "candidatesTokenCount": usage.OutputTokens, "totalTokenCount": usage.InputTokens + usage.OutputTokens}})
+	return request, response
 }
 
 func call(id, name string, args map[string]any) history.ToolCall {

@@ -25,6 +25,7 @@ type keyMap struct {
 	Branch    key.Binding
 	WhatIf    key.Binding
 	Handout   key.Binding
+	Rosetta   key.Binding
 
 	// Panes.
 	Focus     key.Binding
@@ -86,6 +87,7 @@ func newKeyMap(l lang.Lang) keyMap {
 		Branch:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", l.T("abandoned branches"))),
 		WhatIf:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", l.T("what-if edit"))),
 		Handout:   key.NewBinding(key.WithKeys("X"), key.WithHelp("X", l.T("handout of the step shown"))),
+		Rosetta:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", l.T("this turn in every dialect"))),
 
 		Focus:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", l.T("next pane"))),
 		FocusBack: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", l.T("prev pane"))),
@@ -175,7 +177,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Step, k.Iteration, k.Continue, k.Pause, k.Break, k.Breaks, k.Prev, k.Next, k.Fork, k.ForkOnto, k.Abandon, k.Branch, k.WhatIf, k.Handout, k.Cancel},
 		{k.Focus, k.FocusBack, k.Zoom, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange},
+		{k.Expand, k.ExpandAll, k.Left, k.Right, k.ReqResp, k.Headers, k.Exchange, k.Rosetta},
 		{k.Input, k.Send, k.Newline, k.Leave, k.Lessons, k.Predict, k.Roster, k.Help, k.Quit},
 		{k.AllowOnce, k.AllowSession, k.Deny, k.Hide},
 	}

@@ -287,6 +287,7 @@ func (m *Model) keyAction(msg tea.KeyMsg) (func() tea.Cmd, bool) {
 		{k.Branch, do(m.forks.toggleBranch)},
 		{k.WhatIf, do(m.forks.whatIf)},
 		{k.Handout, do(m.room.handout)},
+		{k.Rosetta, do(m.rosetta.open)},
 		{k.Pause, notice(s.pause)},
 		{k.Input, m.focusInput},
 		{k.Leave, do(s.unzoom)},

@@ -32,7 +32,7 @@ type layoutMode int
 const (
 	layoutTooSmall layoutMode = iota
 	layoutTabs                // one pane at a time under a tab bar
-	layoutGrid                // a run's four panes (compare mode: the run shown)
+	layoutGrid                // a run's panes (compare mode: the run shown)
 	layoutCompare             // compare mode, wide: the runs side by side
 	layoutZoom                // one pane; compare mode: that pane of each run, side by side
 )
@@ -119,9 +119,10 @@ func (m *Model) computeLayout() layout {
 //   - z: the focused pane fills the body; in compare mode that pane of each
 //     run, side by side (columnsBox);
 //   - compare mode from 160 columns: each run in a column, its compact
-//     state machine over its History beside its tool calls and payload
+//     state machine over its History beside its tool calls, the anatomy
+//     of its request and its payload
 //     (columnsBox, columnBox);
-//   - otherwise a run's four panes (gridBox; compare mode: of the run
+//   - otherwise a run's panes (gridBox; compare mode: of the run
 //     shown, under the comparison strip and the run bar).
 func (s screen) layout() layout {
 	var L layout
@@ -255,13 +256,16 @@ func (s screen) underRunBar(panes *box) *box {
 	)}
 }
 
-// gridBox is a run's four panes: History on the left; the state machine
-// top right, drawn in full while the Raw payload below it keeps
-// minPayloadH rows, else compact; tool calls and the raw payload side by
-// side below it.
+// gridBox is a run's panes: History on the left; the state machine top
+// right, drawn in full while the Raw payload below it keeps minPayloadH
+// rows, else compact; below it, the tool calls (6 to 11 rows) over the
+// anatomy of the request, beside the raw payload.
 func gridBox(run int) *box {
 	pane := func(p paneID) slot { return paneSlot(run, p) }
-	below := []*box{{Key: pane(paneTools), Weight: 2}, {Key: pane(panePayload), Weight: 3}}
+	below := []*box{{Weight: 2, Dir: boxlayout.Rows, Children: []*box{
+		{Key: pane(paneTools), Weight: 1, Min: 6, Max: 11},
+		{Key: pane(paneAnatomy), Weight: 1},
+	}}, {Key: pane(panePayload), Weight: 3}}
 	return &box{Dir: boxlayout.Columns, Children: []*box{
 		{Key: pane(paneHistory), Weight: 7, Min: 40, Max: 72},
 		{Weight: 13, First: []*box{
@@ -298,8 +302,8 @@ func (s screen) columnsBox() *box {
 
 // columnBox is one run's panes in its column of compare mode: the compact
 // state machine on top (a quarter of the column, at most its compact
-// height), History on the left below it, beside the tool calls (a quarter,
-// 6 to 11 rows) over the raw payload.
+// height), History on the left below it, beside the tool calls and the
+// anatomy of the request (a fifth each, 6 to 11 rows) over the raw payload.
 func columnBox(run int) *box {
 	pane := func(p paneID) slot { return paneSlot(run, p) }
 	return &box{Dir: boxlayout.Rows, Children: []*box{
@@ -308,6 +312,7 @@ func columnBox(run int) *box {
 			{Key: pane(paneHistory), Weight: 2},
 			{Weight: 3, Dir: boxlayout.Rows, Children: []*box{
 				{Key: pane(paneTools), Weight: 1, Min: 6, Max: 11},
+				{Key: pane(paneAnatomy), Weight: 1, Min: 6, Max: 11},
 				{Key: pane(panePayload), Weight: 3},
 			}},
 		}},
@@ -355,7 +360,7 @@ func (m *Model) clampScrolls() {
 		}
 	}
 	if f, ok := m.top().(fitter); ok {
-		box, ok := overlaySize(L.body)
+		box, ok := overlaySize(m.top(), L.body)
 		if !ok {
 			box = rect{w: 4, h: 2} // no box: nothing to fit
 		}

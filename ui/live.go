@@ -36,6 +36,10 @@ type liveState struct {
 	healthLine string
 
 	lang lang.Lang // the language of the notes it adds to History
+
+	// book reads each model call's request as its step is recorded
+	// (anatomy.go).
+	book anatomyBook
 }
 
 // totals are the running numbers of the status bar. Each step keeps a copy,
@@ -61,10 +65,15 @@ type stepRecord struct {
 	// back from the session (loading: on their way; loadErr: they could not).
 	spilled, loading bool
 	loadErr          string
+
+	// anat is a model call's request read from its bytes (anatomy.go):
+	// nil for a step that made no call, and for a resumed run's past call
+	// until it is read back.
+	anat *callAnatomy
 }
 
 func newLiveState(l lang.Lang) *liveState {
-	return &liveState{cursor: -1, healthLine: healthText(l, loop.Health{}), lang: l}
+	return &liveState{cursor: -1, healthLine: healthText(l, loop.Health{}), lang: l, book: newAnatomyBook()}
 }
 
 // shownTotals are the status bar's numbers for the step the panes show: the
@@ -180,6 +189,9 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 		l.messages = t.HistoryLen - t.Notes // what the model is sent
 	}
 	l.steps = append(l.steps, stepRecord{t: t, entries: h.len(), totals: l.totals})
+	if t.LLM != nil {
+		l.steps[len(l.steps)-1].anat = l.book.read(l, len(l.steps)-1)
+	}
 }
 
 // recount counts the run's health again from the steps on its line, after

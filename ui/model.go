@@ -64,6 +64,7 @@ type Model struct {
 	room    *roomController
 	predict *predictController
 	lessons *lessonController
+	rosetta *rosettaController
 	breaks  *breakController
 }
 
@@ -142,6 +143,7 @@ func New(cfg Config) *Model {
 	m.breaks = &breakController{kit: kt, stepper: m.stepper}
 	m.forks = &forkController{kit: kt, stepper: m.stepper, dialects: cfg.Dialects, exec: tea.ExecProcess}
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
+	m.rosetta = &rosettaController{kit: kt, stepper: m.stepper}
 	if cfg.Follow != nil {
 		m.lessons.whom = m.room.whom()
 		m.lessons.recording = cfg.Follow.Pull != nil
@@ -214,13 +216,14 @@ func newInput(th theme.Theme) textarea.Model {
 }
 
 // Init starts nothing but reading back, for a resumed session, the payload
-// of the step shown, and measuring the session's size: the learner types
-// first. A follower starts listening to the run it follows; a glass box
+// of the step shown and the anatomy of its past model calls, and measuring
+// the session's size: the learner types first. A follower starts listening to the run it follows; a glass box
 // with a status segment, to what changes it.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.disk.measure(r.id, true)) // for the health line
+		cmds = append(cmds, r.live.book.readPast(r.id, r.live, r.store.load))
 		if r.listens {
 			cmds = append(cmds, r.busCmd()) // requests from outside, any time
 		}
@@ -252,6 +255,8 @@ func (m *Model) feature(msg tea.Msg) action {
 	switch msg := msg.(type) {
 	case whatIfReadyMsg:
 		return m.forks.ready(msg)
+	case rosettaMsg:
+		return m.rosetta.built(msg)
 	case busArrivedMsg:
 		return m.busArrived(msg)
 	case busCallMsg:
@@ -309,7 +314,7 @@ func (m *Model) handleRunMsg(msg runMsg) tea.Cmd {
 			m.quitPending = true
 		}
 		m.clampScrolls() // the panes follow what the step did
-	case exchangesMsg, previewMsg:
+	case exchangesMsg, previewMsg, pastAnatomyMsg:
 		m.clampScrolls()
 	}
 	if r.busy {

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/glassbox-dev/glassbox/ui/cell"
 )
 
 // A pane settles itself after a key: no follow-up by the model is needed
@@ -47,5 +50,29 @@ func TestPaneKeySettlesThePane(t *testing.T) {
 	h.send(tea.MouseMsg{X: r.x + 3, Y: r.y + 3, Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
 	if p := percent(); p >= 100 {
 		t.Errorf("a notch up after scrolling past the end did not move the Raw payload (%d%%)", p)
+	}
+}
+
+// The tab bar names the panes in full while the names and its "tab ⇥"
+// hint fit the line, else by their short names: a name is never cut
+// while the short names would have fitted (the hint used to be left out
+// of the sum, so a fifth pane's name was cut at 80 columns).
+func TestTabBarNamesFitWithTheHint(t *testing.T) {
+	w := newWorld(t)
+	h := newHarness(t, w.config(), 80, 24)
+	bar := h.m.bar
+	panes := bar.stepper.cur().panes
+	for width := 30; width <= 120; width++ {
+		line := ansi.Strip(bar.tabBar(width))
+		if !strings.HasSuffix(line, "…") {
+			continue
+		}
+		short := 0
+		for _, c := range panes {
+			short += cell.Width(" "+c.shortTitle(h.m.lang)+" ") + 1
+		}
+		if short-1+cell.Width("  tab ⇥") <= width {
+			t.Errorf("at %d columns the tab bar is cut although the short names fit: %q", width, line)
+		}
 	}
 }

@@ -332,6 +332,9 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 	case exchangesMsg:
 		r.store.loaded(msg, r.live, r.lang)
 		return nil
+	case pastAnatomyMsg:
+		r.live.book.pastRead(msg, r.live)
+		return nil
 	case handoutMsg:
 		handoutDone(r, msg)
 		return nil

@@ -196,7 +196,9 @@ func (b *statusBar) runHead(lk look, i, w int) string {
 // tabBar is the row of pane names in tabs mode; tab switches.
 func (b *statusBar) tabBar(w int) string {
 	var parts []string
-	titles := tabTitles(w, b.lang, b.stepper.cur().panes)
+	hint := b.th.Muted.Render("  tab ⇥")
+	titles := tabTitles(w-cell.Width(hint)+1, b.lang, b.stepper.cur().panes) // the hint is on the same line
+
 	for p := paneID(0); p < numPanes; p++ {
 		name := " " + titles[p] + " "
 		if p == b.stepper.pane {
@@ -205,7 +207,6 @@ func (b *statusBar) tabBar(w int) string {
 			parts = append(parts, b.th.Muted.Render(name))
 		}
 	}
-	hint := b.th.Muted.Render("  tab ⇥")
 	return cell.Truncate(strings.Join(parts, b.th.Muted.Render("│"))+hint, w, "…")
 }
 

@@ -229,9 +229,13 @@ func frame(th theme.Theme, title, info string, focused bool, r rect, content []s
 	return out
 }
 
-// overlaySize is the largest box a dialog may take over body.
-func overlaySize(body rect) (rect, bool) {
+// overlaySize is the largest box dialog d may take over body: at most 100
+// columns, or the whole body for a dialog that fills it.
+func overlaySize(d dialog, body rect) (rect, bool) {
 	w := min(body.w, 100)
+	if f, ok := d.(filler); ok && f.fills() {
+		w = body.w
+	}
 	if w < 10 || body.h < 4 {
 		return rect{}, false
 	}
@@ -241,7 +245,7 @@ func overlaySize(body rect) (rect, bool) {
 // overlayView is the dialog d on top of the body, if one is open and draws
 // a box. A run's dialog names its run in compare mode.
 func (m *Model) overlayView(d dialog, body rect) (block, bool) {
-	size, ok := overlaySize(body)
+	size, ok := overlaySize(d, body)
 	if !ok || d == nil {
 		return block{}, false
 	}

@@ -369,7 +369,7 @@ func TestIdleKeysSayWhy(t *testing.T) {
 		h.press("tab")
 	}
 	h.press("G")
-	contains(t, h.plainView(), "G works in History, Tool calls and Raw payload")
+	contains(t, h.plainView(), "G works in History, Tool calls, Raw payload and Anatomy")
 }
 
 // With NO_COLOR the help line's … carries no colour either.

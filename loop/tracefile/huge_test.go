@@ -52,13 +52,16 @@ func pad(i int) string {
 
 // A huge file is read in bounded memory: about 50 MiB of each kind —
 // 1,600 model calls — costs the heap a few MiB at any time, not the file
-// (under the race detector, which reads ten times slower, 6 MiB of each
-// against a bound of 4 MiB).
+// (under the race detector, which reads ten times slower, 400 calls —
+// about 12.5 MiB of each — against a bound of 8 MiB).
 func TestHugeFilesInBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 150 MiB (18 MiB under -race)")
 	}
-	const calls = 1600
+	calls := 1600
+	if raceEnabled {
+		calls = 400
+	}
 	otlp := func(i int) string {
 		in := fmt.Sprintf(`[{"role":"user","parts":[{"type":"text","content":%q}]}]`, pad(i))
 		out := `[{"role":"assistant","parts":[{"type":"text","content":"ok"}],"finish_reason":"stop"}]`
@@ -121,7 +124,7 @@ func TestHugeFilesInBoundedMemory(t *testing.T) {
 			}
 			bound, size := uint64(12<<20), "50 MiB"
 			if raceEnabled {
-				bound, size = 4<<20, "6 MiB"
+				bound, size = 8<<20, "12.5 MiB"
 			}
 			t.Logf("peak heap after a collection: %.1f MiB", float64(peak)/(1<<20))
 			if peak > bound {

@@ -98,9 +98,12 @@ type Call struct {
 	units []unit // the prompt in the model's order, for Between
 }
 
-// Summary is the call without its parts: what a trace record carries.
+// Summary is the call without its parts: what a trace record carries,
+// and what a front end keeps of every call of a long run. It keeps nothing
+// of the prompt's pieces either, so it cannot be compared (Between) with
+// another call: a Tracker keeps the whole of the last call for that.
 func (c Call) Summary() Call {
-	c.Parts = nil
+	c.Parts, c.units = nil, nil
 	return c
 }
 

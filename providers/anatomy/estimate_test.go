@@ -36,6 +36,20 @@ func TestEstimateAcrossParts(t *testing.T) {
 	}
 }
 
+// A summary is what a front end keeps of every call of a long run: no
+// parts, and none of the prompt's pieces a comparison reads (a 10,000
+// message run would keep thousands of them per call).
+func TestSummaryKeepsNoPieces(t *testing.T) {
+	c := Call{Parts: []Part{{Tokens: 1}}, units: []unit{{Bytes: 3}}, Bytes: 3}
+	s := c.Summary()
+	if s.Parts != nil || s.units != nil || s.Bytes != 3 {
+		t.Fatalf("summary %+v", s)
+	}
+	if len(c.units) != 1 {
+		t.Fatal("Summary changed the call it summarises")
+	}
+}
+
 // estimate counts the tokens of one piece of JSON by EstimateRule: its
 // strings' characters, a quarter token per ASCII one, one per other.
 func estimate(b []byte) int {

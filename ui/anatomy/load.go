@@ -30,17 +30,24 @@ type call struct {
 type recording struct {
 	Path  string
 	Calls []call
-	// Steps are the session's transitions (first run), with the messages
+	// Steps are the transitions of the session's run, with the messages
 	// each added; nil for a cassette.
 	Steps []loop.Transition
+	// Run names the run read in a session of several (compare mode), ""
+	// in a session of one run and in a cassette.
+	Run string
 }
 
 // load reads a session (an id or a file) or a cassette file. A file is a
-// cassette when it reads as one.
-func load(arg string, getenv func(string) string, needSteps bool) (*recording, error) {
+// cassette when it reads as one. run names the run of a compare session
+// to read ("" the first); a cassette has none to choose.
+func load(arg, run string, getenv func(string) string, needSteps bool) (*recording, error) {
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() && !needSteps {
 		if c, cerr := providers.LoadCassette(arg); cerr == nil {
 			r := &recording{Path: arg}
+			if run != "" {
+				return nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, sentence.Errorf("--run %s: %s is a cassette, which holds one run", run, arg))
+			}
 			for _, x := range c.Exchanges {
 				r.Calls = append(r.Calls, call{X: x})
 			}
@@ -55,25 +62,25 @@ func load(arg string, getenv func(string) string, needSteps bool) (*recording, e
 		}
 		return nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
-	return loadSession(path)
+	return loadSession(path, run)
 }
 
-// loadSession reads the first run of a session: its steps and the
-// exchanges of its model calls.
-func loadSession(path string) (*recording, error) {
+// loadSession reads one run of a session (the one named run, or the
+// first): its steps and the exchanges of its model calls.
+func loadSession(path, run string) (*recording, error) {
 	f, err := session.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
-	if len(f.Runs) == 0 {
-		return nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, sentence.Errorf("%s holds no run", path))
+	rl, err := pickRun(f, run)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
-	rl := f.Runs[0]
 	ts, err := loop.SessionTransitions(path, rl, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", agentrun.ErrUsage, err)
 	}
-	r := &recording{Path: path, Steps: ts}
+	r := &recording{Path: path, Steps: ts, Run: rl.Info.Name}
 	reader := loop.NewExchangeReader(path, 0)
 	for i, t := range ts {
 		if t.LLM == nil || i >= len(rl.Steps) {
@@ -88,6 +95,30 @@ func loadSession(path string) (*recording, error) {
 		}
 	}
 	return r, nil
+}
+
+// pickRun is the run of f named run (as --compare names it), or its
+// first run when run is "".
+func pickRun(f *session.File, run string) (*session.RunLog, error) {
+	if len(f.Runs) == 0 {
+		return nil, sentence.Errorf("%s holds no run", f.Path)
+	}
+	if run == "" {
+		return f.Runs[0], nil
+	}
+	var names []string
+	for _, rl := range f.Runs {
+		if rl.Info.Name == run {
+			return rl, nil
+		}
+		if rl.Info.Name != "" {
+			names = append(names, rl.Info.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, sentence.Errorf("--run %s: %s holds one run, with no name (--run is for a session of compare mode)", loop.Printable(run), f.Path)
+	}
+	return nil, sentence.Errorf("--run %s: %s has no run of that name; its runs are %s", loop.Printable(run), f.Path, strings.Join(names, ", "))
 }
 
 // ErrNoStep: the step asked for is not in the file.

@@ -25,9 +25,10 @@ func Main(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Write
 	fs.SetOutput(stderr)
 	step := fs.Int("step", 0, l.T("show the model call of step N part by part (default: every call, by kind)"))
 	asJSON := fs.Bool("json", false, l.T("print the figures as one JSON document"))
+	run := fs.String("run", "", l.T("in a session of compare mode, the run to read, named as --compare names it (default: the first)"))
 	langFlag := fs.String("lang", "", l.T("the language of the page's headings and labels: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); what the session holds is shown as it is"))
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, l.T("Usage: glassbox anatomy SESSION|CASSETTE [--step N] [--json]\n\nWhat each model call's request is made of — system prompt, tools, each message, settings — with the bytes and tokens of every part, what each call keeps from the one before (what a prompt cache can reuse) and how the requests grow.\nSESSION is an id (see 'glassbox sessions') or a session file; CASSETTE a file written with --record.\n\nFlags:"))
+		fmt.Fprintln(stderr, l.T("Usage: glassbox anatomy SESSION|CASSETTE [--step N] [--run NAME] [--json]\n\nWhat each model call's request is made of — system prompt, tools, each message, settings — with the bytes and tokens of every part, what each call keeps from the one before (what a prompt cache can reuse) and how the requests grow.\nSESSION is an id (see 'glassbox sessions') or a session file; CASSETTE a file written with --record.\n\nFlags:"))
 		fs.PrintDefaults()
 	}
 	target, err := parse(fs, args, l)
@@ -37,7 +38,7 @@ func Main(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Write
 	if l, err = lang.Choose(*langFlag, os.Getenv); err != nil {
 		return fmt.Errorf("%w: --lang: %w", agentrun.ErrUsage, err)
 	}
-	rec, err := load(target, os.Getenv, false)
+	rec, err := load(target, *run, os.Getenv, false)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,9 @@ func parse(fs *flag.FlagSet, args []string, l lang.Lang) (string, error) {
 
 // Report is what `glassbox anatomy` shows, and its --json document.
 type Report struct {
-	File  string `json:"file"`
+	File string `json:"file"`
+	// Run names the run read in a session of compare mode.
+	Run   string `json:"run,omitempty"`
 	Calls []Call `json:"calls"`
 	// Growth is the requests' size call by call.
 	Growth []anatomy.Point `json:"growth"`
@@ -108,7 +111,7 @@ type Call struct {
 // report reads every call of rec; with step, only that step's calls keep
 // their parts.
 func report(rec *recording, step int) (*Report, error) {
-	rep := &Report{File: rec.Path}
+	rep := &Report{File: rec.Path, Run: rec.Run}
 	var calls []anatomy.Call
 	for _, c := range rec.Calls {
 		a, ok, err := anatomy.FromExchange(backend.Wire(), c.X)

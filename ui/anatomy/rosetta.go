@@ -26,9 +26,10 @@ func RosettaMain(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	fs.SetOutput(stderr)
 	step := fs.Int("step", 0, l.T("the step whose conversation to show, counted from 1 as in 'glassbox sessions'"))
 	format := fs.String("format", "md", l.T("md (Markdown) or html (one self-contained file)"))
+	run := fs.String("run", "", l.T("in a session of compare mode, the run to read, named as --compare names it (default: the first)"))
 	langFlag := fs.String("lang", "", l.T("the language of the page's headings and labels: en or ja (default: from LC_ALL, LC_MESSAGES or LANG); what the session holds is shown as it is"))
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, l.T("Usage: glassbox rosetta SESSION --step N [--format md|html]\n\nThe conversation as it stood at step N, as Gemini, OpenAI chat completions, Ollama's native tools and Llama's JSON mode would each send it, built by glassbox's own providers and laid side by side, part by part.\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:"))
+		fmt.Fprintln(stderr, l.T("Usage: glassbox rosetta SESSION --step N [--run NAME] [--format md|html]\n\nThe conversation as it stood at step N, as Gemini, OpenAI chat completions, Ollama's native tools and Llama's JSON mode would each send it, built by glassbox's own providers and laid side by side, part by part.\nSESSION is an id (see 'glassbox sessions') or a session file.\n\nFlags:"))
 		fs.PrintDefaults()
 	}
 	target, err := parse(fs, args, l)
@@ -44,7 +45,7 @@ func RosettaMain(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	if *step < 1 {
 		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("--step N is needed: the step whose conversation to show, counted from 1"))
 	}
-	rec, err := load(target, os.Getenv, true)
+	rec, err := load(target, *run, os.Getenv, true)
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func RosettaMain(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	page := layout(l, rec.Path, *step, tab)
+	page := layout(l, rec, *step, tab)
 	if *format == "html" {
 		return htmlPage.Execute(stdout, page)
 	}
@@ -77,19 +78,31 @@ func (r *recording) state(n int) (providers.Request, error) {
 		if c.Step > n {
 			break
 		}
-		codec, _, ok := backend.Wire().Detect(c.X.Method, c.X.URL)
-		if !ok {
-			continue
-		}
-		if sent, err := codec.DecodeRequest(c.X.URL, c.X.RequestBody); err == nil && sent.System != "" {
-			// JSON mode's system message is the loop's prompt, then the tools.
-			req.System, _, _ = strings.Cut(sent.System, "\n\n## Tools\n")
+		if system, ok := SystemOf(c.X); ok {
+			req.System = system
 		}
 	}
 	if len(msgs) == 0 {
 		return req, fmt.Errorf("%w: %w", agentrun.ErrUsage, sentence.Errorf("step %d: the conversation is still empty", n))
 	}
 	return req, nil
+}
+
+// SystemOf is the system prompt a model call's request carried, as the
+// loop wrote it: in JSON mode without the tools' paragraphs the provider
+// adds to it. ok is false when no dialect reads the request or it has no
+// system prompt.
+func SystemOf(x providers.Exchange) (string, bool) {
+	codec, _, ok := backend.Wire().Detect(x.Method, x.URL)
+	if !ok {
+		return "", false
+	}
+	sent, err := codec.DecodeRequest(x.URL, x.RequestBody)
+	if err != nil || sent.System == "" {
+		return "", false
+	}
+	system, _, _ := strings.Cut(sent.System, "\n\n## Tools\n")
+	return system, true
 }
 
 // page is a Rosetta table worded for a person.
@@ -109,8 +122,12 @@ type pageCell struct {
 	Lost []string
 }
 
-func layout(l lang.Lang, path string, step int, tab *rosetta.Table) page {
-	p := page{Lang: l.String(), Title: l.F("One turn in every dialect: %s, step %d", loop.Printable(path), step),
+func layout(l lang.Lang, rec *recording, step int, tab *rosetta.Table) page {
+	title := l.F("One turn in every dialect: %s, step %d", loop.Printable(rec.Path), step)
+	if rec.Run != "" {
+		title = l.F("One turn in every dialect: %s, run %s, step %d", loop.Printable(rec.Path), loop.Printable(rec.Run), step)
+	}
+	p := page{Lang: l.String(), Title: title,
 		Note: l.T("Each request was built by glassbox's own provider for that dialect, through its SDK client, and read back part by part; nothing was sent.")}
 	for _, c := range tab.Columns {
 		h := l.Dyn(c.Label)
@@ -120,7 +137,7 @@ func layout(l lang.Lang, path string, step int, tab *rosetta.Table) page {
 		p.Headers = append(p.Headers, h)
 	}
 	for _, r := range tab.Rows {
-		title := rowTitle(l, r)
+		title := RowTitle(l, r)
 		pr := pageRow{Title: title, Caption: l.Dyn(r.Caption)}
 		for _, c := range r.Cells {
 			pc := pageCell{Text: loop.Printable(c.Text)}
@@ -134,7 +151,9 @@ func layout(l lang.Lang, path string, step int, tab *rosetta.Table) page {
 	return p
 }
 
-func rowTitle(l lang.Lang, r rosetta.Row) string {
+// RowTitle names a Rosetta row for a person: "system prompt", "message
+// 2: the model's tool call".
+func RowTitle(l lang.Lang, r rosetta.Row) string {
 	switch r.Kind {
 	case rosetta.RowSystem:
 		return l.T("system prompt")

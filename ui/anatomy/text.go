@@ -14,7 +14,11 @@ import (
 // part for one step), what it kept from the call before, the growth.
 func (r *Report) text(l lang.Lang) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", l.F("glassbox anatomy: %s · %d model calls", loop.Printable(r.File), len(r.Growth)))
+	if r.Run != "" {
+		fmt.Fprintf(&b, "%s\n", l.F("glassbox anatomy: %s · run %s · %d model calls", loop.Printable(r.File), loop.Printable(r.Run), len(r.Growth)))
+	} else {
+		fmt.Fprintf(&b, "%s\n", l.F("glassbox anatomy: %s · %d model calls", loop.Printable(r.File), len(r.Growth)))
+	}
 	for _, c := range r.Calls {
 		b.WriteString("\n")
 		c.write(&b, l)
@@ -40,29 +44,29 @@ func (c Call) write(b *strings.Builder, l lang.Lang) {
 	if c.Step > 0 {
 		head = append(head, l.F("step %d", c.Step))
 	}
-	head = append(head, c.Dialect, loop.Printable(c.Model), l.F("%s bytes", num(c.Bytes)))
+	head = append(head, c.Dialect, loop.Printable(c.Model), l.F("%s bytes", Num(c.Bytes)))
 	fmt.Fprintf(b, "%s\n", strings.Join(head, " · "))
 	if len(c.Parts) > 0 {
 		for _, p := range c.Parts {
-			fmt.Fprintf(b, "  %-12s %-26s %10s %8s\n", p.Kind, clip(loop.Printable(p.Label), 26), num(p.Len()), num(p.Tokens))
+			fmt.Fprintf(b, "  %-12s %-26s %10s %8s\n", p.Kind, clip(loop.Printable(p.Label), 26), Num(p.Len()), Num(p.Tokens))
 		}
 	} else {
 		for _, k := range c.Kinds {
-			fmt.Fprintf(b, "  %-12s %-26s %10s %8s\n", k.Kind, l.F("%d parts", k.Parts), num(k.Bytes), num(k.Tokens))
+			fmt.Fprintf(b, "  %-12s %-26s %10s %8s\n", k.Kind, l.F("%d parts", k.Parts), Num(k.Bytes), Num(k.Tokens))
 		}
 	}
-	fmt.Fprintf(b, "  %-39s %10s %8s %s\n", l.T("total"), num(c.Bytes), num(c.Estimated.N), l.T("estimated"))
+	fmt.Fprintf(b, "  %-39s %10s %8s %s\n", l.T("total"), Num(c.Bytes), Num(c.Estimated.N), l.T("estimated"))
 	if r := c.Reported; r != nil {
-		fmt.Fprintf(b, "  %s\n", l.F("reported by the provider: %s input tokens (%s), %s output; estimate %+d", num(r.N), r.Field, num(c.Output.N), -*c.Difference))
+		fmt.Fprintf(b, "  %s\n", l.F("reported by the provider: %s input tokens (%s), %s output; estimate %+d", Num(r.N), r.Field, Num(c.Output.N), -*c.Difference))
 		if r.Rule != "" {
 			fmt.Fprintf(b, "  %s\n", l.Dyn(r.Rule))
 		}
 	}
 	if cached := c.Cached; cached != nil {
-		fmt.Fprintf(b, "  %s\n", l.F("served from the provider's prompt cache: %s input tokens (%s)", num(cached.N), cached.Field))
+		fmt.Fprintf(b, "  %s\n", l.F("served from the provider's prompt cache: %s input tokens (%s)", Num(cached.N), cached.Field))
 	}
 	if s := c.Since; s != nil {
-		line := l.F("since the call before: %d parts kept (%s bytes), %d appended (%s bytes)", s.Kept.Parts, num(s.Kept.Bytes), s.Appended.Parts, num(s.Appended.Bytes))
+		line := l.F("since the call before: %d parts kept (%s bytes), %d appended (%s bytes)", s.Kept.Parts, Num(s.Kept.Bytes), s.Appended.Parts, Num(s.Appended.Bytes))
 		if at := s.BreaksAt; at != nil {
 			where := string(at.Kind)
 			if at.Message >= 0 {
@@ -85,12 +89,13 @@ func growth(b *strings.Builder, points []anatomy.Point) {
 	const width = 40
 	for _, p := range points {
 		n := p.Bytes * width / most
-		fmt.Fprintf(b, "  %4d %10s %s\n", p.Call, num(p.Bytes), strings.Repeat("█", max(n, 1)))
+		fmt.Fprintf(b, "  %4d %10s %s\n", p.Call, Num(p.Bytes), strings.Repeat("█", max(n, 1)))
 	}
 }
 
-// num writes n with thousands separators: 46,866.
-func num(n int) string {
+// Num writes n with thousands separators: 46,866 (a screen and a page
+// write every byte and token count so).
+func Num(n int) string {
 	s := strconv.Itoa(n)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

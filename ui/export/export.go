@@ -161,10 +161,11 @@ type runPage struct {
 	Name     string // the run's name in a comparison, "" otherwise
 	About    string // "PROVIDER · MODEL · offline · lesson write-file"
 	Steps    []stepPage
-	Timeline []row     // whole session: one line per step
-	History  []message // as of the last step shown
-	Total    int       // the run's number of steps
-	Count    string    // Total, in words: "12 steps"
+	Timeline []row       // whole session: one line per step
+	Growth   *growthPage // how the requests grew, up to the last step shown
+	History  []message   // as of the last step shown
+	Total    int         // the run's number of steps
+	Count    string      // Total, in words: "12 steps"
 }
 
 // row is one line of the whole session's timeline.
@@ -183,6 +184,7 @@ type stepPage struct {
 	Diagram   string
 	Facts     []fact
 	Calls     []call
+	Anatomy   *anatomyPage // a model call's request, part by part
 	Payloads  []payload
 }
 
@@ -318,11 +320,24 @@ func buildRun(l lang.Lang, path string, rl *session.RunLog, ts []loop.Transition
 		}
 	}
 	exchanges := loop.NewExchangeReader(path, 0) // one reader: the exchanges are stored as deltas
+	anat, growth, err := runAnatomy(l, ts, last, func(i int) (*providers.Exchange, error) {
+		xs, err := exchanges.Load(rl.Steps[i])
+		if err != nil || len(xs) == 0 {
+			return nil, err
+		}
+		x := c.m.Exchange(xs[len(xs)-1]) // the one that answered, masked as the page's payloads are
+		return &x, nil
+	}, c)
+	if err != nil {
+		return rp, err
+	}
+	rp.Growth = growth
 	for i := first; i < last; i++ {
 		sp, err := buildStep(l, exchanges, rl.Steps[i], ts[i], c)
 		if err != nil {
 			return rp, err
 		}
+		sp.Anatomy = anat[i]
 		rp.Steps = append(rp.Steps, sp)
 	}
 	return rp, nil

@@ -32,6 +32,8 @@ td code { overflow-wrap: anywhere; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } dt { font-weight: 600; } dd { margin: 0; }
 .verdict-ALLOW { color: #1e7b34; } .verdict-DENY { color: #b3261e; font-weight: 600; } .verdict-REQUIRE_USER_CONFIRMATION { color: #8a5a00; }
 .role { font-weight: 600; margin-bottom: 0; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; } .share { display: inline-block; height: .7em; background: #6c5ce7; }
+.breaks { color: #b3261e; font-weight: 600; } svg.growth { display: block; margin: .5rem 0 1rem; } svg.growth text { font: 11px system-ui, sans-serif; fill: #444; }
 @media print { pre { white-space: pre-wrap; } h3 { break-before: page; } }
 </style>
 </head>
@@ -57,6 +59,27 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } d
 <tr><td>{{.Seq}}</td><td><code>{{.From}}</code></td><td><code>{{.Edge}}</code></td><td><code>{{.To}}</code></td><td>{{.Notes}}</td></tr>
 {{- end}}
 </table>
+{{- with .Growth}}
+<h3>{{$.L.GrowthHead}}</h3>
+{{- with .Chart}}
+<svg class="growth" xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="{{$.L.GrowthHead}}">
+<line x1="50" y1="{{.Base}}" x2="{{.W}}" y2="{{.Base}}" stroke="#999"/>
+<text x="46" y="24" text-anchor="end">{{.Max}}</text>
+<text x="46" y="{{.Base}}" text-anchor="end">0</text>
+{{- $base := .Base}}
+{{- range .Bars}}
+<rect x="{{printf "%.1f" .X}}" y="{{printf "%.1f" .Y}}" width="{{printf "%.1f" .W}}" height="{{printf "%.1f" .H}}" fill="#6c5ce7"><title>{{.Title}}</title></rect>{{if .Label}}<text x="{{printf "%.1f" .X}}" y="{{$base}}" dy="14">{{.Label}}</text>{{end}}
+{{- end}}
+</svg>
+{{- end}}
+<table>
+<tr>{{range $.L.GrowthColumns}}<th>{{.}}</th>{{end}}</tr>
+{{- range .Rows}}
+<tr><td class="n">{{.Call}}</td><td class="n">{{.Step}}</td><td class="n">{{.Bytes}}</td><td class="n">{{.Estimated}}</td><td class="n">{{.Reported}}</td><td class="n">{{.Kept}}</td><td class="n">{{.Appended}}</td><td>{{if eq .Breaks "–"}}–{{else}}<code>{{.Breaks}}</code>{{end}}</td></tr>
+{{- end}}
+</table>
+<p>{{.Sum}}</p>
+{{- end}}
 {{- end}}
 {{- range .Steps}}
 <article>
@@ -79,6 +102,37 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } d
 <tr><td><code>{{.Name}}</code></td><td><code>{{.Args}}</code></td><td class="verdict-{{.Verdict}}">{{.Verdict}}{{if .Approval}} → {{.Approval}}{{end}}</td><td>{{.Rule}}</td><td>{{.Reason}}</td><td>{{.Status}}</td><td>{{.Result}}</td></tr>
 {{- end}}
 </table>
+{{- end}}
+{{- with .Anatomy}}
+<h4>{{.Head}}</h4>
+{{- if .Unread}}
+<p><code>{{.Unread}}</code></p>
+{{- else}}
+<p><code>{{.About}}</code></p>
+<p>{{$.L.KindsHead}}:</p>
+<table>
+<tr>{{range $.L.KindColumns}}<th>{{.}}</th>{{end}}</tr>
+{{- range .Kinds}}
+<tr><td><code>{{.Kind}}</code></td><td class="n">{{.Parts}}</td><td class="n">{{.Bytes}}</td><td class="n">{{.Tokens}}</td><td><span class="share" style="width: {{.Share}}%"></span> {{.Share}} %</td></tr>
+{{- end}}
+</table>
+<p>{{$.L.TokensHead}}:</p>
+<table>
+<tr>{{range $.L.TokenColumns}}<th>{{.}}</th>{{end}}</tr>
+{{- range .Tokens}}
+<tr><td>{{.Label}}</td><td class="n">{{.N}}</td><td>{{.Source}}</td></tr>
+{{- end}}
+</table>
+<p{{if .Breaks}} class="breaks"{{end}}>{{.Since}}</p>
+<details><summary>{{$.L.PartsHead}}</summary>
+<table>
+<tr>{{range $.L.PartColumns}}<th>{{.}}</th>{{end}}</tr>
+{{- range .Parts}}
+<tr><td><code>{{.Kind}}</code></td><td><code>{{.Label}}</code></td><td class="n">{{.Bytes}}</td><td class="n">{{.Tokens}}</td></tr>
+{{- end}}
+</table>
+</details>
+{{- end}}
 {{- end}}
 {{- range $i, $x := .Payloads}}
 <h4>{{$.L.Exchange}}: <code>{{$x.Title}}</code></h4>

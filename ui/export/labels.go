@@ -16,6 +16,13 @@ type labels struct {
 	ResponseHeaders, ResponseBody          string
 	Ended                                  string
 	History, HistoryAsOf, Empty            string
+	// The anatomy of a model call's request, and a run's growth.
+	KindsHead, PartsHead, TokensHead string
+	KindColumns                      [5]string // kind, parts, bytes, tokens, share of the bytes
+	PartColumns                      [4]string // part, label, bytes, tokens
+	TokenColumns                     [3]string // figure, tokens, where it comes from
+	GrowthHead                       string
+	GrowthColumns                    [8]string // call, step, bytes, tokens estimated, tokens reported, kept, appended, cache breaks at
 }
 
 // labelsIn is the labels in language l.
@@ -42,5 +49,13 @@ func labelsIn(l lang.Lang) labels {
 		History:         l.T("History"),
 		HistoryAsOf:     l.T("History as of this step"),
 		Empty:           l.T("(empty)"),
+		KindsHead:       l.T("What it is made of (tokens estimated)"),
+		PartsHead:       l.T("Part by part, in the body's order (tokens estimated)"),
+		TokensHead:      l.T("Tokens, and where each figure comes from"),
+		KindColumns:     [5]string{l.T("kind"), l.T("parts"), l.T("bytes"), l.T("tokens"), l.T("share of the bytes")},
+		PartColumns:     [4]string{l.T("part"), l.T("label"), l.T("bytes"), l.T("tokens")},
+		TokenColumns:    [3]string{l.T("figure"), l.T("tokens"), l.T("where it comes from")},
+		GrowthHead:      l.T("Growth: every call sends the whole conversation again"),
+		GrowthColumns:   [8]string{l.T("call"), l.T("at step"), l.T("bytes"), l.T("tokens, estimated"), l.T("tokens, reported"), l.T("kept"), l.T("appended"), l.T("cache breaks at")},
 	}
 }

@@ -28,9 +28,10 @@ func writeMarkdown(b *bytes.Buffer, p *page) {
 		fmt.Fprintf(b, "%s · %s\n\n", span(r.About), r.Count)
 		if p.Whole {
 			writeTimeline(b, L, r.Timeline)
+			writeGrowthMarkdown(b, L, r.Growth)
 		}
 		for _, s := range r.Steps {
-			writeStepMarkdown(b, L, s)
+			writeStepMarkdown(b, L, s, !p.Whole)
 		}
 		if !p.Whole && len(r.Steps) == 0 {
 			b.WriteString(L.Ended + "\n\n")
@@ -58,7 +59,7 @@ func writeTimeline(b *bytes.Buffer, L labels, rows []row) {
 	b.WriteString("\n")
 }
 
-func writeStepMarkdown(b *bytes.Buffer, L labels, s stepPage) {
+func writeStepMarkdown(b *bytes.Buffer, L labels, s stepPage, parts bool) {
 	fmt.Fprintf(b, "### %s %d: %s\n\n", L.Step, s.Seq, span(s.Arc))
 	fmt.Fprintf(b, "%s %d · %s\n\n", L.Iteration, s.Iteration, s.Time)
 	fence(b, "text", s.Diagram)
@@ -91,6 +92,9 @@ func writeStepMarkdown(b *bytes.Buffer, L labels, s stepPage) {
 		}
 		b.WriteString("\n")
 	}
+	if s.Anatomy != nil {
+		writeAnatomyMarkdown(b, L, s.Anatomy, parts)
+	}
 	for i, x := range s.Payloads {
 		fmt.Fprintf(b, "#### %s %d: %s\n\n%s", L.Exchange, i+1, span(x.Title), x.Timing)
 		if x.Redacted != "" {
@@ -107,6 +111,55 @@ func writeStepMarkdown(b *bytes.Buffer, L labels, s stepPage) {
 		fmt.Fprintf(b, "%s:\n\n", L.ResponseBody)
 		fence(b, "json", x.ResponseBody)
 	}
+}
+
+// writeAnatomyMarkdown is a model call's request: its kinds, its token
+// figures with where each comes from, what it did with the call before,
+// and (one step's page) every part.
+func writeAnatomyMarkdown(b *bytes.Buffer, L labels, a *anatomyPage, parts bool) {
+	fmt.Fprintf(b, "#### %s\n\n", plainLine(a.Head))
+	if a.Unread != "" {
+		fmt.Fprintf(b, "%s\n\n", span(a.Unread))
+		return
+	}
+	fmt.Fprintf(b, "%s\n\n%s:\n\n| %s |\n|---|---:|---:|---:|---|\n", span(a.About), L.KindsHead, strings.Join(L.KindColumns[:], " | "))
+	for _, k := range a.Kinds {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d %% |\n", span(k.Kind), k.Parts, k.Bytes, k.Tokens, k.Share)
+	}
+	fmt.Fprintf(b, "\n%s:\n\n| %s |\n|---|---:|---|\n", L.TokensHead, strings.Join(L.TokenColumns[:], " | "))
+	for _, t := range a.Tokens {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", t.Label, t.N, cellText(plainLine(t.Source)))
+	}
+	fmt.Fprintf(b, "\n%s\n\n", plainLine(a.Since))
+	if !parts {
+		return
+	}
+	fmt.Fprintf(b, "%s:\n\n| %s |\n|---|---|---:|---:|\n", L.PartsHead, strings.Join(L.PartColumns[:], " | "))
+	for _, p := range a.Parts {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", span(p.Kind), cellText(span(p.Label)), p.Bytes, p.Tokens)
+	}
+	b.WriteString("\n")
+}
+
+// writeGrowthMarkdown is how a run's requests grew: a table with a bar of
+// each call's bytes.
+func writeGrowthMarkdown(b *bytes.Buffer, L labels, g *growthPage) {
+	if g == nil {
+		return
+	}
+	fmt.Fprintf(b, "### %s\n\n| %s | |\n|---:|---:|---:|---:|---:|---:|---:|---|---|\n", L.GrowthHead, strings.Join(L.GrowthColumns[:], " | "))
+	for _, r := range g.Rows {
+		fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.Call, r.Step, r.Bytes, r.Estimated, r.Reported, r.Kept, r.Appended, cellText(codeOr(r.Breaks)), r.BarChars)
+	}
+	fmt.Fprintf(b, "\n%s\n\n", plainLine(g.Sum))
+}
+
+// codeOr is s as a code span, or a dash as it is.
+func codeOr(s string) string {
+	if s == "–" {
+		return s
+	}
+	return span(s)
 }
 
 // fence writes text as a fenced code block whose fence is longer than any

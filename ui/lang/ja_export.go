@@ -109,5 +109,17 @@ func init() {
 		"OTEL_EXPORTER_OTLP_PROTOCOL=%s: glassbox sends OTLP over HTTP (http/protobuf or http/json), not %s":                    "OTEL_EXPORTER_OTLP_PROTOCOL=%s: glassbox は OTLP を HTTP(http/protobuf か http/json)で送ります。%s には対応していません",
 		"want an http:// or https:// URL with a host, such as http://localhost:4318":                                            "http:// か https:// で始まり、ホストを含む URL を指定してください(例: http://localhost:4318)",
 		"put credentials in OTEL_EXPORTER_OTLP_HEADERS, not in the URL":                                                         "認証情報は URL ではなく OTEL_EXPORTER_OTLP_HEADERS に書いてください",
+
+		// the anatomy of a model call's request, and a run's growth
+		"Anatomy of the request: call %d": "リクエストの解剖: 呼び出し %d",
+		"%s bytes in %d parts":            "%s バイト、%d 部分",
+		"The call before could not be read, so there is nothing to compare with.": "前の呼び出しを読めなかったので、比べるものがありません。",
+		"figure":                                 "数",
+		"where it comes from":                    "出どころ",
+		"call":                                   "呼び出し",
+		"at step":                                "ステップ",
+		"cache breaks at":                        "キャッシュが途切れる場所",
+		"call %d: %s bytes, %s tokens estimated": "呼び出し %d: %s バイト、推定 %s トークン",
+		"Since the call before: %d parts kept (%s bytes), %d appended (%s bytes).": "前の呼び出しから: %d 部分はそのまま (%s バイト)、%d 部分を追加 (%s バイト)。",
 	})
 }
