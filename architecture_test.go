@@ -65,9 +65,10 @@ func TestDependencyRule(t *testing.T) {
 		"history":   {},
 	}
 	// The glass box's front ends: the command, the server that runs a
-	// glass box per SSH connection, and glassbox open, which runs one on a
-	// trace file (docs/architecture.md says why they sit above ui).
-	frontEnds := []string{module, module + "/ui/serve", module + "/ui/open"}
+	// glass box per SSH connection, glassbox tap, which runs one around
+	// another agent, and glassbox open, which runs one on a trace file
+	// (docs/architecture.md says why they sit above ui).
+	frontEnds := []string{module, module + "/ui/serve", module + "/ui/tapbox", module + "/ui/open"}
 	// narrow[p] lists all the module's packages p may import, where the
 	// folder rule allows more: the shell analysis reads a string and knows
 	// nothing of the engine, calls or providers (docs/architecture.md,

@@ -40,6 +40,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/open"
 	"github.com/glassbox-dev/glassbox/ui/serve"
 	"github.com/glassbox-dev/glassbox/ui/sessions"
+	"github.com/glassbox-dev/glassbox/ui/tapbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -124,6 +125,7 @@ func subcommands() []subcommand {
 		{"lessons", "", "list the bundled offline lessons", listLessons, false},
 		{"sessions", "[--stats [ID]]", "list the saved sessions (resume one with --resume ID); --stats adds each run's health", exits("glassbox sessions", sessions.Main), false},
 		{"export", "SESSION [--step N] [--format md|html|har] [--out FILE]", "a step or a whole session as a self-contained page (a handout), or its HTTP exchanges as HAR", exits("glassbox export", export.Main(version)), false},
+		{"tap", "[flags]", "a glass box around any agent: its model calls held and stepped (point it at the address printed)", exits("glassbox tap", tapbox.Main(version)), false},
 		{"anatomy", "SESSION|CASSETTE [--step N] [--run NAME] [--json]", "what each model call's request is made of, what each part costs, and how the requests grow", exits("glassbox anatomy", anatomycmd.Main), false},
 		{"rosetta", "SESSION --step N [--run NAME] [--format md|html]", "one step's conversation as every dialect would send it, side by side", exits("glassbox rosetta", anatomycmd.RosettaMain), false},
 		{"open", "FILE [--json]", "step through a trace another tool wrote (HAR, OTLP JSON, Gemini CLI telemetry), read only", exits("glassbox open", open.Main), false},
@@ -674,7 +676,7 @@ func serveRoom(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 			fmt.Fprintf(stderr, "glassbox serve: %s\n", l.T("--instruct runs your glass box here and needs a terminal"))
 			return exitUsage
 		}
-		ctx = tuiContext(ctx)
+		ctx = ui.Context(ctx)
 	}
 	if err := serve.Main(ctx, o, stdout); err != nil {
 		return fail(l, stderr, "glassbox serve", err)
@@ -734,15 +736,16 @@ func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr)
 		return strings.TrimSpace(pw), err
 	}
-	if err := serve.FollowMain(tuiContext(ctx), o); err != nil {
+	if err := serve.FollowMain(ui.Context(ctx), o); err != nil {
 		return fail(l, stderr, "glassbox follow", err)
 	}
 	return exitOK
 }
 
-// runTUI opens the full-screen glass box.
-func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	var tf tuiFlags
+// readTUIFlags reads the glass box's command line and checks that it can
+// open; flag.ErrHelp means the help was asked for and shown.
+func readTUIFlags(args []string, stdout, stderr io.Writer) (agentrun.Config, *tuiFlags, []breakpoint.Breakpoint, lang.Lang, error) {
+	tf := &tuiFlags{}
 	c, rest, err := loadConfigWith("glassbox", args, false, stderr, tf.bind)
 	if err == nil {
 		err = tf.bus.check(c)
@@ -752,11 +755,27 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		bps, err = tf.breakpoints()
 	}
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return c, tf, nil, lang.EN, err
 	}
 	l := chosenLang(c, err, args)
 	if err == nil {
 		err = tuiCanOpen(rest, stdout, l)
+	}
+	return c, tf, bps, l, err
+}
+
+// runTUI opens the full-screen glass box.
+func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	c, tf, bps, l, err := readTUIFlags(args, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err == nil && tapbox.IsCassette(c.Replay) {
+		// A tap's recording: another agent's calls, stepped again.
+		if err := tapbox.Replay(ctx, c.Replay, bps, l); err != nil {
+			return fail(l, stderr, "glassbox --replay", err)
+		}
+		return exitOK
 	}
 	if err == nil {
 		c.Version = version
@@ -801,7 +820,7 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 		defer stop()
 	}
-	tctx := tuiContext(ctx)
+	tctx := ui.Context(ctx)
 	if tf.bus.addr != "" {
 		on, err := tf.bus.listen(tctx, cfg.Runs[0].Bus)
 		if err != nil {
@@ -879,29 +898,6 @@ func tuiEnded(ctx context.Context, err error, runs []*agentrun.Run, l lang.Lang,
 		return exitProvider
 	}
 	return exitOK
-}
-
-// tuiGrace is how long the TUI gets to end by itself on SIGINT or SIGTERM
-// before its context is cancelled.
-const tuiGrace = time.Second
-
-// tuiContext is the context the TUI runs under. Bubble Tea handles SIGINT
-// and SIGTERM itself by quitting; cancelling its context at the same moment
-// can deadlock its shutdown (v1.3.10: the signal handler blocks sending its
-// quit message to a program that is being killed). So those two cancel the
-// TUI only if it has not ended within tuiGrace; SIGHUP, which Bubble Tea
-// does not handle, cancels it at once. Either way ctx — what main checks
-// afterwards — says which signal ended the run.
-func tuiContext(ctx context.Context) context.Context {
-	tui, cancel := context.WithCancelCause(context.Background())
-	go func() {
-		<-ctx.Done()
-		if cause := context.Cause(ctx); !strings.Contains(cause.Error(), syscall.SIGHUP.String()) {
-			time.Sleep(tuiGrace)
-		}
-		cancel(context.Cause(ctx))
-	}()
-	return tui
 }
 
 // fail prints err in language l and returns its exit code: 2 for usage

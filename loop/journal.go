@@ -33,6 +33,10 @@ type Journal struct {
 	exchanges exchangeWriter
 	answers   *KeptAnswers // the person's kept answers (KeepAnswers)
 
+	// observed counts the messages Observed has written (with those of the
+	// session it goes on with: ObservedAfter).
+	observed int
+
 	// The crash tests' hook (SetTestCrash).
 	crashState State
 	crashMid   bool
@@ -162,6 +166,39 @@ func (j *Journal) commit(e *Engine, t *Transition, cp Checkpoint) {
 	j.changes = append(j.changes, rec.Changes)
 	j.fail(j.w.Write(rec))
 }
+
+// Observed writes a step glassbox did not take but saw — a foreign agent's,
+// made from its HTTP exchanges by loop/outside for glassbox tap — with its
+// exchanges, and the checkpoint the step itself implies (no engine keeps
+// one). It sets t.ExchangesAt, as commit does.
+//
+// The file's history is append-only: each step's messages add to it. An
+// agent's own conversation may start again (a new session of the agent),
+// so the length the file records is the messages written so far, not the
+// agent's (t.HistoryLen).
+func (j *Journal) Observed(t *Transition) {
+	j.observed += len(t.Added)
+	rec := session.Record{Kind: session.KindStep, Run: j.run, Seq: t.Seq, Added: t.Added, Len: j.observed}
+	cp := Checkpoint{Seq: t.Seq, State: t.To, Iteration: t.Iteration, HistoryLen: j.observed, Pending: t.Pending}
+	var err error
+	if rec.Trace, err = json.Marshal(t); err == nil {
+		rec.Checkpoint, err = json.Marshal(cp)
+	}
+	if err != nil {
+		j.fail(err)
+		return
+	}
+	if len(t.Exchanges) > 0 {
+		rec.Exchanges, err = j.exchanges.write(j.w, t.Exchanges)
+		j.fail(err)
+		t.ExchangesAt = rec.Exchanges
+	}
+	j.fail(j.w.Write(rec))
+}
+
+// ObservedAfter says the session already holds n messages: a resumed tap
+// session's steps, which Observed's go on from.
+func (j *Journal) ObservedAfter(n int) { j.observed = n }
 
 func (j *Journal) changesSinceBefore() *session.Changes {
 	defer func() { j.before, j.beforeErr = nil, "" }()

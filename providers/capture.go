@@ -34,6 +34,11 @@ type Transport struct {
 	// Limits bound every exchange (zero fields: the defaults); set them
 	// before the first request.
 	Limits Limits
+	// PassOversize passes a response body longer than MaxResponseBytes on
+	// whole instead of failing the call: the exchange keeps its first
+	// MaxResponseBytes and says its length in ResponseSize. glassbox tap
+	// sets it: whatever an agent's service sends reaches the agent.
+	PassOversize bool
 
 	base   http.RoundTripper
 	redact *redactor
@@ -384,6 +389,16 @@ func (c *capture) bodyEnded(err error) {
 	c.complete()
 }
 
+// oversize records the whole length of a response body the capture kept
+// only the first MaxResponseBytes of.
+func (c *capture) oversize(n int64) {
+	c.mu.Lock()
+	if !c.done {
+		c.ex.ResponseSize = n
+	}
+	c.mu.Unlock()
+}
+
 // complete hands the finished exchange on, exactly once.
 func (c *capture) complete() {
 	c.mu.Lock()
@@ -433,6 +448,9 @@ type capturedBody struct {
 }
 
 func (b *capturedBody) Read(p []byte) (int, error) {
+	if b.read >= MaxResponseBytes && b.capture.transport.PassOversize {
+		return b.pass(p)
+	}
 	if b.read >= MaxResponseBytes {
 		b.capture.bodyEnded(ErrResponseTooLarge)
 		return 0, ErrResponseTooLarge
@@ -457,7 +475,30 @@ func (b *capturedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// pass reads on past what the capture keeps, counting the bytes: the
+// exchange ends with the body's whole length.
+func (b *capturedBody) pass(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	b.read += n
+	if n > 0 && b.capture.watch != nil {
+		b.capture.watch.alive()
+	}
+	if err != nil {
+		if b.capture.watch != nil {
+			err = b.capture.watch.explain(err)
+		}
+		if b.read > MaxResponseBytes {
+			b.capture.oversize(int64(b.read))
+		}
+		b.capture.bodyEnded(err)
+	}
+	return n, err
+}
+
 func (b *capturedBody) Close() error {
+	if b.read > MaxResponseBytes {
+		b.capture.oversize(int64(b.read))
+	}
 	err := b.body.Close()
 	b.capture.bodyEnded(nil)
 	return err

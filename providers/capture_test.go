@@ -392,3 +392,35 @@ func BenchmarkCaptureOneMiB(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+// A tap passes an oversize response on whole (PassOversize): the caller
+// reads every byte, the exchange keeps the first MaxResponseBytes and says
+// the whole length. Without the option the call fails at the limit.
+func TestPassOversizeResponse(t *testing.T) {
+	big := strings.Repeat("x", MaxResponseBytes+12345)
+	for _, pass := range []bool{true, false} {
+		var got Exchange
+		tr := NewTransport(servePieces(http.Header{"Content-Type": {"text/plain"}}, big[:MaxResponseBytes/2], big[MaxResponseBytes/2:]))
+		tr.PassOversize = pass
+		tr.OnExchange = func(x Exchange) { got = x }
+		req, _ := http.NewRequest(http.MethodGet, "http://example.invalid/big", nil)
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !pass {
+			if !errors.Is(err, ErrResponseTooLarge) || len(body) != MaxResponseBytes {
+				t.Errorf("without PassOversize: read %d bytes, err %v", len(body), err)
+			}
+			continue
+		}
+		if err != nil || len(body) != len(big) {
+			t.Fatalf("read %d of %d bytes, err %v", len(body), len(big), err)
+		}
+		if len(got.ResponseBody) != MaxResponseBytes || got.ResponseSize != int64(len(big)) || got.Err != "" {
+			t.Errorf("kept %d bytes, size %d, err %q", len(got.ResponseBody), got.ResponseSize, got.Err)
+		}
+	}
+}

@@ -116,6 +116,11 @@ type Exchange struct {
 	Total time.Duration `json:"total_ns"`
 	// Redacted names every header, parameter or value that was masked.
 	Redacted []string `json:"redacted,omitempty"`
+	// RequestSize and ResponseSize, when set, are a body's whole length
+	// where only its first part was kept (RequestBody, ResponseBody): the
+	// call passed it on whole (glassbox tap).
+	RequestSize  int64 `json:"request_size,omitempty"`
+	ResponseSize int64 `json:"response_size,omitempty"`
 	// Err is set when the exchange failed on the transport (no status).
 	Err string `json:"error,omitempty"`
 	// Divergence is set on replay when the request differs from the one

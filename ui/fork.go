@@ -447,6 +447,7 @@ func (c *forkController) whatIf() action {
 // folder (or could not be written there).
 type whatIfReadyMsg struct {
 	run       int
+	hold      int // a tap's held request (0: the engine's context)
 	dir, path string
 	before    []byte
 	editor    []string
@@ -468,6 +469,9 @@ func (c *forkController) ready(msg whatIfReadyMsg) action {
 		}
 		if msg.dir != "" {
 			os.RemoveAll(msg.dir) // the folder MkdirTemp made, nothing else
+		}
+		if msg.hold > 0 { // a tap's held request (tapController.whatIf)
+			return tapEditedMsg{hold: msg.hold, before: done.before, after: done.after, err: done.err, readErr: done.readErr}
 		}
 		return done
 	})}

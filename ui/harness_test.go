@@ -32,6 +32,30 @@ type harness struct {
 	// normalize, if set, rewrites each message before Update sees it
 	// (golden tests zero the measured durations).
 	normalize func(tea.Msg) tea.Msg
+	// late, when set, takes the messages of commands that wait for
+	// something outside the model (a tap's next news): such a command is
+	// left running, as the runtime would, and await feeds its message in
+	// when it comes.
+	late chan tea.Msg
+}
+
+// lateAfter is how long a command may take before a harness with late
+// leaves it running.
+const lateAfter = 50 * time.Millisecond
+
+// await feeds the messages of the commands left running until ok holds,
+// failing the test after a deadline.
+func (h *harness) await(what string, ok func() bool) {
+	h.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !ok() {
+		select {
+		case msg := <-h.late:
+			h.send(msg)
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
 }
 
 func newHarness(t testing.TB, cfg Config, w, h int) *harness {
@@ -89,10 +113,18 @@ func (h *harness) run(c tea.Cmd) tea.Msg {
 	}
 	out := make(chan tea.Msg, 1)
 	go func() { out <- c() }()
+	limit := 10 * time.Second
+	if h.late != nil {
+		limit = lateAfter
+	}
 	select {
 	case msg := <-out:
 		return msg
-	case <-time.After(10 * time.Second):
+	case <-time.After(limit):
+		if h.late != nil {
+			go func() { h.late <- <-out }()
+			return nil
+		}
 		h.t.Fatal("a command did not return within 10s")
 		return nil
 	}

@@ -45,6 +45,8 @@ type historyEntry struct {
 	isError  bool
 	expanded bool
 	edit     *loop.ContextEdit // entryEdit: what the edit changed
+	// outside: a user's words as another agent sent them (a tap).
+	outside bool
 
 	cacheW   int
 	cacheExp bool
@@ -90,6 +92,9 @@ func (e *historyEntry) build(th theme.Theme, l lang.Lang, w int) []string {
 func (e *historyEntry) speech(th theme.Theme, l lang.Lang) (head string, st lipgloss.Style, text string) {
 	switch e.kind {
 	case entryUser:
+		if e.outside {
+			return "● " + l.T("user (as the agent sent it)"), th.RoleUser, e.text
+		}
 		return "● " + l.T("you"), th.RoleUser, e.text
 	case entryFeedback:
 		return "↺ loop → model " + l.T("(feedback, so it can repair its reply)"), th.RoleFeedback, e.text

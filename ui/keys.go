@@ -244,6 +244,11 @@ func (m *Model) firstKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.clampScrolls()
 		return tea.Batch(cmd, m.stepper.fetchPayloads()), true
 	}
+	if a, handled := m.tap.key(msg); handled {
+		cmd := m.apply(a)
+		m.clampScrolls()
+		return tea.Batch(cmd, m.stepper.fetchPayloads()), true
+	}
 	if key.Matches(msg, k.Step) && m.stepper.returnToPresent() {
 		m.bar.notice = presentNotice(m.lang)
 		return m.stepper.fetchPayloads(), true // a past step is shown: come back first

@@ -26,6 +26,9 @@ type lessonController struct {
 	sent    bool   // its request was sent (or the session is resumed)
 	sandbox string // Config.Sandbox, for the welcome
 	whom    string // a follower's: whom it follows ("" otherwise)
+	// intro is a tap's welcome (Tap.Intro): where it listens, what to
+	// set, what it cannot see (nil: not a tap).
+	intro []string
 	// recording: the followed run is a recording the person steps
 	// through (Follow.Pull: glassbox open).
 	recording bool
@@ -92,6 +95,9 @@ func (c *lessonController) request(typed string) (text, scored string, fromBus, 
 // placeholder is the input line's placeholder: the starting lesson until it
 // has been sent; a follower's, what they may do.
 func (c *lessonController) placeholder() string {
+	if c.intro != nil {
+		return c.lang.T("a tap sends nothing: the agent's person types in the agent's own terminal · space steps · c runs · q quits")
+	}
 	if c.recording {
 		return c.lang.T("read-only: a trace file · space steps · i an iteration · c a turn · [ ] back in time · q quits")
 	}

@@ -15,6 +15,9 @@ import (
 type liveState struct {
 	state     loop.State
 	iteration int
+	// outside: the steps are another agent's, seen by a tap (a user's
+	// words are what that agent sent).
+	outside bool
 
 	// steps is every transition received, in order: the checkpoints that
 	// [ and ] move between.
@@ -74,6 +77,17 @@ type stepRecord struct {
 
 func newLiveState(l lang.Lang) *liveState {
 	return &liveState{cursor: -1, healthLine: healthText(l, loop.Health{}), lang: l, book: newAnatomyBook()}
+}
+
+// stepAt is the step numbered seq, searched from the latest (a zero
+// Transition numbered seq when it is not kept).
+func (l *liveState) stepAt(seq int) loop.Transition {
+	for i := len(l.steps) - 1; i >= 0; i-- {
+		if l.steps[i].t.Seq == seq {
+			return l.steps[i].t
+		}
+	}
+	return loop.Transition{Seq: seq}
 }
 
 // shownTotals are the status bar's numbers for the step the panes show: the
@@ -179,9 +193,12 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 		h.add(&historyEntry{kind: entryNote, text: l.lang.F("%s, inferred: %s", t.Edge, l.lang.Dyn(t.Inferred))})
 	}
 	if t.Output != nil {
-		if t.Output.Halted {
+		switch {
+		case t.Output.Halted:
 			h.add(&historyEntry{kind: entryHalt, text: haltText(l.lang, t)})
-		} else {
+		case l.outside && t.Inferred != "":
+			h.add(&historyEntry{kind: entryNote, text: l.lang.T("the agent shows its user the answer (inferred: a tap does not see it)")})
+		default:
 			h.add(&historyEntry{kind: entryNote, text: l.lang.F("answer delivered to %s", t.Output.Target)})
 		}
 	}
@@ -227,7 +244,7 @@ func (l *liveState) addMessage(h *historyPane, msg history.Message) {
 		if msg.Feedback {
 			kind = entryFeedback
 		}
-		h.add(&historyEntry{kind: kind, text: msg.Text})
+		h.add(&historyEntry{kind: kind, text: msg.Text, outside: l.outside})
 	case history.RoleAssistant:
 		if strings.TrimSpace(msg.Thought) != "" {
 			h.add(&historyEntry{kind: entryThought, text: msg.Thought})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 
+	"time"
+
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/spinner"
@@ -66,6 +68,7 @@ type Model struct {
 	lessons *lessonController
 	rosetta *rosettaController
 	breaks  *breakController
+	tap     *tapController // nil unless the glass box is a tap's
 }
 
 // kit is what the panes' frames, the bars and the dialogs draw with and
@@ -116,6 +119,33 @@ func newKit(l lang.Lang, th theme.Theme) *kit {
 	return k
 }
 
+// openRun hands run r the glass box's hooks and its past: a resumed
+// session's steps (through the room when they are another's: a
+// follower's, a tap's), and its notes.
+func (m *Model) openRun(r *runView, rc RunConfig) {
+	cfg := m.cfg
+	r.disk.path = cfg.Session
+	r.observe, r.observeWire, r.status, r.telemetry = cfg.OnTransition, cfg.OnWire, cfg.Status, cfg.Telemetry
+	if m.tap != nil {
+		r.tapStatus, r.live.outside = m.tap.status, true
+	}
+	if cfg.Follow != nil || cfg.Tap != nil {
+		for _, t := range rc.Past {
+			m.room.record(r, t)
+		}
+		rc.Past = nil
+	}
+	r.loadPast(rc.Past)
+	for _, n := range rc.Notes {
+		r.history.note(n)
+	}
+	if n := len(rc.Past); n > 0 {
+		m.lessons.sent = true // a resumed session is past its first request
+		r.history.note(cfg.Lang.F(
+			"resumed: the %d step%s above %s the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", n, plural(n), isAre(n), rc.Past[n-1].Seq))
+	}
+}
+
 // New builds the UI around cfg's engine (or cfg.Runs' engines). It reads
 // each engine's current state and history (a resumed session shows what it
 // already holds), so call it before any Step runs.
@@ -148,27 +178,16 @@ func New(cfg Config) *Model {
 		m.lessons.whom = m.room.whom()
 		m.lessons.recording = cfg.Follow.Pull != nil
 	}
+	if cfg.Tap != nil {
+		m.tap = &tapController{kit: kt, stepper: m.stepper, room: m.room, src: cfg.Tap.Source, now: time.Now}
+		m.lessons.intro = cfg.Tap.Intro
+		m.tap.syncBreaks()
+	}
 	m.input = newInput(kt.th)
 	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(kt.th.Warning))
 	m.lessons.addWelcome()
 	for i, r := range m.runs {
-		r.disk.path = cfg.Session
-		r.observe, r.observeWire, r.status, r.telemetry = cfg.OnTransition, cfg.OnWire, cfg.Status, cfg.Telemetry
-		if cfg.Follow != nil {
-			for _, t := range runs[i].Past {
-				m.room.record(r, t)
-			}
-			runs[i].Past = nil
-		}
-		r.loadPast(runs[i].Past)
-		for _, n := range runs[i].Notes {
-			r.history.note(n)
-		}
-		if len(runs[i].Past) > 0 {
-			m.lessons.sent = true // a resumed session is past its first request
-			r.history.note(cfg.Lang.F(
-				"resumed: the %d step%s above %s the session's past ([ and ] move through them, f forks from one); space goes on from step #%d", len(runs[i].Past), plural(len(runs[i].Past)), isAre(len(runs[i].Past)), runs[i].Past[len(runs[i].Past)-1].Seq))
-		}
+		m.openRun(r, runs[i])
 	}
 	// The past now lives in the runs' own records: the model keeps no
 	// second list of a long session's steps.
@@ -176,8 +195,8 @@ func New(cfg Config) *Model {
 	for i := range m.cfg.Runs {
 		m.cfg.Runs[i].Past = nil
 	}
-	m.lessons.refreshWelcome()         // a resumed session offers no first lesson
-	m.inputFocused = cfg.Follow == nil // a follower has nothing to send
+	m.lessons.refreshWelcome()                           // a resumed session offers no first lesson
+	m.inputFocused = cfg.Follow == nil && cfg.Tap == nil // a follower, a tap, have nothing to send
 	if m.inputFocused {
 		m.input.Focus()
 	}
@@ -220,7 +239,7 @@ func newInput(th theme.Theme) textarea.Model {
 // the session's size: the learner types first. A follower starts listening to the run it follows; a glass box
 // with a status segment, to what changes it.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd()}
+	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd(), m.tap.cmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.disk.measure(r.id, true)) // for the health line
 		cmds = append(cmds, r.live.book.readPast(r.id, r.live, r.store.load))
@@ -238,7 +257,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		return m, m.handleResize(msg)
 	case tea.KeyMsg:
-		return m, m.handleKey(msg)
+		cmd := m.handleKey(msg)
+		m.tap.syncBreaks() // b or K may have changed what a tap holds
+		return m, cmd
 	case tea.MouseMsg:
 		return m, m.handleMouse(msg)
 	case forkDoneMsg: // it names its run, but the fork controller takes it
@@ -265,6 +286,12 @@ func (m *Model) feature(msg tea.Msg) action {
 		return say(string(msg))
 	case followMsg:
 		return m.room.followed(msg)
+	case tapMsg:
+		return m.tap.tapped(msg)
+	case tapTickMsg:
+		return m.tap.ticked()
+	case tapEditedMsg:
+		return m.tap.edited(msg)
 	case changedMsg:
 		return action{cmd: m.room.changedCmd()} // the frame is drawn again: Config.Status is read anew
 	case spinner.TickMsg:

@@ -210,13 +210,13 @@ func (p *anatomyPane) settle() bool {
 		if s.key != p.shown.key {
 			p.readRequest(&s, *r.inflight, len(r.live.steps))
 		}
-	case sel >= 0 && r.live.steps[sel].preview != nil && r.live.steps[sel].t.Edge == loop.EdgeContextReady && r.live.steps[sel].preview.err == nil:
-		pv := r.live.steps[sel].preview
+	case sel >= 0 && p.unsent(sel) != nil:
+		x := p.unsent(sel)
 		k := sort.SearchInts(at, sel+1)
 		s = anatomyShown{what: shownPreview, n: k + 1, upto: k, seq: r.live.steps[sel].t.Seq}
-		s.key = anatomyKey{shownPreview, s.seq, bodyKey(pv.ex.RequestBody), s.n}
+		s.key = anatomyKey{shownPreview, s.seq, bodyKey(x.RequestBody), s.n}
 		if s.key != p.shown.key {
-			p.readRequest(&s, pv.ex, sel+1)
+			p.readRequest(&s, *x, sel+1)
 		}
 	default:
 		s = p.sentOrNone(at, sel)
@@ -229,6 +229,22 @@ func (p *anatomyPane) settle() bool {
 	}
 	p.shown = s
 	return true
+}
+
+// unsent is the request step sel assembled and has not sent yet: the
+// engine's preview of it, or, on a tap, the agent's request as it arrived
+// (held, or on its way); nil for none.
+func (p *anatomyPane) unsent(sel int) *providers.Exchange {
+	st := &p.r.live.steps[sel]
+	switch {
+	case st.t.Edge != loop.EdgeContextReady:
+		return nil
+	case st.preview != nil && st.preview.err == nil:
+		return &st.preview.ex
+	case p.r.live.outside && len(st.t.Exchanges) > 0:
+		return &st.t.Exchanges[len(st.t.Exchanges)-1]
+	}
+	return nil
 }
 
 // sentOrNone is the call step sel belongs to, read unless it is the one
@@ -309,6 +325,8 @@ func (p *anatomyPane) readRequest(s *anatomyShown, x providers.Exchange, i int) 
 func (p *anatomyPane) noCall(sel int) string {
 	l := p.r.lang
 	switch {
+	case sel < 0 && p.r.live.outside:
+		return l.T("No model call yet: point the agent at the tap (History says how). What each request it sends is made of, and what each part costs, appears here.")
 	case sel < 0:
 		return l.T("No model call yet. Send a request and step to AWAITING_LLM_RESPONSE: what the request is made of, and what each part costs, appears here.")
 	case p.r.live.steps[sel].t.Edge == loop.EdgeContextReady && p.r.live.travelling():

@@ -57,7 +57,7 @@ func (d *diagramPane) view(lk look, in rect, focused bool) ([]string, string) {
 	r := d.r
 	state, t := r.shownState()
 	l := r.lang
-	v := diagram.View{Current: state, Breakpoints: r.breaks.Marks(), Lang: l}
+	v := diagram.View{Current: state, Breakpoints: r.breaks.Marks(), Lang: l, Outside: r.live.outside}
 	if t != nil {
 		v.LastFrom, v.LastEdge = t.From, t.Edge
 		if t.Event != nil && t.Event.Source != "ui" { // the person's own typing needs no label

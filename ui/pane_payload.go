@@ -343,6 +343,8 @@ func (p *payloadPane) payloadHint(lk look, w int) []string {
 	switch {
 	case len(r.live.steps) == 0 && r.backend == "file":
 		s = r.lang.T("No model call yet: space steps through the file to its first call; what the file holds of it appears here.")
+	case len(r.live.steps) == 0 && r.live.outside:
+		s = r.lang.T("No model call yet: point the agent at the tap (History says how). Each call's exact HTTP request and reply appear here, held until space.")
 	case len(r.live.steps) == 0:
 		s = r.lang.T("No model call yet. Send a request, then step (space) until AWAITING_LLM_RESPONSE: the exact HTTP request and the model's response appear here.")
 	case r.busy && state == loop.AwaitingLLMResponse && !r.live.travelling():

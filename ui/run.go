@@ -14,6 +14,9 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
+	"syscall"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -110,6 +113,9 @@ type Config struct {
 	Breakpoints []breakpoint.Breakpoint
 	// Follow makes the glass box a read-only view of another's run.
 	Follow *Follow
+	// Tap makes the glass box a tap's: another agent's calls, held and
+	// stepped here (glassbox tap).
+	Tap *Tap
 	// Status, when set, is one more status bar segment (key, value), read
 	// at every frame: how many follow the instructor, whom a follower follows.
 	Status func() (key, value string)
@@ -121,16 +127,25 @@ type Config struct {
 	Room *Room
 }
 
-// Run opens the full-screen UI and returns when the person quits or ctx
-// ends. Nothing is printed to stdout besides the UI itself.
-func Run(ctx context.Context, cfg Config) error {
+// runnable says what cfg lacks to run: an engine for each run, unless
+// the runs are another's (a follower's, a tap's).
+func (cfg Config) runnable() error {
 	if cfg.Engine == nil && len(cfg.Runs) == 0 {
 		return errors.New("ui.Run: Config.Engine (or Config.Runs) is required")
 	}
 	for i, rc := range cfg.Runs {
-		if rc.Engine == nil && cfg.Follow == nil { // a follower draws another's run
+		if rc.Engine == nil && cfg.Follow == nil && cfg.Tap == nil { // a follower or a tap draws another's run
 			return fmt.Errorf("ui.Run: Config.Runs[%d].Engine is required", i)
 		}
+	}
+	return nil
+}
+
+// Run opens the full-screen UI and returns when the person quits or ctx
+// ends. Nothing is printed to stdout besides the UI itself.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.runnable(); err != nil {
+		return err
 	}
 	if cfg.NoColor && termenv.EnvColorProfile() == termenv.Ascii && isTerminal() {
 		// NO_COLOR asks for no colour, not for no emphasis: lipgloss reads
@@ -192,3 +207,27 @@ func IsTerminal(w io.Writer) bool {
 
 // isTerminal reports whether standard output is a terminal (never style a pipe).
 func isTerminal() bool { return term.IsTerminal(os.Stdout.Fd()) }
+
+// tuiGrace is how long the TUI gets to end by itself on SIGINT or SIGTERM
+// before its context is cancelled.
+const tuiGrace = time.Second
+
+// Context is the context the TUI runs under, for a front end whose ctx
+// ends on a signal. Bubble Tea handles SIGINT and SIGTERM itself by
+// quitting; cancelling its context at the same moment can deadlock its
+// shutdown (v1.3.10: the signal handler blocks sending its quit message to
+// a program that is being killed). So those two cancel the TUI only if it
+// has not ended within tuiGrace; SIGHUP, which Bubble Tea does not handle,
+// cancels it at once. Either way ctx — what the caller checks afterwards —
+// says which signal ended the run.
+func Context(ctx context.Context) context.Context {
+	tui, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		<-ctx.Done()
+		if cause := context.Cause(ctx); !strings.Contains(cause.Error(), syscall.SIGHUP.String()) {
+			time.Sleep(tuiGrace)
+		}
+		cancel(context.Cause(ctx))
+	}()
+	return tui
+}

@@ -119,6 +119,8 @@ type runView struct {
 	// edit is what a what-if changed in the context about to be sent (a
 	// unified diff), shown with the request until the next step.
 	edit string
+	// tapStatus is a tap's segment of the status bar (nil: not a tap).
+	tapStatus func(lang.Lang) string
 }
 
 // OntoFunc builds the provider of another dialect (named as --compare

@@ -274,6 +274,9 @@ func statusParts(r *runView, lk look, backend string) (parts []string, backendAt
 	if travel := travelSegment(r, lk); travel != "" {
 		parts = append(parts, travel)
 	}
+	if r.tapStatus != nil {
+		parts = append(parts, seg("tap", r.tapStatus(l)))
+	}
 	if r.status != nil {
 		if k, v := r.status(); k != "" {
 			parts = append(parts, seg(l.Dyn(k), v)) // the serve side's label ("followers")

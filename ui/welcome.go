@@ -21,6 +21,9 @@ func (c *lessonController) addWelcome() {
 
 func (c *lessonController) welcomeText(r *runView) string {
 	l := c.lang
+	if c.intro != nil { // a tap's: where it listens, what to set, what it cannot see
+		return strings.Join(c.intro, "\n")
+	}
 	var b strings.Builder
 	b.WriteString(l.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time.") + "\n")
 	if c.stepper.compare() {
@@ -37,17 +40,7 @@ func (c *lessonController) welcomeText(r *runView) string {
 	case backend != "":
 		fmt.Fprintf(&b, "%s %s · %s%s\n", r.provider, r.model, backend, parenthesised(r.reasonIn(l)))
 	}
-	switch strings.ToLower(r.backend) {
-	case "offline":
-		b.WriteString(l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real.") + "\n")
-		b.WriteString(l.F("To go live: %s.", goLive(l)) + "\n")
-	case "replay":
-		b.WriteString(l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.") + "\n")
-	case "live":
-		b.WriteString(l.T("LIVE: every model call is a real request to the provider.") + "\n")
-	case "file":
-		b.WriteString(l.T("FILE: a trace another agent left, stepped through here; the steps glassbox cannot see, only infer (the agent approving and running its tools, showing its answer), say so.") + "\n")
-	}
+	b.WriteString(backendNote(l, r.backend))
 	if r.workspace != "" {
 		b.WriteString(l.F("Workspace (the only folder the tools may touch): %s", r.workspace) + "\n")
 	}
@@ -64,6 +57,22 @@ func (c *lessonController) welcomeText(r *runView) string {
 		b.WriteString("\n▶ " + l.F("Press Enter to send the %s lesson: %q", ls.Name, firstLineOf(ls.Request)))
 	}
 	return b.String()
+}
+
+// backendNote is the welcome's line on where the model's answers come
+// from ("" for a backend with none).
+func backendNote(l lang.Lang, backend string) string {
+	switch strings.ToLower(backend) {
+	case "offline":
+		return l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real.") + "\n" + l.F("To go live: %s.", goLive(l)) + "\n"
+	case "replay":
+		return l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.") + "\n"
+	case "live":
+		return l.T("LIVE: every model call is a real request to the provider.") + "\n"
+	case "file":
+		return l.T("FILE: a trace another agent left, stepped through here; the steps glassbox cannot see, only infer (the agent approving and running its tools, showing its answer), say so.") + "\n"
+	}
+	return ""
 }
 
 // refreshWelcome says the welcome again for the lesson on offer now: once a

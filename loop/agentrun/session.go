@@ -308,6 +308,10 @@ func prefixName(name string) string {
 	return "[" + name + "] "
 }
 
+// tapBackend is the backend a tap's session names (loop/tap.CassetteProvider,
+// spelled here so that opening a run does not depend on the tap).
+const tapBackend = "tap"
+
 // resumedConfig is the Config of a run as the session's header recorded
 // it, with the person's flags where they apply (--yes, --trace, --json,
 // --record, and the backend when --offline, --live or --replay is given).
@@ -326,11 +330,8 @@ func resumedConfig(c Config, path string, info session.RunInfo) (Config, error) 
 		rc.Lesson = info.Lesson
 	}
 	rc.MaxIterations = info.MaxIterations
-	if rc.MaxIterations < 1 {
-		return rc, sentence.Errorf("%w: the session %s says max_iterations %d; it has been edited or is damaged", ErrUsage, path, info.MaxIterations)
-	}
-	if info.Policy != "" && c.Policy == "" {
-		return rc, sentence.Errorf("%w: the session %s ran under the policy file %s; glassbox never takes rules from a session file. To go on under them, name the file yourself: glassbox --resume %s --policy %s", ErrUsage, path, info.Policy, path, info.Policy)
+	if err := refuseResume(c, path, info); err != nil {
+		return rc, err
 	}
 	ws, err := sessionWorkspace(path, info, c.Workspace)
 	if err != nil {
@@ -357,6 +358,21 @@ func resumedConfig(c Config, path string, info session.RunInfo) (Config, error) 
 		return rc, sentence.Errorf("%w: the session's workspace %s is gone (%v); a session can only continue on its files", ErrUsage, rc.Workspace, err)
 	}
 	return rc, nil
+}
+
+// refuseResume says why a run of the session at path cannot go on as c
+// asks: it is a tap's, it is damaged, or it names a policy file the person
+// did not name again.
+func refuseResume(c Config, path string, info session.RunInfo) error {
+	switch {
+	case info.Backend == tapBackend:
+		return sentence.Errorf("%w: %s is the session of a tap (another agent's calls): go on with it with glassbox tap --resume %s", ErrUsage, path, path)
+	case info.MaxIterations < 1:
+		return sentence.Errorf("%w: the session %s says max_iterations %d; it has been edited or is damaged", ErrUsage, path, info.MaxIterations)
+	case info.Policy != "" && c.Policy == "":
+		return sentence.Errorf("%w: the session %s ran under the policy file %s; glassbox never takes rules from a session file. To go on under them, name the file yourself: glassbox --resume %s --policy %s", ErrUsage, path, info.Policy, path, info.Policy)
+	}
+	return nil
 }
 
 // forkRun applies --from and --provider/--tool-mode to a resumed run.

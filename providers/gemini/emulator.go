@@ -20,6 +20,7 @@ import (
 // the lists are decoded by hand (oneOrMany).
 type geminiRequest struct {
 	Contents              json.RawMessage         `json:"contents"`
+	System                *geminiInContent        `json:"systemInstruction"`
 	Tools                 json.RawMessage         `json:"tools"`
 	GenerationConfig      *geminiGenerationConfig `json:"generationConfig"`
 	GenerationConfigSnake *geminiGenerationConfig `json:"generation_config"`
@@ -120,7 +121,15 @@ func parseGemini(body offline.Body, s *geminiSide) (offline.ModelCall, bool, err
 	}
 	thoughts := gc != nil && gc.ThinkingConfig != nil && gc.ThinkingConfig.IncludeThoughts
 	decl := s.tools.read(req.Tools)
-	return fold.Call(body.Size(), decl.any, decl.mcp), thoughts, nil
+	if req.System != nil {
+		// An agent may say there where it works (foreign agents: the
+		// tutor makes absolute paths from it).
+		parts, _ := oneOrMany[geminiInPart](req.System.Parts)
+		for _, it := range geminiUserItems(parts) {
+			fold.Look(it.Text)
+		}
+	}
+	return fold.Call(body.Size(), decl.any, decl.mcp).Declaring(decl.tools), thoughts, nil
 }
 
 // geminiModelItem reads a model turn: function calls and non-thought text.
@@ -146,15 +155,17 @@ func geminiModelItem(parts []geminiInPart) offline.Turn {
 }
 
 // geminiUserItems reads a user turn: function responses become tool
-// results, text parts user text.
+// results, each text part a user text of its own: an agent may send what
+// it tells the model about itself (Gemini CLI's session context) and then
+// the person's words, as two parts of one turn; the last is the request.
 func geminiUserItems(parts []geminiInPart) []offline.Turn {
 	var items []offline.Turn
 	var text []string
 	flush := func() {
-		if len(text) > 0 {
-			items = append(items, offline.Turn{Kind: offline.TurnUser, Text: strings.Join(text, "\n")})
-			text = nil
+		for _, t := range text {
+			items = append(items, offline.Turn{Kind: offline.TurnUser, Text: t})
 		}
+		text = nil
 	}
 	for _, p := range parts {
 		fr := p.FunctionResponse
@@ -191,7 +202,9 @@ func geminiDeclarations(raw json.RawMessage) declarations {
 	for _, t := range tools {
 		for _, key := range []string{"functionDeclarations", "function_declarations"} {
 			var decls []struct {
-				Name string `json:"name"`
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
+				Schema     json.RawMessage `json:"parametersJsonSchema"`
 			}
 			if json.Unmarshal(t[key], &decls) != nil {
 				continue
@@ -199,6 +212,11 @@ func geminiDeclarations(raw json.RawMessage) declarations {
 			for _, f := range decls {
 				d.any = true
 				d.names = append(d.names, f.Name)
+				schema := f.Parameters
+				if len(schema) == 0 {
+					schema = f.Schema
+				}
+				d.tools = append(d.tools, offline.ReadDeclared(f.Name, schema))
 			}
 		}
 	}
@@ -521,6 +539,9 @@ type declarations struct {
 	any   bool     // at least one function
 	names []string // their names, in order
 	mcp   []string // those that are MCP tools (mcpTools)
+	// tools are each with its parameters, for a foreign agent's
+	// (offline.ModelCall.Declaring).
+	tools []offline.DeclaredTool
 }
 
 // toolsCache reads a request's tools once and again only when they

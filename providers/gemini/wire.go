@@ -18,6 +18,10 @@ import (
 // Family is the API family's name in package wire.
 const Family = "gemini"
 
+// Endpoint is the Gemini API's own address, where a tap sends Gemini
+// calls by default.
+const Endpoint = "https://generativelanguage.googleapis.com"
+
 // Codec reads the Gemini API's generateContent and streamGenerateContent
 // calls.
 func Codec() wire.Codec {
@@ -27,6 +31,8 @@ func Codec() wire.Codec {
 		Route:    route,
 		Request:  decodeRequest,
 		Response: decodeResponse,
+		Endpoint: func(func(string) string) string { return Endpoint },
+		BaseVar:  BaseURLVar,
 	}
 }
 

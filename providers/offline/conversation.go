@@ -143,6 +143,12 @@ type Conversation struct {
 	// tally counts what the steps hold, kept as they are added, so a
 	// script's question about a long turn does not read all of it again.
 	tally tally
+	// roles carry the tutor's calls over to the tools a foreign agent
+	// declared (foreign.go); the zero value reads glassbox's own.
+	roles roles
+	// workdir is the working directory the agent said it works in, in
+	// its system prompt or its first message ("" when it said none).
+	workdir string
 }
 
 // tally is what the steps since the request add up to.
@@ -268,6 +274,7 @@ func (f *Folder) Add(it Turn) {
 	c := &f.conv
 	switch it.Kind {
 	case TurnUser, TurnFeedback:
+		f.Look(it.Text)
 		if f.havePrev && isFeedback(f.prev, it.Text) {
 			it.Kind = TurnFeedback
 			c.steps = append(c.steps, it)
@@ -297,6 +304,15 @@ func (f *Folder) Add(it Turn) {
 		c.tally.add(it)
 	}
 	f.prev, f.havePrev = it, true
+}
+
+// Look keeps the working directory an agent says it works in (its system
+// prompt, its first message: foreign.go), until one is found. Add looks
+// at every user text; an emulator gives it the system prompt.
+func (f *Folder) Look(text string) {
+	if f.conv.workdir == "" {
+		f.conv.workdir = workdirIn(text)
+	}
 }
 
 // Fork returns a folder that continues from f's state without changing

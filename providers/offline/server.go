@@ -27,6 +27,10 @@ type Config struct {
 	// watch chunks arrive. Zero answers at once. The wait ends early when the
 	// request's context is cancelled.
 	Latency time.Duration
+	// AnyModel answers a call to any model name, where a simulated server
+	// otherwise has only its own: behind glassbox tap, an agent asks for
+	// the model it was set up with.
+	AnyModel bool
 }
 
 // ModelVersion is the model the simulated servers say answered, so no
@@ -207,6 +211,15 @@ func (m ModelCall) Misfired() bool { return m.conv.misfired() }
 // MCPTools are the MCP tools the request declares (Folder.Call).
 func (m ModelCall) MCPTools() []string { return m.conv.mcpTools }
 
+// Declaring is the call with the tools its request declares, each with
+// its parameters' JSON Schema: a foreign agent's tools (not glassbox's)
+// are driven by what they are for (foreign.go). An emulator passes every
+// tool it read.
+func (m ModelCall) Declaring(tools []DeclaredTool) ModelCall {
+	m.conv.roles = bindRoles(tools)
+	return m
+}
+
 // Say is en or ja, in the language of the request (the tutor answers in
 // it): for the words an emulator writes itself.
 func (m ModelCall) Say(en, ja string) string { return m.conv.lang.say(en, ja) }
@@ -280,9 +293,18 @@ func (t *Tutor) Answer(ctx context.Context, m ModelCall, wait time.Duration) (Re
 			}
 		}
 	}
-	r := decide(m.conv)
-	if !m.tools {
-		r = withoutTools(r, m.conv.lang)
+	conv := m.conv
+	if conv.roles.foreign() {
+		// A foreign agent's tools: the tutor decides in glassbox's.
+		conv.roles.workdir = conv.workdir
+		conv = conv.roles.inward(conv)
+	}
+	r := decide(conv)
+	switch {
+	case !m.tools:
+		r = withoutTools(r, conv.lang)
+	case conv.roles.foreign():
+		r = conv.roles.outward(r, conv.lang)
 	}
 	return r, nil
 }
@@ -362,6 +384,12 @@ func (p *Pacer) Sent() {
 
 // Elapsed is when the latest event was due, after the first.
 func (p *Pacer) Elapsed() time.Duration { return p.due }
+
+// ModelKnown reports whether the simulated server has model: its own
+// (known), or any name with Config.AnyModel.
+func (t *Tutor) ModelKnown(model string, known ...string) bool {
+	return t.cfg.AnyModel || slices.Contains(known, model)
+}
 
 // ChunkDelay spreads the second half of the latency over n chunks.
 func (t *Tutor) ChunkDelay(n int) time.Duration {

@@ -93,7 +93,7 @@ func (s *ollamaSide) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case strings.HasSuffix(p, "/api/show"):
 		if offline.RequireMethod(w, r, http.MethodPost) {
-			serveOllamaShow(w, r)
+			s.serveShow(w, r)
 		}
 	case strings.HasSuffix(p, "/api/version"):
 		if offline.RequireMethod(w, r, http.MethodGet, http.MethodHead) {
@@ -119,9 +119,6 @@ const ollamaVersion = "0.17.4"
 // and /api/chat and /api/show answer 404 `model '…' not found` for any
 // other name, as a server that has pulled only this model does.
 const defaultOllamaModel = "llama3.1:8b"
-
-// ollamaModelKnown reports whether the simulated server "has" model.
-func ollamaModelKnown(model string) bool { return model == defaultOllamaModel }
 
 // ollamaNotFound is Ollama's 404 for a model it does not have
 // (server/routes.go: fmt.Sprintf("model '%s' not found", req.Model)).
@@ -186,6 +183,7 @@ func (t *ollamaTurns) add(msg api.Message) {
 	switch msg.Role {
 	case "system":
 		t.prompted = slices.Concat(t.prompted, offline.PromptToolNames(msg.Content))
+		t.fold.Look(msg.Content) // where an agent says it works (foreign agents)
 	case "user":
 		if r, ok := jsonToolResult(msg.Content); ok {
 			t.fold.Add(offline.Turn{Kind: offline.TurnResult, Result: r})
@@ -264,17 +262,20 @@ func parseOllamaChat(body offline.Body, cache *offline.TurnCache[ollamaTurns]) (
 	}
 	cache.Remember(body, "messages", r, in.Messages, t)
 	var mcp []string
+	var declared []offline.DeclaredTool
 	switch md {
 	case modeNative:
 		var names []string
 		for _, tool := range in.Tools {
 			names = append(names, tool.Function.Name)
+			schema, _ := json.Marshal(tool.Function.Parameters)
+			declared = append(declared, offline.ReadDeclared(tool.Function.Name, schema))
 		}
 		mcp = offline.MCPTools(names)
 	case modeJSON:
 		mcp = offline.MCPTools(t.prompted)
 	}
-	return in.ChatRequest, chatCall{t.fold.Call(body.Size(), md != modePlain, mcp), md}, nil
+	return in.ChatRequest, chatCall{t.fold.Call(body.Size(), md != modePlain, mcp).Declaring(declared), md}, nil
 }
 
 // jsonReply is the reply shape the Llama JSON-mode system prompt asks for.
@@ -504,7 +505,7 @@ func (s *ollamaSide) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !ollamaModelKnown(req.Model) {
+	if !s.tutor.ModelKnown(req.Model, defaultOllamaModel) {
 		ollamaNotFound(w, req.Model)
 		return
 	}
@@ -598,9 +599,9 @@ func serveOllamaTags(w http.ResponseWriter) {
 	}}})
 }
 
-// serveOllamaShow answers POST /api/show for any model name: the tutor
+// serveShow answers POST /api/show for any model name: the tutor
 // supports completion and tools.
-func serveOllamaShow(w http.ResponseWriter, r *http.Request) {
+func (s *ollamaSide) serveShow(w http.ResponseWriter, r *http.Request) {
 	body, err := offline.ReadBody(r)
 	if err != nil {
 		writeOllamaError(w, http.StatusBadRequest, err.Error())
@@ -623,7 +624,7 @@ func serveOllamaShow(w http.ResponseWriter, r *http.Request) {
 		writeOllamaError(w, http.StatusBadRequest, "model is required")
 		return
 	}
-	if !ollamaModelKnown(name) {
+	if !s.tutor.ModelKnown(name, defaultOllamaModel) {
 		ollamaNotFound(w, name)
 		return
 	}

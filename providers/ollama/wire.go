@@ -26,6 +26,8 @@ func Codec() wire.Codec {
 		Route:    route,
 		Request:  decodeRequest,
 		Response: decodeResponse,
+		Endpoint: func(getenv func(string) string) string { h, _ := HostFrom(getenv); return h },
+		BaseVar:  SourceOllamaHost,
 	}
 }
 

@@ -81,7 +81,8 @@ type openAIRequest struct {
 	Tools []struct {
 		Type     string `json:"type"`
 		Function struct {
-			Name string `json:"name"`
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
 	Stream        bool `json:"stream"`
@@ -144,6 +145,8 @@ func (t openAITurns) Fork() openAITurns {
 // add reads one message.
 func (t *openAITurns) add(msg openAIMessage) error {
 	switch msg.Role {
+	case "system", "developer":
+		t.fold.Look(msg.text()) // where an agent says it works (foreign agents)
 	case "user":
 		t.fold.Add(offline.Turn{Kind: offline.TurnUser, Text: msg.text()})
 	case "assistant":
@@ -216,10 +219,12 @@ func parseOpenAIChat(body offline.Body, cache *offline.TurnCache[openAITurns]) (
 	}
 	cache.Remember(body, "messages", r, in.Messages, t)
 	var names []string
+	var declared []offline.DeclaredTool
 	for _, tool := range req.Tools {
 		names = append(names, tool.Function.Name)
+		declared = append(declared, offline.ReadDeclared(tool.Function.Name, tool.Function.Parameters))
 	}
-	return req, t.fold.Call(body.Size(), len(req.Tools) > 0, offline.MCPTools(names)), nil
+	return req, t.fold.Call(body.Size(), len(req.Tools) > 0, offline.MCPTools(names)).Declaring(declared), nil
 }
 
 // openAIChunk is one chat.completion.chunk event.
@@ -322,7 +327,7 @@ func (s *openAISide) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeOpenAIError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	if req.Model != DefaultModel {
+	if !s.tutor.ModelKnown(req.Model, DefaultModel) {
 		openAINotFound(w, req.Model)
 		return
 	}

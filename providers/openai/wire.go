@@ -16,14 +16,21 @@ import (
 // Family is the API family's name in package wire.
 const Family = "openai"
 
+// Endpoint is OpenAI's own address (the paths begin with /v1), where a
+// tap sends chat completions by default.
+const Endpoint = "https://api.openai.com"
+
 // Codec reads POST …/chat/completions and passes through the model list.
 func Codec() wire.Codec {
 	return wire.Codec{
-		Family:   Family,
-		Paths:    []string{"/v1/chat/completions"},
-		Route:    route,
-		Request:  decodeRequest,
-		Response: decodeResponse,
+		Family:     Family,
+		Paths:      []string{"/v1/chat/completions"},
+		Route:      route,
+		Request:    decodeRequest,
+		Response:   decodeResponse,
+		Endpoint:   func(func(string) string) string { return Endpoint },
+		BaseVar:    BaseURLVar,
+		BaseSuffix: "/v1",
 	}
 }
 

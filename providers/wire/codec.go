@@ -40,6 +40,14 @@ type Codec struct {
 	// Response reads the reply to req (nil when the request could not be
 	// read): the dialect's fields, Complete, and Error for an error body.
 	Response func(req *Request, r Reply) *Response
+	// Endpoint is the family's own service, where its calls go when
+	// nothing else is said (glassbox tap's default upstream), read from
+	// getenv where the family has a variable for it.
+	Endpoint func(getenv func(string) string) string
+	// BaseVar is the variable agents read for the family's address, and
+	// BaseSuffix what follows the address in it: a tap at ADDR is reached
+	// with BaseVar=http://ADDR+BaseSuffix.
+	BaseVar, BaseSuffix string
 }
 
 // Reply is a response body as a codec reads it.

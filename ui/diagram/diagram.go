@@ -42,6 +42,9 @@ type View struct {
 	// "mcp_bus", …) and From who sent it, when the source says (the MCP
 	// bus's client): the footer names where the new event came from.
 	Source, From string
+	// Outside: the steps are another agent's, seen from outside (a tap):
+	// the footer says what happens in each state as far as that shows.
+	Outside bool
 }
 
 // The markers drawn in the two cells before a state's name. They carry the
@@ -157,6 +160,9 @@ func footer(th theme.Theme, v View, width int, compact bool, name func(loop.Stat
 // in the context: the event just taken, or the result (or error) the last
 // transition recorded.
 func explainNow(v View) string {
+	if v.Outside {
+		return ExplainOutside(v.Lang, v.Current)
+	}
 	if v.Current == loop.AssemblingContext {
 		switch {
 		case v.LastEdge == loop.EdgeNewEvent && v.From != "":
