@@ -5,7 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
 )
@@ -18,11 +17,6 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == mcptool.DemoArg {
 		os.Exit(realMain(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	// The screens the docs quote (TestDocQuotes) are drawn with the
-	// dialects they were written with, as the front ends' goldens are
-	// (backend.UseFixedForTests): adding a dialect rewrites no quote. The
-	// built binary the end-to-end tests run has every dialect.
-	backend.UseFixedForTests()
 	code := m.Run()
 	removeBusBinary()
 	os.Exit(code)
