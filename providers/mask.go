@@ -545,32 +545,55 @@ func hexColumns(t []byte, from, to, print int, words bool) []dumpByte {
 			i++
 			continue
 		}
-		j := i
-		for j < to && isHex(t[j:j+1]) {
-			j++
-		}
-		if j == i || j < to && t[j] != ' ' || (j-i)%2 != 0 {
+		j := hexRun(t, i, to)
+		if j < 0 {
 			break // not a dump column
 		}
-		if words && j-i == 4 {
-			out = append(out,
-				dumpByte{b: byte(unhex(t[i+2 : i+4])), col: i + 2, colEnd: i + 4, print: -1},
-				dumpByte{b: byte(unhex(t[i : i+2])), col: i, colEnd: i + 2, print: -1})
-		} else {
-			for k := i; k < j; k += 2 {
-				out = append(out, dumpByte{b: byte(unhex(t[k : k+2])), col: k, colEnd: k + 2, print: -1})
-			}
-		}
+		out = appendGroup(out, t, i, j, words)
 		i = j
 	}
 	if print >= 0 {
-		for k := range out {
-			if p := print + k; p < len(t) && t[p] != '|' && t[p] != '\n' {
-				out[k].print = p
-			}
-		}
+		printColumn(out, t, print)
 	}
 	return out
+}
+
+// hexRun is the end of the group of hex digits starting at i (before to),
+// or -1 when it is no dump column: empty, an odd count of digits, or
+// followed by something other than a blank.
+func hexRun(t []byte, i, to int) int {
+	j := i
+	for j < to && isHex(t[j:j+1]) {
+		j++
+	}
+	if j == i || j < to && t[j] != ' ' || (j-i)%2 != 0 {
+		return -1
+	}
+	return j
+}
+
+// appendGroup appends the bytes of the hex group t[i:j]: pairs in order, or
+// with words a four-digit group as a little-endian 16-bit word.
+func appendGroup(out []dumpByte, t []byte, i, j int, words bool) []dumpByte {
+	if words && j-i == 4 {
+		return append(out,
+			dumpByte{b: byte(unhex(t[i+2 : i+4])), col: i + 2, colEnd: i + 4, print: -1},
+			dumpByte{b: byte(unhex(t[i : i+2])), col: i, colEnd: i + 2, print: -1})
+	}
+	for k := i; k < j; k += 2 {
+		out = append(out, dumpByte{b: byte(unhex(t[k : k+2])), col: k, colEnd: k + 2, print: -1})
+	}
+	return out
+}
+
+// printColumn gives each byte its place in hexdump -C's printable column,
+// which starts at print and ends at its bar.
+func printColumn(out []dumpByte, t []byte, print int) {
+	for k := range out {
+		if p := print + k; p < len(t) && t[p] != '|' && t[p] != '\n' {
+			out[k].print = p
+		}
+	}
 }
 
 // odEscapes are od -c's escapes and the bytes they stand for.
@@ -589,28 +612,34 @@ func odChars(t []byte, from, to int) []dumpByte {
 		for k < 3 && f[k] == ' ' {
 			k++
 		}
-		tok := f[k:]
-		d := dumpByte{col: i + k, colEnd: i + 4, print: -1}
-		switch {
-		case len(tok) == 1:
-			d.b = tok[0]
-		case len(tok) == 2 && tok[0] == '\\':
-			c, ok := odEscapes[tok[1]]
-			if !ok {
-				return nil
-			}
-			d.b = c
-		case len(tok) == 2 && tok[0] == '*' && tok[1] == '*':
-			d.b = 0x80 // the rest of a multibyte character
-		case len(tok) == 3 && tok[0] >= '0' && tok[0] <= '3' && tok[1] >= '0' && tok[1] <= '7' && tok[2] >= '0' && tok[2] <= '7':
-			d.b = (tok[0]-'0')<<6 | (tok[1]-'0')<<3 | (tok[2] - '0')
-		default:
+		b, ok := odByte(f[k:])
+		if !ok {
 			return nil
 		}
-		out = append(out, d)
+		out = append(out, dumpByte{b: b, col: i + k, colEnd: i + 4, print: -1})
 	}
 	return out
 }
+
+// odByte is the byte one od -c column shows (its blanks trimmed); false
+// when it is no od -c column.
+func odByte(tok []byte) (byte, bool) {
+	switch {
+	case len(tok) == 1:
+		return tok[0], true
+	case len(tok) == 2 && tok[0] == '\\':
+		c, ok := odEscapes[tok[1]]
+		return c, ok
+	case len(tok) == 2 && tok[0] == '*' && tok[1] == '*':
+		return 0x80, true // the rest of a multibyte character
+	case len(tok) == 3 && isOctal(tok[0], '3') && isOctal(tok[1], '7') && isOctal(tok[2], '7'):
+		return (tok[0]-'0')<<6 | (tok[1]-'0')<<3 | (tok[2] - '0'), true
+	}
+	return 0, false
+}
+
+// isOctal says c is an octal digit no greater than top.
+func isOctal(c, top byte) bool { return c >= '0' && c <= top }
 
 // eachLine calls fn with the start and end (before its newline) of each
 // line of b.

@@ -209,18 +209,7 @@ func afterValue(l *jsonLevel) {
 // of every string value in the JSON document doc.
 func jsonStrings(doc []byte, fn func(path string, start, end int)) {
 	d := json.NewDecoder(bytes.NewReader(doc))
-	var stack []jsonLevel
-	path := func() string {
-		parts := make([]string, 0, len(stack))
-		for _, l := range stack {
-			if l.object {
-				parts = append(parts, l.key)
-			} else {
-				parts = append(parts, strconv.Itoa(l.index))
-			}
-		}
-		return strings.Join(parts, ".")
-	}
+	var w jsonWalk
 	for {
 		before := int(d.InputOffset())
 		tok, err := d.Token()
@@ -228,37 +217,75 @@ func jsonStrings(doc []byte, fn func(path string, start, end int)) {
 			return
 		}
 		after := int(d.InputOffset())
-		var top *jsonLevel
-		if len(stack) > 0 {
-			top = &stack[len(stack)-1]
-		}
 		switch v := tok.(type) {
 		case json.Delim:
-			switch v {
-			case '{':
-				stack = append(stack, jsonLevel{object: true, want: true})
-			case '[':
-				stack = append(stack, jsonLevel{})
-			default:
-				stack = stack[:len(stack)-1]
-				if len(stack) > 0 {
-					afterValue(&stack[len(stack)-1])
-				}
-			}
-			continue
+			w.delim(v)
 		case string:
-			if top != nil && top.object && top.want {
-				top.key, top.want = v, false
+			if w.key(v) {
 				continue
 			}
 			if q := bytes.IndexByte(doc[before:after], '"'); q >= 0 && after-1 > before+q {
-				fn(path(), before+q+1, after-1)
+				fn(w.path(), before+q+1, after-1)
 			}
-		}
-		if top != nil {
-			afterValue(top)
+			w.value()
+		default:
+			w.value()
 		}
 	}
+}
+
+// jsonWalk is where jsonStrings is in the document: the objects and arrays
+// open around it.
+type jsonWalk struct{ stack []jsonLevel }
+
+func (w *jsonWalk) top() *jsonLevel {
+	if len(w.stack) == 0 {
+		return nil
+	}
+	return &w.stack[len(w.stack)-1]
+}
+
+// delim opens an object or an array, or closes the innermost (one value
+// of the level around it).
+func (w *jsonWalk) delim(v json.Delim) {
+	switch v {
+	case '{':
+		w.stack = append(w.stack, jsonLevel{object: true, want: true})
+	case '[':
+		w.stack = append(w.stack, jsonLevel{})
+	default:
+		w.stack = w.stack[:len(w.stack)-1]
+		w.value()
+	}
+}
+
+// key takes s as the innermost object's next key; false when s is a value.
+func (w *jsonWalk) key(s string) bool {
+	if t := w.top(); t != nil && t.object && t.want {
+		t.key, t.want = s, false
+		return true
+	}
+	return false
+}
+
+// value moves the innermost level past one value.
+func (w *jsonWalk) value() {
+	if t := w.top(); t != nil {
+		afterValue(t)
+	}
+}
+
+// path is the keys and indexes down to the innermost level, dotted.
+func (w *jsonWalk) path() string {
+	parts := make([]string, 0, len(w.stack))
+	for _, l := range w.stack {
+		if l.object {
+			parts = append(parts, l.key)
+		} else {
+			parts = append(parts, strconv.Itoa(l.index))
+		}
+	}
+	return strings.Join(parts, ".")
 }
 
 // conversationMargin is how far before the first changed byte a request

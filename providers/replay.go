@@ -107,20 +107,7 @@ func (t *ReplayTransport) missing(n int, req *http.Request, body []byte) string 
 	c := t.cassette
 	head := fmt.Sprintf("the cassette has no recorded exchange #%d for %s %s: it holds %d", n, req.Method, requestTarget(req.URL), len(c.Exchanges))
 	var differs []string
-	var paths []string
-	known := false
-	for _, x := range c.Exchanges {
-		u, err := url.Parse(x.URL)
-		if err != nil {
-			continue
-		}
-		if x.Method == req.Method && u.EscapedPath() == req.URL.EscapedPath() {
-			known = true
-		}
-		if p := x.Method + " " + u.EscapedPath(); !slices.Contains(paths, p) {
-			paths = append(paths, p)
-		}
-	}
+	paths, known := recordedPaths(c, req)
 	if !known && len(paths) > 0 {
 		differs = append(differs, fmt.Sprintf("its path (the recording called %s)", strings.Join(paths, ", ")))
 	}
@@ -139,6 +126,24 @@ func (t *ReplayTransport) missing(n int, req *http.Request, body []byte) string 
 	}
 	return fmt.Sprintf("%s, recorded with %s: this request differs in %s; replay it as it was recorded, or record it again with --record",
 		head, dialect, strings.Join(differs, " and in "))
+}
+
+// recordedPaths are the methods and paths the cassette's exchanges called,
+// each once; known says req's is among them.
+func recordedPaths(c *Cassette, req *http.Request) (paths []string, known bool) {
+	for _, x := range c.Exchanges {
+		u, err := url.Parse(x.URL)
+		if err != nil {
+			continue
+		}
+		if x.Method == req.Method && u.EscapedPath() == req.URL.EscapedPath() {
+			known = true
+		}
+		if p := x.Method + " " + u.EscapedPath(); !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths, known
 }
 
 // requestMode is whether req asks for its reply streamed or whole, as far
@@ -408,28 +413,7 @@ func firstJSONDifference(sent, recorded any, path string) (string, bool) {
 		if !ok {
 			return path, true
 		}
-		keys := make([]string, 0, len(rec)+len(s))
-		for k := range rec {
-			keys = append(keys, k)
-		}
-		for k := range s {
-			if _, inRec := rec[k]; !inRec {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			sv, inSent := s[k]
-			rv, inRec := rec[k]
-			child := joinPath(path, k)
-			if inSent != inRec {
-				return child, true
-			}
-			if p, differs := firstJSONDifference(sv, rv, child); differs {
-				return p, true
-			}
-		}
-		return "", false
+		return firstObjectDifference(s, rec, path)
 	case []any:
 		s, ok := sent.([]any)
 		if !ok {
@@ -456,6 +440,33 @@ func firstJSONDifference(sent, recorded any, path string) (string, bool) {
 		}
 		return "", false
 	}
+}
+
+// firstObjectDifference is firstJSONDifference of two objects: their keys
+// (of either) in sorted order, a key only one has being a difference.
+func firstObjectDifference(s, rec map[string]any, path string) (string, bool) {
+	keys := make([]string, 0, len(rec)+len(s))
+	for k := range rec {
+		keys = append(keys, k)
+	}
+	for k := range s {
+		if _, inRec := rec[k]; !inRec {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		sv, inSent := s[k]
+		rv, inRec := rec[k]
+		child := joinPath(path, k)
+		if inSent != inRec {
+			return child, true
+		}
+		if p, differs := firstJSONDifference(sv, rv, child); differs {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 func joinPath(path, key string) string {

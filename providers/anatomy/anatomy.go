@@ -203,14 +203,6 @@ func Simulated(rawURL string) bool {
 	return err == nil && strings.HasSuffix(u.Hostname(), ".offline.invalid")
 }
 
-// estimate counts the tokens of one piece of JSON by EstimateRule: its
-// strings' characters, a quarter token per ASCII one, one per other.
-func estimate(b []byte) int {
-	var s scan
-	a, o := s.feed(b)
-	return (a+3)/4 + o
-}
-
 // scan counts the characters inside JSON strings, piece after piece of
 // one body: a segment may begin or end inside a string (JSON mode's tool
 // paragraphs are pieces of the system message's text), so whether it is

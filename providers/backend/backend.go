@@ -72,6 +72,7 @@ var dialects = registered()
 // is for test binaries only; nothing else may change the registry.
 func UseFixedForTests() {
 	dialects = slices.Concat(gemini.Dialects(), ollama.Dialects(), openai.Dialects())
+	codecs = wireCodecs(dialects)
 }
 
 // Dialects lists every dialect, in the order the docs and menus use.
@@ -381,32 +382,9 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	c := dialect.Conn{Model: o.Model, Env: o.Env, Call: o.Call}
 	switch {
 	case o.Replay != "":
-		cas, err := providers.LoadCassette(o.Replay)
-		if err != nil {
+		if err := b.replay(o.Replay, &c); err != nil {
 			return nil, err
 		}
-		if err := accepts(d, o.Replay, cas.Header); err != nil {
-			return nil, err
-		}
-		if cas.Header.ToolMode != "" {
-			// The cassette knows how the tools were offered; replay that.
-			if d, err = For(cas.Header.Provider, cas.Header.ToolMode); err != nil {
-				return nil, fmt.Errorf("the cassette %s: %w", o.Replay, err)
-			}
-			b.Dialect = d
-		}
-		if c.Model == "" {
-			c.Model = cas.Header.Model
-		}
-		// A cassette replays in the mode it was recorded in: a unary
-		// recording's calls were never streamed, and the other way round.
-		mode := cas.Mode()
-		if mode != "" {
-			c.Call.Unary = mode == providers.ModeUnary
-		}
-		b.Replay = providers.NewReplayTransport(cas)
-		c.Transport = b.Replay
-		b.Kind, b.Reason = KindReplay, "serving "+o.Replay+" (recorded "+cas.Header.RecordedAt.Format(time.DateTime)+modeWords(mode)+")"
 	case o.Offline:
 		b.Kind, b.Reason = KindOffline, "--offline"
 	case o.Live:
@@ -452,6 +430,39 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 		b.closers = append(b.closers, rec.close)
 	}
 	return b, nil
+}
+
+// replay makes b serve the cassette at path, over c: the dialect, the
+// model and the mode it was recorded with, unless c says the model.
+func (b *Backend) replay(path string, c *dialect.Conn) error {
+	cas, err := providers.LoadCassette(path)
+	if err != nil {
+		return err
+	}
+	if err := accepts(b.Dialect, path, cas.Header); err != nil {
+		return err
+	}
+	if cas.Header.ToolMode != "" {
+		// The cassette knows how the tools were offered; replay that.
+		d, err := For(cas.Header.Provider, cas.Header.ToolMode)
+		if err != nil {
+			return fmt.Errorf("the cassette %s: %w", path, err)
+		}
+		b.Dialect = d
+	}
+	if c.Model == "" {
+		c.Model = cas.Header.Model
+	}
+	// A cassette replays in the mode it was recorded in: a unary
+	// recording's calls were never streamed, and the other way round.
+	mode := cas.Mode()
+	if mode != "" {
+		c.Call.Unary = mode == providers.ModeUnary
+	}
+	b.Replay = providers.NewReplayTransport(cas)
+	c.Transport = b.Replay
+	b.Kind, b.Reason = KindReplay, "serving "+path+" (recorded "+cas.Header.RecordedAt.Format(time.DateTime)+modeWords(mode)+")"
+	return nil
 }
 
 // modeWords says a replayed cassette's mode in the backend's reason.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -11,6 +12,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
+	"github.com/glassbox-dev/glassbox/providers/wire"
 )
 
 func TestFor(t *testing.T) {
@@ -218,5 +220,22 @@ func TestEveryDialectSaysItsWordsInJapanese(t *testing.T) {
 		if d.LabelIn("ja") != d.LabelJA || d.LabelIn("en") != d.Label || d.ShortIn("ja") != d.ShortJA {
 			t.Errorf("%s: LabelIn/ShortIn pick the wrong language", d.Name)
 		}
+	}
+}
+
+// The fixed registry's codecs are its dialects' (before, Wire kept every
+// registered dialect's codec after UseFixedForTests).
+func TestUseFixedForTestsFixesTheCodecsToo(t *testing.T) {
+	saved, savedCodecs := dialects, codecs
+	t.Cleanup(func() { dialects, codecs = saved, savedCodecs })
+	dialects = append(slices.Clone(dialects), Dialect{Name: "scratch", Wire: &wire.Codec{Family: "scratch"}})
+	codecs = wireCodecs(dialects)
+	UseFixedForTests()
+	var got []string
+	for _, c := range Wire() {
+		got = append(got, c.Family)
+	}
+	if !slices.Equal(got, []string{"gemini", "ollama", "openai"}) {
+		t.Fatalf("Wire() after UseFixedForTests: %v", got)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/glassbox-dev/glassbox/providers/offline"
 )
@@ -374,22 +373,8 @@ func (a geminiAnswer) events() []geminiResponse {
 // ServeHTTP answers models/{model}:generateContent and
 // :streamGenerateContent; any other path of the API is its own 404.
 func (s *geminiSide) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	i := strings.Index(r.URL.Path, "/models/")
-	if i < 0 || !strings.Contains(r.URL.Path[i:], ":") {
-		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
-			fmt.Sprintf("%s is not served by the glassbox offline simulation; it answers models/{model}:generateContent and :streamGenerateContent.", r.URL.Path), nil)
-		return
-	}
-	rest := r.URL.Path[i+len("/models/"):]
-	model, method, _ := strings.Cut(rest, ":")
-	stream := method == "streamGenerateContent"
-	if method != "generateContent" && !stream {
-		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
-			fmt.Sprintf("models/%s:%s is not served by the glassbox offline simulation; use generateContent or streamGenerateContent.", model, method), nil)
-		return
-	}
-	if r.Method != http.MethodPost {
-		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND", "Method not found.", nil)
+	model, stream, ok := geminiRoute(w, r)
+	if !ok {
 		return
 	}
 	body, err := offline.ReadBody(r)
@@ -416,22 +401,44 @@ func (s *geminiSide) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		offline.WriteJSON(w, http.StatusOK, answer.whole())
 		return
 	}
-	// The SDK always asks for ?alt=sse; without it the real API streams a
-	// JSON array, which the SDKs here never request.
+	s.streamEvents(w, r, answer.events())
+}
+
+// geminiRoute reads the model and the method from the request's path;
+// false, with the API's 404 written, when it is no call the emulator serves.
+func geminiRoute(w http.ResponseWriter, r *http.Request) (model string, stream, ok bool) {
+	i := strings.Index(r.URL.Path, "/models/")
+	if i < 0 || !strings.Contains(r.URL.Path[i:], ":") {
+		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
+			fmt.Sprintf("%s is not served by the glassbox offline simulation; it answers models/{model}:generateContent and :streamGenerateContent.", r.URL.Path), nil)
+		return "", false, false
+	}
+	rest := r.URL.Path[i+len("/models/"):]
+	model, method, _ := strings.Cut(rest, ":")
+	stream = method == "streamGenerateContent"
+	if method != "generateContent" && !stream {
+		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND",
+			fmt.Sprintf("models/%s:%s is not served by the glassbox offline simulation; use generateContent or streamGenerateContent.", model, method), nil)
+		return "", false, false
+	}
+	if r.Method != http.MethodPost {
+		writeGeminiError(w, http.StatusNotFound, "NOT_FOUND", "Method not found.", nil)
+		return "", false, false
+	}
+	return model, stream, true
+}
+
+// streamEvents writes a streamed reply's events as server-sent events,
+// paced. The SDK always asks for ?alt=sse; without it the real API streams
+// a JSON array, which the SDKs here never request.
+func (s *geminiSide) streamEvents(w http.ResponseWriter, r *http.Request, events []geminiResponse) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	events := answer.events()
 	rc := http.NewResponseController(w)
-	// As on the Ollama side, each event is due at a fixed time after the
-	// first, so the timer's own overhead does not add up over hundreds of
-	// tokens and both dialects take the same time for the same answer.
-	delay := s.tutor.ChunkDelay(len(events))
-	first := time.Now()
-	for i, ev := range events {
-		if i > 0 {
-			if offline.Sleep(r.Context(), time.Until(first.Add(time.Duration(i)*delay))) != nil {
-				return
-			}
+	pace := offline.NewPacer(r.Context(), s.tutor.ChunkDelay(len(events)))
+	for _, ev := range events {
+		if !pace.Wait() {
+			return
 		}
 		b, err := json.Marshal(ev)
 		if err != nil {
@@ -441,9 +448,7 @@ func (s *geminiSide) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		rc.Flush()
-		if i == 0 {
-			first = time.Now() // the client has taken the first event
-		}
+		pace.Sent()
 	}
 }
 

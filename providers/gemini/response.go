@@ -28,15 +28,34 @@ func readResponse(resp *genai.GenerateContentResponse, tools []history.ToolSpec,
 		}
 		return providers.Errorf(providers.KindOther, 0, nil, "Gemini answered with no candidates and no reason; look at the raw response, then try the request again.")
 	}
-
 	cand := resp.Candidates[0]
-	content := cand.Content
+	msg, err := replyMessage(cand.Content, tools)
+	if err != nil {
+		return err
+	}
+	out.Message = msg
+	out.FinishReason = string(cand.FinishReason)
+	switch {
+	case len(msg.ToolCalls) > 0:
+		out.StopReason = providers.StopToolUse
+	case cand.FinishReason == genai.FinishReasonMaxTokens:
+		out.StopReason = providers.StopMaxTokens
+	default:
+		out.StopReason = providers.StopEndTurn
+	}
+	return judgeFinish(cand, out)
+}
+
+// replyMessage is a candidate's content as a history message: its text,
+// its thought and its function calls, and the content itself kept for the
+// next request.
+func replyMessage(content *genai.Content, tools []history.ToolSpec) (history.Message, error) {
 	if content == nil {
 		content = &genai.Content{Role: genai.RoleModel}
 	}
 	native, err := json.Marshal(content)
 	if err != nil {
-		return providers.Errorf(providers.KindOther, 0, err, "could not keep Gemini's reply for the next request: %v", err)
+		return history.Message{}, providers.Errorf(providers.KindOther, 0, err, "could not keep Gemini's reply for the next request: %v", err)
 	}
 	msg := history.Message{
 		Role:   history.RoleAssistant,
@@ -44,14 +63,12 @@ func readResponse(resp *genai.GenerateContentResponse, tools []history.ToolSpec,
 	}
 	var text, thought strings.Builder
 	for _, part := range content.Parts {
-		if part == nil {
-			continue
-		}
 		switch {
+		case part == nil:
 		case part.FunctionCall != nil:
 			call, err := toolCall(part.FunctionCall, tools)
 			if err != nil {
-				return err
+				return history.Message{}, err
 			}
 			msg.ToolCalls = append(msg.ToolCalls, call)
 		case part.Thought:
@@ -62,18 +79,15 @@ func readResponse(resp *genai.GenerateContentResponse, tools []history.ToolSpec,
 	}
 	msg.Text = text.String()
 	msg.Thought = thought.String()
+	return msg, nil
+}
 
-	out.Message = msg
-	out.FinishReason = string(cand.FinishReason)
+// judgeFinish reads what the finish reason says of the reply in out: a
+// call Gemini could not use, a blocked or empty reply, one cut at the token
+// limit before it said anything.
+func judgeFinish(cand *genai.Candidate, out *providers.Response) error {
+	msg := out.Message
 	empty := len(msg.ToolCalls) == 0 && strings.TrimSpace(msg.Text) == ""
-	switch {
-	case len(msg.ToolCalls) > 0:
-		out.StopReason = providers.StopToolUse
-	case cand.FinishReason == genai.FinishReasonMaxTokens:
-		out.StopReason = providers.StopMaxTokens
-	default:
-		out.StopReason = providers.StopEndTurn
-	}
 	switch {
 	case cand.FinishReason == genai.FinishReasonMalformedFunctionCall, cand.FinishReason == genai.FinishReasonUnexpectedToolCall:
 		out.Malformed = malformedCall(cand.FinishReason, finishMessage(cand, out.Exchanges))

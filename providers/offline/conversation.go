@@ -227,24 +227,15 @@ func PromptToolNames(prompt string) []string {
 	return names
 }
 
-// newConversation finds the latest request in items and pairs each tool
-// result with the call it answers.
+// Folder builds a conversation one item at a time, so a long session's
+// conversation can be continued from where the last request left it
+// instead of read again from its start (see turnCache). It finds the
+// latest request and pairs each tool result with the call it answers.
 //
 // A user text is the loop's feedback, not a new request, when it follows a
 // reply the loop could not use, or when it follows an unfinished turn and
 // reads like feedback (see looksLikeFeedback). Everything else a user says
 // starts a new turn.
-func newConversation(q *Quirks, items []Turn) Conversation {
-	f := NewFolder(q)
-	for _, it := range items {
-		f.Add(it)
-	}
-	return f.conv
-}
-
-// Folder builds a conversation one item at a time, so a long session's
-// conversation can be continued from where the last request left it
-// instead of read again from its start (see turnCache).
 type Folder struct {
 	conv Conversation
 	// turns sums the raw turns read so far, each chained to the sum of

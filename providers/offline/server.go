@@ -65,6 +65,16 @@ type Emulator struct {
 	New func(t *Tutor) http.Handler
 }
 
+// serves says path is one of the emulator's Paths ("POST /v1/messages").
+func (e *Emulator) serves(path string) bool {
+	for _, p := range e.Paths {
+		if _, served, _ := strings.Cut(p, " "); served == path {
+			return true
+		}
+	}
+	return false
+}
+
 // Server is the simulation as one http.Handler: each request goes to the
 // emulator that claims its path, whatever the host, so one Server answers
 // every SDK.
@@ -99,9 +109,19 @@ func NewHandler(cfg Config, emulators ...*Emulator) *Server {
 // runs to linear work read it.
 func (s *Server) BytesRead() int64 { return s.tutor.read.Load() }
 
-// ServeHTTP hands the request to the emulator that claims its path; a path
-// none claims gets a 404 that lists what the simulation serves.
+// ServeHTTP hands the request to the emulator that serves its path (one
+// of its Paths, exactly), else to the first that claims it; a path none
+// claims gets a 404 that lists what the simulation serves. An API that
+// claims a whole prefix for its own 404s (the chat completions API claims
+// /v1/) so never takes a path another API serves (POST /v1/messages),
+// whatever the order the dialects were registered in.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for _, rt := range s.routes {
+		if rt.emu.serves(r.URL.Path) {
+			rt.handler.ServeHTTP(w, r)
+			return
+		}
+	}
 	for _, rt := range s.routes {
 		if rt.emu.Claims(r.URL.Path) {
 			rt.handler.ServeHTTP(w, r)
@@ -333,6 +353,44 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// Pacer spaces the events of a streamed reply: each is due at a fixed time
+// after the first (once the client has taken it), so the timer's own
+// overhead does not add up over hundreds of tokens and every dialect takes
+// the same time for the same answer.
+type Pacer struct {
+	ctx   context.Context
+	delay time.Duration
+	first time.Time
+	due   time.Duration // when the latest event was due, after the first
+	sent  int
+}
+
+// NewPacer paces events delay apart until ctx ends.
+func NewPacer(ctx context.Context, delay time.Duration) *Pacer {
+	return &Pacer{ctx: ctx, delay: delay}
+}
+
+// Wait waits until the next event is due (the first, at once); false when
+// the caller gave up meanwhile.
+func (p *Pacer) Wait() bool {
+	if p.sent == 0 {
+		return true
+	}
+	p.due += p.delay
+	return Sleep(p.ctx, time.Until(p.first.Add(p.due))) == nil
+}
+
+// Sent counts an event written; the first starts the clock.
+func (p *Pacer) Sent() {
+	if p.sent == 0 {
+		p.first = time.Now()
+	}
+	p.sent++
+}
+
+// Elapsed is when the latest event was due, after the first.
+func (p *Pacer) Elapsed() time.Duration { return p.due }
 
 // ModelKnown reports whether the simulated server has model: its own
 // (known), or any name with Config.AnyModel.

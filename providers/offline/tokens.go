@@ -9,43 +9,65 @@ import "unicode"
 // a time ("これ", "は日"), each newline on its own. The pieces concatenate
 // back to text.
 func TokenPieces(text string) []string {
-	const maxLetters, maxMarks, maxKana = 8, 3, 2
 	var out []string
 	var cur []rune
-	kind, n := 0, 0 // what cur holds (0 nothing or a lone space, 1 a word, 2 marks, 3 kana or kanji) and how many
+	kind, n := pieceNone, 0 // what cur holds, and how many
 	flush := func() {
 		if len(cur) > 0 {
 			out = append(out, string(cur))
 		}
-		cur, kind, n = cur[:0], 0, 0
+		cur, kind, n = cur[:0], pieceNone, 0
 	}
 	for _, c := range text {
-		switch {
-		case c == '\n':
+		switch c {
+		case '\n':
 			flush()
 			out = append(out, "\n")
-		case c == ' ':
+		case ' ':
 			flush()
 			cur = append(cur, c)
-		case unicode.In(c, unicode.Hiragana, unicode.Katakana, unicode.Han):
-			// Japanese has no spaces; a tokenizer spends a token on
-			// every one or two kana or kanji.
-			if kind != 3 && kind != 0 || kind == 3 && n == maxKana {
-				flush()
-			}
-			cur, kind, n = append(cur, c), 3, n+1
-		case unicode.IsLetter(c) || unicode.IsDigit(c):
-			if kind != 1 && kind != 0 || kind == 1 && n == maxLetters {
-				flush()
-			}
-			cur, kind, n = append(cur, c), 1, n+1
 		default:
-			if kind != 2 && kind != 0 || kind == 2 && n == maxMarks {
+			k := pieceKindOf(c)
+			if kind != k && kind != pieceNone || kind == k && n == k.most() {
 				flush()
 			}
-			cur, kind, n = append(cur, c), 2, n+1
+			cur, kind, n = append(cur, c), k, n+1
 		}
 	}
 	flush()
 	return out
+}
+
+// pieceKind is what a piece of TokenPieces holds.
+type pieceKind int
+
+const (
+	pieceNone  pieceKind = iota // nothing yet, or a lone space
+	pieceWord                   // letters and digits
+	pieceMarks                  // punctuation and symbols
+	pieceKana                   // kana or kanji
+)
+
+// pieceKindOf is the kind of piece c belongs in (not a space or a newline).
+func pieceKindOf(c rune) pieceKind {
+	switch {
+	case unicode.In(c, unicode.Hiragana, unicode.Katakana, unicode.Han):
+		return pieceKana
+	case unicode.IsLetter(c) || unicode.IsDigit(c):
+		return pieceWord
+	}
+	return pieceMarks
+}
+
+// most is how many runes a piece of kind k holds at most: 8 letters, 3
+// marks, 2 kana or kanji (Japanese has no spaces; a tokenizer spends a
+// token on every one or two).
+func (k pieceKind) most() int {
+	switch k {
+	case pieceWord:
+		return 8
+	case pieceMarks:
+		return 3
+	}
+	return 2
 }

@@ -212,3 +212,12 @@ func TestEveryLessonIsPlayed(t *testing.T) {
 func feedbackText(why string) string {
 	return "Your last reply could not be parsed: " + why + ". Reply again with exactly one valid tool call or a final answer."
 }
+
+// newConversation folds items into a conversation, as a request's turns are.
+func newConversation(q *Quirks, items []Turn) Conversation {
+	f := NewFolder(q)
+	for _, it := range items {
+		f.Add(it)
+	}
+	return f.conv
+}

@@ -541,6 +541,20 @@ func (s *ollamaSide) serveChat(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
+	s.streamLines(w, r, req.Model, lines, final, func(eval time.Duration) api.ChatResponse {
+		return api.ChatResponse{
+			Model: req.Model, CreatedAt: time.Now().UTC(), Message: *final,
+			Done: true, DoneReason: reason, Metrics: ollamaMetrics(m, evalCount, start, promptEval, eval),
+		}
+	})
+}
+
+// streamLines writes a streamed reply as NDJSON: a line per message piece,
+// then the done line (done, given how long the pieces took), all paced: the
+// second half of the latency budget is spread over the lines, so tokens
+// arrive at a steady rate. Without a final message (Ollama's token-repeat
+// stop) the stream ends, cleanly, after the pieces.
+func (s *ollamaSide) streamLines(w http.ResponseWriter, r *http.Request, model string, lines []api.Message, final *api.Message, done func(eval time.Duration) api.ChatResponse) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -555,40 +569,17 @@ func (s *ollamaSide) serveChat(w http.ResponseWriter, r *http.Request) {
 		rc.Flush()
 		return true
 	}
-	// The second half of the latency budget is spread over the lines, so
-	// tokens arrive at a steady rate.
-	// Each line is due at a fixed time after the first, so the timer's own
-	// overhead does not add up over hundreds of tokens.
-	delay := s.tutor.ChunkDelay(len(lines) + 1)
-	first := time.Now()
-	var eval time.Duration
-	for i, l := range lines {
-		if i > 0 {
-			eval += delay
-			if offline.Sleep(r.Context(), time.Until(first.Add(eval))) != nil {
-				return
-			}
-		}
-		if !write(api.ChatResponse{Model: req.Model, CreatedAt: time.Now().UTC(), Message: l}) {
+	pace := offline.NewPacer(r.Context(), s.tutor.ChunkDelay(len(lines)+1))
+	for _, l := range lines {
+		if !pace.Wait() || !write(api.ChatResponse{Model: model, CreatedAt: time.Now().UTC(), Message: l}) {
 			return
 		}
-		if i == 0 {
-			first = time.Now() // the client has taken the first line
-		}
+		pace.Sent()
 	}
-	if final == nil {
-		return // Ollama's token-repeat stop: the stream ends, cleanly, here
+	if final == nil || !pace.Wait() {
+		return
 	}
-	if len(lines) > 0 {
-		eval += delay
-		if offline.Sleep(r.Context(), time.Until(first.Add(eval))) != nil {
-			return
-		}
-	}
-	write(api.ChatResponse{
-		Model: req.Model, CreatedAt: time.Now().UTC(), Message: *final,
-		Done: true, DoneReason: reason, Metrics: ollamaMetrics(m, evalCount, start, promptEval, eval),
-	})
+	write(done(pace.Elapsed()))
 }
 
 // ollamaDetails describes the simulated model honestly.

@@ -72,20 +72,9 @@ func NormalizeHost(raw string) (string, error) {
 		return DefaultHost, nil
 	}
 
-	defaultPort := "11434"
-	scheme, hostport, hasScheme := strings.Cut(s, "://")
-	switch {
-	case !hasScheme:
-		scheme, hostport = "http", s
-		if s == "ollama.com" {
-			scheme, hostport = "https", "ollama.com:443"
-		}
-	case scheme == "http":
-		defaultPort = "80"
-	case scheme == "https":
-		defaultPort = "443"
-	default:
-		return "", fmt.Errorf("the Ollama address %q has the scheme %q; use http:// or https://", raw, scheme)
+	scheme, hostport, defaultPort, err := splitScheme(s, raw)
+	if err != nil {
+		return "", err
 	}
 
 	hostport, path, _ := strings.Cut(hostport, "/")
@@ -105,18 +94,41 @@ func NormalizeHost(raw string) (string, error) {
 		return "", fmt.Errorf("the Ollama address %q has the port %q, which is not a number from 0 to 65535", raw, port)
 	}
 
+	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
+	if path = apiless(path); path != "" {
+		u.Path = "/" + path
+	}
+	return u.String(), nil
+}
+
+// splitScheme splits an address s (raw as the person wrote it) into its
+// scheme, the rest, and the port a scheme implies: none means http on
+// 11434, and a bare "ollama.com" https on 443.
+func splitScheme(s, raw string) (scheme, rest, defaultPort string, err error) {
+	scheme, rest, hasScheme := strings.Cut(s, "://")
+	switch {
+	case !hasScheme && s == "ollama.com":
+		return "https", "ollama.com:443", "11434", nil
+	case !hasScheme:
+		return "http", s, "11434", nil
+	case scheme == "http":
+		return scheme, rest, "80", nil
+	case scheme == "https":
+		return scheme, rest, "443", nil
+	}
+	return "", "", "", fmt.Errorf("the Ollama address %q has the scheme %q; use http:// or https://", raw, scheme)
+}
+
+// apiless is an address's path without a trailing slash, "v1" or "api":
+// the native client adds "/api/chat" itself.
+func apiless(path string) string {
 	path = strings.TrimSuffix(path, "/")
 	for _, suffix := range []string{"v1", "api"} {
 		if path == suffix || strings.HasSuffix(path, "/"+suffix) {
 			path = strings.TrimSuffix(strings.TrimSuffix(path, suffix), "/")
 		}
 	}
-
-	u := url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}
-	if path != "" {
-		u.Path = "/" + path
-	}
-	return u.String(), nil
+	return path
 }
 
 // Probe asks the Ollama server at host for its version (GET /api/version) and

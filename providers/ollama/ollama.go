@@ -151,30 +151,9 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 	if len(exchanges) > 0 {
 		last = &exchanges[len(exchanges)-1]
 	}
-	// The v0.17.4 client returns nil for an error status with an empty
-	// body, and for a stream that stopped early; both are failures.
-	if callErr == nil && last != nil && last.Status >= http.StatusBadRequest {
-		callErr = api.StatusError{StatusCode: last.Status, Status: http.StatusText(last.Status)}
-	}
-	// A stream that stopped before done:true either was cut (the capture
-	// saw a read error: unexpected EOF, reset) or was ended on purpose by
-	// the server with a clean end of body (Ollama's token-repeat stop).
-	// (A body that stops in the middle of a line was not ended by the
-	// server: the client gave up on it, as v0.17.4 does on a line over its
-	// 8 MiB buffer, and says nothing.)
 	incomplete := false
-	if callErr == nil && !stream.done {
-		switch {
-		case last != nil && providers.LimitFailure(last.Err) != nil:
-			callErr = providers.LimitFailure(last.Err) // stalled, or too long
-		case last != nil && last.Err != "":
-			callErr = streamCut{cause: last.Err}
-		case last != nil && len(last.ResponseBody) > 0 && !bytes.HasSuffix(last.ResponseBody, []byte("\n")):
-			callErr = providers.Errorf(providers.KindOther, last.Status, nil,
-				"the Ollama client stopped reading in the middle of a reply line, %d bytes in, without an error (it gives up on a line longer than its 8 MiB buffer); the raw payload shows what arrived.", len(last.ResponseBody))
-		default:
-			incomplete = true
-		}
+	if callErr == nil {
+		callErr, incomplete = unfinished(last, stream.done)
 	}
 	if callErr != nil {
 		perr := explainError(ctx, callErr, callFacts{host: p.host, model: p.model, last: last})
@@ -199,6 +178,31 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 		p.readNativeReply(resp, stream.message(), incomplete)
 	}
 	return resp, nil
+}
+
+// unfinished is the failure of a call the v0.17.4 client returned no error
+// for: an error status with an empty body, or a stream that stopped before
+// done:true. Such a stream either was cut (the capture saw a read error:
+// unexpected EOF, reset) or was ended on purpose by the server with a clean
+// end of body (Ollama's token-repeat stop: incomplete, no error). A body
+// that stops in the middle of a line was not ended by the server: the
+// client gave up on it, as v0.17.4 does on a line over its 8 MiB buffer,
+// and says nothing.
+func unfinished(last *providers.Exchange, done bool) (err error, incomplete bool) {
+	switch {
+	case last != nil && last.Status >= http.StatusBadRequest:
+		return api.StatusError{StatusCode: last.Status, Status: http.StatusText(last.Status)}, false
+	case done:
+		return nil, false
+	case last != nil && providers.LimitFailure(last.Err) != nil:
+		return providers.LimitFailure(last.Err), false // stalled, or too long
+	case last != nil && last.Err != "":
+		return streamCut{cause: last.Err}, false
+	case last != nil && len(last.ResponseBody) > 0 && !bytes.HasSuffix(last.ResponseBody, []byte("\n")):
+		return providers.Errorf(providers.KindOther, last.Status, nil,
+			"the Ollama client stopped reading in the middle of a reply line, %d bytes in, without an error (it gives up on a line longer than its 8 MiB buffer); the raw payload shows what arrived.", len(last.ResponseBody)), false
+	}
+	return nil, true
 }
 
 // chatRequest builds the Ollama request for one call. The stream field is
@@ -326,17 +330,7 @@ func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message, in
 	if native != nil {
 		resp.Message.Native = &history.Native{Provider: NativeLlamaNative, Data: native}
 	}
-	for _, tc := range msg.ToolCalls {
-		args, err := json.Marshal(tc.Function.Arguments) // keeps the model's key order
-		if err != nil {
-			args = []byte(`{}`)
-		}
-		resp.Message.ToolCalls = append(resp.Message.ToolCalls, history.ToolCall{
-			ID:   tc.ID,
-			Name: tc.Function.Name,
-			Args: args,
-		})
-	}
+	resp.Message.ToolCalls = nativeCalls(msg.ToolCalls)
 	resp.Malformed = malformed
 	switch {
 	case incomplete:
@@ -348,6 +342,20 @@ func (p *Provider) readNativeReply(resp *providers.Response, msg api.Message, in
 	default:
 		resp.StopReason = providers.StopEndTurn
 	}
+}
+
+// nativeCalls are a native-mode reply's tool calls, their arguments in
+// the model's key order.
+func nativeCalls(tcs []api.ToolCall) []history.ToolCall {
+	var out []history.ToolCall
+	for _, tc := range tcs {
+		args, err := json.Marshal(tc.Function.Arguments) // keeps the model's key order
+		if err != nil {
+			args = []byte(`{}`)
+		}
+		out = append(out, history.ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: args})
+	}
+	return out
 }
 
 // faultRepeatStop is the Fault of a reply Ollama's repeat limit ended.

@@ -6,8 +6,8 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/dialect"
 )
 
-// The variables that configure the dialect: the ones openai-go and most
-// tools read.
+// The variables that configure the dialect: the ones OpenAI's own SDKs and
+// most tools read.
 const (
 	BaseURLVar = "OPENAI_BASE_URL"
 	KeyVar     = "OPENAI_API_KEY"

@@ -360,6 +360,13 @@ func (s *openAISide) serveChat(w http.ResponseWriter, r *http.Request) {
 		offline.WriteJSON(w, http.StatusOK, base)
 		return
 	}
+	s.streamChunks(w, r, base, deltas, finish, req.StreamOptions != nil && req.StreamOptions.IncludeUsage, usage)
+}
+
+// streamChunks writes a streamed reply: a chunk per delta, paced, then the
+// finish_reason, the usage when it was asked for, and [DONE]. A reply with
+// no finish_reason ends after its deltas, without [DONE].
+func (s *openAISide) streamChunks(w http.ResponseWriter, r *http.Request, base openAIChunk, deltas []openAIDelta, finish string, withUsage bool, usage *openAIUsage) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -376,21 +383,14 @@ func (s *openAISide) serveChat(w http.ResponseWriter, r *http.Request) {
 		return true
 	}
 	base.Object = "chat.completion.chunk"
-	delay := s.tutor.ChunkDelay(len(deltas) + 1)
-	first := time.Now()
-	var eval time.Duration
+	pace := offline.NewPacer(r.Context(), s.tutor.ChunkDelay(len(deltas)+1))
 	for i := range deltas {
-		if i > 0 {
-			eval += delay
-			if offline.Sleep(r.Context(), time.Until(first.Add(eval))) != nil {
-				return
-			}
-		}
 		c := base
 		c.Choices = []openAIChoice{{Delta: &deltas[i]}}
-		if !send(c) {
+		if !pace.Wait() || !send(c) {
 			return
 		}
+		pace.Sent()
 	}
 	if finish == "" {
 		return // ended without a finish_reason and without [DONE]
@@ -400,7 +400,7 @@ func (s *openAISide) serveChat(w http.ResponseWriter, r *http.Request) {
 	if !send(end) {
 		return
 	}
-	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+	if withUsage {
 		u := base
 		u.Choices, u.Usage = []openAIChoice{}, usage
 		if !send(u) {

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -9,8 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	oa "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/ssestream"
+	goa "github.com/sashabaranov/go-openai"
 
 	"github.com/glassbox-dev/glassbox/providers"
 )
@@ -24,7 +24,7 @@ type callFacts struct {
 	last *providers.Exchange
 }
 
-// explainError turns what openai-go returned into a *providers.Error whose
+// explainError turns what go-openai returned into a *providers.Error whose
 // Message says what happened and what to do. err must not be nil.
 func explainError(ctx context.Context, err error, f callFacts) *providers.Error {
 	var phrased *providers.Error
@@ -37,16 +37,8 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 		}
 		return providers.Errorf(providers.KindCanceled, 0, err, "the call to %s was cancelled.", f.base)
 	}
-	var apiErr *oa.Error
-	if errors.As(err, &apiErr) {
-		return explainStatus(apiErr.StatusCode, apiErr.Message, err, f)
-	}
-	var streamErr *ssestream.StreamError
-	if errors.As(err, &streamErr) {
-		// An {"error": …} event in the middle of a 200 stream: the server
-		// failed after it had started answering.
-		return providers.Errorf(providers.KindUnavailable, providers.StatusOf(f.last), err,
-			"%s stopped in the middle of its reply with the error %q; try again, and if it repeats read the server's log.", f.base, streamErr.Message)
+	if e := apiFailure(err, f); e != nil {
+		return e
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return providers.Errorf(providers.KindUnreachable, 0, err,
@@ -69,6 +61,27 @@ func explainError(ctx context.Context, err error, f callFacts) *providers.Error 
 	return providers.Errorf(providers.KindOther, providers.StatusOf(f.last), err, "the call to %s failed: %v.", f.base, err)
 }
 
+// apiFailure is what the API said went wrong: an error status, or an
+// error event in the middle of a stream; nil when err is no such answer.
+func apiFailure(err error, f callFacts) *providers.Error {
+	var apiErr *goa.APIError
+	if errors.As(err, &apiErr) && apiErr.HTTPStatusCode == 0 {
+		// An {"error": …} event in the middle of a 200 stream: the server
+		// failed after it had started answering.
+		return providers.Errorf(providers.KindUnavailable, providers.StatusOf(f.last), err,
+			"%s stopped in the middle of its reply with the error %q; try again, and if it repeats read the server's log.", f.base, apiErr.Message)
+	}
+	if apiErr != nil {
+		return explainStatus(apiErr.HTTPStatusCode, apiErr.Message, err, f)
+	}
+	var reqErr *goa.RequestError
+	if errors.As(err, &reqErr) {
+		// An error status whose body is not the API's error object.
+		return explainStatus(reqErr.HTTPStatusCode, errorMessage(reqErr.Body), err, f)
+	}
+	return nil
+}
+
 // explainStatus phrases an HTTP error status; msg is the server's own
 // words (the error object's "message").
 func explainStatus(status int, msg string, cause error, f callFacts) *providers.Error {
@@ -88,4 +101,16 @@ func explainStatus(status int, msg string, cause error, f callFacts) *providers.
 			"%s answered 404 Not Found for /chat/completions%s — OPENAI_BASE_URL should end in /v1 (e.g. http://localhost:11434/v1).", f.base, said)
 	}
 	return providers.StatusFailure(f.base, status, said, cause, f.last)
+}
+
+// errorMessage is the server's words in an error body that is not the
+// API's error object: {"error": "…"}, as some servers write it; "" else.
+func errorMessage(body []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return ""
+	}
+	return e.Error
 }

@@ -10,8 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	oa "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/param"
+	goa "github.com/sashabaranov/go-openai"
 
 	"github.com/glassbox-dev/glassbox/history"
 )
@@ -20,16 +19,16 @@ import (
 const errorPrefix = "Error: "
 
 // messages maps the system prompt and the history.
-func messages(system string, msgs []history.Message) ([]oa.ChatCompletionMessageParamUnion, error) {
-	var out []oa.ChatCompletionMessageParamUnion
+func messages(system string, msgs []history.Message) ([]goa.ChatCompletionMessage, error) {
+	var out []goa.ChatCompletionMessage
 	if system != "" {
-		out = append(out, oa.SystemMessage(system))
+		out = append(out, goa.ChatCompletionMessage{Role: goa.ChatMessageRoleSystem, Content: system})
 	}
 	var pending []wireCall // calls of the latest turn not yet answered
 	for i, m := range msgs {
 		switch m.Role {
 		case history.RoleUser:
-			out = append(out, oa.UserMessage(m.Text))
+			out = append(out, goa.ChatCompletionMessage{Role: goa.ChatMessageRoleUser, Content: m.Text})
 		case history.RoleAssistant:
 			wire, err := assistant(m, i)
 			if err != nil {
@@ -50,7 +49,7 @@ func messages(system string, msgs []history.Message) ([]oa.ChatCompletionMessage
 			if m.Result.IsError {
 				content = errorPrefix + content
 			}
-			out = append(out, oa.ToolMessage(content, id))
+			out = append(out, goa.ChatCompletionMessage{Role: goa.ChatMessageRoleTool, Content: content, ToolCallID: id})
 		case history.RoleNote:
 			// A note is for people: never sent.
 		default:
@@ -105,19 +104,15 @@ func assistant(m history.Message, i int) (wireMessage, error) {
 	return w, nil
 }
 
-// param is the reply as a request message.
-func (w wireMessage) param() oa.ChatCompletionMessageParamUnion {
-	a := oa.ChatCompletionAssistantMessageParam{}
-	if w.Content != "" || len(w.ToolCalls) == 0 {
-		a.Content.OfString = param.NewOpt(w.Content)
-	}
+// param is the reply as a request message (an empty content is written by
+// settler: go-openai leaves it out).
+func (w wireMessage) param() goa.ChatCompletionMessage {
+	a := goa.ChatCompletionMessage{Role: goa.ChatMessageRoleAssistant, Content: w.Content}
 	for _, c := range w.ToolCalls {
-		a.ToolCalls = append(a.ToolCalls, oa.ChatCompletionMessageToolCallUnionParam{
-			OfFunction: &oa.ChatCompletionMessageFunctionToolCallParam{
-				ID:       c.ID,
-				Function: oa.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: c.Arguments},
-			},
+		a.ToolCalls = append(a.ToolCalls, goa.ToolCall{
+			ID: c.ID, Type: goa.ToolTypeFunction,
+			Function: goa.FunctionCall{Name: c.Name, Arguments: c.Arguments},
 		})
 	}
-	return oa.ChatCompletionMessageParamUnion{OfAssistant: &a}
+	return a
 }

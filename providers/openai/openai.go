@@ -1,6 +1,7 @@
 // Package openai is the OpenAI-compatible provider: chat completions
-// (POST /v1/chat/completions) through the official
-// github.com/openai/openai-go/v3 client. It is the API llama.cpp's server,
+// (POST /v1/chat/completions) through the github.com/sashabaranov/go-openai
+// client (chosen over openai-go v3 by measurement: docs/architecture.md,
+// "The binary"). It is the API llama.cpp's server,
 // vLLM, LM Studio and Ollama's /v1 speak, so the same Llama can be reached
 // behind two APIs and compared. Tools go as native "tools" and come back as
 // "tool_calls"; every call streams server-sent events through the wire
@@ -10,12 +11,14 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"strings"
 
-	oa "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
+	goa "github.com/sashabaranov/go-openai"
 
 	"github.com/glassbox-dev/glassbox/history"
 	"github.com/glassbox-dev/glassbox/providers"
@@ -62,7 +65,7 @@ const defaultBaseURL = "https://api.openai.com/v1"
 // Provider calls a chat completions API. It is safe for concurrent use:
 // each call records its own exchanges.
 type Provider struct {
-	chat    oa.ChatCompletionService
+	client  *goa.Client
 	capture *providers.Transport
 	model   string
 	baseURL string
@@ -91,17 +94,18 @@ func New(cfg Config) (*Provider, error) {
 	p.capture = providers.NewTransport(cfg.Transport, secrets...)
 	p.capture.OnExchange = cfg.OnExchange
 	p.capture.Limits = cfg.Call.Limits
-	opts := []option.RequestOption{
-		option.WithBaseURL(p.baseURL + "/"),
-		option.WithHTTPClient(&http.Client{Transport: p.capture}),
-		// One attempt per call: the loop retries, visibly, so a learner
-		// sees every attempt.
-		option.WithMaxRetries(0),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	p.chat = oa.NewChatCompletionService(opts...)
+	// An empty key sends no Authorization header. go-openai makes one
+	// attempt per call: the loop retries, visibly, so a learner sees every
+	// attempt.
+	conf := goa.DefaultConfig(cfg.APIKey)
+	conf.BaseURL = p.baseURL
+	conf.HTTPClient = settler{&http.Client{Transport: p.capture}}
+	// go-openai fails a stream after 300 lines that are not data (SSE
+	// comments a server or proxy writes to keep the connection alive while
+	// the model thinks); the capture's --stall and --call-timeout bound a
+	// stream instead, as they bound every dialect's.
+	conf.EmptyMessagesLimit = math.MaxUint
+	p.client = goa.NewClientWithConfig(conf)
 	return p, nil
 }
 
@@ -148,48 +152,53 @@ func (p *Provider) Call(ctx context.Context, req providers.Request) (*providers.
 	return resp, nil
 }
 
-// complete makes the call: streamed, the events accumulated into one
-// completion (openai-go joins a tool call's argument pieces), or unary.
-func (p *Provider) complete(ctx context.Context, params oa.ChatCompletionNewParams) (oa.ChatCompletion, error) {
+// complete makes the call: streamed, the events folded into one reply
+// (a tool call's argument pieces joined), or unary.
+func (p *Provider) complete(ctx context.Context, req goa.ChatCompletionRequest) (reply, error) {
 	if p.unary {
-		c, err := p.chat.New(ctx, params)
-		if err != nil || c == nil {
-			return oa.ChatCompletion{}, err
+		c, err := p.client.CreateChatCompletion(ctx, req)
+		if err != nil {
+			return reply{}, err
 		}
-		return *c, nil
+		return unaryReply(c), nil
 	}
-	params.StreamOptions = oa.ChatCompletionStreamOptionsParam{IncludeUsage: oa.Bool(true)}
-	stream := p.chat.NewStreaming(ctx, params)
+	req.StreamOptions = &goa.StreamOptions{IncludeUsage: true}
+	stream, err := p.client.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return reply{}, err
+	}
 	defer stream.Close()
-	var acc oa.ChatCompletionAccumulator
-	for n := 1; stream.Next(); n++ {
-		if !acc.AddChunk(stream.Current()) {
+	var r reply
+	for n := 1; ; n++ {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return r, nil // [DONE], or the stream's end: readReply checks finish_reason
+		}
+		if err != nil {
+			return r, err
+		}
+		if !r.add(chunk) {
 			// Never a reply with a piece silently missing.
-			return acc.ChatCompletion, providers.Errorf(providers.KindOther, 0, nil,
+			return r, providers.Errorf(providers.KindOther, 0, nil,
 				"event %d of the stream does not continue the reply (another completion id, or a choice or tool call index out of range), so the reply cannot be put together; the raw payload shows the events.", n)
 		}
 	}
-	return acc.ChatCompletion, stream.Err()
 }
 
 // params builds the request: the system prompt, the conversation, the tool
-// definitions and temperature 0.
-func (p *Provider) params(req providers.Request) (oa.ChatCompletionNewParams, error) {
+// definitions (and temperature 0, which settler writes).
+func (p *Provider) params(req providers.Request) (goa.ChatCompletionRequest, error) {
 	msgs, err := messages(req.System, req.Messages)
 	if err != nil {
-		return oa.ChatCompletionNewParams{}, err
+		return goa.ChatCompletionRequest{}, err
 	}
-	params := oa.ChatCompletionNewParams{
-		Model:       p.model,
-		Messages:    msgs,
-		Temperature: oa.Float(0),
-	}
+	params := goa.ChatCompletionRequest{Model: p.model, Messages: msgs}
 	for _, t := range req.Tools {
-		params.Tools = append(params.Tools, oa.ChatCompletionFunctionTool(oa.FunctionDefinitionParam{
+		params.Tools = append(params.Tools, goa.Tool{Type: goa.ToolTypeFunction, Function: &goa.FunctionDefinition{
 			Name:        t.Name,
-			Description: oa.String(t.Description),
-			Parameters:  oa.FunctionParameters(t.JSONSchema()),
-		}))
+			Description: t.Description,
+			Parameters:  t.JSONSchema(),
+		}})
 	}
 	return params, nil
 }
@@ -211,14 +220,13 @@ type wireCall struct {
 //
 // The reply is not usable, and comes back Malformed, when the stream ended
 // without a finish_reason (the server stopped sending without saying it was
-// done — openai-go reports no error for a stream cut before [DONE]), when a
+// done — go-openai reports no error for a stream cut before [DONE]), when a
 // tool call's arguments are not a JSON object (cut at the token limit, or
 // badly written), and when it is empty. Its tool calls are then dropped, so
 // the history never holds a call without a result.
-func readReply(resp *providers.Response, c oa.ChatCompletion, last *providers.Exchange) error {
-	resp.Usage = providers.Usage{InputTokens: int(c.Usage.PromptTokens), OutputTokens: int(c.Usage.CompletionTokens),
-		CachedTokens: int(c.Usage.PromptTokensDetails.CachedTokens)}
-	if len(c.Choices) == 0 {
+func readReply(resp *providers.Response, c reply, last *providers.Exchange) error {
+	resp.Usage = c.usage
+	if len(c.choices) == 0 {
 		if last != nil && last.Err != "" {
 			return providers.Errorf(providers.KindNetwork, last.Status, nil,
 				"the connection was cut before the first event of the reply arrived (%s); it may work on a retry.", last.Err)
@@ -228,66 +236,80 @@ func readReply(resp *providers.Response, c oa.ChatCompletion, last *providers.Ex
 		resp.Malformed = "Your last reply never arrived: the stream ended without a single choice and without finish_reason. Try again."
 		return nil
 	}
-	choice := c.Choices[0]
-	msg := choice.Message
-	resp.FinishReason = choice.FinishReason
-	wire := wireMessage{Content: msg.Content}
-	var calls []history.ToolCall
-	var bad []string
-	for _, tc := range msg.ToolCalls {
-		wire.ToolCalls = append(wire.ToolCalls, wireCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-		args := json.RawMessage(tc.Function.Arguments)
-		var obj map[string]any
-		if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
-			bad = append(bad, fmt.Sprintf("the arguments of your %s call are not a JSON object (%s): %s", tc.Function.Name, reason(err), snippet(tc.Function.Arguments)))
-			continue
-		}
-		calls = append(calls, history.ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: args})
-	}
-	native, _ := json.Marshal(wire) // plain strings always marshal
+	choice := c.choices[0]
+	msg := choice.message()
+	resp.FinishReason = choice.finish
+	calls, bad := readCalls(msg.ToolCalls)
+	native, _ := json.Marshal(msg) // plain strings always marshal
 	resp.Message = history.Message{
 		Role: history.RoleAssistant, Text: msg.Content, ToolCalls: calls,
 		Native: &history.Native{Provider: Name, Data: native},
 	}
-	switch {
-	case choice.FinishReason == "":
-		if last != nil && last.Err != "" {
-			return providers.Errorf(providers.KindNetwork, last.Status, nil,
-				"the connection was cut in the middle of the reply, before its finish_reason (%s); it may work on a retry.", last.Err)
-		}
-		resp.StopReason = providers.StopIncomplete
-		resp.Malformed = fmt.Sprintf("Your last reply stopped after %s and %s without a finish_reason: the server ended the stream without saying the reply was done (Ollama does so at its token-repeat limit, when the model writes one token over and over), so nothing of it was used. Try again, more briefly.",
-			count(len(msg.Content), "character"), count(len(msg.ToolCalls), "tool call"))
-	case choice.FinishReason == "content_filter":
-		return providers.Errorf(providers.KindBlocked, providers.StatusOf(last), nil,
-			"the server's content filter stopped the reply (finish_reason content_filter); rephrase the request.")
-	case len(bad) > 0 && choice.FinishReason == "length":
-		resp.StopReason = providers.StopMaxTokens
-		resp.Malformed = "Your tool call was cut off at the token limit (finish_reason length) before it was complete, so nothing was run: " + strings.Join(bad, "; ") + ". Call the tool again with shorter arguments."
-	case len(bad) > 0:
-		resp.StopReason = providers.StopEndTurn
-		resp.Malformed = "Your last reply could not be used: " + strings.Join(bad, "; ") + ". Call the tool again with valid JSON arguments."
-	case len(calls) > 0:
-		resp.StopReason = providers.StopToolUse
-		return nil
-	case strings.TrimSpace(msg.Content) == "":
-		resp.StopReason = providers.StopEndTurn
-		if choice.FinishReason == "length" {
-			resp.StopReason = providers.StopMaxTokens
-		}
-		resp.Malformed = fmt.Sprintf("Your last reply was empty (finish_reason %s): no text and no tool call. Call a tool, or give your final answer as text.", choice.FinishReason)
-	case choice.FinishReason == "length":
-		resp.StopReason = providers.StopMaxTokens
-		return nil
-	default:
-		resp.StopReason = providers.StopEndTurn
-		return nil
+	usable, err := judgeFinish(resp, choice.finish, msg, bad, last)
+	if usable || err != nil {
+		return err
 	}
 	// Nothing of an unusable reply may go back as a call without a
 	// result: the API would refuse the next request.
 	resp.Message.ToolCalls = nil
 	resp.Message.Native.Data, _ = json.Marshal(wireMessage{Content: msg.Content})
 	return nil
+}
+
+// readCalls are the reply's tool calls whose arguments are a JSON object,
+// and what is wrong with each of the others.
+func readCalls(wire []wireCall) (calls []history.ToolCall, bad []string) {
+	for _, tc := range wire {
+		args := json.RawMessage(tc.Arguments)
+		var obj map[string]any
+		if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+			bad = append(bad, fmt.Sprintf("the arguments of your %s call are not a JSON object (%s): %s", tc.Name, reason(err), snippet(tc.Arguments)))
+			continue
+		}
+		calls = append(calls, history.ToolCall{ID: tc.ID, Name: tc.Name, Args: args})
+	}
+	return calls, bad
+}
+
+// judgeFinish sets resp's stop reason from the finish reason and what the
+// reply holds; usable is false, with resp.Malformed saying why, when
+// nothing of it can be used.
+func judgeFinish(resp *providers.Response, finish string, msg wireMessage, bad []string, last *providers.Exchange) (usable bool, err error) {
+	switch {
+	case finish == "":
+		if last != nil && last.Err != "" {
+			return false, providers.Errorf(providers.KindNetwork, last.Status, nil,
+				"the connection was cut in the middle of the reply, before its finish_reason (%s); it may work on a retry.", last.Err)
+		}
+		resp.StopReason = providers.StopIncomplete
+		resp.Malformed = fmt.Sprintf("Your last reply stopped after %s and %s without a finish_reason: the server ended the stream without saying the reply was done (Ollama does so at its token-repeat limit, when the model writes one token over and over), so nothing of it was used. Try again, more briefly.",
+			count(len(msg.Content), "character"), count(len(msg.ToolCalls), "tool call"))
+	case finish == "content_filter":
+		return false, providers.Errorf(providers.KindBlocked, providers.StatusOf(last), nil,
+			"the server's content filter stopped the reply (finish_reason content_filter); rephrase the request.")
+	case len(bad) > 0 && finish == "length":
+		resp.StopReason = providers.StopMaxTokens
+		resp.Malformed = "Your tool call was cut off at the token limit (finish_reason length) before it was complete, so nothing was run: " + strings.Join(bad, "; ") + ". Call the tool again with shorter arguments."
+	case len(bad) > 0:
+		resp.StopReason = providers.StopEndTurn
+		resp.Malformed = "Your last reply could not be used: " + strings.Join(bad, "; ") + ". Call the tool again with valid JSON arguments."
+	case len(resp.Message.ToolCalls) > 0:
+		resp.StopReason = providers.StopToolUse
+		return true, nil
+	case strings.TrimSpace(msg.Content) == "":
+		resp.StopReason = providers.StopEndTurn
+		if finish == "length" {
+			resp.StopReason = providers.StopMaxTokens
+		}
+		resp.Malformed = fmt.Sprintf("Your last reply was empty (finish_reason %s): no text and no tool call. Call a tool, or give your final answer as text.", finish)
+	case finish == "length":
+		resp.StopReason = providers.StopMaxTokens
+		return true, nil
+	default:
+		resp.StopReason = providers.StopEndTurn
+		return true, nil
+	}
+	return false, nil
 }
 
 func reason(err error) string {

@@ -75,7 +75,7 @@ func request() providers.Request {
 	}
 }
 
-// The real openai-go client reads an event split across two reads, and two
+// The real go-openai client reads an event split across two reads, and two
 // events in one read; every read shows in the payload as it arrived.
 func TestStreamedTextSplitAndJoinedEvents(t *testing.T) {
 	half := len(evHello) / 2
@@ -333,5 +333,51 @@ func TestForeignEventIsRefused(t *testing.T) {
 	var pe *providers.Error
 	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "event 2 of the stream does not continue the reply") || resp == nil || len(resp.Exchanges) != 1 {
 		t.Fatalf("err = %v, resp %+v", err, resp)
+	}
+}
+
+// Two tool calls streamed at once: their pieces interleave by index, an
+// event is split across two reads, and the usage (with cached tokens)
+// comes in an event of its own. Each call comes out whole, in index order.
+func TestParallelToolCallsInterleaved(t *testing.T) {
+	ev := func(delta string) string {
+		return `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[` + delta + `]},"finish_reason":null}]}` + "\n\n"
+	}
+	first := ev(`{"index":0,"id":"call_a","type":"function","function":{"name":"read_file","arguments":""}}`)
+	second := ev(`{"index":1,"id":"call_b","type":"function","function":{"name":"read_file","arguments":"{\"pa"}}`)
+	a1 := ev(`{"index":0,"function":{"arguments":"{\"path\":"}}`)
+	b1 := ev(`{"index":1,"function":{"arguments":"th\":\"b.py\"}"}}`)
+	a2 := ev(`{"index":0,"function":{"arguments":"\"a.py\"}"}}`)
+	usage := `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":9,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":16}}}` + "\n\n"
+	cut := len(b1) / 3
+	srv := sse(t, first, second+a1, b1[:cut], b1[cut:]+a2, evTools, usage+evDone)
+	resp, err := newProvider(t, srv.URL).Call(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.ToolCalls()
+	if resp.StopReason != providers.StopToolUse || len(calls) != 2 ||
+		calls[0].ID != "call_a" || string(calls[0].Args) != `{"path":"a.py"}` ||
+		calls[1].ID != "call_b" || string(calls[1].Args) != `{"path":"b.py"}` {
+		t.Fatalf("stop %s calls %+v", resp.StopReason, calls)
+	}
+	if resp.Usage != (providers.Usage{InputTokens: 20, OutputTokens: 9, CachedTokens: 16}) {
+		t.Fatalf("usage %+v", resp.Usage)
+	}
+}
+
+// A server that keeps the connection alive with SSE comments while the
+// model thinks (": keep-alive" lines, as proxies and OpenRouter write
+// them) is read to its reply however many comments it sends: go-openai
+// gives up after 300 non-data lines unless told otherwise.
+func TestKeepAliveCommentsBetweenEvents(t *testing.T) {
+	pings := strings.Repeat(": keep-alive\n\n", 1000)
+	srv := sse(t, evRole, pings, evHello, pings+evStop+evUsage+evDone)
+	resp, err := newProvider(t, srv.URL).Call(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Text != "Hello" || resp.StopReason != providers.StopEndTurn {
+		t.Fatalf("text %q stop %s", resp.Message.Text, resp.StopReason)
 	}
 }
