@@ -233,7 +233,7 @@ func learnerRuns(t *testing.T, addr, name, passphrase, request string) func(stri
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	waitScreen("First moves")
+	waitScreen("You are a learner in this room") // the welcome opens at its first line
 	in.Write([]byte(request + "\r"))
 	waitScreen("press space to take it")
 	in.Write([]byte("c"))

@@ -243,3 +243,52 @@ func TestSessionStatsInJapanese(t *testing.T) {
 		col = at
 	}
 }
+
+// What is wrong with a policy file or a cassette is said in Japanese under
+// --lang ja: the file's name, a parser's own words and the flags stay as
+// they are.
+func TestPolicyAndCassetteErrorsInJapanese(t *testing.T) {
+	isolate(t)
+	files := map[string]string{
+		"verdict.toml": "[[rule]]\nname = \"a\"\nverdict = \"MAYBE\"\n",
+		"tools.toml":   "[[rule]]\nname = \"a\"\nverdict = \"ALLOW\"\ntools = [\"nope\"]\n",
+		"header.jsonl": "{\"bad\":1}\n",
+		"empty.jsonl":  "",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args     []string
+		ja, gone string
+	}{
+		{[]string{"--policy", "verdict.toml"}, `ポリシーファイル verdict.toml: ルール 1 ("a"): verdict "MAYBE": ALLOW、DENY、REQUIRE_USER_CONFIRMATION のいずれかを指定してください`, "want ALLOW"},
+		{[]string{"--policy", "tools.toml"}, `ルール "a" がツール "nope" を指定しています。ツールは次のとおりです:`, "names the tool"},
+		{[]string{"--policy", "missing.toml"}, "ポリシーファイル: missing.toml: そのようなファイルやフォルダーはありません", "no such file"},
+		{[]string{"--replay", "header.jsonl"}, "header.jsonl は glassbox のカセットではありません", "is not a glassbox cassette"},
+		{[]string{"--replay", "empty.jsonl"}, "empty.jsonl は空なので glassbox のカセットではありません", "is empty"},
+		{[]string{"--replay", "missing.jsonl"}, "missing.jsonl: そのようなファイルやフォルダーはありません", "no such file"},
+	} {
+		code, _, errs := glassbox(t, "", append([]string{"run", "--lang", "ja", "--lesson", "tour"}, tc.args...)...)
+		if code == 0 || !strings.Contains(errs, tc.ja) || strings.Contains(errs, tc.gone) {
+			t.Errorf("%q: exit %d, stderr %q; want %q", tc.args, code, errs, tc.ja)
+		}
+	}
+}
+
+// `run --lang ja` says the sandbox line in Japanese.
+func TestRunSaysTheSandboxInJapanese(t *testing.T) {
+	isolate(t)
+	_, out, errs := glassbox(t, "", "run", "--lang", "ja", "--lesson", "tour", "--yes")
+	for _, line := range strings.Split(out+errs, "\n") {
+		if rest, ok := strings.CutPrefix(line, "サンドボックス: "); ok {
+			if !strings.HasPrefix(rest, "有効") && !strings.HasPrefix(rest, "無効") || strings.Contains(rest, "commands read") || strings.Contains(rest, "limits:") || strings.Contains(rest, "does not start") {
+				t.Fatalf("the sandbox line is not in Japanese: %q", line)
+			}
+			return
+		}
+	}
+	t.Fatalf("no sandbox line:\n%s\n%s", out, errs)
+}

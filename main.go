@@ -38,6 +38,7 @@ import (
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/open"
+	"github.com/glassbox-dev/glassbox/ui/role"
 	"github.com/glassbox-dev/glassbox/ui/serve"
 	"github.com/glassbox-dev/glassbox/ui/sessions"
 	"github.com/glassbox-dev/glassbox/ui/tapbox"
@@ -235,7 +236,7 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 	}
 	fs.Usage = func() {
 		commandUsage(name, headless, l, stderr)
-		fs.PrintDefaults()
+		printDefaults(fs, name)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -251,6 +252,9 @@ func loadConfigWith(name string, args []string, headless bool, stderr io.Writer,
 		return c, nil, fmt.Errorf("%w: --lang: %w", agentrun.ErrUsage, err)
 	}
 	c.Lang = l.String()
+	// On one's own terminal the tutor names one's own flags; serve words
+	// it for its instructor and learners (ui/role).
+	c.GoLive = role.Local.TutorGoLive()
 	return c, fs.Args(), nil
 }
 
@@ -283,13 +287,30 @@ func commandUsage(name string, headless bool, l lang.Lang, stderr io.Writer) {
 	case name == "glassbox mcp-serve":
 		fmt.Fprintln(stderr, l.T("Usage: glassbox mcp-serve [flags]\n\nServes glassbox as an MCP server over standard input and output: each ask_agent call\nbecomes an mcp_bus event, and the run's answer is the call's result. The trace goes to\nstandard error; confirmations are asked on the terminal, else of the client (docs/mcp.md).\n\nFlags:"))
 	case name == "glassbox serve":
-		fmt.Fprintln(stderr, l.T("Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner.\n\nFlags:"))
+		fmt.Fprintln(stderr, l.T("Usage: glassbox serve [flags]\n\nServes a glass box to every learner over SSH. Provider flags apply to every learner;\nthe flags that name one person's files (--workspace, --session, --resume, --from,\n--compare, --trace, --record) are not for a room: each learner has their own.\n\nLearners get in with the workshop passphrase: a new one is made and printed at every\nstart, or set GLASSBOX_PASSPHRASE to choose it (at least 8 characters; it is never\nprinted). With --authorized-keys only those keys get in and no passphrase is made;\nwith GLASSBOX_PASSPHRASE set as well, either gets in.\n\nFlags:"))
 	case headless:
 		fmt.Fprintln(stderr, l.T("Usage: glassbox run [flags] PROMPT\n\nRuns the agent loop on PROMPT until it is idle and prints every transition.\nWith --lesson and no PROMPT, the lesson's own request is used.\n\nFlags:"))
 	default:
 		overview(l, stderr)
 		fmt.Fprintln(stderr, "\n"+l.T("Flags of the full-screen glass box (glassbox [flags]):"))
 	}
+}
+
+// printDefaults lists fs's flags as -h shows them; serve's leave out the
+// run flags a room refuses (serve.Refuses).
+func printDefaults(fs *flag.FlagSet, name string) {
+	if name != "glassbox serve" {
+		fs.PrintDefaults()
+		return
+	}
+	shown := flag.NewFlagSet(name, flag.ContinueOnError)
+	shown.SetOutput(fs.Output())
+	fs.VisitAll(func(f *flag.Flag) {
+		if !serve.Refuses(f.Name) {
+			shown.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	shown.PrintDefaults()
 }
 
 // checkConfig is the last half of the pipeline, once the flags are

@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/glassbox-dev/glassbox/history"
+	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop/shell"
 	"github.com/glassbox-dev/glassbox/tools"
 )
@@ -263,7 +264,7 @@ func LoadPolicy(path string) (*Policy, error) {
 	}
 	p, err := ParsePolicy(b)
 	if err != nil {
-		return nil, fmt.Errorf("policy file %s: %w", path, err)
+		return nil, sentence.Errorf("policy file %s: %w", path, err)
 	}
 	return p, nil
 }
@@ -273,7 +274,7 @@ func readPolicyFile(path string) ([]byte, error) {
 	// Look before opening: opening some devices has effects of its own.
 	info, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("policy file: %w", err)
+		return nil, sentence.Errorf("policy file: %w", err)
 	}
 	if err := policyFileFits(path, info); err != nil {
 		return nil, err
@@ -282,21 +283,21 @@ func readPolicyFile(path string) ([]byte, error) {
 	// opening it returns at once instead of waiting for a writer.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("policy file: %w", err)
+		return nil, sentence.Errorf("policy file: %w", err)
 	}
 	defer f.Close()
 	if info, err = f.Stat(); err != nil {
-		return nil, fmt.Errorf("policy file: %w", err)
+		return nil, sentence.Errorf("policy file: %w", err)
 	}
 	if err := policyFileFits(path, info); err != nil {
 		return nil, err
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxPolicyBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("policy file: %w", err)
+		return nil, sentence.Errorf("policy file: %w", err)
 	}
 	if len(b) > maxPolicyBytes { // it grew while being read
-		return nil, fmt.Errorf("policy file %s is larger than the limit of 1 MiB (%d bytes)", path, maxPolicyBytes)
+		return nil, sentence.Errorf("policy file %s is larger than the limit of 1 MiB (%d bytes)", path, maxPolicyBytes)
 	}
 	return b, nil
 }
@@ -304,11 +305,11 @@ func readPolicyFile(path string) ([]byte, error) {
 // policyFileFits refuses what is not a regular file of at most 1 MiB.
 func policyFileFits(path string, info os.FileInfo) error {
 	if !info.Mode().IsRegular() {
-		return fmt.Errorf("policy file %s is not a regular file (it is %s); give the path of a TOML file",
+		return sentence.Errorf("policy file %s is not a regular file (it is %s); give the path of a TOML file",
 			path, tools.DescribeFileType(info.Mode()))
 	}
 	if info.Size() > maxPolicyBytes {
-		return fmt.Errorf("policy file %s is %d bytes; the limit is 1 MiB (%d bytes)", path, info.Size(), maxPolicyBytes)
+		return sentence.Errorf("policy file %s is %d bytes; the limit is 1 MiB (%d bytes)", path, info.Size(), maxPolicyBytes)
 	}
 	return nil
 }
@@ -326,7 +327,7 @@ func ParsePolicy(b []byte) (*Policy, error) {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
-		return nil, fmt.Errorf("unknown keys: %s", strings.Join(keys, ", "))
+		return nil, sentence.Errorf("unknown keys: %s", strings.Join(keys, ", "))
 	}
 	p := &Policy{Network: f.Network, Env: f.Env, Default: Decision{Verdict: RequireConfirm, Rule: "default", Reason: "no rule matched"}}
 	for _, name := range f.Env {
@@ -345,7 +346,7 @@ func ParsePolicy(b []byte) (*Policy, error) {
 	if f.Default != nil {
 		v, err := parseVerdict(f.Default.Verdict)
 		if err != nil {
-			return nil, fmt.Errorf("default: %w", err)
+			return nil, sentence.Errorf("default: %w", err)
 		}
 		p.Default = Decision{Verdict: v, Rule: "default", Reason: f.Default.Reason}
 		if p.Default.Reason == "" {
@@ -358,18 +359,18 @@ func ParsePolicy(b []byte) (*Policy, error) {
 // parse reads rule n of the file; seen holds the names of the rules
 // before it.
 func (r ruleFile) parse(n int, seen map[string]bool) (Rule, error) {
-	where := fmt.Sprintf("rule %d", n)
+	where := sentence.Errorf("rule %d", n)
 	if r.Name == "" {
-		return Rule{}, fmt.Errorf("%s: name is required", where)
+		return Rule{}, sentence.Errorf("%s: name is required", where)
 	}
-	where = fmt.Sprintf("rule %d (%q)", n, r.Name)
+	where = sentence.Errorf("rule %d (%q)", n, r.Name)
 	if seen[r.Name] {
-		return Rule{}, fmt.Errorf("%s: the name is used twice", where)
+		return Rule{}, sentence.Errorf("%s: the name is used twice", where)
 	}
 	seen[r.Name] = true
 	v, err := parseVerdict(r.Verdict)
 	if err != nil {
-		return Rule{}, fmt.Errorf("%s: %w", where, err)
+		return Rule{}, sentence.Errorf("%s: %w", where, err)
 	}
 	rule := Rule{Name: r.Name, Verdict: v, Reason: r.Reason, Tools: r.Tools, PathOutsideWorkspace: r.PathOutsideWorkspace}
 	if err := r.parseTools(&rule, where); err != nil {
@@ -385,10 +386,10 @@ func (r ruleFile) parse(n int, seen map[string]bool) (Rule, error) {
 }
 
 // parseTools reads the conditions on the tool: its attributes and origin.
-func (r ruleFile) parseTools(rule *Rule, where string) error {
+func (r ruleFile) parseTools(rule *Rule, where error) error {
 	for _, a := range r.Attributes {
 		if !slices.Contains(attributeNames, a) {
-			return fmt.Errorf("%s: attributes %q: no such attribute; the attributes are %s", where, a, strings.Join(attributeNames, ", "))
+			return sentence.Errorf("%s: attributes %q: no such attribute; the attributes are %s", where, a, strings.Join(attributeNames, ", "))
 		}
 		rule.Attributes = append(rule.Attributes, a)
 	}
@@ -396,25 +397,25 @@ func (r ruleFile) parseTools(rule *Rule, where string) error {
 	case "", originBuiltin, originMCP:
 		rule.Origin = r.Origin
 	default:
-		return fmt.Errorf("%s: origin %q: want %q or %q", where, r.Origin, originBuiltin, originMCP)
+		return sentence.Errorf("%s: origin %q: want %q or %q", where, r.Origin, originBuiltin, originMCP)
 	}
 	return nil
 }
 
 // parseCommand reads the conditions on the command: its patterns and the
 // named checks of loop/shell.
-func (r ruleFile) parseCommand(rule *Rule, where string) error {
+func (r ruleFile) parseCommand(rule *Rule, where error) error {
 	for _, pat := range r.CommandMatches {
 		re, err := regexp.Compile(pat)
 		if err != nil {
-			return fmt.Errorf("%s: command_matches %q: %w", where, pat, err)
+			return sentence.Errorf("%s: command_matches %q: %w", where, pat, err)
 		}
 		rule.CommandMatches = append(rule.CommandMatches, re)
 	}
 	checks := shell.Checks()
 	for _, c := range r.CommandChecks {
 		if _, ok := checks[c]; !ok {
-			return fmt.Errorf("%s: command_checks %q: no such check; the checks are %s",
+			return sentence.Errorf("%s: command_checks %q: no such check; the checks are %s",
 				where, c, strings.Join(slices.Sorted(maps.Keys(checks)), ", "))
 		}
 		rule.CommandChecks = append(rule.CommandChecks, c)
@@ -425,19 +426,33 @@ func (r ruleFile) parseCommand(rule *Rule, where string) error {
 // CheckTools reports rules that name a tool not in known: a misspelled name
 // would make the rule match nothing, silently.
 func (p *Policy) CheckTools(known []string) error {
-	var bad []string
+	var bad []error
 	for _, r := range p.Rules {
 		for _, name := range r.Tools {
 			if !slices.Contains(known, name) {
-				bad = append(bad, fmt.Sprintf("rule %q names the tool %q", r.Name, name))
+				bad = append(bad, sentence.Errorf("rule %q names the tool %q", r.Name, name))
 			}
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%s; the tools are: %s", strings.Join(bad, "; "), strings.Join(known, ", "))
+		return sentence.Errorf("%w; the tools are: %s", inOneLine(bad), strings.Join(known, ", "))
 	}
 	return nil
 }
+
+// inOneLine is errors said one after the other on one line, "; " between
+// them; each is said in the reader's language (lang.Error).
+type inOneLine []error
+
+func (e inOneLine) Error() string {
+	s := make([]string, len(e))
+	for i, err := range e {
+		s[i] = err.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (e inOneLine) Unwrap() []error { return e }
 
 // The attribute names a rule's attributes condition takes, and what each
 // means (history.Attributes).
@@ -485,7 +500,7 @@ func parseVerdict(s string) (Verdict, error) {
 	case Allow, DenyVerdict, RequireConfirm:
 		return v, nil
 	}
-	return "", fmt.Errorf("verdict %q: want ALLOW, DENY or REQUIRE_USER_CONFIRMATION", s)
+	return "", sentence.Errorf("verdict %q: want ALLOW, DENY or REQUIRE_USER_CONFIRMATION", s)
 }
 
 // Check decides one call. spec is the tool's definition (nil for an unknown

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/glassbox-dev/glassbox/history/sentence"
 )
 
 // CassetteVersion is the cassette format this glassbox writes and reads.
@@ -85,7 +86,7 @@ type Cassette struct {
 func LoadCassette(path string) (*Cassette, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open cassette %s: %w", path, err)
+		return nil, sentence.Errorf("cannot open cassette %s: %w", path, err)
 	}
 	defer f.Close()
 
@@ -98,7 +99,7 @@ func LoadCassette(path string) (*Cassette, error) {
 	for {
 		line, readErr := r.ReadBytes('\n')
 		if readErr != nil && !errors.Is(readErr, io.EOF) {
-			return nil, fmt.Errorf("cannot read cassette %s: %w", path, readErr)
+			return nil, sentence.Errorf("cannot read cassette %s: %w", path, readErr)
 		}
 		if len(line) > 0 {
 			lineNo++
@@ -117,7 +118,7 @@ func LoadCassette(path string) (*Cassette, error) {
 		default:
 			var ex exchangeJSON
 			if err := json.Unmarshal(line, &ex); err != nil {
-				return nil, fmt.Errorf("cassette %s: line %d is not a complete exchange (%v); the recording may have been cut off there — delete that line or record again with --record", path, lineNo, err)
+				return nil, sentence.Errorf("cassette %s: line %d is not a complete exchange (%v); the recording may have been cut off there — delete that line or record again with --record", path, lineNo, err)
 			}
 			c.Exchanges = append(c.Exchanges, ex.exchange())
 		}
@@ -126,7 +127,7 @@ func LoadCassette(path string) (*Cassette, error) {
 		}
 	}
 	if !sawHeader {
-		return nil, fmt.Errorf("%s is empty, so it is not a glassbox cassette; record one with --record %s", path, path)
+		return nil, sentence.Errorf("%s is empty, so it is not a glassbox cassette; record one with --record %s", path, path)
 	}
 	return c, nil
 }
@@ -134,14 +135,14 @@ func LoadCassette(path string) (*Cassette, error) {
 func parseCassetteHeader(path string, line []byte) (CassetteHeader, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(line, &probe); err != nil || probe["glassbox_cassette"] == nil {
-		return CassetteHeader{}, fmt.Errorf("%s is not a glassbox cassette: its first line should be a header like {\"glassbox_cassette\":%d,...}; record one with --record", path, CassetteVersion)
+		return CassetteHeader{}, sentence.Errorf("%s is not a glassbox cassette: its first line should be a header like {\"glassbox_cassette\":%d,...}; record one with --record", path, CassetteVersion)
 	}
 	var h CassetteHeader
 	if err := json.Unmarshal(line, &h); err != nil {
-		return CassetteHeader{}, fmt.Errorf("%s has a damaged cassette header (%v); record it again with --record", path, err)
+		return CassetteHeader{}, sentence.Errorf("%s has a damaged cassette header (%v); record it again with --record", path, err)
 	}
 	if h.Version != CassetteVersion {
-		return CassetteHeader{}, fmt.Errorf("%s is a version %d cassette, but this glassbox reads version %d; record it again with --record", path, h.Version, CassetteVersion)
+		return CassetteHeader{}, sentence.Errorf("%s is a version %d cassette, but this glassbox reads version %d; record it again with --record", path, h.Version, CassetteVersion)
 	}
 	return h, nil
 }
@@ -173,7 +174,7 @@ func NewCassetteWriter(path string, h CassetteHeader, secrets ...string) (*Casse
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("cannot create cassette %s: %w", path, err)
+		return nil, sentence.Errorf("cannot create cassette %s: %w", path, err)
 	}
 	mask := NewMasker(secrets...)
 	w := &CassetteWriter{f: f, path: path, mask: mask, conv: mask.Conversation()}
@@ -195,15 +196,15 @@ func (w *CassetteWriter) Write(ex Exchange) error {
 func (w *CassetteWriter) writeLine(v any) error {
 	line, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("cannot encode a line of cassette %s: %w", w.path, err)
+		return sentence.Errorf("cannot encode a line of cassette %s: %w", w.path, err)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.f == nil {
-		return fmt.Errorf("cassette %s is already closed", w.path)
+		return sentence.Errorf("cassette %s is already closed", w.path)
 	}
 	if _, err := w.f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("cannot write to cassette %s: %w", w.path, err)
+		return sentence.Errorf("cannot write to cassette %s: %w", w.path, err)
 	}
 	return nil
 }
@@ -218,7 +219,7 @@ func (w *CassetteWriter) Close() error {
 	err := w.f.Close()
 	w.f = nil
 	if err != nil {
-		return fmt.Errorf("cannot close cassette %s: %w", w.path, err)
+		return sentence.Errorf("cannot close cassette %s: %w", w.path, err)
 	}
 	return nil
 }
@@ -293,11 +294,11 @@ func (b *textOrBytes) UnmarshalJSON(data []byte) error {
 		Base64 string `json:"base64"`
 	}
 	if err := json.Unmarshal(data, &enc); err != nil {
-		return fmt.Errorf("a body must be a string or {\"base64\":...}: %w", err)
+		return sentence.Errorf("a body must be a string or {\"base64\":...}: %w", err)
 	}
 	raw, err := base64.StdEncoding.DecodeString(enc.Base64)
 	if err != nil {
-		return fmt.Errorf("a base64 body does not decode: %w", err)
+		return sentence.Errorf("a base64 body does not decode: %w", err)
 	}
 	*b = raw
 	return nil

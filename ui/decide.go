@@ -58,9 +58,32 @@ func (p *payloadPane) decidingEdge() loop.Edge {
 	return r.live.steps[es].t.Edge
 }
 
-// markLine draws the deciding line: a ▶ in its first cell, in the theme's
-// current-state style, w cells wide.
+// markLine draws the deciding line, w cells wide, in the theme's
+// current-state style, with a ▶ in a cell that holds nothing of the
+// payload: its first cell when that is blank, else the last cell of a
+// chunk's arrival time ("+  155ms ▶data: …"), else before the line when
+// there is room. A line that fills the width otherwise keeps every cell
+// and is marked by its style alone: the pane promises the bytes as they
+// arrived, and a marker never covers one.
 func markLine(lk look, line string, w int) string {
-	plain := "▶" + strings.TrimPrefix(ansi.Strip(line), " ")
-	return lk.th.Current.Render(ansi.Truncate(plain, w, "…"))
+	plain := []rune(ansi.Strip(line))
+	switch {
+	case len(plain) > 0 && plain[0] == ' ':
+		plain[0] = '▶'
+	case arrivalGutter(plain):
+		plain[gutterWidth-1] = '▶'
+	case ansi.StringWidth(string(plain)) < w:
+		plain = append([]rune{'▶'}, plain...)
+	}
+	return lk.th.Current.Render(string(plain))
+}
+
+// gutterWidth is the width of a chunk's arrival time before its bytes in
+// the Raw payload ("+%7s  ", ui/payload).
+const gutterWidth = 10
+
+// arrivalGutter reports whether line begins with a chunk's arrival time,
+// its last two cells blank.
+func arrivalGutter(line []rune) bool {
+	return len(line) > gutterWidth && line[0] == '+' && line[gutterWidth-2] == ' ' && line[gutterWidth-1] == ' '
 }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/glassbox-dev/glassbox/loop"
@@ -48,20 +47,6 @@ func TestDynSentencesHaveJapanese(t *testing.T) {
 				check("a deciding mark", mk)
 			}
 		}
-	}
-}
-
-// The welcome's way to go live is Japanese, with the commands and flags as
-// they are.
-func TestGoLiveInJapanese(t *testing.T) {
-	got := goLive(lang.JA)
-	for _, want := range []string{"GEMINI_API_KEY を設定 (Gemini)", "serve を起動 (Llama)", "OPENAI_BASE_URL を設定 (OpenAI 互換サーバー)", "を付けて起動します"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("goLive(JA) = %q, want it to contain %q", got, want)
-		}
-	}
-	if goLive(lang.EN) != registry.GoLive() {
-		t.Errorf("goLive(EN) = %q, want registry.GoLive()", goLive(lang.EN))
 	}
 }
 

@@ -142,7 +142,7 @@ func (c *roomController) followed(msg followMsg) action {
 			r.history.note(c.lang.T("the end of the trace: [ ] go back in time; q quits"))
 			return action{settle: true, cmd: c.stepper.fetchPayloads()}
 		}
-		r.history.note(c.lang.F("the %s's run has ended; q quits", c.whom()))
+		r.history.note(c.lang.F("the %s's run has ended; q quits", c.whom))
 		return action{settle: true}
 	}
 	return action{settle: true, cmd: tea.Batch(c.followCmd(), c.stepper.fetchPayloads())}
@@ -158,26 +158,21 @@ func (c *roomController) record(r *runView, t loop.Transition) {
 	}
 }
 
-// followKey handles the keys a follower may not use: stepping keys catch
-// up with the present, the rest say the run is read-only. It reports
-// whether it handled msg.
+// followKey takes a follower's stepping keys: they catch up with the
+// present. The keys a follower may not use are refused by their role, as
+// anyone's are (Model.firstKey). It reports whether it handled msg.
 func (c *roomController) followKey(msg tea.KeyMsg) (action, bool) {
-	if c.cfg.Follow == nil {
+	k := c.keys
+	if c.cfg.Follow == nil || !key.Matches(msg, k.Step, k.Iteration, k.Continue) {
 		return action{}, false
 	}
-	k := c.keys
-	switch {
-	case c.cfg.Follow.Pull != nil && key.Matches(msg, k.Step, k.Iteration, k.Continue):
+	if c.cfg.Follow.Pull != nil {
 		return c.pullKey(msg), true
-	case key.Matches(msg, k.Step, k.Iteration, k.Continue):
-		if !c.stepper.returnToPresent() {
-			return say(c.lang.F("you are at the %s's latest step: the next one appears when they take it", c.whom())), true
-		}
-		return say(c.lang.F("caught up: the %s's latest step", c.whom())), true
-	case key.Matches(msg, k.Fork, k.ForkOnto, k.Abandon, k.WhatIf, k.Pause, k.Input, k.Lessons, k.Branch, k.Predict, k.Breaks) || k.typing(msg):
-		return say(c.readOnly()), true
 	}
-	return action{}, false
+	if !c.stepper.returnToPresent() {
+		return say(c.lang.F("you are at the %s's latest step: the next one appears when they take it", c.whom)), true
+	}
+	return say(c.lang.F("caught up: the %s's latest step", c.whom)), true
 }
 
 // pullKey steps through a recording: back to the present first when a
@@ -197,18 +192,6 @@ func (c *roomController) pullKey(msg tea.KeyMsg) action {
 	return action{cmd: c.pullCmd(PullStep)}
 }
 
-// readOnly is what a follower is told when a key would change the run.
-func (c *roomController) readOnly() string {
-	if c.cfg.Follow.Pull != nil {
-		return c.lang.T("read-only: this is a trace file, not a live agent (space steps · [ ] go back in time · q quits)")
-	}
-	return c.lang.F("read-only: you follow the %s's run (space catches up · [ ] go back in time · q quits)", c.whom())
-}
-
-// whom is whom the glass box follows, in its language ("instructor":
-// 講師).
-func (c *roomController) whom() string { return c.lang.Dyn(c.cfg.Follow.Who) }
-
 // changedMsg says Config.Status has something new to show.
 type changedMsg struct{}
 
@@ -227,4 +210,32 @@ func (c *roomController) changedCmd() tea.Cmd {
 			return nil
 		}
 	}
+}
+
+// roomNoteMsg is one thing the room tells the instructor (Room.Notes).
+type roomNoteMsg string
+
+// notesCmd waits for the room's next note to the instructor.
+func (c *roomController) notesCmd() tea.Cmd {
+	if c.cfg.Room == nil || c.cfg.Room.Notes == nil {
+		return nil
+	}
+	ch, ctx := c.cfg.Room.Notes, c.stepper.runs[0].base
+	return func() tea.Msg {
+		select {
+		case n, ok := <-ch:
+			if ok {
+				return roomNoteMsg(n)
+			}
+		case <-ctx.Done():
+		}
+		return nil
+	}
+}
+
+// noted says the room's note on the notice line and keeps it in History,
+// then waits for the next one.
+func (c *roomController) noted(n roomNoteMsg) action {
+	c.stepper.runs[0].history.note(string(n))
+	return action{notice: string(n), settle: true, cmd: c.notesCmd()}
 }

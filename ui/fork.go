@@ -257,8 +257,14 @@ func forked(r *runView, i, seq int, keepFiles bool, onto *ontoChoice) {
 	if keepFiles {
 		files = r.lang.T("the workspace's files were kept as they are now")
 	}
-	r.history.note(r.lang.F(
-		"forked at step #%d: the %d later step%s %s abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), isAre(abandoned), files))
+	switch {
+	case abandoned == 0:
+		// F at the present: nothing is cut, and the files are as they are.
+		r.history.note(r.lang.F("forked at step #%d, the present: no step is abandoned and the files stay as they are", seq))
+	default:
+		r.history.note(r.lang.F(
+			"forked at step #%d: the %d later step%s %s abandoned (the session file and the trace keep them); %s", seq, abandoned, plural(abandoned), isAre(abandoned), files))
+	}
 	if onto != nil {
 		// The engine's note on what could not carry over (RoleNote).
 		if h := r.eng.History(); len(h) > 0 && h[len(h)-1].Role == history.RoleNote {

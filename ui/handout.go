@@ -93,7 +93,7 @@ func handoutDone(r *runView, msg handoutMsg) {
 		// address goes on the notice line and, to stay on screen to be
 		// copied, into History.
 		r.notice = msg.lang.F("handout of step %d: %s", msg.step, msg.link)
-		r.history.note(msg.lang.F("handout of step %d — open in your browser while the room is served: %s", msg.step, msg.link))
+		r.history.add(&historyEntry{kind: entryLink, name: msg.lang.F("handout of step %d — open in your browser while the room is served:", msg.step), text: msg.link})
 	default:
 		r.notice = msg.lang.F("handout written: %s", msg.path)
 	}

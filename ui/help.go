@@ -71,16 +71,7 @@ func (o *helpOverlay) lines(w int) []string {
 		o.th.Bold.Render(o.lang.T("glassbox: the agent loop, one transition at a time")),
 		"",
 	}
-	text := o.lang.T("Type a request and press Enter: it becomes an event in the queue. " +
-		"Then step: space takes one transition (the diagram lights the new state), i runs one iteration " +
-		"(one model call and its tool calls), c runs until the answer, a breakpoint or a question. " +
-		"[ and ] move back and forward through the steps taken; every pane follows.")
-	if o.stepper.compare() {
-		text = o.lang.T("Type a request and press Enter: it goes to both runs. Space, i and c step both runs; " +
-			"tab gives the keys to one run (then the other, then both again), and that run stays on screen. " +
-			"v shows the other run's panes without changing which runs the keys act on; z shows the focused " +
-			"pane of both runs side by side. [ and ] move both runs to the same model call.")
-	}
+	text := o.who.HowItWorks(o.lang, o.stepper.compare(), o.whom)
 	for _, ln := range wrapLines(text, w) {
 		intro = append(intro, o.th.Muted.Render(ln))
 	}
@@ -106,7 +97,14 @@ func (o *helpOverlay) healthLines(w int) []string {
 			title = l.F("%s's health", r.title())
 		}
 		out = append(out, o.th.Bold.Render(title))
-		out = append(out, wrapLines(r.live.healthLine, w)...)
+		line := r.live.healthLine
+		if o.stepper.compare() {
+			// The runs share one session: its size is said once, below.
+			h := r.live.health
+			h.Bytes = 0
+			line = healthText(l, h)
+		}
+		out = append(out, wrapLines(line, w)...)
 		if kinds := r.live.health.FailureKinds(); kinds != "" {
 			muted(l.F("failures fed back: %s", kinds))
 		}

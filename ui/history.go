@@ -30,6 +30,7 @@ const (
 	entryHalt                       // why the loop halted
 	entryRetry                      // a retried provider call (folded to one line)
 	entryEdit                       // a what-if edit of the context before it was sent
+	entryLink                       // a note with an address to copy, never wrapped (a handout's)
 )
 
 // maxExpandedLines caps an expanded tool result; the Raw payload pane has
@@ -77,6 +78,8 @@ func (e *historyEntry) build(th theme.Theme, l lang.Lang, w int) []string {
 		return styledLines(th.Muted, wrapLines("ℹ "+e.text, w))
 	case entryWelcome:
 		return e.welcomeLines(th, w)
+	case entryLink:
+		return e.linkLines(th, l, w)
 	case entryRetry:
 		return e.retryLines(th, w)
 	case entryEdit:
@@ -92,6 +95,9 @@ func (e *historyEntry) build(th theme.Theme, l lang.Lang, w int) []string {
 func (e *historyEntry) speech(th theme.Theme, l lang.Lang) (head string, st lipgloss.Style, text string) {
 	switch e.kind {
 	case entryUser:
+		if e.name != "" { // sent from elsewhere (the MCP bus): by whom
+			return "● " + e.name, th.RoleUser, e.text
+		}
 		if e.outside {
 			return "● " + l.T("user (as the agent sent it)"), th.RoleUser, e.text
 		}
@@ -100,11 +106,11 @@ func (e *historyEntry) speech(th theme.Theme, l lang.Lang) (head string, st lipg
 		return "↺ loop → model " + l.T("(feedback, so it can repair its reply)"), th.RoleFeedback, e.text
 	case entryAssistant:
 		if strings.TrimSpace(e.text) == "" {
-			return "● assistant", th.RoleAssistant, l.T("(no text)")
+			return "● " + l.T("assistant"), th.RoleAssistant, l.T("(no text)")
 		}
-		return "● assistant", th.RoleAssistant, e.text
+		return "● " + l.T("assistant"), th.RoleAssistant, e.text
 	case entryThought:
-		return "● assistant · " + l.T("reasoning"), th.Thought, e.text
+		return "● " + l.T("assistant") + " · " + l.T("reasoning"), th.Thought, e.text
 	}
 	return "■ " + l.T("halted"), th.Error, e.text
 }
@@ -181,6 +187,19 @@ func (e *historyEntry) welcomeLines(th theme.Theme, w int) []string {
 		out = append(out, styledLines(st, wrapLines(para, w))...)
 	}
 	return out
+}
+
+// linkLines is a note (name) and the address it gives (text) on a line of
+// its own, never wrapped: a terminal copies a wrapped address with the
+// pane's border in it. Where the pane is too narrow it is cut, and the line
+// under it says how to see it whole.
+func (e *historyEntry) linkLines(th theme.Theme, l lang.Lang, w int) []string {
+	out := styledLines(th.Muted, wrapLines("ℹ "+e.name, w))
+	if cell.Width(e.text) <= w-2 {
+		return append(out, "  "+e.text)
+	}
+	out = append(out, "  "+cell.Truncate(e.text, w-2, "…"))
+	return append(out, styledLines(th.Muted, wrapLines("  "+l.T("(the address is cut here: z on History shows it whole, on one line)"), w))...)
 }
 
 // retryLines is a retried provider call: folded to one line, or with why.
@@ -290,6 +309,7 @@ type historyPane struct {
 
 	sel         int  // selected entry, -1 for none
 	follow      bool // stick to the newest entry
+	opened      bool // shown from the top since the first screen (opening), until an entry is added
 	top         int  // first visible entry when not following
 	topLine     int  // lines of entries[top] scrolled past
 	allExpanded bool
@@ -314,6 +334,23 @@ func (p *historyPane) truncate(n int) {
 func (p *historyPane) add(e *historyEntry) {
 	e.expanded = p.allExpanded && e.foldable()
 	p.entries = append(p.entries, e)
+	if p.opened {
+		p.opened, p.follow = false, true // something happened: follow it
+	}
+}
+
+// opening shows the pane from its first line, the welcome's, when it
+// holds nothing else yet (a welcome and notes): the first screen never
+// opens mid-sentence, however long they are. The next entry added makes
+// the pane follow the newest again; a scroll of the person's own ends it
+// too.
+func (p *historyPane) opening() {
+	for _, e := range p.entries {
+		if e.kind != entryWelcome && e.kind != entryNote {
+			return
+		}
+	}
+	p.follow, p.top, p.topLine, p.opened = false, 0, 0, true
 }
 
 // setSize tells the pane its content size; caches keyed by width stay valid
@@ -352,6 +389,7 @@ func (p *historyPane) windowTop(end int) (int, int) {
 }
 
 func (p *historyPane) scrollUp(n, end int) {
+	p.opened = false
 	t, l := p.windowTop(end)
 	l -= n
 	for l < 0 && t > 0 {
@@ -362,6 +400,7 @@ func (p *historyPane) scrollUp(n, end int) {
 }
 
 func (p *historyPane) scrollDown(n, end int) {
+	p.opened = false
 	t, l := p.windowTop(end)
 	l += n
 	for t < end && l >= p.height(t) {
@@ -374,9 +413,9 @@ func (p *historyPane) scrollDown(n, end int) {
 	}
 }
 
-func (p *historyPane) toTop() { p.follow, p.top, p.topLine = false, 0, 0 }
+func (p *historyPane) toTop() { p.follow, p.top, p.topLine, p.opened = false, 0, 0, false }
 
-func (p *historyPane) toBottom() { p.follow, p.sel = true, -1 }
+func (p *historyPane) toBottom() { p.follow, p.sel, p.opened = true, -1, false }
 
 // moveSel moves the selection by delta entries and scrolls it into view.
 func (p *historyPane) moveSel(delta, end int) {
@@ -396,6 +435,7 @@ func (p *historyPane) moveSel(delta, end int) {
 }
 
 func (p *historyPane) ensureVisible(i, end int) {
+	p.opened = false
 	t, l := p.windowTop(end)
 	if i < t || (i == t && l > 0) {
 		p.follow, p.top, p.topLine = false, i, 0

@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"slices"
 	"unicode"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // keyMap is every key the glass box answers to. It is data: the handlers
@@ -69,12 +71,16 @@ type keyMap struct {
 	Quit    key.Binding
 	Cancel  key.Binding
 
-	l lang.Lang // the language of the keys' help
+	l   lang.Lang // the language of the keys' help
+	who role.Role // whose keys they are: the help lists only those the role may use (need)
 }
 
-func newKeyMap(l lang.Lang) keyMap {
-	return keyMap{
+// newKeyMap is the keys of a person in role who, their help in language l.
+// A follower's space catches up with the run they follow.
+func newKeyMap(l lang.Lang, who role.Role) keyMap {
+	k := keyMap{
 		l:         l,
+		who:       who,
 		Step:      key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", l.T("step"))),
 		Iteration: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", l.T("iteration"))),
 		Continue:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", l.T("continue"))),
@@ -127,6 +133,71 @@ func newKeyMap(l lang.Lang) keyMap {
 		Quit:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", l.T("quit"))),
 		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", l.T("cancel step (twice: quit)"))),
 	}
+	if !who.May(role.Step) && who.May(role.CatchUp) {
+		k.Step = key.NewBinding(key.WithKeys(" ", "n"), key.WithHelp("space/n", l.T("catch up")))
+	}
+	return k
+}
+
+// need pairs a key with the ability it needs (ui/role).
+type need struct {
+	b key.Binding
+	a role.Ability
+}
+
+// needs is what each stepper key needs, in the order keys are matched:
+// the help lists a key only to a person whose role may use it, and the key
+// router refuses it to anyone else (role.Refusal). Every binding of the
+// map is here; TestEveryKeyNeedsAnAbility keeps it so.
+func (k keyMap) needs() []need {
+	step, more := role.Step, role.Step
+	switch {
+	case k.who.May(role.Replay):
+		step, more = role.Replay, role.Replay // space, i and c show more of a recording
+	case !k.who.May(role.Step) && k.who.May(role.CatchUp):
+		step = role.CatchUp // space catches up with the run followed
+	}
+	return []need{
+		{k.Step, step}, {k.Iteration, more}, {k.Continue, more}, {k.Pause, role.Step},
+		{k.Break, role.Step}, {k.Cancel, role.Step},
+		{k.Prev, role.Look}, {k.Next, role.Look},
+		{k.Fork, role.Change}, {k.ForkOnto, role.Change}, {k.Abandon, role.Change}, {k.Branch, role.Change}, {k.WhatIf, role.Change},
+		{k.Handout, role.Handout},
+		{k.Focus, role.Look}, {k.FocusBack, role.Look}, {k.Look, role.Look}, {k.Zoom, role.Look},
+		{k.Up, role.Look}, {k.Down, role.Look}, {k.PageUp, role.Look}, {k.PageDown, role.Look},
+		{k.Top, role.Look}, {k.Bottom, role.Look}, {k.Expand, role.Look}, {k.ExpandAll, role.Look},
+		{k.Left, role.Look}, {k.Right, role.Look}, {k.ReqResp, role.Look}, {k.Headers, role.Look}, {k.Exchange, role.Look},
+		{k.Input, role.Send}, {k.Send, role.Send}, {k.Newline, role.Send}, {k.Leave, role.Look},
+		{k.AllowOnce, role.Answer}, {k.AllowSession, role.Answer}, {k.Deny, role.Answer}, {k.Hide, role.Answer}, {k.Pick, role.Answer},
+		{k.Lessons, role.Lessons}, {k.Predict, role.Predict}, {k.Roster, role.Roster},
+		{k.Help, role.Look}, {k.Quit, role.Look},
+	}
+}
+
+// need is the ability the stepper key msg needs; ok false when msg is no
+// stepper key.
+func (k keyMap) need(msg tea.KeyMsg) (a role.Ability, ok bool) {
+	for _, n := range k.needs() {
+		if key.Matches(msg, n.b) {
+			return n.a, true
+		}
+	}
+	return role.Look, false
+}
+
+// allowed is bs without the keys the person's role may not use.
+func (k keyMap) allowed(bs []key.Binding) []key.Binding {
+	ns := k.needs()
+	return slices.DeleteFunc(slices.Clone(bs), func(b key.Binding) bool {
+		i := slices.IndexFunc(ns, func(n need) bool { return sameKey(n.b, b) })
+		return i >= 0 && !k.who.May(ns[i].a)
+	})
+}
+
+// sameKey reports whether a and b are the same binding: the same keys and
+// help.
+func sameKey(a, b key.Binding) bool {
+	return slices.Equal(a.Keys(), b.Keys()) && a.Help() == b.Help()
 }
 
 // scrolling are the keys that scroll a pane.
@@ -154,16 +225,16 @@ type stepperHelp struct {
 }
 
 func (h stepperHelp) ShortHelp() []key.Binding {
-	b := []key.Binding{h.k.Step, h.k.Iteration, h.k.Continue, h.k.Help, h.k.Pause}
+	b := h.k.allowed([]key.Binding{h.k.Step, h.k.Iteration, h.k.Continue, h.k.Help, h.k.Pause})
 	if h.pane != nil {
-		own := h.pane.keys(h.k)
+		own := h.k.allowed(h.pane.keys(h.k))
 		b = append(b, own[:min(len(own), 2)]...)
 	}
 	focus := h.k.Focus
 	if l := h.k.l; h.compare {
 		focus = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", l.T("pick run")))
 	}
-	return append(b, h.k.Prev, h.k.Next, h.k.Input, focus, h.k.Zoom, h.k.Lessons, h.k.Quit)
+	return append(b, h.k.allowed([]key.Binding{h.k.Prev, h.k.Next, h.k.Input, focus, h.k.Zoom, h.k.Lessons, h.k.Quit})...)
 }
 
 func (h stepperHelp) FullHelp() [][]key.Binding { return h.k.FullHelp() }
@@ -197,13 +268,20 @@ func (k keyMap) forCompare() keyMap {
 // fullHelp is the help overlay's key groups; in compare mode as the keys
 // work there.
 func (k keyMap) fullHelp(compare bool) [][]key.Binding {
-	if !compare {
-		return k.FullHelp()
+	groups := k.FullHelp()
+	if compare {
+		c := k.forCompare()
+		groups = c.FullHelp()
+		groups[1] = append([]key.Binding{c.Focus, c.Look}, groups[1][1:]...)
 	}
-	c := k.forCompare()
-	groups := c.FullHelp()
-	groups[1] = append([]key.Binding{c.Focus, c.Look}, groups[1][1:]...)
-	return groups
+	// Only the keys the person's role may use; a group left empty goes.
+	var out [][]key.Binding
+	for _, g := range groups {
+		if g = k.allowed(g); len(g) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // all is every binding of the stepper and its panes: a rune that matches

@@ -9,6 +9,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // handleKey routes a key: ctrl+c first, then the dialog on top (top), then
@@ -69,8 +70,8 @@ func (m *Model) manyRunes(msg tea.KeyMsg, quitting bool) tea.Cmd {
 // typeIntoInput gives the keyboard to the input line and types runes there:
 // text typed at the stepper is never lost.
 func (m *Model) typeIntoInput(runes []rune) tea.Cmd {
-	if m.cfg.Follow != nil {
-		m.bar.notice = m.room.readOnly()
+	if !m.who.May(role.Send) {
+		m.bar.notice = m.who.Refusal(m.lang, role.Send, m.whom)
 		return nil
 	}
 	cmd := m.focusInput()
@@ -151,7 +152,7 @@ func (m *Model) send() tea.Cmd {
 		return nil
 	}
 	m.input.Reset()
-	m.input.Placeholder = m.lessons.placeholder()
+	m.fitPlaceholder()
 	m.lessons.refreshWelcome()
 	m.focusPane(m.stepper.pane)
 	m.syncSizes()
@@ -231,9 +232,15 @@ func (m *Model) stepperKey(msg tea.KeyMsg) tea.Cmd {
 func (m *Model) firstKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := m.keys
 	if key.Matches(msg, k.Quit) {
-		// On a fresh screen q quits at once; on a run with history it
-		// asks first — but a trace file loses nothing (glassbox open).
-		if !m.stepper.hasHistory() || m.lessons.recording {
+		// An instructor with people in the room chooses what happens to
+		// them; otherwise, on a fresh screen q quits at once, and on a run
+		// with history it asks first.
+		if d := m.room.leaving(); d != nil {
+			m.stack.push(d)
+			return nil, true
+		}
+		// A trace file loses nothing (glassbox open).
+		if !m.stepper.hasHistory() || m.who == role.Reader {
 			return m.quit(), true
 		}
 		m.stack.push(quitDialog{m.kit})
@@ -248,6 +255,10 @@ func (m *Model) firstKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		cmd := m.apply(a)
 		m.clampScrolls()
 		return tea.Batch(cmd, m.stepper.fetchPayloads()), true
+	}
+	if a, ok := m.keys.need(msg); ok && !m.who.May(a) {
+		// Not this person's to press (ui/role): say what they may do.
+		return m.apply(say(m.who.Refusal(m.lang, a, m.whom))), true
 	}
 	if key.Matches(msg, k.Step) && m.stepper.returnToPresent() {
 		m.bar.notice = presentNotice(m.lang)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/glassbox-dev/glassbox/ui/cell"
 
 	"github.com/glassbox-dev/glassbox/ui/boxlayout"
 	"github.com/glassbox-dev/glassbox/ui/diagram"
@@ -217,7 +218,7 @@ func (s screen) screenBox() *box {
 		helpH = 1
 	}
 	var rows []*box
-	if s.compare() && s.w >= gridWidth && s.h >= gridHeight+stripHeight {
+	if s.compare() && s.w >= stripWidth && s.h >= gridHeight+stripHeight {
 		rows = append(rows, &box{Key: slot{kind: slotStrip}, Size: stripHeight})
 	}
 	return &box{Dir: boxlayout.Rows, Children: append(rows,
@@ -282,8 +283,12 @@ func gridBox(run int) *box {
 }
 
 // stripHeight is the comparison strip with its frame: a heading row and one
-// row per run.
-const stripHeight = 5
+// row per run; stripWidth the narrowest screen it is drawn on (its optional
+// columns give way before that).
+const (
+	stripHeight = 5
+	stripWidth  = 80
+)
 
 // columnsBox sets the runs side by side, each under its title line: zoomed,
 // the focused pane of each; else each run's panes (columnBox).
@@ -322,9 +327,26 @@ func columnBox(run int) *box {
 // handleResize records the new size and lays the panes out again.
 func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
 	m.width, m.height = max(msg.Width, 0), max(msg.Height, 0)
+	if !m.ready && !m.lessons.sent && m.computeLayout().mode == layoutTabs {
+		// The first screen in tabs shows History, where the welcome and
+		// the lesson to send are (compare mode focuses the Raw payload
+		// where it sits beside them).
+		m.stepper.pane = paneHistory
+	}
 	m.ready = true
 	m.syncSizes()
 	return nil
+}
+
+// fitPlaceholder sets the input's placeholder, cut with "…" where the
+// input line is narrower than it (the textarea would cut it mid-word and
+// say nothing).
+func (m *Model) fitPlaceholder() {
+	p := m.lessons.placeholder()
+	if w := m.input.Width() - 1; w > 0 && cell.Width(p) > w {
+		p = cell.Truncate(p, w, "…")
+	}
+	m.input.Placeholder = p
 }
 
 // syncSizes hands each sub-model its size and clamps every scroll to its
@@ -333,6 +355,7 @@ func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
 func (m *Model) syncSizes() {
 	m.input.SetWidth(max(m.width, 1))
 	m.input.SetHeight(m.inputLines())
+	m.fitPlaceholder()
 	m.help.Width = m.width
 	L := m.computeLayout()
 	for _, r := range m.runs {

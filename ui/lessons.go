@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -25,13 +26,9 @@ type lessonController struct {
 	name    string // the lesson on offer
 	sent    bool   // its request was sent (or the session is resumed)
 	sandbox string // Config.Sandbox, for the welcome
-	whom    string // a follower's: whom it follows ("" otherwise)
 	// intro is a tap's welcome (Tap.Intro): where it listens, what to
 	// set, what it cannot see (nil: not a tap).
 	intro []string
-	// recording: the followed run is a recording the person steps
-	// through (Follow.Pull: glassbox open).
-	recording bool
 }
 
 // current is the lesson on offer, if it has a request.
@@ -66,9 +63,29 @@ func (c *lessonController) offered() []Lesson {
 	return out
 }
 
+// notOffered are the bundled lessons offered leaves out.
+func (c *lessonController) notOffered() []Lesson {
+	offered := c.offered()
+	var out []Lesson
+	for _, l := range c.lessons {
+		if !slices.ContainsFunc(offered, func(o Lesson) bool { return o.Name == l.Name }) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// orList is names as a sentence says them: "a, b or c".
+func orList(l lang.Lang, names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return l.F("%s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
 // open is l: the lessons menu, on the lesson on offer.
 func (c *lessonController) open() action {
-	return action{open: &lessonMenu{c: c, sel: c.index()}}
+	return action{open: &lessonMenu{c: c, sel: c.index(), hidden: c.notOffered()}}
 }
 
 // request is what Enter sends: typed, or on an empty input the request of
@@ -98,10 +115,10 @@ func (c *lessonController) placeholder() string {
 	if c.intro != nil {
 		return c.lang.T("a tap sends nothing: the agent's person types in the agent's own terminal · space steps · c runs · q quits")
 	}
-	if c.recording {
+	if c.who == role.Reader {
 		return c.lang.T("read-only: a trace file · space steps · i an iteration · c a turn · [ ] back in time · q quits")
 	}
-	if c.whom != "" {
+	if !c.who.May(role.Send) {
 		return c.lang.F("read-only: you follow the %s's run · [ ] back in time · space catches up · q quits", c.whom)
 	}
 	if l, ok := c.current(); ok && !c.sent {
@@ -134,6 +151,10 @@ func firstLineOf(s string) string {
 type lessonMenu struct {
 	c   *lessonController
 	sel int
+	// hidden are the bundled lessons no run on screen can show (a lesson
+	// of one dialect's behaviour): the menu names them and why, so its
+	// list and the guide's agree.
+	hidden []Lesson
 }
 
 // update handles a key. It returns the picked lesson index, or -1, and
@@ -177,8 +198,11 @@ func (l *lessonMenu) view(th theme.Theme, lg lang.Lang, hk help.Model, k lessonK
 		}
 		out = append(out, ansi.Truncate(line, w, "…"))
 	}
-	for len(out) < h-2 {
+	for len(out) < h-2-len(l.hidden) {
 		out = append(out, "")
+	}
+	for _, ls := range l.hidden {
+		out = append(out, th.Muted.Render(ansi.Truncate(lg.F("not offered here: %s — only a %s run shows it", ls.Name, orList(lg, ls.Dialects)), w, "…")))
 	}
 	hk.Width = w
 	return append(out, "", hk.ShortHelpView(k.ShortHelp()))
@@ -201,7 +225,7 @@ func (l *lessonMenu) update(msg tea.KeyMsg) action {
 func (l *lessonMenu) box(w, h int) (string, []string) {
 	c := l.c
 	lessons := c.offered()
-	return c.lang.T("Lessons"), l.view(c.th, c.lang, c.help, c.lessonKeys, lessons, w, min(h, len(lessons)+5))
+	return c.lang.T("Lessons"), l.view(c.th, c.lang, c.help, c.lessonKeys, lessons, w, min(h, len(lessons)+5+len(l.hidden)))
 }
 
 func (l *lessonMenu) keys() help.KeyMap { return l.c.lessonKeys }

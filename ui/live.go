@@ -160,6 +160,23 @@ func (l *liveState) exchangeStep(i int) int {
 }
 
 // record takes in one transition: its messages, its output and its numbers.
+// called counts a model call's tokens and latency, and puts each retry of
+// it in History.
+func (l *liveState) called(h *historyPane, c *loop.LLMRecord) {
+	l.tokensIn += c.Usage.InputTokens
+	l.tokensOut += c.Usage.OutputTokens
+	l.lastLatencyMS = c.LatencyMS
+	l.hasLatency = true
+	for _, r := range c.Retries {
+		status := ""
+		if r.Status != 0 {
+			status = fmt.Sprintf("HTTP %d, ", r.Status)
+		}
+		h.add(&historyEntry{kind: entryRetry, name: l.lang.F(
+			"retry %d: %swaited %d ms, then sent the request again", r.Attempt, status, r.WaitMS), text: r.Reason})
+	}
+}
+
 func (l *liveState) record(h *historyPane, t loop.Transition) {
 	l.state = t.To
 	l.iteration = t.Iteration
@@ -173,21 +190,14 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 		h.add(&historyEntry{kind: entryEdit, edit: t.Edit})
 	}
 	if t.LLM != nil {
-		l.tokensIn += t.LLM.Usage.InputTokens
-		l.tokensOut += t.LLM.Usage.OutputTokens
-		l.lastLatencyMS = t.LLM.LatencyMS
-		l.hasLatency = true
-		for _, r := range t.LLM.Retries {
-			status := ""
-			if r.Status != 0 {
-				status = fmt.Sprintf("HTTP %d, ", r.Status)
-			}
-			h.add(&historyEntry{kind: entryRetry, name: l.lang.F(
-				"retry %d: %swaited %d ms, then sent the request again", r.Attempt, status, r.WaitMS), text: r.Reason})
-		}
+		l.called(h, t.LLM)
 	}
+	first := h.len()
 	for _, msg := range t.Added {
 		l.addMessage(h, msg)
+	}
+	if t.Event != nil && t.Event.From != "" {
+		headBy(h.entries[first:], t.Event.From)
 	}
 	if t.Inferred != "" { // a foreign agent's step glassbox did not see
 		h.add(&historyEntry{kind: entryNote, text: l.lang.F("%s, inferred: %s", t.Edge, l.lang.Dyn(t.Inferred))})
@@ -351,4 +361,14 @@ func (l *liveState) nextSeq() int {
 		return l.steps[n-1].t.Seq + 1
 	}
 	return 1
+}
+
+// headBy heads the requests among entries by who sent them (the MCP bus's
+// client): a request that was not typed here is never "you".
+func headBy(entries []*historyEntry, from string) {
+	for _, e := range entries {
+		if e.kind == entryUser {
+			e.name = sanitize(from)
+		}
+	}
 }

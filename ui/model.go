@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -79,6 +80,8 @@ type Model struct {
 type kit struct {
 	th        theme.Theme
 	lang      lang.Lang
+	who       role.Role // whose glass box it is: what they may do (ui/role)
+	whom      string    // a follower's: whom they follow, in lang ("" otherwise)
 	keys      keyMap
 	help      help.Model
 	drawnHelp *helpMemo // the key help, drawn once per width and keys
@@ -93,12 +96,13 @@ type kit struct {
 	breakKeys   breakKeys
 }
 
-// newKit is the kit for language l and theme th.
-func newKit(l lang.Lang, th theme.Theme) *kit {
+// newKit is the kit for a person in role who, in language l and theme th.
+func newKit(l lang.Lang, th theme.Theme, who role.Role) *kit {
 	k := &kit{
 		th:         th,
 		lang:       l,
-		keys:       newKeyMap(l),
+		who:        who,
+		keys:       newKeyMap(l, who),
 		help:       help.New(),
 		drawnHelp:  &helpMemo{},
 		askKeys:    newAskKeys(l),
@@ -150,7 +154,10 @@ func (m *Model) openRun(r *runView, rc RunConfig) {
 // each engine's current state and history (a resumed session shows what it
 // already holds), so call it before any Step runs.
 func New(cfg Config) *Model {
-	kt := newKit(cfg.Lang, theme.New(cfg.NoColor))
+	kt := newKit(cfg.Lang, theme.New(cfg.NoColor), cfg.role())
+	if cfg.Follow != nil {
+		kt.whom = cfg.Lang.Dyn(cfg.Follow.Who)
+	}
 	m := &Model{kit: kt, cfg: cfg, animate: true}
 	runs := cfg.Runs
 	if len(runs) == 0 {
@@ -174,10 +181,6 @@ func New(cfg Config) *Model {
 	m.forks = &forkController{kit: kt, stepper: m.stepper, dialects: cfg.Dialects, exec: tea.ExecProcess}
 	m.lessons = &lessonController{kit: kt, stepper: m.stepper, lessons: cfg.Lessons, name: cfg.Lesson, sandbox: cfg.Sandbox}
 	m.rosetta = &rosettaController{kit: kt, stepper: m.stepper}
-	if cfg.Follow != nil {
-		m.lessons.whom = m.room.whom()
-		m.lessons.recording = cfg.Follow.Pull != nil
-	}
 	if cfg.Tap != nil {
 		m.tap = &tapController{kit: kt, stepper: m.stepper, room: m.room, src: cfg.Tap.Source, now: time.Now}
 		m.lessons.intro = cfg.Tap.Intro
@@ -195,16 +198,57 @@ func New(cfg Config) *Model {
 	for i := range m.cfg.Runs {
 		m.cfg.Runs[i].Past = nil
 	}
-	m.lessons.refreshWelcome()                           // a resumed session offers no first lesson
-	m.inputFocused = cfg.Follow == nil && cfg.Tap == nil // a follower, a tap, have nothing to send
-	if m.inputFocused {
-		m.input.Focus()
-	}
-	m.input.Placeholder = m.lessons.placeholder()
+	m.firstScreen(runs[0].Notes)
+	m.fitPlaceholder()
 	if m.stepper.compare() {
 		m.stepper.pane = panePayload // the raw payloads are what compare mode is for
 	}
 	return m
+}
+
+// firstScreen is where a glass box opens: the welcome said again for what
+// is on offer, the keyboard where the first move is, History at the
+// welcome's first line and the front end's notes on the notice line.
+func (m *Model) firstScreen(notes []string) {
+	m.lessons.refreshWelcome() // a resumed session offers no first lesson
+	// The keyboard starts where the first move is: the input line for a
+	// new request; the stepper for a resumed session (History says "space
+	// goes on from step #N") and for a follower (nothing to send).
+	m.inputFocused = m.who.May(role.Send) && !m.lessons.sent
+	if m.inputFocused {
+		m.input.Focus()
+	}
+	if !m.lessons.sent {
+		for _, r := range m.runs {
+			r.history.opening() // the first screen starts at the welcome's first line
+		}
+		m.bar.notice = openingNotice(m.lang, notes)
+	}
+}
+
+// openingNotice is what the front end had to say before anything happened
+// (a score not used, a session recovered), for the notice line: History
+// opens at the welcome, above those notes, so the first screen says them
+// there too.
+func openingNotice(l lang.Lang, notes []string) string {
+	switch len(notes) {
+	case 0:
+		return ""
+	case 1:
+		return notes[0]
+	}
+	return l.F("%s (and %d more notes under the welcome)", notes[0], len(notes)-1)
+}
+
+// sameSession gives every run that writes r's session r's measurement of
+// it: compare mode's runs write one session, so no screen shows two sizes.
+func (m *Model) sameSession(r *runView, msg sessionSizeMsg) {
+	for _, o := range m.runs {
+		if o != r && msg.err == nil && o.disk.path != "" && o.disk.path == r.disk.path {
+			o.live.sized(msg.bytes)
+			o.disk.at = r.disk.at
+		}
+	}
 }
 
 // newInput is the input line: Enter sends, alt+enter or ctrl+j breaks the
@@ -239,7 +283,7 @@ func newInput(th theme.Theme) textarea.Model {
 // the session's size: the learner types first. A follower starts listening to the run it follows; a glass box
 // with a status segment, to what changes it.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd(), m.tap.cmd()}
+	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd(), m.room.notesCmd(), m.tap.cmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.disk.measure(r.id, true)) // for the health line
 		cmds = append(cmds, r.live.book.readPast(r.id, r.live, r.store.load))
@@ -286,6 +330,8 @@ func (m *Model) feature(msg tea.Msg) action {
 		return say(string(msg))
 	case followMsg:
 		return m.room.followed(msg)
+	case roomNoteMsg:
+		return m.room.noted(msg)
 	case tapMsg:
 		return m.tap.tapped(msg)
 	case tapTickMsg:
@@ -343,6 +389,8 @@ func (m *Model) handleRunMsg(msg runMsg) tea.Cmd {
 		m.clampScrolls() // the panes follow what the step did
 	case exchangesMsg, previewMsg, pastAnatomyMsg:
 		m.clampScrolls()
+	case sessionSizeMsg:
+		m.sameSession(r, msg)
 	}
 	if r.busy {
 		cmd = tea.Batch(cmd, m.tick())
@@ -368,8 +416,8 @@ func (m *Model) step(mode runMode, by string) tea.Cmd {
 
 // focusInput gives the keyboard to the input line.
 func (m *Model) focusInput() tea.Cmd {
-	if m.cfg.Follow != nil {
-		m.bar.notice = m.room.readOnly()
+	if !m.who.May(role.Send) {
+		m.bar.notice = m.who.Refusal(m.lang, role.Send, m.whom)
 		return nil
 	}
 	m.inputFocused = true

@@ -262,9 +262,10 @@ func (p *payloadPane) mcpLines(lk look, in rect, seq int, frames []tools.Frame) 
 		dir, arrow, side = "recv", "←", l.T("received")
 	}
 	lines := wrapStyled(lk.th.Muted, l.F("MCP frames of step #%d: JSON-RPC between glassbox and its MCP servers (r: sent / received).", seq), in.w)
-	n := 0
+	n, other := 0, 0
 	for _, f := range frames {
 		if f.Dir != dir {
+			other++
 			continue
 		}
 		n++
@@ -285,10 +286,20 @@ func (p *payloadPane) mcpLines(lk look, in rect, seq int, frames []tools.Frame) 
 		}
 		lines = append(lines, wrapLines(pretty.String(), in.w)...)
 	}
-	if n == 0 {
-		lines = append(lines, "", lk.th.Muted.Render(l.F("No frame was %s in this step.", side)))
+	sent, received := n, other
+	if p.response {
+		sent, received = other, n
 	}
-	return lines, l.F("MCP · %s (r) · %d frame%s", side, n, plural(n))
+	if n == 0 {
+		lines = append(lines, "")
+		lines = append(lines, wrapStyled(lk.th.Muted, l.F("No frame was %s in this step.", side), in.w)...)
+		if other > 0 {
+			lines = append(lines, wrapStyled(lk.th.Muted, l.F("r shows the %d frame%s the other way.", other, plural(other)), in.w)...)
+		}
+	}
+	// The title counts both ways: the side shown may have none while the
+	// step did send (the answer going back over the bus).
+	return lines, l.F("MCP · %s (r) · %d sent · %d received", side, sent, received)
 }
 
 // previewLines shows the request a context_ready step assembled, built by
@@ -297,6 +308,9 @@ func (p *payloadPane) previewLines(lk look, in rect, pv *preview) ([]string, str
 	r := p.r
 	if pv.err != nil {
 		return wrapStyled(lk.th.Warning, r.lang.F("The request is assembled, but glassbox could not build its HTTP form to show it here (%s). Press space to send it: the exchange appears here then.", sanitize(pv.err.Error())), in.w), r.lang.T("not sent yet")
+	}
+	if r.live.travelling() {
+		return p.pastPreviewLines(lk, in, pv)
 	}
 	lines := wrapStyled(lk.th.Warning, r.lang.T("Not sent yet: this is the request exactly as the SDK will put it on the wire. Press space to send it."), in.w)
 	if p.response {
@@ -312,6 +326,25 @@ func (p *payloadPane) previewLines(lk look, in rect, pv *preview) ([]string, str
 	}
 	v := payload.View{Exchanges: []providers.Exchange{pv.ex}, Headers: p.headers, Lang: r.lang}
 	return append(lines, p.render.Lines(lk.th, v, in.w)...), info
+}
+
+// pastPreviewLines is a past context_ready step: the request it assembled,
+// which the step after it sent (or, last on an abandoned branch, nobody
+// did). Space there returns to the present, as any stepping key at a past
+// step does, so the text says that, never "space sends it".
+func (p *payloadPane) pastPreviewLines(lk look, in rect, pv *preview) ([]string, string) {
+	l := p.r.lang
+	say := l.T("This step assembled this request; the step after it sent it (] shows what went out and the reply). space returns to the present.")
+	if p.r.live.selectedIndex() == len(p.r.live.steps)-1 {
+		say = l.T("This request was assembled and never sent: the branch was abandoned here. B (or a step key) returns to the run.")
+	}
+	lines := wrapStyled(lk.th.Muted, say, in.w)
+	if p.response {
+		lines = append(lines, wrapStyled(lk.th.Muted, l.T("There is no response at this step (r shows the request)."), in.w)...)
+		return lines, l.T("as assembled · response (r)")
+	}
+	v := payload.View{Exchanges: []providers.Exchange{pv.ex}, Headers: p.headers, Lang: l}
+	return append(lines, p.render.Lines(lk.th, v, in.w)...), l.T("as assembled · request (r)")
 }
 
 // livePayloadLines shows the provider call still in flight: the request as it

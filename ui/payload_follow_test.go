@@ -40,7 +40,9 @@ func TestPayloadShowsTheRequestBeforeItIsSent(t *testing.T) {
 	contains(t, v, "response (r)")
 	notContains(t, v, "Not sent yet")
 
-	// Back in time to context_ready: the preview is there again.
+	// Back in time to context_ready: the request it assembled is there
+	// again, as the one the next step sent (space returns, it sends nothing).
 	h.press("esc", "[")
-	contains(t, h.plainView(), "not sent yet · request (r)")
+	contains(t, h.plainView(), "as assembled · request (r)")
+	notContains(t, h.plainView(), "Not sent yet")
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // A glass box served in a room (glassbox serve) tells the room about itself
@@ -34,6 +35,16 @@ type Room struct {
 	// Roster, when set, is the room now: the instructor's R shows it. It
 	// is read at every frame while the roster is open, so it must be quick.
 	Roster func() Roster
+	// Leaving, when set, is told how the instructor leaves a room with
+	// people in it (q asks, saying how many and what happens to them):
+	// keep true, the room goes on serving without their glass box; false,
+	// it ends for everyone. It is called on the UI's goroutine, just
+	// before the glass box quits; a quit without it (ctrl+c) ends the room.
+	Leaving func(keep bool)
+	// Notes, when set, brings what the room has to tell the instructor
+	// while it is served (it grew past what the machine was measured to
+	// carry): each is said on the notice line and in History.
+	Notes <-chan string
 }
 
 // Score is predictions right out of predictions made.
@@ -190,7 +201,7 @@ func (k rosterKeys) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortH
 // openRoster is R.
 func (c *roomController) openRoster() action {
 	if c.cfg.Room == nil || c.cfg.Room.Roster == nil {
-		return say(c.lang.T("R: the roster is the instructor's, in a served room (glassbox serve --instruct)"))
+		return say(c.who.Refusal(c.lang, role.Roster, c.whom))
 	}
 	return action{open: &rosterDialog{kit: c.kit, roster: c.cfg.Room.Roster}}
 }

@@ -184,7 +184,10 @@ func TestHandoutLinkForAServedLearner(t *testing.T) {
 	v := h.plainView()
 	contains(t, v, "handout of step 2: http://room:8080/h/TOKEN/step-2.html")
 	notContains(t, v, "handout written:")
-	lastNote(t, h, "handout of step 2 — open in your browser while the room is served: http://room:8080/h/TOKEN/step-2.html")
+	e := h.m.runs[0].history.entries
+	if last := e[len(e)-1]; last.kind != entryLink || last.text != "http://room:8080/h/TOKEN/step-2.html" {
+		t.Fatalf("History's last entry is not the handout's address: %+v", last)
+	}
 
 	_, cfg, _ = handoutWorld(t)
 	cfg.Room = &Room{Handout: func(string) (string, error) { return "", fmt.Errorf("the handouts server is not listening") }}

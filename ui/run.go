@@ -29,6 +29,7 @@ import (
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // Lesson is one bundled offline lesson, as the lessons menu lists it.
@@ -125,6 +126,26 @@ type Config struct {
 	// its scores kept across connections, its handouts' address, and the
 	// instructor's roster.
 	Room *Room
+}
+
+// role is who the glass box is for, from what it was given (ui/role): a
+// tap holds another agent's calls; a reader steps through a recording (glassbox open); a follower follows
+// another's run; in a room, the instructor has the
+// roster and a learner does not; anyone else is on their own terminal.
+func (c Config) role() role.Role {
+	switch {
+	case c.Tap != nil:
+		return role.Tapper
+	case c.Follow != nil && c.Follow.Pull != nil:
+		return role.Reader
+	case c.Follow != nil:
+		return role.Follower
+	case c.Room != nil && c.Room.Roster != nil:
+		return role.Instructor
+	case c.Room != nil:
+		return role.Learner
+	}
+	return role.Local
 }
 
 // runnable says what cfg lacks to run: an engine for each run, unless

@@ -196,7 +196,12 @@ func (b *statusBar) runHead(lk look, i, w int) string {
 // tabBar is the row of pane names in tabs mode; tab switches.
 func (b *statusBar) tabBar(w int) string {
 	var parts []string
-	hint := b.th.Muted.Render("  tab ⇥")
+	// The key that changes the pane: tab, or in compare mode (where tab
+	// picks the run) shift+tab.
+	hint := b.th.Muted.Render("  " + b.keys.Focus.Help().Key + " ⇥")
+	if b.stepper.compare() {
+		hint = b.th.Muted.Render("  " + b.keys.FocusBack.Help().Key + " ⇤")
+	}
 	titles := tabTitles(w-cell.Width(hint)+1, b.lang, b.stepper.cur().panes) // the hint is on the same line
 
 	for p := paneID(0); p < numPanes; p++ {
@@ -244,7 +249,7 @@ func statusLine(r *runView, lk look, w int) (line string, whole bool) {
 	parts, backendAt := statusParts(r, lk, backend)
 	if r.reason != "" {
 		withReason := slices.Clone(parts)
-		withReason[backendAt] = lk.statusSegment(r.lang.T("backend"), backend+" ("+r.reasonIn(r.lang)+")")
+		withReason[backendAt] = lk.statusSegment(r.lang.T("backend"), backend+" ("+lk.who.BackendReason(r.lang, r.reasonIn(r.lang))+")")
 		if l := strings.Join(withReason, ""); cell.Width(l) <= w {
 			return l, true
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/ui/cell"
+	"github.com/glassbox-dev/glassbox/ui/role"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -76,7 +77,7 @@ func (m *Model) keyHelp(top dialog) help.KeyMap {
 
 // look is what the runs' panes need to draw themselves now.
 func (m *Model) look() look {
-	return look{th: m.th, spin: m.spin.View(), sandbox: m.cfg.Sandbox,
+	return look{th: m.th, spin: m.spin.View(), sandbox: m.cfg.Sandbox, who: m.who,
 		statusKey: theme.NewBrush(m.th.StatusKey), statusBar: theme.NewBrush(m.th.StatusBar)}
 }
 
@@ -85,7 +86,8 @@ func (m *Model) look() look {
 type look struct {
 	th      theme.Theme
 	spin    string
-	sandbox string // "on — …", "off — reason" or "" (not told)
+	sandbox string    // "on — …", "off — reason" or "" (not told)
+	who     role.Role // whose glass box: a backend chosen by the instructor says so
 	// The status bar's two styles as brushes: a bar is some twenty
 	// segments, each a label and a value.
 	statusKey, statusBar theme.Brush

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	registry "github.com/glassbox-dev/glassbox/providers/backend"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // addWelcome puts a short note at the top of each run's History: what
@@ -20,59 +20,69 @@ func (c *lessonController) addWelcome() {
 }
 
 func (c *lessonController) welcomeText(r *runView) string {
-	l := c.lang
+	l, who := c.lang, c.who
 	if c.intro != nil { // a tap's: where it listens, what to set, what it cannot see
 		return strings.Join(c.intro, "\n")
 	}
 	var b strings.Builder
-	b.WriteString(l.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time.") + "\n")
-	if c.stepper.compare() {
-		b.WriteString(l.F("COMPARE: this is the %s run; the other run gets the same requests.", r.title()) + "\n")
-	}
-	backend := strings.ToUpper(r.backend)
-	switch {
-	case r.banner != "":
-		banner := r.banner
-		if head, ok := strings.CutSuffix(banner, ": "+r.reason); ok && r.reason != "" {
-			banner = head + ": " + r.reasonIn(l)
+	line := func(s string) {
+		if s != "" {
+			b.WriteString(s + "\n")
 		}
-		b.WriteString(banner + "\n")
-	case backend != "":
-		fmt.Fprintf(&b, "%s %s · %s%s\n", r.provider, r.model, backend, parenthesised(r.reasonIn(l)))
 	}
-	b.WriteString(backendNote(l, r.backend))
+	line(l.T("glassbox — an AI coding agent's Think → Act → Observe loop, one transition at a time."))
+	line(who.Who(l, c.whom))
+	if c.stepper.compare() {
+		line(l.F("COMPARE: this is the %s run; the other run gets the same requests.", r.title()))
+	}
+	for _, ln := range c.backendLines(r) {
+		line(ln)
+	}
 	if r.workspace != "" {
-		b.WriteString(l.F("Workspace (the only folder the tools may touch): %s", r.workspace) + "\n")
+		line(l.F("Workspace (the only folder the tools may touch): %s", r.workspace))
 	}
 	if sb := c.sandbox; sb != "" {
 		// "on — Landlock ABI 7 …; limits: …"; off keeps its reason
-		b.WriteString(l.F("Sandbox for commands: %s", tools.SandboxBrief(sb)) + "\n")
+		line(l.F("Sandbox for commands: %s", l.Sandbox(tools.SandboxBrief(sb))))
 	}
-	if c.recording {
-		b.WriteString(l.T("First moves: space steps one transition, i one model call, c the whole turn; [ and ] go back and forth in time. Press esc, then ? for every key."))
-		return b.String()
-	}
-	b.WriteString(l.T("First moves: type a request (or press Enter for the lesson below), then space steps one transition, c runs to the answer. Press esc, then ? for every key."))
-	if ls, ok := c.current(); ok && !c.sent {
+	b.WriteString(who.FirstMoves(l))
+	if ls, ok := c.current(); ok && !c.sent && who.May(role.Send) {
 		b.WriteString("\n▶ " + l.F("Press Enter to send the %s lesson: %q", ls.Name, firstLineOf(ls.Request)))
 	}
 	return b.String()
 }
 
-// backendNote is the welcome's line on where the model's answers come
-// from ("" for a backend with none).
-func backendNote(l lang.Lang, backend string) string {
-	switch strings.ToLower(backend) {
-	case "offline":
-		return l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real.") + "\n" + l.F("To go live: %s.", goLive(l)) + "\n"
-	case "replay":
-		return l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged.") + "\n"
-	case "live":
-		return l.T("LIVE: every model call is a real request to the provider.") + "\n"
-	case "file":
-		return l.T("FILE: a trace another agent left, stepped through here; the steps glassbox cannot see, only infer (the agent approving and running its tools, showing its answer), say so.") + "\n"
+// backendLines are the welcome's lines on the run's backend: which, why
+// (as the person's role reads it), what it means, and how to go live.
+func (c *lessonController) backendLines(r *runView) []string {
+	l, who := c.lang, c.who
+	var out []string
+	reason := who.BackendReason(l, r.reasonIn(l))
+	backend := strings.ToUpper(r.backend)
+	switch {
+	case r.banner != "":
+		banner := r.banner
+		if head, ok := strings.CutSuffix(banner, ": "+r.reason); ok && r.reason != "" {
+			banner = head + ": " + reason
+		}
+		out = append(out, banner)
+	case backend != "":
+		out = append(out, fmt.Sprintf("%s %s · %s%s", r.provider, r.model, backend, parenthesised(reason)))
 	}
-	return ""
+	switch strings.ToLower(r.backend) {
+	case "offline":
+		out = append(out, l.T("OFFLINE: a built-in tutor model follows lesson scripts; the HTTP payloads are real."))
+		if how := who.GoLive(l); how != "" {
+			out = append(out, l.F("To go live: %s.", how))
+		}
+	case "replay":
+		out = append(out, l.T("REPLAY: recorded HTTP exchanges are served back; a request that differs is flagged."))
+	case "live":
+		out = append(out, l.T("LIVE: every model call is a real request to the provider."))
+	case "file":
+		out = append(out, l.T("FILE: a trace another agent left, stepped through here; the steps glassbox cannot see, only infer (the agent approving and running its tools, showing its answer), say so."))
+	}
+	return out
 }
 
 // refreshWelcome says the welcome again for the lesson on offer now: once a
@@ -89,26 +99,6 @@ func parenthesised(s string) string {
 		return ""
 	}
 	return " (" + s + ")"
-}
-
-// goLive says how to turn each provider's live service on, as
-// registry.GoLive does, in language l: each dialect's way (GoLive.Say), the
-// commands and flags as they are.
-func goLive(l lang.Lang) string {
-	if l != lang.JA {
-		return registry.GoLive()
-	}
-	var how, flags []string
-	seen := map[string]bool{}
-	for _, d := range registry.Dialects() {
-		if d.GoLive.Zero() || seen[d.Provider] {
-			continue
-		}
-		seen[d.Provider] = true
-		how = append(how, d.GoLive.Say(l.String(), l.F))
-		flags = append(flags, "--provider "+d.Provider)
-	}
-	return l.F("%s, then start with %s", strings.Join(how, "、"), strings.Join(flags, "、"))
 }
 
 // reasonIn is why the run has its backend, in language l: the reason its

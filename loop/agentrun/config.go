@@ -46,6 +46,10 @@ type Config struct {
 	Replay        string        // --replay
 	JSON          bool          // --json (run only)
 	Trace         string        // --trace
+	// GoLive is how the person at this run reaches a real model, by
+	// language code ("en", "ja"), as the front end words it for who they
+	// are (ui/role): the offline tutor says it. Nil: glassbox's flags.
+	GoLive map[string]string
 	// Lang is the language of what a person reads ("en" or "ja"): --lang,
 	// else the locale (ui/lang.Choose). The JSONL trace, names and payloads
 	// do not change with it.

@@ -224,7 +224,7 @@ func (r *Run) confine(ctx context.Context, c Config) (*loop.Policy, error) {
 	if c.Policy != "" {
 		var err error
 		if policy, err = loop.LoadPolicy(c.Policy); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
+			return nil, sentence.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
 		}
 	}
 	var box tools.Confinement
@@ -232,7 +232,7 @@ func (r *Run) confine(ctx context.Context, c Config) (*loop.Policy, error) {
 		ec := t.(*tools.ExecuteCommand)
 		ec.AllowNetwork(policy.Network)
 		if err := ec.PassEnv(policy.Env); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
+			return nil, sentence.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
 		}
 		ec.Conceal(concealed(c, r.Workspace.Root()))
 		box = ec.Confinement()
@@ -244,7 +244,7 @@ func (r *Run) confine(ctx context.Context, c Config) (*loop.Policy, error) {
 	}
 	if c.Policy != "" {
 		if err := policy.CheckTools(r.registry.Names()); err != nil {
-			return nil, fmt.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
+			return nil, sentence.Errorf("%w: --policy %s: %w", ErrUsage, c.Policy, err)
 		}
 	}
 	return policy, nil
@@ -263,6 +263,7 @@ func (r *Run) openBackend(ctx context.Context, c Config) error {
 	r.Backend, err = backend.Choose(ctx, backend.Options{
 		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
 		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, RecordTemp: recordTemp, Env: c.Env, Call: c.Call,
+		GoLive: c.GoLive,
 	})
 	if err != nil {
 		if errors.Is(err, backend.ErrWrongDialect) {

@@ -434,6 +434,7 @@ func (r *Run) onto(ctx context.Context, name string, c Config) (Onto, error) {
 	}
 	b, err := backend.Choose(ctx, backend.Options{
 		Dialect: d, Offline: oc.Offline, Live: oc.Live, SimLatency: oc.SimLatency, Replay: oc.Replay, Env: oc.Env, Call: oc.Call,
+		GoLive: oc.GoLive,
 	})
 	if err != nil {
 		return Onto{}, err

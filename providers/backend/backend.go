@@ -328,10 +328,13 @@ type Options struct {
 	Offline    bool          // force the offline simulation
 	Live       bool          // force the live service
 	SimLatency time.Duration // offline: delay per call
-	Replay     string        // serve this cassette
-	Record     string        // write a cassette here
-	RecordTemp string        // where the cassette is written until complete ("" beside Record)
-	Env        Env           // keys and addresses, from the config pipeline
+	// GoLive is how the person reaches a real model, by language code: the
+	// offline tutor says it (offline.Config.GoLive).
+	GoLive     map[string]string
+	Replay     string // serve this cassette
+	Record     string // write a cassette here
+	RecordTemp string // where the cassette is written until complete ("" beside Record)
+	Env        Env    // keys and addresses, from the config pipeline
 	// Call is --stall, --call-timeout, --stream and --num-predict.
 	Call providers.CallOptions
 }
@@ -398,7 +401,7 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 	}
 	switch b.Kind {
 	case KindOffline:
-		c.Transport = SimulatedTransport(offline.Config{Latency: o.SimLatency})
+		c.Transport = SimulatedTransport(offline.Config{Latency: o.SimLatency, GoLive: o.GoLive})
 		fallthrough
 	case KindReplay:
 		c.StandIn, c.Env = true, Env{}

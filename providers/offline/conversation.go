@@ -134,6 +134,9 @@ type Conversation struct {
 	request string
 	// lang is the request's language: the tutor answers in it.
 	lang language
+	// goLive is how the person reaches a real model, in lang (Config.GoLive);
+	// "" for glassbox's flags.
+	goLive string
 	// steps are the assistant turns, tool results and loop feedback since
 	// the request.
 	steps []Turn

@@ -53,8 +53,8 @@ func TestFreeFormRequests(t *testing.T) {
 		{request: "delete something for me", final: []string{"Which file should I delete?"}},
 		{request: "What's the capital of France?",
 			final: []string{"offline simulation", "no real model is running", "tour, write-file, run-command", "outage",
-				"GEMINI_API_KEY=... go run . --provider gemini", "ollama pull llama3.1:8b", "--provider llama"}},
-		{request: "今日の天気は？", final: []string{"オフライン・シミュレーション", "GEMINI_API_KEY=... go run . --provider gemini"}},
+				"set GEMINI_API_KEY and start glassbox with --provider gemini", "ollama pull llama3.1:8b", "--provider llama"}},
+		{request: "今日の天気は？", final: []string{"オフライン・シミュレーション", "GEMINI_API_KEY を設定して glassbox を --provider gemini で起動"}},
 	}
 	for _, tc := range tests {
 		for _, p := range players() {

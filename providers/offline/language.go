@@ -35,6 +35,9 @@ func langCode(code string) language {
 	return english
 }
 
+// code is the language's code, as --lang spells it.
+func (l language) code() string { return l.say("en", "ja") }
+
 // say picks the English or the Japanese text.
 func (l language) say(en, ja string) string {
 	if l == japanese {

@@ -216,7 +216,7 @@ func writeFileScript(c Conversation) Reply {
 	switch {
 	case r.IsError && isDenial(r.Content):
 		why := l.say("That is the security layer working: write_file always needs a person's approval.",
-			"セキュリティレイヤーが働いた結果です。write_file には必ず人の承認が要ります。")
+			"セキュリティ層が働いた結果です。write_file には必ず人の承認が要ります。")
 		if byPolicy(r.Content) {
 			why = l.say("A rule of the security policy refused it before anyone was asked.",
 				"誰かに尋ねる前に、セキュリティポリシーのルールが拒否しました。")
@@ -296,7 +296,7 @@ func askDeleteScript(c Conversation) Reply {
 	rm, done := c.resultFor("execute_command", "command", "rm "+target)
 	if !done {
 		return callReply(l.say("The person said yes. Deleting is a shell command, so the security layer will ask them to approve it as well.",
-			"答えは「はい」です。削除はシェルのコマンドなので、セキュリティレイヤーがあらためて承認を求めます。"),
+			"答えは「はい」です。削除はシェルのコマンドなので、セキュリティ層があらためて承認を求めます。"),
 			ToolCall{Name: "execute_command", Args: Args{{"command", "rm " + target}}})
 	}
 	switch {
@@ -308,13 +308,13 @@ func askDeleteScript(c Conversation) Reply {
 		return finalReply(l.sayf("You said yes to my question, but %s the rm command itself, so old_log.txt is still there. "+
 			"My question was just text; only the security layer's confirmation can let a command run.",
 			"質問には「はい」と答えてもらいましたが、rm コマンドそのものを%s拒否したので、old_log.txt はまだあります。"+
-				"私の質問はただのテキストです。コマンドを実行させられるのは、セキュリティレイヤーの確認だけです。", who))
+				"私の質問はただのテキストです。コマンドを実行させられるのは、セキュリティ層の確認だけです。", who))
 	case rm.IsError:
 		return finalReply(l.say("I tried to delete old_log.txt, but the command failed:\n",
 			"old_log.txt を削除しようとしましたが、コマンドが失敗しました:\n") + quote(l, rm.Content, 6))
 	}
 	return finalReply(l.say("Deleted old_log.txt, as you confirmed (twice: once to my question, once to the security layer). (offline tutor)",
-		"確認どおり old_log.txt を削除しました (確認は 2 回: 私の質問に 1 回、セキュリティレイヤーに 1 回)。(オフラインのチューター)"))
+		"確認どおり old_log.txt を削除しました (確認は 2 回: 私の質問に 1 回、セキュリティ層に 1 回)。(オフラインのチューター)"))
 }
 
 func pathEscapeScript(c Conversation) Reply {
@@ -340,7 +340,7 @@ func pathEscapeScript(c Conversation) Reply {
 		switch {
 		case r.IsError && isDenial(r.Content):
 			b.WriteString(l.sayf("I could not read %s: the security layer denied it (%s).\n",
-				"%s は読めませんでした。セキュリティレイヤーが拒否しました (「%s」)。\n", f, firstLine(r.Content)))
+				"%s は読めませんでした。セキュリティ層が拒否しました (「%s」)。\n", f, firstLine(r.Content)))
 		case r.IsError:
 			b.WriteString(l.sayf("Reading %s failed: %s. Normally the path-outside-workspace rule denies this path before the tool runs; check whether a custom --policy changed that.\n",
 				"%s の読み込みに失敗しました: 「%s」。ふだんはツールが動く前に path-outside-workspace のルールがこのパスを拒否します。独自の --policy がそれを変えていないか確かめてください。\n",

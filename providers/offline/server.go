@@ -27,6 +27,12 @@ type Config struct {
 	// watch chunks arrive. Zero answers at once. The wait ends early when the
 	// request's context is cancelled.
 	Latency time.Duration
+	// GoLive is how the person at the glass box reaches a real model, by
+	// language code ("en", "ja"): what the tutor says, in the request's
+	// language, to a request it does not know. The front end words it for
+	// who that person is (ui/role): a learner in a room asks the instructor.
+	// Without it the tutor names glassbox's flags.
+	GoLive map[string]string
 	// AnyModel answers a call to any model name, where a simulated server
 	// otherwise has only its own: behind glassbox tap, an agent asks for
 	// the model it was set up with.
@@ -294,6 +300,7 @@ func (t *Tutor) Answer(ctx context.Context, m ModelCall, wait time.Duration) (Re
 		}
 	}
 	conv := m.conv
+	conv.goLive = t.cfg.GoLive[conv.lang.code()]
 	if conv.roles.foreign() {
 		// A foreign agent's tools: the tutor decides in glassbox's.
 		conv.roles.workdir = conv.workdir

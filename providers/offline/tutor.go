@@ -59,7 +59,7 @@ func decide(c Conversation) Reply {
 	} else if in := matchIntent(c.request); in.kind != intentNone {
 		r = in.script(c)
 	} else {
-		r = finalReply(fallbackText(c.lang))
+		r = finalReply(fallbackText(c.lang, c.goLive))
 	}
 	if r.Thought == "" && len(r.Calls) == 0 {
 		r.Thought = answerThought(c.lang)
@@ -221,7 +221,7 @@ func (in intent) script(c Conversation) Reply {
 	case intentDelete:
 		return in.deleteScript(c)
 	}
-	return finalReply(fallbackText(in.lang))
+	return finalReply(fallbackText(in.lang, c.goLive))
 }
 
 func (in intent) note(en, ja string) string {
@@ -388,23 +388,28 @@ func (in intent) deleteScript(c Conversation) Reply {
 }
 
 // fallbackText is the honest answer, in language l, to a request the
-// tutor does not know.
-func fallbackText(l language) string {
+// tutor does not know; goLive is how this person reaches a real model
+// (Config.GoLive), "" for glassbox's own flags.
+func fallbackText(l language, goLive string) string {
 	var names []string
 	for _, lesson := range lessons.All() {
 		names = append(names, lesson.Name)
 	}
 	known := strings.Join(names, ", ")
+	if goLive == "" {
+		goLive = l.say("set GEMINI_API_KEY and start glassbox with --provider gemini, "+
+			"or start Ollama (ollama pull llama3.1:8b) and start it with --provider llama",
+			"GEMINI_API_KEY を設定して glassbox を --provider gemini で起動するか、"+
+				"Ollama を起動して (ollama pull llama3.1:8b) --provider llama で起動します")
+	}
 	if l == japanese {
 		return "これは glassbox のオフライン・シミュレーションです。本物のモデルは動いておらず、台本どおりに答えるチューターが応答しています。" +
-			"わかるのは同梱のレッスン (" + known + "。`glassbox lessons` で一覧、--lesson NAME で開始) と、" +
+			"わかるのは同梱のレッスン (" + known + "。l キーか `glassbox lessons` で一覧) と、" +
 			"ファイルの一覧・読む・書く・実行・削除といった簡単な依頼 (例: 「hello.pyを読んで」) だけです。\n" +
-			"本物のモデルと話すには: GEMINI_API_KEY=... go run . --provider gemini、" +
-			"または Ollama を起動して (ollama pull llama3.1:8b) go run . --provider llama。"
+			"本物のモデルと話すには: " + goLive + "。"
 	}
 	return "This is glassbox's offline simulation: no real model is running, and a scripted tutor is answering. " +
-		"It only knows the bundled lessons (" + known + "; `glassbox lessons` lists them, --lesson NAME starts one) " +
+		"It only knows the bundled lessons (" + known + "; the l key or `glassbox lessons` lists them) " +
 		"and simple requests to list, read, write, run or delete files, such as \"read hello.py\".\n" +
-		"To talk to a real model: GEMINI_API_KEY=... go run . --provider gemini, " +
-		"or start Ollama (ollama pull llama3.1:8b) and run go run . --provider llama."
+		"To talk to a real model: " + goLive + "."
 }

@@ -174,6 +174,21 @@ func TestReadingToolResults(t *testing.T) {
 	})
 }
 
+// Asked what it does not know, the tutor says how to reach a real model
+// as the front end words it for the person (Config.GoLive: a learner in a
+// room asks the instructor), in the request's language, and never names
+// glassbox's flags then.
+func TestTheTutorSaysHowToGoLiveAsItIsTold(t *testing.T) {
+	goLive := map[string]string{"en": "ask the instructor", "ja": "講師に頼んでください"}
+	for req, want := range map[string]string{"What's the capital of France?": "To talk to a real model: ask the instructor.", "今日の天気は？": "本物のモデルと話すには: 講師に頼んでください。"} {
+		c := Conversation{request: req, lang: languageOf(req), goLive: goLive[languageOf(req).code()]}
+		got := decide(c).Text
+		if !strings.Contains(got, want) || strings.Contains(got, "--provider") || strings.Contains(got, "go run") {
+			t.Errorf("%q: the tutor says\n%s", req, got)
+		}
+	}
+}
+
 // Every lesson of the catalogue has a script here, or a fault it answers
 // with instead; and its request is not mistaken for the loop's feedback.
 func TestEveryLessonIsPlayed(t *testing.T) {

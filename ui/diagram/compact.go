@@ -64,17 +64,31 @@ func (g grid) cellWidth() int {
 // or the footer's text — so every state keeps its cell from step to step,
 // and two runs in panes of one size (compare mode) show each state in the
 // same place. Full names come first, in as few columns as the height needs,
-// as long as the line of the edge just taken and a line of explanation fit
-// under them; then short names; then less footer.
+// as long as the line of the edge just taken and two lines of explanation
+// fit under them (one line cuts most explanations where they say what
+// happens next); then short names; then less footer.
 func chooseGrid(width, height int) grid {
 	maxCols := max(1, (width+1)/grid{short: true}.cellWidth())
-	for _, footer := range []int{2, 1, 0} {
+	fits := func(short bool, footer int) (grid, bool) {
+		for c := 1; c <= maxCols; c++ {
+			g := grid{short: short, cols: c}
+			if g.width() <= width && g.rows()+footer <= height {
+				return g, true
+			}
+		}
+		return grid{}, false
+	}
+	for _, short := range []bool{false, true} {
+		for _, footer := range []int{3, 2} {
+			if g, ok := fits(short, footer); ok {
+				return g
+			}
+		}
+	}
+	for _, footer := range []int{1, 0} {
 		for _, short := range []bool{false, true} {
-			for c := 1; c <= maxCols; c++ {
-				g := grid{short: short, cols: c}
-				if g.width() <= width && g.rows()+footer <= height {
-					return g
-				}
+			if g, ok := fits(short, footer); ok {
+				return g
 			}
 		}
 	}

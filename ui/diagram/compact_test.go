@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/glassbox-dev/glassbox/loop"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 // compactViews are the views a compact diagram goes through: before the
@@ -126,6 +128,27 @@ func TestCompactGoldenAtCompareSizes(t *testing.T) {
 				checkBounds(t, out, sz.w, sz.h)
 				golden.RequireEqual(t, []byte(out))
 			})
+		}
+	}
+}
+
+// At 120×34 the State machine pane is 76×6 inside its frame (and compare
+// mode's columns at 160×48 are 78×6): what happens now is said whole, in
+// English and in Japanese, never cut where it says what the next step does.
+func TestExplanationIsWholeAt120x34(t *testing.T) {
+	for _, l := range lang.All {
+		for _, s := range loop.States {
+			for _, sz := range [][2]int{{76, 6}, {78, 6}} {
+				v := View{Current: s, LastFrom: loop.AwaitingLLMResponse, LastEdge: loop.EdgeToolCall, Lang: l}
+				out := ansi.Strip(Render(plainTheme(), v, sz[0], sz[1]))
+				if strings.Contains(out, "…") {
+					t.Errorf("%s %s at %dx%d: the footer is cut:\n%s", l, s, sz[0], sz[1], out)
+				}
+				words := strings.Fields(explainNow(v))
+				if last := words[len(words)-1]; !strings.Contains(out, strings.TrimRight(last, ".。")) {
+					t.Errorf("%s %s at %dx%d: the explanation's end %q is not shown:\n%s", l, s, sz[0], sz[1], last, out)
+				}
+			}
 		}
 	}
 }

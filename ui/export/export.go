@@ -350,7 +350,7 @@ func buildStep(l lang.Lang, exchanges *loop.ExchangeReader, rec session.Record, 
 		Arc:       fmt.Sprintf("%s ─%s→ %s", t.From, t.Edge, t.To),
 		Iteration: t.Iteration,
 		Time:      t.Time.UTC().Format(time.RFC3339Nano),
-		Diagram:   drawDiagram(t),
+		Diagram:   drawDiagram(l, t),
 		Facts:     facts(l, t, c),
 	}
 	for _, pc := range t.Pending {
@@ -368,10 +368,13 @@ func buildStep(l lang.Lang, exchanges *loop.ExchangeReader, rec session.Record, 
 
 // drawDiagram is the glass box's own state-machine drawing at the step, as
 // plain text: the current state marked ▶, the edge just taken and what
-// happens in the state in the lines under it.
-func drawDiagram(t loop.Transition) string {
-	v := diagram.View{Current: t.To, LastFrom: t.From, LastEdge: t.Edge}
-	lines := strings.Split(ansi.Strip(diagram.Render(theme.New(true), v, diagram.FullWidth, diagram.FullHeight)), "\n")
+// happens in the state in the lines under it, in the handout's language l.
+func drawDiagram(l lang.Lang, t loop.Transition) string {
+	v := diagram.View{Current: t.To, LastFrom: t.From, LastEdge: t.Edge, Lang: l}
+	// Rows to spare under the picture: the footer's lines wrap at this
+	// width and are never cut ("last: ASSEMBLING_CONTEXT ─context_ready─▶"
+	// and where it went); the blank rows left are trimmed below.
+	lines := strings.Split(ansi.Strip(diagram.Render(theme.New(true), v, diagram.FullWidth, diagram.FullHeight+4)), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}

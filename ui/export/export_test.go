@@ -20,7 +20,9 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/ui/diagram"
 	"github.com/glassbox-dev/glassbox/ui/headless"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -468,5 +470,26 @@ func BenchmarkExport(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The handout's drawing of the state machine says the last transition
+// whole, destination included, for every arc of the loop: the footer's
+// lines wrap at the drawing's width and are never cut.
+func TestHandoutDrawingSaysTheLastTransitionWhole(t *testing.T) {
+	for _, l := range lang.All {
+		for _, a := range loop.Table {
+			d := drawDiagram(l, loop.Transition{From: a.From, Edge: a.Edge, To: a.To})
+			if strings.Contains(d, "…") {
+				t.Errorf("%s ─%s─▶ %s: the drawing is cut:\n%s", a.From, a.Edge, a.To, d)
+			}
+			last := d[strings.Index(d, l.T("last:")):]
+			if words := strings.Fields(last); len(words) < 4 || words[3] != string(a.To) {
+				t.Errorf("%s ─%s─▶ %s: the last transition reads %q", a.From, a.Edge, a.To, strings.Join(words, " "))
+			}
+			if want := diagram.Explain(l, a.To); a.To != loop.AssemblingContext && !strings.Contains(strings.Join(strings.Fields(d), ""), strings.Join(strings.Fields(want), "")) {
+				t.Errorf("%s %s: the drawing does not say %q:\n%s", l, a.To, want, d)
+			}
+		}
 	}
 }

@@ -55,7 +55,7 @@ func TestHandoutInJapanese(t *testing.T) {
 	if !strings.Contains(en, `<html lang="en">`) || !strings.Contains(ja, `<html lang="ja">`) {
 		t.Fatalf("the pages do not say their language:\n%s", ja[:200])
 	}
-	for _, want := range []string{"glassbox 配布資料: ステップ 4 / 10", "<dt>セッション</dt>", "このステップ時点の履歴", "リクエストボディ:", "このイテレーションのツール呼び出し", "REQUIRE_USER_CONFIRMATION — ルール changes-need-approval", "<th>判定</th>"} {
+	for _, want := range []string{"glassbox 配布資料: ステップ 4 / 10", "<dt>セッション</dt>", "このステップ時点の履歴", "リクエストボディ:", "この反復のツール呼び出し", "REQUIRE_USER_CONFIRMATION — ルール changes-need-approval", "<th>判定</th>"} {
 		if !strings.Contains(ja, want) {
 			t.Errorf("the Japanese page lacks %q", want)
 		}
@@ -72,8 +72,17 @@ func TestHandoutInJapanese(t *testing.T) {
 	if len(be) == 0 || len(be) != len(bj) {
 		t.Fatalf("%d blocks in English, %d in Japanese", len(be), len(bj))
 	}
+	picture := func(b string) string {
+		// The state machine's drawing is the same picture; the lines
+		// under it (the last transition, what happens now) are the
+		// glass box's words, in the page's language.
+		if strings.Contains(b, "─max_iterations─▶") {
+			b, _, _ = strings.Cut(b, "\n\n")
+		}
+		return stable(b)
+	}
 	for i := range be {
-		if stable(be[i]) != stable(bj[i]) {
+		if picture(be[i]) != picture(bj[i]) {
 			t.Errorf("block %d differs by language:\nen: %s\nja: %s", i, be[i], bj[i])
 		}
 	}

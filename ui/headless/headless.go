@@ -294,7 +294,7 @@ func (p printer) header() {
 	l := p.o.Lang
 	if len(p.runs) == 1 {
 		r := p.runs[0]
-		fmt.Fprintf(p.out, "glassbox %s · %s\n%s\n%s\n", p.o.Version, r.Backend.Describe(), l.F("workspace: %s", r.WorkspaceLabelIn(l.F)), l.F("sandbox: %s", r.Sandbox()))
+		fmt.Fprintf(p.out, "glassbox %s · %s\n%s\n%s\n", p.o.Version, r.Backend.Describe(), l.F("workspace: %s", r.WorkspaceLabelIn(l.F)), l.F("sandbox: %s", l.Sandbox(r.Sandbox())))
 		for _, n := range r.Notes {
 			fmt.Fprintln(p.out, l.Error(n))
 		}
@@ -308,7 +308,7 @@ func (p printer) header() {
 	for _, r := range p.runs {
 		fmt.Fprintf(p.out, "%s%s\n%s%s\n", prefix(r), r.Backend.Describe(), prefix(r), l.F("workspace: %s", r.WorkspaceLabelIn(l.F)))
 	}
-	fmt.Fprintf(p.out, "%s\n", l.F("sandbox: %s", p.runs[0].Sandbox()))
+	fmt.Fprintf(p.out, "%s\n", l.F("sandbox: %s", l.Sandbox(p.runs[0].Sandbox())))
 	if p.sideBySide() {
 		col := (p.o.Width - 3) / 2
 		fmt.Fprint(p.out, columns(p.runs[0].Backend.Dialect.Label, p.runs[1].Backend.Dialect.Label, p.o.Width))

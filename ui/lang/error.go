@@ -1,7 +1,9 @@
 package lang
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/glassbox-dev/glassbox/history/sentence"
@@ -18,6 +20,11 @@ func (l Lang) Error(err error) string {
 	}
 	if l != JA {
 		return err.Error()
+	}
+	if pe, ok := err.(*fs.PathError); ok {
+		if why := pathProblem(pe.Err); why != "" {
+			return l.F(why, pe.Path)
+		}
 	}
 	if s, ok := err.(sentence.Said); ok {
 		if format, args := s.Sentence(); format != "" {
@@ -52,4 +59,17 @@ func wrapped(err error) []error {
 		return []error{u.Unwrap()}
 	}
 	return nil
+}
+
+// pathProblem is the sentence for the commonest reasons a file cannot be
+// opened or looked at, with the path as its value ("" for another reason:
+// the system's own words are kept).
+func pathProblem(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "%s: there is no such file or folder"
+	case errors.Is(err, fs.ErrPermission):
+		return "%s: permission denied"
+	}
+	return ""
 }

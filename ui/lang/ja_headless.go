@@ -7,7 +7,7 @@ package lang
 func init() {
 	register(map[string]string{
 		// loop/trace.go: the step lines
-		"iteration %d: context assembled (%s + tool definitions)": "イテレーション %d: コンテキストを組み立てました(%s + ツール定義)",
+		"iteration %d: context assembled (%s + tool definitions)": "反復 %d: コンテキストを組み立てました(%s + ツール定義)",
 		"%d message":                               "メッセージ %d 件",
 		"%d messages":                              "メッセージ %d 件",
 		"tokens %d→%d · %d ms":                     "トークン %d→%d · %d ms",
@@ -51,7 +51,7 @@ func init() {
 		"sandbox: %s":   "サンドボックス: %s",
 		"compare %s: the same request, stepped in lockstep":            "比較 %s: 同じリクエストを交互に一歩ずつ進めます",
 		"interrupted in %s: %s":                                        "%s で中断しました: %s",
-		"halted: the iteration limit (%s for one request) was reached": "停止: イテレーションの上限(1 リクエストにつき %s)に達しました",
+		"halted: the iteration limit (%s for one request) was reached": "停止: 反復の上限(1 リクエストにつき %s)に達しました",
 		"%d model call":           "モデル呼び出し %d 回",
 		"%d model calls":          "モデル呼び出し %d 回",
 		"halted: %s":              "停止: %s",

@@ -25,7 +25,7 @@ func init() {
 		"back at the latest step shown: press again to step on":                                           "表示済みの最新ステップに戻りました。もう一度押すと先へ進みます",
 		"the end of the trace: nothing more to step ([ ] go back in time; q quits)":                       "トレースの終わりです。これ以上進めません（[ ] で過去に戻る、q で終了）",
 		"read-only: this is a trace file, not a live agent (space steps · [ ] go back in time · q quits)": "読み取り専用: これはトレースファイルで、動いているエージェントではありません（space で進む · [ ] で過去に戻る · q で終了）",
-		"read-only: a trace file · space steps · i an iteration · c a turn · [ ] back in time · q quits":  "読み取り専用: トレースファイル · space で 1 ステップ · i で 1 イテレーション · c で 1 ターン · [ ] で過去へ · q で終了",
+		"read-only: a trace file · space steps · i an iteration · c a turn · [ ] back in time · q quits":  "読み取り専用: トレースファイル · space で 1 ステップ · i で 1 反復 · c で 1 ターン · [ ] で過去へ · q で終了",
 		"%s, inferred: %s": "%s（推定）: %s",
 		"No model call yet: space steps through the file to its first call; what the file holds of it appears here.": "まだモデル呼び出しはありません。space でファイルを最初の呼び出しまで進めると、ファイルにあるその内容がここに出ます。",
 		"iteration %s": "反復 %s",

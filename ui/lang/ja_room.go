@@ -59,6 +59,6 @@ func init() {
 		// A served learner's handout (X).
 		"handout of step %d written on the server, but you cannot fetch it: %v": "ステップ %d の配布資料をサーバーに書きましたが、取りに行けません: %v",
 		"handout of step %d: %s": "ステップ %d の配布資料: %s",
-		"handout of step %d — open in your browser while the room is served: %s": "ステップ %d の配布資料 — 教室が開いている間にブラウザーで開いてください: %s",
+		"handout of step %d — open in your browser while the room is served:": "ステップ %d の配布資料 — 教室が開いている間にブラウザーで開いてください:",
 	})
 }

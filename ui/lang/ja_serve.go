@@ -9,13 +9,13 @@ func init() {
 		// asked at sign-in (keyboard-interactive), before the learner's
 		// locale is known
 		"glassbox workshop": "glassbox ワークショップ",
-		"passphrase: ":      "パスフレーズ: ",
+		"passphrase: ":      "合言葉: ",
 
 		// the banner
 		"listening on %s (up to %d learners)": "%s で待ち受け中(受講者は最大 %d 人)",
 		"learners connect with:":              "受講者の接続方法:",
 		"ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)": "ssh -p %s NAME@HOST (NAME は各自の名前。同じ名前ならセッションを再開します)",
-		"workshop passphrase:":                 "ワークショップのパスフレーズ:",
+		"workshop passphrase:":                 "ワークショップの合言葉:",
 		"authorized keys:":                     "登録済みの鍵:",
 		"%d from %s":                           "%d 個(%s)",
 		"follow the instructor:":               "講師の画面を見る:",
@@ -30,7 +30,9 @@ func init() {
 
 		// serve's flags and their mistakes
 		"serve: the address to listen on": "serve: 待ち受けるアドレス",
-		"serve: an authorized_keys FILE; its keys get in (and only they, unless a passphrase is also set)": "serve: authorized_keys ファイル。その鍵で入れます(パスフレーズも設定しない限り、入れるのはその鍵だけです)",
+		"serve: an authorized_keys FILE; its keys get in, and no passphrase is made (only with GLASSBOX_PASSPHRASE set does a passphrase get in too)": "serve: authorized_keys ファイル。その鍵で入れます。合言葉は作りません (GLASSBOX_PASSPHRASE を設定したときだけ、合言葉でも入れます)",
+		"the one you chose (%s; not shown)":                                                                                           "あなたが決めたもの (%s。表示しません)",
+		"%w: %s is %d characters; a workshop passphrase needs at least %d":                                                            "%w: %s は %d 文字です。ワークショップの合言葉は %d 文字以上にしてください",
 		"serve: learners connected at once":                                                                                           "serve: 同時に接続できる受講者の数",
 		"serve: disconnect a learner after this long without a key":                                                                   "serve: キー入力がこの時間なければ受講者の接続を切ります",
 		"serve: run your own glass box here and broadcast it to the learners who connect as 'follow'":                                 "serve: ここで自分の glass box を動かし、'follow' で接続した受講者に配信します",

@@ -153,6 +153,13 @@ func (b *Broadcast) End() {
 	}
 }
 
+// Ended reports whether the instructor's run is over.
+func (b *Broadcast) Ended() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ended
+}
+
 // Close ends the broadcast (End) and waits, at most grace, until every
 // follower has been told, so that none sees its screen vanish without
 // the reason: a follower's glass box says the run has ended, a stream

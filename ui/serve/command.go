@@ -5,11 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -18,6 +22,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // BindFlags binds serve's own flags onto fs (the run's flags are main's).
@@ -25,7 +30,7 @@ import (
 func BindFlags(fs *flag.FlagSet, o *Options, l lang.Lang) {
 	o.Addr = ":2222"
 	fs.StringVar(&o.Addr, "addr", o.Addr, l.T("serve: the address to listen on"))
-	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", l.T("serve: an authorized_keys FILE; its keys get in (and only they, unless a passphrase is also set)"))
+	fs.StringVar(&o.AuthorizedKeys, "authorized-keys", "", l.T("serve: an authorized_keys FILE; its keys get in, and no passphrase is made (only with GLASSBOX_PASSPHRASE set does a passphrase get in too)"))
 	fs.IntVar(&o.MaxLearners, "max-learners", 50, l.T("serve: learners connected at once"))
 	fs.DurationVar(&o.Idle, "idle", 30*time.Minute, l.T("serve: disconnect a learner after this long without a key"))
 	fs.BoolVar(&o.Instruct, "instruct", false, l.T("serve: run your own glass box here and broadcast it to the learners who connect as 'follow'"))
@@ -37,6 +42,19 @@ func BindFlags(fs *flag.FlagSet, o *Options, l lang.Lang) {
 // notForServe are the run flags that name one person's files: in a room
 // every learner has their own workspace and session.
 var notForServe = []string{"workspace", "session", "resume", "from", "compare", "trace", "record"}
+
+// Refuses reports whether serve refuses the run flag name (serve --help
+// does not list it).
+func Refuses(name string) bool { return slices.Contains(notForServe, name) }
+
+// PassphraseEnv is the variable an instructor chooses the workshop
+// passphrase with: from the environment, never a flag (a command line is
+// seen by every user of the machine and kept in shell history), and never
+// printed.
+const PassphraseEnv = "GLASSBOX_PASSPHRASE"
+
+// minPassphrase is the shortest passphrase an instructor may choose.
+const minPassphrase = 8
 
 // Configure finishes o from the run's config c (main's flags): a room is
 // offline unless a provider flag says otherwise, and the flags that name
@@ -58,6 +76,12 @@ func Configure(o *Options, c agentrun.Config, fs *flag.FlagSet, rest []string, g
 	if !set["provider"] && !set["model"] && !set["live"] && !set["replay"] && !set["tool-mode"] {
 		c.Offline = true // a room is offline unless the instructor chooses a provider
 	}
+	if p := getenv(PassphraseEnv); p != "" {
+		if n := utf8.RuneCountInString(strings.TrimSpace(p)); n < minPassphrase {
+			return sentence.Errorf("%w: %s is %d characters; a workshop passphrase needs at least %d", agentrun.ErrUsage, PassphraseEnv, n, minPassphrase)
+		}
+		o.Passphrase, o.PassphraseChosen = strings.TrimSpace(p), true
+	}
 	dir, err := agentrun.SessionDir(getenv)
 	if err != nil {
 		return err
@@ -72,6 +96,7 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	if o.Instruct {
 		return instruct(ctx, o, out)
 	}
+	o.Log = func(line string) { fmt.Fprintln(out, "glassbox serve: "+line) }
 	s, err := New(o)
 	if err != nil {
 		return err
@@ -87,7 +112,7 @@ func Main(ctx context.Context, o Options, out io.Writer) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		s.Close()
+		s.End(whyStopped, endGrace)
 		<-done
 		fmt.Fprintln(out, "glassbox serve: "+s.lang.T("stopped; every learner's session is kept"))
 		return nil
@@ -106,7 +131,10 @@ func (s *Server) Announce(out io.Writer, addr net.Addr) {
 		fmt.Fprintf(out, "glassbox serve: %s\n", l.F("listening on %s (up to %d learners)", addr, s.opts.MaxLearners))
 		rows = append(rows, [2]string{l.T("learners connect with:"), l.F("ssh -p %s NAME@HOST  (NAME is theirs: the same name resumes their session)", port)})
 	}
-	if s.passphrase != "" {
+	switch {
+	case s.passphrase != "" && s.opts.PassphraseChosen:
+		rows = append(rows, [2]string{l.T("workshop passphrase:"), l.F("the one you chose (%s; not shown)", PassphraseEnv)})
+	case s.passphrase != "":
 		rows = append(rows, [2]string{l.T("workshop passphrase:"), s.passphrase})
 	}
 	if len(s.keys) > 0 {
@@ -152,6 +180,7 @@ func printRows(out io.Writer, rows [][2]string) {
 // transitions is broadcast to the followers, and its status bar counts them.
 func instruct(ctx context.Context, o Options, out io.Writer) error {
 	c := o.Run
+	c.GoLive = role.Instructor.TutorGoLive()
 	if err := c.DefaultSession(os.Getenv); err != nil {
 		return err
 	}
@@ -165,13 +194,38 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, stop, err := Broadcasting(&cfg, o, out)
+	// While the glass box runs, the room's log is its log file (ui.Run
+	// sends the log package there) and the glass box says each line too;
+	// once it has closed, the terminal.
+	l := lang.Lang(c.Lang)
+	var open atomic.Bool
+	open.Store(true)
+	o.Log = func(line string) {
+		if open.Load() {
+			log.Print("glassbox serve: " + line)
+			return
+		}
+		fmt.Fprintln(out, "glassbox serve: "+line)
+	}
+	b, stop, err := Broadcasting(&cfg, o, out)
 	if err != nil {
 		return err
 	}
 	defer stop()
+	var keep atomic.Bool
+	cfg.Room.Leaving = keep.Store
 	cfg.Predict = o.Predict
-	return ui.Run(ctx, cfg)
+	err = ui.Run(ctx, cfg)
+	open.Store(false)
+	if err != nil || !keep.Load() || ctx.Err() != nil {
+		return err
+	}
+	// The instructor leaves; the room goes on without their glass box
+	// until Ctrl-C here.
+	b.End()
+	fmt.Fprintln(out, "glassbox serve: "+l.T("your glass box is closed and your session kept; the room goes on serving the learners — Ctrl-C here ends it"))
+	<-ctx.Done()
+	return nil
 }
 
 // listen opens the room's SSH address and, with --handouts-http, starts

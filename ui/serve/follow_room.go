@@ -56,21 +56,30 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 			rc.Notes = append(rc.Notes, strings.Join(strings.Fields(line), " "))
 		}
 	}
-	rc.Notes = append(rc.Notes, l.T("your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here ends the broadcast)"))
+	if o.FollowOnly {
+		rc.Notes = append(rc.Notes, l.T("your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here ends the broadcast)"))
+	} else {
+		rc.Notes = append(rc.Notes, l.T("your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here asks whether to end the room or keep serving it without you)"))
+	}
 	cfg.OnTransition, cfg.OnWire = b.Publish, b.PublishLive
 	cfg.Status = func() (string, string) { return "followers", strconv.Itoa(b.Followers()) }
 	cfg.Changed = b.Changed()
 	cfg.Lang = l
 	ctx, cancel := context.WithCancel(context.Background())
 	if !o.FollowOnly {
-		// serve --instruct: the instructor's roster (R) of the learners.
-		cfg.Room = &ui.Room{Roster: s.Roster}
+		// serve --instruct: the instructor's roster (R) of the learners,
+		// and what the room tells them while it is served.
+		cfg.Room = &ui.Room{Roster: s.Roster, Notes: s.Notes()}
 		cfg.Changed = either(ctx, b.Changed(), s.RosterChanged())
 	}
 	go s.Serve(ln)
 	return b, func() {
 		cancel()
 		b.Close(time.Second)
-		s.Close()
+		s.End(whyClosed, endGrace)
 	}, nil
 }
+
+// endGrace is how long a room that ends waits for its glass boxes to say
+// goodbye (each closes at once; a learner's step in flight is cancelled).
+const endGrace = 5 * time.Second

@@ -116,6 +116,8 @@ var flushLine, endLine = line(frame{Flush: true}), line(frame{End: true})
 
 // followStream serves the follow stream on sess (FollowSubsystem).
 func (s *Server) followStream(sess ssh.Session) {
+	s.gates.Add(1)
+	defer s.gates.Done()
 	b := s.opts.Broadcast
 	say := learnerLang(sess.Environ(), s.lang)
 	if sess.User() != FollowUser || b == nil {

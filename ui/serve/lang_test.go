@@ -94,7 +94,7 @@ func TestAnnounceInJapanese(t *testing.T) {
 	var b strings.Builder
 	srv.Announce(&b, addr)
 	out := b.String()
-	for _, want := range []string{"で待ち受け中(受講者は最大 50 人)", "  ワークショップのパスフレーズ:  open-sesame\n", "  ホスト鍵のフィンガープリント:  " + srv.Fingerprint() + "\n", "  受講者の接続方法:              ssh -p", "Ctrl-C で終了します"} {
+	for _, want := range []string{"で待ち受け中(受講者は最大 50 人)", "  ワークショップの合言葉:        open-sesame\n", "  ホスト鍵のフィンガープリント:  " + srv.Fingerprint() + "\n", "  受講者の接続方法:              ssh -p", "Ctrl-C で終了します"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the banner lacks %q:\n%s", want, out)
 		}

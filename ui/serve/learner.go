@@ -47,7 +47,9 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		p.Send(ui.NoticeMsg(msg))
 	})
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(frameRate)}, bm.MakeOptions(sess)...)
-	opts = append(opts, tea.WithInput(guard))
+	// The room ends on the server's signal, not each program: a program
+	// of its own would quit at Ctrl-C before the room could tell it why.
+	opts = append(opts, tea.WithInput(guard), tea.WithoutSignalHandler())
 	var model tea.Model = m
 	if b := s.opts.Broadcast; l.follower && b != nil {
 		next := l.cfg.Follow.Next
@@ -55,6 +57,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	p = tea.NewProgram(model, opts...)
 	close(ready)
+	s.register(l.id, p)
 	return p
 }
 
@@ -97,6 +100,13 @@ func (m roomModel) Init() tea.Cmd { return tea.Batch(m.inner.Init(), m.idleCheck
 
 func (m roomModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case roomEndMsg:
+		// The room has ended: the glass box closes, and the gate says why
+		// and how to come back.
+		m.l.mu.Lock()
+		m.l.ended = ended{why: msg.why, step: m.seat.Step}
+		m.l.mu.Unlock()
+		return m, tea.Quit
 	case idleCheckMsg:
 		if idle := m.now().Sub(m.last); idle >= m.opts.Idle {
 			m.l.reason = m.l.lang.F("disconnected after %s without a key", m.opts.Idle)

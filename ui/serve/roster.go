@@ -17,7 +17,6 @@ import (
 type seats struct {
 	mu      sync.Mutex
 	byID    map[string]*ui.Seated
-	follow  int           // connections following the instructor
 	changed chan struct{} // one pending signal: the roster is drawn anew
 }
 
@@ -60,19 +59,13 @@ func (s *seats) stand(id string) {
 	s.tell()
 }
 
-// following counts a follower in (+1) or out (-1).
-func (s *seats) following(delta int) {
-	s.mu.Lock()
-	s.follow += delta
-	s.mu.Unlock()
-	s.tell()
-}
-
-// roster is the room now, learners by name.
-func (s *seats) roster() ui.Roster {
+// roster is the room now, learners by name; following is how many follow
+// the instructor (Broadcast.Followers: the one count the status bar shows
+// too).
+func (s *seats) roster(following int) ui.Roster {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := ui.Roster{Following: s.follow, Learners: make([]ui.Seated, 0, len(s.byID))}
+	r := ui.Roster{Following: following, Learners: make([]ui.Seated, 0, len(s.byID))}
 	for _, l := range s.byID {
 		r.Learners = append(r.Learners, *l) // the seat's map is never written, only replaced
 	}
@@ -80,8 +73,16 @@ func (s *seats) roster() ui.Roster {
 	return r
 }
 
-// Roster is the room now: the learners connected and their seats.
-func (s *Server) Roster() ui.Roster { return s.seats.roster() }
+// Roster is the room now: the learners connected and their seats, and
+// how many follow the instructor — over ssh as follow@ or with glassbox
+// follow, counted once, by the broadcast.
+func (s *Server) Roster() ui.Roster {
+	following := 0
+	if b := s.opts.Broadcast; b != nil {
+		following = b.Followers()
+	}
+	return s.seats.roster(following)
+}
 
 // RosterChanged says the roster has changed (one pending signal at most).
 func (s *Server) RosterChanged() <-chan struct{} { return s.seats.changed }

@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
@@ -44,6 +45,7 @@ import (
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 )
 
 // Options is how the room is served. The zero value of each limit is its
@@ -62,6 +64,9 @@ type Options struct {
 	// Passphrase is the workshop passphrase; "" makes a new one (Passphrase
 	// returns it). With AuthorizedKeys set and no Passphrase, only keys get in.
 	Passphrase string
+	// PassphraseChosen says the instructor chose Passphrase (PassphraseEnv):
+	// the banner then never prints it.
+	PassphraseChosen bool
 	// AuthorizedKeys is an authorized_keys file: its keys get in.
 	AuthorizedKeys string
 	// MaxLearners is how many learners may be connected at once (50).
@@ -88,6 +93,10 @@ type Options struct {
 	// Instructor describes the instructor's run to its followers (banner,
 	// backend, provider): InstructorView makes it.
 	Instructor ui.RunConfig
+	// Log, when set, hears what the room has to say while it is served,
+	// a line each: it grew past what the machine was measured to carry
+	// (Main prints it; an instructor's glass box says it too, Notes).
+	Log func(string)
 }
 
 // FollowUser is the user name that follows the instructor instead of
@@ -122,9 +131,21 @@ type Server struct {
 
 	sandbox string // tools.SandboxStatus, for followers' status bar
 
-	mu     sync.Mutex
-	active map[string]bool // learner ids connected now
-	count  int
+	mu        sync.Mutex
+	active    map[string]bool // learner ids connected now
+	count     int             // connected now: learners and followers
+	following int             // of them, followers
+
+	// The room's life (life.go): each glass box's program, to be told when
+	// the room ends; why it is ending ("" while it is served); the
+	// connections still being served; what the machine carries and
+	// whether the room is over it; what the instructor is told.
+	programs     map[string]*tea.Program
+	ending       string
+	gates        sync.WaitGroup
+	capacity     capacity
+	overCapacity bool
+	notes        chan string
 
 	seats    *seats       // the roster: who is connected, where they are
 	scores   *scoreBook   // the learners' predict scores, kept on disk
@@ -147,7 +168,8 @@ func New(opts Options) (*Server, error) {
 	if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, active: map[string]bool{}, passphrase: opts.Passphrase, sandbox: tools.SandboxStatus()}
+	s := &Server{opts: opts, active: map[string]bool{}, passphrase: opts.Passphrase, sandbox: tools.SandboxStatus(),
+		programs: map[string]*tea.Program{}, capacity: machine(), notes: make(chan string, 8)}
 	if opts.AuthorizedKeys != "" {
 		keys, err := readAuthorizedKeys(opts.AuthorizedKeys)
 		if err != nil {
@@ -279,6 +301,7 @@ type learner struct {
 	ctx    context.Context // the base of the learner's steps
 	cancel context.CancelFunc
 	reason string    // why the server ended the connection ("" when the learner quit), in lang
+	ended  ended     // the room ended (why "" while it is served): said once the glass box closes
 	lang   lang.Lang // the language the learner reads (learnerLang)
 	// follower watches the instructor: no run of their own, no idle limit.
 	follower bool
@@ -306,6 +329,8 @@ const learnerState ctxKey = "glassbox-learner-state"
 // session stays on disk) and says why the server ended it.
 func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
+		s.gates.Add(1)
+		defer s.gates.Done()
 		say := learnerLang(sess.Environ(), s.lang)
 		id, _ := sess.Context().Value(learnerKey).(string)
 		if id == "" {
@@ -343,6 +368,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			}
 		}()
 		sess.Context().SetValue(learnerState, l)
+		defer s.unregister(id)
 		next(sess)
 		l.mu.Lock()
 		if l.version > 0 {
@@ -350,8 +376,12 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 				fmt.Fprint(sess.Stderr(), "glassbox serve: "+say.F("your predict score could not be kept: %v", err)+"\r\n")
 			}
 		}
+		e := l.ended
 		l.mu.Unlock()
-		if l.reason != "" {
+		switch {
+		case e.why != "":
+			fmt.Fprint(sess, terminalText(endedText(say, e, comeBack(sess, shownName(sess.User())))))
+		case l.reason != "":
 			fmt.Fprintf(sess, "\r\nglassbox serve: %s\r\n", say.F("%s; your session is kept — connect again to go on.", l.reason))
 		}
 	}
@@ -381,14 +411,16 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler, say lang.Lang) {
 		wish.Fatalln(sess, "glassbox serve: "+say.T("nobody is instructing in this room (the instructor starts glassbox serve --instruct); connect with your own name for your own glass box"))
 		return
 	}
+	if b.Ended() {
+		wish.Fatalln(sess, "glassbox serve: "+say.T("the instructor has left: the room goes on without their glass box; connect with your own name for a glass box of your own"))
+		return
+	}
 	id := "follow-" + sess.Context().SessionID()
 	if msg := s.enter(id, say); msg != "" {
 		wish.Fatalln(sess, "glassbox serve: "+msg)
 		return
 	}
 	defer s.leave(id)
-	s.seats.following(+1)
-	defer s.seats.following(-1)
 	f, past := b.Follow()
 	defer f.Close()
 	rc := s.opts.Instructor
@@ -402,8 +434,16 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler, say lang.Lang) {
 	}
 	ctx, cancel := context.WithCancel(sess.Context())
 	defer cancel()
-	sess.Context().SetValue(learnerState, &learner{id: id, cfg: cfg, ctx: ctx, cancel: cancel, follower: true, lang: say})
+	l := &learner{id: id, cfg: cfg, ctx: ctx, cancel: cancel, follower: true, lang: say}
+	sess.Context().SetValue(learnerState, l)
+	defer s.unregister(id)
 	next(sess)
+	l.mu.Lock()
+	why := l.ended.why
+	l.mu.Unlock()
+	if why != "" {
+		fmt.Fprint(sess, terminalText(followEndedText(say, why, comeBack(sess, FollowUser))))
+	}
 }
 
 // InstructorView is what followers are told of the instructor's run rc:
@@ -423,6 +463,9 @@ func InstructorView(rc ui.RunConfig) ui.RunConfig {
 func (s *Server) enter(id string, say lang.Lang) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.ending != "" {
+		return say.T("the room is ending; ask the instructor when it is served again")
+	}
 	if s.active[id] {
 		return say.T("you are already connected from another terminal; close that one first (one glass box per learner)")
 	}
@@ -431,6 +474,10 @@ func (s *Server) enter(id string, say lang.Lang) string {
 	}
 	s.active[id] = true
 	s.count++
+	if isFollower(id) {
+		s.following++
+	}
+	s.watchCapacity()
 	return ""
 }
 
@@ -439,7 +486,15 @@ func (s *Server) leave(id string) {
 	defer s.mu.Unlock()
 	delete(s.active, id)
 	s.count--
+	if isFollower(id) {
+		s.following--
+	}
+	s.watchCapacity()
 }
+
+// isFollower reports whether a place in the room is a follower's (its id
+// is made in follow and followStream).
+func isFollower(id string) bool { return strings.HasPrefix(id, "follow-") }
 
 // learnerQuota caps each learner's workspace (docs/classroom.md): a
 // lesson's workspace holds a few files of a few kilobytes, and a room of 30
@@ -461,6 +516,7 @@ func (s *Server) open(ctx context.Context, id, host string, say lang.Lang) (*lea
 	c.Trace, c.Record = "", ""
 	c.Quota = learnerQuota()
 	c.Lang = say.String()
+	c.GoLive = role.Learner.TutorGoLive() // the tutor tells a learner to ask the instructor
 	path := filepath.Join(dir, "session.jsonl")
 	if _, err := os.Stat(path); err == nil {
 		c.Resume = path
