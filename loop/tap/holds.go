@@ -117,7 +117,7 @@ func gaveUp(kind HoldKind, d time.Duration) error {
 // the tap then steps again, as the glass box's c stops at a breakpoint.
 // t.mu is held.
 func (t *Tap) holdFor(stop *breakpoint.Hit) bool {
-	if t.closed {
+	if t.closing || t.closed {
 		return false
 	}
 	if stop != nil && t.mode == Running {
@@ -129,7 +129,7 @@ func (t *Tap) holdFor(stop *breakpoint.Hit) bool {
 // mayHold says whether a call may be held: while stepping, and while
 // running with breakpoints in force. t.mu is held.
 func (t *Tap) mayHold() bool {
-	return !t.closed && (t.mode == Stepping || t.breaks.Len() > 0)
+	return !t.closing && !t.closed && (t.mode == Stepping || t.breaks.Len() > 0)
 }
 
 // readsWhole says whether a reply must be read whole before it is

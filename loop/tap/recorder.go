@@ -70,6 +70,10 @@ func (t *Tap) record() {
 			continue
 		}
 		if closed {
+			t.mu.Lock()
+			t.drained = true
+			t.wake()
+			t.mu.Unlock()
 			return
 		}
 		<-t.work

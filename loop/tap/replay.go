@@ -74,7 +74,7 @@ func (t *Tap) replay(ctx context.Context, xs []providers.Exchange) {
 		}
 		t.ServeHTTP(httptest.NewRecorder(), req)
 		t.mu.Lock()
-		closed := t.closed
+		closed := t.closing || t.closed
 		t.mu.Unlock()
 		if closed {
 			return

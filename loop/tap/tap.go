@@ -117,7 +117,10 @@ type Tap struct {
 	// numbers them.
 	live             *providers.Exchange
 	liveID, nextLive int
-	closed           bool
+	// closing: nothing more is held (the server is shutting down); closed:
+	// nothing more is recorded; drained: the recorder has taken every job
+	// queued before closed, so Next has nothing more to say.
+	closing, closed, drained bool
 	// dirty: something changed since the last Next (news, a hold, the
 	// mode, the call in flight); changed wakes a Next that waits.
 	dirty   bool
@@ -205,9 +208,9 @@ type News struct {
 func (t *Tap) Next(ctx context.Context) (News, bool) {
 	for {
 		t.mu.Lock()
-		if t.dirty || t.closed {
+		if t.dirty || t.drained {
 			n := t.snapshot()
-			ok := len(n.Events) > 0 || !t.closed
+			ok := len(n.Events) > 0 || !t.drained
 			t.mu.Unlock()
 			return n, ok
 		}
@@ -349,7 +352,8 @@ func (t *Tap) Pause() {
 	t.wake()
 }
 
-// Close lets every held call go, and ends Next once its news is taken.
+// Close lets every held call go and records nothing more; Next ends once
+// the recorder has taken what was queued before and its news is taken.
 // The agent's calls still pass through while the server is shutting down;
 // none is left waiting on a person who has gone.
 func (t *Tap) Close() {
@@ -358,16 +362,30 @@ func (t *Tap) Close() {
 	if t.closed {
 		return
 	}
+	t.releaseAllLocked()
 	t.closed = true
+	select {
+	case t.work <- struct{}{}:
+	default:
+	}
+}
+
+// releaseAll lets every held call go and holds nothing more, but still
+// records: the calls in progress while the server shuts down finish, and
+// their steps are kept.
+func (t *Tap) releaseAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.releaseAllLocked()
+}
+
+func (t *Tap) releaseAllLocked() {
+	t.closing = true
 	t.mode = Running
 	for len(t.holds) > 0 {
 		t.releaseLocked(t.holds[0])
 	}
 	t.wake()
-	select {
-	case t.work <- struct{}{}:
-	default:
-	}
 }
 
 // Variables are what to set for an agent to reach a tap at addr
@@ -390,6 +408,9 @@ func (t *Tap) Serve(ctx context.Context, l net.Listener) error {
 		l.Close()
 		return err
 	}
+	// Closed once every handler has returned: the steps of the calls that
+	// finished during the shutdown are recorded before Next ends.
+	defer t.Close()
 	srv := &http.Server{Handler: t, ReadHeaderTimeout: 30 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(l) }()
@@ -398,7 +419,7 @@ func (t *Tap) Serve(ctx context.Context, l net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
-	t.Close()
+	t.releaseAll()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	err := srv.Shutdown(sctx)

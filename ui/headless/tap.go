@@ -17,7 +17,8 @@ type Tapped interface {
 	Secrets() []string
 }
 
-// Tap prints what a tap sees until ctx ends or the tap closes: each step as
+// Tap prints what a tap sees until the tap is closed and has said
+// everything (the tap's server closes it when ctx ends): each step as
 // `glassbox run` prints one — a JSON line with JSON (the trace format),
 // else a line a person reads, with the inferred steps saying why they are
 // believed — and the tap's notes on stderr. Nothing is held: the agent
@@ -25,8 +26,12 @@ type Tapped interface {
 // with the error.
 func Tap(ctx context.Context, t Tapped, o Options, stdout, stderr io.Writer) error {
 	say := sayIn(o.Lang)
+	// Next is not stopped by ctx: when ctx ends the tap shuts down, and
+	// the steps of the calls that finish meanwhile still come, until the
+	// tap is closed and has said everything.
+	next := context.WithoutCancel(ctx)
 	for {
-		news, ok := t.Next(ctx)
+		news, ok := t.Next(next)
 		if !ok {
 			return nil
 		}
