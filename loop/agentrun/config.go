@@ -18,6 +18,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/telemetry"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/backend"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
@@ -31,10 +32,13 @@ var ErrUsage = errors.New("usage")
 // Defaults, then ApplyEnv (with a .env file layered under the environment),
 // then the command line's flags, then Validate — each step callable alone.
 type Config struct {
-	Provider      string        // --provider: a provider backend.For knows
-	ToolMode      string        // --tool-mode: Llama only; "" means json
-	Model         string        // --model; "" for the provider's default
-	Offline       bool          // --offline
+	Provider string // --provider: a provider backend.For knows
+	ToolMode string // --tool-mode: Llama only; "" means json
+	Model    string // --model; "" for the provider's default
+	Offline  bool   // --offline
+	// OfflineWhy is why Offline is set when no --offline flag set it (a
+	// room's default), as the welcome says it; zero: the flag.
+	OfflineWhy    dialect.Reason
 	Live          bool          // --live
 	Lesson        string        // --lesson
 	SimLatency    time.Duration // --sim-latency

@@ -261,7 +261,7 @@ func (r *Run) openBackend(ctx context.Context, c Config) error {
 	}
 	var err error
 	r.Backend, err = backend.Choose(ctx, backend.Options{
-		Dialect: dialect, Model: c.Model, Offline: c.Offline, Live: c.Live,
+		Dialect: dialect, Model: c.Model, Offline: c.Offline, OfflineWhy: c.OfflineWhy, Live: c.Live,
 		SimLatency: c.SimLatency, Replay: c.Replay, Record: c.Record, RecordTemp: recordTemp, Env: c.Env, Call: c.Call,
 		GoLive: c.GoLive,
 	})

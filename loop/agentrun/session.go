@@ -433,7 +433,7 @@ func (r *Run) onto(ctx context.Context, name string, c Config) (Onto, error) {
 		oc.Offline = true // an offline (or replayed) session goes on offline
 	}
 	b, err := backend.Choose(ctx, backend.Options{
-		Dialect: d, Offline: oc.Offline, Live: oc.Live, SimLatency: oc.SimLatency, Replay: oc.Replay, Env: oc.Env, Call: oc.Call,
+		Dialect: d, Offline: oc.Offline, OfflineWhy: oc.OfflineWhy, Live: oc.Live, SimLatency: oc.SimLatency, Replay: oc.Replay, Env: oc.Env, Call: oc.Call,
 		GoLive: oc.GoLive,
 	})
 	if err != nil {

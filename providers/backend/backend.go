@@ -323,9 +323,12 @@ func Addresses() []dialect.Address {
 
 // Options say which dialect to reach and how.
 type Options struct {
-	Dialect    Dialect
-	Model      string        // "" for the provider's default
-	Offline    bool          // force the offline simulation
+	Dialect Dialect
+	Model   string // "" for the provider's default
+	Offline bool   // force the offline simulation
+	// OfflineWhy says why Offline is forced when the person passed no
+	// --offline (a room's default); zero: the flag.
+	OfflineWhy dialect.Reason
 	Live       bool          // force the live service
 	SimLatency time.Duration // offline: delay per call
 	// GoLive is how the person reaches a real model, by language code: the
@@ -387,6 +390,9 @@ func Choose(ctx context.Context, o Options) (*Backend, error) {
 		}
 	case o.Offline:
 		b.Kind, b.Reason = KindOffline, "--offline"
+		if !o.OfflineWhy.Zero() {
+			b.Reason, b.Why = o.OfflineWhy.String(), o.OfflineWhy
+		}
 	case o.Live:
 		b.Kind, b.Reason = KindLive, "--live"
 		if d.Destination != nil {

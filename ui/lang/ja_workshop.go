@@ -20,6 +20,7 @@ func init() {
 		"%s — serve the room that way (glassbox serve --instruct …) and every learner's glass box gets it too":                "%s。教室をその設定で開けば (glassbox serve --instruct …)、受講者全員のグラスボックスも同じになります",
 		"ask the instructor — the room's backend is theirs to choose, for every learner, and their key is never shown to you": "講師に頼んでください。教室のバックエンドは講師が受講者全員のために選ぶもので、講師のキーがあなたに見えることはありません",
 		"the instructor's choice for the room": "講師が教室のために選んだもの",
+		"a room is offline unless its instructor chooses a provider (--provider, --model, --live or --replay)":                                                     "教室は、講師がプロバイダーを選ばない限りオフラインです（--provider、--model、--live、--replay）",
 		"You instruct this room: each step you take is broadcast to whoever follows, and R shows the learners.":                                                    "あなたはこの教室の講師です: 進めたステップはフォロワー全員に配信され、R で受講者の一覧を表示します。",
 		"You are a learner in this room: this glass box, its session and its workspace are your own, on the instructor's machine; the same name brings them back.": "あなたはこの教室の受講者です: このグラスボックスとそのセッション、ワークスペースは講師のマシン上にあるあなた専用のもので、同じ名前で接続すれば続きから使えます。",
 		"You follow the %s's run, read-only: their steps appear here as they take them, and nothing you press reaches their run.":                                  "閲覧のみ: %sの実行を追っています。進めたステップがそのままここに現れます。あなたが押したキーが相手の実行に届くことはありません。",

@@ -20,6 +20,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history/sentence"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
+	"github.com/glassbox-dev/glassbox/providers/dialect"
 	"github.com/glassbox-dev/glassbox/ui"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/role"
@@ -75,6 +76,7 @@ func Configure(o *Options, c agentrun.Config, fs *flag.FlagSet, rest []string, g
 	}
 	if !set["provider"] && !set["model"] && !set["live"] && !set["replay"] && !set["tool-mode"] {
 		c.Offline = true // a room is offline unless the instructor chooses a provider
+		c.OfflineWhy = dialect.Sayf("a room is offline unless its instructor chooses a provider (--provider, --model, --live or --replay)")
 	}
 	if p := getenv(PassphraseEnv); p != "" {
 		if n := utf8.RuneCountInString(strings.TrimSpace(p)); n < minPassphrase {
