@@ -2,9 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -138,5 +142,45 @@ func TestRootHoldsMainOnly(t *testing.T) {
 		if strings.HasSuffix(name, ".go") && name != "main.go" && !strings.HasSuffix(name, "_test.go") {
 			t.Errorf("%s sits beside main.go; move it into a package (docs/architecture.md, \"Layers and the dependency rule\")", name)
 		}
+	}
+}
+
+// TestModelStaysARouter keeps ui.Model what docs/architecture.md says it
+// is — it routes, lays out and composes; the features live in controllers
+// and panes — by its size: at most 40 methods (issue 27 found 120).
+func TestModelStaysARouter(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("ui/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var methods []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || len(fn.Recv.List) != 1 {
+				continue
+			}
+			typ := fn.Recv.List[0].Type
+			if star, ok := typ.(*ast.StarExpr); ok {
+				typ = star.X
+			}
+			if id, ok := typ.(*ast.Ident); ok && id.Name == "Model" {
+				methods = append(methods, fn.Name.Name)
+			}
+		}
+	}
+	if len(methods) < 10 {
+		t.Fatalf("found %d methods of ui.Model: is it still in ui/*.go?", len(methods))
+	}
+	if len(methods) > 40 {
+		t.Errorf("ui.Model has %d methods (at most 40): give the new ones to a controller or a pane (docs/architecture.md, \"Adding a pane\"): %v", len(methods), methods)
 	}
 }

@@ -242,8 +242,8 @@ func openingNotice(l lang.Lang, notes []string) string {
 
 // sameSession gives every run that writes r's session r's measurement of
 // it: compare mode's runs write one session, so no screen shows two sizes.
-func (m *Model) sameSession(r *runView, msg sessionSizeMsg) {
-	for _, o := range m.runs {
+func sameSession(runs []*runView, r *runView, msg sessionSizeMsg) {
+	for _, o := range runs {
 		if o != r && msg.err == nil && o.disk.path != "" && o.disk.path == r.disk.path {
 			o.live.sized(msg.bytes)
 			o.disk.at = r.disk.at
@@ -390,7 +390,7 @@ func (m *Model) handleRunMsg(msg runMsg) tea.Cmd {
 	case exchangesMsg, previewMsg, pastAnatomyMsg:
 		m.clampScrolls()
 	case sessionSizeMsg:
-		m.sameSession(r, msg)
+		sameSession(m.runs, r, msg)
 	}
 	if r.busy {
 		cmd = tea.Batch(cmd, m.tick())

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/glassbox-dev/glassbox/ui/cell"
+	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/role"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
@@ -24,7 +25,7 @@ func (m *Model) View() string {
 	}
 	L := m.computeLayout()
 	if L.mode == layoutTooSmall {
-		return m.tooSmallView()
+		return tooSmallView(m.lang, m.width, m.height)
 	}
 	lk := m.look()
 	bar := m.bar
@@ -115,10 +116,11 @@ func frameFits(title, info string, w int) bool {
 	return 1+1+ansi.StringWidth(title)+2+ansi.StringWidth(info)+2+1+1 <= w
 }
 
-func (m *Model) tooSmallView() string {
-	msg := m.lang.F("terminal too small: need %d×%d, have %d×%d", minWidth, minHeight, m.width, m.height)
-	lines := make([]string, max(m.height, 1))
-	for i, ln := range wrapLines(msg, max(m.width, 1)) {
+// tooSmallView fills a width×height terminal with what it lacks.
+func tooSmallView(l lang.Lang, width, height int) string {
+	msg := l.F("terminal too small: need %d×%d, have %d×%d", minWidth, minHeight, width, height)
+	lines := make([]string, max(height, 1))
+	for i, ln := range wrapLines(msg, max(width, 1)) {
 		if i < len(lines) {
 			lines[i] = ln
 		}
