@@ -7,7 +7,7 @@ func init() {
 	register(map[string]string{
 		// the subcommand's summary (main.go's table) and its help
 		"a glass box around any agent: its model calls held and stepped (point it at the address printed)": "どんなエージェントもガラス箱に入れます: モデル呼び出しを保留してステップ実行します(表示されるアドレスにエージェントを向けます)",
-		"Usage: glassbox tap [flags]\n\nA glass box around any agent (Gemini CLI, Codex, opencode, crush, …): point the agent\nat the address it prints, and every model call it makes becomes steps you can hold,\nstep and edit. In the glass box each request and reply waits for space; c lets the\nagent run. What the agent does between its calls — its approvals, its tools — a tap\ncannot see.\n\nFlags:": "使い方: glassbox tap [flags]\n\nどんなエージェント(Gemini CLI、Codex、opencode、crush など)もガラス箱に入れます。\n表示されるアドレスにエージェントを向けると、エージェントのモデル呼び出しがすべて、\n保留・ステップ実行・編集のできるステップになります。glass box ではリクエストと応答が\nそれぞれスペースを待ちます。c でエージェントを走らせます。呼び出しと呼び出しの間に\nエージェントがすること(承認、ツールの実行)は、タップからは見えません。\n\nフラグ:",
+		"Usage: glassbox tap [flags]\n\nA glass box around any agent (Gemini CLI, Codex, opencode, crush, …): point the agent\nat the address it prints, and every model call it makes becomes steps you can hold,\nstep and edit. In the glass box each request and reply waits for space; c lets the\nagent run. What the agent does between its calls — its approvals, its tools — a tap\ncannot see.\n\nFlags:": "使い方: glassbox tap [flags]\n\nどんなエージェント(Gemini CLI、Codex、opencode、crush など)もガラス箱に入れます。\n表示されるアドレスにエージェントを向けると、エージェントのモデル呼び出しがすべて、\n保留・ステップ実行・編集のできるステップになります。glass box ではリクエストと応答が\nそれぞれ space を待ちます。c でエージェントを走らせます。呼び出しと呼び出しの間に\nエージェントがすること(承認、ツールの実行)は、タップからは見えません。\n\nフラグ:",
 		"listen on ADDR (HOST:PORT; port 0 lets the system choose): the address the agent is pointed at":                                                                                                                                                            "ADDR(HOST:PORT。ポート 0 ならシステムが選びます)で待ち受けます: エージェントを向けるアドレスです",
 		"let --listen use an address that is not a loopback one (whoever reaches it can call the model through the tap)":                                                                                                                                            "--listen にループバック以外のアドレスを許します(そこに届く人は誰でもタップ経由でモデルを呼び出せます)",
 		"where the calls go: offline (glassbox's built-in emulator, no key and no network) or a URL every family's calls go to (default: each family's own service; Ollama's from OLLAMA_HOST)":                                                                     "呼び出しの送り先: offline(glassbox 内蔵のエミュレーター。キーもネットワークも不要)か、全ファミリーの呼び出しを送る URL(既定: 各ファミリー本来のサービス。Ollama は OLLAMA_HOST から)",
@@ -58,12 +58,12 @@ func init() {
 
 		// the glass box of a tap (ui/tap.go and the panes)
 		"user (as the agent sent it)": "ユーザー(エージェントが送ったとおり)",
-		"a tap sends nothing: the agent's person types in the agent's own terminal · space steps · c runs · q quits":                                "タップからは何も送りません: エージェントの利用者はエージェント自身の端末で入力します · スペースでステップ · c で実行 · q で終了",
-		"No model call yet: point the agent at the tap (History says how). Each call's exact HTTP request and reply appear here, held until space.": "まだモデル呼び出しはありません: エージェントをタップに向けてください(方法は履歴にあります)。呼び出しごとに、HTTP のリクエストと応答がそのままここに出て、スペースを押すまで保留されます。",
+		"a tap sends nothing: the agent's person types in the agent's own terminal · space steps · c runs · q quits":                                "タップからは何も送りません: エージェントの利用者はエージェント自身の端末で入力します · space でステップ · c で実行 · q で終了",
+		"No model call yet: point the agent at the tap (History says how). Each call's exact HTTP request and reply appear here, held until space.": "まだモデル呼び出しはありません: エージェントをタップに向けてください(方法は履歴にあります)。呼び出しごとに、HTTP のリクエストと応答がそのままここに出て、space を押すまで保留されます。",
 		"the tap has stopped: no call reaches it any more; q quits":                                                                                 "タップは止まりました: もう呼び出しは届きません。q で終了します",
-		"held: the service's reply, before the agent gets it — space delivers it · c lets the agent run":                                            "保留中: エージェントに届く前のサービスの応答 — スペースで届けます · c でエージェントを走らせます",
-		"held: the agent's request, before it goes — space sends it · w edits it first · c lets the agent run":                                      "保留中: 送られる前のエージェントのリクエスト — スペースで送ります · w で先に編集します · c でエージェントを走らせます",
-		"held: the agent's request, before it goes — space sends it · c lets the agent run":                                                         "保留中: 送られる前のエージェントのリクエスト — スペースで送ります · c でエージェントを走らせます",
+		"held: the service's reply, before the agent gets it — space delivers it · c lets the agent run":                                            "保留中: エージェントに届く前のサービスの応答 — space で届けます · c でエージェントを走らせます",
+		"held: the agent's request, before it goes — space sends it · w edits it first · c lets the agent run":                                      "保留中: 送られる前のエージェントのリクエスト — space で送ります · w で先に編集します · c でエージェントを走らせます",
+		"held: the agent's request, before it goes — space sends it · c lets the agent run":                                                         "保留中: 送られる前のエージェントのリクエスト — space で送ります · c でエージェントを走らせます",
 		"stopped":                       "停止",
 		"stepping":                      "ステップ実行",
 		"request":                       "リクエスト",
@@ -84,13 +84,13 @@ func init() {
 		"what-if: the request is not held any more":                                                                                                        "what-if: そのリクエストはもう保留されていません",
 		"what-if: the editor failed (%v); the request is unchanged":                                                                                        "what-if: エディターが失敗しました(%v)。リクエストは変わっていません",
 		"what-if: cannot read the edited request: %v":                                                                                                      "what-if: 編集したリクエストを読めません: %v",
-		"what-if: nothing changed; space sends the request as it was":                                                                                      "what-if: 変更はありません。スペースで元のとおりに送ります",
-		"what-if: the edited request is what space sends (the step that sends it is marked \"edited\")":                                                    "what-if: スペースで送られるのは編集したリクエストです(それを送るステップには \"edited\" の印が付きます)",
+		"what-if: nothing changed; space sends the request as it was":                                                                                      "what-if: 変更はありません。space で元のとおりに送ります",
+		"what-if: the edited request is what space sends (the step that sends it is marked \"edited\")":                                                    "what-if: space で送られるのは編集したリクエストです(それを送るステップには \"edited\" の印が付きます)",
 
 		// the state machine seen from outside (ui/diagram.ExplainOutside)
 		"Waiting for the agent's next model call: its person talks to it in its own terminal.":                      "エージェントの次のモデル呼び出しを待っています: 利用者はエージェント自身の端末で話しかけます。",
 		"The agent assembled its request: what it sends is in the Raw payload.":                                     "エージェントがリクエストを組み立てました: 送る内容は Raw payload にあります。",
-		"THINK: the agent's request goes to the model; the tap holds it until space, then the reply.":               "THINK: エージェントのリクエストがモデルへ送られます。タップはスペースまでそれを保留し、次に応答を保留します。",
+		"THINK: the agent's request goes to the model; the tap holds it until space, then the reply.":               "THINK: エージェントのリクエストがモデルへ送られます。タップはspace までそれを保留し、次に応答を保留します。",
 		"The agent decides on its tool calls itself: a tap sees no rule, only the result its next request carries.": "ツール呼び出しの可否はエージェント自身が決めます: タップにはルールは見えず、次のリクエストが運ぶ結果だけが見えます。",
 		"The agent may ask its person here: a tap does not see that.":                                               "エージェントはここで利用者に尋ねることがあります: タップからは見えません。",
 		"ACT: the agent runs the tool itself, out of the tap's sight.":                                              "ACT: エージェントがツールを自分で実行します。タップからは見えません。",
@@ -104,7 +104,7 @@ func init() {
 		"the cassette holds no model call to replay":                                                      "カセットに再生できるモデル呼び出しがありません",
 		"the recording ends here: its %d calls were played back":                                          "記録はここまでです: %d 件の呼び出しを再生しました",
 		"replaying the tap's cassette %s: the agent's calls as they were recorded — no agent, no network": "タップのカセット %s を再生しています: 記録されたとおりのエージェントの呼び出しです — エージェントもネットワークも使いません",
-		"space sends each recorded request and delivers its recorded reply · c plays the rest · w edits a request (the reply stays the recorded one, and the difference is flagged)": "スペースで記録されたリクエストを送り、記録された応答を届けます · c で残りを再生します · w でリクエストを編集します(応答は記録されたままで、違いには印が付きます)",
+		"space sends each recorded request and delivers its recorded reply · c plays the rest · w edits a request (the reply stays the recorded one, and the difference is flagged)": "space で記録されたリクエストを送り、記録された応答を届けます · c で残りを再生します · w でリクエストを編集します(応答は記録されたままで、違いには印が付きます)",
 
 		// the headless trace
 		"inferred: not on the wire": "推定: 通信には現れません",
