@@ -804,9 +804,15 @@ func barBlock(v, most, h, row int) string {
 	return []string{" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"}[level]
 }
 
-// kindHeading is the heading of the kinds table.
+// kindHeading is the heading of the kinds table; where its last column's
+// words would be cut, it says them short.
 func kindHeading(l lang.Lang, w int) string {
-	return cell.Truncate(fmt.Sprintf("  %s %s %s %s  %s", cell.Fit(l.T("kind"), 12, "…"), padLeft(l.T("parts"), 6), padLeft(l.T("bytes"), 9), padLeft(l.T("tokens"), 9), l.T("share of the bytes")), w, "…")
+	head := fmt.Sprintf("  %s %s %s %s  ", cell.Fit(l.T("kind"), 12, "…"), padLeft(l.T("parts"), 6), padLeft(l.T("bytes"), 9), padLeft(l.T("tokens"), 9))
+	share := l.T("share of the bytes")
+	if cell.Width(head)+cell.Width(share) > w {
+		share = l.T("share")
+	}
+	return cell.Truncate(head+share, w, "…")
 }
 
 // kindRow is one kind's total: its parts, bytes and estimated tokens, and

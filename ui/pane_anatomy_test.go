@@ -12,6 +12,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
+	"github.com/glassbox-dev/glassbox/ui/cell"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
@@ -260,5 +261,26 @@ func TestAnatomyChart(t *testing.T) {
 	}
 	if barBlock(1, 1000, 4, 0) != "▁" || barBlock(1000, 1000, 4, 3) != "█" || barBlock(500, 1000, 4, 3) != " " {
 		t.Fatal("blocks")
+	}
+}
+
+// The kinds table's heading is never cut mid-word: where "share of the
+// bytes" does not fit (a zoomed compare pane at 120×34 cut it to "share
+// of the b…"), it says "share".
+func TestKindHeadingIsNeverCutMidWord(t *testing.T) {
+	for _, tc := range []struct {
+		l    lang.Lang
+		w    int
+		want string
+	}{
+		{lang.EN, 80, "share of the bytes"},
+		{lang.EN, 58, "share"},
+		{lang.JA, 80, "バイトの割合"},
+		{lang.JA, 52, "割合"},
+	} {
+		got := kindHeading(tc.l, tc.w)
+		if !strings.HasSuffix(got, "  "+tc.want) || strings.Contains(got, "…") || cell.Width(got) > tc.w {
+			t.Errorf("%s at %d cells: %q, want it to end in %q, whole", tc.l, tc.w, got, tc.want)
+		}
 	}
 }

@@ -77,6 +77,7 @@ func init() {
 		"kind":               "種類",
 		"parts":              "部分",
 		"share of the bytes": "バイトの割合",
+		"share":              "割合",
 
 		// Rosetta (d).
 		"this turn in every dialect":                                                            "この 1 ターンをすべての方言で",
