@@ -14,6 +14,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/ui/cell"
 	"github.com/glassbox-dev/glassbox/ui/lang"
+	"github.com/glassbox-dev/glassbox/ui/role"
 	"github.com/glassbox-dev/glassbox/ui/theme"
 )
 
@@ -143,15 +144,18 @@ type breakEditor struct {
 	text textinput.Model
 	sel  int
 	err  error
+	// onlyC: the glass box around a tap, where i does not stop (a tap
+	// holds calls; c is what runs the agent until one matches).
+	onlyC bool
 }
 
-func newBreakEditor(runs []*runView, l lang.Lang) *breakEditor {
+func newBreakEditor(runs []*runView, l lang.Lang, onlyC bool) *breakEditor {
 	ti := textinput.New()
 	ti.Prompt = l.T("new: ")
 	ti.Placeholder = l.T("such as tool=write_file or verdict=DENY")
 	ti.CharLimit = 500
 	ti.Focus()
-	return &breakEditor{runs: runs, text: ti}
+	return &breakEditor{runs: runs, text: ti, onlyC: onlyC}
 }
 
 // list is the breakpoints in force, as the first of the runs has them.
@@ -200,6 +204,9 @@ func (e *breakEditor) add(l lang.Lang) string {
 		r.breaks.Add(b)
 	}
 	e.sel = len(e.list()) - 1
+	if e.onlyC {
+		return l.F("breakpoint #%d %s: c stops where it begins to match", e.sel+1, b)
+	}
 	return l.F("breakpoint #%d %s: i and c stop where it begins to match", e.sel+1, b)
 }
 
@@ -225,7 +232,11 @@ func (e *breakEditor) remove(l lang.Lang) string {
 // view draws the dialog in w×h cells.
 func (e *breakEditor) view(th theme.Theme, l lang.Lang, hk help.Model, k breakKeys, w, h int) []string {
 	list := e.list()
-	out := wrapLines(l.T("In force — i and c stop where one begins to match (several: any one):"), w)
+	inForce := l.T("In force — i and c stop where one begins to match (several: any one):")
+	if e.onlyC {
+		inForce = l.T("In force — c stops where one begins to match (several: any one):")
+	}
+	out := wrapLines(inForce, w)
 	if len(list) == 0 {
 		out = append(out, th.Muted.Render(ansi.Truncate("  "+l.T("none yet: type one below, or press b on a state in State machine"), w, "…")))
 	}
@@ -287,7 +298,7 @@ func (c *breakController) toggleState() action {
 
 // open is K: the breakpoint dialog for the runs the keys act on.
 func (c *breakController) open() action {
-	return action{open: &breakDialog{kit: c.kit, stepper: c.stepper, e: newBreakEditor(c.stepper.targets(), c.lang)}}
+	return action{open: &breakDialog{kit: c.kit, stepper: c.stepper, e: newBreakEditor(c.stepper.targets(), c.lang, c.who == role.Tapper)}}
 }
 
 // breakDialog is K's dialog: the breakpoints in force, a line to type one.

@@ -174,7 +174,14 @@ func TestTapBreakpointHoldsAfterC(t *testing.T) {
 	s := newTapScreen(t, lang.EN, 160, 48)
 	s.press("K")
 	s.typeText("tool=list_directory")
-	s.press("enter", "esc")
+	s.press("enter")
+	// On a tap i holds nothing: the dialog says c alone stops.
+	v := s.plainView()
+	contains(t, v, "In force — c stops where one begins to match")
+	if strings.Contains(v, "i and c stop") || !strings.Contains(s.m.bar.notice, "breakpoint #1 tool=list_directory: c stops where it begins to match") {
+		t.Fatalf("notice %q\n%s", s.m.bar.notice, v)
+	}
+	s.press("esc")
 	if got := s.tap.Breakpoints(); len(got) != 1 || got[0].String() != "tool=list_directory" {
 		t.Fatalf("the tap holds on %v: K's breakpoint did not reach it", got)
 	}
@@ -182,7 +189,7 @@ func TestTapBreakpointHoldsAfterC(t *testing.T) {
 	contains(t, s.plainView(), "running until a breakpoint (1 in force")
 	reply := s.call(tapRequest)
 	s.shows("held: reply #1 (gemini)")
-	v := s.plainView()
+	v = s.plainView()
 	contains(t, v, "stopped by breakpoint #1 tool=list_directory at step 3 (AWAITING_LLM_RESPONSE ─tool_call─▶ CHECKING_POLICY)")
 	contains(t, v, "#1 tool=list_directory @ step 3")
 	contains(t, s.m.bar.notice, "held: the service's reply, before the agent gets it")

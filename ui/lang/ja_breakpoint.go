@@ -43,6 +43,8 @@ func init() {
 		"type a breakpoint first, such as tool=write_file":                          "まずブレークポイントを入力してください(例: tool=write_file)",
 		"breakpoint #%d %s is already in force":                                     "ブレークポイント #%d %s はすでに有効です",
 		"breakpoint #%d %s: i and c stop where it begins to match":                  "ブレークポイント #%d %s: i と c は、これが当てはまり始めたところで止まります",
+		"breakpoint #%d %s: c stops where it begins to match":                       "ブレークポイント #%d %s: c は、これが当てはまり始めたところで止まります",
+		"In force — c stops where one begins to match (several: any one):":          "有効なもの — c は、どれか 1 つが当てはまり始めたところで止まります:",
 		"no breakpoint to remove":                                                   "削除するブレークポイントがありません",
 		"breakpoint %s removed":                                                     "ブレークポイント %s を削除しました",
 		"In force — i and c stop where one begins to match (several: any one):":     "有効なもの — i と c は、どれか 1 つが当てはまり始めたところで止まります:",
