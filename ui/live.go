@@ -199,7 +199,10 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	if t.Event != nil && t.Event.From != "" {
 		headBy(h.entries[first:], t.Event.From)
 	}
-	if t.Inferred != "" { // a foreign agent's step glassbox did not see
+	// A foreign agent's step glassbox did not see; its answer shown to its
+	// user is said once, below.
+	shown := l.outside && t.Inferred != "" && t.Output != nil && !t.Output.Halted
+	if t.Inferred != "" && !shown {
 		h.add(&historyEntry{kind: entryNote, text: l.lang.F("%s, inferred: %s", t.Edge, l.lang.Dyn(t.Inferred))})
 	}
 	if t.Output != nil {

@@ -154,6 +154,9 @@ func TestTapStepsAnAgent(t *testing.T) {
 		t.Fatalf("the agent got %s", r)
 	}
 	s.shows("the agent shows its user the answer")
+	if v := s.plainView(); strings.Contains(v, "delivered, inferred:") { // said once, not twice
+		t.Errorf("History says the inferred answer twice:\n%s", v)
+	}
 	if hs := s.m.tap.holds; len(hs) != 0 {
 		t.Fatalf("held while running: %+v", hs)
 	}
