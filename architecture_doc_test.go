@@ -19,8 +19,10 @@ func TestCodeCitesArchitectureSections(t *testing.T) {
 	}
 	headings := map[string]bool{}
 	for _, line := range strings.Split(string(page), "\n") {
-		if h, ok := strings.CutPrefix(line, "## "); ok {
-			headings[h] = true
+		if strings.HasPrefix(line, "##") { // a section or a subsection
+			if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok {
+				headings[h] = true
+			}
 		}
 	}
 	cite := regexp.MustCompile(`docs/architecture\.md, \\?"([^"\\]+)\\?"`)
