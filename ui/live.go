@@ -177,6 +177,25 @@ func (l *liveState) called(h *historyPane, c *loop.LLMRecord) {
 	}
 }
 
+// ending adds what History says after a step's messages: that a foreign
+// agent's step was inferred, and where the answer went (a foreign agent's
+// answer shown to its user is said once, not also as an inferred step).
+func (l *liveState) ending(h *historyPane, t loop.Transition) {
+	shown := l.outside && t.Inferred != "" && t.Output != nil && !t.Output.Halted
+	if t.Inferred != "" && !shown {
+		h.add(&historyEntry{kind: entryNote, text: l.lang.F("%s, inferred: %s", t.Edge, l.lang.Dyn(t.Inferred))})
+	}
+	switch {
+	case t.Output == nil:
+	case t.Output.Halted:
+		h.add(&historyEntry{kind: entryHalt, text: haltText(l.lang, t)})
+	case shown:
+		h.add(&historyEntry{kind: entryNote, text: l.lang.T("the agent shows its user the answer (inferred: a tap does not see it)")})
+	default:
+		h.add(&historyEntry{kind: entryNote, text: l.lang.F("answer delivered to %s", t.Output.Target)})
+	}
+}
+
 func (l *liveState) record(h *historyPane, t loop.Transition) {
 	l.state = t.To
 	l.iteration = t.Iteration
@@ -199,22 +218,7 @@ func (l *liveState) record(h *historyPane, t loop.Transition) {
 	if t.Event != nil && t.Event.From != "" {
 		headBy(h.entries[first:], t.Event.From)
 	}
-	// A foreign agent's step glassbox did not see; its answer shown to its
-	// user is said once, below.
-	shown := l.outside && t.Inferred != "" && t.Output != nil && !t.Output.Halted
-	if t.Inferred != "" && !shown {
-		h.add(&historyEntry{kind: entryNote, text: l.lang.F("%s, inferred: %s", t.Edge, l.lang.Dyn(t.Inferred))})
-	}
-	if t.Output != nil {
-		switch {
-		case t.Output.Halted:
-			h.add(&historyEntry{kind: entryHalt, text: haltText(l.lang, t)})
-		case l.outside && t.Inferred != "":
-			h.add(&historyEntry{kind: entryNote, text: l.lang.T("the agent shows its user the answer (inferred: a tap does not see it)")})
-		default:
-			h.add(&historyEntry{kind: entryNote, text: l.lang.F("answer delivered to %s", t.Output.Target)})
-		}
-	}
+	l.ending(h, t)
 	if t.HistoryLen > 0 {
 		l.messages = t.HistoryLen - t.Notes // what the model is sent
 	}
