@@ -11,14 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/glassbox-dev/glassbox/tools"
+	"github.com/glassbox-dev/glassbox/tools/internal/proctest"
 )
 
 // Issue 21, part 4: a stdio server runs under the sandbox that confines
@@ -291,20 +289,21 @@ func countSleeps(s string) int {
 }
 
 // TestStdioServerHasItsOwnSessionAndNoTerminal: the server runs in a
-// session that is not glassbox's, with no controlling terminal.
+// session that is not glassbox's, with no controlling terminal. Both are
+// read from outside (proctest): inside its PID namespace the server
+// cannot see who leads its session.
 func TestStdioServerHasItsOwnSessionAndNoTerminal(t *testing.T) {
 	requireSandbox(t)
 	sc := newAttackScene(t)
-	s := hostileServer(t, sc.ws, tools.Confinement{})
-	stat := strings.TrimPrefix(call(t, s, "read", map[string]string{"path": "/proc/self/stat"}), "ok: ")
-	i := strings.LastIndexByte(stat, ')')
-	fields := strings.Fields(stat[i+1:]) // state ppid pgrp session tty_nr …
-	if i < 0 || len(fields) < 5 {
-		t.Fatalf("/proc/self/stat = %q", stat)
+	marker := fmt.Sprintf("--tag-%d", time.Now().UnixNano())
+	hostileServer(t, sc.ws, tools.Confinement{}, marker)
+	script, _ := filepath.Abs(filepath.Join("testdata", "hostile_server.py"))
+	st, err := proctest.Find(5*time.Second, "python3", script, marker)
+	if err != nil {
+		t.Fatal(err)
 	}
-	mine, _ := unix.Getsid(0)
-	if fields[3] == strconv.Itoa(mine) || fields[4] != "0" {
-		t.Fatalf("the server's session %s (glassbox's %d), terminal %s", fields[3], mine, fields[4])
+	if err := st.Check(); err != nil {
+		t.Fatal(err)
 	}
 }
 
