@@ -15,7 +15,7 @@ func TestAnatomyCommand(t *testing.T) {
 	isolate(t)
 	dir := t.TempDir()
 	sess, cas := filepath.Join(dir, "tour.jsonl"), filepath.Join(dir, "tour.cassette")
-	if code, out, errb := glassbox(t, "", "run", "--offline", "--lesson", "tour", "--provider", "gemini", "--session", sess, "--record", cas); code != exitOK {
+	if code, out, errb := invoke(t, "", "run", "--offline", "--lesson", "tour", "--provider", "gemini", "--session", sess, "--record", cas); code != exitOK {
 		t.Fatalf("run: %d\n%s%s", code, out, errb)
 	}
 	for _, file := range []string{sess, cas} {
@@ -86,7 +86,7 @@ func TestAnatomyCommand(t *testing.T) {
 func TestRosettaCommand(t *testing.T) {
 	isolate(t)
 	sess := filepath.Join(t.TempDir(), "tour.jsonl")
-	if code, out, errb := glassbox(t, "", "run", "--offline", "--lesson", "tour", "--provider", "llama", "--session", sess); code != exitOK {
+	if code, out, errb := invoke(t, "", "run", "--offline", "--lesson", "tour", "--provider", "llama", "--session", sess); code != exitOK {
 		t.Fatalf("run: %d\n%s%s", code, out, errb)
 	}
 	code, out, errb := runIn(t, "", "rosetta", sess, "--step", "13")
@@ -118,7 +118,7 @@ func TestRunJSONCarriesAnatomy(t *testing.T) {
 	for _, d := range dialects {
 		t.Run(d.name, func(t *testing.T) {
 			isolate(t)
-			code, out, errb := glassbox(t, "", append([]string{"run", "--json", "--offline", "--lesson", "tour"}, d.args...)...)
+			code, out, errb := invoke(t, "", append([]string{"run", "--json", "--offline", "--lesson", "tour"}, d.args...)...)
 			if code != exitOK {
 				t.Fatalf("%d %s", code, errb)
 			}
@@ -178,7 +178,7 @@ func TestAnatomyAndRosettaTakeTheRun(t *testing.T) {
 	isolate(t)
 	dir := t.TempDir()
 	sess, single := filepath.Join(dir, "compare.jsonl"), filepath.Join(dir, "single.jsonl")
-	if code, out, errb := glassbox(t, "", "run", "--offline", "--compare", "--lesson", "tour", "--session", sess); code != exitOK {
+	if code, out, errb := invoke(t, "", "run", "--offline", "--compare", "--lesson", "tour", "--session", sess); code != exitOK {
 		t.Fatalf("run --compare: %d\n%s%s", code, out, errb)
 	}
 	families := map[string]string{}
@@ -218,7 +218,7 @@ func TestAnatomyAndRosettaTakeTheRun(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errb, "its runs are gemini, llama") {
 		t.Fatalf("--run openai: %d %q", code, errb)
 	}
-	if code, out, errb := glassbox(t, "", "run", "--offline", "--lesson", "tour", "--session", single); code != exitOK {
+	if code, out, errb := invoke(t, "", "run", "--offline", "--lesson", "tour", "--session", single); code != exitOK {
 		t.Fatalf("run: %d\n%s%s", code, out, errb)
 	}
 	if code, _, errb := runIn(t, "", "rosetta", single, "--step", "3", "--run", "gemini"); code != exitUsage || !strings.Contains(errb, "for a session of compare mode") {

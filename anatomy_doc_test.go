@@ -20,7 +20,7 @@ func TestAnatomyDocFigures(t *testing.T) {
 	isolate(t)
 	var rows []string
 	for _, d := range dialects {
-		code, out, errb := glassbox(t, "", append([]string{"run", "--json", "--offline", "--lesson", "tour"}, d.args...)...)
+		code, out, errb := invoke(t, "", append([]string{"run", "--json", "--offline", "--lesson", "tour"}, d.args...)...)
 		if code != exitOK {
 			t.Fatalf("%s: %d %s", d.name, code, errb)
 		}

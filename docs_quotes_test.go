@@ -21,7 +21,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // A doc quotes the program with a marker, an HTML comment on a line of its
@@ -999,7 +999,7 @@ const (
 )
 
 // runScene opens the glass box as glassbox does (agentrun.OpenAll,
-// ui.ConfigFor) at w×h, presses the scene's keys and keeps every frame it
+// glassbox.ConfigFor) at w×h, presses the scene's keys and keeps every frame it
 // draws, or with marksOnly the marked ones and the last.
 func runScene(t *testing.T, sc docScene, w, h int, ja, marksOnly bool) (*sceneRun, error) {
 	t.Helper()
@@ -1015,16 +1015,16 @@ func runScene(t *testing.T, sc docScene, w, h int, ja, marksOnly bool) (*sceneRu
 	if err := c.DefaultSession(os.Getenv); err != nil {
 		return nil, err
 	}
-	persons := map[string]*ui.Person{}
+	persons := map[string]*glassbox.Person{}
 	runs, err := agentrun.OpenAll(t.Context(), c, func(name string) loop.Person {
-		persons[name] = ui.NewPerson()
+		persons[name] = glassbox.NewPerson()
 		return persons[name]
 	})
 	if err != nil {
 		return nil, err
 	}
 	defer agentrun.CloseAll(runs)
-	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
+	cfg, err := glassbox.ConfigFor(c.Lesson, runs, persons)
 	if err != nil {
 		return nil, err
 	}
@@ -1037,7 +1037,7 @@ func runScene(t *testing.T, sc docScene, w, h int, ja, marksOnly bool) (*sceneRu
 		cfg.Sandbox = docSandbox
 	}
 	run := &sceneRun{marks: map[string]int{}}
-	p := &program{m: ui.New(cfg), view: !marksOnly, onView: run.keep}
+	p := &program{m: glassbox.New(cfg), view: !marksOnly, onView: run.keep}
 	p.send(messages(p.m.Init())...)
 	p.send(tea.WindowSizeMsg{Width: w, Height: h})
 	for _, k := range append(sc.keys, "@") {

@@ -14,9 +14,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// glassbox is runIn, with `run`'s retry waits skipped (they are the
+// invoke is runIn, with `run`'s retry waits skipped (they are the
 // engine's; a test does not sit them out).
-func glassbox(t *testing.T, stdin string, args ...string) (int, string, string) {
+func invoke(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	if len(args) == 0 || args[0] != "run" {
 		return runIn(t, stdin, args...)
@@ -52,7 +52,7 @@ func TestRunSpeaksTheChosenLanguage(t *testing.T) {
 			t.Setenv("LC_ALL", "")
 			t.Setenv("LC_MESSAGES", "")
 			t.Setenv("LANG", tc.locale)
-			code, out, errb := glassbox(t, "", append(append([]string{"run", "--offline"}, tc.args...), "--lesson", "tour")...)
+			code, out, errb := invoke(t, "", append(append([]string{"run", "--offline"}, tc.args...), "--lesson", "tour")...)
 			if code != exitOK {
 				t.Fatalf("exit %d\n%s%s", code, out, errb)
 			}
@@ -82,7 +82,7 @@ var volatile = regexp.MustCompile(`"(time)":"[^"]*"|"([a-z_]*_ms)":[0-9]+`)
 func TestJSONTraceIsTheSameInEveryLanguage(t *testing.T) {
 	trace := func(lang string) string {
 		isolate(t)
-		code, out, errb := glassbox(t, "y\n", "run", "--offline", "--json", "--lang", lang, "--lesson", "write-file", "write a file notes.txt that says hello")
+		code, out, errb := invoke(t, "y\n", "run", "--offline", "--json", "--lang", lang, "--lesson", "write-file", "write a file notes.txt that says hello")
 		if code != exitOK || out == "" {
 			t.Fatalf("--lang %s: exit %d\n%s%s", lang, code, out, errb)
 		}
@@ -166,7 +166,7 @@ func TestCLIMessagesInBothLanguages(t *testing.T) {
 				t.Setenv("LC_ALL", "")
 				t.Setenv("LC_MESSAGES", "")
 				t.Setenv("LANG", map[string]string{"en": "C.UTF-8", "ja": "ja_JP.UTF-8"}[l])
-				code, out, errb := glassbox(t, "", tc.args(t)...)
+				code, out, errb := invoke(t, "", tc.args(t)...)
 				want := map[string]string{"en": tc.en, "ja": tc.ja}[l]
 				if testing.Verbose() {
 					t.Logf("%s%s", out, errb)
@@ -187,13 +187,13 @@ func TestLangFlagChoosesTheHelpLanguage(t *testing.T) {
 	isolate(t)
 	t.Setenv("LC_ALL", "")
 	t.Setenv("LANG", "C.UTF-8")
-	if _, out, _ := glassbox(t, "", "help", "--lang", "ja"); !strings.Contains(out, "使い方:") {
+	if _, out, _ := invoke(t, "", "help", "--lang", "ja"); !strings.Contains(out, "使い方:") {
 		t.Errorf("help --lang ja:\n%s", out)
 	}
-	if _, _, errb := glassbox(t, "", "run", "--lang=ja", "-h"); !strings.Contains(errb, "表示する言語: en か ja") {
+	if _, _, errb := invoke(t, "", "run", "--lang=ja", "-h"); !strings.Contains(errb, "表示する言語: en か ja") {
 		t.Errorf("run --lang=ja -h:\n%s", errb)
 	}
-	if code, _, errb := glassbox(t, "", "lessons", "--lang", "ja", "extra"); code != exitUsage || !strings.Contains(errb, "引数は取りません") {
+	if code, _, errb := invoke(t, "", "lessons", "--lang", "ja", "extra"); code != exitUsage || !strings.Contains(errb, "引数は取りません") {
 		t.Errorf("lessons --lang ja extra: exit %d\n%s", code, errb)
 	}
 }
@@ -202,14 +202,14 @@ func TestLangFlagChoosesTheHelpLanguage(t *testing.T) {
 func TestExportLang(t *testing.T) {
 	isolate(t)
 	session := filepath.Join(t.TempDir(), "s.jsonl")
-	if code, out, errb := glassbox(t, "", "run", "--offline", "--session", session, "--lesson", "tour"); code != exitOK {
+	if code, out, errb := invoke(t, "", "run", "--offline", "--session", session, "--lesson", "tour"); code != exitOK {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errb)
 	}
-	code, out, errb := glassbox(t, "", "export", session, "--format", "html", "--lang", "ja")
+	code, out, errb := invoke(t, "", "export", session, "--format", "html", "--lang", "ja")
 	if code != exitOK || !strings.Contains(out, `<html lang="ja">`) || !strings.Contains(out, "<dt>最初のリクエスト</dt>") {
 		t.Fatalf("export --lang ja: exit %d\n%s%s", code, out, errb)
 	}
-	if code, _, errb := glassbox(t, "", "export", session, "--lang", "fr"); code != exitUsage || !strings.Contains(errb, `unknown language "fr"`) {
+	if code, _, errb := invoke(t, "", "export", session, "--lang", "fr"); code != exitUsage || !strings.Contains(errb, `unknown language "fr"`) {
 		t.Fatalf("export --lang fr: exit %d\n%s", code, errb)
 	}
 }
@@ -219,12 +219,12 @@ func TestExportLang(t *testing.T) {
 // the labels are.
 func TestSessionStatsInJapanese(t *testing.T) {
 	isolate(t)
-	if code, out, errb := glassbox(t, "", "run", "--offline", "--lesson", "tour"); code != exitOK {
+	if code, out, errb := invoke(t, "", "run", "--offline", "--lesson", "tour"); code != exitOK {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errb)
 	}
-	_, list, _ := glassbox(t, "", "sessions")
+	_, list, _ := invoke(t, "", "sessions")
 	id, _, _ := strings.Cut(list, "\t")
-	code, out, errb := glassbox(t, "", "sessions", "--stats", id, "--lang", "ja")
+	code, out, errb := invoke(t, "", "sessions", "--stats", id, "--lang", "ja")
 	if code != exitOK || !strings.Contains(out, "ディスク上のサイズ") || !strings.Contains(out, "差し戻した失敗 0 件") {
 		t.Fatalf("exit %d\n%s%s", code, out, errb)
 	}
@@ -271,7 +271,7 @@ func TestPolicyAndCassetteErrorsInJapanese(t *testing.T) {
 		{[]string{"--replay", "empty.jsonl"}, "empty.jsonl は空なので glassbox のカセットではありません", "is empty"},
 		{[]string{"--replay", "missing.jsonl"}, "missing.jsonl: そのようなファイルやフォルダーはありません", "no such file"},
 	} {
-		code, _, errs := glassbox(t, "", append([]string{"run", "--lang", "ja", "--lesson", "tour"}, tc.args...)...)
+		code, _, errs := invoke(t, "", append([]string{"run", "--lang", "ja", "--lesson", "tour"}, tc.args...)...)
 		if code == 0 || !strings.Contains(errs, tc.ja) || strings.Contains(errs, tc.gone) {
 			t.Errorf("%q: exit %d, stderr %q; want %q", tc.args, code, errs, tc.ja)
 		}
@@ -281,7 +281,7 @@ func TestPolicyAndCassetteErrorsInJapanese(t *testing.T) {
 // `run --lang ja` says the sandbox line in Japanese.
 func TestRunSaysTheSandboxInJapanese(t *testing.T) {
 	isolate(t)
-	_, out, errs := glassbox(t, "", "run", "--lang", "ja", "--lesson", "tour", "--yes")
+	_, out, errs := invoke(t, "", "run", "--lang", "ja", "--lesson", "tour", "--yes")
 	for _, line := range strings.Split(out+errs, "\n") {
 		if rest, ok := strings.CutPrefix(line, "サンドボックス: "); ok {
 			if !strings.HasPrefix(rest, "有効") && !strings.HasPrefix(rest, "無効") || strings.Contains(rest, "commands read") || strings.Contains(rest, "limits:") || strings.Contains(rest, "does not start") {

@@ -6,7 +6,7 @@
 //
 // This file binds flags, dispatches subcommands and chooses exit codes; the
 // wiring lives in loop/agentrun, backend choice in providers/backend, the
-// front ends in ui and ui/headless.
+// front ends under ui/ (ui/glassbox, ui/headless, ui/serve, …).
 package main
 
 import (
@@ -32,9 +32,9 @@ import (
 	"github.com/glassbox-dev/glassbox/providers/lessons"
 	"github.com/glassbox-dev/glassbox/tools"
 	"github.com/glassbox-dev/glassbox/tools/mcptool"
-	"github.com/glassbox-dev/glassbox/ui"
 	anatomycmd "github.com/glassbox-dev/glassbox/ui/anatomy"
 	"github.com/glassbox-dev/glassbox/ui/export"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/open"
@@ -489,7 +489,7 @@ func runHeadless(ctx context.Context, args []string, sleep func(context.Context,
 	if err != nil {
 		return fail(l, stderr, "glassbox run", err)
 	}
-	o := headless.Options{JSON: c.JSON, Version: version, Width: ui.Width(stdout), Lang: l}
+	o := headless.Options{JSON: c.JSON, Version: version, Width: glassbox.Width(stdout), Lang: l}
 	stop, err := attachBus(ctx, &c, bf, fromBus, runs, &o, l, stderr)
 	defer stop()
 	if err != nil {
@@ -693,11 +693,11 @@ func serveRoom(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	}
 	o.Run.Version = version
 	if o.Instruct {
-		if !ui.IsTerminal(stdout) {
+		if !glassbox.IsTerminal(stdout) {
 			fmt.Fprintf(stderr, "glassbox serve: %s\n", l.T("--instruct runs your glass box here and needs a terminal"))
 			return exitUsage
 		}
-		ctx = ui.Context(ctx)
+		ctx = glassbox.Context(ctx)
 	}
 	if err := serve.Main(ctx, o, stdout); err != nil {
 		return fail(l, stderr, "glassbox serve", err)
@@ -747,17 +747,17 @@ func followRoom(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 	in, ok := stdin.(*os.File)
-	if !ok || !ui.IsTerminal(stdout) || !ui.IsTerminal(in) {
+	if !ok || !glassbox.IsTerminal(stdout) || !glassbox.IsTerminal(in) {
 		fmt.Fprintln(stderr, "glassbox follow: "+l.T("the glass box needs a terminal (and the passphrase is asked on it)"))
 		return exitUsage
 	}
 	o.Passphrase = func() (string, error) {
 		fmt.Fprint(stderr, l.F("workshop passphrase for %s: ", o.Addr))
-		pw, err := ui.ReadPassword(ctx, in)
+		pw, err := glassbox.ReadPassword(ctx, in)
 		fmt.Fprintln(stderr)
 		return strings.TrimSpace(pw), err
 	}
-	if err := serve.FollowMain(ui.Context(ctx), o); err != nil {
+	if err := serve.FollowMain(glassbox.Context(ctx), o); err != nil {
 		return fail(l, stderr, "glassbox follow", err)
 	}
 	return exitOK
@@ -812,10 +812,10 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	defer headless.TelemetryClosed(l, stdout, "glassbox", c.Telemetry)
 	// The glass box's memory limit holds from here: reading a long session
 	// back is the first thing that can grow the heap.
-	ui.TuneMemory(os.Getenv)
-	persons := map[string]*ui.Person{}
+	glassbox.TuneMemory(os.Getenv)
+	persons := map[string]*glassbox.Person{}
 	runs, err := agentrun.OpenAll(ctx, c, func(name string) loop.Person {
-		p := ui.NewPerson()
+		p := glassbox.NewPerson()
 		persons[name] = p
 		return p
 	})
@@ -828,7 +828,7 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 		headless.SessionSaved(l, stdout, "glassbox", sessionDir(), runs)
 	}()
-	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
+	cfg, err := glassbox.ConfigFor(c.Lesson, runs, persons)
 	if err != nil {
 		return fail(l, stderr, "glassbox", err)
 	}
@@ -841,7 +841,7 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		}
 		defer stop()
 	}
-	tctx := ui.Context(ctx)
+	tctx := glassbox.Context(ctx)
 	if tf.bus.addr != "" {
 		on, err := tf.bus.listen(tctx, cfg.Runs[0].Bus)
 		if err != nil {
@@ -850,7 +850,7 @@ func runTUI(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		cfg.Runs[0].BusListens = true
 		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, busListening(l, on))
 	}
-	return tuiEnded(ctx, ui.Run(tctx, cfg), runs, l, stderr)
+	return tuiEnded(ctx, glassbox.Run(tctx, cfg), runs, l, stderr)
 }
 
 // tuiFlags are the glass box's own flags, beside the config's.
@@ -898,7 +898,7 @@ func tuiCanOpen(rest []string, stdout io.Writer, l lang.Lang) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.F("unexpected argument %q (did you mean 'glassbox run %s'?)", rest[0], rest[0]))
 	}
-	if !ui.IsTerminal(stdout) {
+	if !glassbox.IsTerminal(stdout) {
 		return fmt.Errorf("%w: %s", agentrun.ErrUsage, l.T("the glass box needs a terminal; for scripts and pipes use 'glassbox run [flags] PROMPT' (see 'glassbox help')"))
 	}
 	return nil

@@ -19,7 +19,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // BenchmarkTUIMemory is issue 9's memory target: the glass box driving an
@@ -141,7 +141,7 @@ func BenchmarkTUIResumeMemory(b *testing.B) {
 
 // openGlassBox opens runs from glassbox's arguments and the glass box's
 // model over them at 160×48, as the binary does, with its memory limit.
-func openGlassBox(b testing.TB, args ...string) (*program, []*agentrun.Run, ui.Config) {
+func openGlassBox(b testing.TB, args ...string) (*program, []*agentrun.Run, glassbox.Config) {
 	b.Helper()
 	c, _, err := loadConfig("glassbox", args, false, io.Discard)
 	if err != nil {
@@ -150,22 +150,22 @@ func openGlassBox(b testing.TB, args ...string) (*program, []*agentrun.Run, ui.C
 	if err := c.DefaultSession(os.Getenv); err != nil {
 		b.Fatal(err)
 	}
-	ui.TuneMemory(os.Getenv) // as the binary does, before it opens the runs
+	glassbox.TuneMemory(os.Getenv) // as the binary does, before it opens the runs
 	b.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64) })
-	persons := map[string]*ui.Person{}
+	persons := map[string]*glassbox.Person{}
 	runs, err := agentrun.OpenAll(b.Context(), c, func(name string) loop.Person {
-		persons[name] = ui.NewPerson()
+		persons[name] = glassbox.NewPerson()
 		return persons[name]
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { agentrun.CloseAll(runs) })
-	cfg, err := ui.ConfigFor(c.Lesson, runs, persons)
+	cfg, err := glassbox.ConfigFor(c.Lesson, runs, persons)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &program{m: ui.New(cfg), view: true}
+	p := &program{m: glassbox.New(cfg), view: true}
 	p.send(messages(p.m.Init())...)
 	p.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 	return p, runs, cfg

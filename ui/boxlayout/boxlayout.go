@@ -2,7 +2,7 @@
 // setting out its children as rows (stacked) or columns (side by side), each
 // child a fixed number of cells or a weighted share of what its fixed
 // siblings leave, as lazygit's boxlayout does. The glass box describes each
-// of its screen modes as one such tree (ui/layout.go), and View, the mouse
+// of its screen modes as one such tree (ui/glassbox/layout.go), and View, the mouse
 // and the panes' sizes all read the rectangles Arrange gives for it. The
 // package knows nothing of panes: a box is named by a key of the caller's
 // type.

@@ -20,7 +20,7 @@ func init() {
 		"a trace file":                 "トレースファイル",
 		"the file breaks off here: %s": "ファイルはここで途切れています: %s",
 
-		// The glass box stepping through a file (ui/follow.go, ui/model.go, ui/live.go)
+		// The glass box stepping through a file (ui/glassbox/follow.go, ui/glassbox/model.go, ui/glassbox/live.go)
 		"the end of the trace: [ ] go back in time; q quits":                                              "トレースの終わりです。[ ] で過去に戻れます。q で終了します",
 		"back at the latest step shown: press again to step on":                                           "表示済みの最新ステップに戻りました。もう一度押すと先へ進みます",
 		"the end of the trace: nothing more to step ([ ] go back in time; q quits)":                       "トレースの終わりです。これ以上進めません（[ ] で過去に戻る、q で終了）",

@@ -1,7 +1,7 @@
 package lang
 
 // glassbox tap: the command line (ui/tapbox), the tap's notes and errors
-// (loop/tap), its glass box (ui/tap.go) and its headless trace. Variable
+// (loop/tap), its glass box (ui/glassbox/tap.go) and its headless trace. Variable
 // names, paths, flags, URLs and wire names stay as they are.
 func init() {
 	register(map[string]string{
@@ -56,7 +56,7 @@ func init() {
 		"what-if: the edited body is not a request the %s API reads (%v); nothing was changed":                                         "what-if: 編集した本文は %s の API が読めるリクエストではありません(%v)。何も変えていません",
 		"what-if: the held request was edited (%s); it goes as edited when released":                                                   "what-if: 保留中のリクエストを編集しました(%s)。解放すると編集したとおりに送られます",
 
-		// the glass box of a tap (ui/tap.go and the panes)
+		// the glass box of a tap (ui/glassbox/tap.go and the panes)
 		"user (as the agent sent it)": "ユーザー(エージェントが送ったとおり)",
 		"a tap sends nothing: the agent's person types in the agent's own terminal · space steps · c runs · q quits":                                "タップからは何も送りません: エージェントの利用者はエージェント自身の端末で入力します · space でステップ · c で実行 · q で終了",
 		"No model call yet: point the agent at the tap (History says how). Each call's exact HTTP request and reply appear here, held until space.": "まだモデル呼び出しはありません: エージェントをタップに向けてください(方法は履歴にあります)。呼び出しごとに、HTTP のリクエストと応答がそのままここに出て、space を押すまで保留されます。",

@@ -1,6 +1,6 @@
 package lang
 
-// The Japanese of the full-screen glass box (ui, ui/diagram, ui/payload,
+// The Japanese of the full-screen glass box (ui/glassbox, ui/diagram, ui/payload,
 // ui/strip): its panes, status bar, dialogs, keys' help and notices.
 // Labels are plain noun phrases; sentences addressed to the learner use
 // です/ます. Key names, protocol names (state, edge, rule and tool names,

@@ -33,7 +33,7 @@ func init() {
 		"not offered here: %s — only a %s run shows it": "ここにはありません: %s — %s の実行でだけ見られます",
 		"%s or %s": "%s または %s",
 		"A tap stands between another agent and its model: space lets the next held request or reply through, c lets every call pass until a breakpoint, p holds them again. [ and ] move back and forward through the steps; every pane follows. The requests are the agent's: type them in its own terminal.": "タップは別のエージェントとそのモデルの間に立ちます: space で止めている次のリクエストか返答を通し、c でブレークポイントまですべての呼び出しを通し、p でまた止めます。[ と ] でステップを行き来し、すべてのペインがそれに従います。依頼はエージェントのものです: エージェント自身の端末で入力してください。",
-		// Leaving and ending the room (ui/leave.go, ui/serve/life.go).
+		// Leaving and ending the room (ui/glassbox/leave.go, ui/serve/life.go).
 		"your run is broadcast: whoever follows sees every step you take and the model's reply as it streams in (q here asks whether to end the room or keep serving it without you)": "あなたの実行は配信されています。ついてくる人には、あなたが進めるすべてのステップと、ストリームで届いていくモデルの返答が見えます（ここで q を押すと、教室を終えるか、あなた抜きで続けるかを尋ねます）",
 		"end the room":            "教室を終える",
 		"keep serving without me": "自分抜きで教室を続ける",

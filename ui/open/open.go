@@ -23,7 +23,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/tracefile"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/tools"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -57,10 +57,10 @@ func Main(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wri
 	if c.JSON {
 		return c.printJSON(r, stdout, stderr)
 	}
-	if !ui.IsTerminal(stdout) {
+	if !glassbox.IsTerminal(stdout) {
 		return fmt.Errorf("%w: %s", agentrun.ErrUsage, c.Lang.T("the glass box needs a terminal; --json prints the steps instead"))
 	}
-	return ui.Run(ctx, c.Config(r))
+	return glassbox.Run(ctx, c.Config(r))
 }
 
 // parse binds the flags and reads args into a Command.
@@ -174,18 +174,18 @@ func kindName(kind string) string {
 
 // Config is the glass box for the file r reads: its steps pulled as the
 // person steps, read only.
-func (c Command) Config(r *tracefile.Reader) ui.Config {
+func (c Command) Config(r *tracefile.Reader) glassbox.Config {
 	s := &stepper{r: r, c: c}
 	name := loop.Printable(c.File)
 	banner := c.Lang.F("%s · %s, read from a file: nothing reaches a live agent", name, kindName(r.Kind()))
 	if cr := r.Creator(); cr != "" {
 		banner = c.Lang.F("%s · %s written by %s, read from a file: nothing reaches a live agent", name, kindName(r.Kind()), loop.Printable(cr))
 	}
-	rc := ui.RunConfig{Name: "open", Label: kindName(r.Kind()), Banner: banner, Backend: "file",
+	rc := glassbox.RunConfig{Name: "open", Label: kindName(r.Kind()), Banner: banner, Backend: "file",
 		BackendReason: c.Lang.T("a trace file"), Provider: kindName(r.Kind()), Notes: s.fresh(false)}
-	return ui.Config{
-		Runs:    []ui.RunConfig{rc},
-		Follow:  &ui.Follow{Who: "trace", Pull: s.pull},
+	return glassbox.Config{
+		Runs:    []glassbox.RunConfig{rc},
+		Follow:  &glassbox.Follow{Who: "trace", Pull: s.pull},
 		Status:  func() (string, string) { return "OPEN", name },
 		Lang:    c.Lang,
 		NoColor: c.NoColor,
@@ -218,10 +218,10 @@ func (s *stepper) fresh(end bool) []string {
 
 // pull reads the file's next steps: one, to the model's reply (an
 // iteration), or to the loop's rest (a turn).
-func (s *stepper) pull(_ context.Context, how ui.Pull) (ui.FollowBatch, bool) {
+func (s *stepper) pull(_ context.Context, how glassbox.Pull) (glassbox.FollowBatch, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var b ui.FollowBatch
+	var b glassbox.FollowBatch
 	if s.ended {
 		return b, false
 	}
@@ -246,11 +246,11 @@ func (s *stepper) pull(_ context.Context, how ui.Pull) (ui.FollowBatch, bool) {
 }
 
 // done says a pull of how far has gone far enough with t.
-func done(how ui.Pull, t loop.Transition) bool {
+func done(how glassbox.Pull, t loop.Transition) bool {
 	switch how {
-	case ui.PullIteration:
+	case glassbox.PullIteration:
 		return t.LLM != nil || t.To == loop.WaitingForEvent
-	case ui.PullTurn:
+	case glassbox.PullTurn:
 		return t.To == loop.WaitingForEvent
 	}
 	return true

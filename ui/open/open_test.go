@@ -19,7 +19,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/loop/tracefile"
 	"github.com/glassbox-dev/glassbox/tools"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -52,7 +52,7 @@ func openTUI(t testing.TB, path string, l lang.Lang, w, h int) *harness {
 		t.Fatal(err)
 	}
 	c := Command{File: filepath.Base(path), Lang: l, NoColor: true}
-	hs := &harness{t: t, m: ui.NewServed(context.Background(), c.Config(r))}
+	hs := &harness{t: t, m: glassbox.NewServed(context.Background(), c.Config(r))}
 	hs.send(hs.m.Init())
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return hs

@@ -19,7 +19,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // BenchmarkKeypressToFrame is issue 22's target: N learners connected at
@@ -345,7 +345,7 @@ func benchFanout(b *testing.B, n int, unshared bool) {
 func tourTransitions(b testing.TB) []loop.Transition {
 	c := agentrun.Defaults(true)
 	c.Offline = true
-	runs, err := agentrun.OpenAll(context.Background(), c, func(string) loop.Person { return ui.NewPerson() })
+	runs, err := agentrun.OpenAll(context.Background(), c, func(string) loop.Person { return glassbox.NewPerson() })
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/glassbox-dev/glassbox/history/session"
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -87,7 +87,7 @@ const resyncAfter = 64
 // ten times a second, enough to watch a reply grow.
 const liveEvery = 100 * time.Millisecond
 
-// Changed says the number of followers has changed (ui.Config.Changed).
+// Changed says the number of followers has changed (glassbox.Config.Changed).
 func (b *Broadcast) Changed() <-chan struct{} { return b.changed }
 
 func (b *Broadcast) tell() {
@@ -119,7 +119,7 @@ func (b *Broadcast) Resync(path, run string, secrets []string) {
 
 // Publish adds the instructor's latest transition; the call in flight, if
 // any, is in it now. It never blocks on a follower (the UI calls it:
-// ui.Config.OnTransition).
+// glassbox.Config.OnTransition).
 func (b *Broadcast) Publish(t loop.Transition) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -129,7 +129,7 @@ func (b *Broadcast) Publish(t loop.Transition) {
 }
 
 // PublishLive replaces the instructor's model call in flight with ex, as
-// it stands now (ui.Config.OnWire). It never blocks on a follower.
+// it stands now (glassbox.Config.OnWire). It never blocks on a follower.
 func (b *Broadcast) PublishLive(ex providers.Exchange) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -236,13 +236,13 @@ func (f *Follower) Close() {
 }
 
 // Next blocks until there is something the follower has not seen, and
-// returns all of it (ui.Follow.Next): every transition it missed, in
+// returns all of it (glassbox.Follow.Next): every transition it missed, in
 // order, then the call in flight as it stands now, if one started after
 // them. ok is false once the broadcast has ended and everything was seen,
 // or when ctx ends.
-func (f *Follower) Next(ctx context.Context) (ui.FollowBatch, bool) {
+func (f *Follower) Next(ctx context.Context) (glassbox.FollowBatch, bool) {
 	batch, ok := f.take(ctx)
-	out := ui.FollowBatch{Note: batch.note, ID: batch.id()}
+	out := glassbox.FollowBatch{Note: batch.note, ID: batch.id()}
 	for _, e := range batch.steps {
 		out.Transitions = append(out.Transitions, e.t)
 	}
@@ -265,7 +265,7 @@ type batch struct {
 
 // id is where a batch of the record leaves a follower: the steps of the
 // record it has, and the call in flight it was handed last, if one is in
-// flight (ui.FollowBatch.ID); "" for a resync, which is its own.
+// flight (glassbox.FollowBatch.ID); "" for a resync, which is its own.
 func (bt batch) id() string {
 	if bt.resynced {
 		return ""

@@ -21,7 +21,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/role"
 )
@@ -186,17 +186,17 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	if err := c.DefaultSession(os.Getenv); err != nil {
 		return err
 	}
-	person := ui.NewPerson()
+	person := glassbox.NewPerson()
 	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
 	if err != nil {
 		return err
 	}
 	defer agentrun.CloseAll(runs)
-	cfg, err := ui.ConfigFor(c.Lesson, runs, map[string]*ui.Person{runs[0].Config.Name: person})
+	cfg, err := glassbox.ConfigFor(c.Lesson, runs, map[string]*glassbox.Person{runs[0].Config.Name: person})
 	if err != nil {
 		return err
 	}
-	// While the glass box runs, the room's log is its log file (ui.Run
+	// While the glass box runs, the room's log is its log file (glassbox.Run
 	// sends the log package there) and the glass box says each line too;
 	// once it has closed, the terminal.
 	l := lang.Lang(c.Lang)
@@ -217,7 +217,7 @@ func instruct(ctx context.Context, o Options, out io.Writer) error {
 	var keep atomic.Bool
 	cfg.Room.Leaving = keep.Store
 	cfg.Predict = o.Predict
-	err = ui.Run(ctx, cfg)
+	err = glassbox.Run(ctx, cfg)
 	open.Store(false)
 	if err != nil || !keep.Load() || ctx.Err() != nil {
 		return err

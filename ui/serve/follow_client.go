@@ -16,7 +16,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -227,12 +227,12 @@ func hostKeyCheck(o FollowOptions) gossh.HostKeyCallback {
 
 // FollowConfig is the follower's glass box for f: the instructor's run,
 // read-only, drawn from the stream.
-func FollowConfig(f *Followed, addr string) ui.Config {
+func FollowConfig(f *Followed, addr string) glassbox.Config {
 	rc := f.Run
 	rc.Past = f.Past
-	return ui.Config{
-		Runs:   []ui.RunConfig{rc},
-		Follow: &ui.Follow{Who: "instructor", Next: f.Next},
+	return glassbox.Config{
+		Runs:   []glassbox.RunConfig{rc},
+		Follow: &glassbox.Follow{Who: "instructor", Next: f.Next},
 		Status: func() (string, string) { return "FOLLOWING", f.l.F("the instructor at %s", addr) },
 	}
 }
@@ -245,5 +245,5 @@ func FollowMain(ctx context.Context, o FollowOptions) error {
 		return fmt.Errorf("%w: %v", agentrun.ErrUsage, err)
 	}
 	defer f.Close()
-	return ui.Run(ctx, FollowConfig(f, o.Addr))
+	return glassbox.Run(ctx, FollowConfig(f, o.Addr))
 }

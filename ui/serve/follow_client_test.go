@@ -22,7 +22,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -33,7 +33,7 @@ func broadcastRoom(t *testing.T) (*room, *Broadcast, []loop.Transition) {
 	r := newRoom(t, Options{})
 	b := NewBroadcast(nil)
 	r.srv.opts.Broadcast = b
-	r.srv.opts.Instructor = ui.RunConfig{Banner: "offline tutor", Backend: "offline", Provider: "gemini", Model: "gemini-2.5-flash", MaxIterations: 10}
+	r.srv.opts.Instructor = glassbox.RunConfig{Banner: "offline tutor", Backend: "offline", Provider: "gemini", Model: "gemini-2.5-flash", MaxIterations: 10}
 	return r, b, tourTransitions(t)
 }
 
@@ -114,7 +114,7 @@ func TestFollowDrawsTheInstructorsRunLocally(t *testing.T) {
 	out := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p := tea.NewProgram(ui.NewServed(ctx, FollowConfig(f, r.addr)), tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithContext(ctx))
+	p := tea.NewProgram(glassbox.NewServed(ctx, FollowConfig(f, r.addr)), tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithContext(ctx))
 	done := make(chan struct{})
 	go func() { p.Run(); close(done) }()
 	p.Send(tea.WindowSizeMsg{Width: 120, Height: 34})
@@ -271,7 +271,7 @@ func TestAForgedStreamIsRefused(t *testing.T) {
 	} {
 		s, err := ReadStream(strings.NewReader(c.text), lang.EN)
 		if err == nil {
-			var b ui.FollowBatch
+			var b glassbox.FollowBatch
 			var ok bool
 			b, ok = s.Next(context.Background())
 			if ok || !strings.Contains(b.Note, c.want) {

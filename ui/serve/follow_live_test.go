@@ -12,7 +12,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -25,7 +25,7 @@ func call(n int) providers.Exchange {
 	return ex
 }
 
-func next(t *testing.T, f *Follower) ui.FollowBatch {
+func next(t *testing.T, f *Follower) glassbox.FollowBatch {
 	t.Helper()
 	b, ok := f.Next(context.Background())
 	if !ok {
@@ -112,7 +112,7 @@ func instructorRun(t *testing.T, b *Broadcast) (path string, taken []loop.Transi
 	c := agentrun.Defaults(false)
 	c.Offline, c.SimLatency = true, 0
 	c.Session = filepath.Join(t.TempDir(), "instructor.jsonl")
-	runs, err := agentrun.OpenAll(context.Background(), c, func(string) loop.Person { return ui.NewPerson() })
+	runs, err := agentrun.OpenAll(context.Background(), c, func(string) loop.Person { return glassbox.NewPerson() })
 	if err != nil {
 		t.Fatal(err)
 	}

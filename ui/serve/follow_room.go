@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -25,7 +25,7 @@ const maxFollowers = 100
 // counts the followers, and History says how to follow; out hears the
 // same lines before the glass box opens. stop ends the broadcast and the
 // room.
-func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop func(), err error) {
+func Broadcasting(cfg *glassbox.Config, o Options, out io.Writer) (b *Broadcast, stop func(), err error) {
 	if len(cfg.Runs) != 1 {
 		return nil, nil, fmt.Errorf("%w: %s", agentrun.ErrUsage, lang.Lang(o.Run.Lang).T("a broadcast follows one run; it does not go with --compare"))
 	}
@@ -69,7 +69,7 @@ func Broadcasting(cfg *ui.Config, o Options, out io.Writer) (b *Broadcast, stop 
 	if !o.FollowOnly {
 		// serve --instruct: the instructor's roster (R) of the learners,
 		// and what the room tells them while it is served.
-		cfg.Room = &ui.Room{Roster: s.Roster, Notes: s.Notes()}
+		cfg.Room = &glassbox.Room{Roster: s.Roster, Notes: s.Notes()}
 		cfg.Changed = either(ctx, b.Changed(), s.RosterChanged())
 	}
 	go s.Serve(ln)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // glassbox --broadcast: a plain glass box, with a session of its own, is
@@ -27,13 +27,13 @@ func TestBroadcastFromAPlainGlassBox(t *testing.T) {
 	c := agentrun.Defaults(false)
 	c.Offline, c.SimLatency = true, 0
 	c.Session = filepath.Join(t.TempDir(), "mine.jsonl")
-	person := ui.NewPerson()
+	person := glassbox.NewPerson()
 	runs, err := agentrun.OpenAll(context.Background(), c, func(string) loop.Person { return person })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer agentrun.CloseAll(runs)
-	cfg, err := ui.ConfigFor("tour", runs, map[string]*ui.Person{"": person})
+	cfg, err := glassbox.ConfigFor("tour", runs, map[string]*glassbox.Person{"": person})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestBroadcastFromAPlainGlassBox(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p := tea.NewProgram(ui.NewServed(ctx, cfg), tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithContext(ctx))
+	p := tea.NewProgram(glassbox.NewServed(ctx, cfg), tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithContext(ctx))
 	done := make(chan struct{})
 	go func() { p.Run(); close(done) }()
 	p.Send(tea.WindowSizeMsg{Width: 120, Height: 34})
@@ -106,7 +106,7 @@ func TestBroadcastFromAPlainGlassBox(t *testing.T) {
 
 // A broadcast follows one run: compare mode is refused with a message.
 func TestBroadcastRefusesCompare(t *testing.T) {
-	cfg := ui.Config{Runs: []ui.RunConfig{{Name: "gemini"}, {Name: "llama"}}}
+	cfg := glassbox.Config{Runs: []glassbox.RunConfig{{Name: "gemini"}, {Name: "llama"}}}
 	_, _, err := Broadcasting(&cfg, Options{Addr: "127.0.0.1:0", FollowOnly: true, StateDir: t.TempDir()}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "does not go with --compare") {
 		t.Fatalf("err %v", err)
@@ -118,7 +118,7 @@ func TestBroadcastRefusesCompare(t *testing.T) {
 func TestEndingABroadcastTellsTheFollowers(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	cfg := ui.Config{Runs: []ui.RunConfig{{Banner: "mine", Backend: "offline"}}}
+	cfg := glassbox.Config{Runs: []glassbox.RunConfig{{Banner: "mine", Backend: "offline"}}}
 	var out strings.Builder
 	_, stop, err := Broadcasting(&cfg, Options{Addr: "127.0.0.1:0", FollowOnly: true, StateDir: filepath.Join(state, "glassbox"), Passphrase: "p"}, &out)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // Followers who watch without touching anything are in the same state
@@ -174,7 +174,7 @@ func (s *sharedFollower) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if size, ok := msg.(tea.WindowSizeMsg); ok {
 			s.lineage = s.b.places.hash(s.lineage, "size "+strconv.Itoa(size.Width)+"x"+strconv.Itoa(size.Height))
 			s.record = append(s.record, taken{size: &size})
-		} else if bt, ended, ok := ui.FollowBatchOf(msg); ok && s.took(bt, ended) {
+		} else if bt, ended, ok := glassbox.FollowBatchOf(msg); ok && s.took(bt, ended) {
 			if !ended {
 				cmd = s.next
 			}
@@ -193,7 +193,7 @@ func (s *sharedFollower) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // took takes in a batch of the broadcast while the follower watches: false
 // when the batch is the follower's own (a resync).
-func (s *sharedFollower) took(bt ui.FollowBatch, ended bool) bool {
+func (s *sharedFollower) took(bt glassbox.FollowBatch, ended bool) bool {
 	at, ok := parsePos(bt.ID)
 	if !ok {
 		return false
@@ -227,8 +227,8 @@ func (s *sharedFollower) arrive() string {
 	case p.m == nil:
 		p.m, p.at = s.replay(s.build()), s.at
 	case p.at.before(s.at):
-		bt := ui.FollowBatch{Transitions: s.b.steps(p.at.to, s.at.to), Live: s.live}
-		p.m, _ = p.m.Update(ui.FollowMsg(bt, true))
+		bt := glassbox.FollowBatch{Transitions: s.b.steps(p.at.to, s.at.to), Live: s.live}
+		p.m, _ = p.m.Update(glassbox.FollowMsg(bt, true))
 		p.at = s.at
 	}
 	v, ok := p.frame(s.at)
@@ -259,8 +259,8 @@ func (s *sharedFollower) replay(m tea.Model) tea.Model {
 			m, _ = m.Update(*t.size)
 			continue
 		}
-		bt := ui.FollowBatch{Transitions: s.b.steps(from, t.at.to), Live: t.live, Note: t.note}
-		m, _ = m.Update(ui.FollowMsg(bt, !t.ended))
+		bt := glassbox.FollowBatch{Transitions: s.b.steps(from, t.at.to), Live: t.live, Note: t.note}
+		m, _ = m.Update(glassbox.FollowMsg(bt, !t.ended))
 		from = t.at.to
 	}
 	return m

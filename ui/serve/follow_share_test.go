@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // counted is a glass box that counts the frames it draws and the messages
@@ -36,15 +36,15 @@ func (c counted) View() string {
 // boxes of the places it builds are counted in shared.
 func shareFollower(b *Broadcast, views, updates *int, shared *counts) (*Follower, tea.Model) {
 	f, past := b.Follow()
-	cfg := ui.Config{Runs: []ui.RunConfig{{Banner: "offline tutor", Backend: "offline", Past: past}},
-		Follow: &ui.Follow{Who: "instructor", Next: f.Next}, NoColor: true}
+	cfg := glassbox.Config{Runs: []glassbox.RunConfig{{Banner: "offline tutor", Backend: "offline", Past: past}},
+		Follow: &glassbox.Follow{Who: "instructor", Next: f.Next}, NoColor: true}
 	fresh := func() tea.Model {
 		cfg := cfg
-		cfg.Runs = slices.Clone(cfg.Runs) // ui.New takes the past out of them
-		return ui.NewServed(context.Background(), cfg)
+		cfg.Runs = slices.Clone(cfg.Runs) // glassbox.New takes the past out of them
+		return glassbox.NewServed(context.Background(), cfg)
 	}
 	build := func() tea.Model { return counted{Model: fresh(), views: &shared.views, updates: &shared.updates} }
-	next := func() tea.Msg { return ui.FollowMsg(f.Next(context.Background())) }
+	next := func() tea.Msg { return glassbox.FollowMsg(f.Next(context.Background())) }
 	own := counted{Model: fresh(), views: views, updates: updates}
 	return f, b.shareFrames(own, build, next, len(past))
 }
@@ -86,7 +86,7 @@ func TestFollowersInTheSameStateShareAFrame(t *testing.T) {
 	// take hands the follower its next batch, as its program would.
 	take := func(fl *follower) {
 		batch, ok := fl.f.Next(context.Background())
-		send(fl, ui.FollowMsg(batch, ok))
+		send(fl, glassbox.FollowMsg(batch, ok))
 	}
 	fs := []*follower{join(), join(), join()}
 	for i, fl := range fs {
@@ -158,7 +158,7 @@ func TestFollowersAtTheSamePlaceShareHoweverTheyGotThere(t *testing.T) {
 	}
 	take := func(fl *follower) {
 		batch, ok := fl.f.Next(context.Background())
-		fl.m, _ = fl.m.Update(ui.FollowMsg(batch, ok))
+		fl.m, _ = fl.m.Update(glassbox.FollowMsg(batch, ok))
 		fl.m.View()
 	}
 	early, lagging := join(), join()
@@ -204,18 +204,18 @@ func TestASharingFollowerSeesWhatAGlassBoxOfItsOwnWould(t *testing.T) {
 	var views, updates int
 	sf, sm := shareFollower(b, &views, &updates, &shared)
 	pf, past := b.Follow()
-	cfg := ui.Config{Runs: []ui.RunConfig{{Banner: "offline tutor", Backend: "offline", Past: past}},
-		Follow: &ui.Follow{Who: "instructor", Next: pf.Next}, NoColor: true}
-	var plain tea.Model = ui.NewServed(context.Background(), cfg)
+	cfg := glassbox.Config{Runs: []glassbox.RunConfig{{Banner: "offline tutor", Backend: "offline", Past: past}},
+		Follow: &glassbox.Follow{Who: "instructor", Next: pf.Next}, NoColor: true}
+	var plain tea.Model = glassbox.NewServed(context.Background(), cfg)
 	both := func(msg tea.Msg) {
 		sm, _ = sm.Update(msg)
 		plain, _ = plain.Update(msg)
 	}
 	take := func() {
 		bs, oks := sf.Next(context.Background())
-		sm, _ = sm.Update(ui.FollowMsg(bs, oks))
+		sm, _ = sm.Update(glassbox.FollowMsg(bs, oks))
 		bp, okp := pf.Next(context.Background())
-		plain, _ = plain.Update(ui.FollowMsg(bp, okp))
+		plain, _ = plain.Update(glassbox.FollowMsg(bp, okp))
 	}
 	same := func(when string) {
 		t.Helper()
@@ -268,9 +268,9 @@ func TestALaggingFollowerBehindItsPlaceShowsItsOwnFrame(t *testing.T) {
 	af, am := shareFollower(b, &views, &updates, &shared)
 	bf, bm := shareFollower(b, &views2, &updates2, &shared)
 	pf, past := b.Follow()
-	cfg := ui.Config{Runs: []ui.RunConfig{{Banner: "offline tutor", Backend: "offline", Past: past}},
-		Follow: &ui.Follow{Who: "instructor", Next: pf.Next}, NoColor: true}
-	var plain tea.Model = ui.NewServed(context.Background(), cfg)
+	cfg := glassbox.Config{Runs: []glassbox.RunConfig{{Banner: "offline tutor", Backend: "offline", Past: past}},
+		Follow: &glassbox.Follow{Who: "instructor", Next: pf.Next}, NoColor: true}
+	var plain tea.Model = glassbox.NewServed(context.Background(), cfg)
 	size := tea.WindowSizeMsg{Width: 120, Height: 34}
 	am, _ = am.Update(size)
 	bm, _ = bm.Update(size)
@@ -280,9 +280,9 @@ func TestALaggingFollowerBehindItsPlaceShowsItsOwnFrame(t *testing.T) {
 	pb, pok := pf.Next(context.Background())
 	b.PublishLive(call(2))
 	bb, bok := bf.Next(context.Background())
-	bm, _ = bm.Update(ui.FollowMsg(bb, bok)) // the place is at the call now
-	am, _ = am.Update(ui.FollowMsg(ab, aok)) // and this follower before it
-	plain, _ = plain.Update(ui.FollowMsg(pb, pok))
+	bm, _ = bm.Update(glassbox.FollowMsg(bb, bok)) // the place is at the call now
+	am, _ = am.Update(glassbox.FollowMsg(ab, aok)) // and this follower before it
+	plain, _ = plain.Update(glassbox.FollowMsg(pb, pok))
 	if a, p := am.View(), plain.View(); a != p {
 		t.Fatalf("the lagging follower shows another frame than its own:\n%s\n---\n%s", ansi.Strip(a), ansi.Strip(p))
 	}

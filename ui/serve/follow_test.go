@@ -14,7 +14,7 @@ import (
 
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // Every follower gets every transition in order, whether it keeps up or
@@ -96,13 +96,13 @@ func TestFollowTheInstructorOverSSH(t *testing.T) {
 	r := newRoom(t, Options{}) // sets XDG_STATE_HOME
 	c := agentrun.Defaults(false)
 	c.Offline, c.SimLatency = true, 0
-	person := ui.NewPerson()
+	person := glassbox.NewPerson()
 	runs, err := agentrun.OpenAll(context.Background(), c, func(string) loop.Person { return person })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer agentrun.CloseAll(runs)
-	cfg, err := ui.ConfigFor("tour", runs, map[string]*ui.Person{"": person})
+	cfg, err := glassbox.ConfigFor("tour", runs, map[string]*glassbox.Person{"": person})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestFollowTheInstructorOverSSH(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p := tea.NewProgram(ui.NewServed(ctx, cfg), tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithContext(ctx))
+	p := tea.NewProgram(glassbox.NewServed(ctx, cfg), tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignalHandler(), tea.WithContext(ctx))
 	done := make(chan struct{})
 	go func() { p.Run(); close(done) }()
 	p.Send(tea.WindowSizeMsg{Width: 120, Height: 34})

@@ -14,7 +14,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/providers"
 	"github.com/glassbox-dev/glassbox/providers/dialect"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -176,7 +176,7 @@ func (s *Server) followStream(sess ssh.Session) {
 type StreamReader struct {
 	l    lang.Lang
 	sc   *bufio.Scanner
-	Run  ui.RunConfig
+	Run  glassbox.RunConfig
 	Past []loop.Transition
 }
 
@@ -200,7 +200,7 @@ func ReadStream(r io.Reader, l lang.Lang) (*StreamReader, error) {
 	}
 	i := f.Run
 	p := loop.Printable // the stream comes from the network
-	s.Run = ui.RunConfig{Name: p(i.Name), Label: p(i.Label), Banner: p(i.Banner), Backend: p(i.Backend), BackendReason: p(i.BackendReason),
+	s.Run = glassbox.RunConfig{Name: p(i.Name), Label: p(i.Label), Banner: p(i.Banner), Backend: p(i.Backend), BackendReason: p(i.BackendReason),
 		BackendWhy: printableReason(i.BackendWhy), Provider: p(i.Provider), Model: p(i.Model), MaxIterations: i.MaxIterations}
 	batch, ok, err := s.batch()
 	if err != nil {
@@ -213,9 +213,9 @@ func ReadStream(r io.Reader, l lang.Lang) (*StreamReader, error) {
 	return s, nil
 }
 
-// Next reads the next batch (ui.Follow.Next). A stream that breaks ends
+// Next reads the next batch (glassbox.Follow.Next). A stream that breaks ends
 // the follow with a note saying why.
-func (s *StreamReader) Next(ctx context.Context) (ui.FollowBatch, bool) {
+func (s *StreamReader) Next(ctx context.Context) (glassbox.FollowBatch, bool) {
 	b, ok, err := s.batch()
 	if err != nil {
 		b.Note = s.l.F("the broadcast stopped: %v", err)
@@ -226,7 +226,7 @@ func (s *StreamReader) Next(ctx context.Context) (ui.FollowBatch, bool) {
 
 // batch reads frames up to the end of a batch. ok is false at the end of
 // the stream.
-func (s *StreamReader) batch() (b ui.FollowBatch, ok bool, err error) {
+func (s *StreamReader) batch() (b glassbox.FollowBatch, ok bool, err error) {
 	for {
 		f, err := s.frame()
 		if err != nil {

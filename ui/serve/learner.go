@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/ssh"
 	bm "github.com/charmbracelet/wish/bubbletea"
 
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // program is the Bubble Tea middleware's handler: the learner's glass box
@@ -21,9 +21,9 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	build := func() roomModel {
 		cfg := l.cfg
-		cfg.Runs = slices.Clone(cfg.Runs) // ui.New takes the past out of them
+		cfg.Runs = slices.Clone(cfg.Runs) // glassbox.New takes the past out of them
 		m := roomModel{
-			inner: ui.NewServed(l.ctx, cfg),
+			inner: glassbox.NewServed(l.ctx, cfg),
 			l:     l,
 			opts:  &s.opts,
 			now:   time.Now,
@@ -35,7 +35,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	m := build()
 	if !l.follower {
-		m.seat = m.inner.(*ui.Model).Seat()
+		m.seat = m.inner.(*glassbox.Model).Seat()
 		s.seats.sit(l.id, sess.User(), m.seat)
 	}
 	// The paste limit is enforced on the channel, before the program reads
@@ -44,7 +44,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	ready := make(chan struct{})
 	guard := newInputGuard(sess, s.opts.MaxPaste, l.lang, func(msg string) {
 		<-ready
-		p.Send(ui.NoticeMsg(msg))
+		p.Send(glassbox.NoticeMsg(msg))
 	})
 	opts := append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithFPS(frameRate)}, bm.MakeOptions(sess)...)
 	// The room ends on the server's signal, not each program: a program
@@ -53,7 +53,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	var model tea.Model = m
 	if b := s.opts.Broadcast; l.follower && b != nil {
 		next := l.cfg.Follow.Next
-		model = b.shareFrames(m, func() tea.Model { return build() }, func() tea.Msg { return ui.FollowMsg(next(l.ctx)) }, len(l.cfg.Runs[0].Past))
+		model = b.shareFrames(m, func() tea.Model { return build() }, func() tea.Msg { return glassbox.FollowMsg(next(l.ctx)) }, len(l.cfg.Runs[0].Past))
 	}
 	p = tea.NewProgram(model, opts...)
 	close(ready)
@@ -81,7 +81,7 @@ type roomModel struct {
 	// and its scores kept on disk (book) at each change (version).
 	seats   *seats
 	book    *scoreBook
-	seat    ui.Seat
+	seat    glassbox.Seat
 	version int
 }
 
@@ -122,7 +122,7 @@ func (m roomModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			w, h := min(msg.Width, m.opts.MaxWidth), min(msg.Height, m.opts.MaxHeight)
 			say := m.l.lang
 			m, cmd := m.forward(tea.WindowSizeMsg{Width: w, Height: h})
-			m2, cmd2 := m.(roomModel).forward(ui.NoticeMsg(say.F("your terminal is %d×%d: the glass box draws at most %d×%d here", msg.Width, msg.Height, w, h)))
+			m2, cmd2 := m.(roomModel).forward(glassbox.NoticeMsg(say.F("your terminal is %d×%d: the glass box draws at most %d×%d here", msg.Width, msg.Height, w, h)))
 			return m2, tea.Batch(cmd, cmd2)
 		}
 	}
@@ -135,7 +135,7 @@ func (m roomModel) forward(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.l.follower {
 		return m, cmd
 	}
-	seat := m.inner.(*ui.Model).Seat()
+	seat := m.inner.(*glassbox.Model).Seat()
 	if seat.Equal(m.seat) {
 		return m, cmd
 	}
@@ -148,7 +148,7 @@ func (m roomModel) forward(msg tea.Msg) (tea.Model, tea.Cmd) {
 		l.keep(v, seat.Scores)
 		cmd = tea.Batch(cmd, func() tea.Msg {
 			if err := book.save(l.dir, l.id, v, seat.Scores); err != nil {
-				return ui.NoticeMsg(book.lang.F("your predict score could not be kept on the server: %v", err))
+				return glassbox.NoticeMsg(book.lang.F("your predict score could not be kept on the server: %v", err))
 			}
 			return nil
 		})

@@ -197,7 +197,7 @@ func (s *Server) say(note string) {
 }
 
 // Notes brings what the room tells the instructor while it is served
-// (ui.Room.Notes).
+// (glassbox.Room.Notes).
 func (s *Server) Notes() <-chan string { return s.notes }
 
 // pluralES is "es" for any count but one (glass box, glass boxes).

@@ -8,7 +8,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/glassbox-dev/glassbox/loop"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // The roster follows the room: who is connected, on which step, what they
@@ -31,7 +31,7 @@ func TestRosterFollowsTheRoom(t *testing.T) {
 	a.waitFor("predict 1/1 tour")
 	b.waitFor("predict 0/1 tour")
 
-	var room ui.Roster
+	var room glassbox.Roster
 	waitUntil(t, "both predictions reach the roster", func() bool {
 		room = r.srv.Roster()
 		return len(room.Learners) == 2 && room.Learners[0].Seat.Last.Took != "" && room.Learners[1].Seat.Last.Took != ""
@@ -40,7 +40,7 @@ func TestRosterFollowsTheRoom(t *testing.T) {
 		t.Fatalf("learners %q, %q; want ada, bo", room.Learners[0].Name, room.Learners[1].Name)
 	}
 	ada := room.Learners[0].Seat
-	if ada.Lesson != "tour" || ada.Step != 2 || ada.State != loop.AwaitingLLMResponse || ada.Score() != (ui.Score{Right: 1, Total: 1}) {
+	if ada.Lesson != "tour" || ada.Step != 2 || ada.State != loop.AwaitingLLMResponse || ada.Score() != (glassbox.Score{Right: 1, Total: 1}) {
 		t.Fatalf("ada's seat %+v", ada)
 	}
 	groups := room.Answers()

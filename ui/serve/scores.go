@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/glassbox-dev/glassbox/providers/lessons"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -36,9 +36,9 @@ const (
 
 // scoresDoc is scores.json.
 type scoresDoc struct {
-	Learner string              `json:"learner"`
-	Scores  map[string]ui.Score `json:"scores"`
-	Seal    string              `json:"seal"`
+	Learner string                    `json:"learner"`
+	Scores  map[string]glassbox.Score `json:"scores"`
+	Seal    string                    `json:"seal"`
 }
 
 // scoreBook keeps the learners' scores on disk.
@@ -57,7 +57,7 @@ func newScoreBook(hostKey []byte, l lang.Lang) *scoreBook {
 
 // seal is the HMAC of a learner's scores: the learner's id and every
 // lesson's numbers, in lesson order, each part length-prefixed.
-func (b *scoreBook) seal(id string, scores map[string]ui.Score) string {
+func (b *scoreBook) seal(id string, scores map[string]glassbox.Score) string {
 	m := hmac.New(sha256.New, b.key)
 	w := func(s string) { io.WriteString(m, strconv.Itoa(len(s))+":"+s) }
 	w(id)
@@ -75,7 +75,7 @@ func (b *scoreBook) seal(id string, scores map[string]ui.Score) string {
 
 // load reads learner id's scores from dir. No file: none, no error. A file
 // that cannot be trusted: none, and the error says why.
-func (b *scoreBook) load(dir, id string) (map[string]ui.Score, error) {
+func (b *scoreBook) load(dir, id string) (map[string]glassbox.Score, error) {
 	data, found, err := b.read(dir)
 	if !found || err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (b *scoreBook) check(id string, doc scoresDoc) error {
 // save writes learner id's scores into dir (version orders the writes: an
 // older one never replaces a newer). The file is replaced at once (a
 // rename), readable by the server's user only.
-func (b *scoreBook) save(dir, id string, version int, scores map[string]ui.Score) error {
+func (b *scoreBook) save(dir, id string, version int, scores map[string]glassbox.Score) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if version <= b.saved[id] {

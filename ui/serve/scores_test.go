@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 )
 
 // A learner who reconnects keeps their predict score.
@@ -50,15 +50,15 @@ func TestForgedScoresAreRefused(t *testing.T) {
 func TestScoreBookLoad(t *testing.T) {
 	book := newScoreBook([]byte("host key"), "")
 	const id, other = "user-aaaa", "user-bbbb"
-	good := map[string]ui.Score{"tour": {Right: 2, Total: 3}, "": {Right: 0, Total: 1}}
-	doc := func(learner string, scores map[string]ui.Score, seal string) string {
+	good := map[string]glassbox.Score{"tour": {Right: 2, Total: 3}, "": {Right: 0, Total: 1}}
+	doc := func(learner string, scores map[string]glassbox.Score, seal string) string {
 		b, err := json.Marshal(scoresDoc{Learner: learner, Scores: scores, Seal: seal})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
-	sealed := func(learner string, scores map[string]ui.Score) string {
+	sealed := func(learner string, scores map[string]glassbox.Score) string {
 		return doc(learner, scores, book.seal(learner, scores))
 	}
 	outside := t.TempDir()
@@ -81,14 +81,14 @@ func TestScoreBookLoad(t *testing.T) {
 			writeFile(t, filepath.Join(dir, scoresFile), doc(id, good, newScoreBook([]byte("other host"), "").seal(id, good)))
 		}, "no valid seal"},
 		{"a lesson glassbox does not have", func(dir string) {
-			bad := map[string]ui.Score{"\x1b[31mred": {Right: 1, Total: 1}}
+			bad := map[string]glassbox.Score{"\x1b[31mred": {Right: 1, Total: 1}}
 			writeFile(t, filepath.Join(dir, scoresFile), sealed(id, bad))
 		}, "names a lesson glassbox does not have"},
 		{"more right than made", func(dir string) {
-			writeFile(t, filepath.Join(dir, scoresFile), sealed(id, map[string]ui.Score{"tour": {Right: 4, Total: 3}}))
+			writeFile(t, filepath.Join(dir, scoresFile), sealed(id, map[string]glassbox.Score{"tour": {Right: 4, Total: 3}}))
 		}, "impossible score"},
 		{"negative", func(dir string) {
-			writeFile(t, filepath.Join(dir, scoresFile), sealed(id, map[string]ui.Score{"tour": {Right: -1, Total: -1}}))
+			writeFile(t, filepath.Join(dir, scoresFile), sealed(id, map[string]glassbox.Score{"tour": {Right: -1, Total: -1}}))
 		}, "impossible score"},
 		{"an unknown field", func(dir string) {
 			writeFile(t, filepath.Join(dir, scoresFile), strings.Replace(sealed(id, good), `{"learner"`, `{"admin":true,"learner"`, 1))
@@ -135,11 +135,11 @@ func TestScoreBookLoad(t *testing.T) {
 func TestScoreBookSave(t *testing.T) {
 	book := newScoreBook([]byte("host key"), "")
 	dir := t.TempDir()
-	newer := map[string]ui.Score{"tour": {Right: 2, Total: 2}}
+	newer := map[string]glassbox.Score{"tour": {Right: 2, Total: 2}}
 	if err := book.save(dir, "user-a", 2, newer); err != nil {
 		t.Fatal(err)
 	}
-	if err := book.save(dir, "user-a", 1, map[string]ui.Score{"tour": {Right: 1, Total: 1}}); err != nil {
+	if err := book.save(dir, "user-a", 1, map[string]glassbox.Score{"tour": {Right: 1, Total: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := book.load(dir, "user-a")

@@ -43,7 +43,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop"
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/tools"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 	"github.com/glassbox-dev/glassbox/ui/role"
 )
@@ -92,7 +92,7 @@ type Options struct {
 	FollowOnly bool
 	// Instructor describes the instructor's run to its followers (banner,
 	// backend, provider): InstructorView makes it.
-	Instructor ui.RunConfig
+	Instructor glassbox.RunConfig
 	// Log, when set, hears what the room has to say while it is served,
 	// a line each: it grew past what the machine was measured to carry
 	// (Main prints it; an instructor's glass box says it too, Notes).
@@ -297,7 +297,7 @@ type learner struct {
 	id     string
 	dir    string // their folder: session, workspace, scores
 	runs   []*agentrun.Run
-	cfg    ui.Config
+	cfg    glassbox.Config
 	ctx    context.Context // the base of the learner's steps
 	cancel context.CancelFunc
 	reason string    // why the server ended the connection ("" when the learner quit), in lang
@@ -307,13 +307,13 @@ type learner struct {
 	follower bool
 
 	mu      sync.Mutex
-	scores  map[string]ui.Score // their predict scores as last told (keep)
+	scores  map[string]glassbox.Score // their predict scores as last told (keep)
 	version int
 }
 
 // keep notes the learner's latest scores (version orders them), to be
 // saved once more when they leave.
-func (l *learner) keep(version int, scores map[string]ui.Score) {
+func (l *learner) keep(version int, scores map[string]glassbox.Score) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if version > l.version {
@@ -425,10 +425,10 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler, say lang.Lang) {
 	defer f.Close()
 	rc := s.opts.Instructor
 	rc.Past = past
-	cfg := ui.Config{
-		Runs:    []ui.RunConfig{rc},
+	cfg := glassbox.Config{
+		Runs:    []glassbox.RunConfig{rc},
 		Sandbox: s.sandbox,
-		Follow:  &ui.Follow{Who: "instructor", Next: f.Next},
+		Follow:  &glassbox.Follow{Who: "instructor", Next: f.Next},
 		Status:  func() (string, string) { return "FOLLOWING", "the instructor" },
 		Lang:    say,
 	}
@@ -448,7 +448,7 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler, say lang.Lang) {
 
 // InstructorView is what followers are told of the instructor's run rc:
 // its static facts, read once before the room opens, and no engine.
-func InstructorView(rc ui.RunConfig) ui.RunConfig {
+func InstructorView(rc glassbox.RunConfig) glassbox.RunConfig {
 	if e := rc.Engine; e != nil {
 		if p := e.Provider(); p != nil {
 			rc.Provider, rc.Model = p.Name(), p.Model()
@@ -523,12 +523,12 @@ func (s *Server) open(ctx context.Context, id, host string, say lang.Lang) (*lea
 	} else {
 		c.Session = path
 	}
-	person := ui.NewPerson()
+	person := glassbox.NewPerson()
 	runs, err := agentrun.OpenAll(ctx, c, func(string) loop.Person { return person })
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := ui.ConfigFor(c.Lesson, runs, map[string]*ui.Person{runs[0].Config.Name: person})
+	cfg, err := glassbox.ConfigFor(c.Lesson, runs, map[string]*glassbox.Person{runs[0].Config.Name: person})
 	if err != nil {
 		agentrun.CloseAll(runs)
 		return nil, err
@@ -536,7 +536,7 @@ func (s *Server) open(ctx context.Context, id, host string, say lang.Lang) (*lea
 	cfg.Resume = "" // the learner reconnects; no command of the server's applies to them
 	cfg.Predict = s.opts.Predict
 	cfg.Lang = say // the learner's language (learnerLang)
-	cfg.Room = &ui.Room{}
+	cfg.Room = &glassbox.Room{}
 	if cfg.Room.Scores, err = s.scores.load(dir, id); err != nil {
 		cfg.Runs[0].Notes = append(cfg.Runs[0].Notes, say.F("your predict scores from before were not used (%v): they start again at 0/0", err))
 	}

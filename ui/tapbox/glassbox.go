@@ -12,7 +12,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/agentrun"
 	"github.com/glassbox-dev/glassbox/loop/tap"
 	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/serve"
 )
 
@@ -29,16 +29,16 @@ func (k *tapped) glassBox(ctx context.Context, intro []string, stdout io.Writer)
 		}
 		defer stop()
 	}
-	return ui.Run(ui.Context(ctx), cfg)
+	return glassbox.Run(glassbox.Context(ctx), cfg)
 }
 
 // config is the glass box of the tap: one run with no engine, its steps
 // from the tap, its past from a resumed session, its payloads read back
 // from the session when they are no longer kept in memory.
-func (k *tapped) config(intro []string) ui.Config {
+func (k *tapped) config(intro []string) glassbox.Config {
 	var mu sync.Mutex
 	var reader *loop.ExchangeReader
-	rc := ui.RunConfig{Label: "tap", Backend: tap.CassetteProvider, Banner: intro[0], Provider: tap.CassetteProvider,
+	rc := glassbox.RunConfig{Label: "tap", Backend: tap.CassetteProvider, Banner: intro[0], Provider: tap.CassetteProvider,
 		Model: k.upstreamLabel(), Past: k.past}
 	if k.path != "" {
 		path := k.path
@@ -54,6 +54,6 @@ func (k *tapped) config(intro []string) ui.Config {
 			return reader.LoadAt(*t.ExchangesAt)
 		}
 	}
-	return ui.Config{Lang: k.o.Lang, NoColor: os.Getenv("NO_COLOR") != "", Runs: []ui.RunConfig{rc},
-		Tap: &ui.Tap{Source: k.tap, Intro: intro}, Session: k.path, Secrets: k.tap.Secrets(), Breakpoints: k.o.Breaks}
+	return glassbox.Config{Lang: k.o.Lang, NoColor: os.Getenv("NO_COLOR") != "", Runs: []glassbox.RunConfig{rc},
+		Tap: &glassbox.Tap{Source: k.tap, Intro: intro}, Session: k.path, Secrets: k.tap.Secrets(), Breakpoints: k.o.Breaks}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/tap"
 	"github.com/glassbox-dev/glassbox/providers"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
 
@@ -38,7 +38,7 @@ func Replay(ctx context.Context, path string, bps []breakpoint.Breakpoint, l lan
 		l.T("space sends each recorded request and delivers its recorded reply · c plays the rest · w edits a request (the reply stays the recorded one, and the difference is flagged)"),
 		l.T("a tap sees the model calls only: the agent's own approvals and the tools it runs happen out of sight (those steps are marked inferred)"),
 	}
-	rc := ui.RunConfig{Label: "tap", Backend: "replay", Banner: intro[0], Provider: tap.CassetteProvider, Model: path}
-	return ui.Run(ui.Context(ctx), ui.Config{Lang: l, NoColor: os.Getenv("NO_COLOR") != "", Runs: []ui.RunConfig{rc},
-		Tap: &ui.Tap{Source: tp, Intro: intro}, Secrets: tp.Secrets(), Breakpoints: bps})
+	rc := glassbox.RunConfig{Label: "tap", Backend: "replay", Banner: intro[0], Provider: tap.CassetteProvider, Model: path}
+	return glassbox.Run(glassbox.Context(ctx), glassbox.Config{Lang: l, NoColor: os.Getenv("NO_COLOR") != "", Runs: []glassbox.RunConfig{rc},
+		Tap: &glassbox.Tap{Source: tp, Intro: intro}, Secrets: tp.Secrets(), Breakpoints: bps})
 }

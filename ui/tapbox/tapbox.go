@@ -22,7 +22,7 @@ import (
 	"github.com/glassbox-dev/glassbox/loop/breakpoint"
 	"github.com/glassbox-dev/glassbox/loop/bus"
 	"github.com/glassbox-dev/glassbox/loop/tap"
-	"github.com/glassbox-dev/glassbox/ui"
+	"github.com/glassbox-dev/glassbox/ui/glassbox"
 	"github.com/glassbox-dev/glassbox/ui/headless"
 	"github.com/glassbox-dev/glassbox/ui/lang"
 )
@@ -124,7 +124,7 @@ func (o Options) check() error {
 
 // Run opens the tap and shows it until ctx ends (or q in the glass box).
 func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
-	tui := !o.JSON && ui.IsTerminal(stdout)
+	tui := !o.JSON && glassbox.IsTerminal(stdout)
 	if !tui && len(o.Breaks) > 0 {
 		return fmt.Errorf("%w: %s", agentrun.ErrUsage, o.Lang.F("--break %s holds calls until a person steps them in the glass box; without it (--json, or standard output not a terminal) nothing is held, so a breakpoint would be silently ignored: leave out --break, or run glassbox tap in a terminal without --json", o.Breaks[0]))
 	}

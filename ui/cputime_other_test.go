@@ -1,8 +1,0 @@
-//go:build !unix
-
-package ui
-
-import "time"
-
-// cpuTime is unavailable here; the benchmarks then report 0.
-func cpuTime() time.Duration { return 0 }
