@@ -48,8 +48,9 @@ func glossary(t *testing.T) []term {
 }
 
 // japaneseTexts are the Japanese a person reads, by where it comes from:
-// every catalog translation, the lessons' titles and requests, and the
-// offline tutor's own Japanese (its source, read as text).
+// every catalog translation, the lessons' titles and requests, the
+// offline tutor's own Japanese (its source, read as text), and the
+// Japanese docs (all but the glossary, which names the words to avoid).
 func japaneseTexts(t *testing.T) map[string]string {
 	t.Helper()
 	texts := map[string]string{}
@@ -73,12 +74,26 @@ func japaneseTexts(t *testing.T) map[string]string {
 		}
 		texts["providers/offline/"+filepath.Base(f)] = string(b)
 	}
+	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "ja", "*.md"))
+	if err != nil || len(docs) < 10 {
+		t.Fatalf("the Japanese docs: %d pages, %v", len(docs), err)
+	}
+	for _, f := range docs {
+		if filepath.Base(f) == "glossary.md" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts["docs/ja/"+filepath.Base(f)] = string(b)
+	}
 	return texts
 }
 
 // One English term has one Japanese translation everywhere a person reads
-// Japanese (docs/ja/glossary.md): no catalog entry, lesson or tutor reply
-// uses a translation the glossary rules out; a catalog entry whose English
+// Japanese (docs/ja/glossary.md): no catalog entry, lesson, tutor reply or
+// Japanese doc uses a translation the glossary rules out; a catalog entry whose English
 // is the term itself says the glossary's word; and each glossary word is
 // used, so the table cannot drift from the catalog.
 func TestOneTermOneTranslation(t *testing.T) {
@@ -95,7 +110,7 @@ func TestOneTermOneTranslation(t *testing.T) {
 			used = used || strings.Contains(text, tm.ja)
 		}
 		if !used {
-			t.Errorf("the glossary's %q for %q appears nowhere in the catalog, the lessons or the tutor", tm.ja, tm.en)
+			t.Errorf("the glossary's %q for %q appears nowhere in the catalog, the lessons, the tutor or the docs", tm.ja, tm.en)
 		}
 		if ja, ok := all[tm.en]; ok && !strings.Contains(ja, tm.ja) {
 			t.Errorf("the catalog says %q for %q; the glossary's word is %q", ja, tm.en, tm.ja)
