@@ -177,7 +177,7 @@ func streamsScript(c Conversation) Reply {
 		"from /api/chat. Only the last piece carries how the reply ended (finishReason, or done:true with done_reason) and the token "+
 		"counts. Run this lesson with --compare and the strip's chunks column counts both streams the same way; with --stream=false "+
 		"every reply is one body instead, and the column says 1.",
-		"この答えはトークンごとに届きました。Raw payload ペイン (r でレスポンスを表示) では、かけら 1 つが、届いた時刻つきの 1 チャンクです。"+
+		"この答えはトークンごとに届きました。生ペイロードペイン (r でレスポンスを表示) では、かけら 1 つが、届いた時刻つきの 1 チャンクです。"+
 			"Gemini では :streamGenerateContent からのサーバー送信イベント (data: {…}) 1 つ、Llama では /api/chat からの NDJSON 1 行です。"+
 			"返答がどう終わったか (finishReason、または done:true と done_reason) とトークン数を運ぶのは、最後のかけらだけです。"+
 			"このレッスンを --compare で実行すると、比較ストリップの chunks の列が両方のストリームを同じ数え方で数えます。"+

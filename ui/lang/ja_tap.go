@@ -74,7 +74,7 @@ func init() {
 		"nothing is held: the agent is working — running its tools, or waiting for its person — out of a tap's sight, or it has not called yet": "保留中のものはありません: エージェントはタップから見えないところで作業中(ツールの実行や利用者の入力待ち)か、まだ呼び出していません",
 		"delivered: the agent has the reply":             "届けました: エージェントが応答を受け取りました",
 		"sent: the request is on its way to the service": "送りました: リクエストはサービスへ向かっています",
-		"No model call yet: point the agent at the tap (History says how). What each request it sends is made of, and what each part costs, appears here.": "まだモデル呼び出しはありません: エージェントをタップに向けてください(やり方は History にあります)。エージェントが送る各リクエストが何でできていて、各部分にどれだけかかるかが、ここに出ます。",
+		"No model call yet: point the agent at the tap (History says how). What each request it sends is made of, and what each part costs, appears here.": "まだモデル呼び出しはありません: エージェントをタップに向けてください(やり方は履歴にあります)。エージェントが送る各リクエストが何でできていて、各部分にどれだけかかるかが、ここに出ます。",
 		"running until a breakpoint (%d in force, K lists them): the agent's calls pass through until one begins to match; p holds them again":             "ブレークポイントまで実行中(%d 個が有効。K で一覧): どれかが当てはまり始めるまで、エージェントの呼び出しは通過します。p で再び保留します",
 		"running: the agent's calls pass through as they come (p holds them again)":                                                                        "実行中: エージェントの呼び出しは届いたまま通過します(p で再び保留します)",
 		"stepping: the agent's next request and reply will be held":                                                                                        "ステップ実行: エージェントの次のリクエストと応答を保留します",
@@ -89,7 +89,7 @@ func init() {
 
 		// the state machine seen from outside (ui/diagram.ExplainOutside)
 		"Waiting for the agent's next model call: its person talks to it in its own terminal.":                      "エージェントの次のモデル呼び出しを待っています: 利用者はエージェント自身の端末で話しかけます。",
-		"The agent assembled its request: what it sends is in the Raw payload.":                                     "エージェントがリクエストを組み立てました: 送る内容は Raw payload にあります。",
+		"The agent assembled its request: what it sends is in the Raw payload.":                                     "エージェントがリクエストを組み立てました: 送る内容は生ペイロードにあります。",
 		"THINK: the agent's request goes to the model; the tap holds it until space, then the reply.":               "THINK: エージェントのリクエストがモデルへ送られます。タップはspace までそれを保留し、次に応答を保留します。",
 		"The agent decides on its tool calls itself: a tap sees no rule, only the result its next request carries.": "ツール呼び出しの可否はエージェント自身が決めます: タップにはルールは見えず、次のリクエストが運ぶ結果だけが見えます。",
 		"The agent may ask its person here: a tap does not see that.":                                               "エージェントはここで利用者に尋ねることがあります: タップからは見えません。",

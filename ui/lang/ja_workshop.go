@@ -13,7 +13,7 @@ func init() {
 		"as assembled · request (r)":            "組み立てたまま · リクエスト (r)",
 		"r shows the %d frame%s the other way.": "r で反対向きの %d フレーム%.0sを表示します。",
 		"assistant":                             "アシスタント",
-		"(the address is cut here: z on History shows it whole, on one line)": "(ここではアドレスが切れています: History で z を押すと 1 行で全体を表示します)",
+		"(the address is cut here: z on History shows it whole, on one line)": "(ここではアドレスが切れています: 履歴で z を押すと 1 行で全体を表示します)",
 
 		// Who may do what (ui/role).
 		"catch up": "追いつく",
