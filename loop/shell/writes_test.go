@@ -29,7 +29,7 @@ func TestWriteTargets(t *testing.T) {
 		{"install -m 755 a b", []string{"b"}},
 		{"install -d a b", []string{"a", "b"}},
 		{"install -Dm644 a b", []string{"b"}}, // -D makes the folders above b
-		{"install -md 644 a", []string{"a"}}, // -m takes d as its value: no -d
+		{"install -md 644 a", []string{"a"}},  // -m takes d as its value: no -d
 		{"dd if=a of=b bs=1", []string{"b"}},
 		{"touch -d now a -r ref b", []string{"a", "b"}},
 		{"mkdir -pm 700 a", []string{"a"}},
