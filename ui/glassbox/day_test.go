@@ -121,6 +121,37 @@ func TestResumedSessionStepsOnTheFirstSpace(t *testing.T) {
 	}
 }
 
+// A session resumed right after context_ready shows the request it is
+// about to send, as the run did before it was left: the Raw payload pane
+// has its HTTP request and the Anatomy pane its parts, before space.
+func TestResumedBeforeTheCallShowsTheRequest(t *testing.T) {
+	cfg, dir := offlineWorld(t, "tour")
+	h := newHarness(t, cfg, 120, 34)
+	h.press("enter", "space", "space")
+	if st := h.m.runs[0].live.state; st != loop.AwaitingLLMResponse {
+		t.Fatalf("the run is in %s, not AWAITING_LLM_RESPONSE", st)
+	}
+	var past []loop.Transition
+	for _, s := range h.m.runs[0].live.steps {
+		past = append(past, s.t)
+	}
+	run := RunConfig{Engine: cfg.Engine, Person: cfg.Person, Backend: "offline", Workspace: dir, Past: past}
+	cfg.Engine, cfg.Runs = nil, []RunConfig{run}
+	r := newHarness(t, cfg, 120, 34)
+	if cmd := r.m.Init(); cmd != nil {
+		r.send(cmd())
+	}
+	if n := len(r.m.runs[0].live.steps); n != len(past) {
+		t.Fatalf("reading the request took a step: %d steps, %d before", n, len(past))
+	}
+	payload := flat(paneText(r, 0, panePayload))
+	contains(t, payload, "not sent yet")
+	contains(t, payload, "streamGenerateContent")
+	anat := flat(paneText(r, 0, paneAnatomy))
+	notContains(t, anat, "could not build it")
+	contains(t, anat, "parts")
+}
+
 // Compare mode on a 100×30 terminal opens where a learner starts: History
 // with the welcome and the lesson to send, the comparison strip above, and
 // the tab bar names the key that changes the pane (shift+tab; tab picks the

@@ -51,6 +51,37 @@ func TestFirstRunWelcomeAndLessonOnEnter(t *testing.T) {
 	notContains(t, h.plainView(), "queue 1 event")
 }
 
+// The input line says "Enter: send the tour lesson" whether or not it has
+// the keyboard: Enter from the panes sends the lesson too, and / only
+// gives the input the keyboard. Once the lesson is sent, Enter from the
+// panes goes back to the input line.
+func TestEnterFromThePanesSendsTheLessonOnOffer(t *testing.T) {
+	w := newWorld(t, tourScript()...)
+	h := newHarness(t, w.config(), 120, 34)
+	h.press("esc")
+	if h.m.inputFocused {
+		t.Fatal("esc should give the panes the keyboard")
+	}
+	contains(t, h.plainView(), "Enter: send the tour lesson")
+	h.press("/")
+	if !h.m.inputFocused || w.eng.QueueLen() != 0 {
+		t.Fatalf("/ should only focus the input: focused %v, queue %d", h.m.inputFocused, w.eng.QueueLen())
+	}
+	h.press("esc")
+	h.press("enter")
+	if got := w.eng.QueueLen(); got != 1 {
+		t.Fatalf("queue length %d after Enter from the panes, want 1", got)
+	}
+	if h.m.inputFocused {
+		t.Fatal("sending should leave the keyboard with the panes")
+	}
+	contains(t, h.plainView(), "press space to take it")
+	h.press("enter")
+	if !h.m.inputFocused || w.eng.QueueLen() != 1 {
+		t.Fatalf("with the lesson sent, Enter should focus the input: focused %v, queue %d", h.m.inputFocused, w.eng.QueueLen())
+	}
+}
+
 func TestStepWholeTourWithSpace(t *testing.T) {
 	w := newWorld(t, tourScript()...)
 	h := newHarness(t, w.config(), 160, 48)

@@ -305,7 +305,14 @@ func (m *Model) keyAction(msg tea.KeyMsg) (func() tea.Cmd, bool) {
 		{k.Handout, do(m.room.handout)},
 		{k.Rosetta, do(m.rosetta.open)},
 		{k.Pause, notice(s.pause)},
-		{k.Input, m.focusInput},
+		{k.Input, func() tea.Cmd {
+			// Enter on an empty input that offers a lesson sends it, as
+			// the input line says; otherwise the input gets the keyboard.
+			if _, ok := m.lessons.onEnter(); ok && msg.Type == tea.KeyEnter && strings.TrimSpace(m.input.Value()) == "" {
+				return m.send()
+			}
+			return m.focusInput()
+		}},
 		{k.Leave, do(s.unzoom)},
 		{k.Help, do(m.helpBox.open)},
 		{k.Lessons, do(m.lessons.open)},

@@ -121,10 +121,20 @@ func (c *lessonController) placeholder() string {
 	if !c.who.May(role.Send) {
 		return c.lang.F("read-only: you follow the %s's run · [ ] back in time · space catches up · q quits", c.whom)
 	}
-	if l, ok := c.current(); ok && !c.sent {
+	if l, ok := c.onEnter(); ok {
 		return c.lang.F("Enter: send the %s lesson — %s", l.Name, firstLineOf(l.Request))
 	}
 	return c.lang.T("type a request · Enter sends · alt+enter new line · esc, then l: lessons")
+}
+
+// onEnter is the lesson the input line offers to send on Enter: the one on
+// offer, until it has been sent, to someone who may send.
+func (c *lessonController) onEnter() (Lesson, bool) {
+	l, ok := c.current()
+	if !ok || c.sent || c.intro != nil || !c.who.May(role.Send) {
+		return Lesson{}, false
+	}
+	return l, true
 }
 
 // picked puts the request of lesson l in the input line and gives it the

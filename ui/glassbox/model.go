@@ -286,7 +286,7 @@ func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.stepper.fetchPayloads(), m.room.followCmd(), m.room.changedCmd(), m.room.notesCmd(), m.tap.cmd()}
 	for _, r := range m.runs {
 		cmds = append(cmds, r.disk.measure(r.id, true)) // for the health line
-		cmds = append(cmds, r.live.book.readPast(r.id, r.live, r.store.load))
+		cmds = append(cmds, r.live.book.readPast(r.id, r.live, r.store.load), r.pendingPreview())
 		if r.listens {
 			cmds = append(cmds, r.busCmd()) // requests from outside, any time
 		}

@@ -352,6 +352,24 @@ func (r *runView) update(msg runMsg) tea.Cmd {
 	return r.await()
 }
 
+// pendingPreview builds the request a resumed run stopped in front of (its
+// last step assembled it, context_ready): the Raw payload and Anatomy panes
+// read it before space sends it, as they do right after that step.
+func (r *runView) pendingPreview() tea.Cmd {
+	n := len(r.live.steps)
+	if r.eng == nil || n == 0 || r.live.steps[n-1].t.Edge != loop.EdgeContextReady || r.live.steps[n-1].preview != nil {
+		return nil
+	}
+	eng, id := r.eng, r.id
+	return func() tea.Msg {
+		ex, err := eng.PreviewRequest(context.Background())
+		if errors.Is(err, loop.ErrNoPreview) {
+			return nil
+		}
+		return previewMsg{run: id, preview: &preview{ex: ex, err: err}}
+	}
+}
+
 // previewed keeps the request a context_ready step assembled, for the Raw
 // payload pane to show before it is sent.
 func (r *runView) previewed(msg previewMsg) {
