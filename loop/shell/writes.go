@@ -19,9 +19,9 @@ const writeCheck = "write-outside-workspace"
 // name, each with how to find those files among its arguments.
 var writeTargets = map[string]func(args []string) []string{
 	"tee":     func(args []string) []string { return operands(args, wrapper{}) },
-	"cp":      destination(wrapper{optsWithValue: "St", longWithValue: []string{"--suffix", "--target-directory"}}),
-	"mv":      destination(wrapper{optsWithValue: "St", longWithValue: []string{"--suffix", "--target-directory"}}),
-	"ln":      destination(wrapper{optsWithValue: "St", longWithValue: []string{"--suffix", "--target-directory"}}),
+	"cp":      destination(copyOptions),
+	"mv":      destination(copyOptions),
+	"ln":      destination(copyOptions),
 	"install": installTargets,
 	"dd":      ddOutput,
 	"touch":   func(args []string) []string { return operands(args, touchOptions) },
@@ -32,9 +32,12 @@ var writeTargets = map[string]func(args []string) []string{
 	"wget2":   func(args []string) []string { return downloadOutputs("wget", args) },
 }
 
+// The options of cp, mv, ln, touch, mkdir and install that take the
+// next word as their value.
 var (
+	copyOptions    = wrapper{optsWithValue: "St", longWithValue: []string{"--suffix", "--target-directory"}}
 	touchOptions   = wrapper{optsWithValue: "drt", longWithValue: []string{"--date", "--reference"}}
-	mkdirOptions   = wrapper{optsWithValue: "mZ", longWithValue: []string{"--mode"}}
+	mkdirOptions   = wrapper{optsWithValue: "m", longWithValue: []string{"--mode"}}
 	installOptions = wrapper{optsWithValue: "gmoSt", longWithValue: []string{"--group", "--mode", "--owner", "--suffix", "--target-directory"}}
 )
 

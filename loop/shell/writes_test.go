@@ -33,6 +33,7 @@ func TestWriteTargets(t *testing.T) {
 		{"dd if=a of=b bs=1", []string{"b"}},
 		{"touch -d now a -r ref b", []string{"a", "b"}},
 		{"mkdir -pm 700 a", []string{"a"}},
+		{"mkdir -Z a", []string{"a"}},
 		{"sed s/a/b/ f", nil},
 		{"sed -i s/a/b/ f g", []string{"f", "g"}},
 		{"sed -ni -e p f", []string{"f"}},
