@@ -277,7 +277,10 @@ func helpersWith(s string) []string {
 // every load; here the attack comes from where a learner can act: their
 // own command, run approved in their own workspace, which sits two folders
 // below their scores file. Writing it, through a link or not, is refused
-// by the kernel, and the learner's folder gains nothing.
+// by the kernel, and the learner's folder gains nothing. The direct write
+// names its target only at run time: written literally, the policy's
+// write-outside-workspace rule would deny the whole line before the kernel
+// is asked.
 func TestALearnersCommandCannotWriteTheirScores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -286,7 +289,7 @@ func TestALearnersCommandCannotWriteTheirScores(t *testing.T) {
 	state := t.TempDir()
 	_, addr, passphrase := startServe(t, state, t.TempDir())
 	forged := `{"learner":"x","scores":{"tour":{"right":99,"total":99}},"seal":"00"}`
-	wait := learnerRuns(t, addr, "eve", passphrase, "run `echo '"+forged+"' > ../../scores.json; ln -s ../../scores.json s; echo '"+forged+"' > s; echo done-$((6*7))`")
+	wait := learnerRuns(t, addr, "eve", passphrase, "run `echo '"+forged+"' > \"$(echo ../../scores.json)\"; ln -s ../../scores.json s; echo '"+forged+"' > s; echo done-$((6*7))`")
 	wait("done-42")
 	learners, _ := filepath.Glob(filepath.Join(state, "glassbox", "serve", "learners", "*"))
 	if len(learners) != 1 {

@@ -172,6 +172,13 @@ tools = ["execute_command"]
 command_checks = ["delete-outside-workspace"]
 
 [[rule]]
+name = "write-outside-workspace"
+verdict = "DENY"
+reason = "the command writes outside the workspace; commands may write only in the workspace and in $TMPDIR"
+tools = ["execute_command"]
+command_checks = ["write-outside-workspace"]
+
+[[rule]]
 name = "download-to-interpreter"
 verdict = "DENY"
 reason = "the command feeds a download to a shell or interpreter"

@@ -159,9 +159,9 @@ func TestSedArgs(t *testing.T) {
 		{"-l 80 p f", []string{"p"}, nil},
 		{"-e", nil, nil},
 	} {
-		scripts, files := sedArgs(strings.Fields(tc.args))
-		if !slices.Equal(scripts, tc.scripts) || !slices.Equal(files, tc.files) {
-			t.Errorf("sedArgs(%s) = %q, %q; want %q, %q", tc.args, scripts, files, tc.scripts, tc.files)
+		s := sedArgs(strings.Fields(tc.args))
+		if !slices.Equal(s.scripts, tc.scripts) || !slices.Equal(s.files, tc.files) {
+			t.Errorf("sedArgs(%s) = %q, %q; want %q, %q", tc.args, s.scripts, s.files, tc.scripts, tc.files)
 		}
 	}
 }

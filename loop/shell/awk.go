@@ -99,23 +99,31 @@ func (r *reader) programIn(base, file string) {
 // sed runs commands through GNU sed's e command and the e flag of s///;
 // a script file (-f) is a program it runs.
 func (r *reader) sed(c call) {
-	scripts, files := sedArgs(c.args())
-	for _, f := range files {
+	s := sedArgs(c.args())
+	for _, f := range s.files {
 		r.programIn("sed", f)
 		r.runs(f)
 	}
-	for _, s := range scripts {
-		if sedRunsCommands(s) {
+	for _, script := range s.scripts {
+		if sedRunsCommands(script) {
 			r.unknown("sed's script runs commands (the e command or the e flag of s)")
-			r.codeStrings("sed", "'"+s+"'", c.callContext)
+			r.codeStrings("sed", "'"+script+"'", c.callContext)
 			return
 		}
 	}
 }
 
-// sedArgs reads sed's arguments: its scripts (every -e, or else the first
-// operand) and its script files (-f).
-func sedArgs(args []string) (scripts, files []string) {
+// sedParts are sed's arguments as it reads them.
+type sedParts struct {
+	scripts []string // every -e, or else the first operand
+	files   []string // its script files (-f)
+	inputs  []string // the files it reads, after the script
+	inPlace bool     // -i, --in-place: it rewrites its inputs
+}
+
+// sedArgs reads sed's arguments.
+func sedArgs(args []string) sedParts {
+	var s sedParts
 	given := false // a script was given by an option, so no operand is one
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -130,20 +138,26 @@ func sedArgs(args []string) (scripts, files []string) {
 		}
 		switch {
 		case kind == 'e':
-			scripts, given = append(scripts, value), true
+			s.scripts, given = append(s.scripts, value), true
 		case kind == 'f':
-			files, given = append(files, value), true
-		case !given && !strings.HasPrefix(a, "-"):
-			scripts, given = append(scripts, a), true
+			s.files, given = append(s.files, value), true
+		case kind == 'i':
+			s.inPlace = true
+		case strings.HasPrefix(a, "-") && a != "-":
+		case !given:
+			s.scripts, given = append(s.scripts, a), true
+		default:
+			s.inputs = append(s.inputs, a)
 		}
 	}
-	return scripts, files
+	return s
 }
 
 // sedOption reads one argument of sed as getopt does: 'e' for a script,
-// 'f' for a script file, 0 for anything else; the value it holds, or next
-// when its value is the next word. In a cluster, -l takes a value and -i a
-// suffix (-ie is -i with the suffix e).
+// 'f' for a script file, 'i' for in place (its suffix as the value), 0 for
+// anything else; the value it holds, or next when its value is the next
+// word. In a cluster, -l takes a value and -i a suffix (-ie is -i with the
+// suffix e).
 func sedOption(a string) (kind byte, value string, next bool) {
 	switch {
 	case a == "--expression":
@@ -156,6 +170,8 @@ func sedOption(a string) (kind byte, value string, next bool) {
 		return 'e', strings.TrimPrefix(a, "--expression="), false
 	case strings.HasPrefix(a, "--file="):
 		return 'f', strings.TrimPrefix(a, "--file="), false
+	case a == "--in-place" || strings.HasPrefix(a, "--in-place="):
+		return 'i', "", false
 	case strings.HasPrefix(a, "--") || !strings.HasPrefix(a, "-"):
 		return 0, "", false
 	}
@@ -165,6 +181,8 @@ func sedOption(a string) (kind byte, value string, next bool) {
 		return letter, value, next
 	case 'l':
 		return 0, "", next
+	case 'i': // the suffix is never the next word
+		return 'i', value, false
 	}
 	return 0, "", false
 }

@@ -16,6 +16,7 @@ import (
 var checks = map[string]string{
 	"privilege-escalation":     "runs a command as another user (sudo, su, doas, pkexec, run0), in any position",
 	"delete-outside-workspace": "deletes or changes files outside the workspace (rm, chmod, chown, mv, shred, truncate, find -delete …): /, ~, $HOME, a path outside, or a relative path after cd outside",
+	"write-outside-workspace":  "writes files outside the workspace (> and >>, tee, cp, mv, ln, install, dd of=, touch, mkdir, sed -i, curl -o, wget -O): ~, $HOME, a path outside, or a relative path after cd outside; not $TMPDIR/…, nor /dev, /proc, /sys (device-write)",
 	"download-to-interpreter":  "feeds a download (curl, wget, nc, /dev/tcp …) to a shell or interpreter: a pipe, <(…), >(…), $(…), a variable",
 	"fork-bomb":                "defines a function that starts itself without waiting, or loops forever starting background commands",
 	"device-write":             "writes to a disk or device (> /dev/sda, dd of=/dev/…, tee /dev/…), or makes a device node",
@@ -123,6 +124,7 @@ func (r *reader) check(words []string, ctx callContext) {
 	case slices.Contains(changers, c.base):
 		r.changes(c)
 	}
+	r.writes(c)
 	r.runsCode(c)
 }
 
@@ -216,15 +218,14 @@ func (r *reader) notePrograms(c call) {
 // downloadsTo notes the files a download writes: curl -o FILE, wget -O
 // FILE, and the name a URL ends in (curl -O, wget's default).
 func (r *reader) downloadsTo(base string, args []string) {
-	for i, a := range args {
-		switch {
-		case (a == "-o" || a == "-O" || a == "--output" || a == "--output-document") && i+1 < len(args) &&
-			(a != "-O" || base == "wget" || base == "wget2"):
-			r.wrote(args[i+1])
-		case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
-			_, v, _ := strings.Cut(a, "=")
-			r.wrote(v)
-		case strings.Contains(a, "://"):
+	if base == "wget2" {
+		base = "wget"
+	}
+	for _, f := range downloadOutputs(base, args) {
+		r.wrote(f)
+	}
+	for _, a := range args {
+		if strings.Contains(a, "://") {
 			u := a
 			if j := strings.IndexAny(u, "?#"); j >= 0 {
 				u = u[:j]

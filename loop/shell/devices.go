@@ -11,7 +11,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// redirect looks at one redirection: a write to a device, a network path.
+// redirect looks at one redirection: a write to a device or outside the
+// workspace, a network path.
 func (r *reader) redirect(rd *syntax.Redirect, target, source string) {
 	if strings.Contains(target, "/dev/tcp/") || strings.Contains(target, "/dev/udp/") {
 		r.fetched(fmt.Sprintf("%s opens a network connection", Shown(target)))
@@ -25,6 +26,7 @@ func (r *reader) redirect(rd *syntax.Redirect, target, source string) {
 			r.find("device-write", Shown(rd.Op.String()+" "+target), source)
 		}
 	}
+	r.redirectWrites(rd, target, source)
 }
 
 // isDevice reports whether p names a device or kernel file through which a

@@ -247,12 +247,25 @@ func (r *reader) whyOutside(base, t string) (why string, stop bool) {
 	case strings.HasPrefix(t, mark):
 		return r.expandedTarget(base, t), false
 	}
-	_, outside, unknown := r.resolve(t)
+	why, unknown := r.outsideWhy(t)
 	switch {
 	case r.tooLarge != "":
 		return "", true
 	case unknown:
 		r.unknown(fmt.Sprintf("%s changes %s after %s, in a folder known only when the command runs", base, Shown(t), r.cwd.why))
+	}
+	return why, false
+}
+
+// outsideWhy says why the path t (not a home folder, not starting with an
+// expansion) is outside the workspace ("outside the workspace, after cd
+// /"), or "" when it is not or cannot be known: then unknown is true when
+// it lies in a folder known only at run time.
+func (r *reader) outsideWhy(t string) (why string, unknown bool) {
+	_, outside, unknown := r.resolve(t)
+	switch {
+	case unknown:
+		return "", true
 	case outside && r.cwd.outside && !strings.HasPrefix(cleanWord(t, true), "/"):
 		return "outside the workspace, after " + r.cwd.why, false
 	case outside:

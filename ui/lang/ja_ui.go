@@ -497,6 +497,8 @@ func init() {
 		"writing files and running commands change the workspace":        "ファイルの書き込みとコマンドの実行はワークスペースを変えます",
 		"no rule names this tool, so a person decides":                   "このツールを名指すルールがないので、人が決めます",
 		"no rule matched": "どのルールにも当たりませんでした",
+		// the built-in rule write-outside-workspace
+		"the command writes outside the workspace; commands may write only in the workspace and in $TMPDIR": "コマンドがワークスペースの外に書き込みます。コマンドが書き込めるのはワークスペースと $TMPDIR の中だけです",
 		// the status bar's OpenTelemetry segment (panes.go)
 		"%d sent":        "%d 件送信",
 		"%d dropped: %s": "%d 件欠落: %s",
