@@ -32,7 +32,8 @@ type Broadcast struct {
 	// wake is closed (and replaced) by every Publish, PublishLive and End.
 	wake      chan struct{}
 	ended     bool
-	told      int // followers told of the end (Next returned !ok)
+	why       string // why the room ended with the run (EndRoom), "" when only the run did
+	told      int    // followers told of the end (Next returned !ok)
 	followers int
 	changed   chan struct{} // told (never blocking) when followers changes
 
@@ -141,6 +142,25 @@ func (b *Broadcast) PublishLive(ex providers.Exchange) {
 func (b *Broadcast) wakeAll() {
 	close(b.wake)
 	b.wake = make(chan struct{})
+}
+
+// EndRoom says the instructor's run is over because the room has ended,
+// and why (one of endReasons): a follow stream tells its follower so, and
+// how to follow again.
+func (b *Broadcast) EndRoom(why string) {
+	b.mu.Lock()
+	if !b.ended {
+		b.why = why
+	}
+	b.mu.Unlock()
+	b.End()
+}
+
+// roomWhy is why the room ended with the run, "" if it has not.
+func (b *Broadcast) roomWhy() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.why
 }
 
 // End says the instructor's run is over.

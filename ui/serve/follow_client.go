@@ -78,7 +78,14 @@ func Dial(ctx context.Context, o FollowOptions) (*Followed, error) {
 	if err != nil {
 		return nil, err
 	}
-	return openFollowStream(client, addr, o.Lang)
+	f, err := openFollowStream(client, addr, o.Lang)
+	if err == nil {
+		f.Again = "glassbox follow " + addr
+		if o.Fingerprint != "" {
+			f.Again += " --fingerprint " + o.Fingerprint
+		}
+	}
+	return f, err
 }
 
 // passphrase is the workshop passphrase, asked for at most once however
@@ -234,6 +241,7 @@ func FollowConfig(f *Followed, addr string) glassbox.Config {
 		Runs:   []glassbox.RunConfig{rc},
 		Follow: &glassbox.Follow{Who: "instructor", Next: f.Next},
 		Status: func() (string, string) { return "FOLLOWING", f.l.F("the instructor at %s", addr) },
+		Lang:   f.l,
 	}
 }
 

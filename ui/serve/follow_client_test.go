@@ -93,8 +93,46 @@ func TestFollowOverTheNetwork(t *testing.T) {
 		t.Fatalf("steps %v (want %v), %d exchanges", seqs, seqsOf(tour[3:]), exchanges)
 	}
 	b.End()
-	if _, ok := f.Next(context.Background()); ok {
-		t.Fatal("the stream did not end with the instructor's run")
+	if got, ok := f.Next(context.Background()); ok || got.Note != "" {
+		t.Fatalf("the stream did not end with the instructor's run alone: ok %v, note %q", ok, got.Note)
+	}
+}
+
+// When the room ends, a `glassbox follow` follower is told so, as an ssh
+// follower is (TestARoomEndsForItsFollowers), in their own language: why,
+// and the command that follows the room again.
+func TestARoomEndsForItsStreamFollowers(t *testing.T) {
+	for _, tc := range []struct {
+		lang lang.Lang
+		want []string
+	}{
+		{lang.EN, []string{"the room has ended (the instructor closed it); so has the instructor's broadcast.", "Follow again when the room is served: glassbox follow "}},
+		{lang.JA, []string{"教室は終わりました", "講師が閉じました", "glassbox follow "}},
+	} {
+		r, b, tour := broadcastRoom(t)
+		b.Publish(tour[0])
+		o := r.followOptions(t, new(int))
+		o.Lang = tc.lang
+		f, err := Dial(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitUntil(t, "the stream's follower counted", func() bool { return b.Followers() == 1 })
+		ended := make(chan error, 1)
+		go func() { ended <- r.srv.End(whyClosed, 10*time.Second) }()
+		var got glassbox.FollowBatch
+		for ok := true; ok; {
+			got, ok = f.Next(context.Background())
+		}
+		for _, want := range append(tc.want, r.addr+" --fingerprint "+r.srv.Fingerprint()) {
+			if !strings.Contains(got.Note, want) {
+				t.Errorf("%s: the follower was told %q, without %q", tc.lang, got.Note, want)
+			}
+		}
+		f.Close()
+		if err := <-ended; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -130,6 +168,31 @@ func TestFollowDrawsTheInstructorsRunLocally(t *testing.T) {
 	out.waitFor(t, "caught up: the instructor's latest step")
 	b.End()
 	out.waitFor(t, "the instructor's run has ended")
+	p.Quit()
+	<-done
+}
+
+// A follower who asked for Japanese (--lang ja) reads the whole glass box
+// in Japanese, not only what the stream says.
+func TestFollowersGlassBoxIsInTheirLanguage(t *testing.T) {
+	r, b, tour := broadcastRoom(t)
+	b.Publish(tour[0])
+	o := r.followOptions(t, new(int))
+	o.Lang = lang.JA
+	f, err := Dial(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := tea.NewProgram(glassbox.NewServed(ctx, FollowConfig(f, r.addr)), tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignalHandler(), tea.WithContext(ctx))
+	done := make(chan struct{})
+	go func() { p.Run(); close(done) }()
+	p.Send(tea.WindowSizeMsg{Width: 120, Height: 34})
+	out.waitFor(t, "状態 ")
+	out.waitFor(t, "反復 ")
 	p.Quit()
 	<-done
 }

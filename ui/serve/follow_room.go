@@ -75,6 +75,9 @@ func Broadcasting(cfg *glassbox.Config, o Options, out io.Writer) (b *Broadcast,
 	go s.Serve(ln)
 	return b, func() {
 		cancel()
+		if !o.FollowOnly {
+			b.EndRoom(whyClosed) // a room's followers are told it has ended
+		}
 		b.Close(time.Second)
 		s.End(whyClosed, endGrace)
 	}, nil

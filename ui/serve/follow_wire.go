@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/charmbracelet/ssh"
 
@@ -32,7 +33,8 @@ import (
 //	{"live": {...}}      the model call in flight, as it stands
 //	{"note": "..."}      a sentence for the follower's History
 //	{"flush": true}      the end of a batch: draw what came
-//	{"end": true}        the instructor's run is over
+//	{"end": true}        the instructor's run is over; "why" is set when
+//	                     the room ended with it (one of endReasons)
 const FollowSubsystem = "glassbox-follow"
 
 // maxFrame is the longest line a follower reads: a step with its exchanges
@@ -46,6 +48,7 @@ type frame struct {
 	Note  string              `json:"note,omitempty"`
 	Flush bool                `json:"flush,omitempty"`
 	End   bool                `json:"end,omitempty"`
+	Why   string              `json:"why,omitempty"`
 }
 
 // runInfo is what a follower is told of the instructor's run.
@@ -112,7 +115,7 @@ func (l *liveCall) wire() []byte {
 	return l.line
 }
 
-var flushLine, endLine = line(frame{Flush: true}), line(frame{End: true})
+var flushLine = line(frame{Flush: true})
 
 // followStream serves the follow stream on sess (FollowSubsystem).
 func (s *Server) followStream(sess ssh.Session) {
@@ -150,7 +153,7 @@ func (s *Server) followStream(sess ssh.Session) {
 		batch, ok := f.take(ctx)
 		if !ok {
 			if ctx.Err() == nil {
-				w.Write(endLine)
+				w.Write(line(frame{End: true, Why: b.roomWhy()}))
 				w.Flush()
 				sess.Exit(0)
 			}
@@ -178,6 +181,9 @@ type StreamReader struct {
 	sc   *bufio.Scanner
 	Run  glassbox.RunConfig
 	Past []loop.Transition
+	// Again is the command that follows the room again, said when the
+	// room ends ("" says none).
+	Again string
 }
 
 // damaged says the stream is not what a glassbox serve sends, and why.
@@ -247,11 +253,26 @@ func (s *StreamReader) batch() (b glassbox.FollowBatch, ok bool, err error) {
 		case f.Flush:
 			return b, true, nil
 		case f.End:
+			b.Note = s.roomEnded(f.Why)
 			return b, false, nil
 		default:
 			return b, false, s.damaged(s.l.T("a line with nothing in it"))
 		}
 	}
+}
+
+// roomEnded is what the follower is told when the room ended with the
+// run: why, and how to follow again. A why the room does not give (the
+// stream comes from the network) says nothing.
+func (s *StreamReader) roomEnded(why string) string {
+	if !slices.Contains(endReasons, why) {
+		return ""
+	}
+	note := s.l.F("the room has ended (%s); so has the instructor's broadcast.", s.l.Dyn(why))
+	if s.Again != "" {
+		note += " " + s.l.T("Follow again when the room is served:") + " " + s.Again
+	}
+	return note
 }
 
 func (s *StreamReader) frame() (frame, error) {

@@ -70,6 +70,9 @@ func (s *Server) End(why string, grace time.Duration) error {
 	why = s.ending
 	programs := slices.Collect(maps.Values(s.programs))
 	s.mu.Unlock()
+	if b := s.opts.Broadcast; b != nil {
+		b.EndRoom(why) // a follow stream says why, before its connection closes
+	}
 	// Closed listeners let nobody in; the connections stay until each
 	// glass box has said goodbye.
 	stopped, cancel := context.WithCancel(context.Background())
