@@ -44,5 +44,6 @@ func init() {
 		"cannot read the known_hosts file %s: %v": "known_hosts ファイル %s を読めません: %v",
 		"the server at %s is not known: its host key is %s. Check it against the fingerprint the instructor reads out (glassbox serve prints it), then run again with --fingerprint %s": "%s のサーバーは知らないサーバーです。ホスト鍵は %s です。講師が読み上げるフィンガープリント（glassbox serve が表示します）と照らし合わせてから、--fingerprint %s を付けてもう一度実行してください",
 		"the instructor at %s": "%s の講師",
+		"the instructor":       "講師",
 	})
 }

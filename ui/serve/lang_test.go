@@ -67,6 +67,16 @@ func TestLearnerLanguageComesFromTheirSSHSession(t *testing.T) {
 	}
 }
 
+// An ssh follower whose ssh sends a Japanese locale reads the follower's
+// glass box in Japanese, its status bar too.
+func TestSSHFollowerInJapanese(t *testing.T) {
+	r, b, tour := broadcastRoom(t)
+	b.Publish(tour[0])
+	f := r.learnIn(FollowUser, "LANG=ja_JP.UTF-8")
+	f.waitFor("FOLLOWING 講師")
+	f.waitFor("状態 ")
+}
+
 // The room's refusals are said in the learner's language too.
 func TestRoomFullInJapanese(t *testing.T) {
 	r := newRoom(t, Options{MaxLearners: 1})

@@ -429,7 +429,7 @@ func (s *Server) follow(sess ssh.Session, next ssh.Handler, say lang.Lang) {
 		Runs:    []glassbox.RunConfig{rc},
 		Sandbox: s.sandbox,
 		Follow:  &glassbox.Follow{Who: "instructor", Next: f.Next},
-		Status:  func() (string, string) { return "FOLLOWING", "the instructor" },
+		Status:  func() (string, string) { return "FOLLOWING", say.T("the instructor") },
 		Lang:    say,
 	}
 	ctx, cancel := context.WithCancel(sess.Context())
