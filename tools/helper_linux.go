@@ -66,8 +66,13 @@ func sandboxHelperMain() int {
 	if conf.Error != "" {
 		s.Error = conf.Error
 	}
-	if s.Cancelled && os.Getppid() != h.parent && filepath.IsAbs(job.Temp) && strings.HasPrefix(filepath.Base(job.Temp), commandTempPrefix) {
-		// glassbox is gone: nobody else will remove the program's folder.
+	if s.Cancelled && filepath.IsAbs(job.Temp) && strings.HasPrefix(filepath.Base(job.Temp), commandTempPrefix) {
+		// The program is stopped and its folder is of no use to anyone.
+		// glassbox removes it too when it was glassbox that stopped the
+		// program; when the stop was glassbox's death, nobody else will.
+		// Which one it was cannot be told here: the parent-death signal
+		// comes when the thread that started the helper exits, and while
+		// glassbox's other threads are still exiting getppid names it.
 		os.RemoveAll(job.Temp)
 	}
 	return h.report(s)
