@@ -212,6 +212,15 @@ EOT`, RequireConfirm, unknowableRule, "python3 runs code"},
 	{`dd if=x of="/dev/mmcblk0"`, DenyVerdict, deviceRule, "of=/dev/mmcblk0"},
 	{`head -c 1M /dev/urandom | tee /dev/sdb`, DenyVerdict, deviceRule, "tee /dev/sdb"},
 	{`cp disk.img /dev/disk/by-id/usb-x`, DenyVerdict, deviceRule, "cp disk.img /dev/disk/by-id/usb-x"},
+	// The files a command writes are found once (writeTargets), for both
+	// this check and write-outside-workspace: a download saved onto a
+	// disk, sed -i on a kernel setting, cp -t into /dev; a device read is
+	// no device write.
+	{`curl -so /dev/sda http://example.com/img`, DenyVerdict, deviceRule, "curl -so /dev/sda"},
+	{`wget -O /dev/sdb http://example.com/img`, DenyVerdict, deviceRule, "wget -O /dev/sdb"},
+	{`sed -i s/1/0/ /proc/sys/kernel/sysrq`, DenyVerdict, deviceRule, "/proc/sys/kernel/sysrq"},
+	{`cp -t /dev/disk/by-id disk.img`, DenyVerdict, deviceRule, "cp -t /dev/disk/by-id"},
+	{`cp /dev/sda disk.img`, RequireConfirm, askRule, ""},
 	{`echo b > /proc/sysrq-trigger`, DenyVerdict, deviceRule, "/proc/sysrq-trigger"},
 	{`mknod kmsgdev c 1 11`, DenyVerdict, deviceRule, "makes a device node"},
 	{`mkfs.ext4 /dev/sdb1`, DenyVerdict, deviceRule, "mkfs.ext4 /dev/sdb1"},

@@ -45,25 +45,26 @@ func isDevice(p string) bool {
 	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/sys/") || p == "/proc/sysrq-trigger" || strings.HasPrefix(p, "/proc/sys/")
 }
 
-// deviceWriters write to the files named in their arguments.
-var deviceWriters = []string{"tee", "cp", "mv", "install", "shred", "truncate", "pv", "ddrescue", "sponge", "rsync"}
+// deviceWriters write to the files named in any of their arguments, as
+// far as this check reads them; the commands whose targets writeTargets
+// knows are read through it.
+var deviceWriters = []string{"shred", "truncate", "pv", "ddrescue", "sponge", "rsync"}
 
 // deviceArgs finds device paths a command writes to through its
-// arguments: dd of=…, tee, cp, mv, install, shred and the like.
+// arguments: the files writeTargets finds (dd of=…, tee, cp's and
+// install's destination, curl -o …), and any argument of the other
+// deviceWriters.
 func (r *reader) deviceArgs(c call) {
-	if c.base != "dd" && !slices.Contains(deviceWriters, c.base) {
+	targets, ok := writeTargets[c.base]
+	switch {
+	case ok:
+	case slices.Contains(deviceWriters, c.base):
+		targets = func(args []string) []string { return args }
+	default:
 		return
 	}
-	for _, a := range c.args() {
-		target := a
-		if c.base == "dd" {
-			v, ok := strings.CutPrefix(a, "of=")
-			if !ok {
-				continue
-			}
-			target = v
-		}
-		if isDevice(cleanWord(target, true)) {
+	for _, t := range targets(c.args()) {
+		if isDevice(cleanWord(t, true)) {
 			r.find("device-write", c.whole(), c.source)
 			return
 		}
