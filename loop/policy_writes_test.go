@@ -27,6 +27,13 @@ var writeSpellings = []shellSpelling{
 	{`echo x > //etc/../etc/x`, DenyVerdict, writeRule, "writes /etc/x"},
 	{`D=/etc; echo x > $D/x`, DenyVerdict, writeRule, "writes /etc/x"},
 	{`bash -c 'echo x > /etc/x'`, DenyVerdict, writeRule, "writes /etc/x"},
+	// The redirections of a compound command: a group, a subshell, a loop,
+	// an if; and one that stays in the workspace.
+	{`{ echo x; } > /etc/x`, DenyVerdict, writeRule, "the redirection > writes /etc/x"},
+	{`(echo 'export X=1') >> ~/.bashrc`, DenyVerdict, writeRule, "writes ~/.bashrc, a home folder"},
+	{`while read l; do echo "$l"; done < in.txt > /etc/x`, DenyVerdict, writeRule, "writes /etc/x"},
+	{`if true; then echo x; fi 2>> /var/log/x`, DenyVerdict, writeRule, "writes /var/log/x"},
+	{`for f in a b; do cat "$f"; done > out.txt`, RequireConfirm, "changes-need-approval", ""},
 	// tee, cp, mv, ln, install, dd, touch, mkdir, sed -i, curl, wget.
 	{`echo x | tee -a ~/.profile`, DenyVerdict, writeRule, "tee writes ~/.profile, a home folder"},
 	{`echo x | tee out.txt /etc/x >/dev/null`, DenyVerdict, writeRule, "tee writes /etc/x"},

@@ -91,6 +91,8 @@ func (r *reader) shellCode(c call) {
 		r.runs(operand)
 	case fromStdin && c.stdin.hasDoc:
 		r.follow(c, c.stdin.code, r.shellDialect(c.base), c.base+" <<", false)
+	case fromStdin && c.stdin.file != "":
+		r.runs(c.stdin.file) // sh < script.sh: the file is the program
 	case fromStdin && c.stream:
 		r.unknown(fmt.Sprintf("%s reads the commands it runs from its input", c.base))
 		r.fed(fmt.Sprintf("%s reads its program from its input", c.base))

@@ -78,6 +78,8 @@ func (r *reader) interpreter(c call, in interpreter) {
 	switch {
 	case c.stdin.hasDoc:
 		r.inlineCode(c.base, c.stdin.code, callContext{source: c.source, depth: c.depth})
+	case c.stdin.file != "":
+		r.runs(c.stdin.file) // python3 < script.py: the file is the program
 	case c.stream:
 		r.unknown(fmt.Sprintf("%s reads the program it runs from its input", c.base))
 		r.fed(fmt.Sprintf("%s reads its program from its input", c.base))

@@ -16,6 +16,7 @@ type stdin struct {
 	stream bool   // a stream that may carry code: /dev/stdin, a descriptor, <(…), a variable
 	code   string // a here-document's or here-string's text
 	hasDoc bool
+	file   string // the file < FILE names, when it is one
 }
 
 func stdinOf(redirs []*syntax.Redirect) stdin {
@@ -35,6 +36,8 @@ func stdinOf(redirs []*syntax.Redirect) stdin {
 			t := wordText(rd.Word, false)
 			if streamPath(t) || hasMarker(t) || isFD(t) {
 				in.stream = true
+			} else if rd.Op != syntax.DplIn {
+				in.file = t
 			}
 		}
 	}

@@ -5,6 +5,7 @@ package shell
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -33,7 +34,7 @@ func (r *reader) readFile(file *syntax.File, src, outer string, depth int, strea
 		if s.call != nil {
 			words = s.call.Args
 		}
-		r.simpleCommand(words, s.stmt.Redirs, s.source, depth, s.stream)
+		r.simpleCommand(words, s.stmt.Redirs, s.outer, s.source, depth, s.stream)
 	}
 }
 
@@ -59,6 +60,10 @@ type simple struct {
 	call   *syntax.CallExpr // nil for a statement of redirections only
 	source string
 	stream bool // its standard input may carry code
+	// outer are the redirections of the compound commands around it
+	// ({ …; } < FILE, a loop's done < FILE): its standard input comes
+	// from them unless its own redirections say otherwise.
+	outer []*syntax.Redirect
 }
 
 // sourceOf is the part of the command line n was read from: the outer
@@ -145,9 +150,34 @@ func (w *walk) statement(n *syntax.Stmt, streamed bool) {
 		// commands: both readings see the same words.
 		call, isCall = &syntax.CallExpr{Args: declWords(d)}, true
 	}
-	if isCall || n.Cmd == nil {
-		w.simples = append(w.simples, simple{n, call, w.sourceOf(n), w.stream || streamed})
+	switch {
+	case isCall || n.Cmd == nil:
+		w.simples = append(w.simples, simple{n, call, w.sourceOf(n), w.stream || streamed, w.outerRedirs()})
+	case len(n.Redirs) > 0:
+		// A compound command's redirections ({ …; } > FILE, ( … ) >>
+		// FILE, a loop's done > FILE) write as a simple command's do:
+		// read as a statement of redirections only.
+		w.simples = append(w.simples, simple{n, nil, w.sourceOf(n), w.stream || streamed, w.outerRedirs()})
 	}
+}
+
+// outerRedirs are the redirections of the compound commands (not simple
+// ones, whose command substitutions do not read them) around the
+// statement visited, outermost first.
+func (w *walk) outerRedirs() []*syntax.Redirect {
+	var out []*syntax.Redirect
+	for _, n := range w.stack {
+		s, ok := n.(*syntax.Stmt)
+		if !ok || len(s.Redirs) == 0 {
+			continue
+		}
+		switch s.Cmd.(type) {
+		case *syntax.CallExpr, *syntax.DeclClause, nil:
+		default:
+			out = append(out, s.Redirs...)
+		}
+	}
+	return out
 }
 
 // pipeline writes out a whole pipeline (not one already read as part of a
@@ -189,7 +219,7 @@ func declWords(d *syntax.DeclClause) []*syntax.Word {
 }
 
 // simpleCommand reads one simple command: its words and redirections.
-func (r *reader) simpleCommand(args []*syntax.Word, redirs []*syntax.Redirect, source string, depth int, stream bool) {
+func (r *reader) simpleCommand(args []*syntax.Word, redirs, outer []*syntax.Redirect, source string, depth int, stream bool) {
 	var words []string
 	known := true // the name is known before the command runs
 	for i, w := range args {
@@ -222,7 +252,7 @@ func (r *reader) simpleCommand(args []*syntax.Word, redirs []*syntax.Redirect, s
 	if !known {
 		r.unknown(fmt.Sprintf("the command name %s is only known when the command runs", Shown(words[0])))
 	}
-	in := stdinOf(redirs)
+	in := stdinOf(append(slices.Clip(outer), redirs...))
 	r.checkWrapped(words, callContext{source: source, depth: depth, stream: stream || in.stream, stdin: in})
 }
 
